@@ -1,0 +1,135 @@
+// Builds the application: platform services, every module's service and routes. Never listens;
+// entry points (main.ts) and tests own that.
+import { randomUUID } from 'node:crypto'
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import { Redis } from 'ioredis'
+import pino, { type Logger } from 'pino'
+import type { Config } from './config.ts'
+import type { Database } from './db/index.ts'
+import { registerAuth } from './http/auth.ts'
+import { registerErrorHandling } from './http/error-handler.ts'
+import { registerRateLimit } from './http/rate-limit.ts'
+import { ErrorEnvelope } from './http/schemas.ts'
+import { validatorCompiler } from './http/validation.ts'
+import { accountRoutes } from './modules/account/routes.ts'
+import { AccountService } from './modules/account/service.ts'
+import { FlowService } from './modules/auth/flows.ts'
+import { authRoutes } from './modules/auth/routes.ts'
+import { AuthService } from './modules/auth/service.ts'
+import { TokenService } from './modules/auth/tokens.ts'
+import { type Clock, systemClock } from './platform/clock.ts'
+import { JobQueue } from './platform/jobs/queue.ts'
+import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail/mailer.ts'
+
+export interface AppDeps {
+  config: Config
+  database: Database
+  clock?: Clock
+  mailer?: Mailer
+  logger?: Logger | false
+}
+
+export interface Services {
+  config: Config
+  database: Database
+  clock: Clock
+  jobs: JobQueue
+  mailer: Mailer
+  tokens: TokenService
+  flows: FlowService
+  auth: AuthService
+  accounts: AccountService
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services
+  }
+}
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database } = deps
+  const clock = deps.clock ?? systemClock
+  const app = Fastify({
+    loggerInstance: (deps.logger || pino({ level: 'silent' })) as unknown as FastifyBaseLogger,
+    genReqId: (req) => {
+      const given = req.headers['x-request-id']
+      return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID()
+    },
+    trustProxy: config.trustProxy,
+    bodyLimit: 1024 * 1024,
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance
+
+  app.setValidatorCompiler(validatorCompiler)
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('x-request-id', req.id)
+  })
+  registerErrorHandling(app)
+
+  const log = app.log as unknown as Logger
+  const db = database.db
+  const jobs = new JobQueue(db, log, clock)
+  const mailer =
+    deps.mailer ??
+    (config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : createOutboxMailer(db, log))
+  jobs.register('mail.send', (mail) => mailer.send(mail), { maxAttempts: 8, deleteOnSuccess: true })
+
+  const tokens = new TokenService(config.jwtSecret, clock)
+  const flows = new FlowService({ db, tokens, clock, config, jobs })
+  const accounts = new AccountService({ db, clock })
+  const auth = new AuthService({ db, config, clock, tokens, flows, accounts })
+  const services: Services = { config, database, clock, jobs, mailer, tokens, flows, auth, accounts }
+  app.decorate('services', services)
+
+  const redis = config.redisUrl
+    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false })
+    : undefined
+  app.addHook('onClose', async () => {
+    await redis?.quit().catch(() => {})
+  })
+  await registerRateLimit(app, redis)
+  registerAuth(app, (bearer) => auth.authenticate(bearer))
+
+  app.addSchema(ErrorEnvelope)
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'WorkPay API',
+        version: '1.0.0',
+        description:
+          'Accounts, escrow, wallets, withdrawals, transactions, collections and files. Every response is the envelope `{ status, message, data }`; errors carry `data.code`.',
+      },
+      servers: [{ url: config.publicUrl }],
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
+    },
+    refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) ?? `def-${i}` },
+  })
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  app.get('/health', { schema: { hide: true } }, async () => ({
+    status: 'success',
+    message: 'ok',
+    data: { uptime: process.uptime() },
+  }))
+  app.get('/ready', { schema: { hide: true } }, async (_req, reply) => {
+    try {
+      await database.ping()
+      return { status: 'success', message: 'ready', data: { database: database.kind } }
+    } catch {
+      return reply
+        .code(503)
+        .send({ status: 'error', message: 'database unreachable', data: { code: 'UNAVAILABLE' } })
+    }
+  })
+
+  await app.register(authRoutes, { auth, config })
+  await app.register(accountRoutes, { accounts })
+
+  return app
+}

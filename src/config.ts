@@ -1,0 +1,205 @@
+// The only reader of process.env: every variable is parsed and validated once, all problems are
+// reported together, and the result is a frozen object passed to whoever needs it.
+import { randomBytes } from 'node:crypto'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join, resolve } from 'node:path'
+
+export interface RateLimitConfig {
+  /** requests per window per client IP on the sensitive auth routes */
+  authPerIp: number
+  /** requests per window per email address on the sensitive auth routes */
+  authPerEmail: number
+  /** window length in milliseconds */
+  windowMs: number
+}
+
+export interface Config {
+  production: boolean
+  port: number
+  host: string
+  publicUrl: string
+  dataDir: string
+  databaseUrl: string | undefined
+  jwtSecret: string
+  keyEncryptionKey: Buffer
+  /** identifies the key-encryption key so keys can be rotated */
+  keyEncryptionKeyId: string
+  smtpUrl: string | undefined
+  mailFrom: string
+  evmRpcUrl: string | undefined
+  coinsFile: string | undefined
+  devchainPort: number | undefined
+  confirmations: number
+  s3:
+    | {
+        endpoint: string | undefined
+        bucket: string
+        region: string
+        accessKeyId: string | undefined
+        secretAccessKey: string | undefined
+        forcePathStyle: boolean
+      }
+    | undefined
+  uploadMaxBytes: number
+  redisUrl: string | undefined
+  platformFeePercent: number
+  logLevel: string
+  trustProxy: boolean
+  rateLimit: RateLimitConfig
+  /** background workers (jobs, chain watcher) run in this process */
+  runWorkers: boolean
+}
+
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`)
+  }
+}
+
+type Env = Record<string, string | undefined>
+
+/** Reads and validates the environment. `overrides` lets tests and tools replace single values. */
+export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
+  const problems: string[] = []
+  const str = (name: string): string | undefined => {
+    const v = env[name]
+    return v === undefined || v.trim() === '' ? undefined : v.trim()
+  }
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const raw = str(name)
+    if (raw === undefined) return def
+    const n = Number(raw)
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`)
+      return def
+    }
+    return n
+  }
+  const num = (name: string, def: number, min: number, max: number): number => {
+    const raw = str(name)
+    if (raw === undefined) return def
+    const n = Number(raw)
+    if (!Number.isFinite(n) || n < min || n > max) {
+      problems.push(`${name} must be a number between ${min} and ${max} (got "${raw}")`)
+      return def
+    }
+    return n
+  }
+  const bool = (name: string, def: boolean): boolean => {
+    const raw = str(name)
+    if (raw === undefined) return def
+    if (/^(1|true|yes|on)$/i.test(raw)) return true
+    if (/^(0|false|no|off)$/i.test(raw)) return false
+    problems.push(`${name} must be true or false (got "${raw}")`)
+    return def
+  }
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = str(name)
+    if (raw === undefined) return undefined
+    try {
+      const u = new URL(raw)
+      if (!protocols.includes(u.protocol)) throw new Error('protocol')
+      return raw
+    } catch {
+      problems.push(`${name} must be a URL with one of ${protocols.join(', ')}`)
+      return undefined
+    }
+  }
+
+  const production = str('NODE_ENV') === 'production'
+  const port = int('PORT', 3000, 0, 65535)
+  const host = str('HOST') ?? '127.0.0.1'
+  const dataDir = resolve(str('DATA_DIR') ?? './data')
+  const publicUrl = (url('PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/+$/, '')
+  const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:'])
+
+  let jwtSecret = str('JWT_SECRET')
+  let kekRaw = str('KEY_ENCRYPTION_KEY')
+  if (production) {
+    if (!jwtSecret) problems.push('JWT_SECRET is required when NODE_ENV=production')
+    if (!kekRaw) problems.push('KEY_ENCRYPTION_KEY is required when NODE_ENV=production')
+  }
+  if (jwtSecret !== undefined && jwtSecret.length < 32)
+    problems.push('JWT_SECRET must be at least 32 characters')
+  let keyEncryptionKey = Buffer.alloc(32)
+  if (kekRaw !== undefined) {
+    const buf = /^[0-9a-fA-F]{64}$/.test(kekRaw) ? Buffer.from(kekRaw, 'hex') : Buffer.from(kekRaw, 'base64')
+    if (buf.length !== 32)
+      problems.push('KEY_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64')
+    else keyEncryptionKey = buf
+  }
+
+  const s3Bucket = str('S3_BUCKET')
+  const s3 = s3Bucket
+    ? {
+        endpoint: url('S3_ENDPOINT', ['http:', 'https:']),
+        bucket: s3Bucket,
+        region: str('S3_REGION') ?? 'us-east-1',
+        accessKeyId: str('S3_ACCESS_KEY_ID'),
+        secretAccessKey: str('S3_SECRET_ACCESS_KEY'),
+        forcePathStyle: bool('S3_FORCE_PATH_STYLE', str('S3_ENDPOINT') !== undefined),
+      }
+    : undefined
+  if (!s3 && (str('S3_ENDPOINT') || str('S3_ACCESS_KEY_ID')))
+    problems.push('S3_BUCKET is required when S3 is configured')
+
+  const devchainPortRaw = str('DEVCHAIN_PORT')
+  const cfg: Config = {
+    production,
+    port,
+    host,
+    publicUrl,
+    dataDir,
+    databaseUrl,
+    jwtSecret: jwtSecret ?? '',
+    keyEncryptionKey,
+    keyEncryptionKeyId: str('KEY_ENCRYPTION_KEY_ID') ?? 'k1',
+    smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
+    mailFrom: str('MAIL_FROM') ?? 'WorkPay <no-reply@workpay.local>',
+    evmRpcUrl: url('EVM_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']),
+    coinsFile: str('COINS_FILE'),
+    devchainPort: devchainPortRaw === undefined ? undefined : int('DEVCHAIN_PORT', 8545, 1, 65535),
+    confirmations: int('CONFIRMATIONS', 1, 0, 1000),
+    s3,
+    uploadMaxBytes: int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
+    redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
+    platformFeePercent: num('PLATFORM_FEE_PERCENT', 5, 0, 50),
+    logLevel: str('LOG_LEVEL') ?? 'info',
+    trustProxy: bool('TRUST_PROXY', false),
+    rateLimit: {
+      authPerIp: int('RATE_LIMIT_AUTH_PER_IP', 30, 1, 1_000_000),
+      authPerEmail: int('RATE_LIMIT_AUTH_PER_EMAIL', 10, 1, 1_000_000),
+      windowMs: int('RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 24 * 3600 * 1000),
+    },
+    runWorkers: bool('RUN_WORKERS', true),
+  }
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(cfg.logLevel)) {
+    problems.push('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent')
+  }
+  if (problems.length > 0) throw new ConfigError(problems)
+
+  // Embedded mode: secrets that were not given are generated once and kept in DATA_DIR so that
+  // tokens and encrypted keys stay valid across restarts.
+  if (!jwtSecret || !kekRaw) {
+    const generated = embeddedSecrets(dataDir)
+    jwtSecret ??= generated.jwtSecret
+    if (!kekRaw) {
+      kekRaw = generated.keyEncryptionKey
+      cfg.keyEncryptionKey = Buffer.from(kekRaw, 'hex')
+    }
+    cfg.jwtSecret = jwtSecret
+  }
+  return Object.freeze({ ...cfg, ...overrides })
+}
+
+function embeddedSecrets(dataDir: string): { jwtSecret: string; keyEncryptionKey: string } {
+  const file = join(dataDir, 'secrets.json')
+  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'))
+  mkdirSync(dataDir, { recursive: true })
+  const secrets = {
+    jwtSecret: randomBytes(32).toString('hex'),
+    keyEncryptionKey: randomBytes(32).toString('hex'),
+  }
+  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 })
+  return secrets
+}

@@ -1,0 +1,77 @@
+// The database: Kysely over PostgreSQL (`DATABASE_URL`) or over an embedded PGlite, with the same
+// migrations and queries. Both drivers parse values the same way: int8 → number, numeric → string
+// (money is converted to bigint by the code that reads it), timestamptz → Date, jsonb → objects.
+import { mkdirSync } from 'node:fs'
+import { PGlite } from '@electric-sql/pglite'
+import { CamelCasePlugin, Kysely, PostgresDialect, sql, type Transaction } from 'kysely'
+import pg from 'pg'
+import { PGliteDialect } from './pglite-dialect.ts'
+import type { DB } from './types.ts'
+
+export type Db = Kysely<DB>
+export type Tx = Transaction<DB>
+export type Executor = Db | Tx
+
+export interface Database {
+  db: Db
+  kind: 'postgres' | 'pglite'
+  ping(): Promise<void>
+  close(): Promise<void>
+}
+
+const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })]
+
+export function openPostgres(url: string, poolSize = 10): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
+        if (oid === 20) return (v: string) => Number(v)
+        return pg.types.getTypeParser(oid, format as 'text')
+      }) as typeof pg.types.getTypeParser,
+    },
+  })
+  // An idle client that errors (server restart) must not crash the process.
+  pool.on('error', () => {})
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins })
+  return {
+    db,
+    kind: 'postgres',
+    ping: async () => {
+      await sql`select 1`.execute(db)
+    },
+    close: () => db.destroy(),
+  }
+}
+
+export interface PGliteOptions {
+  /** directory for a durable database; in memory when omitted */
+  dataDir?: string
+  /** a tarball from `dumpDataDir()` to start from (tests use a migrated template) */
+  loadDataDir?: Blob
+}
+
+export async function openPGlite(opts: PGliteOptions = {}): Promise<Database & { client: PGlite }> {
+  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true })
+  const client = await PGlite.create({
+    ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
+    ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+  })
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(client), plugins })
+  return {
+    db,
+    client,
+    kind: 'pglite',
+    ping: async () => {
+      await sql`select 1`.execute(db)
+    },
+    close: () => db.destroy(),
+  }
+}
+
+/** Runs `fn` in a transaction, or inside the caller's transaction when one is given. */
+export function inTransaction<T>(db: Executor, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return fn(db as Tx)
+  return (db as Db).transaction().execute(fn)
+}

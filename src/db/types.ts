@@ -1,0 +1,131 @@
+// Table types for Kysely, camelCase (CamelCasePlugin maps them to snake_case columns). Each
+// module's migrations and types live side by side: a new table is added here with its migration.
+import type { ColumnType, Generated } from 'kysely'
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+type Json<T = any> = ColumnType<T, string | undefined, string>
+
+export interface UsersTable {
+  id: string
+  email: string | null
+  firstName: Generated<string>
+  lastName: Generated<string>
+  passwordHash: string | null
+  status: Generated<boolean>
+  emailVerified: Generated<boolean>
+  emailVerifiedAt: NullableTimestamp
+  role: Generated<string>
+  type: Generated<string>
+  profile: Json
+  verified: Generated<boolean>
+  isPrivate: Generated<boolean>
+  walletGenerated: Generated<boolean>
+  score: Generated<number>
+  twoFaType: Generated<string>
+  twoFaEnabled: Generated<boolean>
+  twoFaSecret: string | null
+  twoFaLastStep: number | null
+  securityQuestion: Generated<string>
+  profileCompleteness: Generated<number>
+  socketStatus: Generated<string>
+  loggedInAt: NullableTimestamp
+  userName: string
+  isUserNameUpdated: Generated<boolean>
+  referralCode: string
+  referredBy: string | null
+  web3Onboard: Generated<boolean>
+  web3Address: string | null
+  accountType: Generated<string>
+  bgImageId: string | null
+  profileImageId: string | null
+  meta: Json
+  socials: Json
+  kyc: Generated<boolean>
+  kycStatus: string | null
+  searchText: Generated<string>
+  deletedAt: NullableTimestamp
+  createdAt: Timestamp
+  updatedAt: Timestamp
+  version: Generated<number>
+}
+
+export interface SessionsTable {
+  id: string
+  userId: string
+  ip: string | null
+  userAgent: string | null
+  createdAt: Timestamp
+  revokedAt: NullableTimestamp
+}
+
+export interface AuthFlowsTable {
+  id: string
+  purpose: string
+  userId: string | null
+  email: string | null
+  address: string | null
+  nonce: string | null
+  message: string | null
+  codeHash: string | null
+  attempts: Generated<number>
+  validatedAt: NullableTimestamp
+  consumedAt: NullableTimestamp
+  deadAt: NullableTimestamp
+  expiresAt: Timestamp
+  createdAt: Timestamp
+}
+
+export interface MailsTable {
+  id: string
+  toAddress: string
+  subject: string
+  text: string
+  html: string
+  kind: string
+  createdAt: Timestamp
+}
+
+export interface JobsTable {
+  id: string
+  kind: string
+  payload: Json
+  status: Generated<string>
+  runAt: Timestamp
+  attempts: Generated<number>
+  maxAttempts: Generated<number>
+  lockedUntil: NullableTimestamp
+  lastError: string | null
+  dedupeKey: string | null
+  createdAt: Timestamp
+  updatedAt: Timestamp
+}
+
+export interface IdempotencyKeysTable {
+  userId: string
+  key: string
+  route: string
+  requestHash: string
+  statusCode: number | null
+  response: Json | null
+  createdAt: Timestamp
+}
+
+export interface AuditLogTable {
+  id: string
+  userId: string | null
+  action: string
+  ip: string | null
+  meta: Json
+  createdAt: Timestamp
+}
+
+export interface DB {
+  users: UsersTable
+  sessions: SessionsTable
+  authFlows: AuthFlowsTable
+  mails: MailsTable
+  jobs: JobsTable
+  idempotencyKeys: IdempotencyKeysTable
+  auditLog: AuditLogTable
+}

@@ -1,0 +1,137 @@
+// Multi-step flows: each temporary token is a row of auth_flows with one purpose, an optional
+// 6-digit code (kept as a keyed hash), a 15-minute life and an attempt counter. Five wrong codes
+// kill the flow. Used by registration, reset, two-factor login, sensitive-action codes and web3.
+import type { Config } from '../../config.ts'
+import type { Db, Executor, Tx } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { codeMatches, hashCode, newCode } from '../../platform/crypto/codes.ts'
+import type { JobQueue } from '../../platform/jobs/queue.ts'
+import { type CodeMailPurpose, codeMail } from '../../platform/mail/templates.ts'
+import { authRepo } from './repo.ts'
+import { TEMP_TOKEN_TTL_MS, type TempPurpose, type TokenObject, type TokenService } from './tokens.ts'
+
+export const MAX_CODE_ATTEMPTS = 5
+
+export type FlowRow = NonNullable<Awaited<ReturnType<typeof authRepo.getFlow>>>
+
+export interface StartFlow {
+  purpose: TempPurpose
+  userId: string | null
+  email?: string | null
+  address?: string | null
+  nonce?: string | null
+  message?: string | null
+  /** generate a 6-digit code for this flow */
+  withCode?: boolean
+}
+
+export class FlowService {
+  constructor(
+    private readonly deps: { db: Db; tokens: TokenService; clock: Clock; config: Config; jobs: JobQueue },
+  ) {}
+
+  async start(
+    ex: Executor,
+    input: StartFlow,
+  ): Promise<{ flowId: string; tempToken: TokenObject; code?: string }> {
+    const now = this.deps.clock.now()
+    const expiresAt = new Date(now.getTime() + TEMP_TOKEN_TTL_MS)
+    const code = input.withCode ? newCode() : undefined
+    const { id } = await authRepo.insertFlow(ex, {
+      purpose: input.purpose,
+      userId: input.userId,
+      email: input.email ?? null,
+      address: input.address ?? null,
+      nonce: input.nonce ?? null,
+      message: input.message ?? null,
+      codeHash: code ? hashCode(this.deps.config.jwtSecret, code) : null,
+      expiresAt,
+      createdAt: now,
+    })
+    const tempToken = await this.deps.tokens.temp(id, input.purpose, input.userId, expiresAt)
+    return { flowId: id, tempToken, ...(code ? { code } : {}) }
+  }
+
+  /** Queues the mail that carries a code, in the caller's transaction. */
+  async mailCode(ex: Executor, purpose: CodeMailPurpose, to: string, name: string, code: string) {
+    await this.deps.jobs.enqueue(ex, 'mail.send', codeMail(purpose, to, name, code))
+  }
+
+  async #claims(tempToken: string, purpose: TempPurpose, codeStep: boolean) {
+    const claims = await this.deps.tokens.verifyTemp(tempToken, purpose)
+    if (claims === 'expired') {
+      if (codeStep) throw errors.invalidCode('The code has expired; request a new one')
+      throw errors.unauthenticated('The temporary token has expired; start again')
+    }
+    if (!claims) throw errors.unauthenticated('Invalid temporary token for this step')
+    return claims
+  }
+
+  /** A live flow for a step without a code (web3 onboarding, signature checks). */
+  async open(tempToken: string, purpose: TempPurpose): Promise<FlowRow> {
+    const claims = await this.#claims(tempToken, purpose, false)
+    const flow = await authRepo.getFlow(this.deps.db, claims.flowId)
+    const now = this.deps.clock.now()
+    if (!flow || flow.purpose !== purpose || flow.deadAt || flow.consumedAt || flow.expiresAt <= now) {
+      throw errors.unauthenticated('This temporary token is no longer valid; start again')
+    }
+    return flow
+  }
+
+  /**
+   * Checks `code` against the flow of `tempToken`. On success, marks the flow consumed (or only
+   * validated, for a check that a later step repeats) and runs `then` in the same transaction.
+   * A wrong code is counted even though the request fails.
+   */
+  async redeem<T>(
+    tempToken: string,
+    purpose: TempPurpose,
+    code: string,
+    opts: { consume: boolean },
+    then: (tx: Tx, flow: FlowRow) => Promise<T>,
+  ): Promise<T> {
+    const claims = await this.#claims(tempToken, purpose, true)
+    const secret = this.deps.config.jwtSecret
+    const outcome = await this.deps.db.transaction().execute(async (tx) => {
+      const flow = await authRepo.lockFlow(tx, claims.flowId)
+      const now = this.deps.clock.now()
+      if (!flow || flow.purpose !== purpose || !flow.codeHash) return { error: errors.unauthenticated() }
+      if (flow.attempts >= MAX_CODE_ATTEMPTS) return { error: errors.tooManyAttempts() }
+      if (flow.consumedAt) return { error: errors.invalidCode('This code has already been used') }
+      if (flow.deadAt) return { error: errors.invalidCode('This code was replaced by a newer one') }
+      if (flow.expiresAt <= now)
+        return { error: errors.invalidCode('The code has expired; request a new one') }
+      if (!codeMatches(secret, code, flow.codeHash)) {
+        const attempts = flow.attempts + 1
+        await authRepo.updateFlow(
+          tx,
+          flow.id,
+          attempts >= MAX_CODE_ATTEMPTS ? { attempts, deadAt: now } : { attempts },
+        )
+        return {
+          error:
+            attempts >= MAX_CODE_ATTEMPTS
+              ? errors.tooManyAttempts()
+              : errors.invalidCode(`Wrong code; ${MAX_CODE_ATTEMPTS - attempts} attempts left`),
+        }
+      }
+      await authRepo.updateFlow(tx, flow.id, opts.consume ? { consumedAt: now } : { validatedAt: now })
+      return { value: await then(tx, flow) }
+    })
+    if ('error' in outcome) throw outcome.error
+    return outcome.value as T
+  }
+
+  /** Marks a flow used (for steps without a code). */
+  async consume(ex: Executor, flowId: string) {
+    const res = await ex
+      .updateTable('authFlows')
+      .set({ consumedAt: this.deps.clock.now() })
+      .where('id', '=', flowId)
+      .where('consumedAt', 'is', null)
+      .executeTakeFirst()
+    if (Number(res.numUpdatedRows) !== 1)
+      throw errors.unauthenticated('This temporary token was already used')
+  }
+}

@@ -1,0 +1,179 @@
+// SQL for credentials, sessions and auth flows.
+import type { Executor } from '../../db/index.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+
+export const authRepo = {
+  findLiveUserByEmail(ex: Executor, email: string) {
+    return ex
+      .selectFrom('users')
+      .select([
+        'id',
+        'email',
+        'firstName',
+        'passwordHash',
+        'emailVerified',
+        'twoFaEnabled',
+        'twoFaType',
+        'status',
+      ])
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst()
+  },
+
+  findLiveUserById(ex: Executor, id: string) {
+    return ex
+      .selectFrom('users')
+      .select([
+        'id',
+        'email',
+        'firstName',
+        'passwordHash',
+        'emailVerified',
+        'twoFaEnabled',
+        'twoFaType',
+        'twoFaSecret',
+        'twoFaLastStep',
+        'web3Address',
+        'web3Onboard',
+      ])
+      .where('id', '=', id)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst()
+  },
+
+  async createSession(ex: Executor, userId: string, ip: string | null, userAgent: string | null, now: Date) {
+    const id = newId()
+    await ex
+      .insertInto('sessions')
+      .values({ id, userId, ip, userAgent: userAgent?.slice(0, 300) ?? null, createdAt: now })
+      .execute()
+    await ex.updateTable('users').set({ loggedInAt: now }).where('id', '=', userId).execute()
+    return id
+  },
+
+  /** The live session and its user for a bearer token, or undefined when revoked or deleted. */
+  findActiveSession(ex: Executor, sessionId: string, userId: string) {
+    return ex
+      .selectFrom('sessions')
+      .innerJoin('users', 'users.id', 'sessions.userId')
+      .select(['sessions.id as sessionId', 'users.id as userId'])
+      .where('sessions.id', '=', sessionId)
+      .where('sessions.userId', '=', userId)
+      .where('sessions.revokedAt', 'is', null)
+      .where('users.deletedAt', 'is', null)
+      .executeTakeFirst()
+  },
+
+  revokeSession(ex: Executor, sessionId: string, now: Date) {
+    return ex
+      .updateTable('sessions')
+      .set({ revokedAt: now })
+      .where('id', '=', sessionId)
+      .where('revokedAt', 'is', null)
+      .execute()
+  },
+
+  /** Revokes every session of the user except `keep` (when given). */
+  revokeAllSessions(ex: Executor, userId: string, now: Date, keep?: string) {
+    let q = ex
+      .updateTable('sessions')
+      .set({ revokedAt: now })
+      .where('userId', '=', userId)
+      .where('revokedAt', 'is', null)
+    if (keep) q = q.where('id', '!=', keep)
+    return q.execute()
+  },
+
+  setPassword(ex: Executor, userId: string, passwordHash: string, now: Date) {
+    return ex
+      .updateTable('users')
+      .set((eb) => ({ passwordHash, updatedAt: now, version: eb('version', '+', 1) }))
+      .where('id', '=', userId)
+      .execute()
+  },
+
+  markEmailVerified(ex: Executor, userId: string, now: Date) {
+    return ex
+      .updateTable('users')
+      .set((eb) => ({
+        emailVerified: true,
+        emailVerifiedAt: now,
+        status: true,
+        updatedAt: now,
+        version: eb('version', '+', 1),
+      }))
+      .where('id', '=', userId)
+      .execute()
+  },
+
+  insertFlow(
+    ex: Executor,
+    flow: {
+      purpose: string
+      userId: string | null
+      email?: string | null
+      address?: string | null
+      nonce?: string | null
+      message?: string | null
+      codeHash: string | null
+      expiresAt: Date
+      createdAt: Date
+    },
+  ) {
+    const id = newId()
+    return ex
+      .insertInto('authFlows')
+      .values({ id, ...flow })
+      .returning(['id'])
+      .executeTakeFirstOrThrow()
+  },
+
+  lockFlow(ex: Executor, id: string) {
+    return ex.selectFrom('authFlows').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+  },
+
+  getFlow(ex: Executor, id: string) {
+    return ex.selectFrom('authFlows').selectAll().where('id', '=', id).executeTakeFirst()
+  },
+
+  updateFlow(
+    ex: Executor,
+    id: string,
+    set: Partial<{
+      attempts: number
+      deadAt: Date
+      consumedAt: Date
+      validatedAt: Date
+      userId: string
+      email: string
+    }>,
+  ) {
+    return ex.updateTable('authFlows').set(set).where('id', '=', id).execute()
+  },
+
+  /** Ends the open flows of one purpose for a user (a newer code replaces older ones). */
+  killOpenFlows(ex: Executor, userId: string, purpose: string, now: Date) {
+    return ex
+      .updateTable('authFlows')
+      .set({ deadAt: now })
+      .where('userId', '=', userId)
+      .where('purpose', '=', purpose)
+      .where('consumedAt', 'is', null)
+      .where('deadAt', 'is', null)
+      .execute()
+  },
+
+  audit(
+    ex: Executor,
+    userId: string | null,
+    action: string,
+    ip: string | null,
+    meta: Record<string, unknown> = {},
+  ) {
+    return ex
+      .insertInto('auditLog')
+      .values({ id: newId(), userId, action, ip, meta: JSON.stringify(meta) })
+      .execute()
+  },
+}

@@ -1,0 +1,175 @@
+// HTTP for email sign-up, login and password reset (spec #1–#4, #7–#9).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { Config } from '../../config.ts'
+import { requestMeta } from '../../http/auth.ts'
+import { authLimiter } from '../../http/rate-limit.ts'
+import { commonErrors, EmptyObject, envelope, ok } from '../../http/schemas.ts'
+import {
+  CodeBody,
+  EmailBody,
+  LoginBody,
+  LoginData,
+  PasswordChangeBody,
+  RegisterBody,
+  RegisterData,
+  TempTokenData,
+  TwoFaChallengeData,
+} from './schemas.ts'
+import type { AuthService } from './service.ts'
+
+export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: Config }> = async (
+  app,
+  { auth, config },
+) => {
+  const emailOf = (req: { body: unknown }) => {
+    const email = (req.body as { email?: unknown } | undefined)?.email
+    return typeof email === 'string' ? email : undefined
+  }
+  const limit = (group: string) => authLimiter(app, config.rateLimit, group, emailOf)
+  const tags = ['auth']
+
+  app.post(
+    '/v1/auth/create-account',
+    {
+      schema: {
+        operationId: 'createAccount',
+        summary: 'Register with email and password (#1)',
+        description:
+          'Creates an unverified account and emails a 6-digit code. The passwords must match (400 PASSWORD_MISMATCH) and be at least 8 characters with 3 of: lower, upper, digit, symbol (400 WEAK_PASSWORD). An optional `referralCode` links the account to the referrer.',
+        tags,
+        body: RegisterBody,
+        response: { 202: envelope(RegisterData), ...commonErrors },
+      },
+      preHandler: limit('register'),
+    },
+    async (req, reply) => {
+      const data = await auth.register(req.body)
+      return reply.code(202).send(ok(data, 'Account created; a verification code was sent to your email'))
+    },
+  )
+
+  app.post(
+    '/v1/auth/account/verify',
+    {
+      schema: {
+        operationId: 'verifyAccount',
+        summary: 'Verify the email with the 6-digit code (#2)',
+        tags,
+        body: CodeBody,
+        response: { 200: envelope(LoginData), ...commonErrors },
+      },
+      preHandler: limit('verify'),
+    },
+    async (req) =>
+      ok(await auth.verifyEmail(req.body.token, req.body.tempToken, requestMeta(req)), 'Email verified'),
+  )
+
+  app.post(
+    '/v1/auth/verify/resend',
+    {
+      schema: {
+        operationId: 'resendVerification',
+        summary: 'Send a new verification code (#3)',
+        description:
+          'Answers the same way whether or not the email has an account; only a real, unverified account gets mail.',
+        tags,
+        body: EmailBody,
+        response: { 200: envelope(TempTokenData), ...commonErrors },
+      },
+      preHandler: limit('resend'),
+    },
+    async (req) =>
+      ok(
+        await auth.startEmailFlow(req.body.email, 'verify_email'),
+        'If the email needs verification, a code was sent',
+      ),
+  )
+
+  app.post(
+    '/v1/auth/login',
+    {
+      schema: {
+        operationId: 'login',
+        summary: 'Log in with email and password (#4)',
+        description:
+          'Returns the permanent token. When two-factor is on, answers `twoFaRequired`, `twoFaType` and a tempToken for #5 instead (an email code is sent at once for type `email`). 403 EMAIL_NOT_VERIFIED before verification.',
+        tags,
+        body: LoginBody,
+        response: { 200: envelope(Type.Union([LoginData, TwoFaChallengeData])), ...commonErrors },
+      },
+      preHandler: limit('login'),
+    },
+    async (req) => {
+      const result = await auth.login(req.body.email, req.body.password, requestMeta(req))
+      return ok(result, 'twoFaRequired' in result ? 'Two-factor code required' : 'Logged in')
+    },
+  )
+
+  app.post(
+    '/v1/auth/password/reset',
+    {
+      schema: {
+        operationId: 'resetPassword',
+        summary: 'Start a password reset (#7)',
+        description:
+          'Answers the same way whether or not the email has an account; only a real account gets mail.',
+        tags,
+        body: EmailBody,
+        response: { 200: envelope(TempTokenData), ...commonErrors },
+      },
+      preHandler: limit('reset'),
+    },
+    async (req) =>
+      ok(
+        await auth.startEmailFlow(req.body.email, 'reset_password'),
+        'If the email has an account, a reset code was sent',
+      ),
+  )
+
+  app.post(
+    '/v1/auth/validate/password',
+    {
+      schema: {
+        operationId: 'validateResetCode',
+        summary: 'Check the reset code (#8)',
+        tags,
+        body: CodeBody,
+        response: { 200: envelope(Type.Null()), ...commonErrors },
+      },
+      preHandler: limit('reset-validate'),
+    },
+    async (req) => {
+      await auth.validateResetCode(req.body.token, req.body.tempToken)
+      return ok(null, 'Code is valid')
+    },
+  )
+
+  app.post(
+    '/v1/auth/password/change',
+    {
+      schema: {
+        operationId: 'changePasswordWithCode',
+        summary: 'Set a new password with the reset code (#9)',
+        description:
+          'Revokes every session of the account. As in the original service, the JSON envelope is declared as text/plain.',
+        tags,
+        body: PasswordChangeBody,
+        response: { 200: { content: { 'text/plain': { schema: envelope(EmptyObject) } } }, ...commonErrors },
+      },
+      preHandler: limit('reset-change'),
+    },
+    async (req, reply) => {
+      await auth.changePasswordWithCode(
+        req.body.token,
+        req.body.tempToken,
+        req.body.password,
+        requestMeta(req),
+      )
+      return reply
+        .code(200)
+        .type('text/plain; charset=utf-8')
+        .send(JSON.stringify(ok({}, 'Password changed; log in with the new password')))
+    },
+  )
+}

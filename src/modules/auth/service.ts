@@ -1,0 +1,182 @@
+// Email accounts: registration, verification, login, and password reset (spec #1–#4, #7–#9).
+import type { Config } from '../../config.ts'
+import type { Db } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { hashPassword, isStrongPassword, verifyPassword } from '../../platform/crypto/passwords.ts'
+import type { AccountService } from '../account/service.ts'
+import type { FlowService } from './flows.ts'
+import { authRepo } from './repo.ts'
+import type { TokenObject, TokenService } from './tokens.ts'
+
+export interface RequestMeta {
+  ip: string | null
+  userAgent: string | null
+}
+
+export interface LoginResult extends TokenObject {
+  isVerified: boolean
+}
+
+/** What login answers when the account has two-factor on: no token until #5. */
+export interface TwoFaChallenge {
+  twoFaRequired: true
+  twoFaType: string
+  tempToken: TokenObject
+}
+
+/**
+ * The second login step for accounts with two-factor on. The accounts module provides it; without
+ * it such accounts cannot log in.
+ */
+export type TwoFaLoginStarter = (user: {
+  id: string
+  email: string
+  firstName: string
+  twoFaType: string
+}) => Promise<TwoFaChallenge>
+
+export class AuthService {
+  twoFaLogin: TwoFaLoginStarter | undefined
+
+  constructor(
+    private readonly deps: {
+      db: Db
+      config: Config
+      clock: Clock
+      tokens: TokenService
+      flows: FlowService
+      accounts: AccountService
+    },
+  ) {}
+
+  async issueSession(
+    userId: string,
+    meta: RequestMeta,
+    ex = this.deps.db as Parameters<typeof authRepo.createSession>[0],
+  ) {
+    const sessionId = await authRepo.createSession(ex, userId, meta.ip, meta.userAgent, this.deps.clock.now())
+    return this.deps.tokens.access(userId, sessionId)
+  }
+
+  /** #1 */
+  async register(input: {
+    firstName: string
+    lastName: string
+    email: string
+    password: string
+    confirmPassword: string
+    referralCode?: string
+  }) {
+    if (input.password !== input.confirmPassword) throw errors.passwordMismatch()
+    if (!isStrongPassword(input.password)) throw errors.weakPassword()
+    const email = input.email.trim().toLowerCase()
+    if (await this.deps.accounts.emailTaken(this.deps.db, email))
+      throw errors.conflict('This email is already registered')
+    const passwordHash = await hashPassword(input.password)
+    return this.deps.db.transaction().execute(async (tx) => {
+      const user = await this.deps.accounts.createUser(tx, {
+        email,
+        firstName: input.firstName.trim(),
+        lastName: input.lastName.trim(),
+        passwordHash,
+        accountType: 'email',
+        referralCode: input.referralCode ?? null,
+      })
+      const flow = await this.deps.flows.start(tx, {
+        purpose: 'verify_email',
+        userId: user.id,
+        email,
+        withCode: true,
+      })
+      await this.deps.flows.mailCode(tx, 'verify_email', email, input.firstName.trim(), flow.code!)
+      return { email, tempToken: flow.tempToken }
+    })
+  }
+
+  /** #2: the code from the verification mail turns the account active and returns the permanent token. */
+  async verifyEmail(code: string, tempToken: string, meta: RequestMeta): Promise<LoginResult> {
+    return this.deps.flows.redeem(tempToken, 'verify_email', code, { consume: true }, async (tx, flow) => {
+      if (!flow.userId) throw errors.invalidCode()
+      const user = await authRepo.findLiveUserById(tx, flow.userId)
+      if (!user) throw errors.invalidCode()
+      const now = this.deps.clock.now()
+      await authRepo.markEmailVerified(tx, user.id, now)
+      // Web3 accounts confirm the email they gave at onboarding.
+      if (flow.email && flow.email !== user.email) {
+        await tx.updateTable('users').set({ email: flow.email }).where('id', '=', user.id).execute()
+      }
+      const token = await this.issueSession(user.id, meta, tx)
+      return { ...token, isVerified: true }
+    })
+  }
+
+  /**
+   * #3 and #7: the same answer whether or not the email has an account (no enumeration); only a
+   * real account gets mail. An unknown email gets a flow with no account behind it, whose code can
+   * never be right.
+   */
+  async startEmailFlow(emailRaw: string, purpose: 'verify_email' | 'reset_password') {
+    const email = emailRaw.trim().toLowerCase()
+    return this.deps.db.transaction().execute(async (tx) => {
+      const user = await authRepo.findLiveUserByEmail(tx, email)
+      const eligible = user && (purpose === 'reset_password' ? !!user.passwordHash : !user.emailVerified)
+      if (!user || !eligible) {
+        const decoy = await this.deps.flows.start(tx, { purpose, userId: null, email: null, withCode: true })
+        return { tempToken: decoy.tempToken }
+      }
+      await authRepo.killOpenFlows(tx, user.id, purpose, this.deps.clock.now())
+      const flow = await this.deps.flows.start(tx, { purpose, userId: user.id, email, withCode: true })
+      await this.deps.flows.mailCode(tx, purpose, email, user.firstName, flow.code!)
+      return { tempToken: flow.tempToken }
+    })
+  }
+
+  /** #4 */
+  async login(emailRaw: string, password: string, meta: RequestMeta): Promise<LoginResult | TwoFaChallenge> {
+    const email = emailRaw.trim().toLowerCase()
+    const user = await authRepo.findLiveUserByEmail(this.deps.db, email)
+    const valid = await verifyPassword(user?.passwordHash, password)
+    if (!user || !valid) {
+      await authRepo.audit(this.deps.db, user?.id ?? null, 'login.failed', meta.ip)
+      throw errors.invalidCredentials()
+    }
+    if (!user.emailVerified) throw errors.emailNotVerified()
+    if (user.twoFaEnabled) {
+      if (!this.twoFaLogin) throw errors.unavailable('Two-factor login is not available')
+      return this.twoFaLogin({ id: user.id, email, firstName: user.firstName, twoFaType: user.twoFaType })
+    }
+    const token = await this.issueSession(user.id, meta)
+    return { ...token, isVerified: true }
+  }
+
+  /** #8: checks the reset code without using it up; #9 presents it again. */
+  async validateResetCode(code: string, tempToken: string): Promise<void> {
+    await this.deps.flows.redeem(tempToken, 'reset_password', code, { consume: false }, async () => undefined)
+  }
+
+  /** #9: sets the new password and revokes every session. */
+  async changePasswordWithCode(
+    code: string,
+    tempToken: string,
+    password: string,
+    meta: RequestMeta,
+  ): Promise<void> {
+    if (!isStrongPassword(password)) throw errors.weakPassword()
+    const passwordHash = await hashPassword(password)
+    await this.deps.flows.redeem(tempToken, 'reset_password', code, { consume: true }, async (tx, flow) => {
+      if (!flow.userId) throw errors.invalidCode()
+      const now = this.deps.clock.now()
+      await authRepo.setPassword(tx, flow.userId, passwordHash, now)
+      await authRepo.revokeAllSessions(tx, flow.userId, now)
+      await authRepo.audit(tx, flow.userId, 'password.reset', meta.ip)
+    })
+  }
+
+  /** Resolves a bearer token to its live session; undefined when invalid, revoked or deleted. */
+  async authenticate(bearer: string): Promise<{ userId: string; sessionId: string } | undefined> {
+    const claims = await this.deps.tokens.verifyAccess(bearer)
+    if (!claims) return
+    return authRepo.findActiveSession(this.deps.db, claims.sessionId, claims.userId)
+  }
+}

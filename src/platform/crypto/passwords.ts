@@ -1,0 +1,36 @@
+// Password hashing with argon2id at OWASP's recommended minimum (19 MiB, 2 passes, 1 lane) and
+// the password policy of DECISIONS.md.
+import { hash, verify } from '@node-rs/argon2'
+
+const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const
+
+export function hashPassword(password: string): Promise<string> {
+  return hash(password, OPTIONS)
+}
+
+// A fixed hash to verify against when the account does not exist, so a wrong email takes as long
+// as a wrong password.
+let dummyHash: Promise<string> | undefined
+
+export async function verifyPassword(hashed: string | null | undefined, password: string): Promise<boolean> {
+  if (!hashed) {
+    dummyHash ??= hashPassword('not-a-real-password-Aa1!')
+    await verify(await dummyHash, password).catch(() => false)
+    return false
+  }
+  try {
+    return await verify(hashed, password)
+  } catch {
+    return false
+  }
+}
+
+export const PASSWORD_MIN_LENGTH = 8
+export const PASSWORD_MAX_LENGTH = 128
+
+/** Under 8 characters, or fewer than 3 of lower, upper, digit, symbol, is too weak. */
+export function isStrongPassword(password: string): boolean {
+  if (password.length < PASSWORD_MIN_LENGTH) return false
+  const classes = [/[a-z]/, /[A-Z]/, /[0-9]/, /[^a-zA-Z0-9]/].filter((re) => re.test(password)).length
+  return classes >= 3
+}

@@ -1,0 +1,94 @@
+// Builds the real application on a fresh database for one test file: PGlite from the migrated
+// template (default) or a new PostgreSQL database (TEST_DB=postgres), dropped afterwards.
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
+import pg from 'pg'
+import { inject } from 'vitest'
+import { buildApp } from '../../src/app.ts'
+import { type Config, loadConfig } from '../../src/config.ts'
+import { type Database, openPGlite, openPostgres } from '../../src/db/index.ts'
+import { migrateToLatest } from '../../src/db/migrate.ts'
+import { ManualClock } from '../../src/platform/clock.ts'
+import type { Mailer } from '../../src/platform/mail/mailer.ts'
+
+export const TEST_ENV = {
+  JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
+  KEY_ENCRYPTION_KEY: '11'.repeat(32),
+  RATE_LIMIT_AUTH_PER_IP: '100000',
+  RATE_LIMIT_AUTH_PER_EMAIL: '100000',
+  LOG_LEVEL: 'silent',
+  DATA_DIR: '/tmp/wp-test-data',
+}
+
+export async function openTestDatabase(): Promise<Database> {
+  if (inject('testDb') === 'postgres') {
+    const adminUrl = inject('postgresUrl')
+    const name = `wp_test_${randomBytes(6).toString('hex')}`
+    const admin = new pg.Client({ connectionString: adminUrl })
+    await admin.connect()
+    await admin.query(`create database ${name}`)
+    await admin.end()
+    const url = new URL(adminUrl)
+    url.pathname = `/${name}`
+    const database = openPostgres(url.toString(), 20)
+    await migrateToLatest(database.db)
+    const close = database.close
+    return {
+      ...database,
+      close: async () => {
+        await close()
+        const a = new pg.Client({ connectionString: adminUrl })
+        await a.connect()
+        await a.query(`drop database if exists ${name} with (force)`)
+        await a.end()
+      },
+    }
+  }
+  const template = readFileSync(inject('pgliteTemplate'))
+  return openPGlite({ loadDataDir: new Blob([template]) })
+}
+
+export interface TestApp {
+  app: FastifyInstance
+  database: Database
+  clock: ManualClock
+  config: Config
+  close(): Promise<void>
+  /** runs every queued background job (mail, chain, payouts) */
+  drain(): Promise<void>
+  req(opts: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>
+}
+
+export async function createTestApp(
+  opts: { env?: Record<string, string>; config?: Partial<Config>; mailer?: Mailer } = {},
+): Promise<TestApp> {
+  const database = await openTestDatabase()
+  const config = loadConfig({ ...TEST_ENV, ...opts.env }, opts.config)
+  const clock = new ManualClock()
+  const app = await buildApp({
+    config,
+    database,
+    clock,
+    logger: false,
+    ...(opts.mailer ? { mailer: opts.mailer } : {}),
+  })
+  await app.ready()
+  return {
+    app,
+    database,
+    clock,
+    config,
+    async close() {
+      await app.close()
+      await database.close()
+    },
+    drain: () => app.services.jobs.runUntilIdle(),
+    req({ token, headers, ...rest }) {
+      return app.inject({
+        ...rest,
+        headers: { ...(headers ?? {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
+      })
+    },
+  }
+}
