@@ -14,13 +14,21 @@ import { registerErrorHandling } from './http/error-handler.ts'
 import { registerRateLimit } from './http/rate-limit.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
 import { validatorCompiler } from './http/validation.ts'
-import { accountRoutes } from './modules/account/routes.ts'
+import { accountModule } from './modules/account/module.ts'
 import { AccountService } from './modules/account/service.ts'
 import { FlowService } from './modules/auth/flows.ts'
 import { authRoutes } from './modules/auth/routes.ts'
 import { AuthService } from './modules/auth/service.ts'
 import { TokenService } from './modules/auth/tokens.ts'
+import { web3Module } from './modules/auth/web3-module.ts'
+import { collectionsModule } from './modules/collections/module.ts'
+import type { FeatureModule, Services } from './modules/core.ts'
+import { escrowModule } from './modules/escrow/module.ts'
+import { filesModule } from './modules/files/module.ts'
+import { walletModule } from './modules/wallet/module.ts'
+import { withdrawalsModule } from './modules/withdrawals/module.ts'
 import { type Clock, systemClock } from './platform/clock.ts'
+import { createSecretBox } from './platform/crypto/secrets.ts'
 import { JobQueue } from './platform/jobs/queue.ts'
 import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail/mailer.ts'
 
@@ -32,23 +40,16 @@ export interface AppDeps {
   logger?: Logger | false
 }
 
-export interface Services {
-  config: Config
-  database: Database
-  clock: Clock
-  jobs: JobQueue
-  mailer: Mailer
-  tokens: TokenService
-  flows: FlowService
-  auth: AuthService
-  accounts: AccountService
-}
-
-declare module 'fastify' {
-  interface FastifyInstance {
-    services: Services
-  }
-}
+/** Feature modules in dependency order: a module may use the services of those before it. */
+const modules: FeatureModule[] = [
+  accountModule,
+  walletModule,
+  web3Module,
+  filesModule,
+  collectionsModule,
+  withdrawalsModule,
+  escrowModule,
+]
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps
@@ -82,7 +83,24 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const flows = new FlowService({ db, tokens, clock, config, jobs })
   const accounts = new AccountService({ db, clock })
   const auth = new AuthService({ db, config, clock, tokens, flows, accounts })
-  const services: Services = { config, database, clock, jobs, mailer, tokens, flows, auth, accounts }
+  const keys: Record<string, Buffer> = {
+    ...config.previousKeyEncryptionKeys,
+    [config.keyEncryptionKeyId]: config.keyEncryptionKey,
+  }
+  const secrets = createSecretBox(keys, config.keyEncryptionKeyId)
+  // Each module adds its own services to this object (see modules/core.ts).
+  const services = {
+    config,
+    database,
+    clock,
+    jobs,
+    mailer,
+    secrets,
+    tokens,
+    flows,
+    auth,
+    accounts,
+  } as Services
   app.decorate('services', services)
 
   const redis = config.redisUrl
@@ -129,7 +147,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
 
   await app.register(authRoutes, { auth, config })
-  await app.register(accountRoutes, { accounts })
+  const core = { app, config, database, db, clock, log, services }
+  for (const mod of modules) await mod(core)
 
   return app
 }

@@ -24,6 +24,8 @@ export interface Config {
   keyEncryptionKey: Buffer
   /** identifies the key-encryption key so keys can be rotated */
   keyEncryptionKeyId: string
+  /** earlier key-encryption keys by id, still able to open secrets sealed before a rotation */
+  previousKeyEncryptionKeys: Record<string, Buffer>
   smtpUrl: string | undefined
   mailFrom: string
   evmRpcUrl: string | undefined
@@ -129,6 +131,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     else keyEncryptionKey = buf
   }
 
+  // KEY_ENCRYPTION_KEYS_PREVIOUS="k0:<64 hex>,k-1:<64 hex>" keeps rotated-out keys readable.
+  const previousKeyEncryptionKeys: Record<string, Buffer> = {}
+  for (const entry of (str('KEY_ENCRYPTION_KEYS_PREVIOUS') ?? '').split(',').filter(Boolean)) {
+    const [id, hex] = entry.split(':')
+    if (!id || !hex || !/^[0-9a-fA-F]{64}$/.test(hex))
+      problems.push('KEY_ENCRYPTION_KEYS_PREVIOUS must be id:<64 hex>,...')
+    else previousKeyEncryptionKeys[id] = Buffer.from(hex, 'hex')
+  }
+
   const s3Bucket = str('S3_BUCKET')
   const s3 = s3Bucket
     ? {
@@ -154,6 +165,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     jwtSecret: jwtSecret ?? '',
     keyEncryptionKey,
     keyEncryptionKeyId: str('KEY_ENCRYPTION_KEY_ID') ?? 'k1',
+    previousKeyEncryptionKeys,
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: str('MAIL_FROM') ?? 'WorkPay <no-reply@workpay.local>',
     evmRpcUrl: url('EVM_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']),

@@ -1,19 +1,23 @@
-// Forward-only migrations, applied in name order at start-up (and by `npm run migrate`).
+// Forward-only migrations, applied in name order at start-up (and by `npm run migrate`). Every
+// file `src/db/migrations/NNNN-name.ts` exporting `up(db)` is one migration.
+import { readdirSync } from 'node:fs'
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
-import * as m0001 from './migrations/0001-foundation.ts'
 
-const migrations: Record<string, Migration> = {
-  '0001-foundation': m0001,
-}
+const dir = new URL('./migrations/', import.meta.url)
 
-class StaticProvider implements MigrationProvider {
+class FolderProvider implements MigrationProvider {
   async getMigrations() {
+    const migrations: Record<string, Migration> = {}
+    const files = readdirSync(dir)
+      .filter((f) => /^\d{4}-[\w-]+\.ts$/.test(f))
+      .sort()
+    for (const file of files) migrations[file.replace(/\.ts$/, '')] = await import(new URL(file, dir).href)
     return migrations
   }
 }
 
 export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
-  const migrator = new Migrator({ db, provider: new StaticProvider() })
+  const migrator = new Migrator({ db, provider: new FolderProvider() })
   const { error, results } = await migrator.migrateToLatest()
   if (error) throw error
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)

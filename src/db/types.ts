@@ -1,10 +1,20 @@
 // Table types for Kysely, camelCase (CamelCasePlugin maps them to snake_case columns). Each
 // module's migrations and types live side by side: a new table is added here with its migration.
 import type { ColumnType, Generated } from 'kysely'
+import type { AccountTables } from './tables/accounts.ts'
+import type { ChainTables } from './tables/chain.ts'
+import type { CollectionTables } from './tables/collections.ts'
+import type { EscrowTables } from './tables/escrow.ts'
+import type { FilesTables } from './tables/files.ts'
+import type { WithdrawalTables } from './tables/withdrawals.ts'
 
-type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
-type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
-type Json<T = any> = ColumnType<T, string | undefined, string>
+export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
+export type NullableTimestamp = ColumnType<
+  Date | null,
+  Date | string | null | undefined,
+  Date | string | null
+>
+export type Json<T = any> = ColumnType<T, string | undefined, string>
 
 export interface UsersTable {
   id: string
@@ -120,7 +130,39 @@ export interface AuditLogTable {
   createdAt: Timestamp
 }
 
-export interface DB {
+export interface TagsTable {
+  id: string
+  name: string
+  key: string
+  color: string
+  description: Generated<string>
+  icon: Generated<string>
+  categories: ColumnType<string[], string[] | undefined, string[]>
+  isParent: Generated<boolean>
+  type: Generated<string>
+  entryCount: Generated<number>
+  createdAt: Timestamp
+  updatedAt: Timestamp
+  version: Generated<number>
+}
+
+export interface BookmarksTable {
+  id: string
+  userId: string
+  type: 'collection' | 'user'
+  reference: string
+  createdAt: Timestamp
+}
+
+export interface DB
+  extends AccountTables,
+    ChainTables,
+    FilesTables,
+    CollectionTables,
+    WithdrawalTables,
+    EscrowTables {
+  tags: TagsTable
+  bookmarks: BookmarksTable
   users: UsersTable
   sessions: SessionsTable
   authFlows: AuthFlowsTable

@@ -1,6 +1,8 @@
 // Accounts, sessions, one-time flows, the mail outbox, durable jobs, idempotency keys and the
 // audit log.
 import { type Kysely, sql } from 'kysely'
+import { TAXONOMY } from '../../modules/account/taxonomy.ts'
+import { newId } from '../../platform/crypto/ids.ts'
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
@@ -140,4 +142,38 @@ export async function up(db: Kysely<any>): Promise<void> {
       created_at timestamptz not null default now()
     )`.execute(db)
   await sql`create index audit_log_user on audit_log (user_id, created_at)`.execute(db)
+  // Skill tags (profiles and collections share them) and bookmarks of users and collections.
+  await sql`
+    create table tags (
+      id char(24) primary key,
+      name text not null,
+      key text not null unique,
+      color text not null,
+      description text not null default '',
+      icon text not null default '',
+      categories text[] not null default '{}',
+      is_parent boolean not null default false,
+      type text not null default 'tags',
+      entry_count integer not null default 0 check (entry_count >= 0),
+      created_at timestamptz not null default now(),
+      updated_at timestamptz not null default now(),
+      version integer not null default 0
+    )`.execute(db)
+
+  await sql`
+    create table bookmarks (
+      id char(24) primary key,
+      user_id char(24) not null references users(id),
+      type text not null check (type in ('collection', 'user')),
+      reference char(24) not null,
+      created_at timestamptz not null default now(),
+      unique (user_id, type, reference)
+    )`.execute(db)
+  await sql`create index bookmarks_reference on bookmarks (type, reference)`.execute(db)
+  for (const parent of TAXONOMY) {
+    await sql`
+      insert into tags (id, name, key, color, description, icon, is_parent, type)
+      values (${newId()}, ${parent.name}, ${parent.key}, ${parent.color}, ${parent.description}, ${parent.icon}, true, '')
+      on conflict (key) do nothing`.execute(db)
+  }
 }

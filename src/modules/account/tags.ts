@@ -1,0 +1,137 @@
+// Skill tags shared by profiles and collections. A submitted name becomes a tag with a normalised
+// key (so "React", " react " and "REACT" are one tag), a colour derived from the key, and links to
+// the seeded parent tags whose keywords hold the key. entryCount counts the profiles and
+// collections that carry the tag and is kept exact by `swap`.
+import { createHash } from 'node:crypto'
+import { sql } from 'kysely'
+import type { Executor } from '../../db/index.ts'
+import type { TagsTable } from '../../db/types.ts'
+import { errors } from '../../http/errors.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import { TAXONOMY } from './taxonomy.ts'
+
+export const MAX_TAGS = 30
+export const MAX_TAG_LENGTH = 50
+
+export type TagRow = {
+  [K in keyof TagsTable]: TagsTable[K] extends import('kysely').ColumnType<infer S, any, any>
+    ? S
+    : TagsTable[K]
+}
+
+export function tagKey(name: string): string {
+  return name
+    .trim()
+    .toLowerCase()
+    .replace(/\s+/g, '-')
+    .replace(/[^a-z0-9+#.-]/g, '')
+    .replace(/-+/g, '-')
+    .replace(/^-|-$/g, '')
+}
+
+export function tagColor(key: string): string {
+  const h = createHash('sha256').update(key).digest()
+  const hue = (h.readUInt16BE(0) % 360) / 360
+  const [s, l] = [0.55, 0.5]
+  const f = (n: number) => {
+    const k = (n + hue * 12) % 12
+    const a = s * Math.min(l, 1 - l)
+    const c = l - a * Math.max(-1, Math.min(k - 3, 9 - k, 1))
+    return Math.round(c * 255)
+      .toString(16)
+      .padStart(2, '0')
+  }
+  return `#${f(0)}${f(8)}${f(4)}`
+}
+
+/** Validates and normalises submitted tag names: unique by key, in submission order. */
+export function normaliseTags(names: string[], path = '/tags'): Array<{ name: string; key: string }> {
+  if (names.length > MAX_TAGS) throw errors.field(path, `at most ${MAX_TAGS} tags`)
+  const seen = new Map<string, string>()
+  for (const raw of names) {
+    const name = raw.trim().replace(/\s+/g, ' ')
+    const key = tagKey(name)
+    if (!key || name.length > MAX_TAG_LENGTH)
+      throw errors.field(
+        path,
+        `each tag must be 1 to ${MAX_TAG_LENGTH} characters of letters, digits or + # . -`,
+      )
+    if (!seen.has(key)) seen.set(key, name)
+  }
+  return [...seen].map(([key, name]) => ({ key, name }))
+}
+
+export const tagService = {
+  /** Finds or creates the tags for `names` (child tags placed under matching parents). */
+  async ensure(ex: Executor, names: string[], path = '/tags'): Promise<TagRow[]> {
+    const wanted = normaliseTags(names, path)
+    if (wanted.length === 0) return []
+    const parents = await ex.selectFrom('tags').select(['id', 'key']).where('isParent', '=', true).execute()
+    const parentId = new Map(parents.map((p) => [p.key, p.id]))
+    const rows = wanted.map(({ key, name }) => {
+      const categories = TAXONOMY.filter((p) => p.keywords.includes(key) || p.key === key)
+        .map((p) => parentId.get(p.key))
+        .filter((id): id is string => !!id)
+      return { id: newId(), name, key, color: tagColor(key), categories, type: 'tags' }
+    })
+    await ex
+      .insertInto('tags')
+      .values(rows)
+      .onConflict((oc) => oc.column('key').doNothing())
+      .execute()
+    const found = await ex
+      .selectFrom('tags')
+      .selectAll()
+      .where(
+        'key',
+        'in',
+        wanted.map((w) => w.key),
+      )
+      .execute()
+    const byKey = new Map(found.map((t) => [t.key, t]))
+    return wanted.map((w) => byKey.get(w.key)!) as TagRow[]
+  },
+
+  /** Moves entry counts when an owner's tag set changes from `before` to `after` (tag ids). */
+  async swap(ex: Executor, before: string[], after: string[]) {
+    const removed = before.filter((id) => !after.includes(id))
+    const added = after.filter((id) => !before.includes(id))
+    if (added.length)
+      await ex
+        .updateTable('tags')
+        .set({ entryCount: sql`entry_count + 1`, updatedAt: new Date() })
+        .where('id', 'in', added)
+        .execute()
+    if (removed.length)
+      await ex
+        .updateTable('tags')
+        .set({ entryCount: sql`greatest(entry_count - 1, 0)`, updatedAt: new Date() })
+        .where('id', 'in', removed)
+        .execute()
+  },
+
+  async byIds(ex: Executor, ids: string[]): Promise<TagRow[]> {
+    if (ids.length === 0) return []
+    const rows = await ex.selectFrom('tags').selectAll().where('id', 'in', ids).execute()
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    return ids.map((id) => byId.get(id)).filter((r): r is (typeof rows)[number] => !!r) as TagRow[]
+  },
+}
+
+/** The Tag object of SPEC.md. */
+export function toTag(row: TagRow) {
+  return {
+    _id: row.id,
+    name: row.name,
+    key: row.key,
+    color: row.color,
+    ...(row.isParent ? { description: row.description, icon: row.icon } : {}),
+    categories: row.categories,
+    isParent: row.isParent,
+    type: row.type,
+    entryCount: row.entryCount,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    __v: row.version,
+  }
+}
