@@ -25,6 +25,7 @@ import { collectionsModule } from './modules/collections/module.ts'
 import type { FeatureModule, Services } from './modules/core.ts'
 import { escrowModule } from './modules/escrow/module.ts'
 import { filesModule } from './modules/files/module.ts'
+import { paymentModule } from './modules/payment/module.ts'
 import { walletModule } from './modules/wallet/module.ts'
 import { withdrawalsModule } from './modules/withdrawals/module.ts'
 import { type Clock, systemClock } from './platform/clock.ts'
@@ -43,6 +44,7 @@ export interface AppDeps {
 /** Feature modules in dependency order: a module may use the services of those before it. */
 const modules: FeatureModule[] = [
   accountModule,
+  paymentModule,
   walletModule,
   web3Module,
   filesModule,

@@ -6,6 +6,7 @@ import type { ChainTables } from './tables/chain.ts'
 import type { CollectionTables } from './tables/collections.ts'
 import type { EscrowTables } from './tables/escrow.ts'
 import type { FilesTables } from './tables/files.ts'
+import type { WalletTables } from './tables/wallet.ts'
 import type { WithdrawalTables } from './tables/withdrawals.ts'
 
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
@@ -157,6 +158,7 @@ export interface BookmarksTable {
 export interface DB
   extends AccountTables,
     ChainTables,
+    WalletTables,
     FilesTables,
     CollectionTables,
     WithdrawalTables,
