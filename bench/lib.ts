@@ -1,0 +1,87 @@
+// Shared pieces of the benchmarks: the scenario contract and the HTTP load runner (autocannon in
+// a child process, so the load generator does not share the service's event loop).
+import { spawn } from 'node:child_process'
+import { createRequire } from 'node:module'
+import type { FastifyInstance } from 'fastify'
+
+export interface BenchUser {
+  id: string
+  email: string
+  password: string
+  token: string
+}
+
+export interface BenchContext {
+  app: FastifyInstance
+  baseUrl: string
+  createUser(): Promise<BenchUser>
+}
+
+export interface HttpScenario {
+  name: string
+  method?: string
+  path: string
+  headers?: Record<string, string>
+  body?: unknown
+  connections?: number
+  seconds?: number
+}
+
+export interface CustomScenario {
+  name: string
+  run: () => Promise<Record<string, number | string>>
+}
+
+export type Scenario = HttpScenario | CustomScenario
+
+export interface HttpResult {
+  requestsPerSec: number
+  p50Ms: number
+  p99Ms: number
+  non2xx: number
+  errors: number
+  total: number
+}
+
+const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
+
+export function runHttp(baseUrl: string, s: HttpScenario): Promise<HttpResult> {
+  const args = [
+    autocannonBin,
+    '-j',
+    '-c',
+    String(s.connections ?? 50),
+    '-d',
+    String(s.seconds ?? 5),
+    '-m',
+    s.method ?? 'GET',
+  ]
+  const headers = { ...(s.body !== undefined ? { 'content-type': 'application/json' } : {}), ...s.headers }
+  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`)
+  if (s.body !== undefined) args.push('-b', JSON.stringify(s.body))
+  args.push(`${baseUrl}${s.path}`)
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    let out = ''
+    let err = ''
+    child.stdout.on('data', (d) => {
+      out += d
+    })
+    child.stderr.on('data', (d) => {
+      err += d
+    })
+    child.on('error', reject)
+    child.on('close', (code) => {
+      if (code !== 0) return reject(new Error(`autocannon failed (${code}): ${err}`))
+      const r = JSON.parse(out)
+      resolve({
+        requestsPerSec: Math.round(r.requests.average),
+        p50Ms: r.latency.p50,
+        p99Ms: r.latency.p99,
+        non2xx: r.non2xx,
+        errors: r.errors,
+        total: r.requests.total,
+      })
+    })
+  })
+}

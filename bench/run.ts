@@ -1,0 +1,161 @@
+// `npm run bench [-- --only name,name] [-- --seconds N]`: builds the real service in-process on a
+// fresh embedded database (or BENCH_DATABASE_URL), listens on loopback, measures a bare Fastify
+// "hello" route as the ceiling, then every scenario of bench/scenarios/*.ts. Prints a table,
+// writes bench/results/latest.json and appends to bench/HISTORY.md.
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import Fastify from 'fastify'
+import { buildApp } from '../src/app.ts'
+import { loadConfig } from '../src/config.ts'
+import { openPGlite, openPostgres } from '../src/db/index.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
+import { type BenchContext, type BenchUser, type HttpResult, runHttp, type Scenario } from './lib.ts'
+
+const args = process.argv.slice(2)
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined
+const seconds = args.includes('--seconds') ? Number(args[args.indexOf('--seconds') + 1]) : undefined
+
+const dataDir = mkdtempSync(join(tmpdir(), 'wp-bench-'))
+const config = loadConfig(
+  {
+    ...process.env,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    RATE_LIMIT_AUTH_PER_IP: '1000000',
+    RATE_LIMIT_AUTH_PER_EMAIL: '1000000',
+    UPLOAD_MAX_BYTES: String(200 * 1024 * 1024),
+    PORT: '0',
+  },
+  {},
+)
+const database = process.env.BENCH_DATABASE_URL
+  ? openPostgres(process.env.BENCH_DATABASE_URL, 20)
+  : await openPGlite({ dataDir: join(dataDir, 'pg') })
+await migrateToLatest(database.db)
+const app = await buildApp({ config, database, logger: false })
+app.services.jobs.start(50)
+const address = await app.listen({ host: '127.0.0.1', port: 0 })
+
+let userSeq = 0
+async function createUser(): Promise<BenchUser> {
+  const email = `bench${Date.now()}${userSeq++}@example.com`
+  const password = 'Bench!pass1'
+  const reg = await app.inject({
+    method: 'POST',
+    url: '/v1/auth/create-account',
+    payload: { firstName: 'Bench', lastName: 'User', email, password, confirmPassword: password },
+  })
+  const tempToken = reg.json().data.tempToken.token
+  await app.services.jobs.runUntilIdle()
+  const mail = await database.db
+    .selectFrom('mails')
+    .select('text')
+    .where('toAddress', '=', email)
+    .orderBy('createdAt', 'desc')
+    .executeTakeFirstOrThrow()
+  const code = mail.text.match(/\b(\d{6})\b/)![1]
+  const ver = await app.inject({
+    method: 'POST',
+    url: '/v1/auth/account/verify',
+    payload: { token: code, tempToken },
+  })
+  const token = ver.json().data.token
+  const me = await app.inject({
+    method: 'GET',
+    url: '/v1/account',
+    headers: { authorization: `Bearer ${token}` },
+  })
+  return { id: me.json().data._id, email, password, token }
+}
+const ctx: BenchContext = { app, baseUrl: address, createUser }
+
+// The ceiling: a bare Fastify route on the same machine, measured the same way.
+const bare = Fastify()
+bare.get('/hello', async () => ({ hello: 'world' }))
+const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
+const ceiling = await runHttp(bareUrl, { name: 'ceiling', path: '/hello', seconds: seconds ?? 5 })
+await bare.close()
+
+interface Row {
+  name: string
+  result: Record<string, number | string>
+}
+const rows: Row[] = [{ name: 'bare Fastify hello (ceiling)', result: { ...ceiling } }]
+const print = (r: Row) => console.log(`${r.name.padEnd(58)} ${JSON.stringify(r.result)}`)
+print(rows[0]!)
+
+const files = readdirSync(new URL('./scenarios/', import.meta.url))
+  .filter((f) => f.endsWith('.ts'))
+  .sort((a, b) => (a === 'core.ts' ? -1 : b === 'core.ts' ? 1 : a.localeCompare(b)))
+for (const file of files) {
+  const name = file.replace(/\.ts$/, '')
+  if (only && !only.includes(name)) continue
+  const mod = await import(new URL(`./scenarios/${file}`, import.meta.url).href)
+  let scenarios: Scenario[]
+  try {
+    scenarios = await mod.default(ctx)
+  } catch (err) {
+    console.error(`scenario set ${name} failed to set up:`, err)
+    rows.push({ name: `${name}: setup failed`, result: { error: String(err) } })
+    continue
+  }
+  for (const s of scenarios) {
+    let result: Record<string, number | string>
+    try {
+      if ('run' in s) result = await s.run()
+      else {
+        const r: HttpResult = await runHttp(address, { ...s, seconds: seconds ?? s.seconds ?? 5 })
+        result = { ...r, ofCeiling: Number((r.requestsPerSec / ceiling.requestsPerSec).toFixed(3)) }
+      }
+    } catch (err) {
+      result = { error: String(err) }
+    }
+    const row = { name: `${name}: ${s.name}`, result }
+    rows.push(row)
+    print(row)
+  }
+}
+
+await app.close()
+await app.services.jobs.stop()
+await database.close()
+rmSync(dataDir, { recursive: true, force: true })
+
+const meta = {
+  date: new Date().toISOString(),
+  node: process.version,
+  cpus: cpus().length,
+  cpu: cpus()[0]?.model,
+  database: database.kind,
+}
+const resultsDir = new URL('./results/', import.meta.url)
+if (!existsSync(resultsDir)) mkdirSync(resultsDir)
+writeFileSync(new URL('latest.json', resultsDir), `${JSON.stringify({ ...meta, rows }, null, 2)}\n`)
+const history = new URL('./HISTORY.md', import.meta.url)
+if (!existsSync(history)) {
+  writeFileSync(
+    history,
+    '# Benchmark history\n\nOne section per `npm run bench` run (newest last). req/s, p50/p99 in ms.\n',
+  )
+}
+const fmt = (r: Record<string, number | string>) =>
+  'requestsPerSec' in r
+    ? `${r.requestsPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.ofCeiling !== undefined ? `, ${r.ofCeiling}× ceiling` : ''}${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}`
+    : Object.entries(r)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')
+appendFileSync(
+  history,
+  `\n## ${meta.date} (${meta.database}, ${meta.cpus} cores, Node ${meta.node})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
+)
+console.log('\nwrote bench/results/latest.json and bench/HISTORY.md')
+process.exit(0)
