@@ -1,0 +1,95 @@
+import Fastify, { type FastifyInstance } from 'fastify'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Database } from '../../src/db/index.ts'
+import { registerErrorHandling } from '../../src/http/error-handler.ts'
+import { errors } from '../../src/http/errors.ts'
+import { idempotent } from '../../src/http/idempotency.ts'
+import { openTestDatabase } from '../helpers/app.ts'
+
+let database: Database
+let app: FastifyInstance
+let runs = 0
+const USER = 'aaaaaaaaaaaaaaaaaaaaaaaa'
+
+beforeAll(async () => {
+  database = await openTestDatabase()
+  app = Fastify()
+  registerErrorHandling(app)
+  app.post('/move', async (req, reply) =>
+    idempotent(database.db, req, reply, USER, async () => {
+      const body = req.body as { amount: number }
+      if (body.amount < 0) throw errors.businessRule('negative')
+      await new Promise((r) => setTimeout(r, 20))
+      runs++
+      return {
+        statusCode: 200,
+        body: { status: 'success', message: 'moved', data: { run: runs, amount: body.amount } },
+      }
+    }),
+  )
+  await app.ready()
+})
+afterAll(async () => {
+  await app.close()
+  await database.close()
+})
+
+const move = (key: string | undefined, amount: number) =>
+  app.inject({
+    method: 'POST',
+    url: '/move',
+    payload: { amount },
+    headers: key ? { 'idempotency-key': key } : {},
+  })
+
+describe('Idempotency-Key', () => {
+  it('runs once and replays the first response for the same key and body', async () => {
+    const before = runs
+    const a = await move('k-1', 5)
+    const b = await move('k-1', 5)
+    expect(a.statusCode).toBe(200)
+    expect(b.json()).toEqual(a.json())
+    expect(b.headers['idempotent-replayed']).toBe('true')
+    expect(runs).toBe(before + 1)
+  })
+
+  it('refuses the same key with another body (409)', async () => {
+    await move('k-2', 5)
+    const other = await move('k-2', 6)
+    expect(other.statusCode).toBe(409)
+    expect(other.json().data.code).toBe('CONFLICT')
+  })
+
+  it('runs concurrent duplicates once: one answer, the others 409 or a replay', async () => {
+    const before = runs
+    const results = await Promise.all(Array.from({ length: 5 }, () => move('k-3', 7)))
+    expect(runs).toBe(before + 1)
+    expect(results.filter((r) => r.statusCode === 200).length).toBeGreaterThanOrEqual(1)
+    for (const r of results) expect([200, 409]).toContain(r.statusCode)
+  })
+
+  it('lets a failed request be retried with the same key', async () => {
+    const failed = await move('k-4', -1)
+    expect(failed.statusCode).toBe(422)
+    const retried = await move('k-4', -1)
+    expect(retried.statusCode).toBe(422)
+    const rows = await database.db
+      .selectFrom('idempotencyKeys')
+      .selectAll()
+      .where('key', '=', 'k-4')
+      .execute()
+    expect(rows).toHaveLength(0)
+  })
+
+  it('runs every request without a key', async () => {
+    const before = runs
+    await move(undefined, 1)
+    await move(undefined, 1)
+    expect(runs).toBe(before + 2)
+  })
+
+  it('refuses a malformed key', async () => {
+    const res = await move('bad key with spaces', 1)
+    expect(res.statusCode).toBe(400)
+  })
+})
