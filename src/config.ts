@@ -31,6 +31,16 @@ export interface Config {
   evmRpcUrl: string | undefined
   coinsFile: string | undefined
   devchainPort: number | undefined
+  /** platform treasury key (0x + 64 hex); required with EVM_RPC_URL, a dev account on the devnet */
+  treasuryPrivateKey: `0x${string}` | undefined
+  /** key of the wallet that pays gas top-ups; required with EVM_RPC_URL */
+  gasWalletPrivateKey: `0x${string}` | undefined
+  /** HTTP price feed answering `{ "<coin reference>": <usd number> }`; static rates when unset */
+  rateFeedUrl: string | undefined
+  /** how long a fetched price list is reused */
+  rateFeedTtlMs: number
+  /** a price list older than this (feed unreachable) is refused rather than used */
+  rateFeedMaxAgeMs: number
   confirmations: number
   s3:
     | {
@@ -155,6 +165,16 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push('S3_BUCKET is required when S3 is configured')
 
   const devchainPortRaw = str('DEVCHAIN_PORT')
+  const privateKey = (name: string): `0x${string}` | undefined => {
+    const raw = str(name)
+    if (raw === undefined) return undefined
+    const hex = raw.startsWith('0x') ? raw : `0x${raw}`
+    if (!/^0x[0-9a-fA-F]{64}$/.test(hex)) {
+      problems.push(`${name} must be a private key of 64 hex characters`)
+      return undefined
+    }
+    return hex as `0x${string}`
+  }
   const cfg: Config = {
     production,
     port,
@@ -171,6 +191,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     evmRpcUrl: url('EVM_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']),
     coinsFile: str('COINS_FILE'),
     devchainPort: devchainPortRaw === undefined ? undefined : int('DEVCHAIN_PORT', 8545, 1, 65535),
+    treasuryPrivateKey: privateKey('TREASURY_PRIVATE_KEY'),
+    gasWalletPrivateKey: privateKey('GAS_WALLET_PRIVATE_KEY'),
+    rateFeedUrl: url('RATE_FEED_URL', ['http:', 'https:']),
+    rateFeedTtlMs: int('RATE_FEED_TTL_MS', 60_000, 0, 24 * 3600 * 1000),
+    rateFeedMaxAgeMs: int('RATE_FEED_MAX_AGE_MS', 15 * 60_000, 1000, 7 * 24 * 3600 * 1000),
     confirmations: int('CONFIRMATIONS', 1, 0, 1000),
     s3,
     uploadMaxBytes: int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
@@ -188,6 +213,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(cfg.logLevel)) {
     problems.push('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent')
   }
+  if (cfg.evmRpcUrl && (!cfg.coinsFile || !cfg.treasuryPrivateKey || !cfg.gasWalletPrivateKey))
+    problems.push('EVM_RPC_URL needs COINS_FILE, TREASURY_PRIVATE_KEY and GAS_WALLET_PRIVATE_KEY')
   if (problems.length > 0) throw new ConfigError(problems)
 
   // Embedded mode: secrets that were not given are generated once and kept in DATA_DIR so that

@@ -1,0 +1,165 @@
+// SQL of the payment module: coins, chains and the devnet journal.
+import { sql } from 'kysely'
+import type { Db, Executor } from '../../db/index.ts'
+import type { ChainSettings } from '../../platform/chain/coins-config.ts'
+import type { DevnetJournal } from '../../platform/chain/types.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+
+export interface CoinUpsert {
+  name: string
+  symbol: string
+  reference: string
+  icon: string
+  contractAddress: string | null
+  decimal: number
+  isToken: boolean
+  rpcChainId: string
+  active: boolean
+  order: number
+  usdRate: string
+}
+
+export const coinColumns = [
+  'id',
+  'name',
+  'symbol',
+  'reference',
+  'icon',
+  'contractAddress',
+  'decimal',
+  'isToken',
+  'rpcChainId',
+  'active',
+  'displayOrder',
+  'usdRate',
+  'createdAt',
+  'updatedAt',
+  'version',
+] as const
+
+/**
+ * Makes the coins table match the configuration: inserts new coins, updates changed ones (the
+ * record version and updatedAt move only when something changed) and deactivates coins that are
+ * no longer configured. Ids of existing coins never change.
+ */
+export async function syncCoins(db: Executor, coins: CoinUpsert[], now: Date): Promise<void> {
+  for (const c of coins) {
+    await db
+      .insertInto('coins')
+      .values({
+        id: newId(now.getTime()),
+        name: c.name,
+        symbol: c.symbol,
+        reference: c.reference,
+        icon: c.icon,
+        contractAddress: c.contractAddress,
+        decimal: c.decimal,
+        isToken: c.isToken,
+        rpcChainId: c.rpcChainId,
+        active: c.active,
+        displayOrder: c.order,
+        usdRate: c.usdRate,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflict((oc) =>
+        oc
+          .column('reference')
+          .doUpdateSet((eb) => ({
+            name: eb.ref('excluded.name'),
+            symbol: eb.ref('excluded.symbol'),
+            icon: eb.ref('excluded.icon'),
+            contractAddress: eb.ref('excluded.contractAddress'),
+            decimal: eb.ref('excluded.decimal'),
+            isToken: eb.ref('excluded.isToken'),
+            rpcChainId: eb.ref('excluded.rpcChainId'),
+            active: eb.ref('excluded.active'),
+            displayOrder: eb.ref('excluded.displayOrder'),
+            usdRate: eb.ref('excluded.usdRate'),
+            updatedAt: eb.ref('excluded.updatedAt'),
+            version: sql<number>`coins.version + 1`,
+          }))
+          .where(
+            sql<boolean>`(coins.name, coins.symbol, coins.icon, coins.contract_address, coins."decimal", coins.is_token, coins.rpc_chain_id, coins.active, coins.display_order, coins.usd_rate)
+              is distinct from
+              (excluded.name, excluded.symbol, excluded.icon, excluded.contract_address, excluded."decimal", excluded.is_token, excluded.rpc_chain_id, excluded.active, excluded.display_order, excluded.usd_rate)`,
+          ),
+      )
+      .execute()
+  }
+  const configured = coins.map((c) => c.reference)
+  await db
+    .updateTable('coins')
+    .set({ active: false, updatedAt: now, version: sql<number>`version + 1` })
+    .where('active', '=', true)
+    .$if(configured.length > 0, (q) => q.where('reference', 'not in', configured))
+    .execute()
+}
+
+export function listCoins(db: Executor) {
+  return db.selectFrom('coins').select(coinColumns).orderBy('displayOrder').orderBy('reference').execute()
+}
+
+export type CoinRow = Awaited<ReturnType<typeof listCoins>>[number]
+
+/** Same idea as syncCoins for the single configured chain; any other chain row is deactivated. */
+export async function syncChain(db: Executor, chain: ChainSettings, now: Date): Promise<void> {
+  await db
+    .insertInto('chains')
+    .values({
+      id: newId(now.getTime()),
+      rpcName: chain.rpcName,
+      rpcChainId: chain.rpcChainId,
+      rpcUrls: JSON.stringify(chain.rpcUrls),
+      blockExplorerUrls: JSON.stringify(chain.blockExplorerUrls),
+      rpcNativeCurrency: JSON.stringify(chain.rpcNativeCurrency),
+      active: true,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflict((oc) =>
+      oc
+        .column('rpcChainId')
+        .doUpdateSet((eb) => ({
+          rpcName: eb.ref('excluded.rpcName'),
+          rpcUrls: eb.ref('excluded.rpcUrls'),
+          blockExplorerUrls: eb.ref('excluded.blockExplorerUrls'),
+          rpcNativeCurrency: eb.ref('excluded.rpcNativeCurrency'),
+          active: true,
+          updatedAt: eb.ref('excluded.updatedAt'),
+          version: sql<number>`chains.version + 1`,
+        }))
+        .where(
+          sql<boolean>`(chains.rpc_name, chains.rpc_urls, chains.block_explorer_urls, chains.rpc_native_currency, chains.active)
+            is distinct from
+            (excluded.rpc_name, excluded.rpc_urls, excluded.block_explorer_urls, excluded.rpc_native_currency, true)`,
+        ),
+    )
+    .execute()
+  await db
+    .updateTable('chains')
+    .set({ active: false, updatedAt: now, version: sql<number>`version + 1` })
+    .where('active', '=', true)
+    .where('rpcChainId', '!=', chain.rpcChainId)
+    .execute()
+}
+
+export function getChain(db: Executor, rpcChainId: string) {
+  return db.selectFrom('chains').selectAll().where('rpcChainId', '=', rpcChainId).executeTakeFirstOrThrow()
+}
+
+/** The devnet journal kept in the database, next to the ledger it must agree with. */
+export function dbJournal(db: Db): DevnetJournal {
+  return {
+    async load() {
+      const rows = await db.selectFrom('devnetJournal').select(['method', 'params']).orderBy('seq').execute()
+      return rows.map((r) => ({ method: r.method, params: r.params }))
+    },
+    async append(entry) {
+      await db
+        .insertInto('devnetJournal')
+        .values({ method: entry.method, params: JSON.stringify(entry.params) })
+        .execute()
+    },
+  }
+}

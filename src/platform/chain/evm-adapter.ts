@@ -1,0 +1,428 @@
+// The ChainAdapter over any viem PublicClient: the devnet and the JSON-RPC adapter differ only in
+// the transport they hand in, so both run exactly this code.
+import {
+  type Address,
+  type Chain,
+  encodeFunctionData,
+  erc20Abi,
+  getAddress,
+  type Hash,
+  type Hex,
+  isAddress,
+  keccak256,
+  type PublicClient,
+  parseEventLogs,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { isAlreadyKnown, toChainError } from './errors.ts'
+import {
+  type ChainAdapter,
+  type ChainBlock,
+  type ChainCoin,
+  ChainError,
+  type ChainInfo,
+  type ChainKind,
+  type ChainSigner,
+  type DevnetControls,
+  type FeeEstimate,
+  type NativeTransfer,
+  type SignedTransfer,
+  type TokenTransfer,
+  type TransferFilter,
+  type TransferReceipt,
+  type TransferRequest,
+} from './types.ts'
+
+const NATIVE_TRANSFER_GAS = 21_000n
+/** node limits on eth_getLogs ranges vary (2k–10k blocks); stay under the common ones */
+const LOG_RANGE = 2_000n
+const BLOCK_CONCURRENCY = 8
+
+export interface EvmAdapterOptions {
+  kind: ChainKind
+  chain: Chain
+  info: ChainInfo
+  client: PublicClient
+  coins: ChainCoin[]
+  treasuryKey: Hex
+  gasWalletKey: Hex
+  devnet?: DevnetControls
+  onClose?: () => Promise<void>
+}
+
+const lowerSet = (it: Iterable<string> | undefined): Set<string> | undefined =>
+  it === undefined ? undefined : new Set([...it].map((a) => a.toLowerCase()))
+
+function checkAddress(value: string, what: string): Address {
+  if (!isAddress(value, { strict: false }))
+    throw new ChainError('INVALID_ARGUMENT', `${what} is not a valid address`)
+  return getAddress(value)
+}
+
+function accountOf(privateKey: Hex) {
+  if (typeof privateKey !== 'string' || !/^0x[0-9a-fA-F]{64}$/.test(privateKey))
+    throw new ChainError('INVALID_ARGUMENT', 'malformed private key')
+  try {
+    return privateKeyToAccount(privateKey)
+  } catch {
+    throw new ChainError('INVALID_ARGUMENT', 'malformed private key')
+  }
+}
+
+const maxFeeOf = (fees: FeeEstimate, gas: bigint) =>
+  gas * (fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice)
+
+export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
+  const { client, chain } = opts
+  const coins = [...opts.coins].sort((a, b) => a.order - b.order)
+  const byRef = new Map(coins.map((c) => [c.reference, c]))
+  const byToken = new Map(
+    coins.filter((c) => c.contractAddress).map((c) => [c.contractAddress!.toLowerCase(), c]),
+  )
+
+  /** runs a node call, mapping its failure to a ChainError */
+  async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn()
+    } catch (err) {
+      throw toChainError(err, what)
+    }
+  }
+
+  function coin(reference: string): ChainCoin {
+    const c = typeof reference === 'string' ? byRef.get(reference.toLowerCase()) : undefined
+    if (!c) throw new ChainError('UNKNOWN_COIN', `unknown coin "${String(reference)}"`)
+    return c
+  }
+
+  async function balanceOf(address: string, reference: string): Promise<bigint> {
+    const c = coin(reference)
+    const who = checkAddress(address, 'address')
+    if (!c.isToken) return call('balance', () => client.getBalance({ address: who }))
+    return call('token balance', () =>
+      client.readContract({
+        address: c.contractAddress!,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [who],
+      }),
+    )
+  }
+
+  async function getBlock(number: bigint): Promise<ChainBlock | null> {
+    const block = await call('get block', async () => {
+      try {
+        return await client.getBlock({ blockNumber: number, includeTransactions: true })
+      } catch (err) {
+        if ((err as Error).name === 'BlockNotFoundError') return null
+        throw err
+      }
+    })
+    if (!block || block.number === null || block.hash === null) return null
+    return {
+      number: block.number,
+      hash: block.hash,
+      timestamp: block.timestamp,
+      transactions: block.transactions.map((tx) => ({
+        hash: tx.hash,
+        from: getAddress(tx.from),
+        to: tx.to ? getAddress(tx.to) : null,
+        value: tx.value,
+        nonce: tx.nonce,
+        input: tx.input,
+        blockNumber: block.number!,
+      })),
+    }
+  }
+
+  async function getReceipt(hash: Hash): Promise<TransferReceipt | null> {
+    const r = await call('get receipt', async () => {
+      try {
+        return await client.getTransactionReceipt({ hash })
+      } catch (err) {
+        if ((err as Error).name === 'TransactionReceiptNotFoundError') return null
+        throw err
+      }
+    })
+    if (!r) return null
+    return {
+      hash: r.transactionHash,
+      status: r.status,
+      blockNumber: r.blockNumber,
+      blockHash: r.blockHash,
+      from: getAddress(r.from),
+      gasUsed: r.gasUsed,
+      effectiveGasPrice: r.effectiveGasPrice,
+      fee: r.gasUsed * r.effectiveGasPrice,
+    }
+  }
+
+  async function estimateFees(): Promise<FeeEstimate> {
+    return call('estimate fees', async () => {
+      const block = await client.getBlock({ blockTag: 'latest' })
+      if (block.baseFeePerGas === null || block.baseFeePerGas === undefined) {
+        return { type: 'legacy', gasPrice: await client.getGasPrice() }
+      }
+      let tip: bigint
+      try {
+        tip = await client.estimateMaxPriorityFeePerGas()
+      } catch {
+        tip = 1_000_000_000n
+      }
+      // twice the base fee survives six full blocks of base-fee growth before the tx is stuck
+      return { type: 'eip1559', maxFeePerGas: block.baseFeePerGas * 2n + tip, maxPriorityFeePerGas: tip }
+    })
+  }
+
+  async function estimateTransferGas(reference: string, from: string, to: string, amount: bigint) {
+    const c = coin(reference)
+    if (!c.isToken) return NATIVE_TRANSFER_GAS
+    const account = checkAddress(from, 'from')
+    const data = encodeFunctionData({
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [checkAddress(to, 'to'), amount],
+    })
+    let gas: bigint
+    try {
+      gas = await client.estimateGas({ account, to: c.contractAddress!, data })
+    } catch (err) {
+      const mapped = toChainError(err, 'estimate gas')
+      if (mapped.code === 'UNAVAILABLE') throw mapped
+      // the node simulates the transfer: it fails when the sender lacks the tokens
+      if ((await balanceOf(account, c.reference)) < amount)
+        throw new ChainError(
+          'INSUFFICIENT_FUNDS',
+          `estimate gas: the sender holds less ${c.symbol} than the amount`,
+        )
+      throw new ChainError('REJECTED', 'estimate gas: the token transfer would revert', false, { cause: err })
+    }
+    return (gas * 12n) / 10n
+  }
+
+  async function getNonce(address: string, blockTag: 'pending' | 'latest' = 'pending'): Promise<number> {
+    const who = checkAddress(address, 'address')
+    return call('get nonce', () => client.getTransactionCount({ address: who, blockTag }))
+  }
+
+  async function signTransfer(privateKey: Hex, req: TransferRequest): Promise<SignedTransfer> {
+    const account = accountOf(privateKey)
+    const c = coin(req.coin)
+    const to = checkAddress(req.to, 'to')
+    if (typeof req.amount !== 'bigint' || req.amount < 0n)
+      throw new ChainError('INVALID_ARGUMENT', 'amount must be a non-negative bigint')
+    if (!Number.isSafeInteger(req.nonce) || req.nonce < 0)
+      throw new ChainError('INVALID_ARGUMENT', 'nonce must be a non-negative integer')
+    const fees = req.fees ?? (await estimateFees())
+    const gas = req.gas ?? (await estimateTransferGas(c.reference, account.address, to, req.amount))
+    const base = c.isToken
+      ? {
+          to: c.contractAddress!,
+          value: 0n,
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, req.amount] }),
+        }
+      : { to, value: req.amount, data: '0x' as Hex }
+    const raw =
+      fees.type === 'eip1559'
+        ? await account.signTransaction({
+            ...base,
+            type: 'eip1559',
+            chainId: chain.id,
+            nonce: req.nonce,
+            gas,
+            maxFeePerGas: fees.maxFeePerGas,
+            maxPriorityFeePerGas: fees.maxPriorityFeePerGas,
+          })
+        : await account.signTransaction({
+            ...base,
+            type: 'legacy',
+            chainId: chain.id,
+            nonce: req.nonce,
+            gas,
+            gasPrice: fees.gasPrice,
+          })
+    return {
+      raw,
+      hash: keccak256(raw),
+      from: account.address,
+      to,
+      coin: c.reference,
+      amount: req.amount,
+      nonce: req.nonce,
+      gas,
+      fees,
+      maxFee: maxFeeOf(fees, gas),
+    }
+  }
+
+  async function knownTransaction(hash: Hash): Promise<boolean> {
+    try {
+      await client.getTransaction({ hash })
+      return true
+    } catch (err) {
+      if ((err as Error).name === 'TransactionNotFoundError') return false
+      throw toChainError(err, 'look up transaction')
+    }
+  }
+
+  async function broadcast(raw: Hex): Promise<Hash> {
+    if (typeof raw !== 'string' || !/^0x[0-9a-fA-F]+$/.test(raw))
+      throw new ChainError('INVALID_ARGUMENT', 'raw transaction must be 0x-prefixed hex')
+    const hash = keccak256(raw)
+    try {
+      await client.sendRawTransaction({ serializedTransaction: raw })
+      return hash
+    } catch (err) {
+      if (isAlreadyKnown(err)) return hash
+      const mapped = toChainError(err, 'broadcast')
+      // A node that already mined this very transaction answers "nonce too low": that is success.
+      if (mapped.code === 'NONCE_TOO_LOW' && (await knownTransaction(hash))) return hash
+      throw mapped
+    }
+  }
+
+  async function waitForReceipt(hash: Hash, o: { timeoutMs?: number; pollMs?: number } = {}) {
+    const deadline = Date.now() + (o.timeoutMs ?? 30_000)
+    for (;;) {
+      const r = await getReceipt(hash)
+      if (r) return r
+      if (Date.now() >= deadline) throw new ChainError('UNAVAILABLE', 'timed out waiting for the receipt')
+      await new Promise((res) => setTimeout(res, o.pollMs ?? 250))
+    }
+  }
+
+  async function nativeTransfers(fromBlock: bigint, toBlock: bigint, filter: TransferFilter = {}) {
+    const toSet = lowerSet(filter.to)
+    const fromSet = lowerSet(filter.from)
+    const out: NativeTransfer[] = []
+    const nativeCoin = coins.find((c) => !c.isToken)
+    if (!nativeCoin || toBlock < fromBlock) return out
+    const numbers: bigint[] = []
+    for (let n = fromBlock; n <= toBlock; n++) numbers.push(n)
+    for (let i = 0; i < numbers.length; i += BLOCK_CONCURRENCY) {
+      const blocks = await Promise.all(numbers.slice(i, i + BLOCK_CONCURRENCY).map((n) => getBlock(n)))
+      for (const block of blocks) {
+        if (!block) continue
+        const candidates = block.transactions.filter(
+          (tx) =>
+            tx.to !== null &&
+            tx.value > 0n &&
+            (!toSet || toSet.has(tx.to.toLowerCase())) &&
+            (!fromSet || fromSet.has(tx.from.toLowerCase())),
+        )
+        const receipts = await Promise.all(candidates.map((tx) => getReceipt(tx.hash)))
+        candidates.forEach((tx, k) => {
+          if (receipts[k]?.status !== 'success') return
+          out.push({
+            coin: nativeCoin.reference,
+            hash: tx.hash,
+            from: tx.from,
+            to: tx.to!,
+            amount: tx.value,
+            blockNumber: block.number,
+            blockHash: block.hash,
+          })
+        })
+      }
+    }
+    return out
+  }
+
+  async function tokenTransfers(
+    fromBlock: bigint,
+    toBlock: bigint,
+    o: TransferFilter & { coins?: string[] } = {},
+  ): Promise<TokenTransfer[]> {
+    const wanted = (o.coins ?? coins.filter((c) => c.isToken).map((c) => c.reference)).map(coin)
+    const addresses = wanted.filter((c) => c.isToken).map((c) => c.contractAddress!)
+    if (addresses.length === 0 || toBlock < fromBlock) return []
+    const toSet = lowerSet(o.to)
+    const fromSet = lowerSet(o.from)
+    const out: TokenTransfer[] = []
+    for (let start = fromBlock; start <= toBlock; start += LOG_RANGE) {
+      const end = start + LOG_RANGE - 1n < toBlock ? start + LOG_RANGE - 1n : toBlock
+      const logs = await call('get logs', () =>
+        client.getLogs({ address: addresses, fromBlock: start, toBlock: end }),
+      )
+      const events = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs, strict: true })
+      for (const ev of events) {
+        if (ev.removed || ev.blockNumber === null || ev.transactionHash === null) continue
+        const c = byToken.get(ev.address.toLowerCase())
+        if (!c) continue
+        if (toSet && !toSet.has(ev.args.to.toLowerCase())) continue
+        if (fromSet && !fromSet.has(ev.args.from.toLowerCase())) continue
+        out.push({
+          coin: c.reference,
+          token: c.contractAddress!,
+          hash: ev.transactionHash,
+          logIndex: ev.logIndex!,
+          from: getAddress(ev.args.from),
+          to: getAddress(ev.args.to),
+          amount: ev.args.value,
+          blockNumber: ev.blockNumber,
+          blockHash: ev.blockHash!,
+        })
+      }
+    }
+    out.sort((a, b) =>
+      a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+    )
+    return out
+  }
+
+  function signer(privateKey: Hex): ChainSigner {
+    const address = accountOf(privateKey).address
+    const sign = async (req: Omit<TransferRequest, 'nonce'> & { nonce?: number }) =>
+      signTransfer(privateKey, { ...req, nonce: req.nonce ?? (await getNonce(address, 'pending')) })
+    return {
+      address,
+      signTransfer: sign,
+      async send(req) {
+        const signed = await sign(req)
+        await broadcast(signed.raw)
+        return signed
+      },
+    }
+  }
+
+  let closed = false
+  const adapter: ChainAdapter = {
+    kind: opts.kind,
+    chainId: chain.id,
+    chain,
+    get info() {
+      return opts.info
+    },
+    client,
+    coins,
+    coin,
+    balanceOf,
+    async balances(address) {
+      const entries = await Promise.all(
+        coins.map(async (c) => [c.reference, await balanceOf(address, c.reference)] as const),
+      )
+      return Object.fromEntries(entries)
+    },
+    blockNumber: () => call('block number', () => client.getBlockNumber({ cacheTime: 0 })),
+    getBlock,
+    nativeTransfers,
+    tokenTransfers,
+    estimateFees,
+    estimateTransferGas,
+    getNonce,
+    addressOf: (privateKey) => accountOf(privateKey).address,
+    signTransfer,
+    broadcast,
+    getReceipt,
+    waitForReceipt,
+    treasury: signer(opts.treasuryKey),
+    gasWallet: signer(opts.gasWalletKey),
+    ...(opts.devnet ? { devnet: opts.devnet } : {}),
+    async close() {
+      if (closed) return
+      closed = true
+      await opts.onClose?.()
+    },
+  }
+  return adapter
+}

@@ -1,0 +1,49 @@
+// Picks the chain adapter: JSON-RPC when EVM_RPC_URL is set, the embedded devnet otherwise.
+import type { Config } from '../../config.ts'
+import { type CoinsConfig, DEVNET_CHAIN_ID, loadCoinsConfig } from './coins-config.ts'
+import { openDevnet } from './devnet.ts'
+import { openRpc } from './rpc.ts'
+import type { ChainAdapter, DevnetJournal } from './types.ts'
+
+export interface OpenChainOptions {
+  /** the devnet's journal (the application keeps it in the database) */
+  journal?: DevnetJournal
+  onWarning?: (message: string) => void
+}
+
+export interface OpenedChain {
+  chain: ChainAdapter
+  settings: CoinsConfig
+}
+
+export async function openChain(config: Config, opts: OpenChainOptions = {}): Promise<OpenedChain> {
+  if (config.evmRpcUrl) {
+    const settings = loadCoinsConfig(config.coinsFile, true)
+    const chain = await openRpc({
+      url: config.evmRpcUrl,
+      chain: settings.chain,
+      coins: settings.coins,
+      treasuryKey: config.treasuryPrivateKey!,
+      gasWalletKey: config.gasWalletPrivateKey!,
+    })
+    return { chain, settings }
+  }
+  const loaded = loadCoinsConfig(config.coinsFile, false)
+  // The devnet is always Hardhat's chain id, whatever a COINS_FILE written for production says.
+  const settings: CoinsConfig = {
+    ...loaded,
+    chain: { ...loaded.chain, rpcChainId: String(DEVNET_CHAIN_ID) },
+  }
+  const chain = await openDevnet({
+    chain: settings.chain,
+    coins: settings.coins,
+    ...(opts.journal ? { journal: opts.journal } : {}),
+    ...(config.devchainPort !== undefined ? { port: config.devchainPort } : {}),
+    ...(config.treasuryPrivateKey ? { treasuryKey: config.treasuryPrivateKey } : {}),
+    ...(config.gasWalletPrivateKey ? { gasWalletKey: config.gasWalletPrivateKey } : {}),
+    ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
+  })
+  return { chain, settings }
+}
+
+export type { ChainAdapter } from './types.ts'
