@@ -1,3 +1,34 @@
 // Table types of the accounts module (camelCase; CamelCasePlugin maps them to snake_case columns).
-// biome-ignore lint/complexity/noBannedTypes: filled in as the module's tables are added
-export type AccountTables = {}
+import type { Generated } from 'kysely'
+import type { Timestamp } from '../types.ts'
+
+export interface UserTagsTable {
+  userId: string
+  tagId: string
+  position: Generated<number>
+}
+
+export interface AchievementsTable {
+  id: string
+  owner: string
+  type: string
+  total: Generated<string>
+  value: Generated<string>
+  createdAt: Timestamp
+  updatedAt: Timestamp
+  version: Generated<number>
+}
+
+export interface TwoFaSetupsTable {
+  userId: string
+  type: string
+  /** the pending TOTP secret, sealed by the secret box */
+  secret: string | null
+  createdAt: Timestamp
+}
+
+export interface AccountTables {
+  userTags: UserTagsTable
+  achievements: AchievementsTable
+  twoFaSetups: TwoFaSetupsTable
+}

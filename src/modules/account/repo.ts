@@ -1,5 +1,9 @@
-// SQL for accounts: creation and the full profile row.
-import type { Executor } from '../../db/index.ts'
+// SQL for accounts: creation, the profile row, tags, achievements, two-factor setup, the people
+// search and deletion.
+import { sql } from 'kysely'
+import type { Executor, Tx } from '../../db/index.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import type { TagRow } from './tags.ts'
 
 export const accountRepo = {
   insertUser(
@@ -63,3 +67,332 @@ export const accountRepo = {
 }
 
 export type UserRow = NonNullable<Awaited<ReturnType<typeof accountRepo.getUser>>>
+
+/** The Tag columns as a JSON object per tag, for pages that embed tags in one query. */
+const TAG_JSON = sql`jsonb_build_object(
+  'id', t.id, 'name', t.name, 'key', t.key, 'color', t.color, 'description', t.description,
+  'icon', t.icon, 'categories', t.categories, 'isParent', t.is_parent, 'type', t.type,
+  'entryCount', t.entry_count, 'createdAt', t.created_at, 'updatedAt', t.updated_at,
+  'version', t.version)`
+
+const ACHIEVEMENT_JSON = sql`jsonb_build_object(
+  'id', a.id, 'owner', a.owner, 'type', a.type, 'total', a.total, 'value', a.value,
+  'createdAt', a.created_at, 'updatedAt', a.updated_at, 'version', a.version)`
+
+export interface SearchFilters {
+  callerId: string
+  role?: string
+  completenessMin?: number
+  completenessMax?: number
+  tagKeys?: string[]
+  referredBy?: string
+  tsquery?: string
+  limit: number
+  offset: number
+}
+
+export const profileRepo = {
+  lockUser(tx: Tx, id: string) {
+    return tx
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', id)
+      .where('deletedAt', 'is', null)
+      .forUpdate()
+      .executeTakeFirst()
+  },
+
+  /** A live account that has verified its email: the only kind other users can see. */
+  getListedUser(ex: Executor, id: string) {
+    return ex
+      .selectFrom('users')
+      .selectAll()
+      .where('id', '=', id)
+      .where('deletedAt', 'is', null)
+      .where('emailVerified', '=', true)
+      .executeTakeFirst()
+  },
+
+  saveProfile(
+    tx: Tx,
+    id: string,
+    set: {
+      firstName: string
+      lastName: string
+      profile: unknown
+      socials: unknown
+      profileCompleteness: number
+      searchText: string
+      now: Date
+    },
+  ) {
+    const { now, profile, socials, ...rest } = set
+    return tx
+      .updateTable('users')
+      .set((eb) => ({
+        ...rest,
+        profile: JSON.stringify(profile),
+        socials: JSON.stringify(socials),
+        updatedAt: now,
+        version: eb('version', '+', 1),
+      }))
+      .where('id', '=', id)
+      .execute()
+  },
+
+  async userTagIds(ex: Executor, userId: string): Promise<string[]> {
+    const rows = await ex
+      .selectFrom('userTags')
+      .select('tagId')
+      .where('userId', '=', userId)
+      .orderBy('position')
+      .execute()
+    return rows.map((r) => r.tagId)
+  },
+
+  async setUserTags(tx: Tx, userId: string, tagIds: string[]) {
+    await tx.deleteFrom('userTags').where('userId', '=', userId).execute()
+    if (tagIds.length)
+      await tx
+        .insertInto('userTags')
+        .values(tagIds.map((tagId, position) => ({ userId, tagId, position })))
+        .execute()
+  },
+
+  async tagsOf(ex: Executor, userId: string): Promise<TagRow[]> {
+    return (await ex
+      .selectFrom('userTags')
+      .innerJoin('tags', 'tags.id', 'userTags.tagId')
+      .selectAll('tags')
+      .where('userTags.userId', '=', userId)
+      .orderBy('userTags.position')
+      .execute()) as TagRow[]
+  },
+
+  achievementsOf(ex: Executor, owner: string) {
+    return ex
+      .selectFrom('achievements')
+      .selectAll()
+      .where('owner', '=', owner)
+      .orderBy('createdAt')
+      .orderBy('id')
+      .execute()
+  },
+
+  /** Counts one more event of `type` for `owner` (creating the record on the first one). */
+  async bumpAchievement(ex: Executor, owner: string, type: string, pointsPerEvent: number, now: Date) {
+    await ex
+      .insertInto('achievements')
+      .values({
+        id: newId(now.getTime()),
+        owner,
+        type,
+        total: '1',
+        value: String(pointsPerEvent),
+        createdAt: now,
+        updatedAt: now,
+      })
+      .onConflict((oc) =>
+        oc.columns(['owner', 'type']).doUpdateSet({
+          total: sql`(achievements.total::bigint + 1)::text`,
+          value: sql`(achievements.value::bigint + ${pointsPerEvent})::text`,
+          updatedAt: now,
+          version: sql`achievements.version + 1`,
+        }),
+      )
+      .execute()
+  },
+
+  referredBy(ex: Executor, id: string) {
+    return ex.selectFrom('users').select('referredBy').where('id', '=', id).executeTakeFirst()
+  },
+
+  /** One page of the people search, each row with its tags, achievements and the caller's bookmark. */
+  async search(ex: Executor, f: SearchFilters) {
+    let q = ex
+      .selectFrom('users')
+      .where('users.deletedAt', 'is', null)
+      .where('users.emailVerified', '=', true)
+    if (f.role !== undefined) q = q.where('users.role', '=', f.role)
+    if (f.completenessMin !== undefined) q = q.where('users.profileCompleteness', '>=', f.completenessMin)
+    if (f.completenessMax !== undefined) q = q.where('users.profileCompleteness', '<=', f.completenessMax)
+    if (f.referredBy !== undefined) q = q.where('users.referredBy', '=', f.referredBy)
+    if (f.tagKeys?.length) {
+      const keys = f.tagKeys
+      q = q.where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('userTags')
+            .innerJoin('tags', 'tags.id', 'userTags.tagId')
+            .select('userTags.tagId')
+            .whereRef('userTags.userId', '=', 'users.id')
+            .where('tags.key', 'in', keys),
+        ),
+      )
+    }
+    if (f.tsquery !== undefined)
+      q = q.where(sql<boolean>`users.search_vector @@ to_tsquery('simple', ${f.tsquery})`)
+
+    const [counted, rows] = await Promise.all([
+      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      q
+        .leftJoin('bookmarks', (join) =>
+          join
+            .onRef('bookmarks.reference', '=', 'users.id')
+            .on('bookmarks.userId', '=', f.callerId)
+            .on('bookmarks.type', '=', 'user'),
+        )
+        .select([
+          'users.id',
+          'users.firstName',
+          'users.lastName',
+          'users.role',
+          'users.type',
+          'users.profile',
+          'users.verified',
+          'users.isPrivate',
+          'users.score',
+          'users.profileCompleteness',
+          'users.socketStatus',
+          'users.kyc',
+          'users.kycStatus',
+          'users.createdAt',
+          'users.updatedAt',
+          'bookmarks.id as bookmarkId',
+          sql<TagJson[]>`(select coalesce(jsonb_agg(${TAG_JSON} order by ut.position), '[]'::jsonb)
+            from user_tags ut join tags t on t.id = ut.tag_id where ut.user_id = users.id)`.as('tagList'),
+          sql<
+            AchievementJson[]
+          >`(select coalesce(jsonb_agg(${ACHIEVEMENT_JSON} order by a.created_at, a.id), '[]'::jsonb)
+            from achievements a where a.owner = users.id)`.as('achievementList'),
+        ])
+        .orderBy('users.createdAt', 'desc')
+        .orderBy('users.id', 'desc')
+        .limit(f.limit)
+        .offset(f.offset)
+        .execute(),
+    ])
+    return { total: Number(counted.total), rows }
+  },
+
+  /**
+   * Removes the personal data of a deleted account and frees its email and user name. Financial
+   * records (wallets, ledger, transactions, withdrawals) reference the id and are kept.
+   */
+  async anonymise(tx: Tx, id: string, email: string | null, now: Date) {
+    await tx
+      .updateTable('users')
+      .set((eb) => ({
+        email: null,
+        firstName: '',
+        lastName: '',
+        passwordHash: null,
+        status: false,
+        profile: JSON.stringify({}),
+        socials: JSON.stringify({}),
+        meta: JSON.stringify({ pointScore: 0 }),
+        twoFaType: '',
+        twoFaEnabled: false,
+        twoFaSecret: null,
+        twoFaLastStep: null,
+        securityQuestion: '',
+        profileCompleteness: 0,
+        userName: `deleted-${id}`,
+        web3Address: null,
+        web3Onboard: false,
+        bgImageId: null,
+        profileImageId: null,
+        searchText: '',
+        deletedAt: now,
+        updatedAt: now,
+        version: eb('version', '+', 1),
+      }))
+      .where('id', '=', id)
+      .execute()
+    await tx.deleteFrom('userTags').where('userId', '=', id).execute()
+    await tx.deleteFrom('achievements').where('owner', '=', id).execute()
+    await tx.deleteFrom('twoFaSetups').where('userId', '=', id).execute()
+    await tx
+      .deleteFrom('bookmarks')
+      .where((eb) =>
+        eb.or([eb('userId', '=', id), eb.and([eb('type', '=', 'user'), eb('reference', '=', id)])]),
+      )
+      .execute()
+    if (email) await tx.deleteFrom('mails').where('toAddress', '=', email.toLowerCase()).execute()
+  },
+
+  getSetup(ex: Executor, userId: string) {
+    return ex.selectFrom('twoFaSetups').selectAll().where('userId', '=', userId).executeTakeFirst()
+  },
+
+  async putSetup(ex: Executor, userId: string, type: string, secret: string | null, now: Date) {
+    await ex
+      .insertInto('twoFaSetups')
+      .values({ userId, type, secret, createdAt: now })
+      .onConflict((oc) => oc.column('userId').doUpdateSet({ type, secret, createdAt: now }))
+      .execute()
+  },
+
+  async deleteSetup(ex: Executor, userId: string) {
+    await ex.deleteFrom('twoFaSetups').where('userId', '=', userId).execute()
+  },
+
+  async setTwoFa(
+    ex: Executor,
+    userId: string,
+    set: { enabled: boolean; type: string; secret: string | null; lastStep: number | null },
+    now: Date,
+  ) {
+    await ex
+      .updateTable('users')
+      .set((eb) => ({
+        twoFaEnabled: set.enabled,
+        twoFaType: set.type,
+        twoFaSecret: set.secret,
+        twoFaLastStep: set.lastStep,
+        updatedAt: now,
+        version: eb('version', '+', 1),
+      }))
+      .where('id', '=', userId)
+      .execute()
+  },
+
+  /** Records a used TOTP step; false when that step (or a later one) was already used. */
+  async useTotpStep(ex: Executor, userId: string, step: number): Promise<boolean> {
+    const res = await ex
+      .updateTable('users')
+      .set({ twoFaLastStep: step })
+      .where('id', '=', userId)
+      .where((eb) => eb.or([eb('twoFaLastStep', 'is', null), eb('twoFaLastStep', '<', step)]))
+      .executeTakeFirst()
+    return Number(res.numUpdatedRows) === 1
+  },
+}
+
+export interface TagJson {
+  id: string
+  name: string
+  key: string
+  color: string
+  description: string
+  icon: string
+  categories: string[]
+  isParent: boolean
+  type: string
+  entryCount: number
+  createdAt: string
+  updatedAt: string
+  version: number
+}
+
+export interface AchievementJson {
+  id: string
+  owner: string
+  type: string
+  total: string
+  value: string
+  createdAt: string
+  updatedAt: string
+  version: number
+}
+
+export type AchievementRow = Awaited<ReturnType<typeof profileRepo.achievementsOf>>[number]

@@ -1,6 +1,17 @@
 // The account contract: the User forms of SPEC.md and the account endpoints' bodies.
 import { Type } from 'typebox'
-import { Id, NullableTimestamp, Timestamp } from '../../http/schemas.ts'
+import {
+  Code6,
+  Email,
+  Id,
+  Jwt,
+  NullableTimestamp,
+  PaginationQuery,
+  Password,
+  Str,
+  Timestamp,
+} from '../../http/schemas.ts'
+import { MAX_TAG_LENGTH, MAX_TAGS } from './tags.ts'
 
 export const Tag = Type.Object({
   _id: Type.String(),
@@ -93,3 +104,178 @@ export const FullUser = Type.Object({
   kycStatus: Type.Union([Type.String(), Type.Null()]),
   __v: Type.Number(),
 })
+
+/** The full form plus the permanent token: the two-factor login result (#5). */
+export const FullUserWithToken = Type.Object({
+  ...FullUser.properties,
+  token: Type.String(),
+  token_type: Type.Literal('jwt'),
+  expiresIn: Type.Integer({ description: 'expiry, Unix milliseconds' }),
+})
+
+const PublicTalent = Type.Object({
+  availability: Type.Optional(Type.String()),
+  tags: Type.Array(Type.String()),
+  tagsIds: Type.Array(Tag),
+})
+
+const publicFields = {
+  _id: Id(),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  role: Type.String(),
+  type: Type.String(),
+  isPrivate: Type.Boolean(),
+  score: Type.Number(),
+  profileCompleteness: Type.Number(),
+  socket: Type.Object({ status: Type.String() }),
+  achievements: Type.Array(Achievement),
+  kyc: Type.Boolean(),
+  kycStatus: Type.Union([Type.String(), Type.Null()]),
+}
+
+/** Another user's profile (#39): never the email, contact details or bio. */
+export const PublicUser = Type.Object({
+  ...publicFields,
+  profile: Type.Object({ talent: PublicTalent, verified: Type.Boolean() }),
+})
+
+/** A row of the people search (#40). Contact, bio and about stay empty for private profiles. */
+export const SearchUser = Type.Object({
+  ...publicFields,
+  profile: Type.Object({
+    contact: Contact,
+    bio: Bio,
+    talent: Type.Object({ ...PublicTalent.properties, about: Type.Optional(Type.String()) }),
+    verified: Type.Boolean(),
+  }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  isBookmarked: Type.Boolean(),
+  bookmarkId: Type.String({ description: 'the caller’s bookmark of this user; empty when not bookmarked' }),
+})
+
+export const SearchQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    role: Type.Optional(Str(50, { minLength: 1, description: 'exact role, e.g. `user` or `partner`' })),
+    profileCompletenessMin: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+    profileCompletenessMax: Type.Optional(Type.Number({ minimum: 0, maximum: 100 })),
+    tags: Type.Optional(
+      Str(1000, {
+        description: 'comma-separated tag names or keys; a user matches when it has any of them',
+      }),
+    ),
+    owner: Type.Optional(
+      Type.Boolean({ description: 'true: only accounts that signed up with the caller’s referral code' }),
+    ),
+    search: Type.Optional(
+      Str(200, {
+        description:
+          'case-insensitive words, each matched as a word prefix in names, userName, title, about and tags',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const SearchData = Type.Object({
+  pages: Type.Integer(),
+  page: Type.Integer(),
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  position: Type.Integer({
+    description: 'offset of the first item of this page in the whole result (0-based)',
+  }),
+  data: Type.Array(SearchUser),
+})
+
+const Name = Str(100, { minLength: 1, pattern: '\\S' })
+const Text = (maxLength: number) => Type.String({ maxLength })
+const strict = { additionalProperties: false } as const
+
+export const UpdateBody = Type.Object(
+  {
+    firstName: Type.Optional(Name),
+    lastName: Type.Optional(Name),
+    profile: Type.Optional(
+      Type.Object(
+        {
+          contact: Type.Optional(
+            Type.Object(
+              {
+                country: Type.Optional(Text(100)),
+                state: Type.Optional(Text(100)),
+                city: Type.Optional(Text(100)),
+                address: Type.Optional(Text(300)),
+                phone: Type.Optional(
+                  Type.String({ maxLength: 32, description: 'international format with the country code' }),
+                ),
+              },
+              strict,
+            ),
+          ),
+          bio: Type.Optional(
+            Type.Object({ title: Type.Optional(Text(150)), description: Type.Optional(Text(2000)) }, strict),
+          ),
+          talent: Type.Optional(
+            Type.Object(
+              {
+                about: Type.Optional(Text(5000)),
+                availability: Type.Optional(
+                  Type.Union([
+                    Type.Literal('available'),
+                    Type.Literal('limited'),
+                    Type.Literal('unavailable'),
+                  ]),
+                ),
+                tags: Type.Optional(
+                  Type.Array(Type.String({ minLength: 1, maxLength: MAX_TAG_LENGTH }), {
+                    maxItems: MAX_TAGS,
+                  }),
+                ),
+              },
+              strict,
+            ),
+          ),
+        },
+        strict,
+      ),
+    ),
+    socials: Type.Optional(
+      Type.Object(
+        {
+          github: Type.Optional(Text(300)),
+          twitter: Type.Optional(Text(300)),
+          linkedin: Type.Optional(Text(300)),
+          website: Type.Optional(Text(300)),
+        },
+        strict,
+      ),
+    ),
+  },
+  strict,
+)
+
+export const ChangePasswordBody = Type.Object({ oldPassword: Password, newPassword: Password }, strict)
+export const DeleteAccountBody = Type.Object({ password: Password }, strict)
+
+export const InitiateTwoFaBody = Type.Object(
+  { type: Type.Union([Type.Literal('email'), Type.Literal('google_auth')]) },
+  strict,
+)
+export const InitiateTwoFaData = Type.Object({
+  type: Type.String(),
+  secret: Type.Optional(Type.String({ description: 'base32 TOTP secret (google_auth only)' })),
+  otpauthUrl: Type.Optional(Type.String({ description: 'otpauth:// URI for an authenticator app' })),
+})
+export const TwoFaCodeBody = Type.Object({ code: Code6 }, strict)
+export const SensitiveCodeBody = Type.Object(
+  {
+    emailType: Type.Optional(Type.Literal('two_fa', { description: 'only `two_fa`; the default' })),
+    password: Type.Optional(Password),
+  },
+  strict,
+)
+export const LoginTwoFaBody = Type.Object({ tempToken: Jwt, code: Code6 }, strict)
+export const TwoFaEmailCodeBody = Type.Object({ email: Email }, strict)

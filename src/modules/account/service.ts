@@ -1,10 +1,31 @@
-// Accounts: creation (shared by email and web3 sign-up) and the profile views.
+// Accounts: creation (shared by email and web3 sign-up), the profile views, profile update with
+// tags and completeness, the people search and achievements.
 import { randomInt } from 'node:crypto'
 import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import { accountRepo, type UserRow } from './repo.ts'
+import {
+  buildSearchText,
+  mergeProfile,
+  type ProfileUpdate,
+  profileCompleteness,
+  type Socials,
+  type StoredProfile,
+  searchQuery,
+} from './profile.ts'
+import {
+  type AchievementJson,
+  type AchievementRow,
+  accountRepo,
+  profileRepo,
+  type TagJson,
+  type UserRow,
+} from './repo.ts'
+import { type TagRow, tagKey, tagService, toTag } from './tags.ts'
+
+/** Points a referrer's `referral` achievement gains per account that signs up with the code. */
+export const REFERRAL_POINTS = 10
 
 /** Called in the sign-up transaction for every new account (wallet generation hooks in here). */
 export type UserCreatedHook = (tx: Tx, user: { id: string }) => Promise<void>
@@ -36,11 +57,21 @@ function userNameBase(input: NewUser): string {
   return (fromName || fromEmail || 'user').slice(0, 20)
 }
 
+/** The search text of a new account (names and userName), normalised like every later update. */
 export function searchText(parts: Array<string | null | undefined>): string {
-  return parts
-    .filter((p): p is string => !!p)
-    .join(' ')
-    .toLowerCase()
+  const [firstName = '', lastName = '', userName = ''] = parts.map((p) => p ?? '')
+  return buildSearchText({ firstName, lastName, userName, isPrivate: false, profile: {}, tags: [] })
+}
+
+export interface SearchParams {
+  page?: number
+  limit?: number
+  role?: string
+  profileCompletenessMin?: number
+  profileCompletenessMax?: number
+  tags?: string
+  owner?: boolean
+  search?: string
 }
 
 export class AccountService {
@@ -101,7 +132,218 @@ export class AccountService {
   async getFullUser(id: string, ex: Executor = this.deps.db) {
     const row = await accountRepo.getUser(ex, id)
     if (!row) throw errors.notFound('account')
-    return toFullUser(row)
+    const [tags, achievements] = await Promise.all([
+      profileRepo.tagsOf(ex, id),
+      profileRepo.achievementsOf(ex, id),
+    ])
+    return toFullUser(row, { tagsIds: tags.map(toTag), achievements: achievements.map(toAchievement) })
+  }
+
+  /**
+   * #37: merges the sent fields into the profile (sub-field by sub-field), replaces the tag set
+   * when `profile.talent.tags` is sent (entry counts move with it), and recomputes completeness and
+   * the search text, all in one transaction with the account row locked.
+   */
+  async updateProfile(userId: string, update: ProfileUpdate) {
+    return this.deps.db.transaction().execute(async (tx) => {
+      const row = await profileRepo.lockUser(tx, userId)
+      if (!row) throw errors.notFound('account')
+      const stored = {
+        profile: (row.profile ?? {}) as StoredProfile,
+        socials: (row.socials ?? {}) as Socials,
+      }
+      const merged = mergeProfile(stored, update)
+      const beforeIds = await profileRepo.userTagIds(tx, userId)
+      let tags: TagRow[]
+      const newTags = update.profile?.talent?.tags
+      if (newTags !== undefined) {
+        tags = await tagService.ensure(tx, newTags, '/profile/talent/tags')
+        const afterIds = tags.map((t) => t.id)
+        await tagService.swap(tx, beforeIds, afterIds)
+        await profileRepo.setUserTags(tx, userId, afterIds)
+      } else {
+        tags = await tagService.byIds(tx, beforeIds)
+      }
+      const talent = { ...merged.profile.talent }
+      if (tags.length) talent.tags = tags.map((t) => t.name)
+      else delete talent.tags
+      const profile = { ...merged.profile, talent }
+      const firstName = update.firstName?.trim() ?? row.firstName
+      const lastName = update.lastName?.trim() ?? row.lastName
+      await profileRepo.saveProfile(tx, userId, {
+        firstName,
+        lastName,
+        profile,
+        socials: merged.socials,
+        profileCompleteness: profileCompleteness(profile, merged.socials),
+        searchText: buildSearchText({
+          firstName,
+          lastName,
+          userName: row.userName,
+          isPrivate: row.isPrivate,
+          profile,
+          tags,
+        }),
+        now: this.deps.clock.now(),
+      })
+      return this.getFullUser(userId, tx)
+    })
+  }
+
+  /** #39: another account's public form; unknown, deleted and unverified accounts are 404. */
+  async getPublicUser(id: string) {
+    const row = await profileRepo.getListedUser(this.deps.db, id)
+    if (!row) throw errors.notFound('user')
+    const [tags, achievements] = await Promise.all([
+      profileRepo.tagsOf(this.deps.db, id),
+      profileRepo.achievementsOf(this.deps.db, id),
+    ])
+    return toPublicUser(row, tags.map(toTag), achievements.map(toAchievement))
+  }
+
+  /** #40: the people search. */
+  async search(callerId: string, params: SearchParams) {
+    const page = params.page ?? 1
+    const limit = params.limit ?? 12
+    const min = params.profileCompletenessMin
+    const max = params.profileCompletenessMax
+    if (min !== undefined && max !== undefined && min > max)
+      throw errors.field(
+        '/profileCompletenessMin',
+        'profileCompletenessMin must not be greater than profileCompletenessMax',
+      )
+    const tagKeys =
+      params.tags === undefined
+        ? undefined
+        : [...new Set(params.tags.split(',').map(tagKey).filter(Boolean))].slice(0, 30)
+    const offset = (page - 1) * limit
+    // A tag list with no usable key, like a search without a word, filters nothing.
+    const { total, rows } = await profileRepo.search(this.deps.db, {
+      callerId,
+      ...(params.role !== undefined ? { role: params.role } : {}),
+      // Completeness is a whole number, so fractional bounds round inwards.
+      ...(min !== undefined ? { completenessMin: Math.ceil(min) } : {}),
+      ...(max !== undefined ? { completenessMax: Math.floor(max) } : {}),
+      ...(tagKeys?.length ? { tagKeys } : {}),
+      ...(params.owner ? { referredBy: callerId } : {}),
+      ...(searchQuery(params.search) ? { tsquery: searchQuery(params.search)! } : {}),
+      limit,
+      offset,
+    })
+    return {
+      pages: Math.ceil(total / limit),
+      page,
+      total,
+      limit,
+      position: offset,
+      data: rows.map((r) => toSearchUser(r, r.tagList, r.achievementList, r.bookmarkId)),
+    }
+  }
+
+  /** Gives the referrer of a new account (if any) its `referral` achievement point. */
+  readonly referralHook: UserCreatedHook = async (tx, user) => {
+    const row = await profileRepo.referredBy(tx, user.id)
+    if (row?.referredBy)
+      await profileRepo.bumpAchievement(
+        tx,
+        row.referredBy,
+        'referral',
+        REFERRAL_POINTS,
+        this.deps.clock.now(),
+      )
+  }
+}
+
+export function toAchievement(a: AchievementRow | AchievementJson) {
+  return {
+    _id: a.id,
+    owner: a.owner,
+    type: a.type,
+    total: a.total,
+    value: a.value,
+    createdAt: new Date(a.createdAt),
+    updatedAt: new Date(a.updatedAt),
+    __v: a.version,
+  }
+}
+
+function tagFromJson(t: TagJson) {
+  return toTag({ ...t, createdAt: new Date(t.createdAt), updatedAt: new Date(t.updatedAt) })
+}
+
+type PublicRow = Pick<
+  UserRow,
+  | 'id'
+  | 'firstName'
+  | 'lastName'
+  | 'role'
+  | 'type'
+  | 'profile'
+  | 'verified'
+  | 'isPrivate'
+  | 'score'
+  | 'profileCompleteness'
+  | 'socketStatus'
+  | 'kyc'
+  | 'kycStatus'
+>
+
+/** The public form of SPEC.md: no email, contact, bio or about. */
+export function toPublicUser(
+  row: PublicRow,
+  tagsIds: ReturnType<typeof toTag>[],
+  achievements: ReturnType<typeof toAchievement>[],
+) {
+  const talent = ((row.profile ?? {}) as StoredProfile).talent ?? {}
+  return {
+    _id: row.id,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    role: row.role,
+    type: row.type,
+    profile: {
+      talent: {
+        ...(talent.availability ? { availability: talent.availability } : {}),
+        tags: tagsIds.map((t) => t.name),
+        tagsIds,
+      },
+      verified: row.verified,
+    },
+    isPrivate: row.isPrivate,
+    score: row.score,
+    profileCompleteness: row.profileCompleteness,
+    socket: { status: row.socketStatus },
+    achievements,
+    kyc: row.kyc,
+    kycStatus: row.kycStatus,
+  }
+}
+
+/** The search form: the public form plus contact, bio and about (empty for a private profile). */
+export function toSearchUser(
+  row: PublicRow & Pick<UserRow, 'createdAt' | 'updatedAt'>,
+  tags: TagJson[],
+  achievements: AchievementJson[],
+  bookmarkId: string | null,
+) {
+  const pub = toPublicUser(row, tags.map(tagFromJson), achievements.map(toAchievement))
+  const profile = (row.profile ?? {}) as StoredProfile
+  const open = !row.isPrivate
+  return {
+    ...pub,
+    profile: {
+      contact: open ? (profile.contact ?? {}) : {},
+      bio: open ? (profile.bio ?? {}) : {},
+      talent: {
+        ...pub.profile.talent,
+        ...(open && profile.talent?.about ? { about: profile.talent.about } : {}),
+      },
+      verified: row.verified,
+    },
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    isBookmarked: !!bookmarkId,
+    bookmarkId: bookmarkId ?? '',
   }
 }
 

@@ -74,6 +74,8 @@ export const tagService = {
         .filter((id): id is string => !!id)
       return { id: newId(), name, key, color: tagColor(key), categories, type: 'tags' }
     })
+    // Inserted in key order, so two transactions saving overlapping new tags cannot deadlock.
+    rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
     await ex
       .insertInto('tags')
       .values(rows)

@@ -164,6 +164,34 @@ export const authRepo = {
       .execute()
   },
 
+  /** The newest flow of one purpose for a user, locked (codes sent to a signed-in account). */
+  lockLatestFlow(ex: Executor, userId: string, purpose: string) {
+    return ex
+      .selectFrom('authFlows')
+      .selectAll()
+      .where('userId', '=', userId)
+      .where('purpose', '=', purpose)
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .forUpdate()
+      .executeTakeFirst()
+  },
+
+  /** Replaces the code of a live flow (a re-sent code for the same temporary token). */
+  setFlowCode(ex: Executor, id: string, codeHash: string) {
+    return ex.updateTable('authFlows').set({ codeHash }).where('id', '=', id).execute()
+  },
+
+  /** Ends every open flow of a user and forgets the email kept on them (account deletion). */
+  forgetFlows(ex: Executor, userId: string, now: Date) {
+    return ex
+      .updateTable('authFlows')
+      .set((eb) => ({ deadAt: eb.fn.coalesce('deadAt', eb.val(now)), email: null }))
+      .where('userId', '=', userId)
+      .execute()
+  },
+
   audit(
     ex: Executor,
     userId: string | null,

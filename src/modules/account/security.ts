@@ -1,0 +1,436 @@
+// Account security: password change, logout, deletion, two-factor setup and login, and the codes
+// that confirm sensitive actions (used by other modules through `verifySensitiveCode`).
+import { timingSafeEqual } from 'node:crypto'
+import { Secret, TOTP } from 'otpauth'
+import type { Config } from '../../config.ts'
+import type { Db, Tx } from '../../db/index.ts'
+import { type AppError, errors } from '../../http/errors.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { codeMatches, hashCode, newCode } from '../../platform/crypto/codes.ts'
+import { hashPassword, isStrongPassword, verifyPassword } from '../../platform/crypto/passwords.ts'
+import type { SecretBox } from '../../platform/crypto/secrets.ts'
+import { type FlowRow, type FlowService, MAX_CODE_ATTEMPTS } from '../auth/flows.ts'
+import { authRepo } from '../auth/repo.ts'
+import type { RequestMeta, TwoFaChallenge } from '../auth/service.ts'
+import { TEMP_TOKEN_TTL_MS, type TokenService } from '../auth/tokens.ts'
+import { accountRepo, profileRepo } from './repo.ts'
+import type { AccountService } from './service.ts'
+import { tagService } from './tags.ts'
+
+export type TwoFaType = 'email' | 'google_auth'
+
+/** TOTP parameters (RFC 6238): SHA-1, 6 digits, 30-second steps, one step of drift either way. */
+export const TOTP_PERIOD = 30
+export const TOTP_DIGITS = 6
+export const TOTP_WINDOW = 1
+const TOTP_ISSUER = 'WorkPay'
+
+/**
+ * Flow purposes of codes that go to a signed-in account (no temporary token): the code that
+ * proves a new two-factor method, the code of a sensitive action, and the attempt counter of
+ * authenticator codes for sensitive actions.
+ */
+const SETUP = 'two_fa_setup'
+const SENSITIVE = 'two_fa'
+const TOTP_GUARD = 'two_fa_totp'
+
+type Outcome<T> = { value: T } | { error: AppError }
+
+export class AccountSecurityService {
+  constructor(
+    private readonly deps: {
+      db: Db
+      clock: Clock
+      config: Config
+      secrets: SecretBox
+      tokens: TokenService
+      flows: FlowService
+      accounts: AccountService
+      issueSession: (
+        userId: string,
+        meta: RequestMeta,
+        tx: Tx,
+      ) => Promise<{
+        token: string
+        token_type: 'jwt'
+        expiresIn: number
+      }>
+    },
+  ) {}
+
+  // ---- passwords, sessions, deletion ----------------------------------------------------------
+
+  /** #38: the old password must be right; every other session is revoked, the caller's stays. */
+  async changePassword(
+    userId: string,
+    sessionId: string,
+    oldPassword: string,
+    newPassword: string,
+    meta: RequestMeta,
+  ) {
+    const user = await accountRepo.getUser(this.deps.db, userId)
+    if (!user) throw errors.unauthenticated()
+    if (!(await verifyPassword(user.passwordHash, oldPassword)))
+      throw errors.invalidCredentials('The current password is wrong')
+    if (oldPassword === newPassword)
+      throw errors.field('/newPassword', 'The new password must differ from the current one')
+    if (!isStrongPassword(newPassword)) throw errors.weakPassword('/newPassword')
+    const passwordHash = await hashPassword(newPassword)
+    await this.deps.db.transaction().execute(async (tx) => {
+      const now = this.deps.clock.now()
+      await authRepo.setPassword(tx, userId, passwordHash, now)
+      await authRepo.revokeAllSessions(tx, userId, now, sessionId)
+      await authRepo.killOpenFlows(tx, userId, 'reset_password', now)
+      await authRepo.audit(tx, userId, 'password.changed', meta.ip)
+    })
+  }
+
+  /** #45: revokes only the presented session. */
+  async logout(sessionId: string) {
+    await authRepo.revokeSession(this.deps.db, sessionId, this.deps.clock.now())
+  }
+
+  /**
+   * #46: with the right password, revokes every session and removes the personal data; the email
+   * can be registered again. Wallets, ledger, transactions and withdrawals are kept.
+   */
+  async deleteAccount(userId: string, password: string, meta: RequestMeta) {
+    const user = await accountRepo.getUser(this.deps.db, userId)
+    if (!user) throw errors.unauthenticated()
+    if (!(await verifyPassword(user.passwordHash, password)))
+      throw errors.invalidCredentials('The password is wrong')
+    await this.deps.db.transaction().execute(async (tx) => {
+      const now = this.deps.clock.now()
+      const locked = await profileRepo.lockUser(tx, userId)
+      if (!locked) throw errors.unauthenticated()
+      await tagService.swap(tx, await profileRepo.userTagIds(tx, userId), [])
+      await profileRepo.anonymise(tx, userId, locked.email, now)
+      await authRepo.revokeAllSessions(tx, userId, now)
+      await authRepo.forgetFlows(tx, userId, now)
+      await authRepo.audit(tx, userId, 'account.deleted', meta.ip)
+    })
+  }
+
+  // ---- two-factor setup -----------------------------------------------------------------------
+
+  /**
+   * #41: starts setting up a method. `email` mails a code; `google_auth` returns a new TOTP secret
+   * (sealed at rest) and its otpauth URI. Nothing changes until #42 proves the method.
+   */
+  async initiateTwoFa(userId: string, type: TwoFaType) {
+    const user = await accountRepo.getUser(this.deps.db, userId)
+    if (!user) throw errors.unauthenticated()
+    if (user.twoFaEnabled) throw errors.conflict('Two-factor authentication is already on')
+    if (type === 'email' && !user.email) throw errors.businessRule('The account has no email address')
+    return this.deps.db.transaction().execute(async (tx) => {
+      const now = this.deps.clock.now()
+      if (type === 'email') {
+        await profileRepo.putSetup(tx, userId, 'email', null, now)
+        const code = await this.#newFlow(tx, userId, SETUP, true)
+        await this.deps.flows.mailCode(tx, 'two_fa', user.email!, user.firstName, code!)
+        return { type }
+      }
+      const secret = new Secret({ size: 20 }).base32
+      await profileRepo.putSetup(tx, userId, 'google_auth', this.#seal(userId, secret), now)
+      await this.#newFlow(tx, userId, SETUP, false)
+      const otpauthUrl = totp(secret, user.email || user.userName).toString()
+      return { type, secret, otpauthUrl }
+    })
+  }
+
+  /** #42: the code of the method being set up turns two-factor on. */
+  async activateTwoFa(userId: string, code: string) {
+    const outcome = await this.deps.db.transaction().execute(async (tx): Promise<Outcome<void>> => {
+      const user = await profileRepo.lockUser(tx, userId)
+      if (!user) return { error: errors.unauthenticated() }
+      if (user.twoFaEnabled) return { error: errors.conflict('Two-factor authentication is already on') }
+      const setup = await profileRepo.getSetup(tx, userId)
+      const flow = setup && (await authRepo.lockLatestFlow(tx, userId, SETUP))
+      if (!setup || !flow)
+        return {
+          error: errors.invalidCode(
+            'No two-factor setup in progress; start one with /v1/account/initiate/2fa',
+          ),
+        }
+      let step: number | undefined
+      return this.#attempt(
+        tx,
+        flow,
+        async () => {
+          if (setup.type === 'email') return !!flow.codeHash && this.#codeMatches(code, flow.codeHash)
+          step = matchTotpStep(this.#open(userId, setup.secret!), code, this.deps.clock.now().getTime())
+          return step !== undefined
+        },
+        async () => {
+          const now = this.deps.clock.now()
+          await profileRepo.setTwoFa(
+            tx,
+            userId,
+            { enabled: true, type: setup.type, secret: setup.secret, lastStep: step ?? null },
+            now,
+          )
+          await profileRepo.deleteSetup(tx, userId)
+        },
+      )
+    })
+    unwrap(outcome)
+  }
+
+  /** #43: a current code of the active method (authenticator code, or a code from #44) turns it off. */
+  async deactivateTwoFa(userId: string, code: string) {
+    const user = await accountRepo.getUser(this.deps.db, userId)
+    if (!user) throw errors.unauthenticated()
+    if (!user.twoFaEnabled) throw errors.conflict('Two-factor authentication is not on')
+    await this.verifySensitiveCode(userId, code, async (tx) => {
+      await profileRepo.setTwoFa(
+        tx,
+        userId,
+        { enabled: false, type: '', secret: null, lastStep: null },
+        this.deps.clock.now(),
+      )
+    })
+  }
+
+  // ---- sensitive actions ----------------------------------------------------------------------
+
+  /**
+   * #44: mails a 6-digit code for a sensitive action (replacing any earlier one). A `password`,
+   * when sent, must be right. With an authenticator app on, its codes are the ones to use, so no
+   * mail is sent (422).
+   */
+  async sendSensitiveCode(userId: string, opts: { emailType?: string; password?: string }) {
+    if (opts.emailType !== undefined && opts.emailType !== 'two_fa')
+      throw errors.field('/emailType', 'emailType must be two_fa')
+    const user = await accountRepo.getUser(this.deps.db, userId)
+    if (!user) throw errors.unauthenticated()
+    if (opts.password !== undefined && !(await verifyPassword(user.passwordHash, opts.password)))
+      throw errors.invalidCredentials('The password is wrong')
+    if (user.twoFaEnabled && user.twoFaType === 'google_auth')
+      throw errors.businessRule('Two-factor uses an authenticator app: use its current code instead')
+    if (!user.email) throw errors.businessRule('The account has no email address')
+    await this.deps.db.transaction().execute(async (tx) => {
+      const code = await this.#newFlow(tx, userId, SENSITIVE, true)
+      await this.deps.flows.mailCode(tx, 'two_fa', user.email!, user.firstName, code!)
+    })
+  }
+
+  /**
+   * Checks the code that confirms a sensitive action of `userId` and uses it up: the current
+   * authenticator code when two-factor is `google_auth` (each step once), otherwise the latest
+   * code mailed by POST /v1/account/2fa/email (single use, 15 minutes). Wrong codes count; the
+   * fifth wrong one kills the code (email) or locks authenticator codes for 15 minutes; both
+   * answer 429 TOO_MANY_ATTEMPTS. A wrong or expired code is 400 INVALID_CODE.
+   *
+   * `then` runs in the same transaction once the code is accepted (a failure in it rolls the use
+   * of the code back); its result is returned.
+   */
+  async verifySensitiveCode<T = void>(
+    userId: string,
+    code: string,
+    then?: (tx: Tx) => Promise<T>,
+  ): Promise<T> {
+    const outcome = await this.deps.db.transaction().execute(async (tx): Promise<Outcome<T>> => {
+      const user = await profileRepo.lockUser(tx, userId)
+      if (!user) return { error: errors.unauthenticated() }
+      const done = async () => (then ? then(tx) : (undefined as T))
+      if (user.twoFaEnabled && user.twoFaType === 'google_auth' && user.twoFaSecret) {
+        let flow = await authRepo.lockLatestFlow(tx, userId, TOTP_GUARD)
+        const now = this.deps.clock.now()
+        if (!flow || flow.consumedAt || flow.expiresAt <= now) {
+          await this.#newFlow(tx, userId, TOTP_GUARD, false)
+          flow = await authRepo.lockLatestFlow(tx, userId, TOTP_GUARD)
+        }
+        const secret = this.#open(userId, user.twoFaSecret)
+        return this.#attempt(
+          tx,
+          flow!,
+          () => this.#useTotp(tx, userId, secret, code),
+          done,
+          'Wrong code; after 5 wrong codes authenticator codes are refused for 15 minutes',
+        )
+      }
+      const flow = await authRepo.lockLatestFlow(tx, userId, SENSITIVE)
+      if (!flow?.codeHash)
+        return { error: errors.invalidCode('No code was requested; request one with /v1/account/2fa/email') }
+      return this.#attempt(tx, flow, async () => this.#codeMatches(code, flow.codeHash!), done)
+    })
+    return unwrap(outcome)
+  }
+
+  // ---- two-factor login -----------------------------------------------------------------------
+
+  /** Login step one for an account with two-factor on (plugged into the login of #4). */
+  readonly startTwoFaLogin = async (user: {
+    id: string
+    email: string
+    firstName: string
+    twoFaType: string
+  }): Promise<TwoFaChallenge> => {
+    return this.deps.db.transaction().execute(async (tx) => {
+      const now = this.deps.clock.now()
+      await authRepo.killOpenFlows(tx, user.id, 'login_2fa', now)
+      const withCode = user.twoFaType === 'email'
+      const flow = await this.deps.flows.start(tx, {
+        purpose: 'login_2fa',
+        userId: user.id,
+        email: user.email,
+        withCode,
+      })
+      if (withCode) await this.deps.flows.mailCode(tx, 'login_2fa', user.email, user.firstName, flow.code!)
+      return { twoFaRequired: true as const, twoFaType: user.twoFaType, tempToken: flow.tempToken }
+    })
+  }
+
+  /** #5: the tempToken of login step one and the emailed code or authenticator code. */
+  async completeTwoFaLogin(tempToken: string, code: string, meta: RequestMeta) {
+    const claims = await this.deps.tokens.verifyTemp(tempToken, 'login_2fa')
+    if (claims === 'expired') throw errors.invalidCode('The code has expired; log in again')
+    if (!claims) throw errors.unauthenticated('Invalid temporary token for this step')
+    const outcome = await this.deps.db.transaction().execute(async (tx) => {
+      const flow = await authRepo.lockFlow(tx, claims.flowId)
+      if (!flow?.userId || flow.purpose !== 'login_2fa') return { error: errors.unauthenticated() }
+      const user = await profileRepo.lockUser(tx, flow.userId)
+      if (!user) return { error: errors.unauthenticated('The account no longer exists') }
+      return this.#attempt(
+        tx,
+        flow,
+        async () => {
+          if (flow.codeHash) return this.#codeMatches(code, flow.codeHash)
+          if (!user.twoFaSecret) return false
+          return this.#useTotp(tx, user.id, this.#open(user.id, user.twoFaSecret), code)
+        },
+        async () => {
+          const token = await this.deps.issueSession(user.id, meta, tx)
+          const full = await this.deps.accounts.getFullUser(user.id, tx)
+          return { ...full, ...token, isVerified: full.isVerified }
+        },
+      )
+    })
+    return unwrap(outcome)
+  }
+
+  /**
+   * #6: a new code for the email two-factor login under way (its tempToken stays the same and the
+   * wrong attempts already made still count). The answer is the same for any email.
+   */
+  async resendLoginCode(emailRaw: string) {
+    const email = emailRaw.trim().toLowerCase()
+    const user = await authRepo.findLiveUserByEmail(this.deps.db, email)
+    if (!user?.emailVerified || !user.twoFaEnabled || user.twoFaType !== 'email') return
+    await this.deps.db.transaction().execute(async (tx) => {
+      const flow = await authRepo.lockLatestFlow(tx, user.id, 'login_2fa')
+      const now = this.deps.clock.now()
+      if (!flow?.codeHash || flow.consumedAt || flow.deadAt || flow.expiresAt <= now) return
+      const code = newCode()
+      await authRepo.setFlowCode(tx, flow.id, hashCode(this.deps.config.jwtSecret, code))
+      await this.deps.flows.mailCode(tx, 'login_2fa', email, user.firstName, code)
+    })
+  }
+
+  // ---- helpers --------------------------------------------------------------------------------
+
+  /** A new flow for a signed-in account's code, ending the open ones of the same purpose. */
+  async #newFlow(tx: Tx, userId: string, purpose: string, withCode: boolean) {
+    const now = this.deps.clock.now()
+    await authRepo.killOpenFlows(tx, userId, purpose, now)
+    const code = withCode ? newCode() : undefined
+    await authRepo.insertFlow(tx, {
+      purpose,
+      userId,
+      codeHash: code ? hashCode(this.deps.config.jwtSecret, code) : null,
+      expiresAt: new Date(now.getTime() + TEMP_TOKEN_TTL_MS),
+      createdAt: now,
+    })
+    return code
+  }
+
+  /**
+   * Checks one code against a locked flow with the attempt rules of every code: used, replaced,
+   * expired and dead flows refuse; a wrong code is counted (the fifth kills the flow) and that
+   * count is kept even though the request fails.
+   */
+  async #attempt<T>(
+    tx: Tx,
+    flow: FlowRow,
+    check: () => Promise<boolean>,
+    onSuccess: () => Promise<T>,
+    wrongMessage?: string,
+  ): Promise<Outcome<T>> {
+    const now = this.deps.clock.now()
+    if (flow.attempts >= MAX_CODE_ATTEMPTS) return { error: errors.tooManyAttempts() }
+    if (flow.consumedAt) return { error: errors.invalidCode('This code has already been used') }
+    if (flow.deadAt) return { error: errors.invalidCode('This code was replaced by a newer one') }
+    if (flow.expiresAt <= now) return { error: errors.invalidCode('The code has expired; request a new one') }
+    if (!(await check())) {
+      const attempts = flow.attempts + 1
+      await authRepo.updateFlow(
+        tx,
+        flow.id,
+        attempts >= MAX_CODE_ATTEMPTS ? { attempts, deadAt: now } : { attempts },
+      )
+      return {
+        error:
+          attempts >= MAX_CODE_ATTEMPTS
+            ? errors.tooManyAttempts()
+            : errors.invalidCode(wrongMessage ?? `Wrong code; ${MAX_CODE_ATTEMPTS - attempts} attempts left`),
+      }
+    }
+    await authRepo.updateFlow(tx, flow.id, { consumedAt: now })
+    return { value: await onSuccess() }
+  }
+
+  #codeMatches(code: string, codeHash: string) {
+    return codeMatches(this.deps.config.jwtSecret, code, codeHash)
+  }
+
+  /** An authenticator code of the current window that has not been used before (then marks it used). */
+  async #useTotp(tx: Tx, userId: string, secret: string, code: string) {
+    const step = matchTotpStep(secret, code, this.deps.clock.now().getTime())
+    return step !== undefined && (await profileRepo.useTotpStep(tx, userId, step))
+  }
+
+  #seal(userId: string, secret: string) {
+    return this.deps.secrets.seal(secret, `totp:${userId}`)
+  }
+
+  #open(userId: string, sealed: string) {
+    return this.deps.secrets.open(sealed, `totp:${userId}`)
+  }
+}
+
+function unwrap<T>(outcome: Outcome<T>): T {
+  if ('error' in outcome) throw outcome.error
+  return outcome.value
+}
+
+export function totp(secretBase32: string, label: string) {
+  return new TOTP({
+    issuer: TOTP_ISSUER,
+    label,
+    algorithm: 'SHA1',
+    digits: TOTP_DIGITS,
+    period: TOTP_PERIOD,
+    secret: Secret.fromBase32(secretBase32),
+  })
+}
+
+/** The time step (within ±TOTP_WINDOW of now) whose code is `code`, or undefined. */
+export function matchTotpStep(secretBase32: string, code: string, nowMs: number): number | undefined {
+  if (!/^\d{6}$/.test(code)) return
+  const secret = Secret.fromBase32(secretBase32)
+  const current = Math.floor(nowMs / 1000 / TOTP_PERIOD)
+  let found: number | undefined
+  for (let d = -TOTP_WINDOW; d <= TOTP_WINDOW; d++) {
+    const step = current + d
+    const expected = TOTP.generate({
+      secret,
+      algorithm: 'SHA1',
+      digits: TOTP_DIGITS,
+      period: TOTP_PERIOD,
+      timestamp: step * TOTP_PERIOD * 1000,
+    })
+    // Compare every candidate in constant time; keep the latest matching step.
+    if (timingSafeEqual(Buffer.from(expected), Buffer.from(code))) found = step
+  }
+  return found
+}
