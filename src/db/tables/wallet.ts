@@ -1,3 +1,118 @@
 // Table types of the wallet module (camelCase; CamelCasePlugin maps them to snake_case columns).
-// biome-ignore lint/complexity/noBannedTypes: filled in as the module's tables are added
-export type WalletTables = {}
+import type { ColumnType, Generated } from 'kysely'
+
+type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
+type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
+/** NUMERIC(78,0) base units: read as a decimal string, written from a bigint's string */
+type Units = ColumnType<string, string | bigint, string | bigint>
+
+export type KeyOwnerKind = 'user' | 'escrow' | 'treasury'
+export type LedgerAccountKind = 'user' | 'escrow' | 'platform_fee' | 'withdrawal_hold' | 'treasury' | 'chain'
+
+export interface WalletKeysTable {
+  id: string
+  ownerKind: KeyOwnerKind
+  ownerId: string
+  /** lower-case 0x address */
+  address: string
+  /** the private key sealed by the secret box, associated data `wallet-key:<address>` */
+  sealedKey: string
+  exportedAt: NullableTimestamp
+  createdAt: Timestamp
+}
+
+export interface LedgerAccountsTable {
+  id: string
+  kind: LedgerAccountKind
+  ownerId: Generated<string>
+  coin: string
+  balance: ColumnType<string, string | bigint | undefined, string | bigint>
+  createdAt: Timestamp
+  updatedAt: Timestamp
+}
+
+export interface LedgerTransfersTable {
+  id: string
+  idempotencyKey: string
+  coin: string
+  kind: Generated<string>
+  description: Generated<string>
+  createdAt: Timestamp
+}
+
+export interface LedgerEntriesTable {
+  id: Generated<number>
+  transferId: string
+  accountId: string
+  coin: string
+  amount: Units
+  createdAt: Timestamp
+}
+
+export interface TransactionsTable {
+  id: string
+  ownerId: string
+  amount: Units
+  coin: string
+  chainId: Generated<string>
+  usdValue: ColumnType<string, string | number | undefined, string | number>
+  rate: Generated<string>
+  description: Generated<string>
+  txInfo: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
+  type: 'deposit' | 'withdrawal'
+  method: string
+  status: 'pending' | 'completed' | 'failed' | 'cancelled'
+  isFee: Generated<boolean>
+  isPlatformFee: Generated<boolean>
+  isExternal: boolean | null
+  responseData: Generated<string>
+  transferId: string | null
+  txHash: string | null
+  createdAt: Timestamp
+  updatedAt: Timestamp
+  version: Generated<number>
+}
+
+export interface ChainCursorsTable {
+  chainId: string
+  blockNumber: number
+  blockHash: string
+  updatedAt: Timestamp
+}
+
+export interface ChainEventsTable {
+  chainId: string
+  txHash: string
+  logIndex: number
+  kind: 'deposit' | 'withdrawal' | 'fee'
+  address: string
+  ownerKind: string
+  ownerId: string
+  coin: string
+  amount: Units
+  blockNumber: number
+  blockHash: string
+  transferId: string | null
+  transactionId: string | null
+  createdAt: Timestamp
+}
+
+export interface ChainOutgoingTable {
+  chainId: string
+  txHash: string
+  address: string
+  purpose: Generated<string>
+  creditAccountId: string | null
+  createdAt: Timestamp
+}
+
+export interface WalletTables {
+  walletKeys: WalletKeysTable
+  ledgerAccounts: LedgerAccountsTable
+  ledgerTransfers: LedgerTransfersTable
+  ledgerEntries: LedgerEntriesTable
+  transactions: TransactionsTable
+  chainCursors: ChainCursorsTable
+  chainEvents: ChainEventsTable
+  chainOutgoing: ChainOutgoingTable
+}

@@ -1,0 +1,233 @@
+// User-facing transactions: a record per movement a user sees (deposits, withdrawals, payouts,
+// fees), written by the module that moves the value in the same database transaction as its
+// ledger transfer, and read by #24 and #25.
+import type { Db, Executor } from '../../db/index.ts'
+import type { TransactionsTable } from '../../db/tables/wallet.ts'
+import { errors } from '../../http/errors.ts'
+import type { ChainAdapter } from '../../platform/chain/types.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import type { RateSource } from '../../platform/rates/types.ts'
+import type { CoinRecord, CoinService } from '../payment/types.ts'
+import { toCoinNumber, usdValue } from '../wallet/money.ts'
+
+export type TransactionType = TransactionsTable['type']
+export type TransactionStatus = TransactionsTable['status']
+
+export interface RecordTransaction {
+  ownerId: string
+  coin: string
+  /** base units, non-negative */
+  amount: bigint
+  type: TransactionType
+  /** `transfer`, `sent`, `payout`, `exchange`, ... */
+  method: string
+  status: TransactionStatus
+  description?: string
+  /** shown as the JSON text `tx`: sender, receiver, asset, amount */
+  txInfo?: { senderAddress: string; receiverAddress: string; asset: string; amount: string } | null
+  isFee?: boolean
+  isPlatformFee?: boolean
+  /** omitted from the record when not given */
+  isExternal?: boolean
+  /** JSON text of the chain result or error */
+  responseData?: string
+  transferId?: string | null
+  txHash?: string | null
+  /** USD per whole coin; fetched from the rate source when omitted (fetch it before opening the
+   * transaction when the source is a network feed) */
+  rate?: string
+}
+
+export interface TransactionUpdate {
+  status?: TransactionStatus
+  responseData?: string
+  txHash?: string | null
+  transferId?: string | null
+  description?: string
+}
+
+export interface ListFilter {
+  page: number
+  limit: number
+  type?: TransactionType
+  status?: TransactionStatus
+  coin?: string
+}
+
+type Row = TransactionsTable extends infer T ? { [K in keyof T]: any } : never
+
+export class TransactionService {
+  #chainRecordId: string | undefined
+
+  constructor(
+    private readonly deps: {
+      db: Db
+      clock: Clock
+      chain: ChainAdapter
+      coins: CoinService
+      rates: RateSource
+    },
+  ) {}
+
+  /** The chain record id shown in `chain`; read once (outside any transaction) and kept. */
+  async chainRecordId(): Promise<string> {
+    if (this.#chainRecordId === undefined) this.#chainRecordId = (await this.deps.coins.chain())._id
+    return this.#chainRecordId
+  }
+
+  /** USD rate of a coin as a decimal string, '0' when the source cannot price it now. */
+  async rateOf(coin: string): Promise<string> {
+    try {
+      return await this.deps.rates.getRate(coin)
+    } catch {
+      return '0'
+    }
+  }
+
+  /** Writes a transaction record in the caller's transaction. */
+  async record(ex: Executor, input: RecordTransaction): Promise<{ id: string }> {
+    if (input.amount < 0n) throw new Error('transaction amounts are non-negative')
+    const coin = this.deps.chain.coin(input.coin)
+    const rate = input.rate ?? (await this.rateOf(input.coin))
+    const now = this.deps.clock.now()
+    const id = newId()
+    await ex
+      .insertInto('transactions')
+      .values({
+        id,
+        ownerId: input.ownerId,
+        amount: input.amount.toString(),
+        coin: coin.reference,
+        chainId: this.#chainRecordId ?? '',
+        usdValue: usdValue(input.amount, coin.decimals, rate).toFixed(2),
+        rate,
+        description: input.description ?? '',
+        txInfo: input.txInfo ? JSON.stringify(input.txInfo) : null,
+        type: input.type,
+        method: input.method,
+        status: input.status,
+        isFee: input.isFee ?? false,
+        isPlatformFee: input.isPlatformFee ?? false,
+        isExternal: input.isExternal ?? null,
+        responseData: input.responseData ?? '',
+        transferId: input.transferId ?? null,
+        txHash: input.txHash ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
+      .execute()
+    return { id }
+  }
+
+  async update(ex: Executor, id: string, change: TransactionUpdate): Promise<void> {
+    await ex
+      .updateTable('transactions')
+      .set((eb) => ({
+        ...change,
+        updatedAt: this.deps.clock.now(),
+        version: eb('version', '+', 1),
+      }))
+      .where('id', '=', id)
+      .execute()
+  }
+
+  /** #24: the caller's transactions, newest first. */
+  async list(ownerId: string, filter: ListFilter) {
+    const { db } = this.deps
+    let base = db.selectFrom('transactions').where('ownerId', '=', ownerId)
+    if (filter.type) base = base.where('type', '=', filter.type)
+    if (filter.status) base = base.where('status', '=', filter.status)
+    if (filter.coin) base = base.where('coin', '=', filter.coin.toLowerCase())
+    const [{ total }, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      base
+        .selectAll()
+        .orderBy('createdAt', 'desc')
+        .orderBy('id', 'desc')
+        .limit(filter.limit)
+        .offset((filter.page - 1) * filter.limit)
+        .execute(),
+    ])
+    const coins = await this.#coinRecords()
+    const count = Number(total)
+    return {
+      transactions: rows.map((r) => this.#toApi(r, coins)),
+      pages: Math.ceil(count / filter.limit),
+      page: filter.page,
+      limit: filter.limit,
+      total: count,
+    }
+  }
+
+  /** #25: one of the caller's transactions; someone else's is 404 like an unknown id. */
+  async get(ownerId: string, id: string) {
+    const row = await this.deps.db
+      .selectFrom('transactions')
+      .selectAll()
+      .where('id', '=', id)
+      .where('ownerId', '=', ownerId)
+      .executeTakeFirst()
+    if (!row) throw errors.notFound('transaction')
+    return this.#toApi(row, await this.#coinRecords())
+  }
+
+  async #coinRecords(): Promise<Map<string, CoinRecord>> {
+    // Inactive coins keep their record too (a transaction outlives its coin's listing).
+    const coins = this.deps.coins as CoinService & {
+      listAll?: () => Promise<{ reference: string; record: CoinRecord }[]>
+    }
+    const list = coins.listAll ? await coins.listAll() : await coins.list()
+    return new Map(list.map((c) => [c.reference, c.record]))
+  }
+
+  #toApi(row: Row, coins: Map<string, CoinRecord>) {
+    const chainCoin = this.deps.chain.coins.find((c) => c.reference === row.coin)
+    const decimals = chainCoin?.decimals ?? 18
+    const coin = coins.get(row.coin) ?? this.#inactiveCoinRecord(row.coin)
+    return {
+      _id: row.id,
+      owner: row.ownerId,
+      amount: toCoinNumber(BigInt(row.amount), decimals),
+      coin,
+      chain: row.chainId,
+      currency: row.coin,
+      usdValue: Number(row.usdValue),
+      rate: row.rate,
+      description: row.description,
+      ...(row.txInfo ? { tx: JSON.stringify(row.txInfo) } : {}),
+      type: row.type,
+      method: row.method,
+      status: row.status,
+      isFee: row.isFee,
+      isPlatformFee: row.isPlatformFee,
+      ...(row.isExternal === null ? {} : { isExternal: row.isExternal }),
+      responseData: row.responseData,
+      createdAt: row.createdAt,
+      updatedAt: row.updatedAt,
+      __v: row.version,
+    }
+  }
+
+  /** A coin no longer listed (deactivated): described from the chain configuration. */
+  #inactiveCoinRecord(reference: string): CoinRecord {
+    const c = this.deps.chain.coins.find((x) => x.reference === reference)
+    const epoch = new Date(0).toISOString()
+    return {
+      _id: '',
+      name: c?.name ?? reference,
+      symbol: c?.symbol ?? reference.toUpperCase(),
+      reference,
+      icon: c?.icon ?? '',
+      ...(c?.contractAddress ? { contractAddress: c.contractAddress } : {}),
+      decimal: String(c?.decimals ?? 18),
+      isToken: c?.isToken ?? false,
+      rpcChainId: String(this.deps.chain.chainId),
+      active: false,
+      order: c?.order ?? 0,
+      createdAt: epoch,
+      updatedAt: epoch,
+      __v: 0,
+    }
+  }
+}

@@ -1,0 +1,70 @@
+// HTTP for the caller's wallets and the key export (#18–#20).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import type { Config } from '../../config.ts'
+import { caller } from '../../http/auth.ts'
+import { authLimiter } from '../../http/rate-limit.ts'
+import { commonErrors, envelope, ok } from '../../http/schemas.ts'
+import { CoinParams, CoinWallet, ExportKeyBody, ExportKeyData, WalletSummary } from './schemas.ts'
+import type { WalletService } from './service.ts'
+
+export const walletRoutes: FastifyPluginAsyncTypebox<{ wallets: WalletService; config: Config }> = async (
+  app,
+  { wallets, config },
+) => {
+  const tags = ['wallet']
+
+  app.get(
+    '/v1/wallet',
+    {
+      schema: {
+        operationId: 'getWallet',
+        summary: "The caller's wallets, one per active coin, with USD values (#18)",
+        description:
+          '`amount` is the balance with six decimals rounded down; `usdValue` is the exact balance × the USD rate, rounded to cents; `totalBalance` and `value` are the sum of the wallets.',
+        tags,
+        security: [{ bearer: [] }],
+        response: { 200: envelope(WalletSummary), ...commonErrors, 503: Type.Ref('ErrorEnvelope') },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await wallets.getWallet(caller(req).userId), 'Wallet'),
+  )
+
+  app.get(
+    '/v1/wallet/coin/:coin',
+    {
+      schema: {
+        operationId: 'getCoinWallet',
+        summary: "The caller's wallet of one coin (#19)",
+        description: 'An unknown or inactive coin reference answers 400 VALIDATION_ERROR.',
+        tags,
+        security: [{ bearer: [] }],
+        params: CoinParams,
+        response: { 200: envelope(CoinWallet), ...commonErrors, 503: Type.Ref('ErrorEnvelope') },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await wallets.getCoinWallet(caller(req).userId, req.params.coin), 'Wallet'),
+  )
+
+  app.post(
+    '/v1/wallet/export-secret-key',
+    {
+      schema: {
+        operationId: 'exportSecretKey',
+        summary: "Export the wallet's private key (#20)",
+        description:
+          'Needs the account password (401 INVALID_CREDENTIALS) and a code: the current authenticator code when google_auth two-factor is on, otherwise the 6-digit code mailed by POST /v1/account/2fa/email (400 INVALID_CODE; 5 wrong codes → 429). Rate limited and audited. After an export, transfers signed outside the platform are booked as external withdrawals.',
+        tags,
+        security: [{ bearer: [] }],
+        body: ExportKeyBody,
+        response: { 200: envelope(ExportKeyData), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+      preHandler: authLimiter(app, config.rateLimit, 'export-key'),
+    },
+    async (req) =>
+      ok(await wallets.exportKey(caller(req).userId, req.body, req.ip ?? null), 'Secret key exported'),
+  )
+}

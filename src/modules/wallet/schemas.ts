@@ -1,0 +1,46 @@
+// The wallet contract (SPEC "Wallet entry", #18–#20).
+import { Type } from 'typebox'
+import { Code6, Password } from '../../http/schemas.ts'
+
+export const WalletEntry = Type.Object({
+  id: Type.String({ description: 'the coin reference' }),
+  amount: Type.String({
+    description: 'balance in whole coins with exactly six decimals, rounded down (e.g. `0.000000`)',
+  }),
+  usdValue: Type.Number({ description: 'balance × USD rate, rounded to cents' }),
+  address: Type.String({ description: 'the custodial blockchain address (EIP-55)' }),
+  coin: Type.String({ description: 'ticker symbol' }),
+  icon: Type.String(),
+})
+
+export const WalletSummary = Type.Object({
+  totalBalance: Type.Number({ description: 'sum of the wallets in USD' }),
+  value: Type.Number({ description: 'equal to totalBalance' }),
+  wallets: Type.Array(WalletEntry),
+})
+
+export const CoinParams = Type.Object(
+  { coin: Type.String({ minLength: 1, maxLength: 40, description: 'coin reference' }) },
+  { additionalProperties: false },
+)
+
+export const CoinWallet = Type.Object({
+  _id: Type.String({ description: 'the wallet (ledger account) id' }),
+  coin: Type.String({ description: 'ticker symbol' }),
+  amount: Type.Number({ description: 'balance in whole coins' }),
+  usdValue: Type.Number({ description: 'balance × USD rate, rounded to cents' }),
+  icon: Type.String(),
+})
+
+export const ExportKeyBody = Type.Object(
+  {
+    code: Code6,
+    password: Password,
+  },
+  { additionalProperties: false },
+)
+
+export const ExportKeyData = Type.Object({
+  secretKey: Type.String({ description: 'the wallet private key (0x-prefixed hex). Secret.' }),
+  walletAddress: Type.String(),
+})

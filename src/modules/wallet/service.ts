@@ -1,0 +1,276 @@
+// Custodial wallets: key and ledger-account creation at sign-up (or lazily for older accounts),
+// the wallet views (#18, #19), the key export (#20), and the registry of transactions the
+// platform signs itself (so the deposit watcher does not take them for external withdrawals).
+import type { Logger } from 'pino'
+import { getAddress } from 'viem'
+import type { Db, Executor, Tx } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import type { ChainAdapter } from '../../platform/chain/types.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import { verifyPassword } from '../../platform/crypto/passwords.ts'
+import type { RateSource } from '../../platform/rates/types.ts'
+import type { Coin, CoinService } from '../payment/types.ts'
+import type { CustodialKey, KeyOwnerKind, KeyStore } from './keys.ts'
+import type { Ledger } from './ledger.ts'
+import { centsToNumber, formatFixed, toCoinNumber, usdCents } from './money.ts'
+import type { DepositHook, DepositWatcher, ScanResult } from './watcher.ts'
+
+export interface RegisterOutgoing {
+  /** the signed transaction's hash (known before broadcasting) */
+  txHash: string
+  /** the custodial address that signs it */
+  from: string
+  /** a label for audits (`withdrawal`, `escrow.payout`, `gas.topup`, ...) */
+  purpose: string
+  /** credit what it delivers to a custodial address to this ledger account instead of the
+   * address owner's (a gas top-up stays the platform's) */
+  creditAccountId?: string
+}
+
+const checksum = (address: string) => getAddress(address)
+
+export class WalletService {
+  constructor(
+    private readonly deps: {
+      db: Db
+      clock: Clock
+      log: Logger
+      chain: ChainAdapter
+      coins: CoinService
+      rates: RateSource
+      keys: KeyStore
+      ledger: Ledger
+      watcher: DepositWatcher
+      /** checks the code confirming a sensitive action (TOTP or the code mailed by #44) and runs
+       * `then` in the transaction that uses it up */
+      verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
+    },
+  ) {}
+
+  /** Hooks run in the transaction that credits a deposit to any custodial address. */
+  get depositHooks(): DepositHook[] {
+    return this.deps.watcher.hooks
+  }
+
+  /** Scans the chain now (up to the confirmed head) and credits what arrived. */
+  scanNow(opts: { maxBlocks?: number } = {}): Promise<ScanResult> {
+    return this.deps.watcher.scanNow(opts)
+  }
+
+  /**
+   * Creates a key (and, for users, a wallet account per active coin) for an owner inside the
+   * caller's transaction. Escrows use it for their payment address.
+   */
+  async createKey(tx: Tx, ownerKind: KeyOwnerKind, ownerId: string): Promise<CustodialKey> {
+    return this.deps.keys.ensure(tx, ownerKind, ownerId)
+  }
+
+  /** The custodial key of an owner, if any. */
+  keyOf(ex: Executor, ownerKind: KeyOwnerKind, ownerId: string) {
+    return this.deps.keys.find(ex, ownerKind, ownerId)
+  }
+
+  /** The private key of a custodial address, for the platform's own signing. Never log it. */
+  privateKey(ex: Executor, address: string) {
+    return this.deps.keys.privateKey(ex, address)
+  }
+
+  /**
+   * Records a transaction the platform signs from (or to) a custodial address, in the same
+   * database transaction that stores the signed transaction, before it is broadcast.
+   */
+  async registerOutgoing(ex: Executor, input: RegisterOutgoing): Promise<void> {
+    await ex
+      .insertInto('chainOutgoing')
+      .values({
+        chainId: String(this.deps.chain.chainId),
+        txHash: input.txHash.toLowerCase(),
+        address: input.from.toLowerCase(),
+        purpose: input.purpose,
+        creditAccountId: input.creditAccountId ?? null,
+        createdAt: this.deps.clock.now(),
+      })
+      .onConflict((oc) => oc.columns(['chainId', 'txHash']).doNothing())
+      .execute()
+  }
+
+  /** Sign-up hook: the new user's key, a wallet per active coin, `walletGenerated`. */
+  async onUserCreated(tx: Tx, userId: string): Promise<void> {
+    // The chain's configured coins are in memory; a database read outside `tx` here would wait
+    // on the embedded database's single connection that `tx` holds.
+    const coins = this.deps.chain.coins.filter((c) => c.active).map((c) => c.reference)
+    await this.#generate(tx, userId, coins)
+  }
+
+  async #generate(tx: Tx, userId: string, coins: string[]) {
+    await this.deps.keys.ensure(tx, 'user', userId)
+    for (const coin of coins) await this.deps.ledger.ensureAccount(tx, 'user', userId, coin)
+    await tx
+      .updateTable('users')
+      .set({ walletGenerated: true })
+      .where('id', '=', userId)
+      .where('walletGenerated', '=', false)
+      .execute()
+  }
+
+  /**
+   * The user's key and a wallet account for every active coin; created on first use for accounts
+   * made before wallets existed (or for coins activated later).
+   */
+  async ensureUserWallet(userId: string): Promise<{
+    key: CustodialKey
+    accounts: { id: string; coin: string; balance: string }[]
+    active: Coin[]
+  }> {
+    const { db, coins } = this.deps
+    const active = await coins.list()
+    // One query: the key and its wallet accounts (the hot path of every wallet read).
+    const read = async (): Promise<
+      [CustodialKey | undefined, { id: string; coin: string; balance: string }[]]
+    > => {
+      const rows = await db
+        .selectFrom('walletKeys as k')
+        .leftJoin('ledgerAccounts as a', (j) =>
+          j.on('a.kind', '=', 'user').onRef('a.ownerId', '=', 'k.ownerId'),
+        )
+        .select([
+          'k.id',
+          'k.ownerKind',
+          'k.ownerId',
+          'k.address',
+          'k.exportedAt',
+          'a.id as accountId',
+          'a.coin',
+          'a.balance',
+        ])
+        .where('k.ownerKind', '=', 'user')
+        .where('k.ownerId', '=', userId)
+        .execute()
+      const first = rows[0]
+      if (!first) return [undefined, []]
+      const key: CustodialKey = {
+        id: first.id,
+        ownerKind: first.ownerKind,
+        ownerId: first.ownerId,
+        address: first.address,
+        exportedAt: first.exportedAt,
+      }
+      const accounts = rows.flatMap((r) =>
+        r.accountId && r.coin && r.balance !== null
+          ? [{ id: r.accountId, coin: r.coin, balance: r.balance }]
+          : [],
+      )
+      return [key, accounts]
+    }
+    let [key, accounts] = await read()
+    const complete = () => key && active.every((c) => accounts.some((a) => a.coin === c.reference))
+    if (!complete()) {
+      await db.transaction().execute(async (tx) => {
+        const user = await tx
+          .selectFrom('users')
+          .select('id')
+          .where('id', '=', userId)
+          .where('deletedAt', 'is', null)
+          .forUpdate()
+          .executeTakeFirst()
+        if (!user) throw errors.notFound('account')
+        await this.#generate(
+          tx,
+          userId,
+          active.map((c) => c.reference),
+        )
+      })
+      ;[key, accounts] = await read()
+    }
+    return { key: key!, accounts, active }
+  }
+
+  async #rates(): Promise<Record<string, string>> {
+    try {
+      return await this.deps.rates.getRates()
+    } catch (err) {
+      this.deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'USD rates unavailable')
+      throw errors.unavailable('USD rates are unavailable right now; try again shortly')
+    }
+  }
+
+  /** #18 */
+  async getWallet(userId: string) {
+    const [{ key, accounts, active }, rates] = await Promise.all([
+      this.ensureUserWallet(userId),
+      this.#rates(),
+    ])
+    const balance = new Map(accounts.map((a) => [a.coin, BigInt(a.balance)]))
+    let total = 0n
+    const wallets = active.map((coin) => {
+      const amount = balance.get(coin.reference) ?? 0n
+      const cents = usdCents(amount, coin.decimals, rates[coin.reference] ?? '0')
+      total += cents
+      return {
+        id: coin.reference,
+        amount: formatFixed(amount, coin.decimals, 6),
+        usdValue: centsToNumber(cents),
+        address: checksum(key.address),
+        coin: coin.symbol,
+        icon: coin.icon,
+      }
+    })
+    return { totalBalance: centsToNumber(total), value: centsToNumber(total), wallets }
+  }
+
+  /** #19: unknown or inactive coin → 400 VALIDATION_ERROR (from the coin registry). */
+  async getCoinWallet(userId: string, reference: string) {
+    const coin = await this.deps.coins.get(reference)
+    const [{ accounts }, rates] = await Promise.all([this.ensureUserWallet(userId), this.#rates()])
+    const account = accounts.find((a) => a.coin === coin.reference)!
+    const amount = BigInt(account.balance)
+    return {
+      _id: account.id,
+      coin: coin.symbol,
+      amount: toCoinNumber(amount, coin.decimals),
+      usdValue: centsToNumber(usdCents(amount, coin.decimals, rates[coin.reference] ?? '0')),
+      icon: coin.icon,
+    }
+  }
+
+  /**
+   * #20: the password and a code (TOTP with google_auth on, otherwise an emailed code) unlock the
+   * private key. The export is audited (never the key) and the key is flagged exported: from then
+   * on the watcher expects transfers the platform did not sign and books them as external.
+   */
+  async exportKey(userId: string, input: { code: string; password: string }, ip: string | null) {
+    const { db } = this.deps
+    const user = await db
+      .selectFrom('users')
+      .select(['id', 'passwordHash'])
+      .where('id', '=', userId)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst()
+    if (!user) throw errors.unauthenticated()
+    if (!(await verifyPassword(user.passwordHash, input.password))) {
+      await this.#audit(db, userId, 'wallet.export_key.failed', ip, { reason: 'password' })
+      throw errors.invalidCredentials('Wrong password')
+    }
+    const { key } = await this.ensureUserWallet(userId)
+    return this.deps.verifySensitiveCode(userId, input.code, async (tx) => {
+      const secretKey = await this.deps.keys.privateKey(tx, key.address)
+      await this.deps.keys.markExported(tx, key.id)
+      await this.#audit(tx, userId, 'wallet.export_key', ip, { address: key.address })
+      return { secretKey, walletAddress: checksum(key.address) }
+    })
+  }
+
+  async #audit(
+    ex: Executor,
+    userId: string,
+    action: string,
+    ip: string | null,
+    meta: Record<string, unknown>,
+  ) {
+    await ex
+      .insertInto('auditLog')
+      .values({ id: newId(), userId, action, ip, meta: JSON.stringify(meta) })
+      .execute()
+  }
+}
