@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import { Redis } from 'ioredis'
 import pino, { type Logger } from 'pino'
 import type { Config } from './config.ts'
@@ -64,6 +64,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
+    // Malformed URLs and over-long path parameters get the error envelope too.
+    frameworkErrors: (err, req, res) => {
+      const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+      const reply = res as unknown as FastifyReply
+      reply
+        .code(tooLong ? 414 : 400)
+        .header('x-request-id', req.id)
+        .send({
+          status: 'error',
+          message: tooLong ? 'A path parameter is too long' : 'Malformed URL',
+          data: { code: 'VALIDATION_ERROR' },
+        })
+    },
     ajv: { customOptions: { removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance
 

@@ -115,6 +115,8 @@ describe('every route', () => {
         ['text', 'hello', 'text/plain'],
       ]
       for (const [label, payload, type] of payloads) {
+        // A route that takes no body ignores a well-formed one; malformed JSON is still refused.
+        if (!op.body && !op.multipart && label !== 'malformed JSON') continue
         const res = await t.req({
           method: op.method as any,
           url,
