@@ -1,0 +1,87 @@
+// SQL for the files table.
+import type { Selectable } from 'kysely'
+import type { Executor } from '../../db/index.ts'
+import type { FilesTable } from '../../db/tables/files.ts'
+
+export type FileRow = Selectable<FilesTable>
+
+export interface ListFilter {
+  uploadedBy: string
+  /** MIME type prefix */
+  type?: string
+  visibility?: 'public' | 'private'
+  page: number
+  limit: number
+}
+
+export const filesRepo = {
+  async insert(
+    ex: Executor,
+    row: Omit<FileRow, 'status' | 'deletedAt' | 'version' | 'meta'> & { meta: FileRow['meta'] },
+  ): Promise<FileRow> {
+    return ex
+      .insertInto('files')
+      .values({ ...row, meta: JSON.stringify(row.meta) })
+      .returningAll()
+      .executeTakeFirstOrThrow()
+  },
+
+  /** A live (not deleted) file. */
+  findLive(ex: Executor, id: string): Promise<FileRow | undefined> {
+    return ex
+      .selectFrom('files')
+      .selectAll()
+      .where('id', '=', id)
+      .where('status', '=', true)
+      .executeTakeFirst()
+  },
+
+  findLiveByName(ex: Executor, name: string): Promise<FileRow | undefined> {
+    return ex
+      .selectFrom('files')
+      .selectAll()
+      .where('name', '=', name)
+      .where('status', '=', true)
+      .executeTakeFirst()
+  },
+
+  findLiveMany(ex: Executor, ids: readonly string[]): Promise<FileRow[]> {
+    if (ids.length === 0) return Promise.resolve([])
+    return ex
+      .selectFrom('files')
+      .selectAll()
+      .where('id', 'in', [...ids])
+      .where('status', '=', true)
+      .execute()
+  },
+
+  async list(ex: Executor, f: ListFilter): Promise<{ rows: FileRow[]; count: number }> {
+    let q = ex.selectFrom('files').where('uploadedBy', '=', f.uploadedBy).where('status', '=', true)
+    // The filter value is pattern-checked to MIME characters, so it holds no LIKE wildcard.
+    if (f.type) q = q.where('type', 'like', `${f.type}%`)
+    if (f.visibility) q = q.where('visibility', '=', f.visibility)
+    const [rows, total] = await Promise.all([
+      q
+        .selectAll()
+        .orderBy('createdAt', 'desc')
+        .orderBy('id', 'desc')
+        .limit(f.limit)
+        .offset((f.page - 1) * f.limit)
+        .execute(),
+      q.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow(),
+    ])
+    return { rows, count: Number(total.n) }
+  },
+
+  /** Soft-deletes a live file of `uploadedBy`; returns it, or undefined when there was none. */
+  markDeleted(ex: Executor, id: string, uploadedBy: string, now: Date): Promise<FileRow | undefined> {
+    return ex
+      .updateTable('files')
+      .set((eb) => ({ status: false, deletedAt: now, updatedAt: now, version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+      .where('uploadedBy', '=', uploadedBy)
+      .where('status', '=', true)
+      .returningAll()
+      .executeTakeFirst()
+  },
+}

@@ -1,0 +1,21 @@
+// Picks the object store from configuration: S3 when S3_BUCKET is set, local disk otherwise.
+import { join } from 'node:path'
+import type { Config } from '../../config.ts'
+import type { Clock } from '../clock.ts'
+import type { BlobStore } from './blob-store.ts'
+import { DiskBlobStore } from './disk.ts'
+import { S3BlobStore } from './s3.ts'
+
+export type { BlobStore, StoredObject } from './blob-store.ts'
+export { DISK_ROUTE_PREFIX, DiskBlobStore } from './disk.ts'
+export { S3BlobStore } from './s3.ts'
+
+export function createBlobStore(config: Config, clock: Clock): BlobStore {
+  if (config.s3) return new S3BlobStore({ ...config.s3, clock })
+  return new DiskBlobStore({
+    root: join(config.dataDir, 'files'),
+    publicUrl: config.publicUrl,
+    secret: config.jwtSecret,
+    clock,
+  })
+}
