@@ -36,6 +36,9 @@ export interface ProfileUpdate {
   lastName?: string
   profile?: { contact?: Contact; bio?: Bio; talent?: Talent }
   socials?: Socials
+  /** file ids (public uploads of the caller); null removes the image */
+  bgImage?: string | null
+  profileImage?: string | null
 }
 
 export const AVAILABILITY = ['available', 'limited', 'unavailable'] as const

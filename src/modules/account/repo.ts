@@ -123,6 +123,8 @@ export const profileRepo = {
       socials: unknown
       profileCompleteness: number
       searchText: string
+      bgImageId?: string | null
+      profileImageId?: string | null
       now: Date
     },
   ) {

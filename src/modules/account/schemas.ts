@@ -242,6 +242,12 @@ export const UpdateBody = Type.Object(
         strict,
       ),
     ),
+    bgImage: Type.Optional(
+      Type.Union([Id('id of one of your public uploads (#31); null removes the image'), Type.Null()]),
+    ),
+    profileImage: Type.Optional(
+      Type.Union([Id('id of one of your public uploads (#31); null removes the image'), Type.Null()]),
+    ),
     socials: Type.Optional(
       Type.Object(
         {

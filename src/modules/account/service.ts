@@ -74,8 +74,21 @@ export interface SearchParams {
   search?: string
 }
 
+/** What the account needs of file storage (set by the files module). */
+export interface FileLookup {
+  summaries(ex: Executor, ids: readonly string[]): Promise<Map<string, object>>
+  assertOwned(
+    ex: Executor,
+    userId: string,
+    ids: readonly string[],
+    opts?: { path?: string; visibility?: 'public' | 'private' },
+  ): Promise<unknown>
+}
+
 export class AccountService {
   readonly userCreatedHooks: UserCreatedHook[] = []
+  /** file storage, for profile images; set by the files module */
+  files: FileLookup | undefined
 
   constructor(private readonly deps: { db: Db; clock: Clock }) {}
 
@@ -132,11 +145,18 @@ export class AccountService {
   async getFullUser(id: string, ex: Executor = this.deps.db) {
     const row = await accountRepo.getUser(ex, id)
     if (!row) throw errors.notFound('account')
-    const [tags, achievements] = await Promise.all([
+    const imageIds = [row.bgImageId, row.profileImageId].filter((v): v is string => !!v)
+    const [tags, achievements, images] = await Promise.all([
       profileRepo.tagsOf(ex, id),
       profileRepo.achievementsOf(ex, id),
+      imageIds.length && this.files ? this.files.summaries(ex, imageIds) : new Map<string, object>(),
     ])
-    return toFullUser(row, { tagsIds: tags.map(toTag), achievements: achievements.map(toAchievement) })
+    return toFullUser(row, {
+      tagsIds: tags.map(toTag),
+      achievements: achievements.map(toAchievement),
+      bgImage: row.bgImageId ? images.get(row.bgImageId) : undefined,
+      profileImage: row.profileImageId ? images.get(row.profileImageId) : undefined,
+    })
   }
 
   /**
@@ -168,6 +188,13 @@ export class AccountService {
       if (tags.length) talent.tags = tags.map((t) => t.name)
       else delete talent.tags
       const profile = { ...merged.profile, talent }
+      // Profile images are the caller's own public uploads, shown as file summaries.
+      for (const field of ['bgImage', 'profileImage'] as const) {
+        const fileId = update[field]
+        if (!fileId) continue
+        if (!this.files) throw errors.field(`/${field}`, 'File storage is not available')
+        await this.files.assertOwned(tx, userId, [fileId], { path: `/${field}`, visibility: 'public' })
+      }
       const firstName = update.firstName?.trim() ?? row.firstName
       const lastName = update.lastName?.trim() ?? row.lastName
       await profileRepo.saveProfile(tx, userId, {
@@ -184,6 +211,8 @@ export class AccountService {
           profile,
           tags,
         }),
+        ...(update.bgImage !== undefined ? { bgImageId: update.bgImage } : {}),
+        ...(update.profileImage !== undefined ? { profileImageId: update.profileImage } : {}),
         now: this.deps.clock.now(),
       })
       return this.getFullUser(userId, tx)
@@ -348,7 +377,10 @@ export function toSearchUser(
 }
 
 /** The full User form of SPEC.md. Objects are present (empty) where nothing is set. */
-export function toFullUser(row: UserRow, extras: { tagsIds?: unknown[]; achievements?: unknown[] } = {}) {
+export function toFullUser(
+  row: UserRow,
+  extras: { tagsIds?: unknown[]; achievements?: unknown[]; bgImage?: object; profileImage?: object } = {},
+) {
   const profile = row.profile ?? {}
   const talent = profile.talent ?? {}
   return {
@@ -381,8 +413,8 @@ export function toFullUser(row: UserRow, extras: { tagsIds?: unknown[]; achievem
     accountType: row.accountType,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
-    bgImage: {},
-    profileImage: {},
+    bgImage: extras.bgImage ?? {},
+    profileImage: extras.profileImage ?? {},
     meta: row.meta ?? { pointScore: 0 },
     socials: row.socials ?? {},
     achievements: extras.achievements ?? [],

@@ -23,6 +23,7 @@ export const filesModule: FeatureModule = async ({ app, config, db, clock, log, 
     maxBytes: config.uploadMaxBytes,
   })
   services.files = files
+  services.accounts.files = files
   services.jobs.register(DELETE_OBJECT_JOB, (payload) => files.deleteObject(payload), {
     maxAttempts: 10,
     deleteOnSuccess: true,
