@@ -1,4 +1,21 @@
-// Collections and bookmarks (spec #26–#30).
+// Collections and bookmarks (spec #26–#30). `services.collections` is also the escrow feature's
+// way to create and update a collection's escrow and payout state.
 import type { FeatureModule } from '../core.ts'
+import { BookmarkService } from './bookmarks.ts'
+import { collectionRoutes } from './routes.ts'
+import { CollectionService } from './service.ts'
 
-export const collectionsModule: FeatureModule = async () => {}
+declare module '../core.ts' {
+  interface Services {
+    collections: CollectionService
+    bookmarks: BookmarkService
+  }
+}
+
+export const collectionsModule: FeatureModule = async ({ app, db, clock, services }) => {
+  const collections = new CollectionService({ db, clock })
+  const bookmarks = new BookmarkService({ db, clock, collections })
+  services.collections = collections
+  services.bookmarks = bookmarks
+  await app.register(collectionRoutes, { collections, bookmarks })
+}

@@ -1,0 +1,431 @@
+// The only SQL on collections and bookmarks. Reads join the creator (and, when asked, the receiver)
+// and the caller's bookmark in one query; list filters are raw fragments over the `c` alias so the
+// same conditions serve the page and its count.
+import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely'
+import type { Executor } from '../../db/index.ts'
+
+/** Columns of a collection that the API forms need (never the search columns). */
+const COLLECTION_COLUMNS = [
+  'c.id',
+  'c.creatorId',
+  'c.receiverId',
+  'c.escrowId',
+  'c.escrowStatus',
+  'c.escrowPaid',
+  'c.isFundingRequest',
+  'c.parentId',
+  'c.isParentFunded',
+  'c.type',
+  'c.name',
+  'c.category',
+  'c.description',
+  'c.equity',
+  'c.slug',
+  'c.paymentFee',
+  'c.isPrivate',
+  'c.deliveryDate',
+  'c.tagsData',
+  'c.tagIds',
+  'c.tagKeys',
+  'c.meta',
+  'c.status',
+  'c.payoutStatus',
+  'c.feePayoutStatus',
+  'c.platformFeePayoutStatus',
+  'c.failedPayoutCount',
+  'c.failedFeePayoutCount',
+  'c.failedPlatformFeePayoutCount',
+  'c.payoutTransactions',
+  'c.inviteAccepted',
+  'c.recipientCompletedJob',
+  'c.score',
+  'c.progress',
+  'c.totalChildCollectionsCount',
+  'c.totalChildCollectionEscrowCount',
+  'c.isDeleted',
+  'c.createdAt',
+  'c.updatedAt',
+  'c.version',
+] as const
+
+/** Columns of the user summary (creator, receiver, bookmarked user). */
+const USER_COLUMNS = [
+  'id',
+  'firstName',
+  'lastName',
+  'role',
+  'type',
+  'profile',
+  'verified',
+  'isPrivate',
+  'score',
+  'profileCompleteness',
+  'socketStatus',
+] as const
+
+export interface ListFilters {
+  type?: string
+  status?: string
+  creatorId?: string
+  isPrivate?: boolean
+  priceMin?: string
+  priceMax?: string
+  /** a to_tsquery text built only from word characters */
+  tsQuery?: string
+  tagKeys?: string[]
+  metaName?: string
+  escrowPaid?: boolean
+  parentId?: string
+}
+
+/** Live collections the viewer may see: public ones, and private ones they create or receive. */
+function visibleTo(viewerId: string): RawBuilder<SqlBool> {
+  return sql<SqlBool>`c.is_deleted = false and (c.is_private = false or c.creator_id = ${viewerId} or c.receiver_id = ${viewerId})`
+}
+
+function listConditions(viewerId: string, f: ListFilters): Expression<SqlBool> {
+  const conds: RawBuilder<unknown>[] = [visibleTo(viewerId)]
+  if (f.type !== undefined) conds.push(sql`c.type = ${f.type}`)
+  if (f.status !== undefined) conds.push(sql`c.status = ${f.status}`)
+  if (f.creatorId !== undefined) conds.push(sql`c.creator_id = ${f.creatorId}`)
+  if (f.isPrivate !== undefined) conds.push(sql`c.is_private = ${f.isPrivate}`)
+  if (f.priceMin !== undefined) conds.push(sql`c.payment_fee >= ${f.priceMin}::numeric`)
+  if (f.priceMax !== undefined) conds.push(sql`c.payment_fee <= ${f.priceMax}::numeric`)
+  if (f.tsQuery !== undefined) conds.push(sql`c.search_vector @@ to_tsquery('simple', ${f.tsQuery})`)
+  if (f.tagKeys?.length) conds.push(sql`c.tag_keys && array[${sql.join(f.tagKeys)}]::text[]`)
+  if (f.metaName !== undefined) conds.push(sql`(c.meta ->> 'name') = ${f.metaName}`)
+  if (f.escrowPaid !== undefined) conds.push(sql`c.escrow_paid = ${f.escrowPaid}`)
+  if (f.parentId !== undefined) conds.push(sql`c.parent_id = ${f.parentId}`)
+  return sql<SqlBool>`${sql.join(conds, sql` and `)}`
+}
+
+// Reads are single-table queries: the creators, bookmarks and tags of a page are fetched by id
+// afterwards. Multi-way joins cost more to plan than to run on small pages.
+function selectCollections(ex: Executor) {
+  return ex.selectFrom('collections as c').select(COLLECTION_COLUMNS)
+}
+
+export type CollectionRow = Awaited<ReturnType<typeof collectionRepo.getForChange>> & {}
+export type UserRow = Awaited<ReturnType<typeof collectionRepo.users>>[number]
+
+export interface NewCollection {
+  id: string
+  creatorId: string
+  receiverId: string | null
+  escrowId: string | null
+  escrowStatus: 'waiting' | null
+  isFundingRequest: boolean
+  parentId: string | null
+  isParentFunded: boolean
+  type: string
+  name: string
+  category: string
+  description: string
+  slug: string
+  paymentFee: string
+  isPrivate: boolean
+  deliveryDate: Date | null
+  tagsData: string[]
+  tagIds: string[]
+  tagKeys: string[]
+  meta: Record<string, unknown>
+  searchText: string
+  now: Date
+}
+
+export const collectionRepo = {
+  async insert(ex: Executor, c: NewCollection) {
+    const { now, meta, ...values } = c
+    await ex
+      .insertInto('collections')
+      .values({ ...values, meta: JSON.stringify(meta), createdAt: now, updatedAt: now })
+      .execute()
+  },
+
+  /** One live collection with its creator, or undefined when it is missing, deleted or hidden. */
+  getVisible(ex: Executor, id: string, viewerId: string) {
+    return selectCollections(ex).where('c.id', '=', id).where(visibleTo(viewerId)).executeTakeFirst()
+  },
+
+  /** The bare row for rules (ownership, escrow state), locked when `forUpdate`. */
+  getForChange(ex: Executor, id: string, forUpdate = false) {
+    let q = ex.selectFrom('collections as c').select(COLLECTION_COLUMNS).where('c.id', '=', id)
+    if (forUpdate) q = q.forUpdate()
+    return q.executeTakeFirst()
+  },
+
+  /** Visible live children of the given parents, oldest first, with their creators. */
+  children(ex: Executor, parentIds: string[], viewerId: string) {
+    if (parentIds.length === 0) return Promise.resolve([])
+    return selectCollections(ex)
+      .where('c.parentId', 'in', parentIds)
+      .where(visibleTo(viewerId))
+      .orderBy('c.createdAt', 'asc')
+      .orderBy('c.id', 'asc')
+      .execute()
+  },
+
+  /** Ids of the visible live children of each parent. */
+  async childIds(ex: Executor, parentIds: string[], viewerId: string): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>()
+    if (parentIds.length === 0) return out
+    const rows = await ex
+      .selectFrom('collections as c')
+      .select(['c.id', 'c.parentId'])
+      .where('c.parentId', 'in', parentIds)
+      .where(visibleTo(viewerId))
+      .orderBy('c.createdAt', 'asc')
+      .orderBy('c.id', 'asc')
+      .execute()
+    for (const r of rows) {
+      const list = out.get(r.parentId!) ?? []
+      list.push(r.id)
+      out.set(r.parentId!, list)
+    }
+    return out
+  },
+
+  /** The ids of one page of matches, newest first (narrow rows: cheap to plan, sort and read). */
+  listPageQuery(ex: Executor, viewerId: string, f: ListFilters, page: { limit: number; offset: number }) {
+    return ex
+      .selectFrom('collections as c')
+      .select('c.id')
+      .where(listConditions(viewerId, f))
+      .orderBy('c.createdAt', 'desc')
+      .orderBy('c.id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+  },
+
+  /** One page of matches in full, newest first: the ids first, then those rows by primary key. */
+  async listPage(ex: Executor, viewerId: string, f: ListFilters, page: { limit: number; offset: number }) {
+    const ids = (await collectionRepo.listPageQuery(ex, viewerId, f, page).execute()).map((r) => r.id)
+    if (ids.length === 0) return []
+    const rows = await selectCollections(ex).where('c.id', 'in', ids).execute()
+    const byId = new Map(rows.map((r) => [r.id, r]))
+    return ids.map((id) => byId.get(id)).filter((r) => r !== undefined)
+  },
+
+  /** Live accounts by id, for the user summaries. */
+  users(ex: Executor, ids: string[]) {
+    if (ids.length === 0) return Promise.resolve([])
+    return ex.selectFrom('users').select(USER_COLUMNS).where('id', 'in', ids).execute()
+  },
+
+  /** The viewer's bookmark ids of the given collections, by collection id. */
+  async bookmarksOf(ex: Executor, viewerId: string, collectionIds: string[]): Promise<Map<string, string>> {
+    if (collectionIds.length === 0) return new Map()
+    const rows = await ex
+      .selectFrom('bookmarks')
+      .select(['id', 'reference'])
+      .where('userId', '=', viewerId)
+      .where('type', '=', 'collection')
+      .where('reference', 'in', collectionIds)
+      .execute()
+    return new Map(rows.map((r) => [r.reference, r.id]))
+  },
+
+  countQuery(ex: Executor, viewerId: string, f: ListFilters) {
+    return ex
+      .selectFrom('collections as c')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where(listConditions(viewerId, f))
+  },
+
+  async count(ex: Executor, viewerId: string, f: ListFilters): Promise<number> {
+    const row = await collectionRepo.countQuery(ex, viewerId, f).executeTakeFirstOrThrow()
+    return Number(row.n)
+  },
+
+  async update(
+    ex: Executor,
+    id: string,
+    patch: Partial<{
+      type: string
+      name: string
+      category: string
+      description: string
+      slug: string
+      paymentFee: string
+      isPrivate: boolean
+      deliveryDate: Date | null
+      tagsData: string[]
+      tagIds: string[]
+      tagKeys: string[]
+      searchText: string
+    }>,
+    now: Date,
+  ) {
+    await ex
+      .updateTable('collections')
+      .set({ ...patch, updatedAt: now, version: sql`version + 1` })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  /** Live children of a parent, locked, for cascading a delete. */
+  liveChildrenForChange(ex: Executor, parentId: string) {
+    return ex
+      .selectFrom('collections as c')
+      .select(COLLECTION_COLUMNS)
+      .where('c.parentId', '=', parentId)
+      .where('c.isDeleted', '=', false)
+      .forUpdate()
+      .execute()
+  },
+
+  async softDelete(ex: Executor, ids: string[], now: Date) {
+    if (ids.length === 0) return
+    await ex
+      .updateTable('collections')
+      .set({ isDeleted: true, deletedAt: now, updatedAt: now, version: sql`version + 1` })
+      .where('id', 'in', ids)
+      .execute()
+  },
+
+  /** Moves a parent's child counters (by `children` and `escrows`, each possibly negative). */
+  async bumpChildCounts(ex: Executor, parentId: string, children: number, escrows: number, now: Date) {
+    if (children === 0 && escrows === 0) return
+    await ex
+      .updateTable('collections')
+      .set({
+        totalChildCollectionsCount: sql`greatest(total_child_collections_count + ${children}, 0)`,
+        totalChildCollectionEscrowCount: sql`greatest(total_child_collection_escrow_count + ${escrows}, 0)`,
+        updatedAt: now,
+      })
+      .where('id', '=', parentId)
+      .execute()
+  },
+
+  async setEscrowState(
+    ex: Executor,
+    id: string,
+    set: Partial<{
+      escrowId: string | null
+      receiverId: string | null
+      isFundingRequest: boolean
+      escrowStatus: string | null
+      escrowPaid: boolean
+      status: string
+    }>,
+    now: Date,
+  ) {
+    await ex
+      .updateTable('collections')
+      .set({ ...set, updatedAt: now, version: sql`version + 1` })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  async setPayout(
+    ex: Executor,
+    id: string,
+    which: 'payout' | 'fee' | 'platformFee',
+    status: string,
+    failed: boolean,
+    transactionId: string | undefined,
+    now: Date,
+  ) {
+    const statusCol = (
+      { payout: 'payoutStatus', fee: 'feePayoutStatus', platformFee: 'platformFeePayoutStatus' } as const
+    )[which]
+    const failedCol = (
+      {
+        payout: 'failed_payout_count',
+        fee: 'failed_fee_payout_count',
+        platformFee: 'failed_platform_fee_payout_count',
+      } as const
+    )[which]
+    const failedKey = (
+      {
+        payout: 'failedPayoutCount',
+        fee: 'failedFeePayoutCount',
+        platformFee: 'failedPlatformFeePayoutCount',
+      } as const
+    )[which]
+    await ex
+      .updateTable('collections')
+      .set({
+        [statusCol]: status,
+        ...(failed ? { [failedKey]: sql`${sql.ref(failedCol)} + 1` } : {}),
+        ...(transactionId
+          ? {
+              payoutTransactions: sql`case when ${transactionId} = any(payout_transactions) then payout_transactions else array_append(payout_transactions, ${transactionId}::text) end`,
+            }
+          : {}),
+        updatedAt: now,
+        version: sql`version + 1`,
+      })
+      .where('id', '=', id)
+      .execute()
+  },
+}
+
+export const bookmarkRepo = {
+  /** Inserts the bookmark unless the caller has one for that reference; returns the row either way. */
+  async upsert(
+    ex: Executor,
+    b: { id: string; userId: string; type: 'collection' | 'user'; reference: string; now: Date },
+  ) {
+    await ex
+      .insertInto('bookmarks')
+      .values({ id: b.id, userId: b.userId, type: b.type, reference: b.reference, createdAt: b.now })
+      .onConflict((oc) => oc.columns(['userId', 'type', 'reference']).doNothing())
+      .execute()
+    return ex
+      .selectFrom('bookmarks')
+      .selectAll()
+      .where('userId', '=', b.userId)
+      .where('type', '=', b.type)
+      .where('reference', '=', b.reference)
+      .executeTakeFirstOrThrow()
+  },
+
+  page(ex: Executor, userId: string, type: 'collection' | 'user' | undefined, limit: number, offset: number) {
+    let q = ex.selectFrom('bookmarks').selectAll().where('userId', '=', userId)
+    if (type) q = q.where('type', '=', type)
+    return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
+  },
+
+  async count(ex: Executor, userId: string, type: 'collection' | 'user' | undefined) {
+    let q = ex
+      .selectFrom('bookmarks')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('userId', '=', userId)
+    if (type) q = q.where('type', '=', type)
+    const row = await q.executeTakeFirstOrThrow()
+    return Number(row.n)
+  },
+
+  async deleteOwn(ex: Executor, id: string, userId: string): Promise<boolean> {
+    const res = await ex
+      .deleteFrom('bookmarks')
+      .where('id', '=', id)
+      .where('userId', '=', userId)
+      .executeTakeFirst()
+    return Number(res.numDeletedRows) > 0
+  },
+
+  async deleteForReferences(ex: Executor, type: 'collection' | 'user', references: string[]) {
+    if (references.length === 0) return
+    await ex.deleteFrom('bookmarks').where('type', '=', type).where('reference', 'in', references).execute()
+  },
+
+  /** Visible user summaries by id (live accounts that are public, or the viewer). */
+  users(ex: Executor, ids: string[], viewerId: string) {
+    if (ids.length === 0) return Promise.resolve([])
+    return ex
+      .selectFrom('users')
+      .select(USER_COLUMNS)
+      .where('id', 'in', ids)
+      .where('deletedAt', 'is', null)
+      .where((eb) => eb.or([eb('isPrivate', '=', false), eb('id', '=', viewerId)]))
+      .execute()
+  },
+
+  /** Visible collections by id, with creators. */
+  collections(ex: Executor, ids: string[], viewerId: string) {
+    if (ids.length === 0) return Promise.resolve([])
+    return selectCollections(ex).where('c.id', 'in', ids).where(visibleTo(viewerId)).execute()
+  },
+}

@@ -1,0 +1,178 @@
+// HTTP for collections (spec #26–#30) and bookmarks. Every route needs a bearer token: privacy
+// and `isBookmarked` depend on who asks.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { caller } from '../../http/auth.ts'
+import { commonErrors, EmptyObject, envelope, IdParams, ok } from '../../http/schemas.ts'
+import type { BookmarkService } from './bookmarks.ts'
+import {
+  Bookmark,
+  BookmarkPage,
+  Collection,
+  CollectionPage,
+  CollectionUpdateShape,
+  CreateBookmarkBody,
+  CreateCollectionBody,
+  ListBookmarksQuery,
+  ListCollectionsQuery,
+  UpdateCollectionBody,
+} from './schemas.ts'
+import type { CollectionService } from './service.ts'
+
+export const collectionRoutes: FastifyPluginAsyncTypebox<{
+  collections: CollectionService
+  bookmarks: BookmarkService
+}> = async (app, { collections, bookmarks }) => {
+  const tags = ['collections']
+  const security = [{ bearer: [] }]
+
+  app.post(
+    '/v1/collection',
+    {
+      schema: {
+        operationId: 'createCollection',
+        summary: 'Create a collection (#26)',
+        description:
+          'Required: `type`, `name`, `description`. `paymentFee` is USD as a decimal string with at most two decimals (default `0`); `deliveryDate` is `YYYY-MM-DD`, today or later (UTC); `meta` is at most 4 KiB as JSON. `parent` puts the new collection under one of the caller’s own top-level collections (404 when unknown or hidden, 403 when someone else’s, 422 when the parent is itself a child).',
+        tags,
+        security,
+        body: CreateCollectionBody,
+        response: { 200: envelope(Collection), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await collections.create(caller(req).userId, req.body), 'Collection created'),
+  )
+
+  app.get(
+    '/v1/collection',
+    {
+      schema: {
+        operationId: 'listCollections',
+        summary: 'List collections (#27)',
+        description:
+          'Newest first. Lists public collections and the caller’s own private ones (and those whose escrow pays the caller); never deleted ones. `search` matches every word as a prefix, case-insensitively, in the name, description and tag names. `tags` matches collections with any of the comma-separated tag keys. `price` is `min-max` in USD (`100-`, `-500`). `creator=false` gives the creator’s id instead of the summary; `receiver=true` adds the escrow receiver’s summary. `collections` holds the ids of the visible children.',
+        tags,
+        security,
+        querystring: ListCollectionsQuery,
+        response: { 200: envelope(CollectionPage), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await collections.list(caller(req).userId, req.query), 'Collections'),
+  )
+
+  app.get(
+    '/v1/collection/:id',
+    {
+      schema: {
+        operationId: 'getCollection',
+        summary: 'Get one collection with its child collections (#30)',
+        description: 'Someone else’s private collection and deleted ones answer 404.',
+        tags,
+        security,
+        params: IdParams,
+        response: { 200: envelope(Collection), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await collections.get(req.params.id, caller(req).userId), 'Collection'),
+  )
+
+  app.patch(
+    '/v1/collection/:id',
+    {
+      schema: {
+        operationId: 'updateCollection',
+        summary: 'Update a collection (#29)',
+        description:
+          'Creator only (403; 404 when the collection is hidden from the caller). At least one field. Refused with 409 once an escrow on the collection is paid. Answers the older update shape with message `Accepted`.',
+        tags,
+        security,
+        params: IdParams,
+        body: UpdateCollectionBody,
+        response: { 200: envelope(CollectionUpdateShape), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await collections.update(req.params.id, caller(req).userId, req.body), 'Accepted'),
+  )
+
+  app.delete(
+    '/v1/collection/:id',
+    {
+      schema: {
+        operationId: 'deleteCollection',
+        summary: 'Delete a collection and its children (#28)',
+        description:
+          'Creator only. A soft delete: the collection and its children disappear from every read, their tag counts and bookmarks go with them. Refused with 409 while a paid escrow on any of them is not released.',
+        tags,
+        security,
+        params: IdParams,
+        response: { 200: envelope(EmptyObject), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => {
+      await collections.remove(req.params.id, caller(req).userId)
+      return ok({}, 'Collection deleted')
+    },
+  )
+
+  const bookmarkTags = ['bookmarks']
+
+  app.post(
+    '/v1/bookmark',
+    {
+      schema: {
+        operationId: 'createBookmark',
+        summary: 'Bookmark a collection or a user',
+        description:
+          'The reference must exist and be visible to the caller (404 otherwise). Bookmarking the same reference again returns the existing bookmark.',
+        tags: bookmarkTags,
+        security,
+        body: CreateBookmarkBody,
+        response: { 200: envelope(Bookmark), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await bookmarks.add(caller(req).userId, req.body), 'Bookmarked'),
+  )
+
+  app.get(
+    '/v1/bookmark',
+    {
+      schema: {
+        operationId: 'listBookmarks',
+        summary: 'The caller’s bookmarks, newest first',
+        description:
+          'Each item carries `collection` or `user` (by its type): the referenced summary, or null once it is deleted or no longer visible.',
+        tags: bookmarkTags,
+        security,
+        querystring: ListBookmarksQuery,
+        response: { 200: envelope(BookmarkPage), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await bookmarks.list(caller(req).userId, req.query), 'Bookmarks'),
+  )
+
+  app.delete(
+    '/v1/bookmark/:id',
+    {
+      schema: {
+        operationId: 'deleteBookmark',
+        summary: 'Remove one of the caller’s bookmarks',
+        description: 'Someone else’s bookmark answers 404.',
+        tags: bookmarkTags,
+        security,
+        params: IdParams,
+        response: { 200: envelope(EmptyObject), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => {
+      await bookmarks.remove(caller(req).userId, req.params.id)
+      return ok({}, 'Bookmark removed')
+    },
+  )
+}

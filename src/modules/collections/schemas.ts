@@ -1,0 +1,286 @@
+// The collections contract: the Collection forms of SPEC.md (the full form and the older update
+// shape), bookmarks, and the request bodies and queries of #26–#30 and /v1/bookmark.
+import { type Static, Type } from 'typebox'
+import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
+
+/** Text without NUL characters (PostgreSQL text cannot hold them). */
+const Text = (maxLength: number, opts: Record<string, unknown> = {}) =>
+  Str(maxLength, { pattern: '^[^\\u0000]*$', ...opts })
+
+/** USD with at most two decimals, e.g. `150`, `150.5`, `150.50`. */
+export const MONEY_PATTERN = '^[0-9]{1,12}(\\.[0-9]{1,2})?$'
+const PaymentFee = Type.String({
+  pattern: MONEY_PATTERN,
+  description: 'price in USD as a decimal string with at most two decimals, e.g. `150.50`',
+})
+const DeliveryDate = Type.String({ format: 'date', description: '`YYYY-MM-DD`, today or later (UTC)' })
+const CollectionType = Type.String({
+  minLength: 1,
+  maxLength: 40,
+  pattern: '^[A-Za-z0-9][A-Za-z0-9 _-]*$',
+  description: 'e.g. `job`',
+})
+const TagNames = Type.Array(Text(50), { maxItems: 30, description: 'tag names; at most 30' })
+
+export const CreateCollectionBody = Type.Object(
+  {
+    type: CollectionType,
+    name: Text(200, { minLength: 1 }),
+    category: Type.Optional(Text(100)),
+    description: Text(10_000, { minLength: 1 }),
+    paymentFee: Type.Optional(PaymentFee),
+    isPrivate: Type.Optional(Type.Boolean()),
+    deliveryDate: Type.Optional(DeliveryDate),
+    tags: Type.Optional(TagNames),
+    isParentFunded: Type.Optional(Type.Boolean()),
+    meta: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'free-form object, at most 4 KiB as JSON' }),
+    ),
+    parent: Type.Optional(Id('id of the parent collection (one of the caller’s own top-level ones)')),
+  },
+  { additionalProperties: false },
+)
+export type CreateCollectionInput = Static<typeof CreateCollectionBody>
+
+export const UpdateCollectionBody = Type.Object(
+  {
+    type: Type.Optional(CollectionType),
+    name: Type.Optional(Text(200, { minLength: 1 })),
+    category: Type.Optional(Text(100)),
+    description: Type.Optional(Text(10_000, { minLength: 1 })),
+    paymentFee: Type.Optional(PaymentFee),
+    isPrivate: Type.Optional(Type.Boolean()),
+    deliveryDate: Type.Optional(DeliveryDate),
+    tags: Type.Optional(TagNames),
+  },
+  { additionalProperties: false, minProperties: 1 },
+)
+export type UpdateCollectionInput = Static<typeof UpdateCollectionBody>
+
+const Bool = (description: string) => Type.Optional(Type.Boolean({ description }))
+
+export const ListCollectionsQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    type: Type.Optional(Text(40)),
+    status: Type.Optional(Text(40)),
+    creator: Bool('include the creator summary (default true); false gives the creator id instead'),
+    receiver: Bool('include `receiver` (the escrow receiver summary, or null)'),
+    creatorId: Type.Optional(Id('only collections created by this user')),
+    isPrivate: Bool('private or public collections only'),
+    price: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description: '`min-max` over paymentFee in USD; either side may be empty: `100-`, `-500`, `100-500`',
+      }),
+    ),
+    search: Type.Optional(
+      Text(200, { description: 'words matched case-insensitively by prefix in name, description and tags' }),
+    ),
+    tags: Type.Optional(
+      Text(1000, {
+        description: 'comma-separated tag keys (or names); a collection with any of them matches',
+      }),
+    ),
+    'meta.name': Type.Optional(Text(200)),
+    escrowPaid: Bool('collections whose escrow is (or is not) paid'),
+    parent: Type.Optional(Id('children of this collection')),
+  },
+  { additionalProperties: false },
+)
+export type ListCollectionsQueryT = Static<typeof ListCollectionsQuery>
+
+const Profile = Type.Object({
+  talent: Type.Object({
+    tags: Type.Array(Type.String()),
+    availability: Type.Optional(Type.String()),
+  }),
+  verified: Type.Boolean(),
+})
+
+export const UserSummary = Type.Object({
+  _id: Type.String(),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  role: Type.String(),
+  type: Type.String(),
+  profile: Profile,
+  isPrivate: Type.Boolean(),
+  score: Type.Number(),
+  profileCompleteness: Type.Number(),
+  socket: Type.Object({ status: Type.String() }),
+})
+
+export const CollectionTag = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  key: Type.String(),
+  color: Type.String(),
+  type: Type.String(),
+})
+
+const StrArray = Type.Array(Type.String())
+
+/** Every field of the full form except `creator` and `collections`, which differ by operation. */
+const fullFields = {
+  _id: Type.String(),
+  name: Type.String(),
+  category: Type.String(),
+  description: Type.String(),
+  type: Type.String(),
+  equity: Type.String(),
+  owners: StrArray,
+  invites: StrArray,
+  attachments: StrArray,
+  attachmentData: StrArray,
+  ratings: StrArray,
+  payoutTransactions: StrArray,
+  tagsData: StrArray,
+  tags: Type.Array(CollectionTag),
+  status: Type.String(),
+  inviteAccepted: Type.Boolean(),
+  payoutStatus: Type.String(),
+  feePayoutStatus: Type.String(),
+  platformFeePayoutStatus: Type.String(),
+  paymentFee: Type.Number({ description: 'USD' }),
+  isPrivate: Type.Boolean(),
+  deliveryDate: Type.Union([Timestamp, Type.Null()]),
+  recipientCompletedJob: Type.Boolean(),
+  score: Type.Number(),
+  progress: Type.Number(),
+  isDeleted: Type.Boolean(),
+  isFundingRequest: Type.Boolean(),
+  failedPayoutCount: Type.Number(),
+  failedFeePayoutCount: Type.Number(),
+  failedPlatformFeePayoutCount: Type.Number(),
+  isParentFunded: Type.Boolean(),
+  totalChildCollectionsCount: Type.Number(),
+  totalChildCollectionEscrowCount: Type.Number(),
+  parent: Type.Union([Type.String(), Type.Null()], { description: 'id of the parent collection' }),
+  escrowPaid: Type.Boolean(),
+  meta: Type.Object({}, { additionalProperties: true }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  __v: Type.Number(),
+}
+
+/** A child collection inside its parent's `collections` (its own `collections` are ids). */
+export const ChildCollection = Type.Object({
+  ...fullFields,
+  creator: UserSummary,
+  collections: StrArray,
+})
+
+/** The full form (#26, #30): `collections` holds the child collections. */
+export const Collection = Type.Object({
+  ...fullFields,
+  creator: UserSummary,
+  collections: Type.Array(ChildCollection),
+})
+
+/** A list item (#27): `collections` holds child ids; `creator` is the summary or, with creator=false, the id. */
+export const CollectionListItem = Type.Object({
+  ...fullFields,
+  creator: Type.Union([UserSummary, Type.String()]),
+  receiver: Type.Optional(Type.Union([UserSummary, Type.Null()])),
+  collections: StrArray,
+  isBookmarked: Type.Boolean(),
+  bookmarkId: Type.String({ description: 'empty when not bookmarked' }),
+})
+
+export const CollectionPage = Type.Object({
+  data: Type.Array(CollectionListItem),
+  total: Type.Integer(),
+  pages: Type.Integer(),
+  page: Type.Integer(),
+  limit: Type.Integer(),
+})
+
+/** The older shape answered by the update (#29). */
+export const CollectionUpdateShape = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  category: Type.String(),
+  description: Type.String(),
+  equity: Type.String(),
+  collections: StrArray,
+  type: Type.String(),
+  owners: StrArray,
+  invites: StrArray,
+  applications: StrArray,
+  skillData: StrArray,
+  skills: StrArray,
+  status: Type.String(),
+  inviteAccepted: Type.Boolean(),
+  payoutStatus: Type.String(),
+  paymentStatus: Type.String(),
+  feePayoutStatus: Type.String(),
+  balanceStatus: Type.String(),
+  paymentFee: Type.String({ description: 'USD, two decimals' }),
+  isPrivate: Type.Boolean(),
+  deliveryDate: Type.Union([Timestamp, Type.Null()]),
+  recipientCompletedJob: Type.Boolean(),
+  score: Type.Number(),
+  progress: Type.Number(),
+  isDeleted: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  slug: Type.String(),
+  __v: Type.Number(),
+})
+
+// Bookmarks
+
+export const CreateBookmarkBody = Type.Object(
+  {
+    reference: Id('id of the bookmarked collection or user'),
+    type: Type.Union([Type.Literal('collection'), Type.Literal('user')]),
+  },
+  { additionalProperties: false },
+)
+
+export const ListBookmarksQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    type: Type.Optional(Type.Union([Type.Literal('collection'), Type.Literal('user')])),
+  },
+  { additionalProperties: false },
+)
+
+const BookmarkedCollection = Type.Object({
+  ...fullFields,
+  creator: UserSummary,
+  collections: StrArray,
+})
+
+export const Bookmark = Type.Object({
+  _id: Type.String(),
+  owner: Type.String({ description: 'the user who bookmarked' }),
+  type: Type.String({ description: '`collection` or `user`' }),
+  reference: Type.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  __v: Type.Number(),
+})
+
+export const BookmarkListItem = Type.Object({
+  ...Bookmark.properties,
+  collection: Type.Optional(
+    Type.Union([BookmarkedCollection, Type.Null()], {
+      description: 'type `collection`: the collection, null once it is deleted or no longer visible',
+    }),
+  ),
+  user: Type.Optional(
+    Type.Union([UserSummary, Type.Null()], {
+      description: 'type `user`: the user summary, null once the account is gone or private',
+    }),
+  ),
+})
+
+export const BookmarkPage = Type.Object({
+  data: Type.Array(BookmarkListItem),
+  total: Type.Integer(),
+  pages: Type.Integer(),
+  page: Type.Integer(),
+  limit: Type.Integer(),
+})

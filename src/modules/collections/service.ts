@@ -1,0 +1,437 @@
+// Collections: creation (optionally under a parent), the filtered list, one collection with its
+// children, update and soft delete; and the methods the escrow feature calls to keep a
+// collection's escrow and payout state (all inside the caller's transaction).
+import type { Db, Executor, Tx } from '../../db/index.ts'
+import { inTransaction } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import { tagService } from '../account/tags.ts'
+import { listFilters } from './filters.ts'
+import { fullFields, searchDocument, slugify, type TagLookup, updateShape, userSummary } from './forms.ts'
+import { bookmarkRepo, type CollectionRow, collectionRepo, type UserRow } from './repo.ts'
+import type { CreateCollectionInput, ListCollectionsQueryT, UpdateCollectionInput } from './schemas.ts'
+
+export const META_MAX_BYTES = 4096
+
+export interface Related {
+  users: Map<string, UserRow>
+  tags: TagLookup
+  childIds: Map<string, string[]>
+  bookmarks: Map<string, string>
+}
+
+/** The escrow state a collection moves through (see markEscrow). */
+export type EscrowState = 'waiting' | 'paid' | 'released' | 'cancelled'
+export type PayoutKind = 'payout' | 'fee' | 'platformFee'
+
+/** Collection status set by each escrow state. */
+const STATUS_FOR_ESCROW: Record<EscrowState, string> = {
+  waiting: 'pending',
+  paid: 'active',
+  released: 'completed',
+  cancelled: 'pending',
+}
+
+export interface EscrowCollectionInput {
+  type?: string
+  name: string
+  description: string
+  /** USD decimal string with at most two decimals */
+  paymentFee: string
+  /** `YYYY-MM-DD` */
+  deliveryDate?: string
+  isPrivate?: boolean
+  isFundingRequest: boolean
+  receiverId: string | null
+  escrowId: string
+}
+
+function parseMeta(meta: object | undefined): Record<string, unknown> {
+  if (!meta) return {}
+  const json = JSON.stringify(meta)
+  if (Buffer.byteLength(json) > META_MAX_BYTES)
+    throw errors.field('/meta', `meta must be at most ${META_MAX_BYTES} bytes as JSON`)
+  // jsonb cannot hold the NUL character
+  if (json.includes('\\u0000')) throw errors.field('/meta', 'meta must not contain NUL characters')
+  return meta as Record<string, unknown>
+}
+
+function trimmed(value: string, path: string, required: boolean): string {
+  const v = value.trim()
+  if (required && !v) throw errors.field(path, 'must not be blank')
+  return v
+}
+
+export class CollectionService {
+  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+
+  private deliveryDate(date: string | undefined, path = '/deliveryDate'): Date | null {
+    if (date === undefined) return null
+    const today = this.deps.clock.now().toISOString().slice(0, 10)
+    if (date < today) throw errors.field(path, `${path.slice(1)} must be today or later (UTC)`)
+    return new Date(`${date}T00:00:00.000Z`)
+  }
+
+  /**
+   * What the forms need beside the collection rows, each in one query by id: the creators (and
+   * receivers), the tags, the ids of the visible children and the viewer's bookmarks.
+   */
+  async related(
+    ex: Executor,
+    viewerId: string,
+    rows: CollectionRow[],
+    want: { receivers?: boolean; bookmarks?: boolean } = {},
+  ): Promise<Related> {
+    const ids = rows.map((r) => r.id)
+    const userIds = new Set(rows.map((r) => r.creatorId))
+    if (want.receivers) for (const r of rows) if (r.receiverId) userIds.add(r.receiverId)
+    const [users, tagRows, childIds, bookmarks] = await Promise.all([
+      collectionRepo.users(ex, [...userIds]),
+      tagService.byIds(ex, [...new Set(rows.flatMap((r) => r.tagIds))]),
+      collectionRepo.childIds(ex, ids, viewerId),
+      want.bookmarks ? collectionRepo.bookmarksOf(ex, viewerId, ids) : new Map<string, string>(),
+    ])
+    return {
+      users: new Map(users.map((u) => [u.id, u])),
+      tags: new Map(tagRows.map((t) => [t.id, t])),
+      childIds,
+      bookmarks,
+    }
+  }
+
+  /** A collection with `collections` as the ids of its visible children. */
+  withChildIds(row: CollectionRow, rel: Related) {
+    return {
+      ...fullFields(row, rel.tags),
+      creator: userSummary(rel.users.get(row.creatorId)!),
+      collections: rel.childIds.get(row.id) ?? [],
+    }
+  }
+
+  /** Creates a collection for `creatorId` (#26). */
+  async create(creatorId: string, input: CreateCollectionInput) {
+    const id = await inTransaction(this.deps.db, (tx) => this.createIn(tx, creatorId, input))
+    return this.get(id, creatorId)
+  }
+
+  /** Creates a collection inside the caller's transaction and returns its id. */
+  async createIn(
+    tx: Tx,
+    creatorId: string,
+    input: CreateCollectionInput,
+    escrow: {
+      receiverId: string | null
+      escrowId: string | null
+      isFundingRequest: boolean
+      /** where a bad delivery date is reported (the escrow request calls it dueDate) */
+      datePath?: string
+    } = {
+      receiverId: null,
+      escrowId: null,
+      isFundingRequest: false,
+    },
+  ): Promise<string> {
+    const now = this.deps.clock.now()
+    const name = trimmed(input.name, '/name', true)
+    const description = trimmed(input.description, '/description', true)
+    const type = input.type.trim()
+    const category = trimmed(input.category ?? '', '/category', false)
+    const deliveryDate = this.deliveryDate(input.deliveryDate, escrow.datePath)
+    const meta = parseMeta(input.meta)
+    const tagNames = input.tags ?? []
+
+    if (input.parent) {
+      const parent = await collectionRepo.getForChange(tx, input.parent, true)
+      const visible =
+        parent &&
+        !parent.isDeleted &&
+        (!parent.isPrivate || parent.creatorId === creatorId || parent.receiverId === creatorId)
+      if (!visible) throw errors.notFound('parent collection')
+      if (parent.creatorId !== creatorId)
+        throw errors.forbidden('Child collections can only be added under your own collections')
+      if (parent.parentId)
+        throw errors.businessRule('A child collection cannot have children of its own', {
+          errors: [{ path: '/parent', message: 'the parent is itself a child collection' }],
+        })
+    }
+
+    const tags = await tagService.ensure(tx, tagNames)
+    const id = newId(now.getTime())
+    await collectionRepo.insert(tx, {
+      id,
+      creatorId,
+      receiverId: escrow.receiverId,
+      escrowId: escrow.escrowId,
+      escrowStatus: escrow.escrowId ? 'waiting' : null,
+      isFundingRequest: escrow.isFundingRequest,
+      parentId: input.parent ?? null,
+      isParentFunded: input.isParentFunded ?? false,
+      type,
+      name,
+      category,
+      description,
+      slug: slugify(name, id),
+      paymentFee: input.paymentFee ?? '0',
+      isPrivate: input.isPrivate ?? false,
+      deliveryDate,
+      tagsData: tagNames,
+      tagIds: tags.map((t) => t.id),
+      tagKeys: tags.map((t) => t.key),
+      meta,
+      searchText: searchDocument([name, description, ...tags.map((t) => t.name)]),
+      now,
+    })
+    await tagService.swap(
+      tx,
+      [],
+      tags.map((t) => t.id),
+    )
+    if (input.parent) await collectionRepo.bumpChildCounts(tx, input.parent, 1, 0, now)
+    return id
+  }
+
+  /** One collection with its visible children (#30); someone else's private one is not found. */
+  async get(id: string, viewerId: string, ex: Executor = this.deps.db) {
+    const row = await collectionRepo.getVisible(ex, id, viewerId)
+    if (!row) throw errors.notFound('collection')
+    const children = await collectionRepo.children(ex, [id], viewerId)
+    const rel = await this.related(ex, viewerId, [row, ...children])
+    return {
+      ...fullFields(row, rel.tags),
+      creator: userSummary(rel.users.get(row.creatorId)!),
+      collections: children.map((c) => this.withChildIds(c, rel)),
+    }
+  }
+
+  /** The filtered, paginated list (#27). */
+  async list(viewerId: string, q: ListCollectionsQueryT) {
+    const page = q.page ?? 1
+    const limit = q.limit ?? 12
+    const filters = listFilters(q)
+    const db = this.deps.db
+    const withCreator = q.creator ?? true
+    const withReceiver = q.receiver ?? false
+    const offset = (page - 1) * limit
+    const rows = await collectionRepo.listPage(db, viewerId, filters, { limit, offset })
+    // A short page that is not past the end holds the tail of the matches: no count needed.
+    const counted =
+      rows.length < limit && (rows.length > 0 || page === 1)
+        ? offset + rows.length
+        : await collectionRepo.count(db, viewerId, filters)
+    const rel = await this.related(db, viewerId, rows, { receivers: withReceiver, bookmarks: true })
+    return {
+      data: rows.map((r) => {
+        const bookmarkId = rel.bookmarks.get(r.id)
+        const receiver = r.receiverId ? rel.users.get(r.receiverId) : undefined
+        return {
+          ...fullFields(r, rel.tags),
+          creator: withCreator ? userSummary(rel.users.get(r.creatorId)!) : r.creatorId,
+          ...(withReceiver ? { receiver: receiver ? userSummary(receiver) : null } : {}),
+          collections: rel.childIds.get(r.id) ?? [],
+          isBookmarked: bookmarkId !== undefined,
+          bookmarkId: bookmarkId ?? '',
+        }
+      }),
+      total: counted,
+      pages: Math.ceil(counted / limit),
+      page,
+      limit,
+    }
+  }
+
+  /** Loads a collection the caller means to change: 404 when hidden, 403 when not theirs. */
+  private async ownedForChange(tx: Tx, id: string, userId: string) {
+    const row = await collectionRepo.getForChange(tx, id, true)
+    const visible =
+      row && !row.isDeleted && (!row.isPrivate || row.creatorId === userId || row.receiverId === userId)
+    if (!visible) throw errors.notFound('collection')
+    if (row.creatorId !== userId) throw errors.forbidden('Only the creator may change this collection')
+    return row
+  }
+
+  /** Updates the fields of #29 and answers the older update shape. */
+  async update(id: string, userId: string, input: UpdateCollectionInput) {
+    return inTransaction(this.deps.db, async (tx) => {
+      const row = await this.ownedForChange(tx, id, userId)
+      if (row.escrowPaid)
+        throw errors.conflict('The escrow of this collection is paid; it can no longer be changed')
+      const now = this.deps.clock.now()
+      const patch: Parameters<typeof collectionRepo.update>[2] = {}
+      if (input.type !== undefined) patch.type = input.type.trim()
+      if (input.name !== undefined) {
+        patch.name = trimmed(input.name, '/name', true)
+        patch.slug = slugify(patch.name, id)
+      }
+      if (input.category !== undefined) patch.category = trimmed(input.category, '/category', false)
+      if (input.description !== undefined)
+        patch.description = trimmed(input.description, '/description', true)
+      if (input.paymentFee !== undefined) patch.paymentFee = input.paymentFee
+      if (input.isPrivate !== undefined) patch.isPrivate = input.isPrivate
+      if (input.deliveryDate !== undefined) patch.deliveryDate = this.deliveryDate(input.deliveryDate)
+      let tagNames = (await tagService.byIds(tx, row.tagIds)).map((t) => t.name)
+      if (input.tags !== undefined) {
+        const tags = await tagService.ensure(tx, input.tags)
+        await tagService.swap(
+          tx,
+          row.tagIds,
+          tags.map((t) => t.id),
+        )
+        patch.tagsData = input.tags
+        patch.tagIds = tags.map((t) => t.id)
+        patch.tagKeys = tags.map((t) => t.key)
+        tagNames = tags.map((t) => t.name)
+      }
+      if (patch.name !== undefined || patch.description !== undefined || input.tags !== undefined)
+        patch.searchText = searchDocument([
+          patch.name ?? row.name,
+          patch.description ?? row.description,
+          ...tagNames,
+        ])
+      await collectionRepo.update(tx, id, patch, now)
+      const updated = (await collectionRepo.getForChange(tx, id))!
+      const rel = await this.related(tx, userId, [updated])
+      return updateShape(updated, rel.tags, rel.childIds.get(id) ?? [])
+    })
+  }
+
+  /** Soft-deletes a collection and its children (#28); tag counts and bookmarks go with them. */
+  async remove(id: string, userId: string) {
+    await inTransaction(this.deps.db, async (tx) => {
+      const row = await this.ownedForChange(tx, id, userId)
+      const children = await collectionRepo.liveChildrenForChange(tx, id)
+      const family = [row, ...children]
+      if (family.some((c) => c.escrowPaid && c.escrowStatus !== 'released'))
+        throw errors.conflict('A paid escrow on this collection has not been released yet')
+      const now = this.deps.clock.now()
+      await collectionRepo.softDelete(
+        tx,
+        family.map((c) => c.id),
+        now,
+      )
+      for (const c of family) await tagService.swap(tx, c.tagIds, [])
+      await collectionRepo.bumpChildCounts(
+        tx,
+        id,
+        -children.length,
+        -children.filter((c) => c.escrowPaid).length,
+        now,
+      )
+      if (row.parentId)
+        await collectionRepo.bumpChildCounts(tx, row.parentId, -1, row.escrowPaid ? -1 : 0, now)
+      await bookmarkRepo.deleteForReferences(
+        tx,
+        'collection',
+        family.map((c) => c.id),
+      )
+    })
+  }
+
+  // ---- the escrow feature's API (always inside the escrow's own transaction) ----
+
+  /**
+   * Creates the collection an escrow pays for (escrow initiation) and returns its id. The caller
+   * is the creator (the payer); `receiverId` may see it even when private.
+   */
+  createForEscrow(tx: Tx, creatorId: string, input: EscrowCollectionInput): Promise<string> {
+    return this.createIn(
+      tx,
+      creatorId,
+      {
+        type: input.type ?? 'job',
+        name: input.name,
+        description: input.description,
+        paymentFee: input.paymentFee,
+        ...(input.deliveryDate !== undefined ? { deliveryDate: input.deliveryDate } : {}),
+        ...(input.isPrivate !== undefined ? { isPrivate: input.isPrivate } : {}),
+      },
+      {
+        receiverId: input.receiverId,
+        escrowId: input.escrowId,
+        isFundingRequest: input.isFundingRequest,
+        datePath: '/dueDate',
+      },
+    )
+  }
+
+  /**
+   * Records the escrow's state on its collection. `waiting` links an escrow (and its receiver) to
+   * a live collection; `paid` freezes the collection against updates and counts it on its parent;
+   * `released` allows deletion again; `cancelled` unlinks an unpaid escrow. Status follows:
+   * waiting/cancelled → `pending`, paid → `active`, released → `completed`.
+   */
+  async markEscrow(
+    tx: Tx,
+    collectionId: string,
+    event: {
+      state: EscrowState
+      escrowId: string
+      receiverId?: string | null
+      isFundingRequest?: boolean
+    },
+  ): Promise<void> {
+    const row = await collectionRepo.getForChange(tx, collectionId, true)
+    if (!row || row.isDeleted) throw errors.notFound('collection')
+    if (row.escrowId && row.escrowId !== event.escrowId && row.escrowStatus !== 'cancelled')
+      throw errors.conflict('This collection already has another escrow')
+    const now = this.deps.clock.now()
+    const wasPaid = row.escrowPaid
+    const paid = event.state === 'paid' || event.state === 'released'
+    if (event.state === 'cancelled' && wasPaid) throw errors.conflict('A paid escrow cannot be cancelled')
+    await collectionRepo.setEscrowState(
+      tx,
+      collectionId,
+      {
+        escrowId: event.state === 'cancelled' ? null : event.escrowId,
+        escrowStatus: event.state === 'cancelled' ? null : event.state,
+        escrowPaid: paid,
+        status: STATUS_FOR_ESCROW[event.state],
+        ...(event.receiverId !== undefined ? { receiverId: event.receiverId } : {}),
+        ...(event.isFundingRequest !== undefined ? { isFundingRequest: event.isFundingRequest } : {}),
+      },
+      now,
+    )
+    if (row.parentId && paid !== wasPaid)
+      await collectionRepo.bumpChildCounts(tx, row.parentId, 0, paid ? 1 : -1, now)
+  }
+
+  /**
+   * Records a payout step of a released escrow: `which` names the payout (receiver's, fee or
+   * platform fee), `status` its new state (e.g. `processing`, `paid`, `failed`); a `failed` status
+   * adds one to the matching failed*Count; `transactionId` is appended to payoutTransactions once.
+   */
+  async recordPayout(
+    tx: Tx,
+    collectionId: string,
+    which: PayoutKind,
+    status: string,
+    transactionId?: string,
+  ): Promise<void> {
+    await collectionRepo.setPayout(
+      tx,
+      collectionId,
+      which,
+      status,
+      status === 'failed',
+      transactionId,
+      this.deps.clock.now(),
+    )
+  }
+
+  /** The escrow-relevant state of a collection (undefined when missing or deleted). */
+  async escrowState(ex: Executor, collectionId: string) {
+    const row = await collectionRepo.getForChange(ex, collectionId)
+    if (!row || row.isDeleted) return undefined
+    return {
+      id: row.id,
+      creatorId: row.creatorId,
+      receiverId: row.receiverId,
+      escrowId: row.escrowId,
+      escrowStatus: row.escrowStatus as EscrowState | null,
+      escrowPaid: row.escrowPaid,
+      paymentFee: row.paymentFee,
+      parentId: row.parentId,
+      isPrivate: row.isPrivate,
+    }
+  }
+}

@@ -1,0 +1,147 @@
+// Shared pieces of the collections tests: creating collections through the API, error checks.
+import { expect } from 'vitest'
+import type { Tx } from '../../src/db/index.ts'
+import { newId } from '../../src/platform/crypto/ids.ts'
+import type { TestApp } from '../helpers/app.ts'
+
+export function expectError(res: { statusCode: number; json(): any }, status: number, code: string) {
+  expect(res.statusCode, JSON.stringify(res.json())).toBe(status)
+  const body = res.json()
+  expect(body.status).toBe('error')
+  expect(typeof body.message).toBe('string')
+  expect(body.data.code).toBe(code)
+}
+
+/** `YYYY-MM-DD`, `days` after today (UTC). */
+export function dateIn(days: number): string {
+  return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10)
+}
+
+export async function createCollection(t: TestApp, token: string, body: Record<string, unknown> = {}) {
+  const res = await t.req({
+    method: 'POST',
+    url: '/v1/collection',
+    token,
+    payload: { type: 'job', name: 'A job', description: 'Some work', ...body },
+  })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json().data as any
+}
+
+export interface Member {
+  id: string
+  token: string
+  firstName: string
+}
+
+let seq = 0
+
+/**
+ * A verified account with a live session, inserted as rows (the sign-up flow has its own tests),
+ * so these tests exercise only collections and bookmarks.
+ */
+export async function createMember(
+  t: TestApp,
+  opts: { firstName?: string; isPrivate?: boolean; profile?: Record<string, unknown> } = {},
+): Promise<Member> {
+  const id = newId()
+  const n = `${Date.now().toString(36)}${(seq++).toString(36)}${id.slice(-4)}`
+  const firstName = opts.firstName ?? 'Member'
+  const now = new Date()
+  await t.database.db
+    .insertInto('users')
+    .values({
+      id,
+      email: `m${n}@example.com`,
+      firstName,
+      lastName: 'Tester',
+      passwordHash: null,
+      status: true,
+      emailVerified: true,
+      emailVerifiedAt: now,
+      isPrivate: opts.isPrivate ?? false,
+      profile: JSON.stringify(opts.profile ?? {}),
+      meta: JSON.stringify({ pointScore: 0 }),
+      socials: JSON.stringify({}),
+      userName: `member${n}`,
+      referralCode: `R${n}`.slice(0, 20).toUpperCase(),
+      createdAt: now,
+      updatedAt: now,
+    })
+    .execute()
+  const token = await t.app.services.auth.issueSession(id, { ip: null, userAgent: null })
+  return { id, token: token.token, firstName }
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+export const isoTimestamp = expect.stringMatching(ISO)
+export const anyId = expect.stringMatching(/^[0-9a-f]{24}$/)
+
+/** The user summary of a member created by createMember. */
+export function summaryOf(m: Member) {
+  return {
+    _id: m.id,
+    firstName: m.firstName,
+    lastName: 'Tester',
+    role: 'user',
+    type: 'recipient',
+    profile: { talent: { tags: [] }, verified: false },
+    isPrivate: false,
+    score: 0,
+    profileCompleteness: 0,
+    socket: { status: 'OFFLINE' },
+  }
+}
+
+/** Every field of the full Collection form with its value on creation; `over` replaces some. */
+export function fullForm(creator: Member | string, over: Record<string, unknown> = {}) {
+  return {
+    _id: anyId,
+    creator: typeof creator === 'string' ? creator : summaryOf(creator),
+    name: 'A job',
+    category: '',
+    description: 'Some work',
+    type: 'job',
+    equity: '',
+    collections: [],
+    owners: [],
+    invites: [],
+    attachments: [],
+    attachmentData: [],
+    ratings: [],
+    payoutTransactions: [],
+    tagsData: [],
+    tags: [],
+    status: 'pending',
+    inviteAccepted: false,
+    payoutStatus: 'awaiting',
+    feePayoutStatus: 'awaiting',
+    platformFeePayoutStatus: 'awaiting',
+    paymentFee: 0,
+    isPrivate: false,
+    deliveryDate: null,
+    recipientCompletedJob: false,
+    score: 0,
+    progress: 0,
+    isDeleted: false,
+    isFundingRequest: false,
+    failedPayoutCount: 0,
+    failedFeePayoutCount: 0,
+    failedPlatformFeePayoutCount: 0,
+    isParentFunded: false,
+    totalChildCollectionsCount: 0,
+    totalChildCollectionEscrowCount: 0,
+    parent: null,
+    escrowPaid: false,
+    meta: {},
+    createdAt: isoTimestamp,
+    updatedAt: isoTimestamp,
+    __v: 0,
+    ...over,
+  }
+}
+
+/** Runs `fn` in a transaction of the app's database (for the escrow-facing service API). */
+export function inTx<T>(t: TestApp, fn: (tx: Tx) => Promise<T>): Promise<T> {
+  return t.database.db.transaction().execute(fn)
+}
