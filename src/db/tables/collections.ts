@@ -10,6 +10,8 @@ export interface CollectionsTable {
   /** set by the escrow feature: the user the escrow pays out to */
   receiverId: string | null
   escrowId: string | null
+  /** ids of the creator's uploaded files attached to the collection */
+  attachmentIds: ColumnType<string[], string[] | undefined, string[]>
   /** null (no escrow), waiting, paid, released or cancelled */
   escrowStatus: string | null
   escrowPaid: Generated<boolean>

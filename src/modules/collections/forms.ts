@@ -43,6 +43,7 @@ export function userSummary(row: UserSummaryRow) {
 export interface BaseRow {
   id: string
   creatorId: string
+  attachmentIds: string[]
   receiverId: string | null
   escrowStatus: string | null
   escrowPaid: boolean
@@ -82,6 +83,8 @@ export interface BaseRow {
 }
 
 export type TagLookup = Map<string, TagRow>
+/** File summaries by id (deleted files are absent). */
+export type FileLookup = Map<string, object>
 
 function collectionTags(ids: string[], tags: TagLookup) {
   return ids
@@ -91,7 +94,7 @@ function collectionTags(ids: string[], tags: TagLookup) {
 }
 
 /** Every field of the full form except `creator` and `collections`. */
-export function fullFields(row: BaseRow, tags: TagLookup) {
+export function fullFields(row: BaseRow, tags: TagLookup, files: FileLookup = new Map()) {
   return {
     _id: row.id,
     name: row.name,
@@ -101,8 +104,8 @@ export function fullFields(row: BaseRow, tags: TagLookup) {
     equity: row.equity,
     owners: [] as string[],
     invites: [] as string[],
-    attachments: [] as string[],
-    attachmentData: [] as string[],
+    attachments: row.attachmentIds.filter((id) => files.has(id)),
+    attachmentData: row.attachmentIds.map((id) => files.get(id)).filter((f): f is object => !!f),
     ratings: [] as string[],
     payoutTransactions: row.payoutTransactions,
     tagsData: row.tagsData,

@@ -13,7 +13,7 @@ declare module '../core.ts' {
 }
 
 export const collectionsModule: FeatureModule = async ({ app, db, clock, services }) => {
-  const collections = new CollectionService({ db, clock })
+  const collections = new CollectionService({ db, clock, files: services.files })
   const bookmarks = new BookmarkService({ db, clock, collections })
   services.collections = collections
   services.bookmarks = bookmarks

@@ -10,6 +10,7 @@ const COLLECTION_COLUMNS = [
   'c.creatorId',
   'c.receiverId',
   'c.escrowId',
+  'c.attachmentIds',
   'c.escrowStatus',
   'c.escrowPaid',
   'c.isFundingRequest',
@@ -111,6 +112,7 @@ export type UserRow = Awaited<ReturnType<typeof collectionRepo.users>>[number]
 export interface NewCollection {
   id: string
   creatorId: string
+  attachmentIds: string[]
   receiverId: string | null
   escrowId: string | null
   escrowStatus: 'waiting' | null
@@ -253,6 +255,7 @@ export const collectionRepo = {
       tagIds: string[]
       tagKeys: string[]
       searchText: string
+      attachmentIds: string[]
     }>,
     now: Date,
   ) {

@@ -2,6 +2,7 @@
 // shape), bookmarks, and the request bodies and queries of #26–#30 and /v1/bookmark.
 import { type Static, Type } from 'typebox'
 import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
+import { FileSummary } from '../files/schemas.ts'
 
 /** Text without NUL characters (PostgreSQL text cannot hold them). */
 const Text = (maxLength: number, opts: Record<string, unknown> = {}) =>
@@ -22,6 +23,12 @@ const CollectionType = Type.String({
 })
 const TagNames = Type.Array(Text(50), { maxItems: 30, description: 'tag names; at most 30' })
 
+const Attachments = Type.Array(Id(), {
+  maxItems: 20,
+  description:
+    'ids of your own uploaded files (#31, #32), at most 20; shown as file summaries in `attachmentData`',
+})
+
 export const CreateCollectionBody = Type.Object(
   {
     type: CollectionType,
@@ -37,6 +44,7 @@ export const CreateCollectionBody = Type.Object(
       Type.Object({}, { additionalProperties: true, description: 'free-form object, at most 4 KiB as JSON' }),
     ),
     parent: Type.Optional(Id('id of the parent collection (one of the caller’s own top-level ones)')),
+    attachments: Type.Optional(Attachments),
   },
   { additionalProperties: false },
 )
@@ -52,6 +60,7 @@ export const UpdateCollectionBody = Type.Object(
     isPrivate: Type.Optional(Type.Boolean()),
     deliveryDate: Type.Optional(DeliveryDate),
     tags: Type.Optional(TagNames),
+    attachments: Type.Optional(Attachments),
   },
   { additionalProperties: false, minProperties: 1 },
 )
@@ -132,7 +141,9 @@ const fullFields = {
   owners: StrArray,
   invites: StrArray,
   attachments: StrArray,
-  attachmentData: StrArray,
+  attachmentData: Type.Array(FileSummary, {
+    description: 'summaries of the attached files that still exist',
+  }),
   ratings: StrArray,
   payoutTransactions: StrArray,
   tagsData: StrArray,

@@ -8,7 +8,15 @@ import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { tagService } from '../account/tags.ts'
 import { listFilters } from './filters.ts'
-import { fullFields, searchDocument, slugify, type TagLookup, updateShape, userSummary } from './forms.ts'
+import {
+  type FileLookup,
+  fullFields,
+  searchDocument,
+  slugify,
+  type TagLookup,
+  updateShape,
+  userSummary,
+} from './forms.ts'
 import { bookmarkRepo, type CollectionRow, collectionRepo, type UserRow } from './repo.ts'
 import type { CreateCollectionInput, ListCollectionsQueryT, UpdateCollectionInput } from './schemas.ts'
 
@@ -19,6 +27,7 @@ export interface Related {
   tags: TagLookup
   childIds: Map<string, string[]>
   bookmarks: Map<string, string>
+  files: FileLookup
 }
 
 /** The escrow state a collection moves through (see markEscrow). */
@@ -64,7 +73,30 @@ function trimmed(value: string, path: string, required: boolean): string {
 }
 
 export class CollectionService {
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  constructor(
+    private readonly deps: {
+      db: Db
+      clock: Clock
+      /** file storage: attachments are the creator's own uploads, shown as file summaries */
+      files?: {
+        summaries(ex: Executor, ids: readonly string[]): Promise<Map<string, object>>
+        assertOwned(
+          ex: Executor,
+          userId: string,
+          ids: readonly string[],
+          opts?: { path?: string },
+        ): Promise<unknown>
+      }
+    },
+  ) {}
+
+  private async checkAttachments(tx: Tx, userId: string, ids: readonly string[] | undefined) {
+    if (!ids?.length) return []
+    const unique = [...new Set(ids)]
+    if (!this.deps.files) throw errors.field('/attachments', 'File storage is not available')
+    await this.deps.files.assertOwned(tx, userId, unique, { path: '/attachments' })
+    return unique
+  }
 
   private deliveryDate(date: string | undefined, path = '/deliveryDate'): Date | null {
     if (date === undefined) return null
@@ -86,24 +118,27 @@ export class CollectionService {
     const ids = rows.map((r) => r.id)
     const userIds = new Set(rows.map((r) => r.creatorId))
     if (want.receivers) for (const r of rows) if (r.receiverId) userIds.add(r.receiverId)
-    const [users, tagRows, childIds, bookmarks] = await Promise.all([
+    const fileIds = [...new Set(rows.flatMap((r) => r.attachmentIds))]
+    const [users, tagRows, childIds, bookmarks, files] = await Promise.all([
       collectionRepo.users(ex, [...userIds]),
       tagService.byIds(ex, [...new Set(rows.flatMap((r) => r.tagIds))]),
       collectionRepo.childIds(ex, ids, viewerId),
       want.bookmarks ? collectionRepo.bookmarksOf(ex, viewerId, ids) : new Map<string, string>(),
+      fileIds.length && this.deps.files ? this.deps.files.summaries(ex, fileIds) : new Map<string, object>(),
     ])
     return {
       users: new Map(users.map((u) => [u.id, u])),
       tags: new Map(tagRows.map((t) => [t.id, t])),
       childIds,
       bookmarks,
+      files,
     }
   }
 
   /** A collection with `collections` as the ids of its visible children. */
   withChildIds(row: CollectionRow, rel: Related) {
     return {
-      ...fullFields(row, rel.tags),
+      ...fullFields(row, rel.tags, rel.files),
       creator: userSummary(rel.users.get(row.creatorId)!),
       collections: rel.childIds.get(row.id) ?? [],
     }
@@ -156,11 +191,13 @@ export class CollectionService {
         })
     }
 
+    const attachmentIds = await this.checkAttachments(tx, creatorId, input.attachments)
     const tags = await tagService.ensure(tx, tagNames)
     const id = newId(now.getTime())
     await collectionRepo.insert(tx, {
       id,
       creatorId,
+      attachmentIds,
       receiverId: escrow.receiverId,
       escrowId: escrow.escrowId,
       escrowStatus: escrow.escrowId ? 'waiting' : null,
@@ -198,7 +235,7 @@ export class CollectionService {
     const children = await collectionRepo.children(ex, [id], viewerId)
     const rel = await this.related(ex, viewerId, [row, ...children])
     return {
-      ...fullFields(row, rel.tags),
+      ...fullFields(row, rel.tags, rel.files),
       creator: userSummary(rel.users.get(row.creatorId)!),
       collections: children.map((c) => this.withChildIds(c, rel)),
     }
@@ -225,7 +262,7 @@ export class CollectionService {
         const bookmarkId = rel.bookmarks.get(r.id)
         const receiver = r.receiverId ? rel.users.get(r.receiverId) : undefined
         return {
-          ...fullFields(r, rel.tags),
+          ...fullFields(r, rel.tags, rel.files),
           creator: withCreator ? userSummary(rel.users.get(r.creatorId)!) : r.creatorId,
           ...(withReceiver ? { receiver: receiver ? userSummary(receiver) : null } : {}),
           collections: rel.childIds.get(r.id) ?? [],
@@ -269,6 +306,8 @@ export class CollectionService {
       if (input.paymentFee !== undefined) patch.paymentFee = input.paymentFee
       if (input.isPrivate !== undefined) patch.isPrivate = input.isPrivate
       if (input.deliveryDate !== undefined) patch.deliveryDate = this.deliveryDate(input.deliveryDate)
+      if (input.attachments !== undefined)
+        patch.attachmentIds = await this.checkAttachments(tx, userId, input.attachments)
       let tagNames = (await tagService.byIds(tx, row.tagIds)).map((t) => t.name)
       if (input.tags !== undefined) {
         const tags = await tagService.ensure(tx, input.tags)
