@@ -1,3 +1,83 @@
 // Table types of the withdrawals module (camelCase; CamelCasePlugin maps them to snake_case columns).
-// biome-ignore lint/complexity/noBannedTypes: filled in as the module's tables are added
-export type WithdrawalTables = {}
+import type { ColumnType, Generated } from 'kysely'
+import type { NullableTimestamp, Timestamp } from '../types.ts'
+
+/** NUMERIC(78,0) base units: read as a decimal string, written from a bigint's string */
+type Units = ColumnType<string, string | bigint, string | bigint>
+type NullableUnits = ColumnType<string | null, string | bigint | null | undefined, string | bigint | null>
+/** jsonb with a default: read as the value, written as JSON text */
+type JsonCol<T> = ColumnType<T, string | undefined, string>
+
+export type OutgoingStatus = 'queued' | 'signed' | 'sent' | 'completed' | 'failed'
+export type OutgoingFromKind = 'user' | 'escrow' | 'treasury' | 'platform'
+export type WithdrawalStatus = 'pending' | 'processing' | 'completed' | 'failed'
+
+export interface OutgoingTransfersTable {
+  id: string
+  chainId: string
+  idempotencyKey: string
+  purpose: string
+  referenceId: Generated<string>
+  fromKind: OutgoingFromKind
+  /** custodial key owner id, or the platform signer name (`gasWallet`, `treasury`) */
+  fromOwnerId: string
+  /** lower-case sending address */
+  fromAddress: string
+  coin: string
+  toAddress: string
+  amount: Units
+  fundingAccountId: string | null
+  creditAccountId: string | null
+  status: Generated<OutgoingStatus>
+  startedAt: NullableTimestamp
+  failures: Generated<number>
+  errors: JsonCol<string[]>
+  wakeSeq: Generated<number>
+  gasReserved: ColumnType<string, string | bigint | undefined, string | bigint>
+  gasLimit: NullableUnits
+  maxFee: NullableUnits
+  nonce: number | null
+  raw: string | null
+  txHash: string | null
+  signedAt: NullableTimestamp
+  broadcastAt: NullableTimestamp
+  receipt: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
+  error: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
+  meta: JsonCol<Record<string, unknown>>
+  createdAt: Timestamp
+  updatedAt: Timestamp
+  settledAt: NullableTimestamp
+}
+
+export interface OutgoingNoncesTable {
+  chainId: string
+  address: string
+  nextNonce: number
+  updatedAt: Timestamp
+}
+
+export interface WithdrawalsTable {
+  id: string
+  ownerId: string
+  coin: string
+  address: string
+  amount: Units
+  fee: Units
+  usdValue: ColumnType<string, string | number | undefined, string | number>
+  usdRate: Generated<string>
+  status: Generated<WithdrawalStatus>
+  retryCount: Generated<number>
+  errMsg: JsonCol<string[]>
+  outgoingId: string | null
+  transactionId: string | null
+  txHash: string | null
+  createdAt: Timestamp
+  updatedAt: Timestamp
+  version: Generated<number>
+}
+
+export interface WithdrawalTables {
+  outgoingTransfers: OutgoingTransfersTable
+  outgoingNonces: OutgoingNoncesTable
+  withdrawals: WithdrawalsTable
+}

@@ -1,0 +1,142 @@
+// Withdrawal requests under contention on one balance: how many the API accepts per second when
+// every request races for the same wallet, and whether the ledger stays right (no overdraft, every
+// accepted request held exactly amount + fee, entries balanced). The worker sends the accepted ones
+// on the dev chain meanwhile; the end-to-end case waits until every one of them landed.
+import type { BenchContext, Scenario } from '../lib.ts'
+
+const USDC = 1_000_000n
+const FEE = USDC / 10n
+
+export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
+  const s = ctx.app.services
+  const db = s.database.db
+
+  async function fundedUser(usdc: bigint) {
+    const user = await ctx.createUser()
+    await ctx.app.inject({
+      method: 'GET',
+      url: '/v1/wallet',
+      headers: { authorization: `Bearer ${user.token}` },
+    })
+    const key = await s.wallets.keyOf(db, 'user', user.id)
+    if (!key || !s.chain.devnet) throw new Error('withdrawal benchmarks need the dev chain')
+    // Minted on chain, credited by the real watcher: the custodial address really holds it.
+    await s.chain.devnet.fund(key.address, 'usdc', usdc)
+    await s.wallets.scanNow()
+    return user
+  }
+
+  async function violations(userId: string, funded: bigint, accepted: number, amount: bigint) {
+    let found = 0
+    const perCoin = await db
+      .selectFrom('ledgerEntries')
+      .select(['coin', (eb) => eb.fn.sum<string>('amount').as('total')])
+      .groupBy('coin')
+      .execute()
+    found += perCoin.filter((r) => BigInt(r.total) !== 0n).length
+    const negative = await db
+      .selectFrom('ledgerAccounts')
+      .select('id')
+      .where('kind', '!=', 'chain')
+      .where('balance', '<', '0')
+      .execute()
+    found += negative.length
+    const balance = await s.ledger.balance(db, 'user', userId, 'usdc')
+    const hold = await s.ledger.balance(db, 'withdrawal_hold', userId, 'usdc')
+    const completed = await db
+      .selectFrom('withdrawals')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('ownerId', '=', userId)
+      .where('status', '=', 'completed')
+      .executeTakeFirstOrThrow()
+    // What left the wallet = what is held + what completed; nothing else.
+    const gone = funded - balance
+    const expected = BigInt(accepted) * (amount + FEE)
+    if (gone !== expected) found++
+    if (hold + BigInt(Number(completed.n)) * (amount + FEE) !== expected) found++
+    return found
+  }
+
+  async function race(requests: number, inFlight: number, fundedUnits: bigint, amount: bigint) {
+    const user = await fundedUser(fundedUnits)
+    const body = JSON.stringify({
+      amount: Number(amount) / 1e6,
+      coin: 'usdc',
+      address: '0x000000000000000000000000000000000000dEaD',
+      password: user.password,
+    })
+    let next = 0
+    let accepted = 0
+    let refused = 0
+    let other = 0
+    const started = performance.now()
+    const worker = async () => {
+      while (next < requests) {
+        next++
+        const res = await fetch(`${ctx.baseUrl}/v1/withdrawals/`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+          body,
+        })
+        if (res.status === 200) accepted++
+        else if (res.status === 422) refused++
+        else other++
+        await res.arrayBuffer()
+      }
+    }
+    await Promise.all(Array.from({ length: inFlight }, worker))
+    const ms = performance.now() - started
+    return { user, accepted, refused, other, ms }
+  }
+
+  return [
+    {
+      name: 'POST /v1/withdrawals: 300 requests, 20 in flight, one balance for 100',
+      async run() {
+        const funded = 110n * USDC
+        const r = await race(300, 20, funded, USDC)
+        return {
+          requests: 300,
+          requestsPerSec: Math.round((300 / r.ms) * 1000),
+          accepted: r.accepted,
+          refusedInsufficient: r.refused,
+          otherStatus: r.other,
+          invariantViolations: await violations(r.user.id, funded, r.accepted, USDC),
+        }
+      },
+    },
+    {
+      name: 'withdrawals end to end: 30 accepted on one wallet until all landed on chain',
+      async run() {
+        const funded = 33n * USDC
+        const started = performance.now()
+        const r = await race(30, 10, funded, USDC)
+        const deadline = Date.now() + 120_000
+        for (;;) {
+          const open = await db
+            .selectFrom('withdrawals')
+            .select('id')
+            .where('ownerId', '=', r.user.id)
+            .where('status', 'in', ['pending', 'processing'])
+            .execute()
+          if (open.length === 0 || Date.now() > deadline) break
+          await new Promise((res) => setTimeout(res, 100))
+        }
+        const ms = performance.now() - started
+        const completed = await db
+          .selectFrom('withdrawals')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('ownerId', '=', r.user.id)
+          .where('status', '=', 'completed')
+          .executeTakeFirstOrThrow()
+        return {
+          accepted: r.accepted,
+          completed: Number(completed.n),
+          seconds: Math.round(ms) / 1000,
+          withdrawalsPerSec: Math.round((Number(completed.n) / ms) * 10_000) / 10,
+          invariantViolations: await violations(r.user.id, funded, r.accepted, USDC),
+        }
+      },
+    },
+  ]
+}

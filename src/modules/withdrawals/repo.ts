@@ -1,0 +1,104 @@
+// SQL of the withdrawals table (the sender keeps its own tables' SQL in sender.ts).
+
+import type { Insertable } from 'kysely'
+import { sql } from 'kysely'
+import type { Executor } from '../../db/index.ts'
+import type { WithdrawalStatus, WithdrawalsTable } from '../../db/tables/withdrawals.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+
+export const withdrawalRepo = {
+  user(ex: Executor, userId: string) {
+    return ex
+      .selectFrom('users')
+      .select(['id', 'email', 'firstName', 'passwordHash', 'twoFaEnabled'])
+      .where('id', '=', userId)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst()
+  },
+
+  async wrongPasswords(ex: Executor, userId: string, since: Date): Promise<number> {
+    const row = await ex
+      .selectFrom('auditLog')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('userId', '=', userId)
+      .where('action', '=', 'withdrawal.password_failed')
+      .where('createdAt', '>=', since)
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  },
+
+  async audit(
+    ex: Executor,
+    at: Date,
+    userId: string,
+    action: string,
+    ip: string | null,
+    meta: Record<string, unknown>,
+  ) {
+    await ex
+      .insertInto('auditLog')
+      .values({ id: newId(), userId, action, ip, meta: JSON.stringify(meta), createdAt: at })
+      .execute()
+  },
+
+  async insert(ex: Executor, row: Insertable<WithdrawalsTable>) {
+    await ex.insertInto('withdrawals').values(row).execute()
+  },
+
+  async setOutgoing(ex: Executor, id: string, outgoingId: string) {
+    await ex.updateTable('withdrawals').set({ outgoingId }).where('id', '=', id).execute()
+  },
+
+  lock(ex: Executor, id: string) {
+    return ex.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
+  },
+
+  async update(
+    ex: Executor,
+    at: Date,
+    id: string,
+    change: { status?: WithdrawalStatus; txHash?: string | null },
+    onlyFrom?: WithdrawalStatus[],
+  ) {
+    let q = ex
+      .updateTable('withdrawals')
+      .set((eb) => ({ ...change, updatedAt: at, version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+    if (onlyFrom) q = q.where('status', 'in', onlyFrom)
+    await q.execute()
+  },
+
+  async recordFailure(ex: Executor, at: Date, id: string, message: string) {
+    await ex
+      .updateTable('withdrawals')
+      .set((eb) => ({
+        retryCount: eb('retryCount', '+', 1),
+        errMsg: sql`err_msg || ${JSON.stringify([message])}::jsonb`,
+        updatedAt: at,
+        version: eb('version', '+', 1),
+      }))
+      .where('id', '=', id)
+      .execute()
+  },
+
+  async list(
+    ex: Executor,
+    ownerId: string,
+    q: { page: number; limit: number; status?: WithdrawalStatus; coin?: string },
+  ) {
+    let base = ex.selectFrom('withdrawals').where('ownerId', '=', ownerId)
+    if (q.status) base = base.where('status', '=', q.status)
+    if (q.coin) base = base.where('coin', '=', q.coin.toLowerCase())
+    const [{ total }, rows] = await Promise.all([
+      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      base
+        .selectAll()
+        .orderBy('createdAt', 'desc')
+        .orderBy('id', 'desc')
+        .limit(q.limit)
+        .offset((q.page - 1) * q.limit)
+        .execute(),
+    ])
+    return { total: Number(total), rows }
+  },
+}

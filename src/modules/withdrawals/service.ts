@@ -1,0 +1,366 @@
+// Withdrawals to outside addresses (#22, #23): the request holds amount + fee in one transaction
+// with the withdrawal row, a pending transaction record and the outgoing transfer; the sender's
+// handlers move the withdrawal through processing to completed or failed and settle the hold.
+import type { Logger } from 'pino'
+import { getAddress, isAddress } from 'viem'
+import type { Config } from '../../config.ts'
+import type { Db, Tx } from '../../db/index.ts'
+import type { WithdrawalStatus } from '../../db/tables/withdrawals.ts'
+import { errors } from '../../http/errors.ts'
+import type { ChainAdapter } from '../../platform/chain/types.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import { verifyPassword } from '../../platform/crypto/passwords.ts'
+import type { JobQueue } from '../../platform/jobs/queue.ts'
+import { noticeMail } from '../../platform/mail/templates.ts'
+import { AmountError, parseUnits } from '../payment/amounts.ts'
+import type { Coin, CoinService } from '../payment/types.ts'
+import type { TransactionService } from '../transactions/service.ts'
+import type { Ledger } from '../wallet/ledger.ts'
+import { formatExact, toCoinNumber, usdValue } from '../wallet/money.ts'
+import type { WalletService } from '../wallet/service.ts'
+import { withdrawalRepo } from './repo.ts'
+import type { OutgoingSender, OutgoingView, Settlement } from './sender.ts'
+
+export const WITHDRAWAL_PURPOSE = 'withdrawal'
+
+/**
+ * The flat network fee charged per withdrawal, in whole coins of the coin withdrawn. It is also
+ * the smallest amount that may be withdrawn.
+ */
+export const WITHDRAWAL_FEES = { native: '0.001', token: '0.1' } as const
+
+/** Wrong passwords per user within the rate-limit window before withdrawals answer 429. */
+export const MAX_WRONG_PASSWORDS = 5
+
+/** The largest amount accepted, in whole coins (keeps every value far inside NUMERIC(78,0)). */
+export const MAX_AMOUNT = 1e15
+
+export interface CreateWithdrawal {
+  amount: number
+  coin: string
+  address: string
+  password: string
+  code?: string
+}
+
+export interface ListQuery {
+  page: number
+  limit: number
+  status?: WithdrawalStatus
+  coin?: string
+}
+
+export function feeOf(coin: { isToken: boolean; decimals: number }): bigint {
+  return parseUnits(coin.isToken ? WITHDRAWAL_FEES.token : WITHDRAWAL_FEES.native, coin.decimals)
+}
+
+export class WithdrawalService {
+  constructor(
+    private readonly deps: {
+      db: Db
+      clock: Clock
+      log: Logger
+      config: Config
+      coins: CoinService
+      ledger: Ledger
+      wallets: WalletService
+      transactions: TransactionService
+      outgoing: OutgoingSender
+      chain: ChainAdapter
+      jobs: JobQueue
+      verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
+    },
+  ) {
+    deps.outgoing.on(WITHDRAWAL_PURPOSE, {
+      processing: (tx, t) => this.#processing(tx, t),
+      attemptFailed: (tx, t, message) => this.#attemptFailed(tx, t, message),
+      settled: (tx, t, outcome) => this.#settled(tx, t, outcome),
+    })
+  }
+
+  /** #22 */
+  async create(
+    userId: string,
+    input: CreateWithdrawal,
+    ip: string | null,
+  ): Promise<{ withdrawalId: string }> {
+    const { db, coins, wallets, transactions, clock, config } = this.deps
+    const coin = await coins.get(input.coin)
+    const amount = this.#parseAmount(input.amount, coin)
+    const fee = feeOf(coin)
+    if (amount < fee)
+      throw errors.businessRule(
+        `The smallest withdrawal is ${formatExact(fee, coin.decimals)} ${coin.symbol} (the network fee)`,
+        { minimum: toCoinNumber(fee, coin.decimals) },
+      )
+    const address = this.#parseAddress(input.address)
+    const key = await wallets.keyOf(db, 'user', userId)
+    if (key && key.address.toLowerCase() === address.toLowerCase())
+      throw errors.field('/address', 'The address is your own wallet address')
+
+    const user = await withdrawalRepo.user(db, userId)
+    if (!user || !key) throw errors.unauthenticated()
+    const since = new Date(clock.now().getTime() - config.rateLimit.windowMs)
+    if ((await withdrawalRepo.wrongPasswords(db, userId, since)) >= MAX_WRONG_PASSWORDS)
+      throw errors.rateLimited(Math.ceil(config.rateLimit.windowMs / 1000))
+    if (!(await verifyPassword(user.passwordHash, input.password))) {
+      await withdrawalRepo.audit(db, clock.now(), userId, 'withdrawal.password_failed', ip, {})
+      throw errors.invalidCredentials('Wrong password')
+    }
+    if (user.twoFaEnabled && (input.code === undefined || input.code === ''))
+      throw errors.field('/code', 'A two-factor code is required: two-factor authentication is on')
+
+    // Reads that may touch the network happen before the transaction opens.
+    const rate = await transactions.rateOf(coin.reference)
+    await transactions.chainRecordId()
+    const write = (tx: Tx) =>
+      this.#write(tx, { userId, coin, amount, fee, address, rate, from: key.address, ip })
+    if (user.twoFaEnabled) return this.deps.verifySensitiveCode(userId, input.code!, write)
+    return db.transaction().execute(write)
+  }
+
+  #parseAmount(value: number, coin: Coin): bigint {
+    if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+      throw errors.field('/amount', 'must be a positive number')
+    if (value > MAX_AMOUNT) throw errors.field('/amount', `must be at most ${MAX_AMOUNT}`)
+    try {
+      return parseUnits(value, coin.decimals)
+    } catch (err) {
+      if (err instanceof AmountError) throw errors.field('/amount', `amount ${err.message}`)
+      throw err
+    }
+  }
+
+  #parseAddress(value: string): string {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(value))
+      throw errors.field('/address', 'must be an EVM address (0x + 40 hex)')
+    // Mixed case carries an EIP-55 checksum, which must be right; all lower or upper case has none.
+    const body = value.slice(2)
+    const mixed = body !== body.toLowerCase() && body !== body.toUpperCase()
+    if (mixed && !isAddress(value, { strict: true }))
+      throw errors.field('/address', 'the address checksum (EIP-55 mixed case) is wrong')
+    if (/^0x0{40}$/i.test(value)) throw errors.field('/address', 'the zero address cannot receive funds')
+    return getAddress(value.toLowerCase())
+  }
+
+  async #write(
+    tx: Tx,
+    w: {
+      userId: string
+      coin: Coin
+      amount: bigint
+      fee: bigint
+      address: string
+      rate: string
+      from: string
+      ip: string | null
+    },
+  ): Promise<{ withdrawalId: string }> {
+    const { ledger, transactions, outgoing, clock } = this.deps
+    const id = newId()
+    const user = await ledger.ensureAccount(tx, 'user', w.userId, w.coin.reference)
+    const hold = await ledger.ensureAccount(tx, 'withdrawal_hold', w.userId, w.coin.reference)
+    const transfer = await ledger.transfer(tx, {
+      key: `withdrawal:${id}:hold`,
+      coin: w.coin.reference,
+      kind: 'withdrawal.hold',
+      description: `Withdrawal ${id}: amount and network fee held`,
+      legs: [
+        { account: user, amount: -(w.amount + w.fee) },
+        { account: hold, amount: w.amount + w.fee },
+      ],
+    })
+    const amountText = formatExact(w.amount, w.coin.decimals)
+    const record = await transactions.record(tx, {
+      ownerId: w.userId,
+      coin: w.coin.reference,
+      amount: w.amount,
+      type: 'withdrawal',
+      method: 'sent',
+      status: 'pending',
+      description: `Withdrawal of ${amountText} ${w.coin.symbol} to ${w.address}`,
+      txInfo: {
+        senderAddress: getAddress(w.from),
+        receiverAddress: w.address,
+        asset: w.coin.symbol,
+        amount: amountText,
+      },
+      transferId: transfer.id,
+      rate: w.rate,
+    })
+    const now = clock.now()
+    await withdrawalRepo.insert(tx, {
+      id,
+      ownerId: w.userId,
+      coin: w.coin.reference,
+      address: w.address,
+      amount: w.amount.toString(),
+      fee: w.fee.toString(),
+      usdValue: usdValue(w.amount, w.coin.decimals, w.rate).toFixed(2),
+      usdRate: w.rate,
+      transactionId: record.id,
+      createdAt: now,
+      updatedAt: now,
+    })
+    const sent = await outgoing.enqueue(tx, {
+      purpose: WITHDRAWAL_PURPOSE,
+      referenceId: id,
+      key: `withdrawal:${id}`,
+      from: { kind: 'user', ownerId: w.userId },
+      coin: w.coin.reference,
+      to: w.address,
+      amount: w.amount,
+      fundingAccountId: hold,
+    })
+    await withdrawalRepo.setOutgoing(tx, id, sent.id)
+    await withdrawalRepo.audit(tx, now, w.userId, 'withdrawal.requested', w.ip, {
+      withdrawalId: id,
+      coin: w.coin.reference,
+      amount: w.amount.toString(),
+      address: w.address,
+    })
+    return { withdrawalId: id }
+  }
+
+  /** #23: the caller's withdrawals, newest first. */
+  async list(userId: string, q: ListQuery) {
+    const { db } = this.deps
+    const { total, rows } = await withdrawalRepo.list(db, userId, q)
+    const decimals = new Map(this.deps.chain.coins.map((c) => [c.reference, c.decimals]))
+    return {
+      pages: Math.ceil(total / q.limit),
+      page: q.page,
+      limit: q.limit,
+      total,
+      data: rows.map((r) => {
+        const d = decimals.get(r.coin) ?? 18
+        return {
+          _id: r.id,
+          owner: r.ownerId,
+          coin: r.coin,
+          address: r.address,
+          amount: toCoinNumber(BigInt(r.amount), d),
+          fee: toCoinNumber(BigInt(r.fee), d),
+          usdValue: Number(r.usdValue),
+          usdRate: Number(r.usdRate),
+          status: r.status,
+          retryCount: r.retryCount,
+          errMsg: r.errMsg ?? [],
+          txHash: r.txHash,
+          createdAt: r.createdAt,
+          updatedAt: r.updatedAt,
+          __v: r.version,
+        }
+      }),
+    }
+  }
+
+  // ---- the sender's handlers ------------------------------------------------------------------
+
+  async #processing(tx: Tx, t: OutgoingView) {
+    await withdrawalRepo.update(tx, this.deps.clock.now(), t.referenceId, { status: 'processing' }, [
+      'pending',
+    ])
+  }
+
+  async #attemptFailed(tx: Tx, t: OutgoingView, message: string) {
+    await withdrawalRepo.recordFailure(tx, this.deps.clock.now(), t.referenceId, message)
+  }
+
+  async #settled(tx: Tx, t: OutgoingView, outcome: Settlement) {
+    const { ledger, transactions, jobs } = this.deps
+    const w = await withdrawalRepo.lock(tx, t.referenceId)
+    if (!w || w.status === 'completed' || w.status === 'failed') return
+    const coin = this.#coin(w.coin)
+    const hold = await ledger.ensureAccount(tx, 'withdrawal_hold', w.ownerId, w.coin)
+    const amount = BigInt(w.amount)
+    const fee = BigInt(w.fee)
+    const amountText = `${formatExact(amount, coin.decimals)} ${coin.symbol}`
+    const user = await withdrawalRepo.user(tx, w.ownerId)
+    if (outcome.ok) {
+      if (fee > 0n) {
+        // The fee stays at the user's address as platform value (it pays the gas of later sends).
+        const parked = await ledger.ensureAccount(tx, 'treasury', t.from, w.coin)
+        const feeTransfer = await ledger.transfer(tx, {
+          key: `withdrawal:${w.id}:fee`,
+          coin: w.coin,
+          kind: 'withdrawal.fee',
+          legs: [
+            { account: hold, amount: -fee },
+            { account: parked, amount: fee },
+          ],
+        })
+        await transactions.record(tx, {
+          ownerId: w.ownerId,
+          coin: w.coin,
+          amount: fee,
+          type: 'withdrawal',
+          method: 'fee',
+          status: 'completed',
+          description: `Network fee of ${formatExact(fee, coin.decimals)} ${coin.symbol} for withdrawal ${w.id}`,
+          isFee: true,
+          transferId: feeTransfer.id,
+          txHash: outcome.txHash,
+          rate: w.usdRate,
+        })
+      }
+      await withdrawalRepo.update(tx, this.deps.clock.now(), w.id, {
+        status: 'completed',
+        txHash: outcome.txHash,
+      })
+      if (w.transactionId)
+        await transactions.update(tx, w.transactionId, {
+          status: 'completed',
+          responseData: outcome.responseData,
+          txHash: outcome.txHash,
+        })
+      if (user?.email)
+        await jobs.enqueue(
+          tx,
+          'mail.send',
+          noticeMail('withdrawal_completed', user.email, 'Your withdrawal was sent', [
+            user.firstName ? `Hello ${user.firstName},` : 'Hello,',
+            `Your withdrawal of ${amountText} to ${w.address} was sent.`,
+            `Transaction: ${outcome.txHash}`,
+          ]),
+        )
+      return
+    }
+    await ledger.transfer(tx, {
+      key: `withdrawal:${w.id}:release`,
+      coin: w.coin,
+      kind: 'withdrawal.release',
+      description: `Withdrawal ${w.id} failed: amount and fee released`,
+      legs: [
+        { account: hold, amount: -(amount + fee) },
+        { account: await ledger.ensureAccount(tx, 'user', w.ownerId, w.coin), amount: amount + fee },
+      ],
+    })
+    await withdrawalRepo.update(tx, this.deps.clock.now(), w.id, {
+      status: 'failed',
+      ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
+    })
+    if (w.transactionId)
+      await transactions.update(tx, w.transactionId, {
+        status: 'failed',
+        responseData: outcome.responseData,
+        ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
+      })
+    if (user?.email)
+      await jobs.enqueue(
+        tx,
+        'mail.send',
+        noticeMail('withdrawal_failed', user.email, 'Your withdrawal failed', [
+          user.firstName ? `Hello ${user.firstName},` : 'Hello,',
+          `Your withdrawal of ${amountText} to ${w.address} could not be sent: ${outcome.message}.`,
+          'The amount and the fee are back in your wallet.',
+        ]),
+      )
+  }
+
+  #coin(reference: string) {
+    // Inactive coins still settle: read the chain's configuration, not the active list.
+    return this.deps.chain.coin(reference)
+  }
+}

@@ -1,0 +1,202 @@
+// Crash safety of the outgoing sender: a worker that dies between any two steps (before signing,
+// after the signed transaction was stored, after it was broadcast, after its receipt was read)
+// is resumed by the next run, which sends the same stored transaction (never a second one).
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { type CrashPoint, SimulatedCrash } from '../../src/modules/withdrawals/sender.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { createUser } from '../helpers/factories.ts'
+import {
+  AVAX,
+  balanceOf,
+  expectConsistent,
+  freshAddress,
+  fundUser,
+  settleAll,
+  USDC,
+  walletAddress,
+} from './helpers.ts'
+
+let t: TestApp
+
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterEach(() => {
+  t.app.services.outgoing.testHook = undefined
+})
+afterAll(() => t?.close())
+
+async function transferOf(withdrawalId: string) {
+  return t.database.db
+    .selectFrom('withdrawals')
+    .innerJoin('outgoingTransfers', 'outgoingTransfers.id', 'withdrawals.outgoingId')
+    .select([
+      'withdrawals.status as withdrawalStatus',
+      'outgoingTransfers.status',
+      'outgoingTransfers.txHash',
+      'outgoingTransfers.raw',
+      'outgoingTransfers.nonce',
+    ])
+    .where('withdrawals.id', '=', withdrawalId)
+    .executeTakeFirstOrThrow()
+}
+
+const cases: {
+  at: CrashPoint
+  coin: 'avax' | 'usdc'
+  expectAfterCrash: string
+  landedBeforeResume: boolean
+}[] = [
+  { at: 'before-sign', coin: 'avax', expectAfterCrash: 'queued', landedBeforeResume: false },
+  { at: 'after-sign', coin: 'avax', expectAfterCrash: 'signed', landedBeforeResume: false },
+  { at: 'after-broadcast', coin: 'avax', expectAfterCrash: 'sent', landedBeforeResume: true },
+  { at: 'after-receipt', coin: 'avax', expectAfterCrash: 'sent', landedBeforeResume: true },
+  { at: 'after-sign', coin: 'usdc', expectAfterCrash: 'signed', landedBeforeResume: false },
+  { at: 'after-broadcast', coin: 'usdc', expectAfterCrash: 'sent', landedBeforeResume: true },
+]
+
+describe('a worker dying between steps', () => {
+  it.each(cases)(
+    'resumes after a crash $at ($coin) and sends exactly once',
+    async ({ at, coin, expectAfterCrash, landedBeforeResume }) => {
+      const user = await createUser(t)
+      const unit = coin === 'avax' ? AVAX : USDC
+      await fundUser(t, 6, user, coin, 3n * unit)
+      const from = await walletAddress(t, user)
+      const chain = t.app.services.chain
+      const sentBefore = await chain.getNonce(from, 'latest')
+      const to = freshAddress()
+      const res = await t.req({
+        method: 'POST',
+        url: '/v1/withdrawals/',
+        token: user.token,
+        payload: { amount: 1, coin, address: to, password: user.password },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+      const { withdrawalId } = res.json().data
+
+      const { outgoingId } = await t.database.db
+        .selectFrom('withdrawals')
+        .select('outgoingId')
+        .where('id', '=', withdrawalId)
+        .executeTakeFirstOrThrow()
+      let crashes = 0
+      t.app.services.outgoing.testHook = (point, transferId) => {
+        if (point === at && transferId === outgoingId && crashes === 0) {
+          crashes++
+          throw new SimulatedCrash(point)
+        }
+      }
+      // Run until the crash happened (a token withdrawal first waits for its gas top-up).
+      for (let i = 0; i < 30 && crashes === 0; i++) {
+        await t.drain()
+        if (crashes === 0) t.clock.advance(5_000)
+      }
+      expect(crashes).toBe(1)
+      const crashed = await transferOf(withdrawalId)
+      expect(crashed.status).toBe(expectAfterCrash)
+      expect(crashed.withdrawalStatus).toBe('processing')
+      if (expectAfterCrash !== 'queued') {
+        expect(crashed.raw).toMatch(/^0x/)
+        expect(crashed.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+      }
+      expect(await chain.balanceOf(to, coin)).toBe(landedBeforeResume ? unit : 0n)
+
+      // The restarted worker finishes the job.
+      await settleAll(t)
+      const done = await transferOf(withdrawalId)
+      expect(done.withdrawalStatus).toBe('completed')
+      expect(done.status).toBe('completed')
+      if (expectAfterCrash !== 'queued') {
+        // The very transaction stored before the crash, not a re-signed one.
+        expect(done.txHash).toBe(crashed.txHash)
+        expect(done.raw).toBe(crashed.raw)
+      }
+      expect(await chain.balanceOf(to, coin)).toBe(unit)
+      // Exactly one transaction left the user's address.
+      expect(await chain.getNonce(from, 'latest')).toBe(sentBefore + 1)
+      const fee = coin === 'avax' ? AVAX / 1000n : USDC / 10n
+      expect(await balanceOf(t, user.id, coin)).toBe(2n * unit - fee)
+      await expectConsistent(t)
+    },
+  )
+
+  it('settles a transfer once when two workers run it at the same time', async () => {
+    const user = await createUser(t)
+    await fundUser(t, 7, user, 'avax', 2n * AVAX)
+    const from = await walletAddress(t, user)
+    const chain = t.app.services.chain
+    const before = await chain.getNonce(from, 'latest')
+    const to = freshAddress()
+    const res = await t.req({
+      method: 'POST',
+      url: '/v1/withdrawals/',
+      token: user.token,
+      payload: { amount: 0.5, coin: 'avax', address: to, password: user.password },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const row = await t.database.db
+      .selectFrom('withdrawals')
+      .select('outgoingId')
+      .where('id', '=', res.json().data.withdrawalId)
+      .executeTakeFirstOrThrow()
+    const sender = t.app.services.outgoing
+    await Promise.all([sender.run(row.outgoingId!), sender.run(row.outgoingId!), sender.run(row.outgoingId!)])
+    await settleAll(t)
+    expect(await chain.balanceOf(to, 'avax')).toBe(AVAX / 2n)
+    expect(await chain.getNonce(from, 'latest')).toBe(before + 1)
+    await expectConsistent(t)
+  })
+
+  it('fails (and releases the hold) only once the chain proves the signed transfer can never land', async () => {
+    const user = await createUser(t)
+    await fundUser(t, 8, user, 'avax', 2n * AVAX)
+    const from = await walletAddress(t, user)
+    const chain = t.app.services.chain
+    const to = freshAddress()
+    const res = await t.req({
+      method: 'POST',
+      url: '/v1/withdrawals/',
+      token: user.token,
+      payload: { amount: 0.5, coin: 'avax', address: to, password: user.password },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const { withdrawalId } = res.json().data
+    const { outgoingId } = await t.database.db
+      .selectFrom('withdrawals')
+      .select('outgoingId')
+      .where('id', '=', withdrawalId)
+      .executeTakeFirstOrThrow()
+    let crashed = false
+    t.app.services.outgoing.testHook = (point, transferId) => {
+      if (point === 'after-sign' && transferId === outgoingId && !crashed) {
+        crashed = true
+        throw new SimulatedCrash(point)
+      }
+    }
+    for (let i = 0; i < 30 && !crashed; i++) {
+      await t.drain()
+      if (!crashed) t.clock.advance(5_000)
+    }
+    const signed = await transferOf(withdrawalId)
+    expect(signed.status).toBe('signed')
+    // Another transaction takes the stored transaction's nonce (the key used outside the sender).
+    const key = await t.app.services.wallets.privateKey(t.database.db, from)
+    const other = await chain.signTransfer(key, {
+      coin: 'avax',
+      to: from,
+      amount: 0n,
+      nonce: Number(signed.nonce),
+    })
+    await chain.broadcast(other.raw)
+    const otherReceipt = await chain.waitForReceipt(other.hash)
+
+    await settleAll(t)
+    const done = await transferOf(withdrawalId)
+    expect(done.withdrawalStatus).toBe('failed')
+    expect(await chain.balanceOf(to, 'avax')).toBe(0n)
+    // Everything held came back; only the outside transaction's gas was booked (by the watcher).
+    expect(await balanceOf(t, user.id, 'avax')).toBe(2n * AVAX - otherReceipt.fee)
+    await expectConsistent(t)
+  })
+})
