@@ -1,3 +1,65 @@
 // Table types of the escrow module (camelCase; CamelCasePlugin maps them to snake_case columns).
-// biome-ignore lint/complexity/noBannedTypes: filled in as the module's tables are added
-export type EscrowTables = {}
+import type { ColumnType, Generated } from 'kysely'
+import type { NullableTimestamp, Timestamp } from '../types.ts'
+
+/** NUMERIC base units or cents: read as a decimal string, written from a bigint's string */
+type Units = ColumnType<string, string | bigint, string | bigint>
+
+export type EscrowStatus = 'waiting' | 'paid' | 'releasing' | 'released' | 'cancelled'
+export type LegKind = 'payout' | 'fee' | 'platformFee' | 'refund' | 'fund'
+export type LegStatus = 'awaiting' | 'processing' | 'completed' | 'failed'
+
+export interface EscrowsTable {
+  id: string
+  collectionId: string
+  payerId: string
+  receiverId: string
+  parentEscrowId: string | null
+  coin: string
+  decimals: number
+  /** lower-case payment address (a custodial key with owner kind `escrow`) */
+  address: string
+  status: Generated<EscrowStatus>
+  escrowCents: Units
+  rate: string
+  feePercent: string
+  coinEscrowAmount: Units
+  expectedFee: Units
+  amountToPay: Units
+  usdFeeCents: Units
+  usdAmountCents: Units
+  received: ColumnType<string, string | bigint | undefined, string | bigint>
+  fundedToChildren: ColumnType<string, string | bigint | undefined, string | bigint>
+  /** the outgoing transfer of the latest in-app payment */
+  payTransferId: string | null
+  expiresAt: Timestamp
+  paidAt: NullableTimestamp
+  releasedAt: NullableTimestamp
+  cancelledAt: NullableTimestamp
+  createdAt: Timestamp
+  updatedAt: Timestamp
+  version: Generated<number>
+}
+
+export interface EscrowLegsTable {
+  id: string
+  escrowId: string
+  kind: LegKind
+  seq: number
+  toAddress: string
+  amount: Units
+  status: Generated<LegStatus>
+  attempt: Generated<number>
+  failures: Generated<number>
+  outgoingId: string | null
+  txHash: string | null
+  transactionId: string | null
+  lastError: string | null
+  createdAt: Timestamp
+  updatedAt: Timestamp
+}
+
+export interface EscrowTables {
+  escrows: EscrowsTable
+  escrowLegs: EscrowLegsTable
+}

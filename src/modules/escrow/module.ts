@@ -1,4 +1,39 @@
-// Escrow (spec #13–#15).
+// Escrow (spec #13–#15): quotes, payment detection, release in on-chain legs, cancellation.
 import type { FeatureModule } from '../core.ts'
+import { EscrowPayouts } from './payouts.ts'
+import { escrowRoutes } from './routes.ts'
+import { EscrowService } from './service.ts'
 
-export const escrowModule: FeatureModule = async () => {}
+declare module '../core.ts' {
+  interface Services {
+    escrow: EscrowService
+  }
+}
+
+export const escrowModule: FeatureModule = async ({ app, config, db, clock, log, services }) => {
+  const deps = {
+    db,
+    clock,
+    log,
+    chain: services.chain,
+    ledger: services.ledger,
+    wallets: services.wallets,
+    collections: services.collections,
+    transactions: services.transactions,
+  }
+  const payouts = new EscrowPayouts({ ...deps, outgoing: services.outgoing, jobs: services.jobs })
+  const escrow = new EscrowService({
+    ...deps,
+    coins: services.coins,
+    rates: services.rates,
+    payouts,
+    verifySensitiveCode: (userId, code, then) =>
+      services.accountSecurity.verifySensitiveCode(userId, code, then),
+    platformFeePercent: config.platformFeePercent,
+    // No card provider is integrated: only on-chain payment is offered.
+    cardPayments: false,
+  })
+  services.escrow = escrow
+  services.wallets.depositHooks.push((tx, deposit) => escrow.onDeposit(tx, deposit))
+  await app.register(escrowRoutes, { escrow, db })
+}

@@ -1,0 +1,155 @@
+// The only SQL over the escrow module's tables.
+import { sql } from 'kysely'
+import type { Executor } from '../../db/index.ts'
+import type { EscrowStatus, LegKind, LegStatus } from '../../db/tables/escrow.ts'
+
+export const escrowColumns = [
+  'id',
+  'collectionId',
+  'payerId',
+  'receiverId',
+  'parentEscrowId',
+  'coin',
+  'decimals',
+  'address',
+  'status',
+  'escrowCents',
+  'rate',
+  'feePercent',
+  'coinEscrowAmount',
+  'expectedFee',
+  'amountToPay',
+  'usdFeeCents',
+  'usdAmountCents',
+  'received',
+  'fundedToChildren',
+  'payTransferId',
+  'expiresAt',
+  'paidAt',
+  'releasedAt',
+  'cancelledAt',
+  'createdAt',
+  'version',
+] as const
+
+export const legColumns = [
+  'id',
+  'escrowId',
+  'kind',
+  'seq',
+  'toAddress',
+  'amount',
+  'status',
+  'attempt',
+  'failures',
+  'outgoingId',
+  'txHash',
+  'transactionId',
+  'lastError',
+] as const
+
+export const escrowRepo = {
+  get(ex: Executor, id: string, forUpdate = false) {
+    let q = ex.selectFrom('escrows').select(escrowColumns).where('id', '=', id)
+    if (forUpdate) q = q.forUpdate()
+    return q.executeTakeFirst()
+  },
+
+  async update(
+    ex: Executor,
+    id: string,
+    set: Partial<{
+      status: EscrowStatus
+      received: bigint
+      fundedToChildren: bigint
+      payTransferId: string | null
+      paidAt: Date
+      releasedAt: Date
+      cancelledAt: Date
+    }>,
+    now: Date,
+  ) {
+    await ex
+      .updateTable('escrows')
+      .set({ ...set, updatedAt: now, version: sql`version + 1` })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  legs(ex: Executor, escrowId: string) {
+    return ex
+      .selectFrom('escrowLegs')
+      .select(legColumns)
+      .where('escrowId', '=', escrowId)
+      .orderBy('seq')
+      .execute()
+  },
+
+  async nextSeq(ex: Executor, escrowId: string): Promise<number> {
+    const row = await ex
+      .selectFrom('escrowLegs')
+      .select((eb) => eb.fn.max<number>('seq').as('max'))
+      .where('escrowId', '=', escrowId)
+      .executeTakeFirst()
+    return (row?.max ?? 0) + 1
+  },
+
+  async insertLeg(
+    ex: Executor,
+    leg: { id: string; escrowId: string; kind: LegKind; seq: number; toAddress: string; amount: bigint },
+    now: Date,
+  ) {
+    await ex
+      .insertInto('escrowLegs')
+      .values({ ...leg, amount: leg.amount.toString(), createdAt: now, updatedAt: now })
+      .execute()
+  },
+
+  async updateLeg(
+    ex: Executor,
+    id: string,
+    set: Partial<{
+      status: LegStatus
+      attempt: number
+      failures: number
+      outgoingId: string | null
+      txHash: string | null
+      transactionId: string | null
+      lastError: string | null
+    }>,
+    now: Date,
+  ): Promise<void> {
+    await ex
+      .updateTable('escrowLegs')
+      .set({ ...set, updatedAt: now })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  getLeg(ex: Executor, id: string, forUpdate = false) {
+    let q = ex.selectFrom('escrowLegs').select(legColumns).where('id', '=', id)
+    if (forUpdate) q = q.forUpdate()
+    return q.executeTakeFirst()
+  },
+
+  /** Escrows (id, status) funded by a parent escrow. */
+  children(ex: Executor, parentEscrowId: string) {
+    return ex
+      .selectFrom('escrows')
+      .select(['id', 'status', 'amountToPay'])
+      .where('parentEscrowId', '=', parentEscrowId)
+      .execute()
+  },
+
+  async userLive(
+    ex: Executor,
+    userId: string,
+  ): Promise<{ id: string; email: string | null; firstName: string } | undefined> {
+    return ex
+      .selectFrom('users')
+      .select(['id', 'email', 'firstName'])
+      .where('id', '=', userId)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst()
+  },
+}

@@ -1,0 +1,87 @@
+// The escrow module's public contract: request bodies and response shapes of #13–#15 and the
+// additions (pay, cancel).
+import { type Static, Type } from 'typebox'
+import { Id } from '../../http/schemas.ts'
+
+export const InitiateBody = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 200, description: 'the job title (the collection name)' }),
+    description: Type.String({ minLength: 1, maxLength: 10_000 }),
+    amount: Type.Number({
+      exclusiveMinimum: 0,
+      description: 'job price in USD, at most two decimals, from 1.00 to 1000000000',
+    }),
+    coin: Type.String({ minLength: 1, maxLength: 32, description: 'coin reference (e.g. `avax`, `usdc`)' }),
+    dueDate: Type.Optional(
+      Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}$', description: '`YYYY-MM-DD`, today or later (UTC)' }),
+    ),
+    isPrivate: Type.Optional(Type.Boolean({ default: false })),
+    isFundingRequest: Type.Optional(Type.Boolean({ default: false })),
+    receiverId: Id('the user the escrow pays out to (not the caller)'),
+    parent: Type.Optional(
+      Id(
+        'a collection of the caller whose escrow is paid: the new escrow becomes its child and is funded from the parent’s escrow (same coin)',
+      ),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type InitiateInput = Static<typeof InitiateBody>
+
+export const EscrowIdBody = Type.Object(
+  { escrowId: Id('the escrow id returned by #13') },
+  { additionalProperties: false },
+)
+
+export const PayBody = Type.Object(
+  {
+    escrowId: Id('the escrow to pay'),
+    password: Type.String({ minLength: 1, maxLength: 128, description: 'the account password' }),
+    code: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{6}$',
+        description: 'two-factor code; required when two-factor login is on',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+export type PayInput = Static<typeof PayBody>
+
+const Units = (description: string) => Type.String({ pattern: '^[0-9]+$', description })
+
+export const Quote = Type.Object({
+  coin: Type.String({ description: 'coin reference' }),
+  address: Type.String({ description: 'the escrow payment address (checksummed)' }),
+  escrowAmount: Type.Number({ description: 'the job price in USD' }),
+  coinEscrowAmount: Type.Number({ description: 'the price in whole coins (rounded up)' }),
+  expectedFee: Type.Number({ description: 'the platform fee in whole coins (rounded up)' }),
+  amountToPay: Type.Number({ description: 'coinEscrowAmount + expectedFee: send exactly this (or more)' }),
+  usdFee: Type.Number({ description: 'the fee in USD' }),
+  usdAmount: Type.Number({ description: 'escrowAmount + usdFee' }),
+  feePercentage: Type.Number(),
+  rate: Type.Number({ description: 'USD per whole coin' }),
+  chainId: Type.String(),
+  contractAddress: Type.String({ description: 'the token contract; empty for the native coin' }),
+  paymentMethods: Type.Array(Type.String()),
+  collectionId: Type.String(),
+  escrowId: Type.String(),
+  expiresAt: Type.String({ format: 'date-time', description: 'end of the quote’s rate guarantee' }),
+  decimals: Type.Integer({ description: 'decimals of the coin’s base unit' }),
+  coinEscrowAmountBaseUnits: Units('coinEscrowAmount in base units, exact'),
+  expectedFeeBaseUnits: Units('expectedFee in base units, exact'),
+  amountToPayBaseUnits: Units('amountToPay in base units, exact'),
+})
+
+export const Validation = Type.Object({
+  escrowId: Type.String(),
+  paymentAmount: Type.Number({ description: 'received so far, in whole coins' }),
+  paymentAddress: Type.String(),
+  receiverId: Type.String(),
+  status: Type.Union([
+    Type.Literal('waiting'),
+    Type.Literal('paid'),
+    Type.Literal('released'),
+    Type.Literal('cancelled'),
+  ]),
+})

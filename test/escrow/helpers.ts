@@ -1,0 +1,122 @@
+// Shared steps of the escrow tests: users, an escrow quote, payments from outside wallets on the
+// dev chain, and running the background work (watcher, sender) until it is done.
+import type { Address, Hex } from 'viem'
+import { expect } from 'vitest'
+import type { TestApp } from '../helpers/app.ts'
+import type { TestUser } from '../helpers/factories.ts'
+import { expectLedgerConsistent } from '../helpers/ledger.ts'
+
+export const AVAX = 10n ** 18n
+export const USDC = 10n ** 6n
+
+export function expectError(
+  res: { statusCode: number; json(): any; body: string },
+  status: number,
+  code: string,
+) {
+  expect(res.statusCode, res.body).toBe(status)
+  expect(res.json()).toMatchObject({ status: 'error', data: { code } })
+}
+
+export function tomorrow(t: TestApp) {
+  return new Date(t.clock.now().getTime() + 86_400_000).toISOString().slice(0, 10)
+}
+
+export async function initiate(
+  t: TestApp,
+  payer: TestUser,
+  receiver: TestUser,
+  body: Record<string, unknown> = {},
+) {
+  const res = await t.req({
+    method: 'POST',
+    url: '/v1/escrow/initiate',
+    token: payer.token,
+    payload: {
+      title: 'Build a landing page',
+      description: 'One page, responsive',
+      amount: 100,
+      coin: 'avax',
+      dueDate: tomorrow(t),
+      isPrivate: false,
+      isFundingRequest: false,
+      receiverId: receiver.id,
+      ...body,
+    },
+  })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json().data
+}
+
+export function post(t: TestApp, user: TestUser | undefined, url: string, payload: unknown, headers = {}) {
+  return t.req({
+    method: 'POST',
+    url,
+    payload: payload as object,
+    headers,
+    ...(user ? { token: user.token } : {}),
+  })
+}
+
+/** Sends `amount` base units from a dev account (outside the platform) and waits for the receipt. */
+export async function sendFrom(
+  t: TestApp,
+  from: { address: Address; privateKey: Hex },
+  to: string,
+  coin: string,
+  amount: bigint,
+) {
+  const c = t.app.services.chain
+  const signed = await c.signTransfer(from.privateKey, {
+    coin,
+    to,
+    amount,
+    nonce: await c.getNonce(from.address, 'pending'),
+  })
+  await c.broadcast(signed.raw)
+  await c.waitForReceipt(signed.hash)
+}
+
+export async function walletAddress(t: TestApp, user: TestUser): Promise<string> {
+  const res = await t.req({ method: 'GET', url: '/v1/wallet', token: user.token })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json().data.wallets[0].address
+}
+
+async function openTransfers(t: TestApp) {
+  return t.database.db
+    .selectFrom('outgoingTransfers')
+    .select(['id', 'status', 'purpose'])
+    .where('status', 'not in', ['completed', 'failed'])
+    .execute()
+}
+
+/** Runs jobs and the watcher, moving the clock past every backoff, until no transfer is open. */
+export async function settleAll(t: TestApp, maxRounds = 60) {
+  for (let i = 0; i < maxRounds; i++) {
+    await t.app.services.wallets.scanNow()
+    await t.drain()
+    if ((await openTransfers(t)).length === 0) {
+      await t.app.services.wallets.scanNow()
+      await t.drain()
+      return
+    }
+    t.clock.advance(60_000)
+  }
+  throw new Error(`transfers still open: ${JSON.stringify(await openTransfers(t))}`)
+}
+
+export async function expectConsistent(t: TestApp) {
+  await t.app.services.wallets.scanNow()
+  await expectLedgerConsistent(t.database.db, { chain: t.app.services.chain })
+}
+
+export async function collection(t: TestApp, user: TestUser, id: string) {
+  const res = await t.req({ method: 'GET', url: `/v1/collection/${id}`, token: user.token })
+  expect(res.statusCode, res.body).toBe(200)
+  return res.json().data
+}
+
+export async function userBalance(t: TestApp, userId: string, coin: string) {
+  return t.app.services.ledger.balance(t.database.db, 'user', userId, coin)
+}

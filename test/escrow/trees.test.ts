@@ -1,0 +1,127 @@
+// Escrow trees: a paid parent funds child escrows from its own balance (on chain, between the two
+// escrow addresses); each child is released on its own and the parent only for what no child holds.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { createUser, type TestUser } from '../helpers/factories.ts'
+import {
+  AVAX,
+  collection,
+  expectConsistent,
+  expectError,
+  initiate,
+  post,
+  sendFrom,
+  settleAll,
+  tomorrow,
+  userBalance,
+} from './helpers.ts'
+
+let t: TestApp
+let payer: TestUser
+let lead: TestUser
+let helperA: TestUser
+let helperB: TestUser
+let stranger: TestUser
+const outsider = () => t.app.services.chain.devnet!.accounts[2]!
+
+beforeAll(async () => {
+  t = await createTestApp()
+  payer = await createUser(t)
+  lead = await createUser(t)
+  helperA = await createUser(t)
+  helperB = await createUser(t)
+  stranger = await createUser(t)
+})
+afterAll(() => t?.close())
+
+const child = (receiver: TestUser, parent: string, amount: number, user = payer) =>
+  post(t, user, '/v1/escrow/initiate', {
+    title: `Part for ${amount}`,
+    description: 'a part of the job',
+    amount,
+    coin: 'avax',
+    dueDate: tomorrow(t),
+    receiverId: receiver.id,
+    parent,
+  })
+
+describe('child escrows funded by a paid parent', () => {
+  it('funds two children, releases each on its own, and the parent for the rest', async () => {
+    const parent = await initiate(t, payer, lead, { amount: 100 })
+    // not paid yet
+    expectError(await child(helperA, parent.collectionId, 40), 422, 'BUSINESS_RULE')
+    await sendFrom(t, outsider(), parent.address, 'avax', BigInt(parent.amountToPayBaseUnits))
+    expect(
+      (await post(t, payer, '/v1/escrow/validate', { escrowId: parent.escrowId })).json().data.status,
+    ).toBe('paid')
+
+    expectError(await child(helperA, parent.collectionId, 40, stranger), 403, 'FORBIDDEN')
+    expectError(await child(helperA, 'aaaaaaaaaaaaaaaaaaaaaaaa', 40), 404, 'NOT_FOUND')
+    expectError(
+      await post(t, payer, '/v1/escrow/initiate', {
+        title: 'x',
+        description: 'y',
+        amount: 10,
+        coin: 'usdc',
+        receiverId: helperA.id,
+        parent: parent.collectionId,
+      }),
+      400,
+      'VALIDATION_ERROR',
+    )
+
+    const a = await child(helperA, parent.collectionId, 40)
+    expect(a.statusCode, a.body).toBe(200)
+    const b = await child(helperB, parent.collectionId, 20)
+    expect(b.statusCode, b.body).toBe(200)
+    const qa = a.json().data
+    const qb = b.json().data
+    expect(qa.amountToPay).toBe(1.68)
+    expect(qb.amountToPay).toBe(0.84)
+    // 4.2 received − 0.2 fee = 4.0 available; 2.52 given; 2.52 more is too much
+    expectError(await child(helperA, parent.collectionId, 60), 422, 'INSUFFICIENT_BALANCE')
+    // the parent cannot be released while a child is being funded
+    expectError(
+      await post(t, payer, '/v1/escrow/release', { escrowId: parent.escrowId }),
+      422,
+      'BUSINESS_RULE',
+    )
+
+    await settleAll(t)
+    for (const q of [qa, qb]) {
+      const v = await post(t, payer, '/v1/escrow/validate', { escrowId: q.escrowId })
+      expect(v.json().data.status).toBe('paid')
+    }
+    const pc = await collection(t, payer, parent.collectionId)
+    expect(pc.totalChildCollectionsCount).toBe(2)
+    expect(pc.totalChildCollectionEscrowCount).toBe(2)
+    expect(pc.collections.map((c: { _id: string }) => c._id).sort()).toEqual(
+      [qa.collectionId, qb.collectionId].sort(),
+    )
+    const ca = await collection(t, payer, qa.collectionId)
+    expect(ca).toMatchObject({ isParentFunded: true, status: 'active' })
+
+    // release child A
+    expect((await post(t, payer, '/v1/escrow/release', { escrowId: qa.escrowId })).statusCode).toBe(200)
+    await settleAll(t)
+    expect(await userBalance(t, helperA.id, 'avax')).toBe((16n * AVAX) / 10n)
+
+    // release the parent: its receiver gets the price minus what the children took
+    expect((await post(t, payer, '/v1/escrow/release', { escrowId: parent.escrowId })).statusCode).toBe(200)
+    await settleAll(t)
+    expect(await userBalance(t, lead.id, 'avax')).toBe(4n * AVAX - (252n * AVAX) / 100n)
+    expect(
+      (await post(t, payer, '/v1/escrow/validate', { escrowId: parent.escrowId })).json().data.status,
+    ).toBe('released')
+    expect(await t.app.services.ledger.balance(t.database.db, 'escrow', parent.escrowId, 'avax')).toBe(0n)
+
+    // child B is still held, then released on its own
+    expect((await post(t, payer, '/v1/escrow/validate', { escrowId: qb.escrowId })).json().data.status).toBe(
+      'paid',
+    )
+    expect((await post(t, payer, '/v1/escrow/release', { escrowId: qb.escrowId })).statusCode).toBe(200)
+    await settleAll(t)
+    expect(await userBalance(t, helperB.id, 'avax')).toBe((8n * AVAX) / 10n)
+    await expectConsistent(t)
+  })
+})
