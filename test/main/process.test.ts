@@ -72,7 +72,9 @@ const post = (base: string, path: string, body: unknown) =>
   }).then(json)
 
 describe('the service process', () => {
-  it('starts on embedded defaults, keeps its data across a restart, and shuts down cleanly', { timeout: 240_000 }, async () => {
+  it('starts on embedded defaults, keeps its data across a restart, and shuts down cleanly', {
+    timeout: 240_000,
+  }, async () => {
     const first = await start()
     const ready = await fetch(`${first.baseUrl}/ready`).then(json)
     expect(ready.status).toBe(200)
