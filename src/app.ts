@@ -11,6 +11,7 @@ import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
 import { registerAuth } from './http/auth.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
+import { requestLogView } from './http/log-serializers.ts'
 import { registerRateLimit } from './http/rate-limit.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
 import { validatorCompiler } from './http/validation.ts'
@@ -57,7 +58,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database } = deps
   const clock = deps.clock ?? systemClock
   const app = Fastify({
-    loggerInstance: (deps.logger || pino({ level: 'silent' })) as unknown as FastifyBaseLogger,
+    loggerInstance: (deps.logger || pino({ level: 'silent' })).child(
+      {},
+      { serializers: { req: requestLogView } },
+    ) as unknown as FastifyBaseLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id']
       return typeof given === 'string' && /^[\w.-]{1,64}$/.test(given) ? given : randomUUID()
@@ -91,7 +95,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const jobs = new JobQueue(db, log, clock)
   const mailer =
     deps.mailer ??
-    (config.smtpUrl ? createSmtpMailer(config.smtpUrl, config.mailFrom) : createOutboxMailer(db, log))
+    (config.smtpUrl
+      ? createSmtpMailer(config.smtpUrl, config.mailFrom)
+      : createOutboxMailer(db, log, { printText: !config.production }))
   jobs.register('mail.send', (mail) => mailer.send(mail), { maxAttempts: 8, deleteOnSuccess: true })
 
   const tokens = new TokenService(config.jwtSecret, clock)

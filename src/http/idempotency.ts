@@ -1,8 +1,11 @@
 // `Idempotency-Key` for money-moving POSTs: the same key with the same body answers the first
 // response again without running the operation twice; the same key with another body is 409.
+// The password and code of a body are not part of "the same body" (see SECRET_FIELDS).
 // A request that failed leaves no record, so it can be retried with the same key. A record left
-// "in progress" by a crashed process is taken over after a minute; the ledger's own idempotency
-// keys still guarantee that value never moves twice.
+// "in progress" is taken over after a minute: its process may have died before or after its
+// commit, or may still be running. So an operation that moves value must itself be safe to run a
+// second time: a withdrawal keys its ledger hold by the Idempotency-Key (`fn` receives it);
+// escrow release, cancel and pay are guarded by the escrow's state under its row lock.
 import { createHash } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { sql } from 'kysely'
@@ -16,10 +19,17 @@ export interface IdempotentResult {
   body: unknown
 }
 
+/**
+ * Fields that confirm a request rather than describe it. They stay out of the stored fingerprint:
+ * a fast unsalted hash over a password would let a copy of the database be cracked offline.
+ */
+const SECRET_FIELDS = new Set(['password', 'code'])
+
 function canonical(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
   if (value && typeof value === 'object') {
     return `{${Object.keys(value)
+      .filter((k) => !SECRET_FIELDS.has(k))
       .sort()
       .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
       .join(',')}}`

@@ -12,7 +12,9 @@ export async function registerRateLimit(app: FastifyInstance, redis: Redis | und
 
 /**
  * A preHandler for one route group: `group` separates counters of different routes; `emailOf`
- * picks the email from the body when the route has one.
+ * picks the email from the body when the route has one. On a signed-in route without an email the
+ * account takes the email's place (same limit), so that a stolen token cannot get around the
+ * per-IP limit by spreading its requests over many addresses.
  */
 export function authLimiter(
   app: FastifyInstance,
@@ -20,6 +22,11 @@ export function authLimiter(
   group: string,
   emailOf?: (req: FastifyRequest) => string | undefined,
 ) {
+  const subjectOf = (req: FastifyRequest): string | undefined => {
+    const email = emailOf?.(req)?.trim().toLowerCase()
+    if (email) return email
+    return req.auth ? `account:${req.auth.userId}` : undefined
+  }
   const perIp = app.createRateLimit({
     max: cfg.authPerIp,
     timeWindow: cfg.windowMs,
@@ -28,12 +35,12 @@ export function authLimiter(
   const perEmail = app.createRateLimit({
     max: cfg.authPerEmail,
     timeWindow: cfg.windowMs,
-    keyGenerator: (req) => `${group}:email:${emailOf?.(req)?.trim().toLowerCase() ?? ''}`,
+    keyGenerator: (req) => `${group}:email:${subjectOf(req) ?? ''}`,
   })
   return async (req: FastifyRequest) => {
     const ip = await perIp(req)
     if (!ip.isAllowed && ip.isExceeded) throw errors.rateLimited(ip.ttlInSeconds)
-    if (emailOf?.(req)) {
+    if (subjectOf(req)) {
       const em = await perEmail(req)
       if (!em.isAllowed && em.isExceeded) throw errors.rateLimited(em.ttlInSeconds)
     }

@@ -105,7 +105,9 @@ describe('google_auth two-factor (#41, #42, #43, #4, #5)', () => {
       400,
       'INVALID_CODE',
     )
-    const act = await a.post('/v1/account/activate/2fa', { code: codeFromUri(init.otpauthUrl) }, u.token)
+    // Kept, not recomputed: real time may cross a 30 s step before the reuse check below.
+    const activationCode = codeFromUri(init.otpauthUrl)
+    const act = await a.post('/v1/account/activate/2fa', { code: activationCode }, u.token)
     expect(act.json()).toEqual({ status: 'success', message: expect.any(String), data: {} })
     expect(expectOk(await a.get('/v1/account', u.token)).twoFa).toEqual({
       type: 'google_auth',
@@ -132,7 +134,7 @@ describe('google_auth two-factor (#41, #42, #43, #4, #5)', () => {
     expectError(
       await a.post('/v1/auth/login/2fa', {
         tempToken: challenge.tempToken.token,
-        code: codeFromUri(init.otpauthUrl),
+        code: activationCode,
       }),
       400,
       'INVALID_CODE',

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { uniqueEmail } from '../helpers/factories.ts'
+import { createUser, uniqueEmail } from '../helpers/factories.ts'
 
 let t: TestApp
 beforeAll(async () => {
@@ -55,6 +55,75 @@ describe('rate limits on the auth routes', () => {
       remoteAddress: '10.9.8.8',
     })
     expect(fresh.statusCode).toBe(200)
+  })
+})
+
+describe('rate limits on the signed-in sensitive routes', () => {
+  it('limits one account whatever its client IP, and leaves other accounts alone', async () => {
+    const user = await createUser(t)
+    const other = await createUser(t)
+    const send = (who: { token: string }, ip: string) =>
+      t.req({
+        method: 'POST',
+        url: '/v1/account/2fa/email',
+        payload: {},
+        token: who.token,
+        remoteAddress: ip,
+      })
+    // Each request comes from another address, so only a per-account counter can stop them.
+    const statuses: number[] = []
+    for (let i = 0; i < 4; i++) statuses.push((await send(user, `10.20.30.${i + 1}`)).statusCode)
+    expect(statuses).toEqual([200, 200, 200, 429])
+    const limited = await send(user, '10.20.31.1')
+    expect(limited.json().data.code).toBe('RATE_LIMITED')
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
+    expect((await send(other, '10.20.30.1')).statusCode).toBe(200)
+  })
+
+  it('limits the two-factor setup, which mails a code each time', async () => {
+    const user = await createUser(t)
+    const statuses: number[] = []
+    for (let i = 0; i < 4; i++) {
+      const res = await t.req({
+        method: 'POST',
+        url: '/v1/account/initiate/2fa',
+        payload: { type: 'email' },
+        token: user.token,
+        remoteAddress: `10.20.50.${i + 1}`,
+      })
+      statuses.push(res.statusCode)
+    }
+    expect(statuses).toEqual([202, 202, 202, 429])
+  })
+
+  it('counts each route group on its own', async () => {
+    const user = await createUser(t)
+    for (let i = 0; i < 3; i++) {
+      const res = await t.req({
+        method: 'PUT',
+        url: '/v1/account/password/change',
+        payload: { oldPassword: 'Wrong!pass1', newPassword: 'N3w!password' },
+        token: user.token,
+        remoteAddress: `10.20.40.${i + 1}`,
+      })
+      expect(res.statusCode).toBe(401)
+    }
+    const change = await t.req({
+      method: 'PUT',
+      url: '/v1/account/password/change',
+      payload: { oldPassword: user.password, newPassword: 'N3w!password' },
+      token: user.token,
+      remoteAddress: '10.20.40.9',
+    })
+    expect(change.statusCode).toBe(429)
+    const code = await t.req({
+      method: 'POST',
+      url: '/v1/account/2fa/email',
+      payload: {},
+      token: user.token,
+      remoteAddress: '10.20.40.10',
+    })
+    expect(code.statusCode).toBe(200)
   })
 })
 

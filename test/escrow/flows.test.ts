@@ -2,6 +2,7 @@
 // failing while the chain is down (retried by the sender, then by calling #15 again), and a worker
 // dying between a broadcast and its record.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { WRONG_PASSWORD_WINDOW_MS } from '../../src/modules/account/password-guard.ts'
 import { SimulatedCrash } from '../../src/modules/withdrawals/sender.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, lastCode, type TestUser } from '../helpers/factories.ts'
@@ -112,6 +113,30 @@ describe('POST /v1/escrow/pay (in-app wallet)', () => {
     await expectConsistent(t)
   })
 
+  it('answers 429 after five wrong passwords, even to the right one (counted with withdrawals)', async () => {
+    const u = await createUser(t)
+    const q = await initiate(t, u, receiver, { amount: 10 })
+    await sendFrom(t, outsider(), await walletAddress(t, u), 'avax', AVAX)
+    await t.app.services.wallets.scanNow()
+    const pay = (password: string) => post(t, u, '/v1/escrow/pay', { escrowId: q.escrowId, password })
+    for (let i = 0; i < 5; i++) expectError(await pay(`Wrong!pass${i}`), 401, 'INVALID_CREDENTIALS')
+    expectError(await pay(u.password), 429, 'RATE_LIMITED')
+    const withdrawal = await post(t, u, '/v1/withdrawals/', {
+      amount: 0.01,
+      coin: 'avax',
+      address: outsider().address,
+      password: u.password,
+    })
+    expectError(withdrawal, 429, 'RATE_LIMITED')
+    expect(await userBalance(t, u.id, 'avax')).toBe(AVAX)
+    // the window passes
+    t.clock.advance(WRONG_PASSWORD_WINDOW_MS + 1000)
+    const ok = await pay(u.password)
+    expect(ok.statusCode, ok.body).toBe(200)
+    await settleAll(t)
+    await expectConsistent(t)
+  })
+
   it('asks for the two-factor code when two-factor login is on', async () => {
     const user = await createUser(t)
     const init = await post(t, user, '/v1/account/initiate/2fa', { type: 'email' })
@@ -136,6 +161,58 @@ describe('POST /v1/escrow/pay (in-app wallet)', () => {
     const v = await post(t, user, '/v1/escrow/validate', { escrowId: q.escrowId })
     expect(v.json().data).toMatchObject({ status: 'paid', paymentAmount: 0.42 })
     await expectConsistent(t)
+  })
+})
+
+describe('an in-app payment mined but not yet credited', () => {
+  it('stays under way until the watcher credits it, so the escrow is not paid twice', async () => {
+    const t2 = await createTestApp({ env: { CONFIRMATIONS: '2' } })
+    try {
+      const devnet = t2.app.services.chain.devnet!
+      const p = await createUser(t2)
+      const r = await createUser(t2)
+      await sendFrom(t2, devnet.accounts[3]!, await walletAddress(t2, p), 'avax', 10n * AVAX)
+      await devnet.mine(1)
+      await t2.app.services.wallets.scanNow()
+      expect(await userBalance(t2, p.id, 'avax')).toBe(10n * AVAX)
+      const q = await initiate(t2, p, r, { amount: 100 })
+      const pay = () => post(t2, p, '/v1/escrow/pay', { escrowId: q.escrowId, password: p.password })
+      const first = await pay()
+      expect(first.statusCode, first.body).toBe(200)
+      const status = async () => {
+        const e = await t2.database.db
+          .selectFrom('escrows')
+          .innerJoin('outgoingTransfers', 'outgoingTransfers.id', 'escrows.payTransferId')
+          .select('outgoingTransfers.status')
+          .where('escrows.id', '=', q.escrowId)
+          .executeTakeFirstOrThrow()
+        return e.status
+      }
+      // Run the sender (mining a block now and then, for its gas top-up to be confirmed) until the
+      // payment is mined and settled; its own block is not confirmed yet, so not credited.
+      for (let i = 0; i < 30 && (await status()) !== 'completed'; i++) {
+        await t2.drain()
+        if ((await status()) === 'completed') break
+        await devnet.mine(1)
+        t2.clock.advance(60_000)
+      }
+      expect(await status()).toBe('completed')
+      const v = await post(t2, p, '/v1/escrow/validate', { escrowId: q.escrowId })
+      expect(v.json().data).toMatchObject({ status: 'waiting', paymentAmount: 0 })
+
+      expectError(await pay(), 409, 'CONFLICT')
+      expect(await userBalance(t2, p.id, 'avax')).toBe(10n * AVAX - BigInt(q.amountToPayBaseUnits))
+
+      await devnet.mine(1)
+      const paid = await post(t2, p, '/v1/escrow/validate', { escrowId: q.escrowId })
+      expect(paid.json().data).toMatchObject({ status: 'paid', paymentAmount: 4.2 })
+      expectError(await pay(), 409, 'CONFLICT')
+      await settleAll(t2)
+      await devnet.mine(1)
+      await expectConsistent(t2)
+    } finally {
+      await t2.close()
+    }
   })
 })
 
@@ -186,6 +263,37 @@ describe('failing payout legs', () => {
     expect((await legs(q.escrowId)).every((l) => l.status === 'completed')).toBe(true)
     expect(await userBalance(t, receiver.id, 'avax')).toBe(receiverBefore + 4n * AVAX)
     expectError(await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId }), 409, 'CONFLICT')
+    await expectConsistent(t)
+  })
+
+  it('sends a refund that ran out of retries again when the payer cancels again', async () => {
+    const q = await initiate(t, payer, receiver, { amount: 100 })
+    await sendFrom(t, outsider(), q.address, 'avax', AVAX)
+    const v = await post(t, payer, '/v1/escrow/validate', { escrowId: q.escrowId })
+    expect(v.json().data).toMatchObject({ status: 'waiting', paymentAmount: 1 })
+    const before = await userBalance(t, payer.id, 'avax')
+    expect((await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId })).statusCode).toBe(200)
+    chain().devnet!.setDown(true)
+    try {
+      for (let i = 0; i < 12; i++) {
+        await t.drain()
+        t.clock.advance(10 * 60_000)
+      }
+    } finally {
+      chain().devnet!.setDown(false)
+    }
+    expect((await legs(q.escrowId)).map((l) => [l.kind, l.status])).toEqual([['refund', 'failed']])
+    expect(await userBalance(t, payer.id, 'avax')).toBe(before)
+    expectError(await post(t, receiver, '/v1/escrow/cancel', { escrowId: q.escrowId }), 403, 'FORBIDDEN')
+
+    const again = await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId })
+    expect(again.statusCode, again.body).toBe(200)
+    expect(again.json().message).toMatch(/again/)
+    await settleAll(t)
+    expect((await legs(q.escrowId)).map((l) => [l.kind, l.status])).toEqual([['refund', 'completed']])
+    expect(await userBalance(t, payer.id, 'avax')).toBe(before + AVAX)
+    expect(await t.app.services.ledger.balance(t.database.db, 'escrow', q.escrowId, 'avax')).toBe(0n)
+    expectError(await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId }), 409, 'CONFLICT')
     await expectConsistent(t)
   })
 

@@ -1,6 +1,8 @@
 // Escrow trees: a paid parent funds child escrows from its own balance (on chain, between the two
 // escrow addresses); each child is released on its own and the parent only for what no child holds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LEG_PURPOSE } from '../../src/modules/escrow/payouts.ts'
+import { SimulatedCrash } from '../../src/modules/withdrawals/sender.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 import {
@@ -122,6 +124,96 @@ describe('child escrows funded by a paid parent', () => {
     expect((await post(t, payer, '/v1/escrow/release', { escrowId: qb.escrowId })).statusCode).toBe(200)
     await settleAll(t)
     expect(await userBalance(t, helperB.id, 'avax')).toBe((8n * AVAX) / 10n)
+    await expectConsistent(t)
+  })
+})
+
+async function legsOf(escrowId: string) {
+  const rows = await t.database.db
+    .selectFrom('escrowLegs')
+    .select(['kind', 'amount', 'status'])
+    .where('escrowId', '=', escrowId)
+    .orderBy('seq')
+    .execute()
+  return rows.map((l) => ({ ...l, amount: BigInt(l.amount) }))
+}
+
+describe('releasing a parent escrow', () => {
+  it('keeps its full fee when an overpaid parent gave its children more than its price', async () => {
+    // price 4, fee 0.2, paid 12.2 (8 too much); the child takes 6.3 (> the price of 4)
+    const parent = await initiate(t, payer, lead, { amount: 100 })
+    await sendFrom(t, outsider(), parent.address, 'avax', BigInt(parent.amountToPayBaseUnits) + 8n * AVAX)
+    await t.app.services.wallets.scanNow()
+    const c = await child(helperA, parent.collectionId, 150)
+    expect(c.statusCode, c.body).toBe(200)
+    expect(c.json().data.amountToPay).toBe(6.3)
+    await settleAll(t)
+
+    const payerBefore = await userBalance(t, payer.id, 'avax')
+    const leadBefore = await userBalance(t, lead.id, 'avax')
+    const r = await post(t, payer, '/v1/escrow/release', { escrowId: parent.escrowId })
+    expect(r.statusCode, r.body).toBe(200)
+    await settleAll(t)
+    const legs = (await legsOf(parent.escrowId)).filter((l) => l.kind !== 'fund')
+    const fees = legs.filter((l) => l.kind === 'fee' || l.kind === 'platformFee')
+    // the platform's fee is the parent's whole expectedFee; only what no child took goes back
+    expect(fees.reduce((s, l) => s + l.amount, 0n)).toBe((2n * AVAX) / 10n)
+    expect(legs.filter((l) => l.kind === 'refund').map((l) => l.amount)).toEqual([(57n * AVAX) / 10n])
+    expect(legs.every((l) => l.status === 'completed')).toBe(true)
+    expect(await userBalance(t, payer.id, 'avax')).toBe(payerBefore + (57n * AVAX) / 10n)
+    expect(await userBalance(t, lead.id, 'avax')).toBe(leadBefore)
+    expect(await t.app.services.ledger.balance(t.database.db, 'escrow', parent.escrowId, 'avax')).toBe(0n)
+    await expectConsistent(t)
+  })
+
+  it('waits until the funding of a child is settled, even once the child is already credited', async () => {
+    const parent = await initiate(t, payer, lead, { amount: 100 })
+    await sendFrom(t, outsider(), parent.address, 'avax', BigInt(parent.amountToPayBaseUnits))
+    await t.app.services.wallets.scanNow()
+    // The worker sending the funding dies each time after the receipt: the child's funding is
+    // mined (and credited by the watcher) but not yet settled in the ledger.
+    const sender = t.app.services.outgoing
+    sender.testHook = async (at, id) => {
+      if (at !== 'after-receipt') return
+      const row = await sender.get(t.database.db, id)
+      if (row?.purpose === LEG_PURPOSE) throw new SimulatedCrash(at)
+    }
+    let childQuote: { escrowId: string; amountToPay: number }
+    try {
+      const c = await child(helperA, parent.collectionId, 40)
+      expect(c.statusCode, c.body).toBe(200)
+      childQuote = c.json().data
+      for (let i = 0; i < 30; i++) {
+        await t.app.services.wallets.scanNow()
+        await t.drain()
+        const v = await post(t, payer, '/v1/escrow/validate', { escrowId: childQuote.escrowId })
+        if (v.json().data.status === 'paid') break
+        t.clock.advance(60_000)
+      }
+      const v = await post(t, payer, '/v1/escrow/validate', { escrowId: childQuote.escrowId })
+      expect(v.json().data.status).toBe('paid')
+      expect((await legsOf(parent.escrowId)).map((l) => [l.kind, l.status])).toEqual([['fund', 'processing']])
+      expectError(
+        await post(t, payer, '/v1/escrow/release', { escrowId: parent.escrowId }),
+        422,
+        'BUSINESS_RULE',
+      )
+    } finally {
+      sender.testHook = undefined
+    }
+    await settleAll(t)
+    const leadBefore = await userBalance(t, lead.id, 'avax')
+    const r = await post(t, payer, '/v1/escrow/release', { escrowId: parent.escrowId })
+    expect(r.statusCode, r.body).toBe(200)
+    await settleAll(t)
+    const legs = await legsOf(parent.escrowId)
+    expect(legs.map((l) => l.kind)).toEqual(['fund', 'payout', 'fee', 'platformFee'])
+    expect(legs.every((l) => l.status === 'completed')).toBe(true)
+    expect(await userBalance(t, lead.id, 'avax')).toBe(leadBefore + 4n * AVAX - (168n * AVAX) / 100n)
+    expect(
+      (await post(t, payer, '/v1/escrow/validate', { escrowId: parent.escrowId })).json().data.status,
+    ).toBe('released')
+    expect(await t.app.services.ledger.balance(t.database.db, 'escrow', parent.escrowId, 'avax')).toBe(0n)
     await expectConsistent(t)
   })
 })

@@ -92,4 +92,31 @@ describe('Idempotency-Key', () => {
     const res = await move('bad key with spaces', 1)
     expect(res.statusCode).toBe(400)
   })
+
+  it('keeps no fingerprint of the password or code in the request body', async () => {
+    const withSecrets = (key: string, password: string, code: string) =>
+      app.inject({
+        method: 'POST',
+        url: '/move',
+        payload: { amount: 9, password, code },
+        headers: { 'idempotency-key': key },
+      })
+    const first = await withSecrets('k-secret-1', 'Tr0ub4dor&3', '123456')
+    expect(first.statusCode).toBe(200)
+    await withSecrets('k-secret-2', 'correct-Horse-1', '654321')
+    const rows = await database.db
+      .selectFrom('idempotencyKeys')
+      .select(['key', 'requestHash'])
+      .where('key', 'in', ['k-secret-1', 'k-secret-2'])
+      .orderBy('key')
+      .execute()
+    // A fast unsalted hash over the password would let a database dump be cracked offline.
+    expect(rows).toHaveLength(2)
+    expect(rows[0]!.requestHash).toBe(rows[1]!.requestHash)
+    // The same key and operation with another password is the same request: a replay.
+    const again = await withSecrets('k-secret-1', 'another-Pass-2', '111111')
+    expect(again.statusCode).toBe(200)
+    expect(again.headers['idempotent-replayed']).toBe('true')
+    expect(again.json()).toEqual(first.json())
+  })
 })

@@ -3,6 +3,7 @@
 // is resumed by the next run, which sends the same stored transaction (never a second one).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { type CrashPoint, SimulatedCrash } from '../../src/modules/withdrawals/sender.ts'
+import { ChainError } from '../../src/platform/chain/types.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
 import {
@@ -145,6 +146,91 @@ describe('a worker dying between steps', () => {
     await settleAll(t)
     expect(await chain.balanceOf(to, 'avax')).toBe(AVAX / 2n)
     expect(await chain.getNonce(from, 'latest')).toBe(before + 1)
+    await expectConsistent(t)
+  })
+
+  it('does not fail a transfer that another worker signed while this one recorded its last failure', async () => {
+    const user = await createUser(t)
+    await fundUser(t, 9, user, 'avax', 2n * AVAX)
+    const from = await walletAddress(t, user)
+    const chain = t.app.services.chain
+    const before = await chain.getNonce(from, 'latest')
+    const to = freshAddress()
+    const res = await t.req({
+      method: 'POST',
+      url: '/v1/withdrawals/',
+      token: user.token,
+      payload: { amount: 0.5, coin: 'avax', address: to, password: user.password },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const { withdrawalId } = res.json().data
+    const { outgoingId } = await t.database.db
+      .selectFrom('withdrawals')
+      .select('outgoingId')
+      .where('id', '=', withdrawalId)
+      .executeTakeFirstOrThrow()
+    const id = outgoingId!
+    const sender = t.app.services.outgoing
+    // Up to just before signing (its gas reserved), then that worker dies.
+    let stopped = false
+    sender.testHook = (point, transferId) => {
+      if (point === 'before-sign' && transferId === id && !stopped) {
+        stopped = true
+        throw new SimulatedCrash(point)
+      }
+    }
+    for (let i = 0; i < 30 && !stopped; i++) {
+      await t.drain()
+      if (!stopped) t.clock.advance(5_000)
+    }
+    expect((await transferOf(withdrawalId)).status).toBe('queued')
+
+    // Worker A's attempt fails (the node is unreachable while it prepares), and it is its last.
+    // Right after A has read the transfer to record that failure, worker B signs and broadcasts
+    // the transfer, then dies.
+    const maxFailures = sender.options.maxFailures
+    const estimateFees = chain.estimateFees
+    const load = sender.load
+    let armed = false
+    let bSent = false
+    sender.options.maxFailures = 1
+    chain.estimateFees = async () => {
+      chain.estimateFees = estimateFees
+      armed = true
+      throw new ChainError('UNAVAILABLE', 'estimate fees: the node is unreachable')
+    }
+    sender.load = async (ex, transferId, forUpdate = false) => {
+      const row = await load.call(sender, ex, transferId, forUpdate)
+      if (armed && !forUpdate && transferId === id) {
+        armed = false
+        sender.testHook = (point, tid) => {
+          if (point === 'after-broadcast' && tid === id) throw new SimulatedCrash(point)
+        }
+        await sender.run(id).catch((err) => {
+          if (!(err instanceof SimulatedCrash)) throw err
+          bSent = true
+        })
+        sender.testHook = undefined
+      }
+      return row
+    }
+    try {
+      await sender.run(id)
+    } finally {
+      chain.estimateFees = estimateFees
+      sender.load = load
+      sender.options.maxFailures = maxFailures
+    }
+    expect(bSent).toBe(true)
+    // B's transaction is on chain: the withdrawal must not be failed (its hold released) now.
+    expect(await chain.balanceOf(to, 'avax')).toBe(AVAX / 2n)
+    expect((await transferOf(withdrawalId)).withdrawalStatus).toBe('processing')
+
+    await settleAll(t)
+    const done = await transferOf(withdrawalId)
+    expect(done.withdrawalStatus).toBe('completed')
+    expect(await chain.getNonce(from, 'latest')).toBe(before + 1)
+    expect(await balanceOf(t, user.id, 'avax')).toBe(2n * AVAX - AVAX / 2n - AVAX / 1000n)
     await expectConsistent(t)
   })
 

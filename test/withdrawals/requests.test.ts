@@ -232,6 +232,30 @@ describe('Idempotency-Key', () => {
     expect(await t.app.services.chain.balanceOf(body.address, 'avax')).toBe((3n * AVAX) / 100n)
     await expectConsistent(t)
   })
+
+  it('withdraws once when the process died after writing the withdrawal but before recording its answer', async () => {
+    const body = { ...good(), amount: 0.05 }
+    const key = `wd-crash-${Date.now()}`
+    const headers = { 'idempotency-key': key }
+    const first = await post(user, body, headers)
+    expect(first.statusCode, first.body).toBe(200)
+    // What a process that died between the commit and recording the answer leaves behind: a
+    // claim still "in progress", old enough to be taken over by the client's retry.
+    await t.database.db
+      .updateTable('idempotencyKeys')
+      .set({ statusCode: null, response: null, createdAt: new Date(Date.now() - 10 * 60_000) })
+      .where('userId', '=', user.id)
+      .where('key', '=', key)
+      .execute()
+    const before = await snapshot(t)
+    const retried = await post(user, body, headers)
+    expect(retried.statusCode, retried.body).toBe(200)
+    expect(retried.json().data.withdrawalId).toBe(first.json().data.withdrawalId)
+    expect(await snapshot(t)).toEqual(before)
+    await settleAll(t)
+    expect(await t.app.services.chain.balanceOf(body.address, 'avax')).toBe((5n * AVAX) / 100n)
+    await expectConsistent(t)
+  })
 })
 
 describe('GET /v1/withdrawals/', () => {

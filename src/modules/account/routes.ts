@@ -73,7 +73,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'changePassword',
         summary: 'Change the password (#38)',
         description:
-          'The old password must be right (401 INVALID_CREDENTIALS); the new one must meet the policy (400 WEAK_PASSWORD) and differ from the old one (400). Every other session is revoked; the caller’s token stays valid.',
+          'The old password must be right (401 INVALID_CREDENTIALS; after 5 wrong passwords of the account within 15 minutes, counted with every action confirmed by the password, 429 RATE_LIMITED); the new one must meet the policy (400 WEAK_PASSWORD) and differ from the old one (400). Every other session is revoked; the caller’s token stays valid.',
         tags,
         ...guarded,
         body: ChangePasswordBody,
@@ -157,7 +157,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'deleteAccount',
         summary: 'Delete the account (#46)',
         description:
-          'Needs the password (401 INVALID_CREDENTIALS when wrong). Revokes every session and removes the personal data (names, email, profile, socials, tags, web3 address, two-factor); financial records are kept. The email can be registered again.',
+          'Needs the password (401 INVALID_CREDENTIALS when wrong; 429 RATE_LIMITED after 5 wrong passwords of the account within 15 minutes). Revokes every session and removes the personal data (names, email, profile, socials, tags, web3 address, two-factor); financial records are kept. The email can be registered again.',
         tags,
         ...guarded,
         body: DeleteAccountBody,

@@ -7,12 +7,13 @@ import type { Db, Tx } from '../../db/index.ts'
 import { type AppError, errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { codeMatches, hashCode, newCode } from '../../platform/crypto/codes.ts'
-import { hashPassword, isStrongPassword, verifyPassword } from '../../platform/crypto/passwords.ts'
+import { hashPassword, isStrongPassword } from '../../platform/crypto/passwords.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import { type FlowRow, type FlowService, MAX_CODE_ATTEMPTS } from '../auth/flows.ts'
 import { authRepo } from '../auth/repo.ts'
 import type { RequestMeta, TwoFaChallenge } from '../auth/service.ts'
 import { TEMP_TOKEN_TTL_MS, type TokenService } from '../auth/tokens.ts'
+import { confirmPassword } from './password-guard.ts'
 import { accountRepo, profileRepo } from './repo.ts'
 import type { AccountService } from './service.ts'
 import { tagService } from './tags.ts'
@@ -70,8 +71,13 @@ export class AccountSecurityService {
   ) {
     const user = await accountRepo.getUser(this.deps.db, userId)
     if (!user) throw errors.unauthenticated()
-    if (!(await verifyPassword(user.passwordHash, oldPassword)))
-      throw errors.invalidCredentials('The current password is wrong')
+    await this.#confirmPassword(
+      user,
+      oldPassword,
+      'password.change',
+      meta.ip,
+      'The current password is wrong',
+    )
     if (oldPassword === newPassword)
       throw errors.field('/newPassword', 'The new password must differ from the current one')
     if (!isStrongPassword(newPassword)) throw errors.weakPassword('/newPassword')
@@ -97,8 +103,7 @@ export class AccountSecurityService {
   async deleteAccount(userId: string, password: string, meta: RequestMeta) {
     const user = await accountRepo.getUser(this.deps.db, userId)
     if (!user) throw errors.unauthenticated()
-    if (!(await verifyPassword(user.passwordHash, password)))
-      throw errors.invalidCredentials('The password is wrong')
+    await this.#confirmPassword(user, password, 'account.delete', meta.ip, 'The password is wrong')
     await this.deps.db.transaction().execute(async (tx) => {
       const now = this.deps.clock.now()
       const locked = await profileRepo.lockUser(tx, userId)
@@ -203,8 +208,8 @@ export class AccountSecurityService {
       throw errors.field('/emailType', 'emailType must be two_fa')
     const user = await accountRepo.getUser(this.deps.db, userId)
     if (!user) throw errors.unauthenticated()
-    if (opts.password !== undefined && !(await verifyPassword(user.passwordHash, opts.password)))
-      throw errors.invalidCredentials('The password is wrong')
+    if (opts.password !== undefined)
+      await this.#confirmPassword(user, opts.password, 'two_fa.code', null, 'The password is wrong')
     if (user.twoFaEnabled && user.twoFaType === 'google_auth')
       throw errors.businessRule('Two-factor uses an authenticator app: use its current code instead')
     if (!user.email) throw errors.businessRule('The account has no email address')
@@ -328,6 +333,25 @@ export class AccountSecurityService {
   }
 
   // ---- helpers --------------------------------------------------------------------------------
+
+  /** The account password, with wrong ones counted per account (see password-guard.ts). */
+  #confirmPassword(
+    user: { id: string; passwordHash: string | null },
+    password: string,
+    action: string,
+    ip: string | null,
+    message: string,
+  ) {
+    return confirmPassword(this.deps.db, {
+      userId: user.id,
+      passwordHash: user.passwordHash,
+      password,
+      action,
+      ip,
+      now: this.deps.clock.now(),
+      message,
+    })
+  }
 
   /** A new flow for a signed-in account's code, ending the open ones of the same purpose. */
   async #newFlow(tx: Tx, userId: string, purpose: string, withCode: boolean) {

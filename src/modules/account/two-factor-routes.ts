@@ -42,6 +42,8 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
         response: { 202: envelope(InitiateTwoFaData), ...commonErrors },
       },
       onRequest: app.authenticate,
+      // Each call mails a code (email) or makes a new secret: limited like the other code routes.
+      preHandler: limit('2fa-initiate'),
     },
     async (req, reply) => {
       const data = await security.initiateTwoFa(caller(req).userId, req.body.type)

@@ -328,11 +328,25 @@ export class EscrowPayouts {
     await escrowRepo.update(tx, escrow.id, { payTransferId: transfer.id }, this.deps.clock.now())
   }
 
-  /** True while the escrow's latest in-app payment is neither mined nor failed. */
+  /**
+   * True while the escrow's latest in-app payment has neither failed nor been credited to the
+   * escrow. A mined payment counts until the deposit watcher credits it (after CONFIRMATIONS):
+   * until then `received` does not show it, and a second payment would send it all again.
+   */
   async payUnderWay(tx: Tx, escrow: EscrowRow): Promise<boolean> {
     if (!escrow.payTransferId) return false
     const t = await this.deps.outgoing.get(tx, escrow.payTransferId)
-    return t !== undefined && t.status !== 'completed' && t.status !== 'failed'
+    if (!t || t.status === 'failed') return false
+    if (t.status !== 'completed' || !t.txHash) return true
+    const credited = await tx
+      .selectFrom('chainEvents')
+      .select('txHash')
+      .where('chainId', '=', String(this.deps.chain.chainId))
+      .where('txHash', '=', t.txHash.toLowerCase())
+      .where('kind', '=', 'deposit')
+      .where('address', '=', escrow.address.toLowerCase())
+      .executeTakeFirst()
+    return !credited
   }
 
   async #paySettled(tx: Tx, t: OutgoingView, outcome: Settlement) {

@@ -68,7 +68,7 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
         operationId: 'releaseEscrow',
         summary: 'Release a paid escrow to the receiver (#15)',
         description:
-          'Payer only (403 for the receiver, 404 for anyone else), once (409 when released or being released), only when paid (422 before). Sends the payout to the receiver’s wallet, the network fee to the gas wallet and the platform fee to the treasury, each an on-chain transfer recorded as a `payout` transaction; an overpayment goes back to the payer’s wallet. Failed transfers are retried; when one ran out of retries, calling this again retries it. Honours `Idempotency-Key`.',
+          'Payer only (403 for the receiver, 404 for anyone else), once (409 when released or being released), only when paid (422 before). Sends the payout to the receiver’s wallet, the network fee to the gas wallet and the platform fee to the treasury, each an on-chain transfer recorded as a `payout` transaction; an overpayment goes back to the payer’s wallet. Failed transfers are retried; when one ran out of retries, calling this again retries it (also a failed refund of a payment that arrived after the release). A parent escrow is released only once every child funding is settled (422 before). Honours `Idempotency-Key`.',
         tags,
         security,
         body: EscrowIdBody,
@@ -92,7 +92,7 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
         operationId: 'cancelEscrow',
         summary: 'Cancel an unpaid escrow',
         description:
-          'Payer only, while the escrow is `waiting`; a partial payment goes back to the payer’s wallet, and so does anything paid to the address later. 409 once paid or cancelled. Honours `Idempotency-Key`.',
+          'Payer only, while the escrow is `waiting`; a partial payment goes back to the payer’s wallet, and so does anything paid to the address later. 409 once paid or cancelled (calling it again on a cancelled escrow whose refund ran out of retries sends that refund again). Honours `Idempotency-Key`.',
         tags,
         security,
         body: EscrowIdBody,
@@ -116,7 +116,7 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
         operationId: 'payEscrow',
         summary: 'Pay an escrow from the in-app wallet',
         description:
-          'Payer only, while `waiting`. Moves what is still missing of `amountToPay` from the payer’s wallet on chain to the escrow address (the wallet is held at once; the escrow is paid when the transfer is confirmed; a transfer that fails for good returns the amount to the wallet). Needs the account `password` (401 when wrong) and, with two-factor login on, the current `code` (authenticator, or the code mailed by POST /v1/account/2fa/email). 422 INSUFFICIENT_BALANCE when the wallet holds less; 409 when a payment is already under way. Gas is the platform’s. Honours `Idempotency-Key`.',
+          'Payer only, while `waiting`. Moves what is still missing of `amountToPay` from the payer’s wallet on chain to the escrow address (the wallet is held at once; the escrow is paid when the transfer is confirmed; a transfer that fails for good returns the amount to the wallet). Needs the account `password` (401 when wrong) and, with two-factor login on, the current `code` (authenticator, or the code mailed by POST /v1/account/2fa/email). 422 INSUFFICIENT_BALANCE when the wallet holds less; 409 when a payment is already under way (until it failed or was credited to the escrow). Gas is the platform’s. Honours `Idempotency-Key`.',
         tags,
         security,
         body: PayBody,

@@ -8,7 +8,7 @@ import { AppError, errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import { verifyPassword } from '../../platform/crypto/passwords.ts'
+import { confirmPassword } from '../account/password-guard.ts'
 import type { CollectionService } from '../collections/service.ts'
 import type { CoinService } from '../payment/types.ts'
 import type { TransactionService } from '../transactions/service.ts'
@@ -348,7 +348,16 @@ export class EscrowService {
     const { db, clock, ledger, collections } = this.deps
     const row = await this.#visible(userId, escrowId)
     if (row.payerId !== userId) throw errors.forbidden('Only the payer may release this escrow')
-    if (row.status === 'released') throw errors.conflict('This escrow has already been released')
+    if (row.status === 'released') {
+      // A refund of a payment that arrived after the release, once it ran out of retries, is sent
+      // again from here (it has no other way out of the escrow's account).
+      const retried = await db.transaction().execute(async (tx) => {
+        const locked = (await escrowRepo.get(tx, escrowId, true))!
+        return locked.status === 'released' ? this.deps.payouts.retryFailed(tx, locked) : 0
+      })
+      if (retried > 0) return { message: 'Release retried: the failed refund is being sent again' }
+      throw errors.conflict('This escrow has already been released')
+    }
     if (row.status === 'cancelled') throw errors.conflict('This escrow was cancelled')
     if (row.status === 'waiting') throw errors.businessRule('The escrow has not been paid yet')
     if (row.status === 'releasing') {
@@ -364,7 +373,11 @@ export class EscrowService {
       return { message: 'Release retried: the failed payouts are being sent again' }
     }
     const children = await escrowRepo.children(db, escrowId)
-    if (children.some((c) => c.status === 'waiting')) {
+    // A paid escrow's only legs are its children's funding. Until each is settled, the escrow's
+    // ledger balance still holds value that is already on its way to (or at) a child, and a
+    // release would plan its legs (the refund above all) from that wrong balance.
+    const unsettled = (await escrowRepo.legs(db, escrowId)).some((l) => l.status !== 'completed')
+    if (unsettled || children.some((c) => c.status === 'waiting')) {
       // A child's funding that failed for good is sent again by calling release.
       const retried = await db.transaction().execute(async (tx) => {
         const locked = (await escrowRepo.get(tx, escrowId, true))!
@@ -386,14 +399,17 @@ export class EscrowService {
       if (locked.status === 'released' || locked.status === 'releasing')
         throw errors.conflict('This escrow has already been released')
       if (locked.status !== 'paid') throw errors.conflict('This escrow cannot be released now')
+      // (re-checked under the escrow's lock: a child funded meanwhile adds a leg)
+      if ((await escrowRepo.legs(tx, locked.id)).some((l) => l.status !== 'completed'))
+        throw errors.businessRule('A child escrow funded from this one is still being funded')
       const balance = await ledger.balance(tx, 'escrow', locked.id, locked.coin)
       const payout = BigInt(locked.coinEscrowAmount)
-      const fee = BigInt(locked.expectedFee)
-      // What no child escrow holds: a parent pays children out of its price first.
+      const feeLeft = BigInt(locked.expectedFee)
+      // What no child escrow holds: children are funded out of the price first, then out of an
+      // overpayment; never out of the fee (funding is capped at received − expectedFee), so the
+      // fee legs are always the whole expectedFee and only the rest goes back to the payer.
       const funded = BigInt(locked.fundedToChildren)
       const payoutLeft = payout > funded ? payout - funded : 0n
-      const fromPrice = funded > payout ? funded - payout : 0n
-      const feeLeft = fee > fromPrice ? fee - fromPrice : 0n
       const net = networkFee < feeLeft ? networkFee : feeLeft
       const legs: PlannedLeg[] = [
         { kind: 'payout', to: receiverAddress, amount: payoutLeft },
@@ -421,7 +437,12 @@ export class EscrowService {
     const rate = await this.deps.transactions.rateOf(row.coin)
     return this.deps.db.transaction().execute(async (tx) => {
       const locked = (await escrowRepo.get(tx, escrowId, true))!
-      if (locked.status === 'cancelled') throw errors.conflict('This escrow is already cancelled')
+      if (locked.status === 'cancelled') {
+        // A refund that ran out of retries has no other way out of the escrow's account.
+        if ((await this.deps.payouts.retryFailed(tx, locked)) > 0)
+          return { message: 'The refund that failed earlier is being sent again' }
+        throw errors.conflict('This escrow is already cancelled')
+      }
       if (locked.status !== 'waiting')
         throw errors.conflict('A paid escrow cannot be cancelled; release it instead')
       const now = this.deps.clock.now()
@@ -463,8 +484,15 @@ export class EscrowService {
       .where('deletedAt', 'is', null)
       .executeTakeFirst()
     if (!user) throw errors.unauthenticated()
-    if (!(await verifyPassword(user.passwordHash, input.password)))
-      throw errors.invalidCredentials('Wrong password')
+    await confirmPassword(db, {
+      userId,
+      passwordHash: user.passwordHash,
+      password: input.password,
+      action: 'escrow.pay',
+      ip: null,
+      now: this.deps.clock.now(),
+      message: 'Wrong password',
+    })
     if (user.twoFaEnabled && !input.code)
       throw errors.field('/code', 'the two-factor code is required when two-factor login is on')
     const rate = await this.deps.transactions.rateOf(row.coin)

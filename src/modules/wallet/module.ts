@@ -84,7 +84,10 @@ export const walletModule: FeatureModule = async ({ app, config, db, clock, log,
         await schedule(clock.now().getTime() + WATCH_INTERVAL_MS)
       }
     },
-    { maxAttempts: 3, deleteOnSuccess: true },
+    // A scan's own failure is caught above; the queue's retries only cover a renewal that failed
+    // (database unreachable) or a run that died. A job that failed for good would end the chain
+    // of runs, and nothing would credit deposits until a restart: a high limit, as for the sender.
+    { maxAttempts: 1000, deleteOnSuccess: true },
   )
 
   try {

@@ -55,7 +55,7 @@ export const walletRoutes: FastifyPluginAsyncTypebox<{ wallets: WalletService; c
         operationId: 'exportSecretKey',
         summary: "Export the wallet's private key (#20)",
         description:
-          'Needs the account password (401 INVALID_CREDENTIALS) and a code: the current authenticator code when google_auth two-factor is on, otherwise the 6-digit code mailed by POST /v1/account/2fa/email (400 INVALID_CODE; 5 wrong codes → 429). Rate limited and audited. After an export, transfers signed outside the platform are booked as external withdrawals.',
+          'Needs the account password (401 INVALID_CREDENTIALS; 429 RATE_LIMITED after 5 wrong passwords of the account within 15 minutes, counted with every action confirmed by the password) and a code: the current authenticator code when google_auth two-factor is on, otherwise the 6-digit code mailed by POST /v1/account/2fa/email (400 INVALID_CODE; 5 wrong codes → 429). Rate limited and audited. After an export, transfers signed outside the platform are booked as external withdrawals.',
         tags,
         security: [{ bearer: [] }],
         body: ExportKeyBody,

@@ -8,8 +8,8 @@ import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import { verifyPassword } from '../../platform/crypto/passwords.ts'
 import type { RateSource } from '../../platform/rates/types.ts'
+import { confirmPassword } from '../account/password-guard.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { CustodialKey, KeyOwnerKind, KeyStore } from './keys.ts'
 import type { Ledger } from './ledger.ts'
@@ -248,10 +248,15 @@ export class WalletService {
       .where('deletedAt', 'is', null)
       .executeTakeFirst()
     if (!user) throw errors.unauthenticated()
-    if (!(await verifyPassword(user.passwordHash, input.password))) {
-      await this.#audit(db, userId, 'wallet.export_key.failed', ip, { reason: 'password' })
-      throw errors.invalidCredentials('Wrong password')
-    }
+    await confirmPassword(db, {
+      userId,
+      passwordHash: user.passwordHash,
+      password: input.password,
+      action: 'wallet.export_key',
+      ip,
+      now: this.deps.clock.now(),
+      message: 'Wrong password',
+    })
     const { key } = await this.ensureUserWallet(userId)
     return this.deps.verifySensitiveCode(userId, input.code, async (tx) => {
       const secretKey = await this.deps.keys.privateKey(tx, key.address)

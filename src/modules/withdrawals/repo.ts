@@ -16,17 +16,6 @@ export const withdrawalRepo = {
       .executeTakeFirst()
   },
 
-  async wrongPasswords(ex: Executor, userId: string, since: Date): Promise<number> {
-    const row = await ex
-      .selectFrom('auditLog')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('userId', '=', userId)
-      .where('action', '=', 'withdrawal.password_failed')
-      .where('createdAt', '>=', since)
-      .executeTakeFirstOrThrow()
-    return Number(row.n)
-  },
-
   async audit(
     ex: Executor,
     at: Date,
@@ -47,6 +36,17 @@ export const withdrawalRepo = {
 
   async setOutgoing(ex: Executor, id: string, outgoingId: string) {
     await ex.updateTable('withdrawals').set({ outgoingId }).where('id', '=', id).execute()
+  },
+
+  /** The withdrawal whose hold is ledger transfer `transferId` (via its transaction record). */
+  byHoldTransfer(ex: Executor, ownerId: string, transferId: string) {
+    return ex
+      .selectFrom('withdrawals as w')
+      .innerJoin('transactions as t', 't.id', 'w.transactionId')
+      .select(['w.id', 'w.coin', 'w.amount', 'w.address'])
+      .where('w.ownerId', '=', ownerId)
+      .where('t.transferId', '=', transferId)
+      .executeTakeFirst()
   },
 
   lock(ex: Executor, id: string) {

@@ -30,9 +30,9 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<{ withdrawals: Withdraw
     },
     async (req, reply) => {
       const { userId } = caller(req)
-      return idempotent(db, req, reply, userId, async () => ({
+      return idempotent(db, req, reply, userId, async (key) => ({
         statusCode: 200,
-        body: ok(await withdrawals.create(userId, req.body, req.ip ?? null), 'Withdrawal pending'),
+        body: ok(await withdrawals.create(userId, req.body, req.ip ?? null, key), 'Withdrawal pending'),
       }))
     },
   )

@@ -677,10 +677,13 @@ export class OutgoingSender {
     }
     if (fate === 'mined') return this.#settleWithReceipt(id, receipt!)
 
-    const settleNow = final && (fate === 'unsigned' || fate === 'dead')
     await this.deps.db.transaction().execute(async (tx) => {
       const current = await this.load(tx, id, true)
       if (!current || FINAL.includes(current.status)) return
+      // `fate` was judged from a read outside this lock: a concurrent run may have signed (and
+      // broadcast) the transfer since. Then it may still land, and only the chain can tell.
+      const signedMeanwhile = fate === 'unsigned' && current.status !== 'queued'
+      const settleNow = final && !signedMeanwhile && (fate === 'unsigned' || fate === 'dead')
       const now = this.deps.clock.now()
       const seq = current.wakeSeq + 1
       await tx
@@ -706,7 +709,8 @@ export class OutgoingSender {
         return
       }
       let delay = Math.min(this.options.baseDelayMs * 2 ** (failures - 1), this.options.maxDelayMs)
-      if (final) {
+      if (signedMeanwhile) delay = this.options.baseDelayMs
+      else if (final) {
         // Retries are used up but the signed transaction may still land: keep watching it, and
         // leave the outcome to the chain (re-broadcast, receipt, or its nonce taken).
         delay = this.options.stuckRecheckMs

@@ -1,6 +1,7 @@
 // Withdrawals to outside addresses (#22, #23): the request holds amount + fee in one transaction
 // with the withdrawal row, a pending transaction record and the outgoing transfer; the sender's
 // handlers move the withdrawal through processing to completed or failed and settle the hold.
+import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import { getAddress, isAddress } from 'viem'
 import type { Config } from '../../config.ts'
@@ -10,9 +11,9 @@ import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import { verifyPassword } from '../../platform/crypto/passwords.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { noticeMail } from '../../platform/mail/templates.ts'
+import { confirmPassword } from '../account/password-guard.ts'
 import { AmountError, parseUnits } from '../payment/amounts.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { TransactionService } from '../transactions/service.ts'
@@ -30,8 +31,8 @@ export const WITHDRAWAL_PURPOSE = 'withdrawal'
  */
 export const WITHDRAWAL_FEES = { native: '0.001', token: '0.1' } as const
 
-/** Wrong passwords per user within the rate-limit window before withdrawals answer 429. */
-export const MAX_WRONG_PASSWORDS = 5
+/** Wrong passwords per account (counted with every password-confirmed action) before 429. */
+export { MAX_WRONG_PASSWORDS } from '../account/password-guard.ts'
 
 /** The largest amount accepted, in whole coins (keeps every value far inside NUMERIC(78,0)). */
 export const MAX_AMOUNT = 1e15
@@ -79,13 +80,18 @@ export class WithdrawalService {
     })
   }
 
-  /** #22 */
+  /**
+   * #22. `requestKey` (the client's Idempotency-Key) keys the hold in the ledger: the same request
+   * run a second time (a retry that took over the claim of a process that died after the commit,
+   * or of a request still running) finds the first withdrawal instead of holding and sending again.
+   */
   async create(
     userId: string,
     input: CreateWithdrawal,
     ip: string | null,
+    requestKey?: string,
   ): Promise<{ withdrawalId: string }> {
-    const { db, coins, wallets, transactions, clock, config } = this.deps
+    const { db, coins, wallets, transactions, clock } = this.deps
     const coin = await coins.get(input.coin)
     const amount = this.#parseAmount(input.amount, coin)
     const fee = feeOf(coin)
@@ -101,13 +107,15 @@ export class WithdrawalService {
 
     const user = await withdrawalRepo.user(db, userId)
     if (!user || !key) throw errors.unauthenticated()
-    const since = new Date(clock.now().getTime() - config.rateLimit.windowMs)
-    if ((await withdrawalRepo.wrongPasswords(db, userId, since)) >= MAX_WRONG_PASSWORDS)
-      throw errors.rateLimited(Math.ceil(config.rateLimit.windowMs / 1000))
-    if (!(await verifyPassword(user.passwordHash, input.password))) {
-      await withdrawalRepo.audit(db, clock.now(), userId, 'withdrawal.password_failed', ip, {})
-      throw errors.invalidCredentials('Wrong password')
-    }
+    await confirmPassword(db, {
+      userId,
+      passwordHash: user.passwordHash,
+      password: input.password,
+      action: 'withdrawal',
+      ip,
+      now: clock.now(),
+      message: 'Wrong password',
+    })
     if (user.twoFaEnabled && (input.code === undefined || input.code === ''))
       throw errors.field('/code', 'A two-factor code is required: two-factor authentication is on')
 
@@ -115,7 +123,7 @@ export class WithdrawalService {
     const rate = await transactions.rateOf(coin.reference)
     await transactions.chainRecordId()
     const write = (tx: Tx) =>
-      this.#write(tx, { userId, coin, amount, fee, address, rate, from: key.address, ip })
+      this.#write(tx, { userId, coin, amount, fee, address, rate, from: key.address, ip, requestKey })
     if (user.twoFaEnabled) return this.deps.verifySensitiveCode(userId, input.code!, write)
     return db.transaction().execute(write)
   }
@@ -155,14 +163,18 @@ export class WithdrawalService {
       rate: string
       from: string
       ip: string | null
+      requestKey?: string | undefined
     },
   ): Promise<{ withdrawalId: string }> {
     const { ledger, transactions, outgoing, clock } = this.deps
     const id = newId()
     const user = await ledger.ensureAccount(tx, 'user', w.userId, w.coin.reference)
     const hold = await ledger.ensureAccount(tx, 'withdrawal_hold', w.userId, w.coin.reference)
+    const holdKey = w.requestKey
+      ? `withdrawal-request:${w.userId}:${createHash('sha256').update(w.requestKey).digest('hex')}`
+      : `withdrawal:${id}:hold`
     const transfer = await ledger.transfer(tx, {
-      key: `withdrawal:${id}:hold`,
+      key: holdKey,
       coin: w.coin.reference,
       kind: 'withdrawal.hold',
       description: `Withdrawal ${id}: amount and network fee held`,
@@ -171,6 +183,18 @@ export class WithdrawalService {
         { account: hold, amount: w.amount + w.fee },
       ],
     })
+    if (transfer.replayed) {
+      // This request already ran to the end: answer its withdrawal, move nothing.
+      const first = await withdrawalRepo.byHoldTransfer(tx, w.userId, transfer.id)
+      if (
+        !first ||
+        first.coin !== w.coin.reference ||
+        BigInt(first.amount) !== w.amount ||
+        first.address.toLowerCase() !== w.address.toLowerCase()
+      )
+        throw errors.conflict('This Idempotency-Key was used with a different request')
+      return { withdrawalId: first.id }
+    }
     const amountText = formatExact(w.amount, w.coin.decimals)
     const record = await transactions.record(tx, {
       ownerId: w.userId,

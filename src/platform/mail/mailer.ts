@@ -1,5 +1,5 @@
 // Mail delivery: SMTP through nodemailer when SMTP_URL is set, otherwise an outbox table whose
-// rows are also printed to the log so a local user can read their codes.
+// rows are also printed to the log (outside production) so a local user can read their codes.
 import nodemailer from 'nodemailer'
 import type { Logger } from 'pino'
 import type { Db } from '../../db/index.ts'
@@ -33,7 +33,13 @@ export function createSmtpMailer(url: string, from: string): Mailer {
   }
 }
 
-export function createOutboxMailer(db: Db, log: Logger): Mailer {
+/**
+ * `printText`: also print each mail's text (with its code) to the log, for embedded mode where there
+ * is no real mailbox. Off in production: a log is read by more people than a mailbox, and a code
+ * in it signs in, resets a password or confirms a key export.
+ */
+export function createOutboxMailer(db: Db, log: Logger, opts: { printText?: boolean } = {}): Mailer {
+  const printText = opts.printText ?? true
   return {
     kind: 'outbox',
     async send(mail) {
@@ -48,8 +54,10 @@ export function createOutboxMailer(db: Db, log: Logger): Mailer {
           kind: mail.kind,
         })
         .execute()
+      const about = { mail: { to: mail.to, subject: mail.subject, kind: mail.kind } }
       // Embedded mode only: there is no real mailbox, so the mail is shown where the user can read it.
-      log.info({ mail: { to: mail.to, subject: mail.subject, kind: mail.kind } }, `outbox mail\n${mail.text}`)
+      if (printText) log.info(about, `outbox mail\n${mail.text}`)
+      else log.info(about, 'outbox mail (text kept in the mails table)')
     },
     async close() {},
   }

@@ -1,0 +1,64 @@
+// The password check of actions a signed-in account confirms with its password (password change,
+// deletion, sensitive-action codes, key export, withdrawals, escrow payment). Wrong passwords are
+// counted per account across all of them, whatever the client IP, so that a stolen access token is
+// not an unlimited oracle for the password (which, with the token, moves money).
+import { sql } from 'kysely'
+import type { Db } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import { verifyPassword } from '../../platform/crypto/passwords.ts'
+
+/** Wrong passwords per account within the window; the next attempt, right or wrong, is 429. */
+export const MAX_WRONG_PASSWORDS = 5
+export const WRONG_PASSWORD_WINDOW_MS = 15 * 60 * 1000
+/** The audit action of a wrong password; `meta.action` names what it was for. */
+export const WRONG_PASSWORD_ACTION = 'password.failed'
+
+export interface PasswordCheck {
+  userId: string
+  passwordHash: string | null | undefined
+  password: string
+  /** what the password confirms, e.g. `wallet.export_key` (kept in the audit row) */
+  action: string
+  ip: string | null
+  now: Date
+  /** the message of the 401 for a wrong password */
+  message?: string
+}
+
+/**
+ * Answers 401 INVALID_CREDENTIALS for a wrong password and 429 RATE_LIMITED once the account has
+ * MAX_WRONG_PASSWORDS wrong ones in the window. The checks of one account run one at a time (a
+ * transaction-scoped advisory lock on the account), so concurrent guesses see each other's
+ * failures and cannot slip past the limit, while concurrent requests with the right password
+ * (several withdrawals at once) all go through.
+ */
+export async function confirmPassword(db: Db, check: PasswordCheck): Promise<void> {
+  const windowMs = WRONG_PASSWORD_WINDOW_MS
+  const outcome = await db.transaction().execute(async (tx) => {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`password:${check.userId}`}, 0))`.execute(tx)
+    const counted = await tx
+      .selectFrom('auditLog')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('userId', '=', check.userId)
+      .where('action', '=', WRONG_PASSWORD_ACTION)
+      .where('createdAt', '>', new Date(check.now.getTime() - windowMs))
+      .executeTakeFirstOrThrow()
+    if (Number(counted.n) >= MAX_WRONG_PASSWORDS) return 'locked' as const
+    if (await verifyPassword(check.passwordHash, check.password)) return 'ok' as const
+    await tx
+      .insertInto('auditLog')
+      .values({
+        id: newId(check.now.getTime()),
+        userId: check.userId,
+        action: WRONG_PASSWORD_ACTION,
+        ip: check.ip,
+        meta: JSON.stringify({ action: check.action }),
+        createdAt: check.now,
+      })
+      .execute()
+    return 'wrong' as const
+  })
+  if (outcome === 'locked') throw errors.rateLimited(Math.ceil(windowMs / 1000))
+  if (outcome === 'wrong') throw errors.invalidCredentials(check.message)
+}
