@@ -20,7 +20,7 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<{ withdrawals: Withdraw
         operationId: 'createWithdrawal',
         summary: 'Withdraw to an outside address (#22)',
         description:
-          'Holds amount + the network fee from the wallet and queues the transfer; answers `pending` at once. Statuses: pending → processing → completed | failed (after retries; the hold goes back to the wallet). Wrong password → 401 INVALID_CREDENTIALS (5 wrong passwords in the rate-limit window → 429); two-factor on → `code` required. Insufficient balance → 422 INSUFFICIENT_BALANCE; below the minimum (the fee) → 422 BUSINESS_RULE. Honours `Idempotency-Key`.',
+          'Holds amount + the network fee from the wallet and queues the transfer; answers `pending` at once. Statuses: pending → processing → completed | failed (after retries; the hold goes back to the wallet). Wrong password → 401 INVALID_CREDENTIALS (5 wrong passwords within 15 minutes, counted per account across every password-confirmed action → 429); two-factor on → `code` required. Insufficient balance → 422 INSUFFICIENT_BALANCE; below the minimum (the fee) → 422 BUSINESS_RULE. Honours `Idempotency-Key`.',
         tags,
         security: [{ bearer: [] }],
         body: CreateWithdrawalBody,
