@@ -55,13 +55,19 @@ async function createUser(): Promise<BenchUser> {
     payload: { firstName: 'Bench', lastName: 'User', email, password, confirmPassword: password },
   })
   const tempToken = reg.json().data.tempToken.token
-  await app.services.jobs.runUntilIdle()
-  const mail = await database.db
-    .selectFrom('mails')
-    .select('text')
-    .where('toAddress', '=', email)
-    .orderBy('createdAt', 'desc')
-    .executeTakeFirstOrThrow()
+  // The worker loop may already be sending the mail: wait for it to land in the outbox.
+  let mail: { text: string } | undefined
+  for (let i = 0; i < 200 && !mail; i++) {
+    await app.services.jobs.runUntilIdle()
+    mail = await database.db
+      .selectFrom('mails')
+      .select('text')
+      .where('toAddress', '=', email)
+      .orderBy('createdAt', 'desc')
+      .executeTakeFirst()
+    if (!mail) await new Promise((r) => setTimeout(r, 25))
+  }
+  if (!mail) throw new Error(`no verification mail for ${email}`)
   const code = mail.text.match(/\b(\d{6})\b/)![1]
   const ver = await app.inject({
     method: 'POST',
