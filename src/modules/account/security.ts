@@ -9,7 +9,7 @@ import type { Clock } from '../../platform/clock.ts'
 import { codeMatches, hashCode, newCode } from '../../platform/crypto/codes.ts'
 import { hashPassword, isStrongPassword } from '../../platform/crypto/passwords.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
-import { type FlowRow, type FlowService, MAX_CODE_ATTEMPTS } from '../auth/flows.ts'
+import { checkFlowCode, type FlowRow, type FlowService } from '../auth/flows.ts'
 import { authRepo } from '../auth/repo.ts'
 import type { RequestMeta, TwoFaChallenge } from '../auth/service.ts'
 import { TEMP_TOKEN_TTL_MS, type TokenService } from '../auth/tokens.ts'
@@ -381,24 +381,8 @@ export class AccountSecurityService {
     wrongMessage?: string,
   ): Promise<Outcome<T>> {
     const now = this.deps.clock.now()
-    if (flow.attempts >= MAX_CODE_ATTEMPTS) return { error: errors.tooManyAttempts() }
-    if (flow.consumedAt) return { error: errors.invalidCode('This code has already been used') }
-    if (flow.deadAt) return { error: errors.invalidCode('This code was replaced by a newer one') }
-    if (flow.expiresAt <= now) return { error: errors.invalidCode('The code has expired; request a new one') }
-    if (!(await check())) {
-      const attempts = flow.attempts + 1
-      await authRepo.updateFlow(
-        tx,
-        flow.id,
-        attempts >= MAX_CODE_ATTEMPTS ? { attempts, deadAt: now } : { attempts },
-      )
-      return {
-        error:
-          attempts >= MAX_CODE_ATTEMPTS
-            ? errors.tooManyAttempts()
-            : errors.invalidCode(wrongMessage ?? `Wrong code; ${MAX_CODE_ATTEMPTS - attempts} attempts left`),
-      }
-    }
+    const error = await checkFlowCode(tx, flow, now, check, wrongMessage)
+    if (error) return { error }
     await authRepo.updateFlow(tx, flow.id, { consumedAt: now })
     return { value: await onSuccess() }
   }

@@ -3,7 +3,7 @@
 // kill the flow. Used by registration, reset, two-factor login, sensitive-action codes and web3.
 import type { Config } from '../../config.ts'
 import type { Db, Executor, Tx } from '../../db/index.ts'
-import { errors } from '../../http/errors.ts'
+import { type AppError, errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { codeMatches, hashCode, newCode } from '../../platform/crypto/codes.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
@@ -14,6 +14,35 @@ import { TEMP_TOKEN_TTL_MS, type TempPurpose, type TokenObject, type TokenServic
 export const MAX_CODE_ATTEMPTS = 5
 
 export type FlowRow = NonNullable<Awaited<ReturnType<typeof authRepo.getFlow>>>
+
+/**
+ * The attempt rules of every code, checked against a locked flow: used, replaced, expired and dead
+ * flows refuse; a wrong code is counted in `tx` (the fifth kills the flow) and that count must be
+ * committed even though the request fails. Returns the error to answer, or undefined when the code
+ * matches (the caller then marks the flow used).
+ */
+export async function checkFlowCode(
+  tx: Tx,
+  flow: FlowRow,
+  now: Date,
+  matches: () => boolean | Promise<boolean>,
+  wrongMessage?: string,
+): Promise<AppError | undefined> {
+  if (flow.attempts >= MAX_CODE_ATTEMPTS) return errors.tooManyAttempts()
+  if (flow.consumedAt) return errors.invalidCode('This code has already been used')
+  if (flow.deadAt) return errors.invalidCode('This code was replaced by a newer one')
+  if (flow.expiresAt <= now) return errors.invalidCode('The code has expired; request a new one')
+  if (await matches()) return undefined
+  const attempts = flow.attempts + 1
+  await authRepo.updateFlow(
+    tx,
+    flow.id,
+    attempts >= MAX_CODE_ATTEMPTS ? { attempts, deadAt: now } : { attempts },
+  )
+  return attempts >= MAX_CODE_ATTEMPTS
+    ? errors.tooManyAttempts()
+    : errors.invalidCode(wrongMessage ?? `Wrong code; ${MAX_CODE_ATTEMPTS - attempts} attempts left`)
+}
 
 export interface StartFlow {
   purpose: TempPurpose
@@ -97,25 +126,9 @@ export class FlowService {
       const flow = await authRepo.lockFlow(tx, claims.flowId)
       const now = this.deps.clock.now()
       if (!flow || flow.purpose !== purpose || !flow.codeHash) return { error: errors.unauthenticated() }
-      if (flow.attempts >= MAX_CODE_ATTEMPTS) return { error: errors.tooManyAttempts() }
-      if (flow.consumedAt) return { error: errors.invalidCode('This code has already been used') }
-      if (flow.deadAt) return { error: errors.invalidCode('This code was replaced by a newer one') }
-      if (flow.expiresAt <= now)
-        return { error: errors.invalidCode('The code has expired; request a new one') }
-      if (!codeMatches(secret, code, flow.codeHash)) {
-        const attempts = flow.attempts + 1
-        await authRepo.updateFlow(
-          tx,
-          flow.id,
-          attempts >= MAX_CODE_ATTEMPTS ? { attempts, deadAt: now } : { attempts },
-        )
-        return {
-          error:
-            attempts >= MAX_CODE_ATTEMPTS
-              ? errors.tooManyAttempts()
-              : errors.invalidCode(`Wrong code; ${MAX_CODE_ATTEMPTS - attempts} attempts left`),
-        }
-      }
+      const codeHash = flow.codeHash
+      const error = await checkFlowCode(tx, flow, now, () => codeMatches(secret, code, codeHash))
+      if (error) return { error }
       await authRepo.updateFlow(tx, flow.id, opts.consume ? { consumedAt: now } : { validatedAt: now })
       return { value: await then(tx, flow) }
     })
