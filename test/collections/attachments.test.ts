@@ -8,7 +8,7 @@ let t: TestApp
 let alice: TestUser
 let bob: TestUser
 beforeAll(async () => {
-  t = await createTestApp({ env: { DATA_DIR: `/tmp/wp-test-attach-${process.pid}` } })
+  t = await createTestApp()
   alice = await createUser(t)
   bob = await createUser(t)
 })

@@ -1,7 +1,9 @@
 // Builds the real application on a fresh database for one test file: PGlite from the migrated
 // template (default) or a new PostgreSQL database (TEST_DB=postgres), dropped afterwards.
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import pg from 'pg'
 import { inject } from 'vitest'
@@ -18,7 +20,6 @@ export const TEST_ENV = {
   RATE_LIMIT_AUTH_PER_IP: '100000',
   RATE_LIMIT_AUTH_PER_EMAIL: '100000',
   LOG_LEVEL: 'silent',
-  DATA_DIR: '/tmp/wp-test-data',
 }
 
 export async function openTestDatabase(): Promise<Database> {
@@ -64,7 +65,12 @@ export async function createTestApp(
   opts: { env?: Record<string, string>; config?: Partial<Config>; mailer?: Mailer } = {},
 ): Promise<TestApp> {
   const database = await openTestDatabase()
-  const config = loadConfig({ ...TEST_ENV, ...opts.env }, opts.config)
+  // Files, the devnet journal and anything else on disk go to a directory of this app alone.
+  const ownDataDir = opts.env?.DATA_DIR ? undefined : mkdtempSync(join(tmpdir(), 'wp-test-data-'))
+  const config = loadConfig(
+    { ...TEST_ENV, ...(ownDataDir ? { DATA_DIR: ownDataDir } : {}), ...opts.env },
+    opts.config,
+  )
   const clock = new ManualClock()
   const app = await buildApp({
     config,
@@ -82,6 +88,7 @@ export async function createTestApp(
     async close() {
       await app.close()
       await database.close()
+      if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true })
     },
     drain: () => app.services.jobs.runUntilIdle(),
     req({ token, headers, ...rest }) {
