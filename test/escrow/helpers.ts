@@ -1,13 +1,11 @@
 // Shared steps of the escrow tests: users, an escrow quote, payments from outside wallets on the
 // dev chain, and running the background work (watcher, sender) until it is done.
-import type { Address, Hex } from 'viem'
 import { expect } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import type { TestUser } from '../helpers/factories.ts'
-import { expectLedgerConsistent } from '../helpers/ledger.ts'
+import { balanceOf, openTransfers } from '../helpers/money.ts'
 
-export const AVAX = 10n ** 18n
-export const USDC = 10n ** 6n
+export { AVAX, expectConsistent, sendFrom, USDC, walletAddress } from '../helpers/money.ts'
 
 export function expectError(
   res: { statusCode: number; json(): any; body: string },
@@ -58,39 +56,6 @@ export function post(t: TestApp, user: TestUser | undefined, url: string, payloa
   })
 }
 
-/** Sends `amount` base units from a dev account (outside the platform) and waits for the receipt. */
-export async function sendFrom(
-  t: TestApp,
-  from: { address: Address; privateKey: Hex },
-  to: string,
-  coin: string,
-  amount: bigint,
-) {
-  const c = t.app.services.chain
-  const signed = await c.signTransfer(from.privateKey, {
-    coin,
-    to,
-    amount,
-    nonce: await c.getNonce(from.address, 'pending'),
-  })
-  await c.broadcast(signed.raw)
-  await c.waitForReceipt(signed.hash)
-}
-
-export async function walletAddress(t: TestApp, user: TestUser): Promise<string> {
-  const res = await t.req({ method: 'GET', url: '/v1/wallet', token: user.token })
-  expect(res.statusCode, res.body).toBe(200)
-  return res.json().data.wallets[0].address
-}
-
-async function openTransfers(t: TestApp) {
-  return t.database.db
-    .selectFrom('outgoingTransfers')
-    .select(['id', 'status', 'purpose'])
-    .where('status', 'not in', ['completed', 'failed'])
-    .execute()
-}
-
 /** Runs jobs and the watcher, moving the clock past every backoff, until no transfer is open. */
 export async function settleAll(t: TestApp, maxRounds = 60) {
   for (let i = 0; i < maxRounds; i++) {
@@ -106,17 +71,10 @@ export async function settleAll(t: TestApp, maxRounds = 60) {
   throw new Error(`transfers still open: ${JSON.stringify(await openTransfers(t))}`)
 }
 
-export async function expectConsistent(t: TestApp) {
-  await t.app.services.wallets.scanNow()
-  await expectLedgerConsistent(t.database.db, { chain: t.app.services.chain })
-}
-
 export async function collection(t: TestApp, user: TestUser, id: string) {
   const res = await t.req({ method: 'GET', url: `/v1/collection/${id}`, token: user.token })
   expect(res.statusCode, res.body).toBe(200)
   return res.json().data
 }
 
-export async function userBalance(t: TestApp, userId: string, coin: string) {
-  return t.app.services.ledger.balance(t.database.db, 'user', userId, coin)
-}
+export const userBalance = balanceOf

@@ -3,22 +3,14 @@
 // everything a refused request must leave unchanged.
 import { type Address, type Hex, parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
-import { expect } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import type { TestUser } from '../helpers/factories.ts'
-import { expectLedgerConsistent } from '../helpers/ledger.ts'
+import { openTransfers, sendFrom, walletAddress } from '../helpers/money.ts'
 
-export const AVAX = 10n ** 18n
-export const USDC = 10n ** 6n
+export { AVAX, balanceOf, expectConsistent, openTransfers, USDC, walletAddress } from '../helpers/money.ts'
 
 export function freshAddress(): Address {
   return privateKeyToAddress(generatePrivateKey())
-}
-
-export async function walletAddress(t: TestApp, user: TestUser): Promise<Address> {
-  const res = await t.req({ method: 'GET', url: '/v1/wallet', token: user.token })
-  expect(res.statusCode, res.body).toBe(200)
-  return res.json().data.wallets[0].address
 }
 
 /** Pays `amount` to `to` from a dev account and lets the watcher credit it. */
@@ -29,15 +21,7 @@ export async function deposit(
   coin: string,
   amount: bigint,
 ) {
-  const c = t.app.services.chain
-  const signed = await c.signTransfer(payer.privateKey, {
-    coin,
-    to,
-    amount,
-    nonce: await c.getNonce(payer.address, 'pending'),
-  })
-  await c.broadcast(signed.raw)
-  await c.waitForReceipt(signed.hash)
+  await sendFrom(t, payer, to, coin, amount)
   await t.app.services.wallets.scanNow()
 }
 
@@ -45,18 +29,6 @@ export async function fundUser(t: TestApp, payerIndex: number, user: TestUser, c
   const payer = t.app.services.chain.devnet!.accounts[payerIndex]!
   if (coin !== 'avax') await t.app.services.chain.devnet!.fund(payer.address, coin, amount)
   await deposit(t, payer, await walletAddress(t, user), coin, amount)
-}
-
-export async function balanceOf(t: TestApp, userId: string, coin: string) {
-  return t.app.services.ledger.balance(t.database.db, 'user', userId, coin)
-}
-
-export async function openTransfers(t: TestApp) {
-  return t.database.db
-    .selectFrom('outgoingTransfers')
-    .select(['id', 'status', 'purpose'])
-    .where('status', 'not in', ['completed', 'failed'])
-    .execute()
 }
 
 /** Runs jobs, moving the clock past every backoff, until no transfer is open. */
@@ -72,11 +44,6 @@ export async function settleAll(t: TestApp, maxRounds = 60) {
     t.clock.advance(60_000)
   }
   throw new Error(`transfers still open: ${JSON.stringify(await openTransfers(t))}`)
-}
-
-export async function expectConsistent(t: TestApp) {
-  await t.app.services.wallets.scanNow()
-  await expectLedgerConsistent(t.database.db, { chain: t.app.services.chain })
 }
 
 /** Everything a refused withdrawal must leave exactly as it was. */

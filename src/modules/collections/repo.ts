@@ -242,21 +242,24 @@ export const collectionRepo = {
   async update(
     ex: Executor,
     id: string,
-    patch: Partial<{
-      type: string
-      name: string
-      category: string
-      description: string
-      slug: string
-      paymentFee: string
-      isPrivate: boolean
-      deliveryDate: Date | null
-      tagsData: string[]
-      tagIds: string[]
-      tagKeys: string[]
-      searchText: string
-      attachmentIds: string[]
-    }>,
+    patch: Partial<
+      Pick<
+        NewCollection,
+        | 'type'
+        | 'name'
+        | 'category'
+        | 'description'
+        | 'slug'
+        | 'paymentFee'
+        | 'isPrivate'
+        | 'deliveryDate'
+        | 'tagsData'
+        | 'tagIds'
+        | 'tagKeys'
+        | 'searchText'
+        | 'attachmentIds'
+      >
+    >,
     now: Date,
   ) {
     await ex
