@@ -10,8 +10,11 @@ import pino, { type Logger } from 'pino'
 import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
 import { registerAuth } from './http/auth.ts'
+import { connectionOptions } from './http/connections.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
+import { registerJsonBody } from './http/json-body.ts'
 import { requestLogView } from './http/log-serializers.ts'
+import { registerNulGuard } from './http/nul-guard.ts'
 import { registerRateLimit } from './http/rate-limit.ts'
 import { ErrorEnvelope } from './http/schemas.ts'
 import { validatorCompiler } from './http/validation.ts'
@@ -68,6 +71,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     },
     trustProxy: config.trustProxy,
     bodyLimit: 1024 * 1024,
+    // Paths as clients write them: `/v1/wallet/` is `/v1/wallet`, `/v1/wallet//x` is `/v1/wallet/x`.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
+    ...connectionOptions,
     // Malformed URLs and over-long path parameters get the error envelope too.
     frameworkErrors: (err, req, res) => {
       const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
@@ -85,6 +91,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance
 
   app.setValidatorCompiler(validatorCompiler)
+  registerJsonBody(app)
+  registerNulGuard(app)
   app.addHook('onRequest', async (req, reply) => {
     reply.header('x-request-id', req.id)
   })

@@ -14,6 +14,7 @@ interface Op {
   secured: boolean
   body?: any
   multipart: boolean
+  query: string[]
 }
 const ops: Op[] = []
 
@@ -37,6 +38,7 @@ beforeAll(async () => {
         secured: Array.isArray(op.security) && op.security.some((s: any) => 'bearer' in s),
         body: content['application/json']?.schema,
         multipart: 'multipart/form-data' in content,
+        query: (op.parameters ?? []).filter((p: any) => p.in === 'query').map((p: any) => p.name),
       })
     }
   }
@@ -146,6 +148,28 @@ describe('every route', () => {
         expectEnvelopeError(extra, `${op.method} ${op.path} with an unknown field`)
       }
     }
+  })
+
+  it('refuses a NUL character in every string of every body and query with 400', async () => {
+    let checked = 0
+    for (const op of ops) {
+      const url = concrete(op.path)
+      const token = op.secured ? user.token : undefined
+      for (const [name, schema] of Object.entries<any>(op.body?.properties ?? {})) {
+        if (schema.type !== 'string') continue
+        const res = await t.req({ method: op.method as any, url, payload: { [name]: 'a\u0000b' }, token })
+        expect(res.statusCode, `${op.method} ${op.path} body ${name}: ${res.body}`).toBe(400)
+        expect(res.json().message, `${op.method} ${op.path} body ${name}`).toMatch(/NUL/)
+        checked++
+      }
+      for (const name of op.query) {
+        const res = await t.req({ method: op.method as any, url: `${url}?${name}=a%00b`, token })
+        expect(res.statusCode, `${op.method} ${op.path} query ${name}: ${res.body}`).toBe(400)
+        expect(res.json().message, `${op.method} ${op.path} query ${name}`).toMatch(/NUL/)
+        checked++
+      }
+    }
+    expect(checked).toBeGreaterThan(30)
   })
 
   it('answers malformed and unknown path ids with a 4xx envelope', async () => {

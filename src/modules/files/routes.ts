@@ -66,12 +66,6 @@ export const filesRoutes: FastifyPluginAsyncTypebox<{ files: FileService }> = as
     querystring: FileListQuery,
     response: { 200: envelope(FileList), ...commonErrors },
   }
-  // Also without the trailing slash, which clients often drop.
-  app.get(
-    '/v1/upload',
-    { schema: { ...listSchema, operationId: 'listFilesNoSlash', hide: true }, onRequest: app.authenticate },
-    async (req) => ok(await files.list(caller(req).userId, req.query), 'Files'),
-  )
   app.get(
     '/v1/upload/',
     { schema: { ...listSchema, operationId: 'listFiles' }, onRequest: app.authenticate },

@@ -5,7 +5,14 @@ import type { Config } from '../../config.ts'
 import { caller } from '../../http/auth.ts'
 import { authLimiter } from '../../http/rate-limit.ts'
 import { commonErrors, envelope, ok } from '../../http/schemas.ts'
-import { CoinParams, CoinWallet, ExportKeyBody, ExportKeyData, WalletSummary } from './schemas.ts'
+import {
+  CoinParams,
+  CoinWallet,
+  ExportKeyBody,
+  ExportKeyData,
+  WalletIdParams,
+  WalletSummary,
+} from './schemas.ts'
 import type { WalletService } from './service.ts'
 
 export const walletRoutes: FastifyPluginAsyncTypebox<{ wallets: WalletService; config: Config }> = async (
@@ -46,6 +53,24 @@ export const walletRoutes: FastifyPluginAsyncTypebox<{ wallets: WalletService; c
       onRequest: app.authenticate,
     },
     async (req) => ok(await wallets.getCoinWallet(caller(req).userId, req.params.coin), 'Wallet'),
+  )
+
+  app.get(
+    '/v1/wallet/:id',
+    {
+      schema: {
+        operationId: 'getWalletById',
+        summary: "One of the caller's wallets by id",
+        description:
+          'The same answer as #19, found by the wallet `_id` that #19 answers or by the entry `id` of #18 (the coin reference). Another user’s wallet id or an unknown one answers 404.',
+        tags,
+        security: [{ bearer: [] }],
+        params: WalletIdParams,
+        response: { 200: envelope(CoinWallet), ...commonErrors, 503: Type.Ref('ErrorEnvelope') },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await wallets.getWalletById(caller(req).userId, req.params.id), 'Wallet'),
   )
 
   app.post(

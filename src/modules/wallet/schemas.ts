@@ -19,6 +19,17 @@ export const WalletSummary = Type.Object({
   wallets: Type.Array(WalletEntry),
 })
 
+export const WalletIdParams = Type.Object(
+  {
+    id: Type.String({
+      minLength: 1,
+      maxLength: 40,
+      description: 'the wallet `_id` (#19) or the wallet entry `id` (#18, the coin reference)',
+    }),
+  },
+  { additionalProperties: false },
+)
+
 export const CoinParams = Type.Object(
   { coin: Type.String({ minLength: 1, maxLength: 40, description: 'coin reference' }) },
   { additionalProperties: false },

@@ -234,6 +234,14 @@ export class WalletService {
     }
   }
 
+  /** One wallet by id, as the SDK asks for it: the wallet `_id` of #19, or the entry `id` of #18. */
+  async getWalletById(userId: string, id: string) {
+    const { accounts } = await this.ensureUserWallet(userId)
+    const account = accounts.find((a) => a.id === id || a.coin === id)
+    if (!account) throw errors.notFound('wallet')
+    return this.getCoinWallet(userId, account.coin)
+  }
+
   /**
    * #20: the password and a code (TOTP with google_auth on, otherwise an emailed code) unlock the
    * private key. The export is audited (never the key) and the key is flagged exported: from then
