@@ -1,10 +1,17 @@
 // Durable background jobs in PostgreSQL. A job is written in the same transaction as the change
 // that needs it; workers (any number, in any process) claim ready jobs with FOR UPDATE SKIP LOCKED,
-// run them, and retry failures with exponential backoff. A job whose worker died is claimed again
-// once its lock expires, so every handler must be idempotent.
-import { sql } from 'kysely'
+// run them, and retry failures with exponential backoff.
+//
+// A claim is a short lease (`leaseMs`, on the database's clock so that workers on several machines
+// agree) that the worker renews while the handler runs. A worker that dies stops renewing, and its
+// jobs are claimed again once their lease lapses, so every handler must be idempotent. Each claim
+// counts an attempt, and the attempt number fences the claim: renewals and the final write of a
+// run only touch the row while it is still the same claim, so a worker that lost its lease can
+// never overwrite what the next claimant did.
+import { type ExpressionBuilder, sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Db, Executor } from '../../db/index.ts'
+import type { DB } from '../../db/types.ts'
 import type { Clock } from '../clock.ts'
 import { newId } from '../crypto/ids.ts'
 
@@ -41,13 +48,22 @@ export interface EnqueueOptions {
   maxAttempts?: number
 }
 
+/** A claimed job's lease, renewed in the background while its handler runs. */
+interface Lease {
+  /** stops renewing; resolves once a renewal in flight has finished */
+  stop(): Promise<void>
+}
+
 export class JobQueue {
   readonly #handlers = new Map<string, Registered>()
   #timer: NodeJS.Timeout | undefined
   #wake: (() => void) | undefined
   #loop: Promise<void> | undefined
   #stopped = true
-  lockMs = 5 * 60 * 1000
+  /** how long a claim lasts without renewal: a job whose worker died is claimed again after it */
+  leaseMs = 15_000
+  /** how often a running job's lease is renewed; several renewals fit in one lease */
+  heartbeatMs = 5_000
 
   constructor(
     private readonly db: Db,
@@ -88,15 +104,20 @@ export class JobQueue {
     return inserted?.id ?? id
   }
 
-  /** Claims up to `limit` ready jobs and runs them; returns how many ran. */
+  /** The end of a lease taken now, on the database's clock. */
+  #leaseEnd() {
+    return sql<Date>`now() + cast(${`${Math.round(this.leaseMs)} milliseconds`} as interval)`
+  }
+
+  /** Claims up to `limit` ready jobs (queued and due, or running with a lapsed lease) and runs
+   * them; returns how many ran. */
   async runOnce(limit = 10): Promise<number> {
     const now = this.clock.now()
-    const lockedUntil = new Date(now.getTime() + this.lockMs)
     const kinds = [...this.#handlers.keys()]
     if (kinds.length === 0) return 0
     const claimed = await this.db
       .updateTable('jobs')
-      .set({ status: 'running', attempts: sql`attempts + 1`, lockedUntil, updatedAt: now })
+      .set({ status: 'running', attempts: sql`attempts + 1`, lockedUntil: this.#leaseEnd(), updatedAt: now })
       .where(
         'id',
         'in',
@@ -107,7 +128,7 @@ export class JobQueue {
           .where((eb) =>
             eb.or([
               eb.and([eb('status', '=', 'queued'), eb('runAt', '<=', now)]),
-              eb.and([eb('status', '=', 'running'), eb('lockedUntil', '<', now)]),
+              eb.and([eb('status', '=', 'running'), eb('lockedUntil', '<', sql<Date>`now()`)]),
             ]),
           )
           .orderBy('runAt')
@@ -121,27 +142,88 @@ export class JobQueue {
     return claimed.length
   }
 
+  /** This claim of the job: the row as long as nobody claimed it again since. */
+  #ours(job: JobRow) {
+    return (eb: ExpressionBuilder<DB, 'jobs'>) =>
+      eb.and([eb('id', '=', job.id), eb('status', '=', 'running'), eb('attempts', '=', job.attempts)])
+  }
+
+  /** Renews the lease every `heartbeatMs` until stopped. */
+  #keepLease(job: JobRow): Lease {
+    let held = true
+    let stopped = false
+    let renewal: Promise<void> | undefined
+    let renewedAt = Date.now()
+    let expiredLogged = false
+    const about = { jobId: job.id, kind: job.kind, attempt: job.attempts }
+    const renew = async () => {
+      try {
+        const res = await this.db
+          .updateTable('jobs')
+          .set({ lockedUntil: this.#leaseEnd() })
+          .where(this.#ours(job))
+          .executeTakeFirst()
+        if (Number(res.numUpdatedRows) > 0) {
+          renewedAt = Date.now()
+          return
+        }
+        held = false
+        clearInterval(timer)
+        this.log.error(about, 'job lease lost: the job was claimed again while this worker still ran it')
+      } catch (err) {
+        const expired = Date.now() - renewedAt >= this.leaseMs
+        const detail = { ...about, err: err instanceof Error ? err.message : String(err) }
+        if (!expired) this.log.warn(detail, 'job lease renewal failed; retrying')
+        else if (!expiredLogged) {
+          expiredLogged = true
+          this.log.error(
+            detail,
+            'job lease expired: renewals failed, another worker may claim the job while it still runs',
+          )
+        }
+      }
+    }
+    const timer = setInterval(() => {
+      if (renewal || !held || stopped) return
+      renewal = renew().finally(() => {
+        renewal = undefined
+      })
+    }, this.heartbeatMs)
+    timer.unref()
+    return {
+      async stop() {
+        stopped = true
+        clearInterval(timer)
+        await renewal
+      },
+    }
+  }
+
   async #run(job: JobRow) {
     const reg = this.#handlers.get(job.kind)!
     const lastAttempt = job.attempts >= job.maxAttempts
+    const lease = this.#keepLease(job)
+    const about = { jobId: job.id, kind: job.kind, attempt: job.attempts }
     try {
       await reg.handler(job.payload, { job, lastAttempt })
-      if (reg.deleteOnSuccess) await this.db.deleteFrom('jobs').where('id', '=', job.id).execute()
-      else
-        await this.db
-          .updateTable('jobs')
-          .set({ status: 'done', lockedUntil: null, updatedAt: this.clock.now() })
-          .where('id', '=', job.id)
-          .execute()
+      await lease.stop()
+      const res = reg.deleteOnSuccess
+        ? await this.db.deleteFrom('jobs').where(this.#ours(job)).executeTakeFirst()
+        : await this.db
+            .updateTable('jobs')
+            .set({ status: 'done', lockedUntil: null, updatedAt: this.clock.now() })
+            .where(this.#ours(job))
+            .executeTakeFirst()
+      const changed = 'numDeletedRows' in res ? res.numDeletedRows : res.numUpdatedRows
+      if (Number(changed) === 0)
+        this.log.warn(about, 'job finished after its lease was lost; outcome not recorded')
     } catch (err) {
+      await lease.stop()
       const message = err instanceof Error ? err.message : String(err)
       const final = lastAttempt || err instanceof PermanentJobError
       const delay = reg.baseDelayMs * 2 ** Math.min(job.attempts - 1, 10)
-      this.log.warn(
-        { jobId: job.id, kind: job.kind, attempt: job.attempts, final, err: message },
-        'job failed',
-      )
-      await this.db
+      this.log.warn({ ...about, final, err: message }, 'job failed')
+      const res = await this.db
         .updateTable('jobs')
         .set({
           status: final ? 'failed' : 'queued',
@@ -150,8 +232,10 @@ export class JobQueue {
           lockedUntil: null,
           updatedAt: this.clock.now(),
         })
-        .where('id', '=', job.id)
-        .execute()
+        .where(this.#ours(job))
+        .executeTakeFirst()
+      if (Number(res.numUpdatedRows) === 0)
+        this.log.warn(about, 'job failed after its lease was lost; outcome not recorded')
     }
   }
 
@@ -162,13 +246,16 @@ export class JobQueue {
     }
   }
 
+  /** Starts the worker loop: claims ready jobs every `intervalMs` (at once when poked). */
   start(intervalMs = 250) {
     if (this.#loop) return
     this.#stopped = false
     this.#loop = (async () => {
       while (!this.#stopped) {
         try {
-          await this.runUntilIdle(10)
+          for (let round = 0; round < 10 && !this.#stopped; round++) {
+            if ((await this.runOnce(20)) === 0) break
+          }
         } catch (err) {
           this.log.error({ err }, 'job worker loop failed')
         }
@@ -187,6 +274,7 @@ export class JobQueue {
     this.#wake?.()
   }
 
+  /** Stops claiming jobs and resolves when the jobs this process is running have finished. */
   async stop() {
     this.#stopped = true
     this.poke()

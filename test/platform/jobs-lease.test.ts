@@ -1,0 +1,205 @@
+// Job leases on a real database (both drivers): a claim lasts `leaseMs` unless its worker renews
+// it; a job whose worker stopped renewing is claimed again, a live one never is, and a worker that
+// lost its claim can neither keep renewing nor record an outcome over the next claimant's.
+import { Writable } from 'node:stream'
+import { sql } from 'kysely'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Database } from '../../src/db/index.ts'
+import { systemClock } from '../../src/platform/clock.ts'
+import { JobQueue } from '../../src/platform/jobs/queue.ts'
+import { openTestDatabase } from '../helpers/app.ts'
+
+let database: Database
+beforeAll(async () => {
+  database = await openTestDatabase()
+})
+afterAll(async () => {
+  await database?.close()
+})
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** A queue with its own log lines, for one job kind. */
+function worker(opts: { leaseMs: number; heartbeatMs: number }) {
+  const lines: { msg: string; jobId?: string }[] = []
+  const sink = new Writable({
+    write(chunk, _enc, done) {
+      for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l))
+      done()
+    },
+  })
+  const queue = new JobQueue(database.db, pino({ level: 'info' }, sink), systemClock)
+  queue.leaseMs = opts.leaseMs
+  queue.heartbeatMs = opts.heartbeatMs
+  return { queue, lines }
+}
+
+/** A handler that runs until released. */
+function gate() {
+  let release!: () => void
+  let started!: () => void
+  const released = new Promise<void>((r) => {
+    release = r
+  })
+  const running = new Promise<void>((r) => {
+    started = r
+  })
+  return { release, running, started, released }
+}
+
+let kindSeq = 0
+const uniqueKind = () => `lease.test.${process.pid}.${kindSeq++}`
+
+const jobRow = (id: string) =>
+  database.db
+    .selectFrom('jobs')
+    .select(['status', 'attempts', 'lockedUntil', 'lastError'])
+    .where('id', '=', id)
+    .executeTakeFirst()
+
+const dbNow = async () =>
+  (await sql<{ now: Date }>`select now() as now`.execute(database.db)).rows[0]!.now.getTime()
+
+describe('job leases', () => {
+  it('claims a job for leaseMs on the database clock and renews the lease while it runs', async () => {
+    const kind = uniqueKind()
+    const a = worker({ leaseMs: 2000, heartbeatMs: 100 })
+    const g = gate()
+    a.queue.register(kind, async () => {
+      g.started()
+      await g.released
+    })
+    const id = await a.queue.enqueue(database.db, kind, {})
+    const run = a.queue.runOnce()
+    await g.running
+    const claimed = (await jobRow(id))!
+    expect(claimed.status).toBe('running')
+    const left = claimed.lockedUntil!.getTime() - (await dbNow())
+    expect(left).toBeGreaterThan(1000)
+    expect(left).toBeLessThanOrEqual(2000)
+    await sleep(400)
+    const renewed = (await jobRow(id))!
+    expect(renewed.lockedUntil!.getTime()).toBeGreaterThan(claimed.lockedUntil!.getTime())
+    g.release()
+    expect(await run).toBe(1)
+    expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 1, lockedUntil: null })
+  })
+
+  it('claims again a job whose worker stopped renewing, and the late worker cannot overwrite the outcome', async () => {
+    const kind = uniqueKind()
+    // A claims the job and then never renews (a frozen or dead process); B is a healthy worker.
+    const a = worker({ leaseMs: 500, heartbeatMs: 3_600_000 })
+    const b = worker({ leaseMs: 500, heartbeatMs: 100 })
+    const g = gate()
+    const ran: string[] = []
+    a.queue.register(kind, async () => {
+      ran.push('a')
+      g.started()
+      await g.released
+      throw new Error('A fails late')
+    })
+    b.queue.register(kind, async () => {
+      ran.push('b')
+    })
+    const id = await a.queue.enqueue(database.db, kind, {})
+    const runA = a.queue.runOnce()
+    await g.running
+    // while the lease holds, nobody else takes the job
+    expect(await b.queue.runOnce()).toBe(0)
+    await sleep(700)
+    expect(await b.queue.runOnce()).toBe(1)
+    expect(ran).toEqual(['a', 'b'])
+    expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 2 })
+
+    // A's run ends (with a failure): it must not requeue or fail the job B completed.
+    g.release()
+    await runA
+    expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 2, lastError: null })
+    expect(a.lines.some((l) => l.msg.includes('lease was lost') && l.jobId === id)).toBe(true)
+  })
+
+  it('never claims a live job twice, however long it runs', async () => {
+    const kind = uniqueKind()
+    const a = worker({ leaseMs: 300, heartbeatMs: 80 })
+    const b = worker({ leaseMs: 300, heartbeatMs: 80 })
+    let runs = 0
+    const handler = async () => {
+      runs++
+      await sleep(1500)
+    }
+    a.queue.register(kind, handler)
+    b.queue.register(kind, handler)
+    const id = await a.queue.enqueue(database.db, kind, {})
+    const runA = a.queue.runOnce()
+    let stolen = 0
+    const until = Date.now() + 1400
+    while (Date.now() < until) {
+      stolen += await b.queue.runOnce()
+      await sleep(40)
+    }
+    expect(await runA).toBe(1)
+    expect(stolen).toBe(0)
+    expect(runs).toBe(1)
+    expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 1 })
+    expect(a.lines.filter((l) => l.msg.includes('lease'))).toEqual([])
+  })
+
+  it('a worker whose renewal finds the job claimed by someone else logs it and stops renewing', async () => {
+    const kind = uniqueKind()
+    const a = worker({ leaseMs: 10_000, heartbeatMs: 100 })
+    const g = gate()
+    a.queue.register(kind, async () => {
+      g.started()
+      await g.released
+    })
+    const id = await a.queue.enqueue(database.db, kind, {})
+    const runA = a.queue.runOnce()
+    await g.running
+    // another worker's claim, as the queue writes it (attempt 2, a lease of its own)
+    const theirs = new Date(Date.now() + 60_000)
+    await database.db
+      .updateTable('jobs')
+      .set({ attempts: sql`attempts + 1`, lockedUntil: theirs })
+      .where('id', '=', id)
+      .execute()
+    await sleep(400)
+    expect(a.lines.filter((l) => l.msg.startsWith('job lease lost') && l.jobId === id)).toHaveLength(1)
+    // its lease is the other claimant's, untouched by A
+    expect((await jobRow(id))!.lockedUntil!.getTime()).toBe(theirs.getTime())
+    g.release()
+    await runA
+    expect(await jobRow(id)).toMatchObject({ status: 'running', attempts: 2 })
+    await database.db.deleteFrom('jobs').where('id', '=', id).execute()
+  })
+
+  it('stop() waits for the running job and claims nothing more', async () => {
+    const kind = uniqueKind()
+    const a = worker({ leaseMs: 5000, heartbeatMs: 1000 })
+    const g = gate()
+    const done: string[] = []
+    a.queue.register(kind, async (payload: { n: number }) => {
+      if (payload.n === 1) {
+        g.started()
+        await g.released
+      }
+      done.push(`job ${payload.n}`)
+    })
+    const first = await a.queue.enqueue(database.db, kind, { n: 1 })
+    a.queue.start(20)
+    await g.running
+    const second = await a.queue.enqueue(database.db, kind, { n: 2 })
+    let stopped = false
+    const stopping = a.queue.stop().then(() => {
+      stopped = true
+    })
+    await sleep(100)
+    expect(stopped).toBe(false)
+    g.release()
+    await stopping
+    expect(done).toEqual(['job 1'])
+    expect(await jobRow(first)).toMatchObject({ status: 'done' })
+    expect(await jobRow(second)).toMatchObject({ status: 'queued', attempts: 0 })
+    await database.db.deleteFrom('jobs').where('id', '=', second).execute()
+  })
+})
