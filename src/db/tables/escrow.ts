@@ -13,7 +13,8 @@ export interface EscrowsTable {
   id: string
   collectionId: string
   payerId: string
-  receiverId: string
+  /** null for an escrow funded for a collection that has no receiver yet (set at release) */
+  receiverId: string | null
   parentEscrowId: string | null
   coin: string
   decimals: number
@@ -30,6 +31,12 @@ export interface EscrowsTable {
   usdAmountCents: Units
   received: ColumnType<string, string | bigint | undefined, string | bigint>
   fundedToChildren: ColumnType<string, string | bigint | undefined, string | bigint>
+  /** USD cents of the price released so far (partial releases add up to escrowCents) */
+  releasedCents: ColumnType<string, string | bigint | undefined, string | bigint>
+  /** base units paid out to the receiver so far */
+  releasedPayout: ColumnType<string, string | bigint | undefined, string | bigint>
+  /** base units of fee (network and platform) released so far */
+  releasedFee: ColumnType<string, string | bigint | undefined, string | bigint>
   /** the outgoing transfer of the latest in-app payment */
   payTransferId: string | null
   expiresAt: Timestamp
@@ -59,7 +66,24 @@ export interface EscrowLegsTable {
   updatedAt: Timestamp
 }
 
+/** One release of an escrow: a part of its price, or the rest (`final`). */
+export interface EscrowReleasesTable {
+  id: string
+  escrowId: string
+  receiverId: string
+  cents: Units
+  payout: Units
+  fee: Units
+  networkFee: Units
+  refund: ColumnType<string, string | bigint | undefined, string | bigint>
+  final: boolean
+  /** the Idempotency-Key of the request that made it */
+  requestKey: string | null
+  createdAt: Timestamp
+}
+
 export interface EscrowTables {
   escrows: EscrowsTable
   escrowLegs: EscrowLegsTable
+  escrowReleases: EscrowReleasesTable
 }

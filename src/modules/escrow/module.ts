@@ -1,5 +1,8 @@
-// Escrow (spec #13–#15): quotes, payment detection, release in on-chain legs, cancellation.
+// Escrow (spec #13–#15) and the collection payment API (/v1/payment): quotes, payment detection,
+// release in on-chain legs (whole or in parts), cancellation.
 import type { FeatureModule } from '../core.ts'
+import { CollectionPayments } from './collection-payment.ts'
+import { paymentRoutes } from './payment-routes.ts'
 import { EscrowPayouts } from './payouts.ts'
 import { escrowRoutes } from './routes.ts'
 import { EscrowService } from './service.ts'
@@ -36,4 +39,12 @@ export const escrowModule: FeatureModule = async ({ app, config, db, clock, log,
   services.escrow = escrow
   services.wallets.depositHooks.push((tx, deposit) => escrow.onDeposit(tx, deposit))
   await app.register(escrowRoutes, { escrow, db })
+  const payments = new CollectionPayments({
+    db,
+    clock,
+    chain: services.chain,
+    collections: services.collections,
+    escrow,
+  })
+  await app.register(paymentRoutes, { payments, db })
 }

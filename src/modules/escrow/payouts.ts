@@ -73,6 +73,7 @@ export class EscrowPayouts {
     }
     switch (kind) {
       case 'payout':
+        if (!escrow.receiverId) throw new Error('an escrow payout needs a receiver')
         return {
           ...base,
           ownerId: escrow.receiverId,
@@ -262,7 +263,7 @@ export class EscrowPayouts {
       state: 'released',
       escrowId: escrow.id,
     })
-    const receiver = await escrowRepo.userLive(tx, escrow.receiverId)
+    const receiver = escrow.receiverId ? await escrowRepo.userLive(tx, escrow.receiverId) : undefined
     if (receiver?.email) {
       const coin = this.deps.chain.coin(escrow.coin)
       const paid = legs.filter((l) => l.kind === 'payout').reduce((s, l) => s + BigInt(l.amount), 0n)

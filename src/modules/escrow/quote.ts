@@ -36,17 +36,26 @@ const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b
 const ceilTo = (a: bigint, granule: bigint) => ceilDiv(a, granule) * granule
 const pow10 = (n: number) => 10n ** BigInt(n)
 
+/** A JSON number of USD → cents: positive, at most two decimals, no other limit. */
+export function parseUsd(amount: number): bigint {
+  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0)
+    throw new QuoteError('amount', 'amount must be a positive number of USD')
+  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(String(amount))
+  if (!m) throw new QuoteError('amount', 'amount must be USD with at most two decimals')
+  const cents = BigInt(m[1]!) * 100n + BigInt((m[2] ?? '').padEnd(2, '0') || '0')
+  if (cents === 0n) throw new QuoteError('amount', 'amount must be a positive number of USD')
+  return cents
+}
+
+/** Cents → USD text with exactly two decimals ("105.00"), as decimal prices are shown as text. */
+export const centsToText = (cents: bigint) => `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`
+
 /**
  * A JSON number of USD → cents. Accepts at most two decimals, positive, within the limits;
  * anything else is a QuoteError('amount').
  */
 export function usdToCents(amount: number): bigint {
-  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0)
-    throw new QuoteError('amount', 'amount must be a positive number of USD')
-  const text = String(amount)
-  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(text)
-  if (!m) throw new QuoteError('amount', 'amount must be USD with at most two decimals')
-  const cents = BigInt(m[1]!) * 100n + BigInt((m[2] ?? '').padEnd(2, '0') || '0')
+  const cents = parseUsd(amount)
   if (cents < MIN_ESCROW_CENTS) throw new QuoteError('amount', 'amount must be at least 1.00 USD')
   if (cents > MAX_ESCROW_CENTS) throw new QuoteError('amount', 'amount must be at most 1000000000 USD')
   return cents

@@ -1,7 +1,7 @@
 // The only SQL over the escrow module's tables.
-import { sql } from 'kysely'
+import { type Insertable, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
-import type { EscrowStatus, LegKind, LegStatus } from '../../db/tables/escrow.ts'
+import type { EscrowStatus, EscrowsTable, LegKind, LegStatus } from '../../db/tables/escrow.ts'
 
 export const escrowColumns = [
   'id',
@@ -23,6 +23,9 @@ export const escrowColumns = [
   'usdAmountCents',
   'received',
   'fundedToChildren',
+  'releasedCents',
+  'releasedPayout',
+  'releasedFee',
   'payTransferId',
   'expiresAt',
   'paidAt',
@@ -55,6 +58,10 @@ export const escrowRepo = {
     return q.executeTakeFirst()
   },
 
+  async insert(ex: Executor, row: Insertable<EscrowsTable>) {
+    await ex.insertInto('escrows').values(row).execute()
+  },
+
   async update(
     ex: Executor,
     id: string,
@@ -62,6 +69,10 @@ export const escrowRepo = {
       status: EscrowStatus
       received: bigint
       fundedToChildren: bigint
+      releasedCents: bigint
+      releasedPayout: bigint
+      releasedFee: bigint
+      receiverId: string
       payTransferId: string | null
       paidAt: Date
       releasedAt: Date
@@ -130,6 +141,49 @@ export const escrowRepo = {
     let q = ex.selectFrom('escrowLegs').select(legColumns).where('id', '=', id)
     if (forUpdate) q = q.forUpdate()
     return q.executeTakeFirst()
+  },
+
+  /** Base units of the escrow's legs not sent yet (still debited to its ledger account at mining). */
+  async openLegsTotal(ex: Executor, escrowId: string): Promise<bigint> {
+    const row = await ex
+      .selectFrom('escrowLegs')
+      .select((eb) => eb.fn.sum<string | null>('amount').as('total'))
+      .where('escrowId', '=', escrowId)
+      .where('status', '<>', 'completed')
+      .executeTakeFirst()
+    return BigInt(row?.total ?? 0)
+  },
+
+  async insertRelease(
+    ex: Executor,
+    r: {
+      id: string
+      escrowId: string
+      receiverId: string
+      cents: bigint
+      payout: bigint
+      fee: bigint
+      networkFee: bigint
+      refund: bigint
+      final: boolean
+      requestKey: string | null
+    },
+    now: Date,
+  ) {
+    await ex
+      .insertInto('escrowReleases')
+      .values({ ...r, createdAt: now })
+      .execute()
+  },
+
+  /** The release a request with this Idempotency-Key made, if any. */
+  releaseByKey(ex: Executor, escrowId: string, requestKey: string) {
+    return ex
+      .selectFrom('escrowReleases')
+      .select(['id', 'cents', 'payout', 'fee', 'networkFee', 'refund', 'final'])
+      .where('escrowId', '=', escrowId)
+      .where('requestKey', '=', requestKey)
+      .executeTakeFirst()
   },
 
   /** Escrows (id, status) funded by a parent escrow. */

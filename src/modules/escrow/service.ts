@@ -1,5 +1,5 @@
 // Escrow rules: initiation with a quote (#13), payment detection (deposit hook) and validation
-// (#14), release in on-chain legs (#15), cancellation. Legs are sent by `legs.ts`.
+// (#14), cancellation and in-app payment. Release is `release.ts`; legs are sent by `payouts.ts`.
 import type { Logger } from 'pino'
 import { getAddress } from 'viem'
 import type { Db, Tx } from '../../db/index.ts'
@@ -8,16 +8,17 @@ import { AppError, errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import { confirmPassword } from '../account/password-guard.ts'
 import type { CollectionService } from '../collections/service.ts'
 import type { CoinService } from '../payment/types.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { Ledger } from '../wallet/ledger.ts'
 import type { WalletService } from '../wallet/service.ts'
 import type { Deposit } from '../wallet/watcher.ts'
-import type { EscrowPayouts, PlannedLeg } from './payouts.ts'
+import { payFromWallet } from './pay.ts'
+import type { EscrowPayouts } from './payouts.ts'
 import {
   centsToNumber,
+  centsToText,
   computeQuote,
   parseDecimal,
   QuoteError,
@@ -25,14 +26,13 @@ import {
   unitsToNumber,
   usdToCents,
 } from './quote.ts'
+import { EscrowRelease, type EscrowRow, type ReleaseOptions } from './release.ts'
 import { escrowRepo } from './repo.ts'
 import type { InitiateInput, PayInput } from './schemas.ts'
+import { fundChild, parentFor } from './trees.ts'
 
 /** How long a quote's rate is guaranteed. */
 export const QUOTE_VALIDITY_MS = 30 * 60 * 1000
-/** Gas planned per transfer of a token (an ERC-20 transfer uses ~35–65k). */
-export const TOKEN_TRANSFER_GAS = 100_000n
-export const NATIVE_TRANSFER_GAS = 21_000n
 /** ledger owner ids of the platform's revenue accounts (kind platform_fee) */
 export const PLATFORM_FEE_OWNER = ''
 export const NETWORK_FEE_OWNER = 'network'
@@ -59,12 +59,18 @@ export interface EscrowDeps {
   cardPayments: boolean
 }
 
-type EscrowRow = NonNullable<Awaited<ReturnType<typeof escrowRepo.get>>>
-
 export class EscrowService {
-  constructor(private readonly deps: EscrowDeps) {}
+  readonly #release: EscrowRelease
 
-  async #rate(coin: string): Promise<string> {
+  constructor(private readonly deps: EscrowDeps) {
+    this.#release = new EscrowRelease(deps, {
+      rate: (coin) => this.rate(coin),
+      userAddress: (tx, userId) => this.userAddress(tx, userId),
+    })
+  }
+
+  /** The coin's USD rate now (503 when the rate source cannot price it). */
+  async rate(coin: string): Promise<string> {
     let rate: string
     try {
       rate = await this.deps.rates.getRate(coin)
@@ -77,9 +83,81 @@ export class EscrowService {
     return rate
   }
 
+  /** An active coin by reference; anything else is 400 at `path`. */
+  async coin(reference: string, path = '/coin') {
+    return this.deps.coins.get(reference).catch((err) => {
+      if (err instanceof AppError) throw errors.field(path, 'unknown or inactive coin')
+      throw err
+    })
+  }
+
+  /** The quote of a price in USD cents in a coin at its current rate (#13's arithmetic). */
+  async quote(cents: bigint, coin: { reference: string; decimals: number }, path = '/amount') {
+    const rate = await this.rate(coin.reference)
+    try {
+      const quote = computeQuote({
+        cents,
+        rate,
+        decimals: coin.decimals,
+        feePercent: this.deps.platformFeePercent,
+      })
+      return { rate, quote }
+    } catch (err) {
+      if (err instanceof QuoteError)
+        throw errors.businessRule(err.message, { errors: [{ path, message: err.message }] })
+      throw err
+    }
+  }
+
+  /**
+   * Inside the caller's transaction: a fresh custodial key (the payment address), the escrow's
+   * ledger account and the escrow row with its quote. Returns the payment address.
+   */
+  async open(
+    tx: Tx,
+    e: {
+      id: string
+      collectionId: string
+      payerId: string
+      receiverId: string | null
+      parentEscrowId?: string | null
+      coin: { reference: string; decimals: number }
+      rate: string
+      quote: ReturnType<typeof computeQuote>
+      now: Date
+    },
+  ): Promise<{ address: string; expiresAt: Date }> {
+    const key = await this.deps.wallets.createKey(tx, 'escrow', e.id)
+    await this.deps.ledger.ensureAccount(tx, 'escrow', e.id, e.coin.reference)
+    const expiresAt = new Date(e.now.getTime() + QUOTE_VALIDITY_MS)
+    const q = e.quote
+    await escrowRepo.insert(tx, {
+      id: e.id,
+      collectionId: e.collectionId,
+      payerId: e.payerId,
+      receiverId: e.receiverId,
+      parentEscrowId: e.parentEscrowId ?? null,
+      coin: e.coin.reference,
+      decimals: e.coin.decimals,
+      address: key.address,
+      escrowCents: q.escrowCents,
+      rate: e.rate,
+      feePercent: String(this.deps.platformFeePercent),
+      coinEscrowAmount: q.coinEscrowAmount,
+      expectedFee: q.expectedFee,
+      amountToPay: q.amountToPay,
+      usdFeeCents: q.usdFeeCents,
+      usdAmountCents: q.usdAmountCents,
+      expiresAt,
+      createdAt: e.now,
+      updatedAt: e.now,
+    })
+    return { address: key.address, expiresAt }
+  }
+
   /** #13 */
   async initiate(payerId: string, input: InitiateInput) {
-    const { db, clock, coins, chain, wallets, ledger, collections } = this.deps
+    const { db, clock, chain, collections } = this.deps
     const title = input.title.trim()
     const description = input.description.trim()
     if (!title) throw errors.field('/title', 'must not be blank')
@@ -91,10 +169,7 @@ export class EscrowService {
       if (err instanceof QuoteError) throw errors.field('/amount', err.message)
       throw err
     }
-    const coin = await coins.get(input.coin).catch((err) => {
-      if (err instanceof AppError) throw errors.field('/coin', 'unknown or inactive coin')
-      throw err
-    })
+    const coin = await this.coin(input.coin)
     const now = clock.now()
     if (input.dueDate !== undefined) {
       const d = new Date(`${input.dueDate}T00:00:00.000Z`)
@@ -107,21 +182,12 @@ export class EscrowService {
     const receiver = await escrowRepo.userLive(db, input.receiverId)
     if (!receiver) throw errors.notFound('receiver')
 
-    const rate = await this.#rate(coin.reference)
-    let quote: ReturnType<typeof computeQuote>
-    try {
-      quote = computeQuote({ cents, rate, decimals: coin.decimals, feePercent: this.deps.platformFeePercent })
-    } catch (err) {
-      if (err instanceof QuoteError)
-        throw errors.businessRule(err.message, { errors: [{ path: '/amount', message: err.message }] })
-      throw err
-    }
+    const { rate, quote } = await this.quote(cents, coin)
     const escrowId = newId(now.getTime())
-    const expiresAt = new Date(now.getTime() + QUOTE_VALIDITY_MS)
-    const parent = input.parent ? await this.#parentFor(payerId, input.parent, coin.reference) : undefined
-    const { collectionId, address } = await db.transaction().execute(async (tx) => {
-      const key = await wallets.createKey(tx, 'escrow', escrowId)
-      await ledger.ensureAccount(tx, 'escrow', escrowId, coin.reference)
+    const parent = input.parent
+      ? await parentFor(this.deps, payerId, input.parent, coin.reference)
+      : undefined
+    const { collectionId, address, expiresAt } = await db.transaction().execute(async (tx) => {
       const fields = {
         name: title,
         description,
@@ -142,32 +208,19 @@ export class EscrowService {
             link,
           )
         : await collections.createForEscrow(tx, payerId, { ...fields, ...link })
-      await tx
-        .insertInto('escrows')
-        .values({
-          id: escrowId,
-          collectionId,
-          payerId,
-          receiverId: input.receiverId,
-          parentEscrowId: parent?.escrowId ?? null,
-          coin: coin.reference,
-          decimals: coin.decimals,
-          address: key.address,
-          escrowCents: cents,
-          rate,
-          feePercent: String(this.deps.platformFeePercent),
-          coinEscrowAmount: quote.coinEscrowAmount,
-          expectedFee: quote.expectedFee,
-          amountToPay: quote.amountToPay,
-          usdFeeCents: quote.usdFeeCents,
-          usdAmountCents: quote.usdAmountCents,
-          expiresAt,
-          createdAt: now,
-          updatedAt: now,
-        })
-        .execute()
-      if (parent) await this.#fundChild(tx, parent.escrowId, key.address, quote.amountToPay, rate)
-      return { collectionId, address: key.address }
+      const opened = await this.open(tx, {
+        id: escrowId,
+        collectionId,
+        payerId,
+        receiverId: input.receiverId,
+        parentEscrowId: parent?.escrowId ?? null,
+        coin,
+        rate,
+        quote,
+        now,
+      })
+      if (parent) await fundChild(this.deps, tx, parent.escrowId, opened.address, quote.amountToPay, rate)
+      return { collectionId, ...opened }
     })
     const d = coin.decimals
     return {
@@ -192,46 +245,6 @@ export class EscrowService {
       expectedFeeBaseUnits: quote.expectedFee.toString(),
       amountToPayBaseUnits: quote.amountToPay.toString(),
     }
-  }
-
-  /**
-   * The parent of a child escrow: the caller's own top-level collection whose escrow is paid, in
-   * the same coin. Someone else's private collection is 404; someone else's public one 403.
-   */
-  async #parentFor(payerId: string, parentCollectionId: string, coin: string) {
-    const state = await this.deps.collections.escrowState(this.deps.db, parentCollectionId)
-    const visible = state && (!state.isPrivate || state.creatorId === payerId || state.receiverId === payerId)
-    if (!state || !visible) throw errors.notFound('parent collection')
-    if (state.creatorId !== payerId)
-      throw errors.forbidden('Child escrows can only be funded from your own collections')
-    if (!state.escrowId || state.escrowStatus !== 'paid')
-      throw errors.businessRule('The parent collection’s escrow is not paid (or already released)', {
-        errors: [{ path: '/parent', message: 'the parent escrow must be paid and not released' }],
-      })
-    const parent = await escrowRepo.get(this.deps.db, state.escrowId)
-    if (!parent) throw errors.notFound('parent collection')
-    if (parent.coin !== coin) throw errors.field('/coin', 'a child escrow must use its parent’s coin')
-    return { collectionId: parentCollectionId, escrowId: parent.id }
-  }
-
-  /**
-   * Funds a new child escrow from its parent's balance (inside the child's creation): the parent
-   * must be paid, and what it already gave its children plus this child's amountToPay must stay
-   * within what it received minus its own fee. The move is an on-chain transfer from the parent's
-   * address to the child's; the deposit watcher credits the child, which then becomes paid.
-   */
-  async #fundChild(tx: Tx, parentEscrowId: string, childAddress: string, amount: bigint, rate: string) {
-    const parent = (await escrowRepo.get(tx, parentEscrowId, true))!
-    if (parent.status !== 'paid')
-      throw errors.businessRule('The parent escrow is not paid (or is being released)', {
-        errors: [{ path: '/parent', message: 'the parent escrow must be paid and not released' }],
-      })
-    const funded = BigInt(parent.fundedToChildren) + amount
-    const available = BigInt(parent.received) - BigInt(parent.expectedFee)
-    if (funded > available)
-      throw errors.insufficientBalance('The parent escrow does not hold enough for this child escrow')
-    await escrowRepo.update(tx, parent.id, { fundedToChildren: funded }, this.deps.clock.now())
-    await this.deps.payouts.queue(tx, parent, [{ kind: 'fund', to: childAddress, amount }], rate)
   }
 
   /** An escrow the caller may see (payer or receiver); anyone else gets 404. */
@@ -267,7 +280,7 @@ export class EscrowService {
     if (row.status === 'cancelled' || row.status === 'releasing' || row.status === 'released') {
       const refund = {
         kind: 'refund' as const,
-        to: await this.#userAddress(tx, row.payerId),
+        to: await this.userAddress(tx, row.payerId),
         amount: deposit.amount,
       }
       await this.deps.payouts.queue(tx, row, [refund], await this.deps.transactions.rateOf(row.coin))
@@ -277,6 +290,11 @@ export class EscrowService {
   /** #14 */
   async validate(userId: string, escrowId: string) {
     await this.#visible(userId, escrowId)
+    return this.check(escrowId)
+  }
+
+  /** Scans the chain for payments to the escrow now, then answers #14's fields (no permission check). */
+  async check(escrowId: string) {
     try {
       await this.deps.wallets.scanNow()
     } catch (err) {
@@ -290,9 +308,12 @@ export class EscrowService {
     const status = publicStatus(row.status)
     const received = BigInt(row.received)
     const symbol = this.deps.chain.coin(row.coin).symbol
+    const released = BigInt(row.releasedCents)
     const message =
       status === 'paid'
-        ? 'Payment has already been made'
+        ? released > 0n
+          ? `Payment has already been made; ${centsToText(released)} of ${centsToText(BigInt(row.escrowCents))} USD released`
+          : 'Payment has already been made'
         : status === 'released'
           ? 'Payment has already been made and released'
           : status === 'cancelled'
@@ -306,134 +327,30 @@ export class EscrowService {
         escrowId: row.id,
         paymentAmount: unitsToNumber(received, row.decimals),
         paymentAddress: getAddress(row.address),
-        receiverId: row.receiverId,
+        receiverId: row.receiverId ?? '',
         status,
       },
     }
   }
 
-  async #userAddress(tx: Tx, userId: string): Promise<string> {
+  async userAddress(tx: Tx, userId: string): Promise<string> {
     const key = await this.deps.wallets.keyOf(tx, 'user', userId)
     if (key) return key.address
     return (await this.deps.wallets.createKey(tx, 'user', userId)).address
   }
 
-  /** The network fee kept from the platform fee: the planned gas of the release, in the escrow's coin. */
-  async #networkFee(row: EscrowRow, legs: number): Promise<bigint> {
-    const { chain } = this.deps
-    const coin = chain.coin(row.coin)
-    const native = chain.coins.find((c) => !c.isToken)
-    let fees: Awaited<ReturnType<ChainAdapter['estimateFees']>>
-    try {
-      fees = await chain.estimateFees()
-    } catch {
-      throw errors.unavailable('The chain is unreachable right now; try again shortly')
-    }
-    const price = fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice
-    const gas = (coin.isToken ? TOKEN_TRANSFER_GAS : NATIVE_TRANSFER_GAS) * BigInt(legs) + NATIVE_TRANSFER_GAS
-    const wei = gas * price
-    const expected = BigInt(row.expectedFee)
-    if (!coin.isToken || !native) return wei < expected ? wei : expected
-    // wei × (USD per native coin) ÷ (USD per token), in token base units, rounded up
-    const nr = parseDecimal(await this.#rate(native.reference))
-    const tr = parseDecimal(row.rate)
-    const num = wei * nr.digits * 10n ** BigInt(coin.decimals + tr.scale)
-    const den = tr.digits * 10n ** BigInt(native.decimals + nr.scale)
-    const units = (num + den - 1n) / den
-    return units < expected ? units : expected
-  }
-
-  /** #15 */
-  async release(userId: string, escrowId: string) {
-    const { db, clock, ledger, collections } = this.deps
+  /** #15, and the collection payment API's release in parts (see release.ts). */
+  async release(userId: string, escrowId: string, opts: ReleaseOptions = {}) {
     const row = await this.#visible(userId, escrowId)
     if (row.payerId !== userId) throw errors.forbidden('Only the payer may release this escrow')
-    if (row.status === 'released') {
-      // A refund of a payment that arrived after the release, once it ran out of retries, is sent
-      // again from here (it has no other way out of the escrow's account).
-      const retried = await db.transaction().execute(async (tx) => {
-        const locked = (await escrowRepo.get(tx, escrowId, true))!
-        return locked.status === 'released' ? this.deps.payouts.retryFailed(tx, locked) : 0
-      })
-      if (retried > 0) return { message: 'Release retried: the failed refund is being sent again' }
-      throw errors.conflict('This escrow has already been released')
-    }
-    if (row.status === 'cancelled') throw errors.conflict('This escrow was cancelled')
-    if (row.status === 'waiting') throw errors.businessRule('The escrow has not been paid yet')
-    if (row.status === 'releasing') {
-      // Only legs that ran out of retries can be started again; the rest are under way.
-      const retried = await db.transaction().execute(async (tx) => {
-        const locked = (await escrowRepo.get(tx, escrowId, true))!
-        const legs = await escrowRepo.legs(tx, escrowId)
-        if (locked.status !== 'releasing' || !legs.some((l) => l.status === 'failed')) return false
-        await this.deps.payouts.retryFailed(tx, locked)
-        return true
-      })
-      if (!retried) throw errors.conflict('This escrow is already being released')
-      return { message: 'Release retried: the failed payouts are being sent again' }
-    }
-    const children = await escrowRepo.children(db, escrowId)
-    // A paid escrow's only legs are its children's funding. Until each is settled, the escrow's
-    // ledger balance still holds value that is already on its way to (or at) a child, and a
-    // release would plan its legs (the refund above all) from that wrong balance.
-    const unsettled = (await escrowRepo.legs(db, escrowId)).some((l) => l.status !== 'completed')
-    if (unsettled || children.some((c) => c.status === 'waiting')) {
-      // A child's funding that failed for good is sent again by calling release.
-      const retried = await db.transaction().execute(async (tx) => {
-        const locked = (await escrowRepo.get(tx, escrowId, true))!
-        return locked.status === 'paid' ? this.deps.payouts.retryFailed(tx, locked) : 0
-      })
-      if (retried > 0)
-        return { message: 'The funding of a child escrow failed earlier and is being sent again' }
-      throw errors.businessRule('A child escrow funded from this one is still being funded')
-    }
-    const [networkFee, rate, receiverAddress, payerAddress] = await Promise.all([
-      this.#networkFee(row, 4),
-      this.deps.transactions.rateOf(row.coin),
-      db.transaction().execute((tx) => this.#userAddress(tx, row.receiverId)),
-      db.transaction().execute((tx) => this.#userAddress(tx, row.payerId)),
-    ])
-    const { treasury, gasWallet } = this.deps.chain
-    await db.transaction().execute(async (tx) => {
-      const locked = (await escrowRepo.get(tx, escrowId, true))!
-      if (locked.status === 'released' || locked.status === 'releasing')
-        throw errors.conflict('This escrow has already been released')
-      if (locked.status !== 'paid') throw errors.conflict('This escrow cannot be released now')
-      // (re-checked under the escrow's lock: a child funded meanwhile adds a leg)
-      if ((await escrowRepo.legs(tx, locked.id)).some((l) => l.status !== 'completed'))
-        throw errors.businessRule('A child escrow funded from this one is still being funded')
-      const balance = await ledger.balance(tx, 'escrow', locked.id, locked.coin)
-      const payout = BigInt(locked.coinEscrowAmount)
-      const feeLeft = BigInt(locked.expectedFee)
-      // What no child escrow holds: children are funded out of the price first, then out of an
-      // overpayment; never out of the fee (funding is capped at received − expectedFee), so the
-      // fee legs are always the whole expectedFee and only the rest goes back to the payer.
-      const funded = BigInt(locked.fundedToChildren)
-      const payoutLeft = payout > funded ? payout - funded : 0n
-      const net = networkFee < feeLeft ? networkFee : feeLeft
-      const legs: PlannedLeg[] = [
-        { kind: 'payout', to: receiverAddress, amount: payoutLeft },
-        { kind: 'fee', to: gasWallet.address.toLowerCase(), amount: net },
-        { kind: 'platformFee', to: treasury.address.toLowerCase(), amount: feeLeft - net },
-      ]
-      const planned = payoutLeft + feeLeft
-      if (balance < planned) throw errors.businessRule('The escrow holds less than its payouts')
-      if (balance > planned) legs.push({ kind: 'refund', to: payerAddress, amount: balance - planned })
-      await escrowRepo.update(tx, locked.id, { status: 'releasing' }, clock.now())
-      await this.deps.payouts.queue(tx, locked, legs, rate)
-      // Legs with nothing to send are done at once.
-      for (const l of legs)
-        if (l.amount === 0n && l.kind !== 'refund')
-          await collections.recordPayout(tx, locked.collectionId, l.kind as 'payout', 'completed')
-    })
-    return { message: 'Escrow release started: the payout and fees are being sent' }
+    return this.#release.release(row, opts)
   }
 
   /** Cancels an unpaid escrow; what it already received goes back to the payer. */
   async cancel(userId: string, escrowId: string) {
     const row = await this.#visible(userId, escrowId)
     if (row.payerId !== userId) throw errors.forbidden('Only the payer may cancel this escrow')
-    const payerAddress = await this.deps.db.transaction().execute((tx) => this.#userAddress(tx, row.payerId))
+    const payerAddress = await this.deps.db.transaction().execute((tx) => this.userAddress(tx, row.payerId))
     const rate = await this.deps.transactions.rateOf(row.coin)
     return this.deps.db.transaction().execute(async (tx) => {
       const locked = (await escrowRepo.get(tx, escrowId, true))!
@@ -468,49 +385,10 @@ export class EscrowService {
     })
   }
 
-  /**
-   * Pays an escrow from the payer's in-app wallet: what is still missing of amountToPay moves on
-   * chain from the payer's address to the escrow address. Needs the account password, and the
-   * two-factor code when two-factor login is on (as for withdrawals).
-   */
+  /** Pays an escrow from the payer's in-app wallet (see pay.ts). */
   async pay(userId: string, input: PayInput) {
-    const { db } = this.deps
     const row = await this.#visible(userId, input.escrowId)
     if (row.payerId !== userId) throw errors.forbidden('Only the payer may pay this escrow')
-    const user = await db
-      .selectFrom('users')
-      .select(['passwordHash', 'twoFaEnabled'])
-      .where('id', '=', userId)
-      .where('deletedAt', 'is', null)
-      .executeTakeFirst()
-    if (!user) throw errors.unauthenticated()
-    await confirmPassword(db, {
-      userId,
-      passwordHash: user.passwordHash,
-      password: input.password,
-      action: 'escrow.pay',
-      ip: null,
-      now: this.deps.clock.now(),
-      message: 'Wrong password',
-    })
-    if (user.twoFaEnabled && !input.code)
-      throw errors.field('/code', 'the two-factor code is required when two-factor login is on')
-    const rate = await this.deps.transactions.rateOf(row.coin)
-    const write = async (tx: Tx) => {
-      const locked = (await escrowRepo.get(tx, row.id, true))!
-      if (locked.status !== 'waiting') throw errors.conflict('This escrow is not awaiting payment')
-      if (await this.deps.payouts.payUnderWay(tx, locked))
-        throw errors.conflict('A payment of this escrow is already under way')
-      const missing = BigInt(locked.amountToPay) - BigInt(locked.received)
-      if (missing <= 0n) throw errors.conflict('This escrow is already paid')
-      const balance = await this.deps.ledger.balance(tx, 'user', userId, locked.coin)
-      if (balance < missing) throw errors.insufficientBalance('Your wallet holds less than the amount to pay')
-      await this.deps.payouts.pay(tx, locked, missing, rate)
-      return {
-        message: 'Payment sent from your wallet; the escrow is paid once the transfer is confirmed',
-      }
-    }
-    if (user.twoFaEnabled) return this.deps.verifySensitiveCode(userId, input.code!, write)
-    return db.transaction().execute(write)
+    return payFromWallet(this.deps, row, userId, input)
   }
 }

@@ -1,0 +1,201 @@
+// The collection payment API (the client SDK's PaymentModule), a second way into the escrow of
+// #13–#15: an existing collection is funded through an escrow of its own (POST /v1/payment/),
+// its payment is checked (validate) and released, all at once or in parts (release).
+import { getAddress } from 'viem'
+import type { Db } from '../../db/index.ts'
+import { AppError, errors } from '../../http/errors.ts'
+import type { ChainAdapter } from '../../platform/chain/types.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import type { CollectionService } from '../collections/service.ts'
+import type { CollectionPaymentInput, FundInput, ReleaseInput } from './payment-schemas.ts'
+import {
+  centsToNumber,
+  centsToText,
+  MAX_ESCROW_CENTS,
+  MIN_ESCROW_CENTS,
+  parseUsd,
+  QuoteError,
+  unitsToDecimal,
+  usdToCents,
+} from './quote.ts'
+import type { EscrowRow } from './release.ts'
+import { escrowRepo } from './repo.ts'
+import type { EscrowService } from './service.ts'
+
+type CollectionState = NonNullable<Awaited<ReturnType<CollectionService['escrowState']>>>
+
+export class CollectionPayments {
+  constructor(
+    private readonly deps: {
+      db: Db
+      clock: Clock
+      chain: ChainAdapter
+      collections: CollectionService
+      escrow: EscrowService
+    },
+  ) {}
+
+  /** A collection the caller may see (public, or theirs, or theirs to receive); else 404. */
+  async #collection(userId: string, collectionId: string): Promise<CollectionState> {
+    const state = await this.deps.collections.escrowState(this.deps.db, collectionId)
+    if (!state || (state.isPrivate && state.creatorId !== userId && state.receiverId !== userId))
+      throw errors.notFound('collection')
+    return state
+  }
+
+  #view(row: EscrowRow, contractAddress: string) {
+    const d = row.decimals
+    return {
+      coin: row.coin,
+      address: getAddress(row.address),
+      collectionAmount: centsToNumber(BigInt(row.escrowCents)),
+      collectionAmountCoin: unitsToDecimal(BigInt(row.coinEscrowAmount), d),
+      expectedFee: unitsToDecimal(BigInt(row.expectedFee), d),
+      amountToPay: unitsToDecimal(BigInt(row.amountToPay), d),
+      usdFee: centsToText(BigInt(row.usdFeeCents)),
+      usdAmount: centsToText(BigInt(row.usdAmountCents)),
+      feePercentage: Number(row.feePercent),
+      rate: Number(row.rate),
+      chainId: String(this.deps.chain.chainId),
+      escrowId: row.id,
+      contractAddress,
+      expiresAt: row.expiresAt.toISOString(),
+    }
+  }
+
+  /**
+   * The collection's current escrow answered again when it awaits payment in the same coin (and,
+   * when the request names a price, at that price); 409 when it is paid, or awaits another coin or
+   * another price; undefined when there is none (never funded, or cancelled).
+   */
+  async #existing(state: CollectionState, coin: string, cents: bigint | undefined) {
+    if (!state.escrowId) return undefined
+    const row = await escrowRepo.get(this.deps.db, state.escrowId)
+    if (!row || row.status === 'cancelled') return undefined
+    if (row.status !== 'waiting')
+      throw errors.conflict(
+        row.status === 'paid'
+          ? 'This collection has already been paid'
+          : 'This collection’s payment has already been released',
+      )
+    if (row.coin !== coin)
+      throw errors.conflict(
+        `This collection already awaits payment in ${row.coin} (escrow ${row.id}); cancel it with POST /v1/escrow/cancel to pay in another coin`,
+      )
+    if (cents !== undefined && cents !== BigInt(row.escrowCents))
+      throw errors.conflict(
+        `This collection already awaits payment of ${centsToText(BigInt(row.escrowCents))} USD (escrow ${row.id}); cancel it with POST /v1/escrow/cancel to change the price`,
+      )
+    return row
+  }
+
+  /** The collection's paymentFee in cents, when it can be escrowed (else 422). */
+  #priceOf(state: CollectionState): bigint {
+    const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(state.paymentFee.trim())
+    const cents = m ? BigInt(m[1]!) * 100n + BigInt((m[2] ?? '').padEnd(2, '0')) : 0n
+    if (cents < MIN_ESCROW_CENTS || cents > MAX_ESCROW_CENTS)
+      throw errors.businessRule(
+        `The collection’s paymentFee (${state.paymentFee} USD) cannot be escrowed: the price must be 1.00 to 1000000000 USD; send usdValue`,
+        {
+          errors: [
+            { path: '/usdValue', message: 'required: the collection has no price that can be escrowed' },
+          ],
+        },
+      )
+    return cents
+  }
+
+  /** POST /v1/payment/: the quote of the collection's escrow, created when it has none. */
+  async fund(userId: string, input: FundInput) {
+    const { db, escrow, collections } = this.deps
+    const state = await this.#collection(userId, input.collection)
+    if (state.creatorId !== userId) throw errors.forbidden('Only the collection’s creator may fund it')
+    const coin = await escrow.coin(input.coin)
+    let asked: bigint | undefined
+    if (input.usdValue !== undefined) {
+      try {
+        asked = usdToCents(input.usdValue)
+      } catch (err) {
+        if (err instanceof QuoteError) throw errors.field('/usdValue', err.message)
+        throw err
+      }
+    }
+    const contract = coin.contractAddress ?? ''
+    const existing = await this.#existing(state, coin.reference, asked)
+    if (existing) return this.#view(existing, contract)
+    const cents = asked ?? this.#priceOf(state)
+    const { rate, quote } = await escrow.quote(cents, coin, '/usdValue')
+    const now = this.deps.clock.now()
+    const escrowId = newId(now.getTime())
+    try {
+      await db.transaction().execute(async (tx) => {
+        // Locks the collection: of two requests at once, the second sees the first's escrow.
+        await collections.markEscrow(tx, state.id, { state: 'waiting', escrowId })
+        await escrow.open(tx, {
+          id: escrowId,
+          collectionId: state.id,
+          payerId: userId,
+          receiverId: state.receiverId,
+          coin,
+          rate,
+          quote,
+          now,
+        })
+      })
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'CONFLICT') {
+        const same = await this.#existing(
+          await this.#collection(userId, input.collection),
+          coin.reference,
+          asked,
+        )
+        if (same) return this.#view(same, contract)
+      }
+      throw err
+    }
+    return this.#view((await escrowRepo.get(db, escrowId))!, contract)
+  }
+
+  /** POST /v1/payment/validate: #14 for the collection's escrow. */
+  async validate(userId: string, input: CollectionPaymentInput) {
+    const state = await this.#collection(userId, input.collection)
+    const row = state.escrowId ? await escrowRepo.get(this.deps.db, state.escrowId) : undefined
+    if (state.creatorId !== userId && state.receiverId !== userId && row?.receiverId !== userId)
+      throw errors.forbidden('Only the collection’s creator and receiver may check its payment')
+    if (!row)
+      throw errors.businessRule('This collection has no payment yet: create it with POST /v1/payment/')
+    return this.deps.escrow.check(row.id)
+  }
+
+  /** POST /v1/payment/release: `amount` USD of the price (a part, or all that remains). */
+  async release(userId: string, input: ReleaseInput, key: string | undefined) {
+    const state = await this.#collection(userId, input.collection)
+    if (state.creatorId !== userId)
+      throw errors.forbidden('Only the collection’s creator may release its payment')
+    let cents: bigint
+    try {
+      cents = parseUsd(input.amount)
+    } catch (err) {
+      if (err instanceof QuoteError) throw errors.field('/amount', err.message)
+      throw err
+    }
+    if (!state.escrowId)
+      throw errors.businessRule('This collection has no payment yet: create it with POST /v1/payment/')
+    const r = await this.deps.escrow.release(userId, state.escrowId, { cents, ...(key ? { key } : {}) })
+    if (!r.part) return { message: r.message, data: {} }
+    const p = r.part
+    return {
+      message: r.message,
+      data: {
+        escrowId: p.escrowId,
+        amount: centsToNumber(p.cents),
+        releasedAmount: centsToNumber(p.releasedCents),
+        remainingAmount: centsToNumber(p.remainingCents),
+        payout: unitsToDecimal(p.payout, p.decimals),
+        fee: unitsToDecimal(p.fee, p.decimals),
+        final: p.final,
+      },
+    }
+  }
+}

@@ -1,0 +1,52 @@
+// Paying an escrow from the payer's in-app wallet (an addition to the spec).
+import type { Tx } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import { confirmPassword } from '../account/password-guard.ts'
+import type { EscrowRow } from './release.ts'
+import { escrowRepo } from './repo.ts'
+import type { PayInput } from './schemas.ts'
+import type { EscrowDeps } from './service.ts'
+
+/**
+ * Pays an escrow from the payer's in-app wallet: what is still missing of amountToPay moves on
+ * chain from the payer's address to the escrow address. Needs the account password, and the
+ * two-factor code when two-factor login is on (as for withdrawals).
+ */
+export async function payFromWallet(deps: EscrowDeps, row: EscrowRow, userId: string, input: PayInput) {
+  const { db } = deps
+  const user = await db
+    .selectFrom('users')
+    .select(['passwordHash', 'twoFaEnabled'])
+    .where('id', '=', userId)
+    .where('deletedAt', 'is', null)
+    .executeTakeFirst()
+  if (!user) throw errors.unauthenticated()
+  await confirmPassword(db, {
+    userId,
+    passwordHash: user.passwordHash,
+    password: input.password,
+    action: 'escrow.pay',
+    ip: null,
+    now: deps.clock.now(),
+    message: 'Wrong password',
+  })
+  if (user.twoFaEnabled && !input.code)
+    throw errors.field('/code', 'the two-factor code is required when two-factor login is on')
+  const rate = await deps.transactions.rateOf(row.coin)
+  const write = async (tx: Tx) => {
+    const locked = (await escrowRepo.get(tx, row.id, true))!
+    if (locked.status !== 'waiting') throw errors.conflict('This escrow is not awaiting payment')
+    if (await deps.payouts.payUnderWay(tx, locked))
+      throw errors.conflict('A payment of this escrow is already under way')
+    const missing = BigInt(locked.amountToPay) - BigInt(locked.received)
+    if (missing <= 0n) throw errors.conflict('This escrow is already paid')
+    const balance = await deps.ledger.balance(tx, 'user', userId, locked.coin)
+    if (balance < missing) throw errors.insufficientBalance('Your wallet holds less than the amount to pay')
+    await deps.payouts.pay(tx, locked, missing, rate)
+    return {
+      message: 'Payment sent from your wallet; the escrow is paid once the transfer is confirmed',
+    }
+  }
+  if (user.twoFaEnabled) return deps.verifySensitiveCode(userId, input.code!, write)
+  return db.transaction().execute(write)
+}

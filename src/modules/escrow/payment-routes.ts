@@ -1,0 +1,95 @@
+// HTTP for the collection payment API (the client SDK's PaymentModule): fund a collection through
+// its escrow, check the payment, release it in parts.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { Db } from '../../db/index.ts'
+import { caller } from '../../http/auth.ts'
+import { idempotent } from '../../http/idempotency.ts'
+import { commonErrors, envelope, ok } from '../../http/schemas.ts'
+import type { CollectionPayments } from './collection-payment.ts'
+import {
+  CollectionPaymentBody,
+  FundBody,
+  PaymentData,
+  ReleaseAnswer,
+  ReleaseBody,
+} from './payment-schemas.ts'
+import { Validation } from './schemas.ts'
+
+const errs = { ...commonErrors, 503: { $ref: 'ErrorEnvelope' } }
+
+export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPayments; db: Db }> = async (
+  app,
+  { payments, db },
+) => {
+  const tags = ['escrow']
+  const security = [{ bearer: [] }]
+
+  app.post(
+    '/v1/payment/',
+    {
+      schema: {
+        operationId: 'createCollectionPayment',
+        summary: 'Fund a collection through an escrow and get the payment quote',
+        description:
+          'For a collection created with POST /v1/collection: creates its escrow (own payment address, quote as in #13) and answers the quote. The price is `usdValue` when given (USD, at most two decimals, 1.00 to 1000000000; anything else is 400), else the collection’s `paymentFee` (422 when that is not 1.00 to 1000000000 USD). Coin amounts are exact decimal strings; `usdFee` and `usdAmount` are USD strings with two decimals. Only the collection’s creator may fund it (403 for others who can see it, 404 when hidden or unknown). A collection whose escrow awaits payment answers that same quote again for the same coin (and the same `usdValue` when given); another coin or another `usdValue` is 409 (cancel the escrow with POST /v1/escrow/cancel first); a paid or released one is 409. The receiver is the collection’s assigned receiver, when it has one; without one the escrow can be paid but not released. Honours `Idempotency-Key`.',
+        tags,
+        security,
+        body: FundBody,
+        response: { 200: envelope(PaymentData), ...errs },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req, reply) => {
+      const userId = caller(req).userId
+      return idempotent(db, req, reply, userId, async () => ({
+        statusCode: 200,
+        body: ok(await payments.fund(userId, req.body), 'Payment created; payment awaited'),
+      }))
+    },
+  )
+
+  app.post(
+    '/v1/payment/validate',
+    {
+      schema: {
+        operationId: 'validateCollectionPayment',
+        summary: 'Check the chain for a collection’s payment now',
+        description:
+          'Same as #14 for the collection’s escrow: scans the chain for payments to its address, then answers what it received and its status (`waiting`, `paid`, `released`, `cancelled`). The collection’s creator and receiver may call it (403 for others who can see the collection, 404 when hidden or unknown); 422 when the collection has no payment (never funded, or its escrow was cancelled). `status` (one of the client SDK’s payment statuses) is accepted and ignored.',
+        tags,
+        security,
+        body: CollectionPaymentBody,
+        response: { 200: envelope(Validation), ...errs },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => {
+      const r = await payments.validate(caller(req).userId, req.body)
+      return ok(r.data, r.message)
+    },
+  )
+
+  app.post(
+    '/v1/payment/release',
+    {
+      schema: {
+        operationId: 'releaseCollectionPayment',
+        summary: 'Release a collection’s payment, all of it or a part',
+        description:
+          '`amount` is USD of the collection’s escrowed price (at most two decimals; ≤ 0 or more decimals is 400, more than what remains is 422). It is converted at the escrow’s fixed quote: the part pays `amount / remaining` of what is left of the payout to the receiver and of the fee (the network fee of the part’s transfers to the gas wallet, the rest to the treasury); the last part takes exactly what is left, so the parts add up to a full release to the base unit. The rest stays in escrow for later calls; releasing all that remains completes the escrow as #15 does (an overpayment goes back to the payer). Creator only (403 for others who can see the collection, 404 when hidden); 422 before payment, when the collection has no payment, or when it has no receiver; 409 once all was released. Transfers of earlier parts that ran out of retries are sent again with the next call (and, once all was released, by calling again). Honours `Idempotency-Key`: a request run twice releases once.',
+        tags,
+        security,
+        body: ReleaseBody,
+        response: { 200: envelope(ReleaseAnswer), ...errs },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req, reply) => {
+      const userId = caller(req).userId
+      return idempotent(db, req, reply, userId, async (key) => {
+        const r = await payments.release(userId, req.body, key)
+        return { statusCode: 200, body: ok(r.data, r.message) }
+      })
+    },
+  )
+}

@@ -1,0 +1,274 @@
+// Releasing a paid escrow: all of it at once (#15) or in parts (POST /v1/payment/release). Each
+// release queues on-chain legs (payout, network fee, platform fee, and with the last part the
+// refund of an overpayment) in one transaction under the escrow's row lock; the last part makes
+// the escrow `releasing`, and `payouts.ts` makes it `released` once every leg is confirmed.
+import type { Tx } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import type { ChainAdapter } from '../../platform/chain/types.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import { planPart, splitFee } from './partial.ts'
+import type { PlannedLeg } from './payouts.ts'
+import { centsToText, parseDecimal, unitsToDecimal } from './quote.ts'
+import { escrowRepo } from './repo.ts'
+import type { EscrowDeps } from './service.ts'
+
+/** Gas planned per transfer of a token (an ERC-20 transfer uses ~35–65k). */
+export const TOKEN_TRANSFER_GAS = 100_000n
+export const NATIVE_TRANSFER_GAS = 21_000n
+
+export type EscrowRow = NonNullable<Awaited<ReturnType<typeof escrowRepo.get>>>
+
+export interface ReleaseOptions {
+  /** USD cents of the price to release; all that remains when absent */
+  cents?: bigint
+  /** the request's Idempotency-Key: a request run twice releases once */
+  key?: string
+}
+
+/** What a release moved (absent when the call only retried failed transfers). */
+export interface ReleasedPart {
+  escrowId: string
+  cents: bigint
+  releasedCents: bigint
+  remainingCents: bigint
+  payout: bigint
+  fee: bigint
+  decimals: number
+  final: boolean
+}
+
+export interface ReleaseResult {
+  message: string
+  part?: ReleasedPart
+}
+
+export class EscrowRelease {
+  constructor(
+    private readonly deps: EscrowDeps,
+    private readonly helpers: {
+      rate(coin: string): Promise<string>
+      userAddress(tx: Tx, userId: string): Promise<string>
+    },
+  ) {}
+
+  /**
+   * The network fee of a release of `legs` transfers plus a gas top-up, in the escrow's coin: the
+   * planned gas at the current maximum fee per gas (converted at the current rates for a token),
+   * capped at the escrow's expectedFee. One chain read, then any number of legs.
+   */
+  async #networkFees(row: EscrowRow): Promise<(legs: number) => bigint> {
+    const { chain } = this.deps
+    const coin = chain.coin(row.coin)
+    const native = chain.coins.find((c) => !c.isToken)
+    let fees: Awaited<ReturnType<ChainAdapter['estimateFees']>>
+    try {
+      fees = await chain.estimateFees()
+    } catch {
+      throw errors.unavailable('The chain is unreachable right now; try again shortly')
+    }
+    const price = fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice
+    const expected = BigInt(row.expectedFee)
+    const cap = (v: bigint) => (v < expected ? v : expected)
+    const gasOf = (legs: number) =>
+      (coin.isToken ? TOKEN_TRANSFER_GAS : NATIVE_TRANSFER_GAS) * BigInt(legs) + NATIVE_TRANSFER_GAS
+    if (!coin.isToken || !native) return (legs) => cap(gasOf(legs) * price)
+    // wei × (USD per native coin) ÷ (USD per token), in token base units, rounded up
+    const nr = parseDecimal(await this.helpers.rate(native.reference))
+    const tr = parseDecimal(row.rate)
+    const den = tr.digits * 10n ** BigInt(native.decimals + tr.scale)
+    return (legs) => {
+      const num = gasOf(legs) * price * nr.digits * 10n ** BigInt(coin.decimals + tr.scale)
+      return cap((num + den - 1n) / den)
+    }
+  }
+
+  /** The answer to a request that already released (same Idempotency-Key). */
+  async #replay(row: EscrowRow, key: string | undefined): Promise<ReleaseResult | undefined> {
+    if (!key) return undefined
+    const done = await escrowRepo.releaseByKey(this.deps.db, row.id, key)
+    if (!done) return undefined
+    const now = (await escrowRepo.get(this.deps.db, row.id))!
+    return this.#result(now, {
+      cents: BigInt(done.cents),
+      payout: BigInt(done.payout),
+      fee: BigInt(done.fee),
+      final: done.final,
+    })
+  }
+
+  #result(
+    after: EscrowRow,
+    part: { cents: bigint; payout: bigint; fee: bigint; final: boolean },
+    retried = 0,
+  ): ReleaseResult {
+    const released = BigInt(after.releasedCents)
+    const remaining = BigInt(after.escrowCents) - released
+    const symbol = this.deps.chain.coin(after.coin).symbol
+    const again = retried > 0 ? '; the payouts that failed earlier are being sent again' : ''
+    const coins = (units: bigint) => `${unitsToDecimal(units, after.decimals)} ${symbol}`
+    const message = !part.final
+      ? `Released ${centsToText(part.cents)} USD (${coins(part.payout)} and the fees are being sent); ${centsToText(remaining)} USD remain in escrow${again}`
+      : released === part.cents
+        ? `Escrow release started: the payout and fees are being sent${again}`
+        : `Released the remaining ${centsToText(part.cents)} USD (${coins(part.payout)} and the fees are being sent); the escrow is released once they are confirmed${again}`
+    return {
+      message,
+      part: {
+        escrowId: after.id,
+        cents: part.cents,
+        releasedCents: released,
+        remainingCents: remaining,
+        payout: part.payout,
+        fee: part.fee,
+        decimals: after.decimals,
+        final: part.final,
+      },
+    }
+  }
+
+  /** Releases `row` (already checked: the caller is its payer). */
+  async release(row: EscrowRow, opts: ReleaseOptions = {}): Promise<ReleaseResult> {
+    const { db, payouts } = this.deps
+    const escrowId = row.id
+    const replay = await this.#replay(row, opts.key)
+    if (replay) return replay
+    if (row.status === 'released') {
+      // A refund of a payment that arrived after the release, once it ran out of retries, is sent
+      // again from here (it has no other way out of the escrow's account).
+      const retried = await db.transaction().execute(async (tx) => {
+        const locked = (await escrowRepo.get(tx, escrowId, true))!
+        return locked.status === 'released' ? payouts.retryFailed(tx, locked) : 0
+      })
+      if (retried > 0) return { message: 'Release retried: the failed refund is being sent again' }
+      throw errors.conflict('This escrow has already been released')
+    }
+    if (row.status === 'cancelled') throw errors.conflict('This escrow was cancelled')
+    if (row.status === 'waiting') throw errors.businessRule('The escrow has not been paid yet')
+    if (row.status === 'releasing') {
+      // Only legs that ran out of retries can be started again; the rest are under way.
+      const retried = await db.transaction().execute(async (tx) => {
+        const locked = (await escrowRepo.get(tx, escrowId, true))!
+        const legs = await escrowRepo.legs(tx, escrowId)
+        if (locked.status !== 'releasing' || !legs.some((l) => l.status === 'failed')) return false
+        await payouts.retryFailed(tx, locked)
+        return true
+      })
+      if (!retried) throw errors.conflict('This escrow is already being released')
+      return { message: 'Release retried: the failed payouts are being sent again' }
+    }
+    const children = await escrowRepo.children(db, escrowId)
+    // A child's funding leg moves value that is on its way to (or at) the child. Until each is
+    // settled the escrow's ledger balance is not what it keeps, and a release would plan its legs
+    // (the refund above all) from that wrong balance.
+    const funding = (await escrowRepo.legs(db, escrowId)).some(
+      (l) => l.kind === 'fund' && l.status !== 'completed',
+    )
+    if (funding || children.some((c) => c.status === 'waiting')) {
+      // A child's funding that failed for good is sent again by calling release.
+      const retried = await db.transaction().execute(async (tx) => {
+        const locked = (await escrowRepo.get(tx, escrowId, true))!
+        return locked.status === 'paid' ? payouts.retryFailed(tx, locked) : 0
+      })
+      if (retried > 0)
+        return { message: 'The funding of a child escrow failed earlier and is being sent again' }
+      throw errors.businessRule('A child escrow funded from this one is still being funded')
+    }
+    // The collection's assigned receiver when it has one, else the escrow's own.
+    const state = await this.deps.collections.escrowState(db, row.collectionId)
+    const receiverId = state?.receiverId ?? row.receiverId
+    if (!receiverId)
+      throw errors.businessRule(
+        'This escrow has no receiver yet: the collection needs an assigned receiver before it can be released',
+      )
+    if (receiverId === row.payerId)
+      throw errors.businessRule('The payer cannot release an escrow to themselves')
+    const [networkFee, rate, receiverAddress, payerAddress] = await Promise.all([
+      this.#networkFees(row),
+      this.deps.transactions.rateOf(row.coin),
+      db.transaction().execute((tx) => this.helpers.userAddress(tx, receiverId)),
+      db.transaction().execute((tx) => this.helpers.userAddress(tx, row.payerId)),
+    ])
+    return db.transaction().execute(async (tx) => {
+      const locked = (await escrowRepo.get(tx, escrowId, true))!
+      if (opts.key && (await escrowRepo.releaseByKey(tx, escrowId, opts.key)))
+        throw errors.conflict('This request is already being processed')
+      if (locked.status === 'released' || locked.status === 'releasing')
+        throw errors.conflict('This escrow has already been released')
+      if (locked.status !== 'paid') throw errors.conflict('This escrow cannot be released now')
+      // (re-checked under the escrow's lock: a child funded meanwhile adds a leg)
+      if ((await escrowRepo.legs(tx, locked.id)).some((l) => l.kind === 'fund' && l.status !== 'completed'))
+        throw errors.businessRule('A child escrow funded from this one is still being funded')
+      const remainingCents = BigInt(locked.escrowCents) - BigInt(locked.releasedCents)
+      const cents = opts.cents ?? remainingCents
+      if (cents > remainingCents)
+        throw errors.businessRule(
+          `The amount is more than what remains in escrow (${centsToText(remainingCents)} USD)`,
+          { errors: [{ path: '/amount', message: `at most ${centsToText(remainingCents)}` }] },
+        )
+      // Children are funded out of the price first, then out of an overpayment; never out of the
+      // fee (funding is capped at received − expectedFee), so the fee legs always add up to the
+      // whole expectedFee and only the rest goes back to the payer.
+      const price = BigInt(locked.coinEscrowAmount)
+      const funded = BigInt(locked.fundedToChildren)
+      const payoutTotal = price > funded ? price - funded : 0n
+      const payoutLeft = payoutTotal - BigInt(locked.releasedPayout)
+      const part = planPart({
+        cents,
+        remainingCents,
+        payoutLeft: payoutLeft > 0n ? payoutLeft : 0n,
+        feeLeft: BigInt(locked.expectedFee) - BigInt(locked.releasedFee),
+      })
+      const fee = splitFee(part.fee, networkFee(part.final ? 4 : 3))
+      const legs: PlannedLeg[] = [
+        { kind: 'payout', to: receiverAddress, amount: part.payout },
+        { kind: 'fee', to: this.deps.chain.gasWallet.address.toLowerCase(), amount: fee.network },
+        { kind: 'platformFee', to: this.deps.chain.treasury.address.toLowerCase(), amount: fee.platform },
+      ]
+      // What the escrow keeps: its ledger balance less the legs of earlier parts not yet mined.
+      const free =
+        (await this.deps.ledger.balance(tx, 'escrow', locked.id, locked.coin)) -
+        (await escrowRepo.openLegsTotal(tx, locked.id))
+      const planned = part.payout + part.fee
+      if (free < planned) throw errors.businessRule('The escrow holds less than its payouts')
+      const refund = part.final && free > planned ? free - planned : 0n
+      if (refund > 0n) legs.push({ kind: 'refund', to: payerAddress, amount: refund })
+      const retried = await this.deps.payouts.retryFailed(tx, locked)
+      const now = this.deps.clock.now()
+      await escrowRepo.update(
+        tx,
+        locked.id,
+        {
+          releasedCents: BigInt(locked.releasedCents) + cents,
+          releasedPayout: BigInt(locked.releasedPayout) + part.payout,
+          releasedFee: BigInt(locked.releasedFee) + part.fee,
+          receiverId,
+          ...(part.final ? { status: 'releasing' as const } : {}),
+        },
+        now,
+      )
+      await escrowRepo.insertRelease(
+        tx,
+        {
+          id: newId(now.getTime()),
+          escrowId: locked.id,
+          receiverId,
+          cents,
+          payout: part.payout,
+          fee: part.fee,
+          networkFee: fee.network,
+          refund,
+          final: part.final,
+          requestKey: opts.key ?? null,
+        },
+        now,
+      )
+      await payouts.queue(tx, { ...locked, receiverId }, legs, rate)
+      // Legs with nothing to send are done at once.
+      for (const l of legs)
+        if (l.amount === 0n && l.kind !== 'refund')
+          await this.deps.collections.recordPayout(tx, locked.collectionId, l.kind as 'payout', 'completed')
+      const after = (await escrowRepo.get(tx, locked.id))!
+      return this.#result(after, { cents, ...part }, retried)
+    })
+  }
+}
