@@ -7,7 +7,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import { Redis } from 'ioredis'
 import pino, { type Logger } from 'pino'
-import type { Config } from './config.ts'
+import { type Config, notInProduction } from './config.ts'
 import type { Database } from './db/index.ts'
 import { registerAuth } from './http/auth.ts'
 import { connectionOptions } from './http/connections.ts'
@@ -105,7 +105,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     deps.mailer ??
     (config.smtpUrl
       ? createSmtpMailer(config.smtpUrl, config.mailFrom)
-      : createOutboxMailer(db, log, { printText: !config.production }))
+      : config.production
+        ? notInProduction('the mail outbox (SMTP_URL is not set)')
+        : createOutboxMailer(db, log, { printText: !config.production }))
   jobs.register('mail.send', (mail) => mailer.send(mail), { maxAttempts: 8, deleteOnSuccess: true })
 
   const tokens = new TokenService(config.jwtSecret, clock)

@@ -52,6 +52,8 @@ export interface Config {
         forcePathStyle: boolean
       }
     | undefined
+  /** directory of the disk object store (FILES_DIR); `DATA_DIR/files` when unset */
+  filesDir: string | undefined
   uploadMaxBytes: number
   redisUrl: string | undefined
   platformFeePercent: number
@@ -60,6 +62,8 @@ export interface Config {
   rateLimit: RateLimitConfig
   /** background workers (jobs, chain watcher) run in this process */
   runWorkers: boolean
+  /** how long a graceful shutdown may take before the process exits anyway */
+  shutdownTimeoutMs: number
 }
 
 export class ConfigError extends Error {
@@ -127,9 +131,37 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
 
   let jwtSecret = str('JWT_SECRET')
   let kekRaw = str('KEY_ENCRYPTION_KEY')
+  // Secrets are generated into DATA_DIR only for the embedded database: a PostgreSQL database may
+  // be shared by several processes (and outlives this machine's disk), so they must all be given
+  // the same secrets.
+  const secretsRule = production
+    ? 'when NODE_ENV=production'
+    : str('DATABASE_URL') !== undefined
+      ? 'when DATABASE_URL is set'
+      : undefined
+  if (secretsRule) {
+    if (!jwtSecret) problems.push(`JWT_SECRET is required ${secretsRule}`)
+    if (!kekRaw) problems.push(`KEY_ENCRYPTION_KEY is required ${secretsRule}`)
+  }
+  // Production runs on real parts only: the embedded database, dev chain, mail outbox and files
+  // under DATA_DIR are refused, and every missing variable is named.
   if (production) {
-    if (!jwtSecret) problems.push('JWT_SECRET is required when NODE_ENV=production')
-    if (!kekRaw) problems.push('KEY_ENCRYPTION_KEY is required when NODE_ENV=production')
+    for (const name of [
+      'DATABASE_URL',
+      'PUBLIC_URL',
+      'SMTP_URL',
+      'EVM_RPC_URL',
+      'COINS_FILE',
+      'TREASURY_PRIVATE_KEY',
+      'GAS_WALLET_PRIVATE_KEY',
+    ])
+      if (str(name) === undefined) problems.push(`${name} is required when NODE_ENV=production`)
+    if (str('S3_BUCKET') === undefined && str('FILES_DIR') === undefined)
+      problems.push(
+        'S3_BUCKET (with the other S3_* variables) or FILES_DIR is required when NODE_ENV=production',
+      )
+    if (str('DEVCHAIN_PORT') !== undefined)
+      problems.push('DEVCHAIN_PORT is refused when NODE_ENV=production: the dev chain never runs there')
   }
   if (jwtSecret !== undefined && jwtSecret.length < 32)
     problems.push('JWT_SECRET must be at least 32 characters')
@@ -198,6 +230,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateFeedMaxAgeMs: int('RATE_FEED_MAX_AGE_MS', 15 * 60_000, 1000, 7 * 24 * 3600 * 1000),
     confirmations: int('CONFIRMATIONS', 1, 0, 1000),
     s3,
+    filesDir: str('FILES_DIR') === undefined ? undefined : resolve(str('FILES_DIR')!),
     uploadMaxBytes: int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     platformFeePercent: num('PLATFORM_FEE_PERCENT', 5, 0, 50),
@@ -209,17 +242,18 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       windowMs: int('RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 24 * 3600 * 1000),
     },
     runWorkers: bool('RUN_WORKERS', true),
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 25_000, 1000, 10 * 60_000),
   }
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(cfg.logLevel)) {
     problems.push('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent')
   }
-  if (cfg.evmRpcUrl && (!cfg.coinsFile || !cfg.treasuryPrivateKey || !cfg.gasWalletPrivateKey))
+  if (!production && cfg.evmRpcUrl && (!cfg.coinsFile || !cfg.treasuryPrivateKey || !cfg.gasWalletPrivateKey))
     problems.push('EVM_RPC_URL needs COINS_FILE, TREASURY_PRIVATE_KEY and GAS_WALLET_PRIVATE_KEY')
   if (problems.length > 0) throw new ConfigError(problems)
 
-  // Embedded mode: secrets that were not given are generated once and kept in DATA_DIR so that
-  // tokens and encrypted keys stay valid across restarts.
-  if (!jwtSecret || !kekRaw) {
+  // Embedded database: secrets that were not given are generated once and kept in DATA_DIR so
+  // that tokens and encrypted keys stay valid across restarts.
+  if (!secretsRule && (!jwtSecret || !kekRaw)) {
     const generated = embeddedSecrets(dataDir)
     jwtSecret ??= generated.jwtSecret
     if (!kekRaw) {
@@ -241,4 +275,12 @@ function embeddedSecrets(dataDir: string): { jwtSecret: string; keyEncryptionKey
   }
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 })
   return secrets
+}
+
+/**
+ * Guards the embedded stand-ins (dev chain, mail outbox, embedded database, files under DATA_DIR)
+ * so that none of them can start in production, even from a configuration built by hand.
+ */
+export function notInProduction(what: string): never {
+  throw new Error(`${what} never runs when NODE_ENV=production`)
 }

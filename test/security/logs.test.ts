@@ -12,6 +12,7 @@ import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import type { Database } from '../../src/db/index.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
+import { createOutboxMailer } from '../../src/platform/mail/mailer.ts'
 import { multipart } from '../files/support.ts'
 import { openTestDatabase, TEST_ENV } from '../helpers/app.ts'
 import { PASSWORD, uniqueEmail } from '../helpers/factories.ts'
@@ -29,12 +30,16 @@ let database: Database
 
 beforeAll(async () => {
   database = await openTestDatabase()
-  const config = loadConfig({ ...TEST_ENV, NODE_ENV: 'production', LOG_LEVEL: 'info', DATA_DIR: dataDir })
+  // Production refuses the outbox and the dev chain: the mailer of a production process is stood
+  // in for by the outbox in its production form (it keeps the mail and prints only who it is for).
+  const config = loadConfig({ ...TEST_ENV, LOG_LEVEL: 'info', DATA_DIR: dataDir })
+  const logger = pino({ level: 'info' }, sink)
   app = await buildApp({
     config,
     database,
     clock: new ManualClock(),
-    logger: pino({ level: 'info' }, sink),
+    logger,
+    mailer: createOutboxMailer(database.db, logger, { printText: false }),
   })
   await app.ready()
 })

@@ -1,5 +1,5 @@
 // Picks the chain adapter: JSON-RPC when EVM_RPC_URL is set, the embedded devnet otherwise.
-import type { Config } from '../../config.ts'
+import { type Config, notInProduction } from '../../config.ts'
 import { type CoinsConfig, DEVNET_CHAIN_ID, loadCoinsConfig } from './coins-config.ts'
 import { openDevnet } from './devnet.ts'
 import { openRpc } from './rpc.ts'
@@ -28,6 +28,7 @@ export async function openChain(config: Config, opts: OpenChainOptions = {}): Pr
     })
     return { chain, settings }
   }
+  if (config.production) notInProduction('the embedded dev chain (EVM_RPC_URL is not set)')
   const loaded = loadCoinsConfig(config.coinsFile, false)
   // The devnet is always Hardhat's chain id, whatever a COINS_FILE written for production says.
   const settings: CoinsConfig = {

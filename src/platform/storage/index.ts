@@ -1,6 +1,7 @@
-// Picks the object store from configuration: S3 when S3_BUCKET is set, local disk otherwise.
+// Picks the object store from configuration: S3 when S3_BUCKET is set, local disk otherwise (in
+// FILES_DIR, or DATA_DIR/files on the embedded defaults).
 import { join } from 'node:path'
-import type { Config } from '../../config.ts'
+import { type Config, notInProduction } from '../../config.ts'
 import type { Clock } from '../clock.ts'
 import type { BlobStore } from './blob-store.ts'
 import { DiskBlobStore } from './disk.ts'
@@ -12,8 +13,10 @@ export { S3BlobStore } from './s3.ts'
 
 export function createBlobStore(config: Config, clock: Clock): BlobStore {
   if (config.s3) return new S3BlobStore({ ...config.s3, clock })
+  if (config.production && !config.filesDir)
+    notInProduction('the object store under DATA_DIR (set the S3 variables or FILES_DIR)')
   return new DiskBlobStore({
-    root: join(config.dataDir, 'files'),
+    root: config.filesDir ?? join(config.dataDir, 'files'),
     publicUrl: config.publicUrl,
     secret: config.jwtSecret,
     clock,
