@@ -509,3 +509,53 @@ describe('one escrow, two ways in', () => {
     await expectConsistent(t)
   })
 })
+
+describe('parts and the rest of the escrow’s rules', () => {
+  it('sends the transfers of a part that ran out of retries again with the next part', async () => {
+    const { id, q } = await paidCollection('100')
+    const before = await userBalance(t, talent.id, 'avax')
+    expect((await release(creator, { collection: id, amount: 40 })).statusCode).toBe(200)
+    chain().devnet!.setDown(true)
+    try {
+      for (let i = 0; i < 12; i++) {
+        await t.drain()
+        t.clock.advance(10 * 60_000)
+      }
+    } finally {
+      chain().devnet!.setDown(false)
+    }
+    expect((await legsOf(q.escrowId)).some((l) => l.status === 'failed')).toBe(true)
+    expect(await userBalance(t, talent.id, 'avax')).toBe(before)
+    const rest = await release(creator, { collection: id, amount: 60 })
+    expect(rest.statusCode, rest.body).toBe(200)
+    expect(rest.json().message).toMatch(/failed earlier are being sent again/)
+    await settleAll(t)
+    const legs = await legsOf(q.escrowId)
+    expect(legs.every((l) => l.status === 'completed')).toBe(true)
+    expect(sum(legs.filter((l) => l.kind === 'payout'))).toBe(4n * AVAX)
+    expect(sum(legs.filter((l) => l.kind !== 'payout'))).toBe(AVAX / 5n)
+    expect(await userBalance(t, talent.id, 'avax')).toBe(before + 4n * AVAX)
+    expect((await validate(creator, { collection: id })).json().data.status).toBe('released')
+    await expectConsistent(t)
+  })
+
+  it('funds no child escrow from a partly released parent', async () => {
+    const parent = await initiate(t, creator, talent, { amount: 100 })
+    await sendFrom(t, outsider(), parent.address, 'avax', BigInt(parent.amountToPayBaseUnits))
+    expect((await validate(creator, { collection: parent.collectionId })).json().data.status).toBe('paid')
+    expect((await release(creator, { collection: parent.collectionId, amount: 10 })).statusCode).toBe(200)
+    const child = await post(t, creator, '/v1/escrow/initiate', {
+      title: 'Child',
+      description: 'A part of the job',
+      amount: 20,
+      coin: 'avax',
+      receiverId: talent.id,
+      parent: parent.collectionId,
+    })
+    expectError(child, 422, 'BUSINESS_RULE')
+    expect(child.json().message).toMatch(/partly released/)
+    expect((await release(creator, { collection: parent.collectionId, amount: 90 })).statusCode).toBe(200)
+    await settleAll(t)
+    await expectConsistent(t)
+  })
+})
