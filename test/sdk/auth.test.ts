@@ -93,13 +93,13 @@ describe('auth.register (#1)', () => {
     const referrer = await signUp(ctx)
     const code = expectOk(await ctx.sdk.account.getUser(referrer.token)).referralCode as string
     const email = uniqueEmail('referred')
-    const reg = await register(email, { referral: code, type: 'recipient' })
+    const reg = await register(email, { referral: code, type: 'talent' })
     const data = expectOk(reg, 202)
     const ver = expectOk(
       await ctx.sdk.auth.verifyAccount({ tempToken: data.token, token: await lastCode(ctx.t, email) }),
     )
     const me = expectOk(await ctx.sdk.account.getUser(ver.token))
-    expect(me.type).toBe('recipient')
+    expect(me.type).toBe('talent')
     const referred = expectOk(await ctx.sdk.account.getUsers(referrer.token, { owner: true }))
     expect(referred.data.map((u: { _id: string }) => u._id)).toEqual([me._id])
     // an unknown referral code is refused, not silently dropped
