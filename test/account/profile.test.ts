@@ -193,7 +193,6 @@ describe('PATCH /v1/account/update (#37)', () => {
 
   it.each([
     [{ role: 'admin' }, '/role'],
-    [{ isPrivate: true }, '/isPrivate'],
     [{ userName: 'x' }, '/userName'],
     [{ profile: { verified: true } }, '/profile/verified'],
     [{ profile: { contact: { zip: '1' } } }, '/profile/contact/zip'],
@@ -215,7 +214,7 @@ describe('PATCH /v1/account/update (#37)', () => {
     [{ profile: { bio: { title: 'x'.repeat(151) } } }],
     [{ profile: { bio: { description: 'x'.repeat(2001) } } }],
     [{ profile: { talent: { about: 'x'.repeat(5001) } } }],
-    [{ profile: { talent: { availability: 'busy' } } }],
+    [{ profile: { talent: { availability: 'away' } } }],
     [{ profile: { talent: { tags: 'react' } } }],
     [{ profile: { talent: { tags: [''] } } }],
     [{ profile: { talent: { tags: ['x'.repeat(51)] } } }],

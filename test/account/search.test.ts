@@ -229,7 +229,7 @@ describe('GET /v1/account/user (#40)', () => {
     expect(expectOk(await search(`search=${pending}`)).total).toBe(0)
   })
 
-  it('lists private profiles without contact, bio or about, and does not search their hidden text', async () => {
+  it('lists a private profile to no one but its owner, and shows others only who it is', async () => {
     const name = word('Priv')
     const about = word('secretabout')
     const u = await person({}, { firstName: name })
@@ -247,18 +247,14 @@ describe('GET /v1/account/user (#40)', () => {
         u.token,
       ),
     )
-    const data = expectOk(await search(`search=${name}`))
-    expect(data.total).toBe(1)
-    expect(data.data[0].isPrivate).toBe(true)
-    expect(data.data[0].profile).toEqual({
-      contact: {},
-      bio: {},
-      talent: { availability: 'limited', tags: ['go'], tagsIds: [expect.objectContaining({ key: 'go' })] },
-      verified: false,
-    })
+    expect(expectOk(await search(`search=${name}`)).total).toBe(0)
     expect(expectOk(await search(`search=${about}`)).total).toBe(0)
+    const own = expectOk(await a.get(`/v1/account/user?search=${name}`, u.token))
+    expect(own.data.map((x: { _id: string }) => x._id)).toEqual([u.id])
+    expect(own.data[0].isPrivate).toBe(true)
     const pub = expectOk(await a.get(`/v1/account/user/${u.id}`, viewer.token))
-    expect(JSON.stringify(pub)).not.toMatch(/Hidden|14155550123/)
+    expect(pub.profile).toEqual({ talent: { tags: [], tagsIds: [] }, verified: false })
+    expect(JSON.stringify(pub)).not.toMatch(/Hidden|14155550123|limited/)
     expect(JSON.stringify(pub)).not.toContain(about)
   })
 

@@ -27,8 +27,18 @@ export interface TwoFaSetupsTable {
   createdAt: Timestamp
 }
 
+/** An earlier code of an auth flow, still accepted until `expiresAt` (the newest is on the flow). */
+export interface AuthFlowCodesTable {
+  flowId: string
+  codeHash: string
+  expiresAt: Timestamp
+  /** when a newer code took its place: orders the earlier codes, newest first */
+  replacedAt: Timestamp
+}
+
 export interface AccountTables {
   userTags: UserTagsTable
   achievements: AchievementsTable
   twoFaSetups: TwoFaSetupsTable
+  authFlowCodes: AuthFlowCodesTable
 }

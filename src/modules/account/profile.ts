@@ -36,12 +36,56 @@ export interface ProfileUpdate {
   lastName?: string
   profile?: { contact?: Contact; bio?: Bio; talent?: Talent }
   socials?: Socials
-  /** file ids (public uploads of the caller); null removes the image */
+  /** file ids (public uploads of the caller); null or '' removes the image */
   bgImage?: string | null
   profileImage?: string | null
+  isPrivate?: boolean
+  /** keys merged into the stored meta; null removes a key */
+  meta?: object
 }
 
-export const AVAILABILITY = ['available', 'limited', 'unavailable'] as const
+/** The specification's values and the public SDK's (`busy`, `working`). */
+export const AVAILABILITY = ['available', 'limited', 'unavailable', 'busy', 'working'] as const
+
+/** `meta` as stored (JSON, UTF-8) may not pass this size. */
+export const META_MAX_BYTES = 16 * 1024
+/** Levels of objects and arrays in `meta`, counting meta itself: `{ "a": { "b": 1 } }` has 2. */
+export const META_MAX_DEPTH = 5
+/** Keys of `meta` the service keeps itself. */
+const SERVICE_META_KEYS = new Set(['pointScore'])
+
+function deeperThan(value: unknown, levels: number): boolean {
+  if (value === null || typeof value !== 'object') return false
+  // Stops as soon as the limit is passed, so a hostile nesting costs no deep recursion.
+  if (levels === 0) return true
+  for (const v of Object.values(value)) if (deeperThan(v, levels - 1)) return true
+  return false
+}
+
+/**
+ * Merges the `meta` of a profile update into the stored one, key by key: a key sent as null is
+ * removed, any other value replaces it. Keys the service keeps (`pointScore`) cannot be sent.
+ * The result must stay within META_MAX_DEPTH levels and META_MAX_BYTES as JSON.
+ */
+export function mergeMeta(stored: Record<string, unknown>, patch: object) {
+  if (deeperThan(patch, META_MAX_DEPTH))
+    throw errors.field('/meta', `meta must not nest more than ${META_MAX_DEPTH} levels deep`)
+  const out: Record<string, unknown> = { ...stored }
+  for (const [key, value] of Object.entries(patch)) {
+    // A `__proto__` key would change the object's prototype instead of storing a key.
+    if (key === '__proto__') throw errors.field('/meta', 'meta must not have a __proto__ key')
+    if (SERVICE_META_KEYS.has(key))
+      throw errors.field(`/meta/${key}`, `${key} is kept by the service and cannot be set`)
+    if (value === null) delete out[key]
+    else out[key] = value
+  }
+  const json = JSON.stringify(out)
+  if (Buffer.byteLength(json) > META_MAX_BYTES)
+    throw errors.field('/meta', `meta must be at most ${META_MAX_BYTES} bytes as JSON`)
+  // jsonb cannot hold the NUL character.
+  if (json.includes('\\u0000')) throw errors.field('/meta', 'meta must not contain NUL characters')
+  return out
+}
 
 /**
  * The optional profile fields whose share (filled / all) is the profile completeness. Names and

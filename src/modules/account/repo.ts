@@ -19,6 +19,7 @@ export const accountRepo = {
       referredBy: string | null
       accountType: string
       web3Address: string | null
+      type?: string
       searchText: string
       now: Date
     },
@@ -123,18 +124,21 @@ export const profileRepo = {
       socials: unknown
       profileCompleteness: number
       searchText: string
+      isPrivate: boolean
+      meta?: unknown
       bgImageId?: string | null
       profileImageId?: string | null
       now: Date
     },
   ) {
-    const { now, profile, socials, ...rest } = set
+    const { now, profile, socials, meta, ...rest } = set
     return tx
       .updateTable('users')
       .set((eb) => ({
         ...rest,
         profile: JSON.stringify(profile),
         socials: JSON.stringify(socials),
+        ...(meta !== undefined ? { meta: JSON.stringify(meta) } : {}),
         updatedAt: now,
         version: eb('version', '+', 1),
       }))
@@ -215,6 +219,8 @@ export const profileRepo = {
       .selectFrom('users')
       .where('users.deletedAt', 'is', null)
       .where('users.emailVerified', '=', true)
+      // A private profile is listed to no one but its owner.
+      .where((eb) => eb.or([eb('users.isPrivate', '=', false), eb('users.id', '=', f.callerId)]))
     if (f.role !== undefined) q = q.where('users.role', '=', f.role)
     if (f.completenessMin !== undefined) q = q.where('users.profileCompleteness', '>=', f.completenessMin)
     if (f.completenessMax !== undefined) q = q.where('users.profileCompleteness', '<=', f.completenessMax)

@@ -110,7 +110,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       },
       onRequest: app.authenticate,
     },
-    async (req) => ok(await accounts.getPublicUser(req.params.id), 'User'),
+    async (req) => ok(await accounts.getPublicUser(caller(req).userId, req.params.id), 'User'),
   )
 
   app.get(

@@ -11,6 +11,7 @@ import {
   Str,
   Timestamp,
 } from '../../http/schemas.ts'
+import { AVAILABILITY, META_MAX_BYTES, META_MAX_DEPTH } from './profile.ts'
 import { MAX_TAG_LENGTH, MAX_TAGS } from './tags.ts'
 
 export const Tag = Type.Object({
@@ -192,6 +193,9 @@ export const SearchData = Type.Object({
 
 const Name = Str(100, { minLength: 1, pattern: '\\S' })
 const Text = (maxLength: number) => Type.String({ maxLength })
+const ImageRef = Type.Union([Id(), Type.Null(), Type.Literal('')], {
+  description: 'id of one of your public uploads (#31); null or an empty string removes the image',
+})
 const strict = { additionalProperties: false } as const
 
 export const UpdateBody = Type.Object(
@@ -223,11 +227,10 @@ export const UpdateBody = Type.Object(
               {
                 about: Type.Optional(Text(5000)),
                 availability: Type.Optional(
-                  Type.Union([
-                    Type.Literal('available'),
-                    Type.Literal('limited'),
-                    Type.Literal('unavailable'),
-                  ]),
+                  Type.Union(
+                    AVAILABILITY.map((v) => Type.Literal(v)),
+                    { description: AVAILABILITY.map((v) => `\`${v}\``).join(', ') },
+                  ),
                 ),
                 tags: Type.Optional(
                   Type.Array(Type.String({ minLength: 1, maxLength: MAX_TAG_LENGTH }), {
@@ -242,11 +245,22 @@ export const UpdateBody = Type.Object(
         strict,
       ),
     ),
-    bgImage: Type.Optional(
-      Type.Union([Id('id of one of your public uploads (#31); null removes the image'), Type.Null()]),
+    bgImage: Type.Optional(ImageRef),
+    profileImage: Type.Optional(ImageRef),
+    isPrivate: Type.Optional(
+      Type.Boolean({
+        description:
+          'true hides the profile from other users’ people search (#40) and shows them only the identity fields in #39',
+      }),
     ),
-    profileImage: Type.Optional(
-      Type.Union([Id('id of one of your public uploads (#31); null removes the image'), Type.Null()]),
+    meta: Type.Optional(
+      Type.Object(
+        {},
+        {
+          additionalProperties: true,
+          description: `free-form keys merged into \`meta\` (a key sent as null is removed; \`pointScore\` is the service’s); at most ${META_MAX_BYTES / 1024} KiB as JSON and ${META_MAX_DEPTH} levels deep`,
+        },
+      ),
     ),
     socials: Type.Optional(
       Type.Object(

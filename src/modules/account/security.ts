@@ -6,7 +6,7 @@ import type { Config } from '../../config.ts'
 import type { Db, Tx } from '../../db/index.ts'
 import { type AppError, errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
-import { codeMatches, hashCode, newCode } from '../../platform/crypto/codes.ts'
+import { hashCode, newCode } from '../../platform/crypto/codes.ts'
 import { hashPassword, isStrongPassword } from '../../platform/crypto/passwords.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import { checkFlowCode, type FlowRow, type FlowService } from '../auth/flows.ts'
@@ -162,7 +162,7 @@ export class AccountSecurityService {
         tx,
         flow,
         async () => {
-          if (setup.type === 'email') return !!flow.codeHash && this.#codeMatches(code, flow.codeHash)
+          if (setup.type === 'email') return !!flow.codeHash && this.deps.flows.codeMatches(tx, flow, code)
           step = matchTotpStep(this.#open(userId, setup.secret!), code, this.deps.clock.now().getTime())
           return step !== undefined
         },
@@ -257,7 +257,7 @@ export class AccountSecurityService {
       const flow = await authRepo.lockLatestFlow(tx, userId, SENSITIVE)
       if (!flow?.codeHash)
         return { error: errors.invalidCode('No code was requested; request one with /v1/account/2fa/email') }
-      return this.#attempt(tx, flow, async () => this.#codeMatches(code, flow.codeHash!), done)
+      return this.#attempt(tx, flow, () => this.deps.flows.codeMatches(tx, flow, code), done)
     })
     return unwrap(outcome)
   }
@@ -272,14 +272,15 @@ export class AccountSecurityService {
     twoFaType: string
   }): Promise<TwoFaChallenge> => {
     return this.deps.db.transaction().execute(async (tx) => {
-      const now = this.deps.clock.now()
-      await authRepo.killOpenFlows(tx, user.id, 'login_2fa', now)
+      // A new login keeps the codes mailed for the one it replaces valid until they expire.
+      const inherit = await this.deps.flows.endOpenFlows(tx, user.id, 'login_2fa')
       const withCode = user.twoFaType === 'email'
       const flow = await this.deps.flows.start(tx, {
         purpose: 'login_2fa',
         userId: user.id,
         email: user.email,
         withCode,
+        inherit,
       })
       if (withCode) await this.deps.flows.mailCode(tx, 'login_2fa', user.email, user.firstName, flow.code!)
       return { twoFaRequired: true as const, twoFaType: user.twoFaType, tempToken: flow.tempToken }
@@ -300,7 +301,7 @@ export class AccountSecurityService {
         tx,
         flow,
         async () => {
-          if (flow.codeHash) return this.#codeMatches(code, flow.codeHash)
+          if (flow.codeHash) return this.deps.flows.codeMatches(tx, flow, code)
           if (!user.twoFaSecret) return false
           return this.#useTotp(tx, user.id, this.#open(user.id, user.twoFaSecret), code)
         },
@@ -315,8 +316,9 @@ export class AccountSecurityService {
   }
 
   /**
-   * #6: a new code for the email two-factor login under way (its tempToken stays the same and the
-   * wrong attempts already made still count). The answer is the same for any email.
+   * #6: a new code for the email two-factor login under way (its tempToken stays the same, the
+   * earlier codes stay valid until they expire, and the wrong attempts already made still count).
+   * The answer is the same for any email.
    */
   async resendLoginCode(emailRaw: string) {
     const email = emailRaw.trim().toLowerCase()
@@ -326,8 +328,7 @@ export class AccountSecurityService {
       const flow = await authRepo.lockLatestFlow(tx, user.id, 'login_2fa')
       const now = this.deps.clock.now()
       if (!flow?.codeHash || flow.consumedAt || flow.deadAt || flow.expiresAt <= now) return
-      const code = newCode()
-      await authRepo.setFlowCode(tx, flow.id, hashCode(this.deps.config.jwtSecret, code))
+      const code = await this.deps.flows.replaceCode(tx, flow)
       await this.deps.flows.mailCode(tx, 'login_2fa', email, user.firstName, code)
     })
   }
@@ -353,18 +354,22 @@ export class AccountSecurityService {
     })
   }
 
-  /** A new flow for a signed-in account's code, ending the open ones of the same purpose. */
+  /**
+   * A new flow for a signed-in account's code, ending the open ones of the same purpose; the codes
+   * of the flow it replaces stay valid until they expire, and its wrong attempts still count.
+   */
   async #newFlow(tx: Tx, userId: string, purpose: string, withCode: boolean) {
     const now = this.deps.clock.now()
-    await authRepo.killOpenFlows(tx, userId, purpose, now)
+    const inherit = await this.deps.flows.endOpenFlows(tx, userId, purpose)
     const code = withCode ? newCode() : undefined
-    await authRepo.insertFlow(tx, {
+    const { id } = await authRepo.insertFlow(tx, {
       purpose,
       userId,
       codeHash: code ? hashCode(this.deps.config.jwtSecret, code) : null,
       expiresAt: new Date(now.getTime() + TEMP_TOKEN_TTL_MS),
       createdAt: now,
     })
+    if (code) await this.deps.flows.inherit(tx, id, null, inherit)
     return code
   }
 
@@ -385,10 +390,6 @@ export class AccountSecurityService {
     if (error) return { error }
     await authRepo.updateFlow(tx, flow.id, { consumedAt: now })
     return { value: await onSuccess() }
-  }
-
-  #codeMatches(code: string, codeHash: string) {
-    return codeMatches(this.deps.config.jwtSecret, code, codeHash)
   }
 
   /** An authenticator code of the current window that has not been used before (then marks it used). */

@@ -5,8 +5,10 @@ import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { toAchievement, toFullUser, toPublicUser, toSearchUser } from './forms.ts'
 import {
   buildSearchText,
+  mergeMeta,
   mergeProfile,
   type ProfileUpdate,
   profileCompleteness,
@@ -14,14 +16,7 @@ import {
   type StoredProfile,
   searchQuery,
 } from './profile.ts'
-import {
-  type AchievementJson,
-  type AchievementRow,
-  accountRepo,
-  profileRepo,
-  type TagJson,
-  type UserRow,
-} from './repo.ts'
+import { accountRepo, profileRepo } from './repo.ts'
 import { type TagRow, tagKey, tagService, toTag } from './tags.ts'
 
 /** Points a referrer's `referral` achievement gains per account that signs up with the code. */
@@ -38,6 +33,10 @@ export interface NewUser {
   accountType: 'email' | 'web3'
   web3Address?: string | null
   referralCode?: string | null
+  /** the body field that carried the referral code, for the error of an unknown one */
+  referralPath?: string
+  /** the account type (`talent`, `business`); the column default `recipient` otherwise */
+  type?: string
 }
 
 const REFERRAL_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789'
@@ -98,7 +97,7 @@ export class AccountService {
     let referredBy: string | null = null
     if (input.referralCode) {
       const referrer = await accountRepo.findByReferralCode(tx, input.referralCode)
-      if (!referrer) throw errors.field('/referralCode', 'Unknown referral code')
+      if (!referrer) throw errors.field(input.referralPath ?? '/referralCode', 'Unknown referral code')
       referredBy = referrer.id
     }
     const base = userNameBase(input)
@@ -117,6 +116,7 @@ export class AccountService {
         referredBy,
         accountType: input.accountType,
         web3Address: input.web3Address ?? null,
+        ...(input.type ? { type: input.type } : {}),
         searchText: searchText([input.firstName, input.lastName, userName]),
         now,
       })
@@ -197,6 +197,11 @@ export class AccountService {
       }
       const firstName = update.firstName?.trim() ?? row.firstName
       const lastName = update.lastName?.trim() ?? row.lastName
+      const isPrivate = update.isPrivate ?? row.isPrivate
+      const meta =
+        update.meta === undefined
+          ? undefined
+          : mergeMeta((row.meta ?? {}) as Record<string, unknown>, update.meta)
       await profileRepo.saveProfile(tx, userId, {
         firstName,
         lastName,
@@ -207,22 +212,29 @@ export class AccountService {
           firstName,
           lastName,
           userName: row.userName,
-          isPrivate: row.isPrivate,
+          isPrivate,
           profile,
           tags,
         }),
-        ...(update.bgImage !== undefined ? { bgImageId: update.bgImage } : {}),
-        ...(update.profileImage !== undefined ? { profileImageId: update.profileImage } : {}),
+        isPrivate,
+        ...(meta ? { meta } : {}),
+        ...(update.bgImage !== undefined ? { bgImageId: update.bgImage || null } : {}),
+        ...(update.profileImage !== undefined ? { profileImageId: update.profileImage || null } : {}),
         now: this.deps.clock.now(),
       })
       return this.getFullUser(userId, tx)
     })
   }
 
-  /** #39: another account's public form; unknown, deleted and unverified accounts are 404. */
-  async getPublicUser(id: string) {
+  /**
+   * #39: an account's public form; unknown, deleted and unverified accounts are 404. A private
+   * profile shows other users only who it is: its talent (availability, tags) and achievements
+   * are left out.
+   */
+  async getPublicUser(viewerId: string, id: string) {
     const row = await profileRepo.getListedUser(this.deps.db, id)
     if (!row) throw errors.notFound('user')
+    if (row.isPrivate && row.id !== viewerId) return toPublicUser({ ...row, profile: {} }, [], [])
     const [tags, achievements] = await Promise.all([
       profileRepo.tagsOf(this.deps.db, id),
       profileRepo.achievementsOf(this.deps.db, id),
@@ -280,147 +292,5 @@ export class AccountService {
         REFERRAL_POINTS,
         this.deps.clock.now(),
       )
-  }
-}
-
-export function toAchievement(a: AchievementRow | AchievementJson) {
-  return {
-    _id: a.id,
-    owner: a.owner,
-    type: a.type,
-    total: a.total,
-    value: a.value,
-    createdAt: new Date(a.createdAt),
-    updatedAt: new Date(a.updatedAt),
-    __v: a.version,
-  }
-}
-
-function tagFromJson(t: TagJson) {
-  return toTag({ ...t, createdAt: new Date(t.createdAt), updatedAt: new Date(t.updatedAt) })
-}
-
-type PublicRow = Pick<
-  UserRow,
-  | 'id'
-  | 'firstName'
-  | 'lastName'
-  | 'role'
-  | 'type'
-  | 'profile'
-  | 'verified'
-  | 'isPrivate'
-  | 'score'
-  | 'profileCompleteness'
-  | 'socketStatus'
-  | 'kyc'
-  | 'kycStatus'
->
-
-/** The public form of SPEC.md: no email, contact, bio or about. */
-export function toPublicUser(
-  row: PublicRow,
-  tagsIds: ReturnType<typeof toTag>[],
-  achievements: ReturnType<typeof toAchievement>[],
-) {
-  const talent = ((row.profile ?? {}) as StoredProfile).talent ?? {}
-  return {
-    _id: row.id,
-    firstName: row.firstName,
-    lastName: row.lastName,
-    role: row.role,
-    type: row.type,
-    profile: {
-      talent: {
-        ...(talent.availability ? { availability: talent.availability } : {}),
-        tags: tagsIds.map((t) => t.name),
-        tagsIds,
-      },
-      verified: row.verified,
-    },
-    isPrivate: row.isPrivate,
-    score: row.score,
-    profileCompleteness: row.profileCompleteness,
-    socket: { status: row.socketStatus },
-    achievements,
-    kyc: row.kyc,
-    kycStatus: row.kycStatus,
-  }
-}
-
-/** The search form: the public form plus contact, bio and about (empty for a private profile). */
-export function toSearchUser(
-  row: PublicRow & Pick<UserRow, 'createdAt' | 'updatedAt'>,
-  tags: TagJson[],
-  achievements: AchievementJson[],
-  bookmarkId: string | null,
-) {
-  const pub = toPublicUser(row, tags.map(tagFromJson), achievements.map(toAchievement))
-  const profile = (row.profile ?? {}) as StoredProfile
-  const open = !row.isPrivate
-  return {
-    ...pub,
-    profile: {
-      contact: open ? (profile.contact ?? {}) : {},
-      bio: open ? (profile.bio ?? {}) : {},
-      talent: {
-        ...pub.profile.talent,
-        ...(open && profile.talent?.about ? { about: profile.talent.about } : {}),
-      },
-      verified: row.verified,
-    },
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    isBookmarked: !!bookmarkId,
-    bookmarkId: bookmarkId ?? '',
-  }
-}
-
-/** The full User form of SPEC.md. Objects are present (empty) where nothing is set. */
-export function toFullUser(
-  row: UserRow,
-  extras: { tagsIds?: unknown[]; achievements?: unknown[]; bgImage?: object; profileImage?: object } = {},
-) {
-  const profile = row.profile ?? {}
-  const talent = profile.talent ?? {}
-  return {
-    _id: row.id,
-    firstName: row.firstName,
-    lastName: row.lastName,
-    email: row.email ?? '',
-    status: row.status,
-    emailVerified: row.emailVerified,
-    emailVerifiedAt: row.emailVerifiedAt,
-    role: row.role,
-    type: row.type,
-    profile: {
-      contact: profile.contact ?? {},
-      bio: profile.bio ?? {},
-      talent: { ...talent, tags: talent.tags ?? [], tagsIds: extras.tagsIds ?? [] },
-      verified: row.verified,
-    },
-    isPrivate: row.isPrivate,
-    walletGenerated: row.walletGenerated,
-    score: row.score,
-    twoFa: { type: row.twoFaType, status: row.twoFaEnabled, securityQuestion: row.securityQuestion },
-    profileCompleteness: row.profileCompleteness,
-    socket: { status: row.socketStatus },
-    loggedInAt: row.loggedInAt,
-    isUserNameUpdated: row.isUserNameUpdated,
-    referralCode: row.referralCode,
-    userName: row.userName,
-    web3Onboard: row.web3Onboard,
-    accountType: row.accountType,
-    createdAt: row.createdAt,
-    updatedAt: row.updatedAt,
-    bgImage: extras.bgImage ?? {},
-    profileImage: extras.profileImage ?? {},
-    meta: row.meta ?? { pointScore: 0 },
-    socials: row.socials ?? {},
-    achievements: extras.achievements ?? [],
-    isVerified: row.emailVerified,
-    kyc: row.kyc,
-    kycStatus: row.kycStatus,
-    __v: row.version,
   }
 }

@@ -1,6 +1,8 @@
 // Multi-step flows: each temporary token is a row of auth_flows with one purpose, an optional
 // 6-digit code (kept as a keyed hash), a 15-minute life and an attempt counter. Five wrong codes
 // kill the flow. Used by registration, reset, two-factor login, sensitive-action codes and web3.
+// Mail can arrive out of order, so a newer code does not end the older ones: a flow accepts its
+// newest code and the earlier ones (up to MAX_LIVE_CODES in all) until each one's own expiry.
 import type { Config } from '../../config.ts'
 import type { Db, Executor, Tx } from '../../db/index.ts'
 import { type AppError, errors } from '../../http/errors.ts'
@@ -12,6 +14,8 @@ import { authRepo } from './repo.ts'
 import { TEMP_TOKEN_TTL_MS, type TempPurpose, type TokenObject, type TokenService } from './tokens.ts'
 
 export const MAX_CODE_ATTEMPTS = 5
+/** Codes a flow accepts at once: the newest and the two before it, each until it expires. */
+export const MAX_LIVE_CODES = 3
 
 export type FlowRow = NonNullable<Awaited<ReturnType<typeof authRepo.getFlow>>>
 
@@ -44,6 +48,13 @@ export async function checkFlowCode(
     : errors.invalidCode(wrongMessage ?? `Wrong code; ${MAX_CODE_ATTEMPTS - attempts} attempts left`)
 }
 
+/** What a new flow takes over from the open flow it replaces (see FlowService.endOpenFlows). */
+export interface Inherited {
+  email: string | null
+  attempts: number
+  codes: Array<{ codeHash: string; expiresAt: Date; replacedAt: Date }>
+}
+
 export interface StartFlow {
   purpose: TempPurpose
   userId: string | null
@@ -53,6 +64,8 @@ export interface StartFlow {
   message?: string | null
   /** generate a 6-digit code for this flow */
   withCode?: boolean
+  /** the codes and attempts of the flow this one replaces (kept only for the same email) */
+  inherit?: Inherited | undefined
 }
 
 export class FlowService {
@@ -78,8 +91,60 @@ export class FlowService {
       expiresAt,
       createdAt: now,
     })
-    const tempToken = await this.deps.tokens.temp(id, input.purpose, input.userId, expiresAt)
+    if (code) await this.inherit(ex, id, input.email ?? null, input.inherit)
+    const tempToken = await this.deps.tokens.temp(id, input.purpose, expiresAt)
     return { flowId: id, tempToken, ...(code ? { code } : {}) }
+  }
+
+  /**
+   * Ends the open flows of one purpose of an account before a new one starts (a resend, a new
+   * login, a new security code) and returns what the new flow takes over from the newest of them:
+   * its codes that are still valid and its wrong attempts, so a late mail still works and asking
+   * for a new code does not reset the attempt count.
+   */
+  async endOpenFlows(ex: Executor, userId: string, purpose: string): Promise<Inherited | undefined> {
+    const now = this.deps.clock.now()
+    const previous = await authRepo.lockNewestOpenFlow(ex, userId, purpose, now)
+    await authRepo.killOpenFlows(ex, userId, purpose, now)
+    if (!previous?.codeHash) return
+    const earlier = await authRepo.earlierCodes(ex, previous.id, now, MAX_LIVE_CODES - 2)
+    return {
+      email: previous.email,
+      attempts: previous.attempts,
+      codes: [{ codeHash: previous.codeHash, expiresAt: previous.expiresAt, replacedAt: now }, ...earlier],
+    }
+  }
+
+  /** Gives a new flow with a code the earlier codes and attempts of the flow it replaces. */
+  async inherit(ex: Executor, flowId: string, email: string | null, from: Inherited | undefined) {
+    // Codes mailed to another address (a changed onboarding email) never carry over.
+    if (!from || from.email !== email) return
+    await authRepo.addEarlierCodes(ex, flowId, from.codes.slice(0, MAX_LIVE_CODES - 1))
+    if (from.attempts > 0) await authRepo.updateFlow(ex, flowId, { attempts: from.attempts })
+  }
+
+  /** A new code for a live flow (same temporary token); the one it replaces stays valid. */
+  async replaceCode(ex: Executor, flow: FlowRow): Promise<string> {
+    const now = this.deps.clock.now()
+    const code = newCode()
+    if (flow.codeHash)
+      await authRepo.addEarlierCodes(ex, flow.id, [
+        { codeHash: flow.codeHash, expiresAt: flow.expiresAt, replacedAt: now },
+      ])
+    await authRepo.setFlowCode(ex, flow.id, hashCode(this.deps.config.jwtSecret, code))
+    await authRepo.pruneEarlierCodes(ex, flow.id, MAX_LIVE_CODES - 1)
+    return code
+  }
+
+  /** Whether `code` is the flow's newest code or one of its earlier codes that has not expired. */
+  async codeMatches(ex: Executor, flow: FlowRow, code: string): Promise<boolean> {
+    const now = this.deps.clock.now()
+    const earlier = await authRepo.earlierCodes(ex, flow.id, now, MAX_LIVE_CODES - 1)
+    const hashes = [...(flow.codeHash ? [flow.codeHash] : []), ...earlier.map((c) => c.codeHash)]
+    // Every candidate is compared, so the time taken does not tell which one matched.
+    let found = false
+    for (const hash of hashes) if (codeMatches(this.deps.config.jwtSecret, code, hash)) found = true
+    return found
   }
 
   /** Queues the mail that carries a code, in the caller's transaction. */
@@ -121,13 +186,11 @@ export class FlowService {
     then: (tx: Tx, flow: FlowRow) => Promise<T>,
   ): Promise<T> {
     const claims = await this.#claims(tempToken, purpose, true)
-    const secret = this.deps.config.jwtSecret
     const outcome = await this.deps.db.transaction().execute(async (tx) => {
       const flow = await authRepo.lockFlow(tx, claims.flowId)
       const now = this.deps.clock.now()
       if (!flow || flow.purpose !== purpose || !flow.codeHash) return { error: errors.unauthenticated() }
-      const codeHash = flow.codeHash
-      const error = await checkFlowCode(tx, flow, now, () => codeMatches(secret, code, codeHash))
+      const error = await checkFlowCode(tx, flow, now, () => this.codeMatches(tx, flow, code))
       if (error) return { error }
       await authRepo.updateFlow(tx, flow.id, opts.consume ? { consumedAt: now } : { validatedAt: now })
       return { value: await then(tx, flow) }

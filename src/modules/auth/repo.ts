@@ -178,9 +178,69 @@ export const authRepo = {
       .executeTakeFirst()
   },
 
-  /** Replaces the code of a live flow (a re-sent code for the same temporary token). */
+  /** Replaces the newest code of a live flow (a re-sent code for the same temporary token). */
   setFlowCode(ex: Executor, id: string, codeHash: string) {
     return ex.updateTable('authFlows').set({ codeHash }).where('id', '=', id).execute()
+  },
+
+  /** The newest open (not used, ended or expired) flow of one purpose for a user, locked. */
+  lockNewestOpenFlow(ex: Executor, userId: string, purpose: string, now: Date) {
+    return ex
+      .selectFrom('authFlows')
+      .selectAll()
+      .where('userId', '=', userId)
+      .where('purpose', '=', purpose)
+      .where('consumedAt', 'is', null)
+      .where('deadAt', 'is', null)
+      .where('expiresAt', '>', now)
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .limit(1)
+      .forUpdate()
+      .executeTakeFirst()
+  },
+
+  /** The earlier codes of a flow that have not expired, newest first. */
+  earlierCodes(ex: Executor, flowId: string, now: Date, limit: number) {
+    return ex
+      .selectFrom('authFlowCodes')
+      .select(['codeHash', 'expiresAt', 'replacedAt'])
+      .where('flowId', '=', flowId)
+      .where('expiresAt', '>', now)
+      .orderBy('replacedAt', 'desc')
+      .limit(limit)
+      .execute()
+  },
+
+  async addEarlierCodes(
+    ex: Executor,
+    flowId: string,
+    codes: ReadonlyArray<{ codeHash: string; expiresAt: Date; replacedAt: Date }>,
+  ) {
+    if (codes.length === 0) return
+    await ex
+      .insertInto('authFlowCodes')
+      .values(codes.map((c) => ({ flowId, ...c })))
+      .onConflict((oc) => oc.columns(['flowId', 'codeHash']).doNothing())
+      .execute()
+  },
+
+  /** Keeps only the `keep` most recently replaced earlier codes of a flow. */
+  async pruneEarlierCodes(ex: Executor, flowId: string, keep: number) {
+    await ex
+      .deleteFrom('authFlowCodes')
+      .where('flowId', '=', flowId)
+      .where(
+        'codeHash',
+        'not in',
+        ex
+          .selectFrom('authFlowCodes')
+          .select('codeHash')
+          .where('flowId', '=', flowId)
+          .orderBy('replacedAt', 'desc')
+          .limit(keep),
+      )
+      .execute()
   },
 
   /** Ends every open flow of a user and forgets the email kept on them (account deletion). */

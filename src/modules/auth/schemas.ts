@@ -11,7 +11,18 @@ export const RegisterBody = Type.Object(
     email: Email,
     password: Password,
     confirmPassword: Password,
-    referralCode: Type.Optional(Str(32, { minLength: 1 })),
+    referralCode: Type.Optional(Str(32, { minLength: 1, description: 'the referrer’s referral code' })),
+    referral: Type.Optional(
+      Str(32, {
+        minLength: 1,
+        description: 'the same as `referralCode` (the SDK’s name); when both are sent they must be equal',
+      }),
+    ),
+    type: Type.Optional(
+      Type.Union([Type.Literal('talent'), Type.Literal('business')], {
+        description: 'the account type, shown as `type` on the User forms (default `recipient`)',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -67,8 +67,17 @@ export class AuthService {
     password: string
     confirmPassword: string
     referralCode?: string
+    referral?: string
+    type?: 'talent' | 'business'
   }) {
     if (input.password !== input.confirmPassword) throw errors.passwordMismatch()
+    if (
+      input.referral !== undefined &&
+      input.referralCode !== undefined &&
+      input.referral !== input.referralCode
+    )
+      throw errors.field('/referral', 'referral and referralCode name the same code; send one, or equal ones')
+    const referralCode = input.referralCode ?? input.referral
     if (!isStrongPassword(input.password)) throw errors.weakPassword()
     const email = input.email.trim().toLowerCase()
     if (await this.deps.accounts.emailTaken(this.deps.db, email))
@@ -81,7 +90,10 @@ export class AuthService {
         lastName: input.lastName.trim(),
         passwordHash,
         accountType: 'email',
-        referralCode: input.referralCode ?? null,
+        referralCode: referralCode ?? null,
+        referralPath:
+          input.referralCode === undefined && input.referral !== undefined ? '/referral' : '/referralCode',
+        ...(input.type ? { type: input.type } : {}),
       })
       const flow = await this.deps.flows.start(tx, {
         purpose: 'verify_email',
@@ -125,8 +137,15 @@ export class AuthService {
         const decoy = await this.deps.flows.start(tx, { purpose, userId: null, email: null, withCode: true })
         return { tempToken: decoy.tempToken }
       }
-      await authRepo.killOpenFlows(tx, user.id, purpose, this.deps.clock.now())
-      const flow = await this.deps.flows.start(tx, { purpose, userId: user.id, email, withCode: true })
+      // The codes of the flow this one replaces stay valid until they expire (mail can arrive late).
+      const inherit = await this.deps.flows.endOpenFlows(tx, user.id, purpose)
+      const flow = await this.deps.flows.start(tx, {
+        purpose,
+        userId: user.id,
+        email,
+        withCode: true,
+        inherit,
+      })
       await this.deps.flows.mailCode(tx, purpose, email, user.firstName, flow.code!)
       return { tempToken: flow.tempToken }
     })

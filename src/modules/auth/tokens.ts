@@ -1,6 +1,8 @@
 // JWTs (HS256). A permanent token names a row of the sessions table (`jti`), so revoking the row
 // revokes the token at once. A temporary token names one auth flow and one purpose; it is refused
-// by every step of another purpose.
+// by every step of another purpose. Its subject is the flow id, never the account: a token issued
+// for an unknown email looks exactly like one issued for a real account. Every token must carry
+// `exp`; one without it is refused.
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose'
 import type { Clock } from '../../platform/clock.ts'
 
@@ -29,10 +31,10 @@ export interface AccessClaims {
   sessionId: string
 }
 
+/** The account behind a flow is kept only in its row (auth_flows.user_id), never in the token. */
 export interface TempClaims {
   flowId: string
   purpose: TempPurpose
-  userId: string | null
 }
 
 const ISSUER = 'workpay'
@@ -67,14 +69,9 @@ export class TokenService {
     }
   }
 
-  async temp(
-    flowId: string,
-    purpose: TempPurpose,
-    userId: string | null,
-    expiresAt: Date,
-  ): Promise<TokenObject> {
+  async temp(flowId: string, purpose: TempPurpose, expiresAt: Date): Promise<TokenObject> {
     const expiresIn = expiresAt.getTime()
-    const token = await this.#sign({ typ: 'temp', purpose }, userId ?? 'anonymous', flowId, expiresIn)
+    const token = await this.#sign({ typ: 'temp', purpose }, flowId, flowId, expiresIn)
     return { token, token_type: 'jwt', expiresIn }
   }
 
@@ -83,6 +80,8 @@ export class TokenService {
       const { payload } = await jwtVerify(token, this.#key, {
         issuer: ISSUER,
         algorithms: ['HS256'],
+        // jose accepts a token without `exp` unless told otherwise: such a token never expires.
+        requiredClaims: ['exp', 'sub', 'jti'],
         currentDate: this.clock.now(),
       })
       return payload
@@ -105,6 +104,6 @@ export class TokenService {
     const p = await this.#verify(token)
     if (p === 'expired') return 'expired'
     if (p?.typ !== 'temp' || p.purpose !== purpose || typeof p.jti !== 'string') return
-    return { flowId: p.jti, purpose, userId: p.sub === 'anonymous' || !p.sub ? null : p.sub }
+    return { flowId: p.jti, purpose }
   }
 }

@@ -192,12 +192,14 @@ export class Web3Service {
         now,
       })
       // Only the code of the latest onboarding verifies, so an abandoned email cannot be confirmed.
-      await authRepo.killOpenFlows(tx, user.id, 'verify_email', now)
+      // Codes of an earlier onboarding carry over only when they went to the same address.
+      const inherit = await this.deps.flows.endOpenFlows(tx, user.id, 'verify_email')
       const verify = await this.deps.flows.start(tx, {
         purpose: 'verify_email',
         userId: user.id,
         email,
         withCode: true,
+        inherit,
       })
       await this.deps.flows.mailCode(tx, 'verify_email', email, firstName, verify.code!)
       return { tempToken: verify.tempToken, isVerified: false as const }
