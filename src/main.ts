@@ -1,9 +1,16 @@
 // Process entry: `api`, `worker`, `migrate`, or (default) api and worker in one process.
 // Owns listening, signals and shutdown.
+//
+// Shutdown (SIGTERM or SIGINT) runs in dependency order: the HTTP port closes and requests in
+// flight finish; the job runner stops claiming and waits for the jobs it runs; then the chain
+// (and the embedded dev chain), the rate-limit store, the mailer and the database close. A job cut
+// short by the time limit (or by a crash) is left resumable: its lease lapses and any worker runs
+// it again.
 import { join } from 'node:path'
+import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { buildApp } from './app.ts'
-import { ConfigError, loadConfig } from './config.ts'
+import { type Config, ConfigError, loadConfig, notInProduction } from './config.ts'
 import { type Database, openPGlite, openPostgres } from './db/index.ts'
 import { migrateToLatest } from './db/migrate.ts'
 
@@ -13,7 +20,7 @@ if (!['all', 'api', 'worker', 'migrate'].includes(mode)) {
   process.exit(2)
 }
 
-let config: ReturnType<typeof loadConfig>
+let config: Config
 try {
   config = loadConfig()
 } catch (err) {
@@ -26,52 +33,85 @@ const log = pino({
   redact: ['req.headers.authorization', '*.password', '*.secretKey', '*.privateKey'],
 })
 
+let database: Database | undefined
+let app: FastifyInstance | undefined
+let started = false
+let stopSignal: string | undefined
+
+// Installed before anything opens: a signal during start-up stops the service once the step in
+// progress is done, instead of killing it halfway.
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopSignal) return
+    stopSignal = signal
+    if (started) void shutdown(signal)
+  })
+}
+
 async function openDatabase(): Promise<Database> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl)
+  if (config.production) notInProduction('the embedded database (DATABASE_URL is not set)')
   log.info({ dir: join(config.dataDir, 'pg') }, 'using embedded PostgreSQL (PGlite)')
   return openPGlite({ dataDir: join(config.dataDir, 'pg') })
 }
 
-const database = await openDatabase()
-const applied = await migrateToLatest(database.db)
-if (applied.length) log.info({ applied }, 'migrations applied')
-if (mode === 'migrate') {
-  await database.close()
-  process.exit(0)
-}
-
-const app = await buildApp({ config, database, logger: log })
-const { jobs } = app.services
-if (mode !== 'api' && config.runWorkers) jobs.start()
-if (mode !== 'worker') {
-  await app.listen({ port: config.port, host: config.host })
-} else {
-  await app.ready()
-}
-log.info(
-  { mode, publicUrl: config.publicUrl, mail: app.services.mailer.kind, database: database.kind },
-  'started',
-)
-
-let closing = false
-async function shutdown(signal: string) {
-  if (closing) return
-  closing = true
+async function shutdown(signal: string, exitCode = 0) {
   log.info({ signal }, 'shutting down')
   const force = setTimeout(() => {
-    log.error('shutdown took too long; exiting')
+    log.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown took too long; exiting')
     process.exit(1)
-  }, 15_000)
+  }, config.shutdownTimeoutMs)
   force.unref()
   try {
-    await app.close()
-    await jobs.stop()
-    await app.services.mailer.close()
-    await database.close()
+    // HTTP first, then jobs (an onClose hook added below), then the chain and the rate-limit store
+    // (the modules' own onClose hooks); then what the app was given.
+    await app?.close()
+    await app?.services.mailer.close()
+    await database?.close()
+    log.info({ signal }, 'stopped')
   } catch (err) {
     log.error({ err }, 'error during shutdown')
+    exitCode = 1
   }
-  process.exit(0)
+  process.exit(exitCode)
 }
-process.on('SIGTERM', () => void shutdown('SIGTERM'))
-process.on('SIGINT', () => void shutdown('SIGINT'))
+
+async function start() {
+  database = await openDatabase()
+  const applied = await migrateToLatest(database.db)
+  if (applied.length) log.info({ applied }, 'migrations applied')
+  if (mode === 'migrate') {
+    await database.close()
+    process.exit(0)
+  }
+  if (stopSignal) return
+
+  app = await buildApp({ config, database, logger: log })
+  const { jobs } = app.services
+  // Registered last, so it runs right after the HTTP server closed and before the modules' hooks
+  // close the chain: no job may be running when its chain or database goes away.
+  app.addHook('onClose', async () => {
+    await jobs.stop()
+    log.info('job runner stopped')
+  })
+  if (stopSignal) return
+  if (mode !== 'api' && config.runWorkers) jobs.start()
+  if (mode !== 'worker') {
+    await app.listen({ port: config.port, host: config.host })
+  } else {
+    await app.ready()
+  }
+  log.info(
+    { mode, publicUrl: config.publicUrl, mail: app.services.mailer.kind, database: database.kind },
+    'started',
+  )
+}
+
+try {
+  await start()
+} catch (err) {
+  log.fatal({ err }, 'start-up failed')
+  await shutdown('start-up failure', 1)
+}
+started = true
+if (stopSignal) await shutdown(stopSignal)

@@ -1,7 +1,7 @@
 // The embedded development chain: Hardhat's in-process EVM (EDR) behind viem. At start it deploys
 // the dev tokens from a fixed account (so their addresses never change), funds the platform
 // keys, then replays the journal of every state-changing call made before, which rebuilds the
-// same balances and history on the same genesis.
+// same balances, history and block hashes on the same genesis (see devnet-journal.ts).
 import { pbkdf2Sync } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -20,7 +20,8 @@ import {
 } from 'viem'
 import { HDKey, privateKeyToAccount } from 'viem/accounts'
 import type { ChainSettings, CoinSettings } from './coins-config.ts'
-import { DevnetDownError, toChainError } from './errors.ts'
+import { catchUpClock, JournaledProvider, replayJournal } from './devnet-journal.ts'
+import { toChainError } from './errors.ts'
 import { createEvmAdapter } from './evm-adapter.ts'
 import { type DevnetRpcServer, type Eip1193, startRpcServer } from './rpc-server.ts'
 import {
@@ -29,7 +30,6 @@ import {
   ChainError,
   type DevnetControls,
   type DevnetJournal,
-  type DevnetJournalEntry,
 } from './types.ts'
 
 export const DEV_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -41,28 +41,9 @@ const GAS_WALLET_INDEX = 17
 /** whole tokens minted to the treasury at genesis, so payouts and demos have funds */
 const TREASURY_TOKEN_FUNDS = 1_000_000n
 
-/** JSON-RPC methods that change chain state: recorded in the journal, replayed at start */
-const STATEFUL = new Set([
-  'eth_sendRawTransaction',
-  'eth_sendTransaction',
-  'hardhat_setBalance',
-  'hardhat_setCode',
-  'hardhat_setNonce',
-  'hardhat_setStorageAt',
-  'hardhat_mine',
-  'evm_mine',
-  'evm_setAutomine',
-  'evm_increaseTime',
-  'evm_setNextBlockTimestamp',
-  'hardhat_setNextBlockBaseFeePerGas',
-  'hardhat_setCoinbase',
-  'hardhat_setMinGasPrice',
-  'hardhat_impersonateAccount',
-  'hardhat_stopImpersonatingAccount',
-  'hardhat_dropTransaction',
-])
-/** methods that would break the journal (history rewrites) or the process */
-const REFUSED = new Set(['evm_snapshot', 'evm_revert', 'hardhat_reset', 'evm_setIntervalMining'])
+/** Genesis time, fixed so that every start builds the same genesis block (same hash). */
+const GENESIS_DATE = new Date('2024-01-01T00:00:00Z')
+const GENESIS_SECONDS = GENESIS_DATE.getTime() / 1000
 
 const TOKEN_ARTIFACT = JSON.parse(
   readFileSync(fileURLToPath(new URL('./contracts/DevToken.json', import.meta.url)), 'utf8'),
@@ -121,41 +102,12 @@ export interface DevnetOptions {
   onWarning?: (message: string) => void
 }
 
-/** Serialises state changes so the journal order is the order the node applied them. */
-class JournaledProvider implements Eip1193 {
-  down = false
-  private tail: Promise<unknown> = Promise.resolve()
-  constructor(
-    private readonly inner: Eip1193,
-    private readonly journal: DevnetJournal | undefined,
-  ) {}
-
-  async request(args: { method: string; params?: unknown[] }): Promise<unknown> {
-    if (this.down) throw new DevnetDownError()
-    if (REFUSED.has(args.method))
-      throw Object.assign(new Error(`${args.method} is not supported by this devnet`), { code: -32601 })
-    if (!STATEFUL.has(args.method)) return this.inner.request(args)
-    const run = this.tail.then(async () => {
-      const result = await this.inner.request(args)
-      await this.journal?.append({ method: args.method, params: args.params ?? [] })
-      return result
-    })
-    this.tail = run.catch(() => {})
-    return run
-  }
-
-  /** resolves when every state change so far is applied and journaled */
-  idle(): Promise<unknown> {
-    return this.tail
-  }
-}
-
 export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
   const chainId = Number(opts.chain.rpcChainId)
   const { createHardhatRuntimeEnvironment } = await import('hardhat/hre')
   const projectRoot = fileURLToPath(new URL('../../..', import.meta.url))
   const hre = await createHardhatRuntimeEnvironment(
-    { networks: { devnet: { type: 'edr-simulated', chainId, chainType: 'l1' } } },
+    { networks: { devnet: { type: 'edr-simulated', chainId, chainType: 'l1', initialDate: GENESIS_DATE } } },
     {},
     projectRoot,
   )
@@ -169,8 +121,13 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
   const gasWallet = privateKeyToAccount(gasWalletKey).address
 
   // Genesis bootstrap, identical at every start (not journaled): tokens at nonces 0..n-1 of the
-  // deployer, then the platform keys funded.
-  const send = (tx: Record<string, unknown>) => inner.request({ method: 'eth_sendTransaction', params: [tx] })
+  // deployer, then the platform keys funded, each block at a fixed time after genesis.
+  let bootBlocks = 0
+  const send = async (tx: Record<string, unknown>) => {
+    bootBlocks++
+    await inner.request({ method: 'evm_setNextBlockTimestamp', params: [GENESIS_SECONDS + bootBlocks] })
+    return inner.request({ method: 'eth_sendTransaction', params: [tx] })
+  }
   const tokenCoins = opts.coins.filter((c) => c.isToken)
   const coins: ChainCoin[] = []
   let tokenIndex = 0
@@ -219,15 +176,9 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
     })
   }
 
-  // Rebuild the state of earlier runs.
-  const entries: DevnetJournalEntry[] = opts.journal ? await opts.journal.load() : []
-  for (const entry of entries) {
-    try {
-      await inner.request({ method: entry.method, params: entry.params })
-    } catch (err) {
-      opts.onWarning?.(`devnet replay: ${entry.method} refused: ${(err as Error).message.split('\n')[0]}`)
-    }
-  }
+  // Rebuild the state of earlier runs, block for block, then let the clock catch up.
+  if (opts.journal) await replayJournal(inner, await opts.journal.load(), opts.onWarning)
+  await catchUpClock(inner)
 
   const provider = new JournaledProvider(inner, opts.journal)
   let server: DevnetRpcServer | undefined
