@@ -1,17 +1,15 @@
 // The collection payment API (the client SDK's PaymentModule) on the dev chain: a collection made
 // with #26 is funded (POST /v1/payment/), validated, paid from an outside wallet, and released in
 // parts; every money step is checked against the chain and the ledger invariants.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { planPart } from '../../src/modules/escrow/partial.ts'
 import type { TestApp } from '../helpers/app.ts'
-import { createUser, type TestUser } from '../helpers/factories.ts'
-import { expectOk, type SdkContext, startSdk } from '../sdk/helpers.ts'
+import type { TestUser } from '../helpers/factories.ts'
 import {
   AVAX,
   collection,
   expectConsistent,
   expectError,
-  initiate,
   post,
   sendFrom,
   settleAll,
@@ -19,82 +17,17 @@ import {
   userBalance,
   walletAddress,
 } from './helpers.ts'
+import { paymentScene, sum, toUnits } from './payment-helpers.ts'
 
-let ctx: SdkContext
 let t: TestApp
 let creator: TestUser
 let talent: TestUser
 let stranger: TestUser
-const outsider = () => t.app.services.chain.devnet!.accounts[2]!
-const chain = () => t.app.services.chain
-
-beforeAll(async () => {
-  ctx = await startSdk()
-  t = ctx.t
-  creator = await createUser(t)
-  talent = await createUser(t)
-  stranger = await createUser(t)
-  await t.app.services.chain.devnet!.fund(outsider().address, 'usdc', 1_000n * USDC)
+const S = paymentScene()
+const { outsider, chain, fund, validate, release, newCollection, assign, legsOf, escrowBalance } = S
+beforeAll(() => {
+  ;({ t, creator, talent, stranger } = S.scene)
 })
-afterAll(() => t?.close())
-
-async function newCollection(user: TestUser, body: Record<string, unknown> = {}) {
-  const res = await t.req({
-    method: 'POST',
-    url: '/v1/collection',
-    token: user.token,
-    payload: { type: 'job', name: 'Logo design', description: 'A logo', paymentFee: '100', ...body },
-  })
-  expect(res.statusCode, res.body).toBe(200)
-  return res.json().data._id as string
-}
-
-/** Assigns the collection's talent (the receiver an escrow pays), as hiring someone does. */
-async function assign(collectionId: string, userId: string) {
-  await t.database.db
-    .updateTable('collections')
-    .set({ receiverId: userId })
-    .where('id', '=', collectionId)
-    .execute()
-}
-
-const fund = (user: TestUser | undefined, body: Record<string, unknown>, headers = {}) =>
-  post(t, user, '/v1/payment/', body, headers)
-const validate = (user: TestUser | undefined, body: Record<string, unknown>) =>
-  post(t, user, '/v1/payment/validate', body)
-const release = (user: TestUser | undefined, body: Record<string, unknown>, headers = {}) =>
-  post(t, user, '/v1/payment/release', body, headers)
-
-async function legsOf(escrowId: string) {
-  return t.database.db
-    .selectFrom('escrowLegs')
-    .selectAll()
-    .where('escrowId', '=', escrowId)
-    .orderBy('seq')
-    .execute()
-}
-const sum = (rows: { amount: string }[]) => rows.reduce((s, r) => s + BigInt(r.amount), 0n)
-const escrowBalance = (escrowId: string, coin: string) =>
-  t.app.services.ledger.balance(t.database.db, 'escrow', escrowId, coin)
-
-/** A funded and paid collection of `creator` with `talent` assigned. */
-async function paidCollection(paymentFee = '100', coin = 'avax') {
-  const id = await newCollection(creator, { paymentFee })
-  await assign(id, talent.id)
-  const res = await fund(creator, { coin, collection: id })
-  expect(res.statusCode, res.body).toBe(200)
-  const q = res.json().data
-  const decimals = coin === 'avax' ? 18 : 6
-  await sendFrom(t, outsider(), q.address, coin, toUnits(q.amountToPay, decimals))
-  const v = await validate(creator, { collection: id })
-  expect(v.json().data.status, v.body).toBe('paid')
-  return { id, q }
-}
-
-function toUnits(text: string, decimals: number): bigint {
-  const [whole, frac = ''] = text.split('.')
-  return BigInt(whole!) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0')
-}
 
 describe('planPart', () => {
   it('adds the parts up to the whole, to the unit, however the price is split', () => {
@@ -427,34 +360,6 @@ describe('POST /v1/payment/validate and /v1/payment/release', () => {
     await expectConsistent(t)
   })
 
-  it('never pays more than held when partial releases race on one escrow', async () => {
-    const { id, q } = await paidCollection('100')
-    const before = await userBalance(t, talent.id, 'avax')
-    const answers = await Promise.all(
-      Array.from({ length: 5 }, () => release(creator, { collection: id, amount: 30 })),
-    )
-    expect(answers.map((a) => a.statusCode).sort()).toEqual([200, 200, 200, 422, 422])
-    const last = await Promise.all([
-      release(creator, { collection: id, amount: 10 }),
-      release(creator, { collection: id, amount: 10 }),
-    ])
-    expect(last.map((a) => a.statusCode).sort()).toEqual([200, 409])
-    await settleAll(t)
-    const legs = await legsOf(q.escrowId)
-    expect(legs.filter((l) => l.kind === 'payout')).toHaveLength(4)
-    expect(sum(legs.filter((l) => l.kind === 'payout'))).toBe(4n * AVAX)
-    expect(sum(legs.filter((l) => l.kind !== 'payout'))).toBe(AVAX / 5n)
-    expect(await userBalance(t, talent.id, 'avax')).toBe(before + 4n * AVAX)
-    const releases = await t.database.db
-      .selectFrom('escrowReleases')
-      .select(['cents', 'final'])
-      .where('escrowId', '=', q.escrowId)
-      .execute()
-    expect(releases.map((r) => Number(r.cents)).sort()).toEqual([1000, 3000, 3000, 3000])
-    expect(releases.filter((r) => r.final)).toHaveLength(1)
-    await expectConsistent(t)
-  })
-
   it('refuses collections without a payment, hidden ones and other people’s', async () => {
     const id = await newCollection(creator)
     const hidden = await newCollection(creator, { isPrivate: true })
@@ -463,99 +368,5 @@ describe('POST /v1/payment/validate and /v1/payment/release', () => {
     expectError(await validate(stranger, { collection: hidden }), 404, 'NOT_FOUND')
     expectError(await release(stranger, { collection: hidden, amount: 1 }), 404, 'NOT_FOUND')
     expectError(await validate(creator, { collection: 'aaaaaaaaaaaaaaaaaaaaaaaa' }), 404, 'NOT_FOUND')
-  })
-})
-
-describe('one escrow, two ways in', () => {
-  it('releases a #13 escrow in parts by its collection, and #15 releases the rest', async () => {
-    const q = await initiate(t, creator, talent, { amount: 50 })
-    await sendFrom(t, outsider(), q.address, 'avax', BigInt(q.amountToPayBaseUnits))
-    const viaCollection = await validate(talent, { collection: q.collectionId })
-    expect(viaCollection.json().data).toMatchObject({ escrowId: q.escrowId, status: 'paid' })
-    const again = await fund(creator, { coin: 'avax', collection: q.collectionId })
-    expectError(again, 409, 'CONFLICT')
-    const before = await userBalance(t, talent.id, 'avax')
-    const part = await release(creator, { collection: q.collectionId, amount: 12.5 })
-    expect(part.json().data).toMatchObject({ payout: '0.5', remainingAmount: 37.5, final: false })
-    const rest = await post(t, creator, '/v1/escrow/release', { escrowId: q.escrowId })
-    expect(rest.statusCode, rest.body).toBe(200)
-    await settleAll(t)
-    expect(await userBalance(t, talent.id, 'avax')).toBe(before + 2n * AVAX)
-    const legs = await legsOf(q.escrowId)
-    expect(sum(legs.filter((l) => l.kind !== 'payout'))).toBe(BigInt(q.expectedFeeBaseUnits))
-    expect((await post(t, creator, '/v1/escrow/validate', { escrowId: q.escrowId })).json().data.status).toBe(
-      'released',
-    )
-    await expectConsistent(t)
-  })
-
-  it('works through the client SDK’s PaymentModule', async () => {
-    const id = await newCollection(creator, { paymentFee: '25' })
-    await assign(id, talent.id)
-    const q = expectOk(await ctx.sdk.payment.create(creator.token, { coin: 'avax', collection: id }))
-    expect(typeof q.collectionAmount).toBe('number')
-    for (const k of ['collectionAmountCoin', 'expectedFee', 'amountToPay', 'usdFee', 'usdAmount', 'chainId'])
-      expect(typeof q[k], k).toBe('string')
-    expect(typeof q.feePercentage).toBe('number')
-    expect(typeof q.rate).toBe('number')
-    await sendFrom(t, outsider(), q.address, 'avax', toUnits(q.amountToPay, 18))
-    const v = expectOk(await ctx.sdk.payment.validate(creator.token, { collection: id, status: 'waiting' }))
-    expect(v.status).toBe('paid')
-    const r = expectOk(await ctx.sdk.payment.release(creator.token, { collection: id, amount: 5 }))
-    expect(r).toMatchObject({ amount: 5, remainingAmount: 20, payout: '0.2' })
-    expectOk(await ctx.sdk.payment.release(creator.token, { collection: id, amount: 20 }))
-    await settleAll(t)
-    expect(expectOk(await ctx.sdk.payment.validate(talent.token, { collection: id })).status).toBe('released')
-    await expectConsistent(t)
-  })
-})
-
-describe('parts and the rest of the escrow’s rules', () => {
-  it('sends the transfers of a part that ran out of retries again with the next part', async () => {
-    const { id, q } = await paidCollection('100')
-    const before = await userBalance(t, talent.id, 'avax')
-    expect((await release(creator, { collection: id, amount: 40 })).statusCode).toBe(200)
-    chain().devnet!.setDown(true)
-    try {
-      for (let i = 0; i < 12; i++) {
-        await t.drain()
-        t.clock.advance(10 * 60_000)
-      }
-    } finally {
-      chain().devnet!.setDown(false)
-    }
-    expect((await legsOf(q.escrowId)).some((l) => l.status === 'failed')).toBe(true)
-    expect(await userBalance(t, talent.id, 'avax')).toBe(before)
-    const rest = await release(creator, { collection: id, amount: 60 })
-    expect(rest.statusCode, rest.body).toBe(200)
-    expect(rest.json().message).toMatch(/failed earlier are being sent again/)
-    await settleAll(t)
-    const legs = await legsOf(q.escrowId)
-    expect(legs.every((l) => l.status === 'completed')).toBe(true)
-    expect(sum(legs.filter((l) => l.kind === 'payout'))).toBe(4n * AVAX)
-    expect(sum(legs.filter((l) => l.kind !== 'payout'))).toBe(AVAX / 5n)
-    expect(await userBalance(t, talent.id, 'avax')).toBe(before + 4n * AVAX)
-    expect((await validate(creator, { collection: id })).json().data.status).toBe('released')
-    await expectConsistent(t)
-  })
-
-  it('funds no child escrow from a partly released parent', async () => {
-    const parent = await initiate(t, creator, talent, { amount: 100 })
-    await sendFrom(t, outsider(), parent.address, 'avax', BigInt(parent.amountToPayBaseUnits))
-    expect((await validate(creator, { collection: parent.collectionId })).json().data.status).toBe('paid')
-    expect((await release(creator, { collection: parent.collectionId, amount: 10 })).statusCode).toBe(200)
-    const child = await post(t, creator, '/v1/escrow/initiate', {
-      title: 'Child',
-      description: 'A part of the job',
-      amount: 20,
-      coin: 'avax',
-      receiverId: talent.id,
-      parent: parent.collectionId,
-    })
-    expectError(child, 422, 'BUSINESS_RULE')
-    expect(child.json().message).toMatch(/partly released/)
-    expect((await release(creator, { collection: parent.collectionId, amount: 90 })).statusCode).toBe(200)
-    await settleAll(t)
-    await expectConsistent(t)
   })
 })
