@@ -135,7 +135,10 @@ describe('POST /v1/collection (#26)', () => {
     ['bad date format', { type: 'job', name: 'n', description: 'd', deliveryDate: '21/11/2030' }],
     ['impossible date', { type: 'job', name: 'n', description: 'd', deliveryDate: '2030-02-30' }],
     ['past date', { type: 'job', name: 'n', description: 'd', deliveryDate: dateIn(-1) }],
-    ['paymentFee as a number', { type: 'job', name: 'n', description: 'd', paymentFee: 100 }],
+    [
+      'paymentFee as a number with 3 decimals',
+      { type: 'job', name: 'n', description: 'd', paymentFee: 1.005 },
+    ],
     ['paymentFee with 3 decimals', { type: 'job', name: 'n', description: 'd', paymentFee: '1.005' }],
     ['negative paymentFee', { type: 'job', name: 'n', description: 'd', paymentFee: '-5' }],
     ['tags not an array', { type: 'job', name: 'n', description: 'd', tags: 'react' }],

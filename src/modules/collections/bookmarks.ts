@@ -4,13 +4,15 @@ import type { Db } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { bookmarkRepo } from './bookmark-repo.ts'
 import { userSummary } from './forms.ts'
-import { bookmarkRepo, collectionRepo } from './repo.ts'
+import { collectionRepo } from './repo.ts'
 import type { CollectionService } from './service.ts'
 
 type BookmarkType = 'collection' | 'user'
+type BookmarkRow = { id: string; userId: string; type: string; reference: string; createdAt: Date }
 
-function toBookmark(row: { id: string; userId: string; type: string; reference: string; createdAt: Date }) {
+function toBookmark(row: BookmarkRow) {
   return {
     _id: row.id,
     owner: row.userId,
@@ -51,6 +53,26 @@ export class BookmarkService {
       bookmarkRepo.page(db, userId, q.type, limit, (page - 1) * limit),
       bookmarkRepo.count(db, userId, q.type),
     ])
+    return {
+      data: await this.#withReferences(userId, rows),
+      total,
+      pages: Math.ceil(total / limit),
+      page,
+      limit,
+    }
+  }
+
+  /** One of the caller's bookmarks with its reference, as in the list; 404 for anyone else's. */
+  async get(userId: string, id: string) {
+    const row = await bookmarkRepo.getOwn(this.deps.db, id, userId)
+    if (!row) throw errors.notFound('bookmark')
+    const [item] = await this.#withReferences(userId, [row])
+    return item!
+  }
+
+  /** Each bookmark with the referenced collection or user summary (null once gone or hidden). */
+  async #withReferences(userId: string, rows: BookmarkRow[]) {
+    const db = this.deps.db
     const collectionIds = rows.filter((r) => r.type === 'collection').map((r) => r.reference)
     const userIds = rows.filter((r) => r.type === 'user').map((r) => r.reference)
     const [collections, users] = await Promise.all([
@@ -60,18 +82,12 @@ export class BookmarkService {
     const rel = await this.deps.collections.related(db, userId, collections)
     const collectionById = new Map(collections.map((c) => [c.id, this.deps.collections.withChildIds(c, rel)]))
     const userById = new Map(users.map((u) => [u.id, userSummary(u)]))
-    return {
-      data: rows.map((r) => ({
-        ...toBookmark(r),
-        ...(r.type === 'collection'
-          ? { collection: collectionById.get(r.reference) ?? null }
-          : { user: userById.get(r.reference) ?? null }),
-      })),
-      total,
-      pages: Math.ceil(total / limit),
-      page,
-      limit,
-    }
+    return rows.map((r) => ({
+      ...toBookmark(r),
+      ...(r.type === 'collection'
+        ? { collection: collectionById.get(r.reference) ?? null }
+        : { user: userById.get(r.reference) ?? null }),
+    }))
   }
 
   async remove(userId: string, id: string) {

@@ -1,6 +1,6 @@
-// The only SQL on collections and bookmarks. Reads join the creator (and, when asked, the receiver)
-// and the caller's bookmark in one query; list filters are raw fragments over the `c` alias so the
-// same conditions serve the page and its count.
+// The only SQL on collections (bookmarks are in bookmark-repo.ts). Reads join the creator (and,
+// when asked, the receiver) and the caller's bookmark in one query; list filters are raw fragments
+// over the `c` alias so the same conditions serve the page and its count.
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 
@@ -50,7 +50,7 @@ const COLLECTION_COLUMNS = [
 ] as const
 
 /** Columns of the user summary (creator, receiver, bookmarked user). */
-const USER_COLUMNS = [
+export const USER_COLUMNS = [
   'id',
   'firstName',
   'lastName',
@@ -80,7 +80,7 @@ export interface ListFilters {
 }
 
 /** Live collections the viewer may see: public ones, and private ones they create or receive. */
-function visibleTo(viewerId: string): RawBuilder<SqlBool> {
+export function visibleTo(viewerId: string): RawBuilder<SqlBool> {
   return sql<SqlBool>`c.is_deleted = false and (c.is_private = false or c.creator_id = ${viewerId} or c.receiver_id = ${viewerId})`
 }
 
@@ -102,7 +102,7 @@ function listConditions(viewerId: string, f: ListFilters): Expression<SqlBool> {
 
 // Reads are single-table queries: the creators, bookmarks and tags of a page are fetched by id
 // afterwards. Multi-way joins cost more to plan than to run on small pages.
-function selectCollections(ex: Executor) {
+export function selectCollections(ex: Executor) {
   return ex.selectFrom('collections as c').select(COLLECTION_COLUMNS)
 }
 
@@ -364,74 +364,5 @@ export const collectionRepo = {
       })
       .where('id', '=', id)
       .execute()
-  },
-}
-
-export const bookmarkRepo = {
-  /** Inserts the bookmark unless the caller has one for that reference; returns the row either way. */
-  async upsert(
-    ex: Executor,
-    b: { id: string; userId: string; type: 'collection' | 'user'; reference: string; now: Date },
-  ) {
-    await ex
-      .insertInto('bookmarks')
-      .values({ id: b.id, userId: b.userId, type: b.type, reference: b.reference, createdAt: b.now })
-      .onConflict((oc) => oc.columns(['userId', 'type', 'reference']).doNothing())
-      .execute()
-    return ex
-      .selectFrom('bookmarks')
-      .selectAll()
-      .where('userId', '=', b.userId)
-      .where('type', '=', b.type)
-      .where('reference', '=', b.reference)
-      .executeTakeFirstOrThrow()
-  },
-
-  page(ex: Executor, userId: string, type: 'collection' | 'user' | undefined, limit: number, offset: number) {
-    let q = ex.selectFrom('bookmarks').selectAll().where('userId', '=', userId)
-    if (type) q = q.where('type', '=', type)
-    return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
-  },
-
-  async count(ex: Executor, userId: string, type: 'collection' | 'user' | undefined) {
-    let q = ex
-      .selectFrom('bookmarks')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('userId', '=', userId)
-    if (type) q = q.where('type', '=', type)
-    const row = await q.executeTakeFirstOrThrow()
-    return Number(row.n)
-  },
-
-  async deleteOwn(ex: Executor, id: string, userId: string): Promise<boolean> {
-    const res = await ex
-      .deleteFrom('bookmarks')
-      .where('id', '=', id)
-      .where('userId', '=', userId)
-      .executeTakeFirst()
-    return Number(res.numDeletedRows) > 0
-  },
-
-  async deleteForReferences(ex: Executor, type: 'collection' | 'user', references: string[]) {
-    if (references.length === 0) return
-    await ex.deleteFrom('bookmarks').where('type', '=', type).where('reference', 'in', references).execute()
-  },
-
-  /** Visible user summaries by id (live accounts that are public, or the viewer). */
-  users(ex: Executor, ids: string[], viewerId: string) {
-    if (ids.length === 0) return Promise.resolve([])
-    return ex
-      .selectFrom('users')
-      .select(USER_COLUMNS)
-      .where('id', 'in', ids)
-      .where('deletedAt', 'is', null)
-      .where((eb) => eb.or([eb('isPrivate', '=', false), eb('id', '=', viewerId)]))
-      .execute()
-  },
-
-  /** Visible collections by id, with creators. */
-  collections(ex: Executor, ids: string[], viewerId: string) {
-    if (ids.length === 0) return Promise.resolve([])
-    return selectCollections(ex).where('c.id', 'in', ids).where(visibleTo(viewerId)).execute()
   },
 }

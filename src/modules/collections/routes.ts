@@ -6,6 +6,7 @@ import { commonErrors, EmptyObject, envelope, IdParams, ok } from '../../http/sc
 import type { BookmarkService } from './bookmarks.ts'
 import {
   Bookmark,
+  BookmarkListItem,
   BookmarkPage,
   Collection,
   CollectionPage,
@@ -154,6 +155,24 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
       onRequest: app.authenticate,
     },
     async (req) => ok(await bookmarks.list(caller(req).userId, req.query), 'Bookmarks'),
+  )
+
+  app.get(
+    '/v1/bookmark/:id',
+    {
+      schema: {
+        operationId: 'getBookmark',
+        summary: 'One of the caller’s bookmarks',
+        description:
+          'The bookmark with `collection` or `user` (by its type) as in the list: the referenced summary, or null once it is deleted or no longer visible. Someone else’s bookmark and unknown ids answer 404.',
+        tags: bookmarkTags,
+        security,
+        params: IdParams,
+        response: { 200: envelope(BookmarkListItem), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await bookmarks.get(caller(req).userId, req.params.id), 'Bookmark'),
   )
 
   app.delete(

@@ -3,17 +3,23 @@
 import { type Static, Type } from 'typebox'
 import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
 import { FileSummary } from '../files/schemas.ts'
+import { MONEY_MAX, MONEY_PATTERN } from './payment-fee.ts'
 
 /** Text without NUL characters (PostgreSQL text cannot hold them). */
 const Text = (maxLength: number, opts: Record<string, unknown> = {}) =>
   Str(maxLength, { pattern: '^[^\\u0000]*$', ...opts })
 
-/** USD with at most two decimals, e.g. `150`, `150.5`, `150.50`. */
-export const MONEY_PATTERN = '^[0-9]{1,12}(\\.[0-9]{1,2})?$'
-const PaymentFee = Type.String({
-  pattern: MONEY_PATTERN,
-  description: 'price in USD as a decimal string with at most two decimals, e.g. `150.50`',
-})
+/** The price in USD: a decimal string (the specification) or a JSON number (the public SDK). */
+const PaymentFee = Type.Union(
+  [
+    Type.String({ pattern: MONEY_PATTERN, description: 'decimal string, e.g. `150.50`' }),
+    Type.Number({ minimum: 0, maximum: MONEY_MAX, description: 'JSON number, e.g. `150.5`' }),
+  ],
+  {
+    description:
+      'price in USD, 0 or more with at most two decimals, as a decimal string or a JSON number (a number that is not exactly a cent amount is refused)',
+  },
+)
 const DeliveryDate = Type.String({ format: 'date', description: '`YYYY-MM-DD`, today or later (UTC)' })
 const CollectionType = Type.String({
   minLength: 1,

@@ -7,6 +7,7 @@ import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { tagService } from '../account/tags.ts'
+import { bookmarkRepo } from './bookmark-repo.ts'
 import { listFilters } from './filters.ts'
 import {
   type FileLookup,
@@ -17,7 +18,8 @@ import {
   updateShape,
   userSummary,
 } from './forms.ts'
-import { bookmarkRepo, type CollectionRow, collectionRepo, type UserRow } from './repo.ts'
+import { paymentFeeText } from './payment-fee.ts'
+import { type CollectionRow, collectionRepo, type UserRow } from './repo.ts'
 import type { CreateCollectionInput, ListCollectionsQueryT, UpdateCollectionInput } from './schemas.ts'
 
 export const META_MAX_BYTES = 4096
@@ -209,7 +211,7 @@ export class CollectionService {
       category,
       description,
       slug: slugify(name, id),
-      paymentFee: input.paymentFee ?? '0',
+      paymentFee: input.paymentFee === undefined ? '0' : paymentFeeText(input.paymentFee),
       isPrivate: input.isPrivate ?? false,
       deliveryDate,
       tagsData: tagNames,
@@ -303,7 +305,7 @@ export class CollectionService {
       if (input.category !== undefined) patch.category = trimmed(input.category, '/category', false)
       if (input.description !== undefined)
         patch.description = trimmed(input.description, '/description', true)
-      if (input.paymentFee !== undefined) patch.paymentFee = input.paymentFee
+      if (input.paymentFee !== undefined) patch.paymentFee = paymentFeeText(input.paymentFee)
       if (input.isPrivate !== undefined) patch.isPrivate = input.isPrivate
       if (input.deliveryDate !== undefined) patch.deliveryDate = this.deliveryDate(input.deliveryDate)
       if (input.attachments !== undefined)

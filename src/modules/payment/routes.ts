@@ -1,6 +1,6 @@
-// HTTP for the payment configuration (spec #16, #17, #21).
+// HTTP for the payment configuration (spec #16, #17, #21, and the public copies of #16 and #17).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
+import { type TSchema, Type } from 'typebox'
 import { commonErrors, envelope, ok } from '../../http/schemas.ts'
 import { CoinSchema, ExchangeRatesSchema, RpcConfigSchema } from './schemas.ts'
 import type { PaymentService } from './service.ts'
@@ -11,36 +11,67 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payment: PaymentService 
 ) => {
   const security = [{ bearer: [] }]
 
-  app.get(
-    '/v1/payment/coins',
-    {
-      schema: {
-        operationId: 'listCoins',
-        summary: 'Supported coins (#16)',
-        description: 'Active coins in display order. Requires a bearer token.',
-        tags: ['payment'],
-        security,
-        response: { 200: envelope(Type.Array(CoinSchema)), ...commonErrors },
+  /**
+   * The coins and the chain configuration are served twice: under /v1/payment with a bearer token
+   * (#16, #17) and under /v1/payment-public without one (what the public SDK calls before sign-in).
+   * Same handler, same response schema.
+   */
+  const guardedAndPublic = (
+    name: string,
+    op: { operationId: string; summary: string; description: string },
+    response: TSchema,
+    handler: () => Promise<unknown>,
+  ) => {
+    app.get(
+      `/v1/payment/${name}`,
+      {
+        schema: {
+          ...op,
+          description: `${op.description} Requires a bearer token; the same answer is public at /v1/payment-public/${name}.`,
+          tags: ['payment'],
+          security,
+          response: { 200: response, ...commonErrors },
+        },
+        onRequest: app.authenticate,
       },
-      onRequest: app.authenticate,
+      handler,
+    )
+    app.get(
+      `/v1/payment-public/${name}`,
+      {
+        schema: {
+          operationId: `${op.operationId}Public`,
+          summary: `${op.summary}, without a token`,
+          description: `${op.description} Public: no token needed; the same answer as /v1/payment/${name}.`,
+          tags: ['payment'],
+          security: [],
+          response: { 200: response, ...commonErrors },
+        },
+      },
+      handler,
+    )
+  }
+
+  guardedAndPublic(
+    'coins',
+    {
+      operationId: 'listCoins',
+      summary: 'Supported coins (#16)',
+      description: 'Active coins in display order.',
     },
+    envelope(Type.Array(CoinSchema)),
     async () => ok(await payment.coinRecords(), 'Coins'),
   )
 
-  app.get(
-    '/v1/payment/rpc',
+  guardedAndPublic(
+    'rpc',
     {
-      schema: {
-        operationId: 'getRpcConfiguration',
-        summary: 'Chain (RPC) configuration (#17)',
-        description:
-          'The active chain: its id, public JSON-RPC URLs for wallet apps, explorers and native currency. Requires a bearer token.',
-        tags: ['payment'],
-        security,
-        response: { 200: envelope(RpcConfigSchema), ...commonErrors },
-      },
-      onRequest: app.authenticate,
+      operationId: 'getRpcConfiguration',
+      summary: 'Chain (RPC) configuration (#17)',
+      description:
+        'The active chain: its id, public JSON-RPC URLs for wallet apps, explorers and native currency.',
     },
+    envelope(RpcConfigSchema),
     async () => ok(await payment.chain(), 'RPC configuration'),
   )
 

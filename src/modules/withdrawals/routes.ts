@@ -2,6 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Db } from '../../db/index.ts'
 import { caller } from '../../http/auth.ts'
+import { errors } from '../../http/errors.ts'
 import { idempotent } from '../../http/idempotency.ts'
 import { commonErrors, envelope, ok } from '../../http/schemas.ts'
 import { CreateWithdrawalBody, CreateWithdrawalData, WithdrawalList, WithdrawalListQuery } from './schemas.ts'
@@ -43,7 +44,8 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<{ withdrawals: Withdraw
       schema: {
         operationId: 'listWithdrawals',
         summary: "The caller's withdrawals, newest first (#23)",
-        description: 'Query: page (from 1), limit (default 12, max 100), status, coin.',
+        description:
+          'Query: page (from 1), limit (default 12, max 100), status, coin, and owner: only the caller’s own id is accepted (the public SDK sends it); any other id answers 403 FORBIDDEN, whether or not it names an account, since one user never lists another’s withdrawals.',
         tags,
         security: [{ bearer: [] }],
         querystring: WithdrawalListQuery,
@@ -53,8 +55,11 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<{ withdrawals: Withdraw
     },
     async (req) => {
       const q = req.query
+      const { userId } = caller(req)
+      if (q.owner !== undefined && q.owner !== userId)
+        throw errors.forbidden('Only your own withdrawals can be listed')
       return ok(
-        await withdrawals.list(caller(req).userId, {
+        await withdrawals.list(userId, {
           page: q.page ?? 1,
           limit: q.limit ?? 12,
           ...(q.status ? { status: q.status } : {}),

@@ -1,6 +1,6 @@
 // The withdrawals contract (SPEC "Withdrawal", #22, #23).
 import { Type } from 'typebox'
-import { PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
+import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
 
 export const WITHDRAWAL_STATUSES = ['pending', 'processing', 'completed', 'failed'] as const
 
@@ -61,6 +61,9 @@ export const WithdrawalListQuery = Type.Object(
     ...PaginationQuery,
     status: Type.Optional(Type.Union(WITHDRAWAL_STATUSES.map((s) => Type.Literal(s)))),
     coin: Type.Optional(Str(40, { description: 'coin reference' })),
+    owner: Type.Optional(
+      Id('the caller’s own user id (as the public SDK sends it); any other id is 403 FORBIDDEN'),
+    ),
   },
   { additionalProperties: false },
 )
