@@ -49,7 +49,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'updateAccount',
         summary: 'Update the caller’s profile (#37)',
         description:
-          'Only the fields sent change; nested objects are merged sub-field by sub-field and an empty string clears a text field. `profile.talent.tags` replaces the tag set (tags are created with their colour and categories as needed). Phone numbers must be international (+ and country code) and are stored as E.164; social links must be http(s) URLs on github.com, twitter.com/x.com and linkedin.com (website: any http(s) URL). The email cannot be changed here (400). Profile completeness is recomputed.',
+          'Only the fields sent change; nested objects are merged sub-field by sub-field and an empty string clears a text field. `profile.talent.tags` replaces the tag set (tags are created with their colour and categories as needed). Phone numbers must be international (+ and country code) and are stored as E.164; social links must be http(s) URLs on github.com, twitter.com/x.com and linkedin.com (website: any http(s) URL). The email cannot be changed here (400). Profile completeness is recomputed. Also accepted (the public SDK’s fields): `isPrivate` (true hides the profile from other users’ people search and shows them only the identity fields in #39), `profileImage` / `bgImage` (the id of one of your public uploads; null or an empty string removes it), `meta` (keys merged into meta, a key sent as null removed, `pointScore` the service’s; at most 16 KiB as JSON and 5 levels deep), and `availability` `busy` or `working` beside `available`, `limited`, `unavailable`.',
         tags,
         ...guarded,
         body: UpdateBody,
@@ -102,7 +102,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'getUser',
         summary: 'Another user’s public profile (#39)',
         description:
-          'The public form only: no email, contact details or bio. Unknown, deleted and unverified accounts are 404.',
+          'The public form only: no email, contact details or bio. Unknown, deleted and unverified accounts are 404. A private profile (`isPrivate`) shows other users only who it is: its talent (availability, tags) and achievements are empty; its owner sees them.',
         tags,
         ...guarded,
         params: IdParams,
@@ -120,7 +120,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'searchUsers',
         summary: 'Search people (#40)',
         description:
-          'Live, verified accounts, newest first. Filters combine with AND: `role` (exact), `profileCompletenessMin`/`Max` (inclusive, 0–100), `tags` (comma-separated; any of them, matched by tag key, case-insensitive), `owner=true` (accounts that signed up with the caller’s referral code), `search` (every word must match the start of a word in the name, userName, title, about or tags; case-insensitive). `page` from 1, `limit` 1–100 (default 12); `position` is the 0-based offset of the first item. Private profiles are listed without contact, bio or about, and their title and about are not searched. Unknown query parameters are refused.',
+          'Live, verified accounts, newest first. Filters combine with AND: `role` (exact), `profileCompletenessMin`/`Max` (inclusive, 0–100), `tags` (comma-separated; any of them, matched by tag key, case-insensitive), `owner=true` (accounts that signed up with the caller’s referral code), `search` (every word must match the start of a word in the name, userName, title, about or tags; case-insensitive). `page` from 1, `limit` 1–100 (default 12); `position` is the 0-based offset of the first item. Private profiles are listed to no one but their owner. Unknown query parameters are refused.',
         tags,
         ...guarded,
         querystring: SearchQuery,

@@ -199,7 +199,7 @@ export class AccountSecurityService {
   // ---- sensitive actions ----------------------------------------------------------------------
 
   /**
-   * #44: mails a 6-digit code for a sensitive action (replacing any earlier one). A `password`,
+   * #44: mails a 6-digit code for a sensitive action (earlier unexpired ones stay valid). A `password`,
    * when sent, must be right. With an authenticator app on, its codes are the ones to use, so no
    * mail is sent (422).
    */

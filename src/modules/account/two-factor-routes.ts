@@ -111,7 +111,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'sendSensitiveCode',
         summary: 'Email a code for a sensitive action (#44)',
         description:
-          'Mails a 6-digit code (15 minutes, single use) that confirms a sensitive action: turning email two-factor off, exporting the wallet key. `emailType` may only be `two_fa` (the default); a `password`, when sent, must be right. With an authenticator app on, its codes are used instead (422).',
+          'Mails a 6-digit code (15 minutes, single use) that confirms a sensitive action: turning email two-factor off, exporting the wallet key. `emailType` may only be `two_fa` (the default); a `password`, when sent, must be right. With an authenticator app on, its codes are used instead (422). Earlier codes of the same request stay valid until their own 15 minutes pass (the last 3 codes at most), so a mail that arrives late still works; any one of them used ends the request, and wrong codes count across resends.',
         tags,
         ...guarded,
         body: SensitiveCodeBody,
@@ -155,7 +155,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'resendTwoFaLoginCode',
         summary: 'Email a new two-factor login code (#6)',
         description:
-          'For an email two-factor login started with #4: a new code for the same tempToken. Answers the same way for any email; only an account in that situation gets mail.',
+          'For an email two-factor login started with #4: a new code for the same tempToken. Answers the same way for any email; only an account in that situation gets mail. Earlier codes of the same request stay valid until their own 15 minutes pass (the last 3 codes at most), so a mail that arrives late still works; any one of them used ends the request, and wrong codes count across resends.',
         tags: ['auth'],
         body: TwoFaEmailCodeBody,
         response: { 200: envelope(EmptyObject), ...commonErrors },

@@ -36,7 +36,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         operationId: 'createAccount',
         summary: 'Register with email and password (#1)',
         description:
-          'Creates an unverified account and emails a 6-digit code. The passwords must match (400 PASSWORD_MISMATCH) and be at least 8 characters with 3 of: lower, upper, digit, symbol (400 WEAK_PASSWORD). An optional `referralCode` links the account to the referrer.',
+          'Creates an unverified account and emails a 6-digit code. The passwords must match (400 PASSWORD_MISMATCH) and be at least 8 characters with 3 of: lower, upper, digit, symbol (400 WEAK_PASSWORD). An optional `referralCode` (or `referral`, the public SDK’s name for it; both sent and different is 400) links the account to the referrer; an unknown code is 400. An optional `type` (`talent` or `business`) is the account type shown as `type` on the User forms (`recipient` when absent). The temporary token’s subject is the flow, never the account id.',
         tags,
         body: RegisterBody,
         response: { 202: envelope(RegisterData), ...commonErrors },
@@ -72,7 +72,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         operationId: 'resendVerification',
         summary: 'Send a new verification code (#3)',
         description:
-          'Answers the same way whether or not the email has an account; only a real, unverified account gets mail.',
+          'Answers the same way whether or not the email has an account, with a temporary token of the same shape (its subject is a flow id, never the account); only a real, unverified account gets mail. The new token replaces the earlier ones. Earlier codes of the same request stay valid until their own 15 minutes pass (the last 3 codes at most), so a mail that arrives late still works; any one of them used ends the request, and wrong codes count across resends.',
         tags,
         body: EmailBody,
         response: { 200: envelope(TempTokenData), ...commonErrors },
@@ -113,7 +113,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         operationId: 'resetPassword',
         summary: 'Start a password reset (#7)',
         description:
-          'Answers the same way whether or not the email has an account; only a real account gets mail.',
+          'Answers the same way whether or not the email has an account, with a temporary token of the same shape (its subject is a flow id, never the account); only a real account gets mail. The new token replaces the earlier ones. Earlier codes of the same request stay valid until their own 15 minutes pass (the last 3 codes at most), so a mail that arrives late still works; any one of them used ends the request, and wrong codes count across resends.',
         tags,
         body: EmailBody,
         response: { 200: envelope(TempTokenData), ...commonErrors },

@@ -33,7 +33,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'createCollection',
         summary: 'Create a collection (#26)',
         description:
-          'Required: `type`, `name`, `description`. `paymentFee` is USD as a decimal string with at most two decimals (default `0`); `deliveryDate` is `YYYY-MM-DD`, today or later (UTC); `meta` is at most 4 KiB as JSON. `parent` puts the new collection under one of the caller’s own top-level collections (404 when unknown or hidden, 403 when someone else’s, 422 when the parent is itself a child).',
+          'Required: `type`, `name`, `description`. `paymentFee` is USD, 0 to 999999999999.99 with at most two decimals, as a decimal string or a JSON number (a number that is not exactly a cent amount, e.g. 0.1 + 0.2, is 400; default `0`; answered as a number); `deliveryDate` is `YYYY-MM-DD`, today or later (UTC); `meta` is at most 4 KiB as JSON. `parent` puts the new collection under one of the caller’s own top-level collections (404 when unknown or hidden, 403 when someone else’s, 422 when the parent is itself a child).',
         tags,
         security,
         body: CreateCollectionBody,
@@ -86,7 +86,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'updateCollection',
         summary: 'Update a collection (#29)',
         description:
-          'Creator only (403; 404 when the collection is hidden from the caller). At least one field. Refused with 409 once an escrow on the collection is paid. Answers the older update shape with message `Accepted`.',
+          'Creator only (403; 404 when the collection is hidden from the caller). At least one field. `paymentFee` follows the rules of #26 (a decimal string or a JSON number) and is answered as a string with two decimals. Refused with 409 once an escrow on the collection is paid. Answers the older update shape with message `Accepted`.',
         tags,
         security,
         params: IdParams,
