@@ -95,7 +95,14 @@ async function start() {
     log.info('job runner stopped')
   })
   if (stopSignal) return
-  if (mode !== 'api' && config.runWorkers) jobs.start()
+  if (mode !== 'api' && config.runWorkers) {
+    // The embedded database is this process's alone: what a previous run left running died with it.
+    if (database.kind === 'pglite') {
+      const abandoned = await jobs.releaseAbandoned()
+      if (abandoned > 0) log.warn({ jobs: abandoned }, 'jobs a previous run left unfinished are resumed')
+    }
+    jobs.start()
+  }
   if (mode !== 'worker') {
     await app.listen({ port: config.port, host: config.host })
   } else {

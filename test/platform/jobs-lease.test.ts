@@ -173,6 +173,27 @@ describe('job leases', () => {
     await database.db.deleteFrom('jobs').where('id', '=', id).execute()
   })
 
+  it('releaseAbandoned() makes jobs left running claimable at once (the embedded database at start-up)', async () => {
+    const kind = uniqueKind()
+    const a = worker({ leaseMs: 60_000, heartbeatMs: 1000 })
+    const ran: number[] = []
+    a.queue.register(kind, async () => {
+      ran.push(1)
+    })
+    const id = await a.queue.enqueue(database.db, kind, {})
+    // as a process that claimed it and died leaves it: running, with most of its lease ahead
+    await database.db
+      .updateTable('jobs')
+      .set({ status: 'running', attempts: 1, lockedUntil: new Date(Date.now() + 60_000) })
+      .where('id', '=', id)
+      .execute()
+    expect(await a.queue.runOnce()).toBe(0)
+    expect(await a.queue.releaseAbandoned()).toBeGreaterThanOrEqual(1)
+    expect(await a.queue.runOnce()).toBe(1)
+    expect(ran).toEqual([1])
+    expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 2 })
+  })
+
   it('stop() waits for the running job and claims nothing more', async () => {
     const kind = uniqueKind()
     const a = worker({ leaseMs: 5000, heartbeatMs: 1000 })

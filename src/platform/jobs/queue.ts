@@ -239,6 +239,20 @@ export class JobQueue {
     }
   }
 
+  /**
+   * Ends the lease of every running job now, so that they are claimed again at once. Only for a
+   * database that belongs to this process alone (the embedded one): a job still marked running
+   * there was claimed by a run of the process that died. Returns how many there were.
+   */
+  async releaseAbandoned(): Promise<number> {
+    const res = await this.db
+      .updateTable('jobs')
+      .set({ lockedUntil: sql<Date>`now() - interval '1 second'` })
+      .where('status', '=', 'running')
+      .executeTakeFirst()
+    return Number(res.numUpdatedRows)
+  }
+
   /** Runs ready jobs until none is left (tests and one-shot tools). */
   async runUntilIdle(maxRounds = 1000): Promise<void> {
     for (let i = 0; i < maxRounds; i++) {

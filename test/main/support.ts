@@ -1,0 +1,206 @@
+// Running the real service as a child process: `npm start` or `node --import tsx src/main.ts`,
+// its log lines, its HTTP API, its dev chain over JSON-RPC, and (with TEST_DB=postgres) a fresh
+// PostgreSQL database of its own.
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { createServer, connect as netConnect } from 'node:net'
+import pg from 'pg'
+import { expect, inject } from 'vitest'
+import { PASSWORD, uniqueEmail } from '../helpers/factories.ts'
+
+export const SECRETS = {
+  JWT_SECRET: 'process-test-secret-0123456789-abcdefghij',
+  KEY_ENCRYPTION_KEY: '22'.repeat(32),
+}
+
+export interface Running {
+  child: ChildProcess
+  baseUrl: string
+  port: number
+  /** stdout (one pino JSON line each) and stderr text */
+  lines: string[]
+  /** the node process serving (the child itself, or the one `npm start` runs) */
+  pid: number
+}
+
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Starts the service and resolves once it listens. */
+export function start(env: Record<string, string>, opts: { npm?: boolean } = {}): Promise<Running> {
+  return new Promise((resolve, reject) => {
+    const [cmd, args] = opts.npm
+      ? ['npm', ['start', '--silent']]
+      : [process.execPath, ['--import', 'tsx', 'src/main.ts']]
+    const child = spawn(cmd as string, args as string[], {
+      env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'development', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    const lines: string[] = []
+    let buf = ''
+    let pid = 0
+    const timer = setTimeout(() => reject(new Error(`service did not start:\n${lines.join('\n')}`)), 120_000)
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString()
+      let i = buf.indexOf('\n')
+      while (i >= 0) {
+        const line = buf.slice(0, i)
+        buf = buf.slice(i + 1)
+        lines.push(line)
+        const pidOf = /"pid":(\d+)/.exec(line)
+        if (pidOf) pid = Number(pidOf[1])
+        const m = /Server listening at (http:\/\/127\.0\.0\.1:(\d+))/.exec(line)
+        if (m) {
+          clearTimeout(timer)
+          resolve({ child, baseUrl: m[1]!, port: Number(m[2]), lines, pid })
+        }
+        i = buf.indexOf('\n')
+      }
+    })
+    child.stderr!.on('data', (d: Buffer) => lines.push(d.toString()))
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      reject(new Error(`service exited with ${code}:\n${lines.join('\n')}`))
+    })
+  })
+}
+
+/** Resolves with the exit code once the child has exited. */
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode)
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit')
+    child.on('exit', (code) => resolve(code))
+  })
+}
+
+export function stop(r: Running, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+  const done = exited(r.child)
+  r.child.kill(signal)
+  return done
+}
+
+/** true when nothing accepts connections on the port */
+export function portClosed(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = netConnect({ port, host: '127.0.0.1' })
+    socket.once('connect', () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once('error', () => resolve(true))
+  })
+}
+
+export function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return false
+  } catch {
+    return true
+  }
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number }
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** Polls `fn` until it returns a value other than undefined, or fails after `ms`. */
+export async function until<T>(what: string, fn: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const v = await fn()
+    if (v !== undefined) return v
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(100)
+  }
+}
+
+/** Log lines that report a chain reorganisation. */
+export const reorgAlarms = (lines: string[]) => lines.filter((l) => /REORG/i.test(l))
+
+/**
+ * The database the child uses: its own embedded one under DATA_DIR, or with TEST_DB=postgres a
+ * new PostgreSQL database (and then the secrets must be given).
+ */
+export async function serviceDatabase(): Promise<{
+  kind: 'pglite' | 'postgres'
+  env: Record<string, string>
+  drop(): Promise<void>
+}> {
+  if (inject('testDb') !== 'postgres') return { kind: 'pglite', env: {}, drop: async () => {} }
+  const adminUrl = inject('postgresUrl')
+  const name = `wp_proc_${randomBytes(6).toString('hex')}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`create database ${name}`)
+  await admin.end()
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return {
+    kind: 'postgres',
+    env: { DATABASE_URL: url.toString(), ...SECRETS },
+    async drop() {
+      const a = new pg.Client({ connectionString: adminUrl })
+      await a.connect()
+      await a.query(`drop database if exists ${name} with (force)`)
+      await a.end()
+    },
+  }
+}
+
+export const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as any })
+
+export function call(base: string, method: string, path: string, body?: unknown, token?: string) {
+  return fetch(`${base}${path}`, {
+    method,
+    headers: {
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  }).then(json)
+}
+
+/** Signs up through the API, reading the mailed code where a local user reads it: the log. */
+export async function signUp(r: Running): Promise<{ email: string; token: string }> {
+  const email = uniqueEmail('proc')
+  const reg = await call(r.baseUrl, 'POST', '/v1/auth/create-account', {
+    firstName: 'Proc',
+    lastName: 'Ess',
+    email,
+    password: PASSWORD,
+    confirmPassword: PASSWORD,
+  })
+  expect(reg.status).toBe(202)
+  const code = await until('the mailed code in the log', async () =>
+    r.lines
+      .filter((l) => l.includes(email))
+      .map((l) => /\b(\d{6})\b/.exec(JSON.parse(l).msg ?? '')?.[1])
+      .find(Boolean),
+  )
+  const verified = await call(r.baseUrl, 'POST', '/v1/auth/account/verify', {
+    token: code,
+    tempToken: reg.body.data.tempToken.token,
+  })
+  expect(verified.status).toBe(200)
+  return { email, token: verified.body.data.token }
+}
+
+/** A JSON-RPC call to the dev chain's loopback endpoint. */
+export async function rpc(url: string, method: string, params: unknown[] = []): Promise<any> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await res.json()) as { result?: unknown; error?: { message: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result
+}
