@@ -55,8 +55,8 @@ async function openDatabase(): Promise<Database> {
   return openPGlite({ dataDir: join(config.dataDir, 'pg') })
 }
 
-async function shutdown(signal: string, exitCode = 0) {
-  log.info({ signal }, 'shutting down')
+async function shutdown(reason: string, exitCode = 0) {
+  log.info({ reason }, 'shutting down')
   const force = setTimeout(() => {
     log.error({ timeoutMs: config.shutdownTimeoutMs }, 'shutdown took too long; exiting')
     process.exit(1)
@@ -68,7 +68,7 @@ async function shutdown(signal: string, exitCode = 0) {
     await app?.close()
     await app?.services.mailer.close()
     await database?.close()
-    log.info({ signal }, 'stopped')
+    log.info({ reason }, 'stopped')
   } catch (err) {
     log.error({ err }, 'error during shutdown')
     exitCode = 1
