@@ -1,9 +1,9 @@
 // Custodial wallets, the double-entry ledger, the deposit watcher and transactions (spec #18–#20,
 // #24, #25).
 import type { FeatureModule } from '../core.ts'
+import { KeyStore } from '../settlement/keys.ts'
 import { transactionRoutes } from '../transactions/routes.ts'
 import { TransactionService } from '../transactions/service.ts'
-import { KeyStore } from './keys.ts'
 import { Ledger } from './ledger.ts'
 import { walletRoutes } from './routes.ts'
 import { WalletService } from './service.ts'

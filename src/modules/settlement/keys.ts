@@ -1,0 +1,103 @@
+// Custodial keys: one random secp256k1 key per owner (a user, an escrow, a treasury), stored only
+// sealed by the secret box with the address as associated data, so a sealed key copied onto
+// another row does not open.
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
+import type { Executor, Tx } from '../../db/index.ts'
+import type { KeyOwnerKind } from '../../db/tables/wallet.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import type { SecretBox } from '../../platform/crypto/secrets.ts'
+
+export type { KeyOwnerKind }
+
+export interface CustodialKey {
+  id: string
+  ownerKind: KeyOwnerKind
+  ownerId: string
+  /** lower-case 0x address */
+  address: string
+  exportedAt: Date | null
+}
+
+const aad = (address: string) => `wallet-key:${address.toLowerCase()}`
+const columns = ['id', 'ownerKind', 'ownerId', 'address', 'exportedAt'] as const
+
+export class KeyStore {
+  constructor(private readonly deps: { secrets: SecretBox; clock: Clock }) {}
+
+  /** The owner's key, created when missing (inside the caller's transaction). */
+  async ensure(tx: Tx, ownerKind: KeyOwnerKind, ownerId: string): Promise<CustodialKey> {
+    const existing = await this.find(tx, ownerKind, ownerId)
+    if (existing) return existing
+    const privateKey = generatePrivateKey()
+    const address = privateKeyToAddress(privateKey).toLowerCase()
+    await tx
+      .insertInto('walletKeys')
+      .values({
+        id: newId(),
+        ownerKind,
+        ownerId,
+        address,
+        sealedKey: this.deps.secrets.seal(privateKey, aad(address)),
+        createdAt: this.deps.clock.now(),
+      })
+      .onConflict((oc) => oc.columns(['ownerKind', 'ownerId']).doNothing())
+      .execute()
+    const key = await this.find(tx, ownerKind, ownerId)
+    if (!key) throw new Error('custodial key was not stored')
+    return key
+  }
+
+  find(ex: Executor, ownerKind: KeyOwnerKind, ownerId: string): Promise<CustodialKey | undefined> {
+    return ex
+      .selectFrom('walletKeys')
+      .select(columns)
+      .where('ownerKind', '=', ownerKind)
+      .where('ownerId', '=', ownerId)
+      .executeTakeFirst()
+  }
+
+  byAddress(ex: Executor, address: string): Promise<CustodialKey | undefined> {
+    return ex
+      .selectFrom('walletKeys')
+      .select(columns)
+      .where('address', '=', address.toLowerCase())
+      .executeTakeFirst()
+  }
+
+  /** Keys whose address is in `addresses` (any case). */
+  async byAddresses(ex: Executor, addresses: string[]): Promise<CustodialKey[]> {
+    const list = [...new Set(addresses.map((a) => a.toLowerCase()))]
+    if (list.length === 0) return []
+    return ex.selectFrom('walletKeys').select(columns).where('address', 'in', list).execute()
+  }
+
+  /** Every custodial address (lower case). */
+  async allAddresses(ex: Executor): Promise<string[]> {
+    const rows = await ex.selectFrom('walletKeys').select('address').execute()
+    return rows.map((r) => r.address)
+  }
+
+  /**
+   * The private key of a custodial address, for the platform's own signing (payouts, withdrawals)
+   * and for the export flow. Never log it or put it in an error.
+   */
+  async privateKey(ex: Executor, address: string): Promise<`0x${string}`> {
+    const row = await ex
+      .selectFrom('walletKeys')
+      .select(['address', 'sealedKey'])
+      .where('address', '=', address.toLowerCase())
+      .executeTakeFirst()
+    if (!row) throw new Error('no custodial key for this address')
+    return this.deps.secrets.open(row.sealedKey, aad(row.address)) as `0x${string}`
+  }
+
+  async markExported(ex: Executor, id: string) {
+    await ex
+      .updateTable('walletKeys')
+      .set({ exportedAt: this.deps.clock.now() })
+      .where('id', '=', id)
+      .where('exportedAt', 'is', null)
+      .execute()
+  }
+}
