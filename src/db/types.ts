@@ -6,6 +6,7 @@ import type { ChainTables } from './tables/chain.ts'
 import type { CollectionTables } from './tables/collections.ts'
 import type { EscrowTables } from './tables/escrow.ts'
 import type { FilesTables } from './tables/files.ts'
+import type { LedgerTables } from './tables/ledger.ts'
 import type { WalletTables } from './tables/wallet.ts'
 import type { WithdrawalTables } from './tables/withdrawals.ts'
 
@@ -159,6 +160,7 @@ export interface DB
   extends AccountTables,
     ChainTables,
     WalletTables,
+    LedgerTables,
     FilesTables,
     CollectionTables,
     WithdrawalTables,

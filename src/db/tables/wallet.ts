@@ -7,7 +7,7 @@ type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefine
 type Units = ColumnType<string, string | bigint, string | bigint>
 
 export type KeyOwnerKind = 'user' | 'escrow' | 'treasury'
-export type LedgerAccountKind = 'user' | 'escrow' | 'platform_fee' | 'withdrawal_hold' | 'treasury' | 'chain'
+export type { LedgerAccountKind } from './ledger.ts'
 
 export interface WalletKeysTable {
   id: string
@@ -18,34 +18,6 @@ export interface WalletKeysTable {
   /** the private key sealed by the secret box, associated data `wallet-key:<address>` */
   sealedKey: string
   exportedAt: NullableTimestamp
-  createdAt: Timestamp
-}
-
-export interface LedgerAccountsTable {
-  id: string
-  kind: LedgerAccountKind
-  ownerId: Generated<string>
-  coin: string
-  balance: ColumnType<string, string | bigint | undefined, string | bigint>
-  createdAt: Timestamp
-  updatedAt: Timestamp
-}
-
-export interface LedgerTransfersTable {
-  id: string
-  idempotencyKey: string
-  coin: string
-  kind: Generated<string>
-  description: Generated<string>
-  createdAt: Timestamp
-}
-
-export interface LedgerEntriesTable {
-  id: Generated<number>
-  transferId: string
-  accountId: string
-  coin: string
-  amount: Units
   createdAt: Timestamp
 }
 
@@ -108,9 +80,6 @@ export interface ChainOutgoingTable {
 
 export interface WalletTables {
   walletKeys: WalletKeysTable
-  ledgerAccounts: LedgerAccountsTable
-  ledgerTransfers: LedgerTransfersTable
-  ledgerEntries: LedgerEntriesTable
   transactions: TransactionsTable
   chainCursors: ChainCursorsTable
   chainEvents: ChainEventsTable

@@ -2,7 +2,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Database } from '../../src/db/index.ts'
-import { Ledger } from '../../src/modules/wallet/ledger.ts'
+import { Ledger } from '../../src/modules/ledger/service.ts'
 import { systemClock } from '../../src/platform/clock.ts'
 import { newId } from '../../src/platform/crypto/ids.ts'
 import { openTestDatabase } from '../helpers/app.ts'
@@ -143,7 +143,7 @@ describe('ledger', () => {
     const db = database.db
     const { user } = await funded(5n)
     await expect(sql`update ledger_accounts set balance = -1 where id = ${user}`.execute(db)).rejects.toThrow(
-      /ledger_accounts_non_negative/,
+      /ledger_accounts_(non_negative|held)/,
     )
     const clearing = await ledger.ensureAccount(db, 'chain', 'test', 'usdc')
     expect(await ledger.account(db, clearing)).toMatchObject({ kind: 'chain' })

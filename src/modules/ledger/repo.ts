@@ -1,0 +1,223 @@
+// The only SQL on the ledger tables (ledger_accounts, ledger_transfers, ledger_entries,
+// ledger_holds). Callers pass the database or their transaction.
+import { sql } from 'kysely'
+import type { Executor, Tx } from '../../db/index.ts'
+import type { LedgerAccountKind, LedgerHoldStatus } from '../../db/tables/ledger.ts'
+import type { Hold } from './types.ts'
+
+const units = (v: bigint) => v.toString()
+
+export const ledgerRepo = {
+  async accountId(ex: Executor, kind: LedgerAccountKind, ownerId: string, coin: string) {
+    const row = await ex
+      .selectFrom('ledgerAccounts')
+      .select('id')
+      .where('kind', '=', kind)
+      .where('ownerId', '=', ownerId)
+      .where('coin', '=', coin)
+      .executeTakeFirst()
+    return row?.id
+  },
+
+  async insertAccount(
+    ex: Executor,
+    row: { id: string; kind: LedgerAccountKind; ownerId: string; coin: string; now: Date },
+  ) {
+    await ex
+      .insertInto('ledgerAccounts')
+      .values({
+        id: row.id,
+        kind: row.kind,
+        ownerId: row.ownerId,
+        coin: row.coin,
+        balance: '0',
+        createdAt: row.now,
+        updatedAt: row.now,
+      })
+      .onConflict((oc) => oc.columns(['kind', 'ownerId', 'coin']).doNothing())
+      .execute()
+  },
+
+  async accounts(ex: Executor, ids: string[], opts: { forUpdate?: boolean } = {}) {
+    if (ids.length === 0) return []
+    let q = ex
+      .selectFrom('ledgerAccounts')
+      .select(['id', 'kind', 'ownerId', 'coin', 'balance', 'held'])
+      .where('id', 'in', ids)
+      .orderBy('id')
+    if (opts.forUpdate) q = q.forUpdate()
+    return q.execute()
+  },
+
+  async accountsOf(ex: Executor, kind: LedgerAccountKind, ownerId: string, coin?: string) {
+    let q = ex
+      .selectFrom('ledgerAccounts')
+      .select(['id', 'kind', 'ownerId', 'coin', 'balance', 'held'])
+      .where('kind', '=', kind)
+      .where('ownerId', '=', ownerId)
+    if (coin !== undefined) q = q.where('coin', '=', coin)
+    return q.execute()
+  },
+
+  /** Sums of entries per account: the balance of accounts that keep no cached one. */
+  async entrySums(ex: Executor, accountIds: string[]): Promise<Map<string, bigint>> {
+    if (accountIds.length === 0) return new Map()
+    const rows = await ex
+      .selectFrom('ledgerEntries')
+      .select(['accountId', (eb) => eb.fn.sum<string>('amount').as('total')])
+      .where('accountId', 'in', accountIds)
+      .groupBy('accountId')
+      .execute()
+    return new Map(rows.map((r) => [r.accountId, BigInt(r.total)]))
+  },
+
+  async changeBalance(tx: Tx, id: string, balanceDelta: bigint, heldDelta: bigint, now: Date) {
+    await tx
+      .updateTable('ledgerAccounts')
+      .set({
+        balance: sql`balance + ${units(balanceDelta)}::numeric`,
+        held: sql`held + ${units(heldDelta)}::numeric`,
+        updatedAt: now,
+      })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  /** Inserts the transfer row unless its key exists; waits for a concurrent holder of the key. */
+  async claimTransfer(
+    tx: Tx,
+    row: {
+      id: string
+      key: string
+      inputHash: string
+      coin: string
+      kind: string
+      description: string
+      now: Date
+    },
+  ): Promise<boolean> {
+    const inserted = await tx
+      .insertInto('ledgerTransfers')
+      .values({
+        id: row.id,
+        idempotencyKey: row.key,
+        inputHash: row.inputHash,
+        coin: row.coin,
+        kind: row.kind,
+        description: row.description,
+        createdAt: row.now,
+      })
+      .onConflict((oc) => oc.column('idempotencyKey').doNothing())
+      .returning('id')
+      .executeTakeFirst()
+    return inserted !== undefined
+  },
+
+  async transferByKey(ex: Executor, key: string) {
+    return ex
+      .selectFrom('ledgerTransfers')
+      .select(['id', 'coin', 'kind', 'inputHash'])
+      .where('idempotencyKey', '=', key)
+      .executeTakeFirst()
+  },
+
+  async insertEntries(tx: Tx, transferId: string, coin: string, legs: [string, bigint][], now: Date) {
+    await tx
+      .insertInto('ledgerEntries')
+      .values(
+        legs.map(([accountId, amount]) => ({
+          transferId,
+          accountId,
+          coin,
+          amount: units(amount),
+          createdAt: now,
+        })),
+      )
+      .execute()
+  },
+
+  async entries(ex: Executor, transferId: string) {
+    const rows = await ex
+      .selectFrom('ledgerEntries')
+      .select(['accountId', 'coin', 'amount'])
+      .where('transferId', '=', transferId)
+      .orderBy('id')
+      .execute()
+    return rows.map((r) => ({ ...r, amount: BigInt(r.amount) }))
+  },
+
+  async claimHold(
+    tx: Tx,
+    row: {
+      id: string
+      key: string
+      inputHash: string
+      accountId: string
+      coin: string
+      amount: bigint
+      kind: string
+      description: string
+      now: Date
+    },
+  ): Promise<boolean> {
+    const inserted = await tx
+      .insertInto('ledgerHolds')
+      .values({
+        id: row.id,
+        idempotencyKey: row.key,
+        inputHash: row.inputHash,
+        accountId: row.accountId,
+        coin: row.coin,
+        amount: units(row.amount),
+        kind: row.kind,
+        description: row.description,
+        createdAt: row.now,
+      })
+      .onConflict((oc) => oc.column('idempotencyKey').doNothing())
+      .returning('id')
+      .executeTakeFirst()
+    return inserted !== undefined
+  },
+
+  async holdByKey(ex: Executor, key: string) {
+    return ex
+      .selectFrom('ledgerHolds')
+      .select(['id', 'inputHash'])
+      .where('idempotencyKey', '=', key)
+      .executeTakeFirst()
+  },
+
+  async hold(ex: Executor, id: string, opts: { forUpdate?: boolean } = {}): Promise<Hold | undefined> {
+    let q = ex
+      .selectFrom('ledgerHolds')
+      .select(['id', 'accountId', 'coin', 'amount', 'status', 'postedAmount', 'transferId', 'kind'])
+      .where('id', '=', id)
+    if (opts.forUpdate) q = q.forUpdate()
+    const row = await q.executeTakeFirst()
+    return (
+      row && {
+        ...row,
+        amount: BigInt(row.amount),
+        postedAmount: BigInt(row.postedAmount),
+      }
+    )
+  },
+
+  async resolveHold(
+    tx: Tx,
+    id: string,
+    change: { status: LedgerHoldStatus; postedAmount: bigint; transferId: string | null; now: Date },
+  ) {
+    await tx
+      .updateTable('ledgerHolds')
+      .set({
+        status: change.status,
+        postedAmount: units(change.postedAmount),
+        transferId: change.transferId,
+        resolvedAt: change.now,
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
+      .execute()
+  },
+}

@@ -1,0 +1,314 @@
+// The double-entry ledger, the only writer of the ledger tables. Every movement of value is a
+// transfer whose entries sum to zero, written inside the caller's transaction with the touched
+// balance rows locked in id order (no deadlocks), under an idempotency key stored with a hash of
+// the input: the same key with the same input answers the first transfer and moves nothing; with
+// another input it is a conflict. Funds are reserved by two-phase holds (as in TigerBeetle): a
+// pending hold lowers the account's available balance and is later posted (in full or in part,
+// to any accounts of its coin) or voided, at most once. System accounts (see SYSTEM_KINDS) are
+// never locked: their balance is the sum of their entries.
+import { createHash } from 'node:crypto'
+import type { Executor, Tx } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import { ledgerRepo as repo } from './repo.ts'
+import {
+  type Hold,
+  type HoldInput,
+  type HoldOutcome,
+  type HoldResult,
+  isSystemKind,
+  type LedgerAccount,
+  type LedgerAccountKind,
+  type PostInput,
+  type TransferInput,
+  type TransferResult,
+} from './types.ts'
+
+function inputHash(input: Record<string, unknown>): string {
+  return createHash('sha256')
+    .update(JSON.stringify(input, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
+    .digest('hex')
+}
+
+function checkKey(key: string) {
+  if (!key || key.length > 300)
+    throw new Error('ledger operations need an idempotency key of 1-300 characters')
+}
+
+/** Legs merged per account (its net change), zero legs dropped, sorted by account id. */
+function netLegs(legs: { account: string; amount: bigint }[]): [string, bigint][] {
+  const net = new Map<string, bigint>()
+  for (const leg of legs) {
+    if (typeof leg.amount !== 'bigint') throw new Error('ledger amounts are bigint base units')
+    net.set(leg.account, (net.get(leg.account) ?? 0n) + leg.amount)
+  }
+  return [...net.entries()].filter(([, v]) => v !== 0n).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
+interface Write {
+  key: string
+  hash: string
+  coin: string
+  legs: [string, bigint][]
+  kind: string
+  description: string
+  /** a pending hold released by this transfer: its reservation no longer counts */
+  release?: { account: string; amount: bigint }
+}
+
+export class Ledger {
+  constructor(private readonly deps: { clock: Clock }) {}
+
+  /**
+   * The id of the account (kind, owner, coin), created with a zero balance when missing. System
+   * accounts use the owner id '' (or a chain id for `chain`).
+   */
+  async ensureAccount(ex: Executor, kind: LedgerAccountKind, ownerId: string, coin: string): Promise<string> {
+    const existing = await repo.accountId(ex, kind, ownerId, coin)
+    if (existing) return existing
+    await repo.insertAccount(ex, { id: newId(), kind, ownerId, coin, now: this.deps.clock.now() })
+    const id = await repo.accountId(ex, kind, ownerId, coin)
+    if (!id) throw new Error(`ledger account ${kind}/${ownerId}/${coin} could not be created`)
+    return id
+  }
+
+  async #views(ex: Executor, rows: Awaited<ReturnType<typeof repo.accounts>>): Promise<LedgerAccount[]> {
+    const system = rows.filter((r) => isSystemKind(r.kind)).map((r) => r.id)
+    const sums = await repo.entrySums(ex, system)
+    return rows.map((r) => {
+      const balance = isSystemKind(r.kind) ? (sums.get(r.id) ?? 0n) : BigInt(r.balance)
+      const held = BigInt(r.held)
+      return {
+        id: r.id,
+        kind: r.kind,
+        ownerId: r.ownerId,
+        coin: r.coin,
+        balance,
+        held,
+        available: balance - held,
+      }
+    })
+  }
+
+  /** An account by id (its row locked for the rest of `tx` when `forUpdate`). */
+  async account(
+    ex: Executor,
+    id: string,
+    opts: { forUpdate?: boolean } = {},
+  ): Promise<LedgerAccount | undefined> {
+    const [row] = await repo.accounts(ex, [id], opts)
+    return row ? (await this.#views(ex, [row]))[0] : undefined
+  }
+
+  /** What the account (kind, owner, coin) can spend now: its balance less pending holds (0 when missing). */
+  async balance(ex: Executor, kind: LedgerAccountKind, ownerId: string, coin: string): Promise<bigint> {
+    const rows = await repo.accountsOf(ex, kind, ownerId, coin)
+    const [view] = await this.#views(ex, rows)
+    return view?.available ?? 0n
+  }
+
+  /** One owner's accounts of a kind, keyed by coin. */
+  async accountsOf(
+    ex: Executor,
+    kind: LedgerAccountKind,
+    ownerId: string,
+  ): Promise<Record<string, LedgerAccount>> {
+    const views = await this.#views(ex, await repo.accountsOf(ex, kind, ownerId))
+    return Object.fromEntries(views.map((v) => [v.coin, v]))
+  }
+
+  /** Available balances of one owner's accounts of a kind, keyed by coin. */
+  async balances(ex: Executor, kind: LedgerAccountKind, ownerId: string): Promise<Record<string, bigint>> {
+    const views = await this.accountsOf(ex, kind, ownerId)
+    return Object.fromEntries(Object.entries(views).map(([coin, v]) => [coin, v.available]))
+  }
+
+  /**
+   * Moves value between accounts of one coin inside the caller's transaction. The legs must sum to
+   * zero. A debit beyond a non-system account's available balance fails with 422
+   * INSUFFICIENT_BALANCE (and rolls back with the caller's transaction).
+   */
+  async transfer(tx: Tx, input: TransferInput): Promise<TransferResult> {
+    checkKey(input.key)
+    const legs = netLegs(input.legs)
+    const sum = legs.reduce((s, [, v]) => s + v, 0n)
+    if (sum !== 0n) throw new Error(`ledger transfer ${input.key} does not balance (${sum})`)
+    if (legs.length < 2) throw new Error(`ledger transfer ${input.key} moves nothing`)
+    const kind = input.kind ?? ''
+    return this.#write(tx, {
+      key: input.key,
+      hash: inputHash({ op: 'transfer', coin: input.coin, kind, legs }),
+      coin: input.coin,
+      legs,
+      kind,
+      description: input.description ?? '',
+    })
+  }
+
+  async #write(tx: Tx, w: Write): Promise<TransferResult> {
+    const now = this.deps.clock.now()
+    const id = newId()
+    const claimed = await repo.claimTransfer(tx, {
+      id,
+      key: w.key,
+      inputHash: w.hash,
+      coin: w.coin,
+      kind: w.kind,
+      description: w.description,
+      now,
+    })
+    if (!claimed) {
+      const first = await repo.transferByKey(tx, w.key)
+      if (!first) throw new Error(`ledger transfer ${w.key} vanished`)
+      // Transfers written before inputs were hashed are compared by coin only.
+      const same = first.inputHash === '' ? first.coin === w.coin : first.inputHash === w.hash
+      if (!same) throw errors.conflict('This idempotency key was already used for another movement')
+      return { id: first.id, replayed: true }
+    }
+
+    const ids = w.legs.map(([a]) => a)
+    if (w.release && !ids.includes(w.release.account)) ids.push(w.release.account)
+    const all = await repo.accounts(tx, ids)
+    const system = new Set(all.filter((r) => isSystemKind(r.kind)).map((r) => r.id))
+    // Lock the non-system rows in id order: two transfers over the same accounts queue instead of
+    // deadlocking. System rows are only read.
+    const locked = await repo.accounts(
+      tx,
+      ids.filter((a) => !system.has(a)),
+      { forUpdate: true },
+    )
+    const byId = new Map([...all, ...locked].map((r) => [r.id, r]))
+    for (const account of ids) {
+      const row = byId.get(account)
+      if (!row) throw new Error(`ledger account ${account} does not exist`)
+      if (row.coin !== w.coin) throw new Error(`ledger account ${account} holds ${row.coin}, not ${w.coin}`)
+    }
+    for (const [account, amount] of w.legs) {
+      if (amount >= 0n || system.has(account)) continue
+      const row = byId.get(account)!
+      const released = w.release?.account === account ? w.release.amount : 0n
+      if (BigInt(row.balance) - BigInt(row.held) + released + amount < 0n) throw errors.insufficientBalance()
+    }
+    for (const account of ids) {
+      if (system.has(account)) continue
+      const delta = w.legs.find(([a]) => a === account)?.[1] ?? 0n
+      const released = w.release?.account === account ? w.release.amount : 0n
+      await repo.changeBalance(tx, account, delta, -released, now)
+    }
+    await repo.insertEntries(tx, id, w.coin, w.legs, now)
+    return { id, replayed: false }
+  }
+
+  /**
+   * Reserves `amount` of the account's available balance (422 INSUFFICIENT_BALANCE beyond it).
+   * The same key with the same input answers the first hold; with another input, 409.
+   */
+  async hold(tx: Tx, input: HoldInput): Promise<HoldResult> {
+    checkKey(input.key)
+    if (typeof input.amount !== 'bigint' || input.amount <= 0n)
+      throw new Error('a hold reserves a positive bigint')
+    const kind = input.kind ?? ''
+    const hash = inputHash({
+      op: 'hold',
+      coin: input.coin,
+      account: input.account,
+      amount: input.amount,
+      kind,
+    })
+    // Lock the account before writing the hold row: the row's foreign key takes a share lock on
+    // the account, which concurrent holds could not then upgrade without deadlocking.
+    const [row] = await repo.accounts(tx, [input.account], { forUpdate: true })
+    if (!row) throw new Error(`ledger account ${input.account} does not exist`)
+    const id = newId()
+    const claimed = await repo.claimHold(tx, {
+      id,
+      key: input.key,
+      inputHash: hash,
+      accountId: input.account,
+      coin: input.coin,
+      amount: input.amount,
+      kind,
+      description: input.description ?? '',
+      now: this.deps.clock.now(),
+    })
+    if (!claimed) {
+      const first = await repo.holdByKey(tx, input.key)
+      if (!first) throw new Error(`ledger hold ${input.key} vanished`)
+      if (first.inputHash !== hash)
+        throw errors.conflict('This idempotency key was already used for another hold')
+      return { id: first.id, replayed: true }
+    }
+    if (row.coin !== input.coin)
+      throw new Error(`ledger account ${input.account} holds ${row.coin}, not ${input.coin}`)
+    if (isSystemKind(row.kind)) throw new Error(`system account ${input.account} cannot be held`)
+    if (BigInt(row.balance) - BigInt(row.held) < input.amount) throw errors.insufficientBalance()
+    await repo.changeBalance(tx, input.account, 0n, input.amount, this.deps.clock.now())
+    return { id, replayed: false }
+  }
+
+  async getHold(ex: Executor, id: string): Promise<Hold | undefined> {
+    return repo.hold(ex, id)
+  }
+
+  /**
+   * Posts a pending hold: debits its account by the sum of `to` (at most the held amount) and
+   * credits each leg; the rest of the reservation is released. A hold already posted or voided
+   * moves nothing and answers its state (`changed: false`).
+   */
+  async post(tx: Tx, input: PostInput): Promise<HoldOutcome> {
+    const hold = await repo.hold(tx, input.hold, { forUpdate: true })
+    if (!hold) throw new Error(`ledger hold ${input.hold} does not exist`)
+    if (hold.status !== 'pending') return this.#outcome(hold, false)
+    let total = 0n
+    for (const leg of input.to) {
+      if (typeof leg.amount !== 'bigint' || leg.amount <= 0n)
+        throw new Error('posting legs are positive bigints')
+      total += leg.amount
+    }
+    if (total <= 0n || total > hold.amount)
+      throw new Error(`posting ${total} of hold ${hold.id} outside 1..${hold.amount}; void it instead`)
+    const legs = netLegs([{ account: hold.accountId, amount: -total }, ...input.to])
+    const kind = input.kind ?? (hold.kind ? `${hold.kind}.post` : 'hold.post')
+    const key = input.key ?? `hold:${hold.id}:post`
+    const transfer = await this.#write(tx, {
+      key,
+      hash: inputHash({ op: 'post', hold: hold.id, coin: hold.coin, kind, legs }),
+      coin: hold.coin,
+      legs,
+      kind,
+      description: input.description ?? '',
+      release: { account: hold.accountId, amount: hold.amount },
+    })
+    if (transfer.replayed) throw new Error(`the posting key ${key} was used before its hold was posted`)
+    const now = this.deps.clock.now()
+    await repo.resolveHold(tx, hold.id, {
+      status: 'posted',
+      postedAmount: total,
+      transferId: transfer.id,
+      now,
+    })
+    return { status: 'posted', changed: true, transferId: transfer.id, postedAmount: total }
+  }
+
+  /** Releases a pending hold in full. A hold already posted or voided moves nothing. */
+  async void(tx: Tx, holdId: string): Promise<HoldOutcome> {
+    const hold = await repo.hold(tx, holdId, { forUpdate: true })
+    if (!hold) throw new Error(`ledger hold ${holdId} does not exist`)
+    if (hold.status !== 'pending') return this.#outcome(hold, false)
+    const now = this.deps.clock.now()
+    await repo.accounts(tx, [hold.accountId], { forUpdate: true })
+    await repo.changeBalance(tx, hold.accountId, 0n, -hold.amount, now)
+    await repo.resolveHold(tx, hold.id, { status: 'voided', postedAmount: 0n, transferId: null, now })
+    return { status: 'voided', changed: true, transferId: null, postedAmount: 0n }
+  }
+
+  #outcome(hold: Hold, changed: boolean): HoldOutcome {
+    return { status: hold.status, changed, transferId: hold.transferId, postedAmount: hold.postedAmount }
+  }
+
+  /** The entries of a transfer (for audits and tests). */
+  async entries(ex: Executor, transferId: string) {
+    return repo.entries(ex, transferId)
+  }
+}

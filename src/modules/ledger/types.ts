@@ -1,0 +1,98 @@
+// The ledger's public types: accounts, transfers, holds and what their operations answer.
+import type { LedgerAccountKind, LedgerHoldStatus } from '../../db/tables/ledger.ts'
+
+export type { LedgerAccountKind, LedgerHoldStatus }
+
+/**
+ * Accounts that keep no cached balance and take no row lock: the chain's clearing account (it
+ * mirrors value outside custody and may go below zero) and the platform's fee account (credited
+ * by every escrow release). Their balance is the sum of their entries; nothing debits them
+ * without a balance check of its own.
+ */
+export const SYSTEM_KINDS: readonly LedgerAccountKind[] = ['chain', 'platform_fee']
+export const isSystemKind = (kind: LedgerAccountKind) => SYSTEM_KINDS.includes(kind)
+
+export interface LedgerLeg {
+  /** ledger account id (from `ensureAccount`) */
+  account: string
+  /** signed base units: negative debits the account, positive credits it */
+  amount: bigint
+}
+
+export interface TransferInput {
+  /** unique per movement of value: the same key with the same input answers the first transfer */
+  key: string
+  coin: string
+  legs: LedgerLeg[]
+  /** a short machine label (`deposit`, `withdrawal`, `escrow.fund`, ...); part of the input */
+  kind?: string
+  /** free text, not part of the input */
+  description?: string
+}
+
+export interface TransferResult {
+  id: string
+  /** true when the key was already used with the same input: nothing moved this time */
+  replayed: boolean
+}
+
+export interface HoldInput {
+  /** unique per hold: the same key with the same input answers the first hold */
+  key: string
+  coin: string
+  /** the account whose available balance is reserved */
+  account: string
+  /** base units, > 0 */
+  amount: bigint
+  kind?: string
+  description?: string
+}
+
+export interface HoldResult {
+  id: string
+  replayed: boolean
+}
+
+export interface PostInput {
+  hold: string
+  /** where the posted value goes: credits (amount > 0) of accounts of the hold's coin, summing
+   *  to at most the held amount; what is not posted is released back to the account */
+  to: LedgerLeg[]
+  /** the key of the transfer the posting writes (default `hold:<id>:post`) */
+  key?: string
+  kind?: string
+  description?: string
+}
+
+/** What a post or void did: `changed` is false when the hold was already resolved. */
+export interface HoldOutcome {
+  status: LedgerHoldStatus
+  changed: boolean
+  /** the transfer that posted the hold (when posted) */
+  transferId: string | null
+  postedAmount: bigint
+}
+
+export interface LedgerAccount {
+  id: string
+  kind: LedgerAccountKind
+  ownerId: string
+  coin: string
+  /** the sum of the account's entries */
+  balance: bigint
+  /** reserved by pending holds */
+  held: bigint
+  /** balance - held: what can be spent or reserved now */
+  available: bigint
+}
+
+export interface Hold {
+  id: string
+  accountId: string
+  coin: string
+  amount: bigint
+  status: LedgerHoldStatus
+  postedAmount: bigint
+  transferId: string | null
+  kind: string
+}

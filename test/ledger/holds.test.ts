@@ -1,0 +1,265 @@
+// Two-phase holds and input-checked idempotency on a real database: a hold reserves available
+// funds, is posted (in full or in part) or voided at most once, and a key reused with another
+// input is a conflict.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Database } from '../../src/db/index.ts'
+import { AppError } from '../../src/http/errors.ts'
+import { Ledger } from '../../src/modules/ledger/service.ts'
+import { systemClock } from '../../src/platform/clock.ts'
+import { newId } from '../../src/platform/crypto/ids.ts'
+import { openTestDatabase } from '../helpers/app.ts'
+import { expectLedgerConsistent } from '../helpers/ledger.ts'
+
+let database: Database
+const ledger = new Ledger({ clock: systemClock })
+
+beforeAll(async () => {
+  database = await openTestDatabase()
+})
+afterAll(() => database.close())
+
+const tx = <T>(fn: (tx: any) => Promise<T>) => database.db.transaction().execute(fn)
+
+async function funded(amount: bigint, coin = 'usdc') {
+  const db = database.db
+  const owner = newId()
+  const user = await ledger.ensureAccount(db, 'user', owner, coin)
+  const clearing = await ledger.ensureAccount(db, 'chain', 'test', coin)
+  const fee = await ledger.ensureAccount(db, 'platform_fee', '', coin)
+  await tx((t) =>
+    ledger.transfer(t, {
+      key: `fund:${owner}`,
+      coin,
+      legs: [
+        { account: clearing, amount: -amount },
+        { account: user, amount },
+      ],
+    }),
+  )
+  return { owner, user, clearing, fee }
+}
+
+async function rejection(p: Promise<unknown>): Promise<AppError> {
+  const err = await p.then(
+    () => undefined,
+    (e: unknown) => e,
+  )
+  expect(err).toBeInstanceOf(AppError)
+  return err as AppError
+}
+
+describe('idempotency keys carry their input', () => {
+  it('replays the same input and refuses the same key with another input', async () => {
+    const { user, clearing } = await funded(1_000n)
+    const input = {
+      key: `k:${newId()}`,
+      coin: 'usdc',
+      kind: 'test',
+      legs: [
+        { account: user, amount: -100n },
+        { account: clearing, amount: 100n },
+      ],
+    }
+    const first = await tx((t) => ledger.transfer(t, input))
+    const again = await tx((t) => ledger.transfer(t, { ...input, description: 'other text is not input' }))
+    expect(again).toEqual({ id: first.id, replayed: true })
+    for (const other of [
+      { ...input, kind: 'other' },
+      {
+        ...input,
+        legs: [
+          { account: user, amount: -101n },
+          { account: clearing, amount: 101n },
+        ],
+      },
+    ]) {
+      const err = await rejection(tx((t) => ledger.transfer(t, other)))
+      expect(err.code).toBe('CONFLICT')
+    }
+    expect(
+      await ledger.balance(database.db, 'user', (await ledger.account(database.db, user))!.ownerId, 'usdc'),
+    ).toBe(900n)
+  })
+
+  it('refuses a hold key reused for another amount or account', async () => {
+    const a = await funded(1_000n)
+    const b = await funded(1_000n)
+    const key = `h:${newId()}`
+    const first = await tx((t) => ledger.hold(t, { key, coin: 'usdc', account: a.user, amount: 300n }))
+    const again = await tx((t) => ledger.hold(t, { key, coin: 'usdc', account: a.user, amount: 300n }))
+    expect(again).toEqual({ id: first.id, replayed: true })
+    expect(
+      (await rejection(tx((t) => ledger.hold(t, { key, coin: 'usdc', account: a.user, amount: 301n })))).code,
+    ).toBe('CONFLICT')
+    expect(
+      (await rejection(tx((t) => ledger.hold(t, { key, coin: 'usdc', account: b.user, amount: 300n })))).code,
+    ).toBe('CONFLICT')
+    expect(await ledger.balance(database.db, 'user', a.owner, 'usdc')).toBe(700n)
+  })
+})
+
+describe('holds', () => {
+  it('reserves available funds and refuses to reserve or spend beyond them', async () => {
+    const { owner, user, clearing } = await funded(1_000n)
+    await tx((t) => ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 600n }))
+    const view = await ledger.account(database.db, user)
+    expect(view).toMatchObject({ balance: 1_000n, held: 600n, available: 400n })
+    expect(await ledger.balance(database.db, 'user', owner, 'usdc')).toBe(400n)
+    const over = await rejection(
+      tx((t) => ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 401n })),
+    )
+    expect(over.code).toBe('INSUFFICIENT_BALANCE')
+    const spend = await rejection(
+      tx((t) =>
+        ledger.transfer(t, {
+          key: `t:${newId()}`,
+          coin: 'usdc',
+          legs: [
+            { account: user, amount: -401n },
+            { account: clearing, amount: 401n },
+          ],
+        }),
+      ),
+    )
+    expect(spend.code).toBe('INSUFFICIENT_BALANCE')
+    await expectLedgerConsistent(database.db)
+  })
+
+  it('posts in part: the posted amount moves, the rest is released', async () => {
+    const { owner, user, clearing, fee } = await funded(1_000n)
+    const hold = await tx((t) =>
+      ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 500n }),
+    )
+    const before = await ledger.balance(database.db, 'platform_fee', '', 'usdc')
+    const posted = await tx((t) =>
+      ledger.post(t, {
+        hold: hold.id,
+        to: [
+          { account: clearing, amount: 300n },
+          { account: fee, amount: 50n },
+        ],
+      }),
+    )
+    expect(posted).toMatchObject({ status: 'posted', changed: true, postedAmount: 350n })
+    expect(await ledger.account(database.db, user)).toMatchObject({
+      balance: 650n,
+      held: 0n,
+      available: 650n,
+    })
+    expect(await ledger.balance(database.db, 'platform_fee', '', 'usdc')).toBe(before + 50n)
+    expect(await ledger.balance(database.db, 'user', owner, 'usdc')).toBe(650n)
+    const entries = await ledger.entries(database.db, posted.transferId!)
+    expect(entries.reduce((s, e) => s + e.amount, 0n)).toBe(0n)
+    await expectLedgerConsistent(database.db)
+  })
+
+  it('moves nothing when a hold is posted twice, voided after posting, or posted after voiding', async () => {
+    const { user, clearing } = await funded(1_000n)
+    const a = await tx((t) =>
+      ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 200n }),
+    )
+    const first = await tx((t) => ledger.post(t, { hold: a.id, to: [{ account: clearing, amount: 200n }] }))
+    const second = await tx((t) => ledger.post(t, { hold: a.id, to: [{ account: clearing, amount: 200n }] }))
+    expect(second).toEqual({ ...first, changed: false })
+    const voidAfterPost = await tx((t) => ledger.void(t, a.id))
+    expect(voidAfterPost).toMatchObject({ status: 'posted', changed: false })
+    expect(await ledger.account(database.db, user)).toMatchObject({ balance: 800n, held: 0n })
+
+    const b = await tx((t) =>
+      ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 300n }),
+    )
+    expect(await tx((t) => ledger.void(t, b.id))).toMatchObject({ status: 'voided', changed: true })
+    expect(await tx((t) => ledger.void(t, b.id))).toMatchObject({ status: 'voided', changed: false })
+    const postAfterVoid = await tx((t) =>
+      ledger.post(t, { hold: b.id, to: [{ account: clearing, amount: 300n }] }),
+    )
+    expect(postAfterVoid).toMatchObject({ status: 'voided', changed: false, transferId: null })
+    expect(await ledger.account(database.db, user)).toMatchObject({
+      balance: 800n,
+      held: 0n,
+      available: 800n,
+    })
+    await expectLedgerConsistent(database.db)
+  })
+
+  it('refuses to post more than was held', async () => {
+    const { user, clearing } = await funded(1_000n)
+    const h = await tx((t) =>
+      ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 100n }),
+    )
+    await expect(
+      tx((t) => ledger.post(t, { hold: h.id, to: [{ account: clearing, amount: 101n }] })),
+    ).rejects.toThrow(/outside/)
+    expect(await ledger.account(database.db, user)).toMatchObject({ balance: 1_000n, held: 100n })
+  })
+
+  it('never reserves more than the balance under concurrent holds', async () => {
+    const { user } = await funded(1_000n)
+    const results = await Promise.allSettled(
+      Array.from({ length: 30 }, () =>
+        tx((t) => ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 100n })),
+      ),
+    )
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10)
+    for (const r of results)
+      if (r.status === 'rejected') expect((r.reason as AppError).code).toBe('INSUFFICIENT_BALANCE')
+    expect(await ledger.account(database.db, user)).toMatchObject({
+      balance: 1_000n,
+      held: 1_000n,
+      available: 0n,
+    })
+  })
+
+  it('posts a hold exactly once under concurrent posts and voids', async () => {
+    const { user, clearing } = await funded(1_000n)
+    const h = await tx((t) =>
+      ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 400n }),
+    )
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        tx((t) =>
+          i % 2
+            ? ledger.void(t, h.id)
+            : ledger.post(t, { hold: h.id, to: [{ account: clearing, amount: 400n }] }),
+        ),
+      ),
+    )
+    expect(outcomes.filter((o) => o.changed)).toHaveLength(1)
+    const view = (await ledger.account(database.db, user))!
+    expect(view.held).toBe(0n)
+    expect([600n, 1_000n]).toContain(view.balance)
+    await expectLedgerConsistent(database.db)
+  })
+})
+
+describe('system accounts', () => {
+  it('take many concurrent credits with no cached balance to queue on', async () => {
+    const users = await Promise.all(Array.from({ length: 20 }, () => funded(100n)))
+    const before = await ledger.balance(database.db, 'platform_fee', '', 'usdc')
+    await Promise.all(
+      users.map((u) =>
+        tx((t) =>
+          ledger.transfer(t, {
+            key: `fee:${u.owner}`,
+            coin: 'usdc',
+            legs: [
+              { account: u.user, amount: -10n },
+              { account: u.fee, amount: 10n },
+            ],
+          }),
+        ),
+      ),
+    )
+    expect(await ledger.balance(database.db, 'platform_fee', '', 'usdc')).toBe(before + 200n)
+    const fee = (await ledger.account(database.db, users[0]!.fee))!
+    expect(fee.balance).toBe(before + 200n)
+    await expectLedgerConsistent(database.db)
+  })
+
+  it('cannot be held', async () => {
+    const { fee } = await funded(1n)
+    await expect(
+      tx((t) => ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: fee, amount: 1n })),
+    ).rejects.toThrow(/cannot be held/)
+  })
+})
