@@ -1,8 +1,6 @@
 // Builds the application: platform services, every module's service and routes. Never listens;
 // entry points (main.ts) and tests own that.
 import { randomUUID } from 'node:crypto'
-import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import { Redis } from 'ioredis'
@@ -15,8 +13,8 @@ import { registerErrorHandling } from './http/error-handler.ts'
 import { registerJsonBody } from './http/json-body.ts'
 import { requestLogView } from './http/log-serializers.ts'
 import { registerNulGuard } from './http/nul-guard.ts'
+import { registerOpenApi } from './http/openapi.ts'
 import { registerRateLimit } from './http/rate-limit.ts'
-import { ErrorEnvelope } from './http/schemas.ts'
 import { validatorCompiler } from './http/validation.ts'
 import { accountModule } from './modules/account/module.ts'
 import { AccountService } from './modules/account/service.ts'
@@ -143,24 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerRateLimit(app, redis)
   registerAuth(app, (bearer) => auth.authenticate(bearer))
 
-  app.addSchema(ErrorEnvelope)
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'WorkPay API',
-        version: '1.0.0',
-        description:
-          'Accounts, escrow, wallets, withdrawals, transactions, collections and files. Every response is the envelope `{ status, message, data }`; errors carry `data.code`.',
-      },
-      servers: [{ url: config.publicUrl }],
-      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } } },
-    },
-    refResolver: { buildLocalReference: (json, _base, _frag, i) => (json.$id as string) ?? `def-${i}` },
-  })
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
-
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+  await registerOpenApi(app, config)
   app.get('/health', { schema: { hide: true } }, async () => ({
     status: 'success',
     message: 'ok',
