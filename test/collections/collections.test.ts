@@ -9,6 +9,7 @@ import {
   dateIn,
   expectError,
   fullForm,
+  insertEscrowRow,
   inTx,
   isoTimestamp,
   type Member,
@@ -50,13 +51,20 @@ async function entryCount(key: string): Promise<number> {
 
 /** Links an escrow to a collection and moves it to `state` through the escrow-facing API. */
 async function escrow(id: string, state: 'waiting' | 'paid' | 'released' | 'cancelled', receiverId?: string) {
-  await inTx(t, (tx) =>
-    t.app.services.collections.markEscrow(tx, id, {
+  const escrowId = `e${id.slice(1)}`
+  await inTx(t, async (tx) => {
+    const { creatorId } = await tx
+      .selectFrom('collections')
+      .select('creatorId')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+    await insertEscrowRow(tx, escrowId, id, creatorId)
+    await t.app.services.collections.markEscrow(tx, id, {
       state,
-      escrowId: `e${id.slice(1)}`,
+      escrowId,
       ...(receiverId ? { receiverId } : {}),
-    }),
-  )
+    })
+  })
 }
 
 describe('POST /v1/collection (#26)', () => {
@@ -464,16 +472,21 @@ describe('the escrow-facing service API', () => {
   it('createForEscrow makes a collection with its receiver and escrow; markEscrow moves its state', async () => {
     const escrowId = 'c'.repeat(24)
     const id = await inTx(t, (tx) =>
-      t.app.services.collections.createForEscrow(tx, alice.id, {
-        name: 'Logo design',
-        description: 'A logo',
-        paymentFee: '300',
-        deliveryDate: dateIn(5),
-        isPrivate: true,
-        isFundingRequest: true,
-        receiverId: bob.id,
-        escrowId,
-      }),
+      t.app.services.collections
+        .createForEscrow(tx, alice.id, {
+          name: 'Logo design',
+          description: 'A logo',
+          paymentFee: '300',
+          deliveryDate: dateIn(5),
+          isPrivate: true,
+          isFundingRequest: true,
+          receiverId: bob.id,
+          escrowId,
+        })
+        .then(async (created) => {
+          await insertEscrowRow(tx, escrowId, created, alice.id)
+          return created
+        }),
     )
     const asBob = await t.req({
       method: 'GET',
@@ -521,9 +534,11 @@ describe('the escrow-facing service API', () => {
 
   it('markEscrow refuses a second escrow (409), cancelling a paid one (409), unknown collections (404)', async () => {
     const c = await createCollection(t, alice.token)
-    await inTx(t, (tx) =>
-      t.app.services.collections.markEscrow(tx, c._id, { state: 'waiting', escrowId: '1'.repeat(24) }),
-    )
+    await inTx(t, async (tx) => {
+      await insertEscrowRow(tx, '1'.repeat(24), c._id, alice.id)
+      await insertEscrowRow(tx, '2'.repeat(24), c._id, alice.id)
+      await t.app.services.collections.markEscrow(tx, c._id, { state: 'waiting', escrowId: '1'.repeat(24) })
+    })
     await expect(
       inTx(t, (tx) =>
         t.app.services.collections.markEscrow(tx, c._id, { state: 'waiting', escrowId: '2'.repeat(24) }),

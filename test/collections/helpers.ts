@@ -145,3 +145,32 @@ export function fullForm(creator: Member | string, over: Record<string, unknown>
 export function inTx<T>(t: TestApp, fn: (tx: Tx) => Promise<T>): Promise<T> {
   return t.database.db.transaction().execute(fn)
 }
+
+/**
+ * A minimal escrow row for `collectionId` (the collections module is tested without the escrow
+ * module; the row exists so the collection's escrow link points at a real escrow).
+ */
+export async function insertEscrowRow(tx: Tx, id: string, collectionId: string, payerId: string) {
+  await tx
+    .insertInto('escrows')
+    .values({
+      id,
+      collectionId,
+      payerId,
+      receiverId: null,
+      coin: 'usdc',
+      decimals: 6,
+      address: `0x${newId().padEnd(40, '0')}`,
+      escrowCents: '100',
+      rate: '1',
+      feePercent: '5',
+      coinEscrowAmount: '1000000',
+      expectedFee: '50000',
+      amountToPay: '1050000',
+      usdFeeCents: '5',
+      usdAmountCents: '105',
+      expiresAt: new Date(Date.now() + 3_600_000),
+    } as any)
+    .onConflict((oc) => oc.column('id').doNothing())
+    .execute()
+}

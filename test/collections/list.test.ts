@@ -7,6 +7,7 @@ import {
   createMember,
   expectError,
   fullForm,
+  insertEscrowRow,
   inTx,
   type Member,
   summaryOf,
@@ -64,13 +65,14 @@ beforeAll(async () => {
   const gone = await t.req({ method: 'DELETE', url: `/v1/collection/${c.c8._id}`, token: bob.token })
   expect(gone.statusCode).toBe(200)
   // c9's escrow pays Alice and is paid: she sees it although it is Bob's private collection.
-  await inTx(t, (tx) =>
-    t.app.services.collections.markEscrow(tx, c.c9._id, {
+  await inTx(t, async (tx) => {
+    await insertEscrowRow(tx, 'e'.repeat(24), c.c9._id, bob.id)
+    await t.app.services.collections.markEscrow(tx, c.c9._id, {
       state: 'paid',
       escrowId: 'e'.repeat(24),
       receiverId: alice.id,
-    }),
-  )
+    })
+  })
 })
 afterAll(() => t.close())
 
