@@ -120,6 +120,9 @@ export interface IdempotencyKeysTable {
   requestHash: string
   statusCode: number | null
   response: Json | null
+  /** the claimant's token; renewals and the answer are written only under it */
+  claim: Generated<string>
+  /** the last renewal of the claim's lease */
   createdAt: Timestamp
 }
 

@@ -1,18 +1,28 @@
 // `Idempotency-Key` for money-moving POSTs: the same key with the same body answers the first
 // response again without running the operation twice; the same key with another body is 409.
 // The password and code of a body are not part of "the same body" (see SECRET_FIELDS).
-// A request that failed leaves no record, so it can be retried with the same key. A record left
-// "in progress" is taken over after a minute: its process may have died before or after its
-// commit, or may still be running. So an operation that moves value must itself be safe to run a
-// second time: a withdrawal keys its ledger hold by the Idempotency-Key (`fn` receives it);
-// escrow release, cancel and pay are guarded by the escrow's state under its row lock.
-import { createHash } from 'node:crypto'
+// A request that failed leaves no record, so it can be retried with the same key. A running
+// request holds its claim as a lease, renewed every few seconds; a second request with the key
+// meanwhile gets 409. A claim whose lease lapsed (its process died, before or after its commit)
+// is taken over; the claim token fences the first runner out, should it still be alive. Because
+// a process can die after its commit and before the answer is stored, an operation that moves
+// value must itself be safe to run a second time: a withdrawal keys its ledger hold by the
+// Idempotency-Key (`fn` receives it); escrow release, cancel and pay are guarded by the escrow's
+// state under its row lock.
+import { createHash, randomUUID } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { sql } from 'kysely'
 import type { Db } from '../db/index.ts'
 import { errors } from './errors.ts'
+import { idempotencyRepo as repo } from './idempotency-repo.ts'
 
-const STALE_MS = 60_000
+export interface LeaseTiming {
+  /** a claim not renewed for this long belongs to a dead process and may be taken over */
+  leaseMs: number
+  /** how often a running request renews its claim */
+  renewMs: number
+}
+
+export const DEFAULT_LEASE: LeaseTiming = { leaseMs: 15_000, renewMs: 5_000 }
 
 export interface IdempotentResult {
   statusCode: number
@@ -60,6 +70,7 @@ export async function idempotent(
   reply: FastifyReply,
   userId: string,
   fn: (key: string | undefined) => Promise<IdempotentResult>,
+  timing: LeaseTiming = DEFAULT_LEASE,
 ): Promise<unknown> {
   const key = idempotencyKeyOf(req)
   if (!key) {
@@ -71,19 +82,9 @@ export async function idempotent(
     .update(`${route}\n${canonical(req.body ?? null)}`)
     .digest('hex')
 
-  const claimed = await db
-    .insertInto('idempotencyKeys')
-    .values({ userId, key, route, requestHash })
-    .onConflict((oc) => oc.columns(['userId', 'key']).doNothing())
-    .returning('key')
-    .executeTakeFirst()
-  if (!claimed) {
-    const existing = await db
-      .selectFrom('idempotencyKeys')
-      .selectAll()
-      .where('userId', '=', userId)
-      .where('key', '=', key)
-      .executeTakeFirst()
+  const claim = randomUUID()
+  if (!(await repo.claim(db, { userId, key, route, requestHash, claim }))) {
+    const existing = await repo.find(db, userId, key)
     if (!existing) throw errors.conflict('This Idempotency-Key was just released; retry')
     if (existing.requestHash !== requestHash) {
       throw errors.conflict('This Idempotency-Key was used with a different request')
@@ -92,29 +93,30 @@ export async function idempotent(
       reply.header('idempotent-replayed', 'true')
       return reply.code(existing.statusCode).send(existing.response)
     }
-    // In progress: only a stale claim (its process died) may be taken over.
-    const taken = await db
-      .updateTable('idempotencyKeys')
-      .set({ createdAt: new Date() })
-      .where('userId', '=', userId)
-      .where('key', '=', key)
-      .where('statusCode', 'is', null)
-      .where('createdAt', '<', sql<Date>`now() - ${`${STALE_MS} milliseconds`}::interval`)
-      .executeTakeFirst()
-    if (Number(taken.numUpdatedRows) !== 1)
+    if (!(await repo.takeOver(db, userId, key, claim, timing.leaseMs)))
       throw errors.conflict('A request with this Idempotency-Key is in progress')
   }
+  let lost = false
+  const renewal = setInterval(() => {
+    repo.renew(db, userId, key, claim).then(
+      (ok) => {
+        if (!ok && !lost) {
+          lost = true
+          req.log.warn({ idempotencyKeyRoute: route }, 'idempotency claim lost while the request ran')
+        }
+      },
+      (err: unknown) => req.log.warn({ err }, 'idempotency claim renewal failed'),
+    )
+  }, timing.renewMs)
+  renewal.unref()
   try {
     const r = await fn(key)
-    await db
-      .updateTable('idempotencyKeys')
-      .set({ statusCode: r.statusCode, response: JSON.stringify(r.body) })
-      .where('userId', '=', userId)
-      .where('key', '=', key)
-      .execute()
+    clearInterval(renewal)
+    await repo.answer(db, userId, key, claim, r.statusCode, r.body)
     return reply.code(r.statusCode).send(r.body)
   } catch (err) {
-    await db.deleteFrom('idempotencyKeys').where('userId', '=', userId).where('key', '=', key).execute()
+    clearInterval(renewal)
+    await repo.release(db, userId, key, claim)
     throw err
   }
 }

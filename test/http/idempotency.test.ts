@@ -10,6 +10,9 @@ let database: Database
 let app: FastifyInstance
 let runs = 0
 const USER = 'aaaaaaaaaaaaaaaaaaaaaaaa'
+const SHORT_LEASE = { leaseMs: 400, renewMs: 100 }
+/** Requests to /slow wait until the test calls `finish()`. */
+let finish: () => void = () => {}
 
 beforeAll(async () => {
   database = await openTestDatabase()
@@ -26,6 +29,22 @@ beforeAll(async () => {
         body: { status: 'success', message: 'moved', data: { run: runs, amount: body.amount } },
       }
     }),
+  )
+  app.post('/slow', async (req, reply) =>
+    idempotent(
+      database.db,
+      req,
+      reply,
+      USER,
+      async () => {
+        await new Promise<void>((resolve) => {
+          finish = resolve
+        })
+        runs++
+        return { statusCode: 200, body: { status: 'success', message: 'slow', data: { run: runs } } }
+      },
+      SHORT_LEASE,
+    ),
   )
   await app.ready()
 })
@@ -118,5 +137,67 @@ describe('Idempotency-Key', () => {
     expect(again.statusCode).toBe(200)
     expect(again.headers['idempotent-replayed']).toBe('true')
     expect(again.json()).toEqual(first.json())
+  })
+
+  it("keeps a running request's claim alive past the lease: a duplicate meanwhile gets 409", async () => {
+    const first = app.inject({
+      method: 'POST',
+      url: '/slow',
+      payload: {},
+      headers: { 'idempotency-key': 'k-live' },
+    })
+    await new Promise((r) => setTimeout(r, 1_200)) // three leases, renewed every 100 ms
+    const dup = await app.inject({
+      method: 'POST',
+      url: '/slow',
+      payload: {},
+      headers: { 'idempotency-key': 'k-live' },
+    })
+    expect(dup.statusCode).toBe(409)
+    expect(dup.json().message).toMatch(/in progress/)
+    finish()
+    expect((await first).statusCode).toBe(200)
+    const replay = await app.inject({
+      method: 'POST',
+      url: '/slow',
+      payload: {},
+      headers: { 'idempotency-key': 'k-live' },
+    })
+    expect(replay.headers['idempotent-replayed']).toBe('true')
+  })
+
+  it('takes over a claim whose lease lapsed, and fences the old claimant out', async () => {
+    // A claim left by a process that died: never renewed, older than the lease.
+    const hash = (
+      await database.db
+        .selectFrom('idempotencyKeys')
+        .select('requestHash')
+        .where('key', '=', 'k-live')
+        .executeTakeFirstOrThrow()
+    ).requestHash
+    await database.db
+      .insertInto('idempotencyKeys')
+      .values({ userId: USER, key: 'k-dead', route: 'POST /slow', requestHash: hash, claim: 'dead-process' })
+      .execute()
+    await new Promise((r) => setTimeout(r, 600))
+    const before = runs
+    const taking = app.inject({
+      method: 'POST',
+      url: '/slow',
+      payload: {},
+      headers: { 'idempotency-key': 'k-dead' },
+    })
+    await new Promise((r) => setTimeout(r, 150))
+    finish()
+    const res = await taking
+    expect(res.statusCode).toBe(200)
+    expect(runs).toBe(before + 1)
+    const row = await database.db
+      .selectFrom('idempotencyKeys')
+      .select(['claim', 'statusCode'])
+      .where('key', '=', 'k-dead')
+      .executeTakeFirstOrThrow()
+    expect(row.claim).not.toBe('dead-process')
+    expect(row.statusCode).toBe(200)
   })
 })
