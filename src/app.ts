@@ -28,6 +28,7 @@ import type { FeatureModule, Services } from './modules/core.ts'
 import { escrowModule } from './modules/escrow/module.ts'
 import { filesModule } from './modules/files/module.ts'
 import { paymentModule } from './modules/payment/module.ts'
+import { settlementModule } from './modules/settlement/module.ts'
 import { walletModule } from './modules/wallet/module.ts'
 import { withdrawalsModule } from './modules/withdrawals/module.ts'
 import { type Clock, systemClock } from './platform/clock.ts'
@@ -48,6 +49,7 @@ const modules: FeatureModule[] = [
   accountModule,
   paymentModule,
   walletModule,
+  settlementModule,
   web3Module,
   filesModule,
   collectionsModule,

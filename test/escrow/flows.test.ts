@@ -3,7 +3,7 @@
 // dying between a broadcast and its record.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { WRONG_PASSWORD_WINDOW_MS } from '../../src/modules/account/password-guard.ts'
-import { SimulatedCrash } from '../../src/modules/withdrawals/sender.ts'
+import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, lastCode, type TestUser } from '../helpers/factories.ts'
 import {

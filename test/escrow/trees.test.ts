@@ -2,7 +2,7 @@
 // escrow addresses); each child is released on its own and the parent only for what no child holds.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LEG_PURPOSE } from '../../src/modules/escrow/payouts.ts'
-import { SimulatedCrash } from '../../src/modules/withdrawals/sender.ts'
+import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 import {

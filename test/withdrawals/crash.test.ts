@@ -2,7 +2,7 @@
 // after the signed transaction was stored, after it was broadcast, after its receipt was read)
 // is resumed by the next run, which sends the same stored transaction (never a second one).
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { type CrashPoint, SimulatedCrash } from '../../src/modules/withdrawals/sender.ts'
+import { type CrashPoint, SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
 import { ChainError } from '../../src/platform/chain/types.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'

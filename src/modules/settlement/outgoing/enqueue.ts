@@ -1,0 +1,81 @@
+// The intent: a caller writes an outgoing transfer (and the job that sends it) inside its own
+// database transaction, with the change that needs it. Nothing is sent unless that commits.
+import { isAddress } from 'viem'
+import type { Executor, Tx } from '../../../db/index.ts'
+import type { OutgoingFromKind } from '../../../db/tables/withdrawals.ts'
+import { newId } from '../../../platform/crypto/ids.ts'
+import { outgoingRepo } from './repo.ts'
+import { type EnqueueTransfer, OUTGOING_JOB, platformSigner, type SenderContext } from './types.ts'
+
+/**
+ * Queues a transfer inside the caller's transaction. Returns the transfer id; the same `key`
+ * returns the first transfer's id (`replayed`).
+ */
+export async function enqueueTransfer(
+  s: SenderContext,
+  tx: Tx,
+  input: EnqueueTransfer,
+): Promise<{ id: string; replayed: boolean }> {
+  const { chain, clock, wallets, ledger } = s.deps
+  const coin = chain.coin(input.coin)
+  if (typeof input.amount !== 'bigint' || input.amount <= 0n)
+    throw new Error('outgoing amount must be a positive bigint')
+  if (!isAddress(input.to, { strict: false })) throw new Error('outgoing destination is not an address')
+  if (!input.key || input.key.length > 300) throw new Error('outgoing transfer needs a key')
+  let fromAddress: string
+  let fromOwnerId: string
+  if (input.from.kind === 'platform') {
+    fromAddress = platformSigner(chain, input.from.signer).address.toLowerCase()
+    fromOwnerId = input.from.signer
+  } else {
+    const key = await wallets.keyOf(tx, input.from.kind, input.from.ownerId)
+    if (!key) throw new Error(`no custodial key for ${input.from.kind} ${input.from.ownerId}`)
+    if (!input.fundingAccountId) throw new Error('a custodial sender needs a funding account')
+    fromAddress = key.address.toLowerCase()
+    fromOwnerId = input.from.ownerId
+  }
+  if (input.fundingAccountId) {
+    const acc = await ledger.account(tx, input.fundingAccountId)
+    if (!acc || acc.coin !== coin.reference) throw new Error('funding account of another coin')
+  }
+  const id = newId()
+  const now = clock.now()
+  const inserted = await outgoingRepo.insert(tx, {
+    id,
+    chainId: s.chainKey,
+    idempotencyKey: input.key,
+    purpose: input.purpose,
+    referenceId: input.referenceId,
+    fromKind: input.from.kind as OutgoingFromKind,
+    fromOwnerId,
+    fromAddress,
+    coin: coin.reference,
+    toAddress: input.to.toLowerCase(),
+    amount: input.amount.toString(),
+    fundingAccountId: input.fundingAccountId ?? null,
+    creditAccountId: input.creditAccountId ?? null,
+    meta: JSON.stringify(input.meta ?? {}),
+    createdAt: now,
+    updatedAt: now,
+  })
+  if (!inserted) return { id: await outgoingRepo.idByKey(tx, input.key), replayed: true }
+  await scheduleRun(s, tx, id, 0, now)
+  s.deps.log.info(
+    {
+      transferId: id,
+      purpose: input.purpose,
+      referenceId: input.referenceId,
+      coin: coin.reference,
+      amount: input.amount.toString(),
+      from: fromAddress,
+      to: input.to.toLowerCase(),
+    },
+    'outgoing transfer enqueued',
+  )
+  return { id, replayed: false }
+}
+
+/** Queues the next run of a transfer; the sequence number keeps each run's dedupe key unique. */
+export async function scheduleRun(s: SenderContext, ex: Executor, id: string, seq: number, runAt: Date) {
+  await s.deps.jobs.enqueue(ex, OUTGOING_JOB, { id }, { runAt, dedupeKey: `${OUTGOING_JOB}:${id}:${seq}` })
+}

@@ -1,0 +1,124 @@
+// Gas is always the platform's. A transfer from a custodial address reserves its most possible
+// gas cost (gas × maxFeePerGas) of native coin from the `treasury` ledger account of that address
+// (platform value parked there) into a reserve; when the transaction is mined the gas used goes to
+// the chain's clearing account and the rest back. When the parked value is short, the gas wallet
+// sends the address a top-up (one open top-up per address) and the transfer waits for its credit.
+import type { Executor, Tx } from '../../../db/index.ts'
+import { ChainError } from '../../../platform/chain/types.ts'
+import { enqueueTransfer } from './enqueue.ts'
+import { lockAddress } from './nonces.ts'
+import { type OutgoingRow, outgoingRepo } from './repo.ts'
+import { GAS_TOPUP_PURPOSE, isFinal, type SenderContext } from './types.ts'
+
+/** Account ids of the platform's gas at a sending address: spendable, and reserved. */
+export async function gasAccounts(s: SenderContext, ex: Executor, address: string) {
+  const native = nativeCoin(s)
+  const { ledger } = s.deps
+  return {
+    native,
+    treasury: await ledger.ensureAccount(ex, 'treasury', address, native),
+    reserve: await ledger.ensureAccount(ex, 'withdrawal_hold', `gas:${address}`, native),
+  }
+}
+
+function nativeCoin(s: SenderContext): string {
+  const native = s.deps.chain.coins.find((c) => !c.isToken)
+  if (!native) throw new Error('the chain has no native coin configured')
+  return native.reference
+}
+
+type ReserveResult = 'ok' | 'wait' | 'scan' | 'topup-failed'
+
+/**
+ * Reserves `maxFee` of native coin for the transfer's gas (what is reserved already counts).
+ * When short, asks the gas wallet for a top-up and answers false: the transfer waits for the
+ * watcher to credit it. Throws when the last top-up failed (a failed attempt of the transfer).
+ */
+export async function reserveGas(s: SenderContext, row: OutgoingRow, maxFee: bigint): Promise<boolean> {
+  let result = await reserveOnce(s, row, maxFee)
+  if (result === 'scan') {
+    // The top-up landed but the watcher has not credited it yet.
+    await s.deps.wallets.scanNow()
+    result = await reserveOnce(s, row, maxFee)
+  }
+  if (result === 'topup-failed')
+    throw new ChainError('UNAVAILABLE', 'the gas top-up of the sending address failed; another was requested')
+  return result === 'ok'
+}
+
+function reserveOnce(s: SenderContext, row: OutgoingRow, maxFee: bigint): Promise<ReserveResult> {
+  const { db, ledger, clock, log } = s.deps
+  return db.transaction().execute(async (tx): Promise<ReserveResult> => {
+    // The address's nonce row serialises gas decisions of one address.
+    await lockAddress(s, tx, row.fromAddress)
+    const current = await s.load(tx, row.id, true)
+    if (current?.status !== 'queued') return 'ok'
+    const reserved = BigInt(current.gasReserved)
+    if (reserved >= maxFee) return 'ok'
+    const need = maxFee - reserved
+    const acc = await gasAccounts(s, tx, row.fromAddress)
+    const spendable = (await ledger.account(tx, acc.treasury, { forUpdate: true }))?.balance ?? 0n
+    if (spendable >= need) {
+      await ledger.transfer(tx, {
+        key: `outgoing:${row.id}:gas-reserve:${reserved}`,
+        coin: acc.native,
+        kind: 'gas.reserve',
+        legs: [
+          { account: acc.treasury, amount: -need },
+          { account: acc.reserve, amount: need },
+        ],
+      })
+      await outgoingRepo.setGasReserved(tx, row.id, maxFee, clock.now())
+      return 'ok'
+    }
+    const topUps = await outgoingRepo.topUpsTo(tx, s.chainKey, row.fromAddress, GAS_TOPUP_PURPOSE)
+    const open = topUps[0]
+    if (open && !isFinal(open.status)) return 'wait'
+    if (open?.status === 'completed' && open.txHash) {
+      if (!(await outgoingRepo.depositCredited(tx, s.chainKey, open.txHash))) return 'scan'
+    }
+    const amount = need * s.options.topUpFactor
+    const topUp = await enqueueTransfer(s, tx, {
+      purpose: GAS_TOPUP_PURPOSE,
+      referenceId: row.fromAddress,
+      key: `gas-topup:${s.chainKey}:${row.fromAddress}:${topUps.length}`,
+      from: { kind: 'platform', signer: 'gasWallet' },
+      coin: acc.native,
+      to: row.fromAddress,
+      amount,
+      creditAccountId: acc.treasury,
+      meta: { for: row.id },
+    })
+    log.info(
+      {
+        transferId: topUp.id,
+        for: row.id,
+        address: row.fromAddress,
+        coin: acc.native,
+        amount: amount.toString(),
+      },
+      'gas top-up requested',
+    )
+    // A failed top-up counts as a failed attempt of the transfer that waits for it.
+    return open?.status === 'failed' ? 'topup-failed' : 'wait'
+  })
+}
+
+/** Books the gas a mined transaction used (0 when nothing was mined) and returns the rest. */
+export async function bookGas(s: SenderContext, tx: Tx, row: OutgoingRow, used: bigint) {
+  const reserved = BigInt(row.gasReserved)
+  if (row.fromKind === 'platform' || reserved === 0n) return
+  const { ledger, log } = s.deps
+  const acc = await gasAccounts(s, tx, row.fromAddress)
+  const spent = used < reserved ? used : reserved
+  const clearing = await ledger.ensureAccount(tx, 'chain', s.chainKey, acc.native)
+  const legs = [{ account: acc.reserve, amount: -reserved }]
+  if (spent > 0n) legs.push({ account: clearing, amount: spent })
+  if (reserved - spent > 0n) legs.push({ account: acc.treasury, amount: reserved - spent })
+  await ledger.transfer(tx, { key: `outgoing:${row.id}:gas`, coin: acc.native, kind: 'gas.spent', legs })
+  if (used > reserved)
+    log.error(
+      { transferId: row.id, used: used.toString(), reserved: reserved.toString() },
+      'gas used exceeds the reservation',
+    )
+}

@@ -1,0 +1,214 @@
+// Failed attempts and the settlement of a transfer. A transfer settles exactly once, in one
+// database transaction under its row lock: its status, its gas, and on success the value out of
+// the funding account to the chain's clearing account. A signed transaction that may still be
+// mined is never reported failed: only a receipt, or its nonce taken by another transaction, ends
+// it, so value is never released while it can still leave.
+import type { Hash } from 'viem'
+import type { Tx } from '../../../db/index.ts'
+import { AppError } from '../../../http/errors.ts'
+import { ChainError, type TransferReceipt } from '../../../platform/chain/types.ts'
+import { scheduleRun } from './enqueue.ts'
+import { bookGas } from './gas.ts'
+import { type OutgoingRow, outgoingRepo } from './repo.ts'
+import { isFinal, json, type OutgoingView, PermanentFailure, type SenderContext, viewOf } from './types.ts'
+
+/** HTTP-like numeric status of a failure, for `responseData`. */
+function statusOf(code: string): number {
+  switch (code) {
+    case 'UNAVAILABLE':
+      return 503
+    case 'INVALID_ARGUMENT':
+    case 'UNKNOWN_COIN':
+      return 400
+    case 'NONCE_TOO_LOW':
+      return 409
+    default:
+      return 422
+  }
+}
+
+type Fate = 'unsigned' | 'mined' | 'dead' | 'unknown'
+
+/** Records a failed attempt: retried with backoff, or final (settled as failed when safe). */
+export async function attemptFailed(s: SenderContext, id: string, err: unknown) {
+  const { db, chain, clock, log } = s.deps
+  const permanent =
+    err instanceof PermanentFailure ||
+    (err instanceof ChainError && (err.code === 'INVALID_ARGUMENT' || err.code === 'UNKNOWN_COIN'))
+  const code = err instanceof PermanentFailure ? err.code : err instanceof ChainError ? err.code : 'INTERNAL'
+  const message =
+    err instanceof ChainError || err instanceof PermanentFailure || err instanceof AppError
+      ? err.message
+      : 'internal error while sending'
+  if (!(err instanceof ChainError || err instanceof PermanentFailure))
+    log.error({ err, transferId: id }, 'outgoing transfer attempt failed unexpectedly')
+  const row = await s.load(db, id)
+  if (!row || isFinal(row.status)) return
+  const failures = row.failures + 1
+  const final = permanent || failures >= s.options.maxFailures
+
+  // A signed transaction may still be mined: only the chain can say it never will be.
+  let fate: Fate = 'unsigned'
+  let receipt: TransferReceipt | null = null
+  if (row.status !== 'queued' && final) {
+    try {
+      receipt = await chain.getReceipt(row.txHash as Hash)
+      if (receipt) fate = 'mined'
+      else {
+        const latest = await chain.getNonce(row.fromAddress, 'latest')
+        // Another transaction took the nonce, and ours was not mined (checked again after).
+        fate = latest > Number(row.nonce) ? 'dead' : 'unknown'
+        if (fate === 'dead') {
+          receipt = await chain.getReceipt(row.txHash as Hash)
+          if (receipt) fate = 'mined'
+        }
+      }
+    } catch {
+      fate = 'unknown'
+    }
+  }
+  if (fate === 'mined') return settleWithReceipt(s, id, receipt!)
+
+  await db.transaction().execute(async (tx) => {
+    const current = await s.load(tx, id, true)
+    if (!current || isFinal(current.status)) return
+    // `fate` was judged from a read outside this lock: a concurrent run may have signed (and
+    // broadcast) the transfer since. Then it may still land, and only the chain can tell.
+    const signedMeanwhile = fate === 'unsigned' && current.status !== 'queued'
+    const settleNow = final && !signedMeanwhile && (fate === 'unsigned' || fate === 'dead')
+    const now = clock.now()
+    const seq = current.wakeSeq + 1
+    await outgoingRepo.addFailure(tx, id, { failures, message, wakeSeq: seq }, now)
+    const view = { ...viewOf(current), failures, errors: [...(current.errors ?? []), message] }
+    await s.handlers(current.purpose)?.attemptFailed?.(tx, view, message)
+    if (settleNow) {
+      await settleFailure(s, tx, current, view, { code, message, reason: 'failed', receipt: null })
+      return
+    }
+    let delay = Math.min(s.options.baseDelayMs * 2 ** (failures - 1), s.options.maxDelayMs)
+    if (signedMeanwhile) delay = s.options.baseDelayMs
+    else if (final) {
+      // Retries are used up but the signed transaction may still land: keep watching it, and
+      // leave the outcome to the chain (re-broadcast, receipt, or its nonce taken).
+      delay = s.options.stuckRecheckMs
+      log.error(
+        { transferId: id, txHash: current.txHash, nonce: current.nonce, from: current.fromAddress },
+        'outgoing transfer is signed but neither mined nor replaced; it stays open until the chain decides',
+      )
+    }
+    await scheduleRun(s, tx, id, seq, new Date(now.getTime() + delay))
+  })
+}
+
+/** Full receipt (hash, block, gas, logs) as JSON text. */
+async function receiptText(s: SenderContext, r: TransferReceipt): Promise<string> {
+  try {
+    const full = await s.deps.chain.client.getTransactionReceipt({ hash: r.hash })
+    return json({
+      transactionHash: full.transactionHash,
+      blockNumber: full.blockNumber,
+      blockHash: full.blockHash,
+      from: full.from,
+      to: full.to,
+      status: full.status,
+      gasUsed: full.gasUsed,
+      effectiveGasPrice: full.effectiveGasPrice,
+      logs: full.logs.map((l) => ({
+        address: l.address,
+        topics: l.topics,
+        data: l.data,
+        logIndex: l.logIndex,
+      })),
+    })
+  } catch {
+    return json({
+      transactionHash: r.hash,
+      blockNumber: r.blockNumber,
+      blockHash: r.blockHash,
+      from: r.from,
+      status: r.status,
+      gasUsed: r.gasUsed,
+      effectiveGasPrice: r.effectiveGasPrice,
+    })
+  }
+}
+
+/** Settles a mined transfer: completed (value and gas booked) or, when reverted, failed (gas booked). */
+export async function settleWithReceipt(s: SenderContext, id: string, receipt: TransferReceipt) {
+  const { db, ledger, clock } = s.deps
+  const text = await receiptText(s, receipt)
+  await db.transaction().execute(async (tx) => {
+    const row = await s.load(tx, id, true)
+    if (!row || isFinal(row.status)) return
+    const view = viewOf(row)
+    await bookGas(s, tx, row, receipt.fee)
+    const handlers = s.handlers(row.purpose)
+    const now = clock.now()
+    if (receipt.status === 'success') {
+      if (row.fundingAccountId) {
+        const clearing = await ledger.ensureAccount(tx, 'chain', s.chainKey, row.coin)
+        await ledger.transfer(tx, {
+          key: `outgoing:${row.id}:value`,
+          coin: row.coin,
+          kind: `outgoing.${row.purpose}`,
+          legs: [
+            { account: row.fundingAccountId, amount: -BigInt(row.amount) },
+            { account: clearing, amount: BigInt(row.amount) },
+          ],
+        })
+      }
+      await outgoingRepo.markCompleted(tx, id, text, now)
+      await handlers?.settled(
+        tx,
+        { ...view, status: 'completed' },
+        { ok: true, txHash: receipt.hash.toLowerCase(), receipt, responseData: text },
+      )
+      return
+    }
+    const message = 'the transaction was mined but reverted'
+    await outgoingRepo.addFailure(tx, id, { failures: row.failures + 1, message }, now)
+    const failedView = { ...view, failures: row.failures + 1, errors: [...view.errors, message] }
+    await handlers?.attemptFailed?.(tx, failedView, message)
+    await settleFailure(s, tx, row, failedView, {
+      code: 'REVERTED',
+      message,
+      reason: 'reverted',
+      receipt: text,
+    })
+  })
+}
+
+async function settleFailure(
+  s: SenderContext,
+  tx: Tx,
+  row: OutgoingRow,
+  view: OutgoingView,
+  f: { code: string; message: string; reason: 'failed' | 'reverted'; receipt: string | null },
+) {
+  // Nothing was mined: the whole gas reservation goes back.
+  if (f.reason === 'failed') await bookGas(s, tx, row, 0n)
+  const error = {
+    error: true,
+    status: statusOf(f.code),
+    message: f.message,
+    data: {
+      code: f.code,
+      reason: f.reason,
+      attempts: view.failures,
+      errors: view.errors,
+      ...(f.reason === 'reverted' ? { txHash: row.txHash, receipt: JSON.parse(f.receipt!) } : {}),
+    },
+  }
+  await outgoingRepo.markFailed(tx, row.id, json(error), f.receipt, s.deps.clock.now())
+  await s.handlers(row.purpose)?.settled(
+    tx,
+    { ...view, status: 'failed' },
+    {
+      ok: false,
+      txHash: f.reason === 'reverted' ? row.txHash : null,
+      responseData: json(error),
+      message: f.message,
+      code: f.code,
+    },
+  )
+}

@@ -1,0 +1,172 @@
+// SQL of outgoing transfers and the per-address nonces (tables `outgoing_transfers`,
+// `outgoing_nonces`), and the chain reads the sender needs from the deposit watcher's tables.
+import { type Insertable, sql } from 'kysely'
+import type { Executor, Tx } from '../../../db/index.ts'
+import type { OutgoingTransfersTable } from '../../../db/tables/withdrawals.ts'
+
+export type OutgoingRow = NonNullable<Awaited<ReturnType<typeof outgoingRepo.load>>>
+
+export const outgoingRepo = {
+  /** Inserts a transfer; undefined when its idempotency key exists already. */
+  async insert(tx: Tx, row: Insertable<OutgoingTransfersTable>): Promise<string | undefined> {
+    const inserted = await tx
+      .insertInto('outgoingTransfers')
+      .values(row)
+      .onConflict((oc) => oc.column('idempotencyKey').doNothing())
+      .returning('id')
+      .executeTakeFirst()
+    return inserted?.id
+  },
+
+  async idByKey(ex: Executor, key: string): Promise<string> {
+    const row = await ex
+      .selectFrom('outgoingTransfers')
+      .select('id')
+      .where('idempotencyKey', '=', key)
+      .executeTakeFirstOrThrow()
+    return row.id
+  },
+
+  load(ex: Executor, id: string, forUpdate = false) {
+    let q = ex.selectFrom('outgoingTransfers').selectAll().where('id', '=', id)
+    if (forUpdate) q = q.forUpdate()
+    return q.executeTakeFirst()
+  },
+
+  async setWakeSeq(ex: Executor, id: string, seq: number, at: Date) {
+    await ex
+      .updateTable('outgoingTransfers')
+      .set({ wakeSeq: seq, updatedAt: at })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  async markStarted(ex: Executor, id: string, at: Date) {
+    await ex
+      .updateTable('outgoingTransfers')
+      .set({ startedAt: at, updatedAt: at })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  async setGasReserved(ex: Executor, id: string, reserved: bigint, at: Date) {
+    await ex
+      .updateTable('outgoingTransfers')
+      .set({ gasReserved: reserved.toString(), updatedAt: at })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  /** Gas top-ups sent to `address`, newest first. */
+  topUpsTo(ex: Executor, chainId: string, address: string, purpose: string) {
+    return ex
+      .selectFrom('outgoingTransfers')
+      .select(['id', 'status', 'txHash'])
+      .where('purpose', '=', purpose)
+      .where('toAddress', '=', address)
+      .where('chainId', '=', chainId)
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .execute()
+  },
+
+  /** True once the deposit watcher credited what transaction `txHash` delivered (to `address`). */
+  async depositCredited(ex: Executor, chainId: string, txHash: string, address?: string): Promise<boolean> {
+    let q = ex
+      .selectFrom('chainEvents')
+      .select('txHash')
+      .where('chainId', '=', chainId)
+      .where('txHash', '=', txHash.toLowerCase())
+      .where('kind', '=', 'deposit')
+    if (address) q = q.where('address', '=', address.toLowerCase())
+    return (await q.executeTakeFirst()) !== undefined
+  },
+
+  /** Locks (creating it when missing) the nonce row of a sending address; returns the next nonce. */
+  async lockNonce(tx: Tx, chainId: string, address: string, at: Date): Promise<number> {
+    await tx
+      .insertInto('outgoingNonces')
+      .values({ chainId, address, nextNonce: 0, updatedAt: at })
+      .onConflict((oc) => oc.columns(['chainId', 'address']).doNothing())
+      .execute()
+    const row = await tx
+      .selectFrom('outgoingNonces')
+      .select('nextNonce')
+      .where('chainId', '=', chainId)
+      .where('address', '=', address)
+      .forUpdate()
+      .executeTakeFirstOrThrow()
+    return Number(row.nextNonce)
+  },
+
+  async setNextNonce(tx: Tx, chainId: string, address: string, next: number, at: Date) {
+    await tx
+      .updateTable('outgoingNonces')
+      .set({ nextNonce: next, updatedAt: at })
+      .where('chainId', '=', chainId)
+      .where('address', '=', address)
+      .execute()
+  },
+
+  async markSigned(
+    tx: Tx,
+    id: string,
+    s: { nonce: number; raw: string; txHash: string; gasLimit: bigint; maxFee: bigint },
+    at: Date,
+  ) {
+    await tx
+      .updateTable('outgoingTransfers')
+      .set({
+        status: 'signed',
+        nonce: s.nonce,
+        raw: s.raw,
+        txHash: s.txHash,
+        gasLimit: s.gasLimit.toString(),
+        maxFee: s.maxFee.toString(),
+        signedAt: at,
+        updatedAt: at,
+      })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  /** signed → sent (a no-op for any other status). */
+  async markSent(ex: Executor, id: string, at: Date) {
+    await ex
+      .updateTable('outgoingTransfers')
+      .set({ status: 'sent', broadcastAt: at, updatedAt: at })
+      .where('id', '=', id)
+      .where('status', '=', 'signed')
+      .execute()
+  },
+
+  /** Adds one failed attempt (and, when given, the next run's sequence number). */
+  async addFailure(tx: Tx, id: string, f: { failures: number; message: string; wakeSeq?: number }, at: Date) {
+    await tx
+      .updateTable('outgoingTransfers')
+      .set({
+        failures: f.failures,
+        errors: sql`errors || ${JSON.stringify([f.message])}::jsonb`,
+        ...(f.wakeSeq === undefined ? {} : { wakeSeq: f.wakeSeq }),
+        updatedAt: at,
+      })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  async markCompleted(tx: Tx, id: string, receipt: string, at: Date) {
+    await tx
+      .updateTable('outgoingTransfers')
+      .set({ status: 'completed', receipt, settledAt: at, updatedAt: at })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  async markFailed(tx: Tx, id: string, error: string, receipt: string | null, at: Date) {
+    await tx
+      .updateTable('outgoingTransfers')
+      .set({ status: 'failed', error, receipt, settledAt: at, updatedAt: at })
+      .where('id', '=', id)
+      .execute()
+  },
+}

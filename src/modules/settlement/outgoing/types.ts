@@ -1,0 +1,208 @@
+// Shapes of outgoing chain transfers: the intent a caller enqueues, the view handed back, the
+// sender's options, and the shared context the steps (enqueue, runner, gas, nonces) work in.
+import type { Logger } from 'pino'
+import type { Db, Executor, Tx } from '../../../db/index.ts'
+import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
+import type {
+  ChainAdapter,
+  ChainSigner,
+  FeeEstimate,
+  TransferReceipt,
+} from '../../../platform/chain/types.ts'
+import type { Clock } from '../../../platform/clock.ts'
+import type { JobQueue } from '../../../platform/jobs/queue.ts'
+import type { Ledger } from '../../wallet/ledger.ts'
+import type { WalletService } from '../../wallet/service.ts'
+import type { OutgoingRow } from './repo.ts'
+
+export const OUTGOING_JOB = 'outgoing.send'
+export const GAS_TOPUP_PURPOSE = 'gas.topup'
+
+/** Statuses after which a transfer never changes again. */
+export const FINAL: readonly OutgoingStatus[] = ['completed', 'failed']
+export const isFinal = (status: OutgoingStatus) => FINAL.includes(status)
+
+/** Who signs: a custodial key (by owner) or one of the platform's own signers. */
+export type OutgoingFrom =
+  | { kind: 'user' | 'escrow' | 'treasury'; ownerId: string }
+  | { kind: 'platform'; signer: PlatformSigner }
+
+export type PlatformSigner = 'gasWallet' | 'treasury'
+
+export function platformSigner(chain: ChainAdapter, name: PlatformSigner): ChainSigner {
+  return name === 'gasWallet' ? chain.gasWallet : chain.treasury
+}
+
+export interface EnqueueTransfer {
+  /** what the transfer is for; selects the handlers (`withdrawal`, `escrow.leg`, ...) */
+  purpose: string
+  /** the caller's record (withdrawal id, escrow leg id); handed back to the handlers */
+  referenceId: string
+  /** unique per transfer: enqueueing the same key again returns the first transfer */
+  key: string
+  from: OutgoingFrom
+  /** coin reference */
+  coin: string
+  /** destination address (any case; validated) */
+  to: string
+  /** base units, > 0 */
+  amount: bigint
+  /**
+   * ledger account (same coin) that holds the value now and is debited → chain clearing when
+   * the transfer is mined successfully. Required for custodial senders (the deposit watcher does
+   * not book what the platform sends); optional for the platform signers (off-ledger wallets).
+   */
+  fundingAccountId?: string
+  /** where the deposit watcher credits what arrives when `to` is a custodial address (default:
+   * the address owner's account) */
+  creditAccountId?: string
+  /** free data kept with the transfer and handed back to the handlers */
+  meta?: Record<string, unknown>
+}
+
+/** A transfer as handlers see it. */
+export interface OutgoingView {
+  id: string
+  purpose: string
+  referenceId: string
+  coin: string
+  from: string
+  to: string
+  amount: bigint
+  status: OutgoingStatus
+  /** failed attempts so far */
+  failures: number
+  errors: string[]
+  nonce: number | null
+  txHash: string | null
+  meta: Record<string, unknown>
+}
+
+/** The result handed to `settled`. `responseData` is the JSON text to show (SPEC Errors 5). */
+export type Settlement =
+  | {
+      ok: true
+      txHash: string
+      receipt: TransferReceipt
+      /** JSON text of the receipt: transactionHash, blockNumber, blockHash, from, to, status, gasUsed, effectiveGasPrice, logs */
+      responseData: string
+    }
+  | {
+      ok: false
+      /** set when the transaction was mined but reverted (its gas was spent) */
+      txHash: string | null
+      /** JSON text: { error: true, status, message, data: { code, reason, attempts, errors, txHash? } } */
+      responseData: string
+      message: string
+      code: string
+    }
+
+export interface OutgoingHandlers {
+  /** once, when a worker first picks the transfer up (in a transaction) */
+  processing?: (tx: Tx, t: OutgoingView) => Promise<void>
+  /** after each failed attempt that will be retried or is final (in a transaction) */
+  attemptFailed?: (tx: Tx, t: OutgoingView, message: string) => Promise<void>
+  /** exactly once, when the transfer completed or finally failed, in the transaction that settles
+   * it (the sender's own ledger postings are in the same transaction) */
+  settled: (tx: Tx, t: OutgoingView, outcome: Settlement) => Promise<void>
+}
+
+/** Thrown by the test hook: behaves like the worker process dying at that point. */
+export class SimulatedCrash extends Error {
+  constructor(readonly at: CrashPoint) {
+    super(`simulated crash ${at}`)
+    this.name = 'SimulatedCrash'
+  }
+}
+
+export type CrashPoint = 'before-sign' | 'after-sign' | 'after-broadcast' | 'after-receipt'
+
+/** A failure that retrying cannot fix. */
+export class PermanentFailure extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+export interface SenderOptions {
+  /** failed attempts before a transfer fails for good */
+  maxFailures: number
+  /** backoff before retry n is baseDelayMs × 2^(n-1), capped at maxDelayMs */
+  baseDelayMs: number
+  maxDelayMs: number
+  /** how long one run waits for the receipt before it counts as a failed attempt */
+  receiptTimeoutMs: number
+  receiptPollMs: number
+  /** how long a transfer waiting for a gas top-up sleeps between checks */
+  gasWaitMs: number
+  /** a signed transfer whose fate the chain cannot tell yet is re-checked this often */
+  stuckRecheckMs: number
+  /** a top-up brings this many times the missing gas */
+  topUpFactor: bigint
+}
+
+export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
+  maxFailures: 5,
+  baseDelayMs: 2000,
+  maxDelayMs: 5 * 60_000,
+  receiptTimeoutMs: 60_000,
+  receiptPollMs: 250,
+  gasWaitMs: 1000,
+  stuckRecheckMs: 10 * 60_000,
+  topUpFactor: 20n,
+}
+
+/** Fees, gas limit and the most the gas can cost, worked out before signing. */
+export interface Prepared {
+  fees: FeeEstimate
+  gas: bigint
+  maxFee: bigint
+}
+
+export interface SenderDeps {
+  db: Db
+  chain: ChainAdapter
+  clock: Clock
+  log: Logger
+  jobs: JobQueue
+  ledger: Ledger
+  wallets: WalletService
+}
+
+/** What every step of the sender works with (the sender itself implements it). */
+export interface SenderContext {
+  readonly deps: SenderDeps
+  readonly options: SenderOptions
+  /** the chain id as stored in the tables */
+  readonly chainKey: string
+  /** the handlers of a purpose, if any */
+  handlers(purpose: string): OutgoingHandlers | undefined
+  /** reads a transfer (tests wrap it to interleave workers) */
+  load(ex: Executor, id: string, forUpdate?: boolean): Promise<OutgoingRow | undefined>
+  /** tests only: a point where a worker may "die" */
+  crashPoint(at: CrashPoint, id: string): Promise<void>
+}
+
+export const json = (value: unknown) =>
+  JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v))
+
+export function viewOf(r: OutgoingRow): OutgoingView {
+  return {
+    id: r.id,
+    purpose: r.purpose,
+    referenceId: r.referenceId,
+    coin: r.coin,
+    from: r.fromAddress,
+    to: r.toAddress,
+    amount: BigInt(r.amount),
+    status: r.status,
+    failures: r.failures,
+    errors: r.errors ?? [],
+    nonce: r.nonce === null ? null : Number(r.nonce),
+    txHash: r.txHash,
+    meta: r.meta ?? {},
+  }
+}
