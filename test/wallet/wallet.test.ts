@@ -7,10 +7,9 @@ import * as OTPAuth from 'otpauth'
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
-import { KeyStore } from '../../src/modules/settlement/keys.ts'
+import { DepositWatcher } from '../../src/modules/settlement/watcher/job.ts'
 import { TransactionService } from '../../src/modules/transactions/service.ts'
 import { Ledger } from '../../src/modules/wallet/ledger.ts'
-import { DepositWatcher } from '../../src/modules/wallet/watcher.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { createUser, lastCode, type TestUser } from '../helpers/factories.ts'
 import { expectLedgerConsistent } from '../helpers/ledger.ts'
@@ -322,7 +321,8 @@ describeChainModes(
           chain: reconnected.chain,
           clock,
           log: t.app.log as never,
-          keys: new KeyStore({ secrets: s.secrets, clock }),
+          jobs: s.jobs,
+          halts: s.settlement.halts,
           ledger,
           transactions: new TransactionService({
             db: t.database.db,
@@ -386,25 +386,28 @@ describeChainModes(
         }
       })
 
-      it('credits escrow addresses and tells the deposit hooks once', async () => {
+      it('credits escrow addresses and reports the deposit once (deposit.credited job)', async () => {
         const s = t.app.services
         const escrowId = 'e'.repeat(24)
         const key = await t.database.db
           .transaction()
           .execute((tx) => s.wallets.createKey(tx, 'escrow', escrowId))
-        const seen: { ownerKind: string; ownerId: string; coin: string; amount: bigint }[] = []
-        s.wallets.depositHooks.push(async (_tx, d) => {
-          if (d.ownerKind === 'escrow') seen.push(d)
-        })
         await send(outsider.privateKey, 'usdc', key.address, 42n * USDC)
         await s.wallets.scanNow()
         await s.wallets.scanNow()
-        expect(seen).toEqual([
+        const reports = await t.database.db
+          .selectFrom('jobs')
+          .select('payload')
+          .where('kind', '=', 'deposit.credited')
+          .where(sql<boolean>`payload->>'ownerId' = ${escrowId}`)
+          .execute()
+        expect(reports.map((r) => r.payload)).toEqual([
           expect.objectContaining({
             ownerKind: 'escrow',
             ownerId: escrowId,
             coin: 'usdc',
-            amount: 42n * USDC,
+            amount: (42n * USDC).toString(),
+            address: key.address,
           }),
         ])
         expect(await s.ledger.balance(t.database.db, 'escrow', escrowId, 'usdc')).toBe(42n * USDC)

@@ -1,13 +1,12 @@
-// The deposit watcher's leadership, overlap safety and reorg detection; the export's rate limit.
+// The deposit watcher's leadership, overlap safety and deep-reorg halt; the export's rate limit.
 // Run with the embedded devnet and with the rpc adapter over HTTP JSON-RPC (see chain-mode.ts).
 
 import { sql } from 'kysely'
 import type { Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { KeyStore } from '../../src/modules/settlement/keys.ts'
+import { DepositWatcher } from '../../src/modules/settlement/watcher/job.ts'
 import { TransactionService } from '../../src/modules/transactions/service.ts'
 import { Ledger } from '../../src/modules/wallet/ledger.ts'
-import { DepositWatcher } from '../../src/modules/wallet/watcher.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
 import { expectLedgerConsistent } from '../helpers/ledger.ts'
@@ -26,7 +25,8 @@ function newWatcher() {
     chain: s.chain,
     clock: t.clock,
     log: t.app.log as never,
-    keys: new KeyStore({ secrets: s.secrets, clock: t.clock }),
+    jobs: s.jobs,
+    halts: s.settlement.halts,
     ledger: new Ledger({ clock: t.clock }),
     transactions: new TransactionService({
       db: t.database.db,
@@ -122,10 +122,11 @@ describeChainModes(
         expect((await watcher.scanNow()).leader).toBe(true)
       })
 
-      it('detects a replaced block at the cursor, logs it and keeps following the chain', async () => {
+      it('halts every coin of the chain on a replaced block at the cursor, until an operator resumes them', async () => {
+        const s = t.app.services
         const db = t.database.db
-        const chainId = String(t.app.services.chain.chainId)
-        await t.app.services.wallets.scanNow()
+        const chainId = String(s.chain.chainId)
+        await s.wallets.scanNow()
         const before = await db
           .selectFrom('chainCursors')
           .selectAll()
@@ -136,7 +137,7 @@ describeChainModes(
           .set({ blockHash: `0x${'ab'.repeat(32)}` })
           .where('chainId', '=', chainId)
           .execute()
-        await t.app.services.wallets.scanNow()
+        await s.wallets.scanNow()
         const audit = await db
           .selectFrom('auditLog')
           .selectAll()
@@ -149,14 +150,44 @@ describeChainModes(
           .selectAll()
           .where('chainId', '=', chainId)
           .executeTakeFirstOrThrow()
+        // It follows the chain as it now is...
         expect(after.blockHash).toBe(before.blockHash)
-        // Deposits after it are still credited.
+        // ...with every coin halted, and says so.
+        const coins = s.chain.coins.map((c) => c.reference).sort()
+        expect([...(await s.settlement.halts.haltedCoins())].sort()).toEqual(coins)
+        const ready = await s.settlement.readiness()
+        expect(ready.haltedCoins.map((h) => h.coin).sort()).toEqual(coins)
+        expect(ready.haltedCoins.every((h) => h.reason === 'reorg')).toBe(true)
+
+        // A deposit meanwhile is recorded but not credited.
         const user = await createUser(t)
         const address = (await t.req({ method: 'GET', url: '/v1/wallet', token: user.token })).json().data
           .wallets[0].address
         await pay(address, 2n * USDC)
-        await t.app.services.wallets.scanNow()
-        expect(await t.app.services.ledger.balance(db, 'user', user.id, 'usdc')).toBe(2n * USDC)
+        await s.wallets.scanNow()
+        expect(await s.ledger.balance(db, 'user', user.id, 'usdc')).toBe(0n)
+        const parked = await db
+          .selectFrom('chainEvents')
+          .select(['held', 'transferId'])
+          .where('address', '=', address.toLowerCase())
+          .execute()
+        expect(parked).toHaveLength(1)
+        expect(parked[0]).toMatchObject({ transferId: null, held: expect.any(Object) })
+        await expect(s.settlement.halts.assertNotHalted('usdc')).rejects.toMatchObject({
+          code: 'UNAVAILABLE',
+        })
+
+        // Resumed by an operator, the parked deposit is credited once.
+        for (const coin of coins)
+          await s.settlement.halts.resume(coin, 'operator-1', 'ledger checked by hand')
+        expect((await s.settlement.readiness()).haltedCoins).toEqual([])
+        await s.wallets.scanNow()
+        await s.wallets.scanNow()
+        expect(await s.ledger.balance(db, 'user', user.id, 'usdc')).toBe(2n * USDC)
+        const halts = await db.selectFrom('coinHalts').selectAll().where('reason', '=', 'reorg').execute()
+        expect(halts).toHaveLength(coins.length)
+        expect(halts.every((h) => h.clearedBy === 'operator-1' && h.clearedAt instanceof Date)).toBe(true)
+        await expectLedgerConsistent(db, { chain: s.chain })
       })
     })
 

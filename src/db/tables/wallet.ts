@@ -27,8 +27,10 @@ export interface TransactionsTable {
   amount: Units
   coin: string
   chainId: Generated<string>
-  usdValue: ColumnType<string, string | number | undefined, string | number>
-  rate: Generated<string>
+  /** null when no USD rate could be had (never stored as 0) */
+  usdValue: ColumnType<string | null, string | number | null | undefined, string | number | null>
+  /** USD per whole coin; null when no rate could be had */
+  rate: ColumnType<string | null, string | null | undefined, string | null>
   description: Generated<string>
   txInfo: ColumnType<Record<string, unknown> | null, string | null | undefined, string | null>
   type: 'deposit' | 'withdrawal'
@@ -45,43 +47,7 @@ export interface TransactionsTable {
   version: Generated<number>
 }
 
-export interface ChainCursorsTable {
-  chainId: string
-  blockNumber: number
-  blockHash: string
-  updatedAt: Timestamp
-}
-
-export interface ChainEventsTable {
-  chainId: string
-  txHash: string
-  logIndex: number
-  kind: 'deposit' | 'withdrawal' | 'fee'
-  address: string
-  ownerKind: string
-  ownerId: string
-  coin: string
-  amount: Units
-  blockNumber: number
-  blockHash: string
-  transferId: string | null
-  transactionId: string | null
-  createdAt: Timestamp
-}
-
-export interface ChainOutgoingTable {
-  chainId: string
-  txHash: string
-  address: string
-  purpose: Generated<string>
-  creditAccountId: string | null
-  createdAt: Timestamp
-}
-
 export interface WalletTables {
   walletKeys: WalletKeysTable
   transactions: TransactionsTable
-  chainCursors: ChainCursorsTable
-  chainEvents: ChainEventsTable
-  chainOutgoing: ChainOutgoingTable
 }

@@ -122,6 +122,8 @@ export class CollectionPayments {
       }
     }
     const contract = coin.contractAddress ?? ''
+    // What was credited to the current escrow counts before its state is judged.
+    if (state.escrowId) await escrow.absorb(state.escrowId)
     const existing = await this.#existing(state, coin.reference, asked)
     if (existing) return this.#view(existing, contract)
     const cents = asked ?? this.#priceOf(state)

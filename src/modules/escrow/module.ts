@@ -1,6 +1,7 @@
 // Escrow (spec #13–#15) and the collection payment API (/v1/payment): quotes, payment detection,
 // release in on-chain legs (whole or in parts), cancellation.
 import type { FeatureModule } from '../core.ts'
+import { DEPOSIT_CREDITED_JOB, type DepositCredited } from '../settlement/watcher/types.ts'
 import { CollectionPayments } from './collection-payment.ts'
 import { paymentRoutes } from './payment-routes.ts'
 import { EscrowPayouts } from './payouts.ts'
@@ -28,8 +29,9 @@ export const escrowModule: FeatureModule = async ({ app, config, db, clock, log,
   const escrow = new EscrowService({
     ...deps,
     coins: services.coins,
-    rates: services.rates,
     payouts,
+    watcher: services.settlement.watcher,
+    halts: services.settlement.halts,
     verifySensitiveCode: (userId, code, then) =>
       services.accountSecurity.verifySensitiveCode(userId, code, then),
     platformFeePercent: config.platformFeePercent,
@@ -37,7 +39,16 @@ export const escrowModule: FeatureModule = async ({ app, config, db, clock, log,
     cardPayments: false,
   })
   services.escrow = escrow
-  services.wallets.depositHooks.push((tx, deposit) => escrow.onDeposit(tx, deposit))
+  // Credited payments to escrow addresses are reported by the watcher through this job, written
+  // in the transaction that credits them; the handler applies each once, in its own transaction.
+  services.jobs.register(
+    DEPOSIT_CREDITED_JOB,
+    (report: DepositCredited) => escrow.onDepositCredited(report),
+    {
+      maxAttempts: 1000,
+      deleteOnSuccess: true,
+    },
+  )
   await app.register(escrowRoutes, { escrow, db })
   const payments = new CollectionPayments({
     db,

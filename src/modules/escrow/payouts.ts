@@ -134,8 +134,9 @@ export class EscrowPayouts {
     return id
   }
 
-  /** Queues legs (amounts ≤ 0 are skipped) with a pending transaction each. `rate`: fetched before `tx`. */
-  async queue(tx: Tx, escrow: EscrowRow, legs: PlannedLeg[], rate: string) {
+  /** Queues legs (amounts ≤ 0 are skipped) with a pending transaction each. `rate`: fetched before
+   * `tx` (null when none could be had: the records then store none). */
+  async queue(tx: Tx, escrow: EscrowRow, legs: PlannedLeg[], rate: string | null) {
     const now = this.deps.clock.now()
     let seq = await escrowRepo.nextSeq(tx, escrow.id)
     for (const l of legs) {
@@ -284,7 +285,7 @@ export class EscrowPayouts {
    * payer's address to the escrow address; the deposit watcher credits the escrow when it is
    * mined. A payment that fails for good returns the hold to the wallet.
    */
-  async pay(tx: Tx, escrow: EscrowRow, amount: bigint, rate: string) {
+  async pay(tx: Tx, escrow: EscrowRow, amount: bigint, rate: string | null) {
     const { ledger, transactions, outgoing } = this.deps
     const wallet = await ledger.ensureAccount(tx, 'user', escrow.payerId, escrow.coin)
     const hold = await ledger.ensureAccount(tx, 'withdrawal_hold', escrow.payerId, escrow.coin)

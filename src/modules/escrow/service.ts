@@ -1,5 +1,6 @@
-// Escrow rules: initiation with a quote (#13), payment detection (deposit hook) and validation
-// (#14), cancellation and in-app payment. Release is `release.ts`; legs are sent by `payouts.ts`.
+// Escrow rules: initiation with a quote (#13), payment detection (the deposit.credited job) and
+// validation (#14), cancellation and in-app payment. Release is `release.ts`; legs are sent by
+// `payouts.ts`.
 import type { Logger } from 'pino'
 import { getAddress } from 'viem'
 import type { Db, Tx } from '../../db/index.ts'
@@ -10,17 +11,19 @@ import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { CollectionService } from '../collections/service.ts'
 import type { CoinService } from '../payment/types.ts'
+import type { Halts } from '../settlement/reconcile/halts.ts'
+import type { DepositWatcher } from '../settlement/watcher/job.ts'
+import type { DepositCredited } from '../settlement/watcher/types.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { Ledger } from '../wallet/ledger.ts'
 import type { WalletService } from '../wallet/service.ts'
-import type { Deposit } from '../wallet/watcher.ts'
+import { absorbCredits, onDepositCredited } from './credits.ts'
 import { payFromWallet } from './pay.ts'
 import type { EscrowPayouts } from './payouts.ts'
 import {
   centsToNumber,
   centsToText,
   computeQuote,
-  parseDecimal,
   QuoteError,
   unitsToDecimal,
   unitsToNumber,
@@ -46,12 +49,15 @@ export interface EscrowDeps {
   log: Logger
   chain: ChainAdapter
   coins: CoinService
-  rates: { getRate(reference: string): Promise<string> }
   ledger: Ledger
   wallets: WalletService
   collections: CollectionService
   payouts: EscrowPayouts
   transactions: TransactionService
+  /** the deposit watcher: scans on request, and the credits still to report */
+  watcher: Pick<DepositWatcher, 'waitForScan' | 'reports'>
+  /** coins halted by reconciliation: nothing is sent in them */
+  halts: Pick<Halts, 'assertNotHalted'>
   /** checks the code confirming a sensitive action and runs `then` in the transaction using it up */
   verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
   platformFeePercent: number
@@ -70,17 +76,8 @@ export class EscrowService {
   }
 
   /** The coin's USD rate now (503 when the rate source cannot price it). */
-  async rate(coin: string): Promise<string> {
-    let rate: string
-    try {
-      rate = await this.deps.rates.getRate(coin)
-    } catch (err) {
-      this.deps.log.warn({ err: err instanceof Error ? err.message : String(err), coin }, 'rate unavailable')
-      throw errors.unavailable('The USD rate of this coin is unavailable right now; try again shortly')
-    }
-    if (parseDecimal(rate).digits === 0n)
-      throw errors.unavailable('The USD rate of this coin is unavailable right now; try again shortly')
-    return rate
+  rate(coin: string): Promise<string> {
+    return this.deps.transactions.requireRate(coin)
   }
 
   /** An active coin by reference; anything else is 400 at `path`. */
@@ -184,6 +181,11 @@ export class EscrowService {
 
     const { rate, quote } = await this.quote(cents, coin)
     const escrowId = newId(now.getTime())
+    // The parent's payment state decides: what was credited to it counts first.
+    if (input.parent) {
+      const parentEscrow = (await collections.escrowState(db, input.parent))?.escrowId
+      if (parentEscrow) await this.absorb(parentEscrow)
+    }
     const parent = input.parent
       ? await parentFor(this.deps, payerId, input.parent, coin.reference)
       : undefined
@@ -254,37 +256,14 @@ export class EscrowService {
     return row
   }
 
-  /**
-   * Deposit hook (inside the watcher's crediting transaction): a payment to an escrow address in
-   * its coin adds to `received`; reaching amountToPay makes the escrow paid. Value arriving at a
-   * cancelled or released escrow is sent back to the payer.
-   */
-  async onDeposit(tx: Tx, deposit: Deposit): Promise<void> {
-    if (deposit.ownerKind !== 'escrow') return
-    const row = await escrowRepo.get(tx, deposit.ownerId, true)
-    if (!row || row.coin !== deposit.coin) return
-    const account = await this.deps.ledger.ensureAccount(tx, 'escrow', row.id, row.coin)
-    // Gas top-ups to the address are credited to the platform's account, not to the escrow.
-    if (deposit.accountId !== account) return
-    const now = this.deps.clock.now()
-    const received = BigInt(row.received) + deposit.amount
-    const set: Parameters<typeof escrowRepo.update>[2] = { received }
-    if (row.status === 'waiting' && received >= BigInt(row.amountToPay)) {
-      set.status = 'paid'
-      set.paidAt = now
-      await this.deps.collections.markEscrow(tx, row.collectionId, { state: 'paid', escrowId: row.id })
-    }
-    await escrowRepo.update(tx, row.id, set, now)
-    // Value arriving once the escrow is cancelled or its release has begun has nowhere to go but
-    // back to the payer.
-    if (row.status === 'cancelled' || row.status === 'releasing' || row.status === 'released') {
-      const refund = {
-        kind: 'refund' as const,
-        to: await this.userAddress(tx, row.payerId),
-        amount: deposit.amount,
-      }
-      await this.deps.payouts.queue(tx, row, [refund], await this.deps.transactions.rateOf(row.coin))
-    }
+  /** The deposit.credited job: a credited payment to an escrow address is applied (once). */
+  onDepositCredited(report: DepositCredited): Promise<void> {
+    return onDepositCredited(this.deps, report, (tx, userId) => this.userAddress(tx, userId))
+  }
+
+  /** Applies what was credited to the escrow's address and not applied yet (see credits.ts). */
+  absorb(escrowId: string): Promise<void> {
+    return absorbCredits(this.deps, escrowId, (tx, userId) => this.userAddress(tx, userId))
   }
 
   /** #14 */
@@ -293,17 +272,21 @@ export class EscrowService {
     return this.check(escrowId)
   }
 
-  /** Scans the chain for payments to the escrow now, then answers #14's fields (no permission check). */
+  /**
+   * Asks the deposit watcher for a scan and waits for it a short while (bounded), applies what it
+   * credited to the escrow, then answers #14's fields from the database (no permission check).
+   */
   async check(escrowId: string) {
     try {
-      await this.deps.wallets.scanNow()
+      await this.deps.watcher.waitForScan()
     } catch (err) {
-      // The stored state is still the best answer when the chain cannot be read right now.
+      // The stored state is still the best answer when the scan cannot be asked for right now.
       this.deps.log.warn(
         { err: err instanceof Error ? err.message : String(err) },
         'escrow validation scan failed',
       )
     }
+    await this.absorb(escrowId)
     const row = (await escrowRepo.get(this.deps.db, escrowId))!
     const status = publicStatus(row.status)
     const received = BigInt(row.received)
@@ -341,15 +324,19 @@ export class EscrowService {
 
   /** #15, and the collection payment API's release in parts (see release.ts). */
   async release(userId: string, escrowId: string, opts: ReleaseOptions = {}) {
-    const row = await this.#visible(userId, escrowId)
-    if (row.payerId !== userId) throw errors.forbidden('Only the payer may release this escrow')
-    return this.#release.release(row, opts)
+    const seen = await this.#visible(userId, escrowId)
+    if (seen.payerId !== userId) throw errors.forbidden('Only the payer may release this escrow')
+    await this.deps.halts.assertNotHalted(seen.coin)
+    await this.absorb(escrowId)
+    return this.#release.release((await escrowRepo.get(this.deps.db, escrowId))!, opts)
   }
 
   /** Cancels an unpaid escrow; what it already received goes back to the payer. */
   async cancel(userId: string, escrowId: string) {
     const row = await this.#visible(userId, escrowId)
     if (row.payerId !== userId) throw errors.forbidden('Only the payer may cancel this escrow')
+    await this.deps.halts.assertNotHalted(row.coin)
+    await this.absorb(escrowId)
     const payerAddress = await this.deps.db.transaction().execute((tx) => this.userAddress(tx, row.payerId))
     const rate = await this.deps.transactions.rateOf(row.coin)
     return this.deps.db.transaction().execute(async (tx) => {
@@ -387,8 +374,10 @@ export class EscrowService {
 
   /** Pays an escrow from the payer's in-app wallet (see pay.ts). */
   async pay(userId: string, input: PayInput) {
-    const row = await this.#visible(userId, input.escrowId)
-    if (row.payerId !== userId) throw errors.forbidden('Only the payer may pay this escrow')
-    return payFromWallet(this.deps, row, userId, input)
+    const seen = await this.#visible(userId, input.escrowId)
+    if (seen.payerId !== userId) throw errors.forbidden('Only the payer may pay this escrow')
+    await this.deps.halts.assertNotHalted(seen.coin)
+    await this.absorb(input.escrowId)
+    return payFromWallet(this.deps, (await escrowRepo.get(this.deps.db, input.escrowId))!, userId, input)
   }
 }

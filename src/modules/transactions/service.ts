@@ -34,9 +34,10 @@ export interface RecordTransaction {
   responseData?: string
   transferId?: string | null
   txHash?: string | null
-  /** USD per whole coin; fetched from the rate source when omitted (fetch it before opening the
-   * transaction when the source is a network feed) */
-  rate?: string
+  /** USD per whole coin; null when none could be had (the record then stores no rate and no USD
+   * value, never 0). Fetched from the rate source when omitted: fetch it before opening the
+   * transaction when the source is a network feed. */
+  rate?: string | null
 }
 
 export interface TransactionUpdate {
@@ -57,6 +58,12 @@ export interface ListFilter {
 
 type Row = TransactionsTable extends infer T ? { [K in keyof T]: any } : never
 
+/** A rate a price can be computed with: a positive decimal, else null (unavailable). */
+export function usableRate(rate: string | null | undefined): string | null {
+  if (typeof rate !== 'string' || !/^\d+(\.\d+)?$/.test(rate) || !/[1-9]/.test(rate)) return null
+  return rate
+}
+
 export class TransactionService {
   #chainRecordId: string | undefined
 
@@ -76,20 +83,32 @@ export class TransactionService {
     return this.#chainRecordId
   }
 
-  /** USD rate of a coin as a decimal string, '0' when the source cannot price it now. */
-  async rateOf(coin: string): Promise<string> {
+  /**
+   * USD rate of a coin as a decimal string, or null when the source cannot price it now. The one
+   * rule for an unavailable price: a record stores no rate (null, never 0), and an answer that
+   * needs a rate is 503 (`requireRate`).
+   */
+  async rateOf(coin: string): Promise<string | null> {
     try {
-      return await this.deps.rates.getRate(coin)
+      return usableRate(await this.deps.rates.getRate(coin))
     } catch {
-      return '0'
+      return null
     }
+  }
+
+  /** USD rate of a coin; 503 UNAVAILABLE when the source cannot price it now. */
+  async requireRate(coin: string): Promise<string> {
+    const rate = await this.rateOf(coin)
+    if (rate === null)
+      throw errors.unavailable('The USD rate of this coin is unavailable right now; try again shortly')
+    return rate
   }
 
   /** Writes a transaction record in the caller's transaction. */
   async record(ex: Executor, input: RecordTransaction): Promise<{ id: string }> {
     if (input.amount < 0n) throw new Error('transaction amounts are non-negative')
     const coin = this.deps.chain.coin(input.coin)
-    const rate = input.rate ?? (await this.rateOf(input.coin))
+    const rate = input.rate === undefined ? await this.rateOf(input.coin) : input.rate
     const now = this.deps.clock.now()
     const id = newId()
     await ex
@@ -100,7 +119,7 @@ export class TransactionService {
         amount: input.amount.toString(),
         coin: coin.reference,
         chainId: this.#chainRecordId ?? '',
-        usdValue: usdValue(input.amount, coin.decimals, rate).toFixed(2),
+        usdValue: rate === null ? null : usdValue(input.amount, coin.decimals, rate).toFixed(2),
         rate,
         description: input.description ?? '',
         txInfo: input.txInfo ? JSON.stringify(input.txInfo) : null,
@@ -192,8 +211,9 @@ export class TransactionService {
       coin,
       chain: row.chainId,
       currency: row.coin,
-      usdValue: Number(row.usdValue),
-      rate: row.rate,
+      // A record made while no rate could be had shows an empty rate and no USD value.
+      usdValue: row.usdValue === null ? 0 : Number(row.usdValue),
+      rate: row.rate ?? '',
       description: row.description,
       ...(row.txInfo ? { tx: JSON.stringify(row.txInfo) } : {}),
       type: row.type,

@@ -1,42 +1,56 @@
-// Custodial wallets, the double-entry ledger, the deposit watcher and transactions (spec #18–#20,
-// #24, #25).
+// Custodial wallets, the double-entry ledger, transactions (spec #18–#20, #24, #25), and the
+// chain side of settlement: the deposit watcher, coin halts and reconciliation.
 import type { FeatureModule } from '../core.ts'
 import { KeyStore } from '../settlement/keys.ts'
+import { Halts, type SettlementReadiness } from '../settlement/reconcile/halts.ts'
+import { Reconciler } from '../settlement/reconcile/job.ts'
+import { DepositWatcher } from '../settlement/watcher/job.ts'
 import { transactionRoutes } from '../transactions/routes.ts'
 import { TransactionService } from '../transactions/service.ts'
 import { Ledger } from './ledger.ts'
 import { walletRoutes } from './routes.ts'
 import { WalletService } from './service.ts'
-import { DepositWatcher } from './watcher.ts'
+
+/** The chain side of settlement, as other modules and the operator API use it. */
+export interface SettlementChecks {
+  /** the deposit watcher (its job is the only entry point of a scan) */
+  watcher: DepositWatcher
+  /** coins halted until an operator resumes them */
+  halts: Halts
+  /** the reconciliation job (`runNow` on demand) and its stored runs */
+  reconciliation: Reconciler
+  /** for `/ready`: the coins halted now */
+  readiness(): Promise<SettlementReadiness>
+}
 
 declare module '../core.ts' {
   interface Services {
     /** the double-entry ledger (balances, transfers) */
     ledger: Ledger
-    /** custodial keys, wallets, the deposit watcher and its hooks */
+    /** custodial keys and wallets */
     wallets: WalletService
     /** user-facing transaction records */
     transactions: TransactionService
+    /** the deposit watcher, coin halts and reconciliation */
+    settlement: SettlementChecks
   }
 }
-
-/** How often a worker polls the chain for new blocks. */
-export const WATCH_INTERVAL_MS = 2000
-const WATCH_JOB = 'wallet.watch'
 
 export const walletModule: FeatureModule = async ({ app, config, db, clock, log, services }) => {
   const { chain, coins, rates, secrets, database, jobs } = services
   const ledger = new Ledger({ clock })
   const keys = new KeyStore({ secrets, clock })
   const transactions = new TransactionService({ db, clock, chain, coins, rates })
+  const halts = new Halts({ db, clock, log })
   const watcher = new DepositWatcher({
     database,
     chain,
     clock,
     log,
-    keys,
+    jobs,
     ledger,
     transactions,
+    halts,
     confirmations: config.confirmations,
   })
   const wallets = new WalletService({
@@ -55,49 +69,16 @@ export const walletModule: FeatureModule = async ({ app, config, db, clock, log,
   services.ledger = ledger
   services.wallets = wallets
   services.transactions = transactions
+  const reconciliation = new Reconciler({ database, chain, clock, log, jobs, halts })
+  services.settlement = { watcher, halts, reconciliation, readiness: () => halts.readiness() }
 
   services.accounts.userCreatedHooks.push((tx, user) => wallets.onUserCreated(tx, user.id))
 
-  // The watcher runs as a self-renewing job, so only worker processes poll the chain. Each run
-  // schedules the next in the following time slot; the slot in the dedupe key collapses the
-  // renewals of several workers (or restarts) into one.
-  const slot = (t: number) => Math.floor(t / WATCH_INTERVAL_MS)
-  const schedule = async (at: number) => {
-    await jobs.enqueue(
-      db,
-      WATCH_JOB,
-      { chainId: chain.chainId },
-      {
-        runAt: new Date(slot(at) * WATCH_INTERVAL_MS),
-        dedupeKey: `${WATCH_JOB}:${chain.chainId}:${slot(at)}`,
-      },
-    )
-  }
-  jobs.register(
-    WATCH_JOB,
-    async () => {
-      try {
-        await watcher.scanNow()
-      } catch (err) {
-        log.warn({ err: err instanceof Error ? err.message : String(err) }, 'deposit watcher pass failed')
-      } finally {
-        await schedule(clock.now().getTime() + WATCH_INTERVAL_MS)
-      }
-    },
-    // A scan's own failure is caught above; the queue's retries only cover a renewal that failed
-    // (database unreachable) or a run that died. A job that failed for good would end the chain
-    // of runs, and nothing would credit deposits until a restart: a high limit, as for the sender.
-    { maxAttempts: 1000, deleteOnSuccess: true },
-  )
-
-  try {
-    await transactions.chainRecordId()
-    await watcher.initCursor()
-    await schedule(clock.now().getTime())
-  } catch (err) {
-    // The chain or database may be briefly unreachable at start-up; the first scan retries.
-    log.warn({ err: err instanceof Error ? err.message : String(err) }, 'deposit watcher not initialised')
-  }
+  // The watcher and reconciliation run as self-renewing jobs, so only worker processes do them.
+  watcher.register()
+  reconciliation.register()
+  await watcher.start()
+  await reconciliation.start()
 
   await app.register(walletRoutes, { wallets, config })
   await app.register(transactionRoutes, { transactions })

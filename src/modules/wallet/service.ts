@@ -12,9 +12,9 @@ import type { RateSource } from '../../platform/rates/types.ts'
 import { confirmPassword } from '../account/password-guard.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { CustodialKey, KeyOwnerKind, KeyStore } from '../settlement/keys.ts'
+import type { DepositWatcher, ScanResult } from '../settlement/watcher/job.ts'
 import type { Ledger } from './ledger.ts'
 import { centsToNumber, formatFixed, toCoinNumber, usdCents } from './money.ts'
-import type { DepositHook, DepositWatcher, ScanResult } from './watcher.ts'
 
 export interface RegisterOutgoing {
   /** the signed transaction's hash (known before broadcasting) */
@@ -48,14 +48,17 @@ export class WalletService {
     },
   ) {}
 
-  /** Hooks run in the transaction that credits a deposit to any custodial address. */
-  get depositHooks(): DepositHook[] {
-    return this.deps.watcher.hooks
-  }
-
-  /** Scans the chain now (up to the confirmed head) and credits what arrived. */
+  /**
+   * One watcher pass here and now (up to the confirmed head), for tests and tools. Production
+   * code asks the watcher's job for a scan instead (`requestScan`).
+   */
   scanNow(opts: { maxBlocks?: number } = {}): Promise<ScanResult> {
     return this.deps.watcher.scanNow(opts)
+  }
+
+  /** Asks the deposit watcher's job for a scan as soon as a worker is free. */
+  requestScan(): Promise<void> {
+    return this.deps.watcher.requestScan()
   }
 
   /**
@@ -80,19 +83,8 @@ export class WalletService {
    * Records a transaction the platform signs from (or to) a custodial address, in the same
    * database transaction that stores the signed transaction, before it is broadcast.
    */
-  async registerOutgoing(ex: Executor, input: RegisterOutgoing): Promise<void> {
-    await ex
-      .insertInto('chainOutgoing')
-      .values({
-        chainId: String(this.deps.chain.chainId),
-        txHash: input.txHash.toLowerCase(),
-        address: input.from.toLowerCase(),
-        purpose: input.purpose,
-        creditAccountId: input.creditAccountId ?? null,
-        createdAt: this.deps.clock.now(),
-      })
-      .onConflict((oc) => oc.columns(['chainId', 'txHash']).doNothing())
-      .execute()
+  registerOutgoing(ex: Executor, input: RegisterOutgoing): Promise<void> {
+    return this.deps.watcher.registerOwn(ex, input)
   }
 
   /** Sign-up hook: the new user's key, a wallet per active coin, `walletGenerated`. */

@@ -120,8 +120,9 @@ export class WithdrawalService {
     if (user.twoFaEnabled && (input.code === undefined || input.code === ''))
       throw errors.field('/code', 'A two-factor code is required: two-factor authentication is on')
 
-    // Reads that may touch the network happen before the transaction opens.
-    const rate = await transactions.rateOf(coin.reference)
+    // Reads that may touch the network happen before the transaction opens. The answer shows the
+    // USD value: no rate, no withdrawal (503).
+    const rate = await transactions.requireRate(coin.reference)
     await transactions.chainRecordId()
     const write = (tx: Tx) =>
       this.#write(tx, { userId, coin, amount, fee, address, rate, from: key.address, ip, requestKey })

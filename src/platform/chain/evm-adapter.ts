@@ -95,16 +95,18 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
     return c
   }
 
-  async function balanceOf(address: string, reference: string): Promise<bigint> {
+  async function balanceOf(address: string, reference: string, blockNumber?: bigint): Promise<bigint> {
     const c = coin(reference)
     const who = checkAddress(address, 'address')
-    if (!c.isToken) return call('balance', () => client.getBalance({ address: who }))
+    const at = blockNumber === undefined ? {} : { blockNumber }
+    if (!c.isToken) return call('balance', () => client.getBalance({ address: who, ...at }))
     return call('token balance', () =>
       client.readContract({
         address: c.contractAddress!,
         abi: erc20Abi,
         functionName: 'balanceOf',
         args: [who],
+        ...at,
       }),
     )
   }
@@ -122,6 +124,7 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
     return {
       number: block.number,
       hash: block.hash,
+      parentHash: block.parentHash,
       timestamp: block.timestamp,
       transactions: block.transactions.map((tx) => ({
         hash: tx.hash,
@@ -151,6 +154,8 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
       blockNumber: r.blockNumber,
       blockHash: r.blockHash,
       from: getAddress(r.from),
+      to: r.to ? getAddress(r.to) : null,
+      logs: r.logs.map((l) => ({ address: l.address, topics: l.topics, data: l.data, logIndex: l.logIndex })),
       gasUsed: r.gasUsed,
       effectiveGasPrice: r.effectiveGasPrice,
       fee: r.gasUsed * r.effectiveGasPrice,

@@ -67,6 +67,8 @@ export interface ChainTx {
 export interface ChainBlock {
   number: bigint
   hash: Hash
+  /** the hash of the block before it (a reorg shows as a parent that is not the block read before) */
+  parentHash: Hash
   /** seconds since the epoch */
   timestamp: bigint
   transactions: ChainTx[]
@@ -141,12 +143,24 @@ export interface SignedTransfer {
   maxFee: bigint
 }
 
+/** One log of a mined transaction, as the node returned it. */
+export interface ReceiptLog {
+  address: Address
+  topics: Hex[]
+  data: Hex
+  logIndex: number
+}
+
 export interface TransferReceipt {
   hash: Hash
   status: 'success' | 'reverted'
   blockNumber: bigint
   blockHash: Hash
   from: Address
+  /** the transaction's `to` (the token contract for a token transfer); null for a contract creation */
+  to: Address | null
+  /** the logs it emitted (none for a reverted transaction) */
+  logs: ReceiptLog[]
   gasUsed: bigint
   effectiveGasPrice: bigint
   /** native coin actually paid for gas: gasUsed × effectiveGasPrice */
@@ -208,8 +222,8 @@ export interface ChainAdapter {
   /** a coin by reference; throws ChainError UNKNOWN_COIN */
   coin(reference: string): ChainCoin
 
-  /** balance of `address` in base units of `coin` (latest block) */
-  balanceOf(address: string, coin: string): Promise<bigint>
+  /** balance of `address` in base units of `coin` (at `blockNumber`, default the latest block) */
+  balanceOf(address: string, coin: string, blockNumber?: bigint): Promise<bigint>
   /** balances of `address` in every configured coin, keyed by reference */
   balances(address: string): Promise<Record<string, bigint>>
 

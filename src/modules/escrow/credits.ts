@@ -1,0 +1,59 @@
+// Payments credited to escrow addresses. The deposit watcher reports each credited deposit with a
+// `deposit.credited` job written in the transaction that credits it; here each is applied to its
+// escrow exactly once (the report is marked handled in the same transaction), by that job and, to
+// never answer from a stale state, first by every escrow operation that reads the payment state.
+import type { Tx } from '../../db/index.ts'
+import type { DepositCredited } from '../settlement/watcher/types.ts'
+import { escrowRepo } from './repo.ts'
+import type { EscrowDeps } from './service.ts'
+
+type UserAddress = (tx: Tx, userId: string) => Promise<string>
+
+/** The deposit.credited job's handler. */
+export async function onDepositCredited(deps: EscrowDeps, report: DepositCredited, userAddress: UserAddress) {
+  if (report.ownerKind === 'escrow') return absorbCredits(deps, report.ownerId, userAddress)
+  // Nothing to do here for other addresses; the report is handled.
+  await deps.db.transaction().execute((tx) => deps.watcher.reports.markReported(tx, report.transferId))
+}
+
+/**
+ * Applies the payments credited to the escrow's address that were not applied yet, each once. A
+ * payment in the escrow's coin adds to `received`; reaching amountToPay makes the escrow paid.
+ * What is not spoken for once the escrow is cancelled or its release has begun goes back to the
+ * payer: its balance less what its legs still have to send (so a payment a cancellation or a
+ * release already counted is never refunded twice).
+ */
+export async function absorbCredits(deps: EscrowDeps, escrowId: string, userAddress: UserAddress) {
+  const { db, watcher, ledger } = deps
+  const row = await escrowRepo.get(db, escrowId)
+  if (!row || (await watcher.reports.unreported(db, row.address)).length === 0) return
+  // A refund's record carries the rate: read before the transaction (null when there is none).
+  const rate = await deps.transactions.rateOf(row.coin)
+  await db.transaction().execute(async (tx) => {
+    const locked = (await escrowRepo.get(tx, escrowId, true))!
+    const account = await ledger.ensureAccount(tx, 'escrow', locked.id, locked.coin)
+    let received = BigInt(locked.received)
+    for (const d of await watcher.reports.unreported(tx, locked.address)) {
+      if (!(await watcher.reports.markReported(tx, d.transferId))) continue
+      // Gas top-ups to the address are credited to the platform's account, not to the escrow.
+      if (d.coin === locked.coin && d.accountId === account) received += d.amount
+    }
+    if (received === BigInt(locked.received)) return
+    const now = deps.clock.now()
+    const set: Parameters<typeof escrowRepo.update>[2] = { received }
+    if (locked.status === 'waiting' && received >= BigInt(locked.amountToPay)) {
+      set.status = 'paid'
+      set.paidAt = now
+      await deps.collections.markEscrow(tx, locked.collectionId, { state: 'paid', escrowId: locked.id })
+    }
+    await escrowRepo.update(tx, locked.id, set, now)
+    if (locked.status !== 'cancelled' && locked.status !== 'releasing' && locked.status !== 'released') return
+    const free =
+      (await ledger.balance(tx, 'escrow', locked.id, locked.coin)) -
+      (await escrowRepo.openLegsTotal(tx, locked.id))
+    if (free > 0n) {
+      const refund = { kind: 'refund' as const, to: await userAddress(tx, locked.payerId), amount: free }
+      await deps.payouts.queue(tx, locked, [refund], rate)
+    }
+  })
+}

@@ -1,0 +1,107 @@
+// Coin halts: a coin whose ledger no longer matches the chain (or whose chain reorganised deeper
+// than the confirmations) stops being credited by the deposit watcher and sent by the outgoing
+// sender until an operator resumes it. Every halt and resume is logged and kept as history.
+import type { Logger } from 'pino'
+import type { Db, Executor } from '../../../db/index.ts'
+import type { HaltReason } from '../../../db/tables/chain.ts'
+import { errors } from '../../../http/errors.ts'
+import type { Clock } from '../../../platform/clock.ts'
+import { newId } from '../../../platform/crypto/ids.ts'
+import { type HaltRow, reconcileRepo } from './repo.ts'
+
+export type { HaltReason }
+
+export interface HaltInput {
+  coin: string
+  reason: HaltReason
+  /** what was found (ids and amounts; never a secret) */
+  details: Record<string, unknown>
+  /** who halted it: `system` for the checks, an operator id otherwise */
+  by?: string
+}
+
+export interface CoinHalt {
+  id: string
+  coin: string
+  reason: HaltReason
+  details: Record<string, unknown>
+  haltedBy: string
+  haltedAt: string
+}
+
+/** What `/ready` shows of settlement: the coins that are halted now. */
+export interface SettlementReadiness {
+  haltedCoins: { coin: string; reason: HaltReason; since: string }[]
+}
+
+const view = (h: HaltRow): CoinHalt => ({ ...h, haltedAt: h.haltedAt.toISOString() })
+
+export class Halts {
+  constructor(private readonly deps: { db: Db; clock: Clock; log: Logger }) {}
+
+  /** The open halts, oldest first. */
+  async list(ex: Executor = this.deps.db): Promise<CoinHalt[]> {
+    return (await reconcileRepo.openHalts(ex)).map(view)
+  }
+
+  /** References of the halted coins. */
+  async haltedCoins(ex: Executor = this.deps.db): Promise<Set<string>> {
+    return new Set((await reconcileRepo.openHalts(ex)).map((h) => h.coin))
+  }
+
+  async isHalted(coin: string, ex: Executor = this.deps.db): Promise<boolean> {
+    return (await this.haltedCoins(ex)).has(coin)
+  }
+
+  /** Throws 503 UNAVAILABLE when the coin is halted: nothing may be sent in it for now. */
+  async assertNotHalted(coin: string, ex: Executor = this.deps.db): Promise<void> {
+    if (await this.isHalted(coin, ex))
+      throw errors.unavailable(
+        `Payments in ${coin.toUpperCase()} are paused while the platform checks its balances; try again later`,
+      )
+  }
+
+  /**
+   * Halts a coin (inside the caller's transaction when `ex` is one). A coin already halted keeps
+   * its first halt; returns whether this call halted it.
+   */
+  async halt(ex: Executor, input: HaltInput): Promise<boolean> {
+    const row = await reconcileRepo.insertHalt(
+      ex,
+      {
+        id: newId(),
+        coin: input.coin,
+        reason: input.reason,
+        details: input.details,
+        haltedBy: input.by ?? 'system',
+      },
+      this.deps.clock.now(),
+    )
+    if (row)
+      this.deps.log.error(
+        { event: 'coin.halted', haltId: row.id, coin: row.coin, reason: row.reason, details: input.details },
+        `COIN HALTED: crediting and sending of ${row.coin} stop until an operator resumes it (docs/operations.md)`,
+      )
+    return row !== undefined
+  }
+
+  /** Clears the coin's halt: crediting and sending resume. 404 when the coin is not halted. */
+  async resume(coin: string, by: string, reason: string): Promise<CoinHalt> {
+    if (!by.trim() || !reason.trim()) throw errors.validation('Who resumes the coin, and why, are required')
+    const row = await reconcileRepo.clearHalt(this.deps.db, coin, by, reason, this.deps.clock.now())
+    if (!row) throw errors.notFound('halt of this coin')
+    this.deps.log.warn(
+      { event: 'coin.resumed', haltId: row.id, coin: row.coin, haltReason: row.reason, by, reason },
+      `coin resumed: crediting and sending of ${row.coin} go on`,
+    )
+    return view(row)
+  }
+
+  /** For `/ready`: the coins halted now. */
+  async readiness(): Promise<SettlementReadiness> {
+    const halts = await reconcileRepo.openHalts(this.deps.db)
+    return {
+      haltedCoins: halts.map((h) => ({ coin: h.coin, reason: h.reason, since: h.haltedAt.toISOString() })),
+    }
+  }
+}
