@@ -9,12 +9,14 @@ import { type Config, notInProduction } from './config.ts'
 import type { Database } from './db/index.ts'
 import { registerAuth } from './http/auth.ts'
 import { connectionOptions } from './http/connections.ts'
+import { registerCors } from './http/cors.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
 import { registerJsonBody } from './http/json-body.ts'
 import { requestLogView } from './http/log-serializers.ts'
 import { registerNulGuard } from './http/nul-guard.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { registerRateLimit } from './http/rate-limit.ts'
+import { Readiness, type Role, registerProbes } from './http/ready.ts'
 import { validatorCompiler } from './http/validation.ts'
 import { accountModule } from './modules/account/module.ts'
 import { AccountService } from './modules/account/service.ts'
@@ -35,6 +37,8 @@ import { type Clock, systemClock } from './platform/clock.ts'
 import { createSecretBox } from './platform/crypto/secrets.ts'
 import { JobQueue } from './platform/jobs/queue.ts'
 import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail/mailer.ts'
+import { Metrics } from './platform/metrics/index.ts'
+import { registerMetrics } from './platform/metrics/plugin.ts'
 
 export interface AppDeps {
   config: Config
@@ -42,6 +46,8 @@ export interface AppDeps {
   clock?: Clock
   mailer?: Mailer
   logger?: Logger | false
+  /** what the process runs (decides what `/ready` checks); default both API and worker */
+  role?: Role
 }
 
 /** Feature modules in dependency order: a module may use the services of those before it. */
@@ -97,6 +103,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id)
   })
   registerErrorHandling(app)
+  // Operations: CORS, request timing and /metrics (the chain is read at scrape time, once open).
+  await registerCors(app, config)
+  const chainOf = () => app.services?.chain
+  const metrics = new Metrics({
+    db: database.db,
+    chain: chainOf,
+    log: app.log as unknown as Logger,
+    timeoutMs: config.readyTimeoutMs,
+  })
+  registerMetrics(app, metrics, { token: config.metricsToken })
 
   const log = app.log as unknown as Logger
   const db = database.db
@@ -144,21 +160,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuth(app, (bearer) => auth.authenticate(bearer))
 
   await registerOpenApi(app, config)
-  app.get('/health', { schema: { hide: true } }, async () => ({
-    status: 'success',
-    message: 'ok',
-    data: { uptime: process.uptime() },
-  }))
-  app.get('/ready', { schema: { hide: true } }, async (_req, reply) => {
-    try {
-      await database.ping()
-      return { status: 'success', message: 'ready', data: { database: database.kind } }
-    } catch {
-      return reply
-        .code(503)
-        .send({ status: 'error', message: 'database unreachable', data: { code: 'UNAVAILABLE' } })
-    }
-  })
+  const readiness = new Readiness({ config, database, chain: chainOf, redis, log, role: deps.role ?? 'all' })
+  app.addHook('onClose', async () => readiness.close())
+  app.decorate('ops', { metrics, readiness })
+  registerProbes(app, readiness, database)
 
   await app.register(authRoutes, { auth, config })
   const core = { app, config, database, db, clock, log, services }

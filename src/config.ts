@@ -64,6 +64,16 @@ export interface Config {
   runWorkers: boolean
   /** how long a graceful shutdown may take before the process exits anyway */
   shutdownTimeoutMs: number
+  /** `json` (one pino line per event, the default) or `pretty` (human-readable, for development) */
+  logFormat: 'json' | 'pretty'
+  /** browser origins allowed to call the API (CORS); empty = none; `*` = any */
+  corsOrigins: string[]
+  /** bearer token required by `/metrics` when set; open otherwise */
+  metricsToken: string | undefined
+  /** port of the worker process's `/health`, `/ready` and `/metrics`; 0 = not served */
+  workerPort: number
+  /** time limit of each readiness check and of each metrics reading (database, chain) */
+  readyTimeoutMs: number
 }
 
 export class ConfigError extends Error {
@@ -243,7 +253,18 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     },
     runWorkers: bool('RUN_WORKERS', true),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 25_000, 1000, 10 * 60_000),
+    logFormat: 'json',
+    corsOrigins: [],
+    metricsToken: str('METRICS_TOKEN'),
+    workerPort: int('WORKER_PORT', 0, 0, 65535),
+    readyTimeoutMs: int('READY_TIMEOUT_MS', 2000, 100, 60_000),
   }
+  const logFormat = str('LOG_FORMAT') ?? 'json'
+  if (logFormat === 'json' || logFormat === 'pretty') cfg.logFormat = logFormat
+  else problems.push(`LOG_FORMAT must be json or pretty (got "${logFormat}")`)
+  cfg.corsOrigins = corsOrigins(str('CORS_ORIGINS'), problems)
+  if (cfg.metricsToken !== undefined && cfg.metricsToken.length < 16)
+    problems.push('METRICS_TOKEN must be at least 16 characters')
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(cfg.logLevel)) {
     problems.push('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent')
   }
@@ -265,6 +286,35 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   return Object.freeze({ ...cfg, ...overrides })
 }
 
+/**
+ * CORS_ORIGINS: comma-separated origins (`https://app.example.com`, `http://localhost:5173`), or
+ * `*` for any origin. An origin is a scheme, a host and an optional port: no path, no trailing
+ * slash.
+ */
+function corsOrigins(raw: string | undefined, problems: string[]): string[] {
+  if (raw === undefined) return []
+  const list = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
+  if (list.includes('*')) {
+    if (list.length > 1) problems.push('CORS_ORIGINS is either * or a list of origins, not both')
+    return ['*']
+  }
+  for (const origin of list) {
+    let ok = false
+    try {
+      const u = new URL(origin)
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === origin
+    } catch {}
+    if (!ok)
+      problems.push(
+        `CORS_ORIGINS: "${origin}" is not an origin (scheme://host[:port], no path or trailing slash)`,
+      )
+  }
+  return list
+}
+
 function embeddedSecrets(dataDir: string): { jwtSecret: string; keyEncryptionKey: string } {
   const file = join(dataDir, 'secrets.json')
   if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'))
@@ -283,4 +333,35 @@ function embeddedSecrets(dataDir: string): { jwtSecret: string; keyEncryptionKey
  */
 export function notInProduction(what: string): never {
   throw new Error(`${what} never runs when NODE_ENV=production`)
+}
+
+/** The standalone dev chain node (`dist/devchain.js`), for container set-ups without a real chain. */
+export interface DevchainConfig {
+  /** address the JSON-RPC endpoint is served on (all interfaces in a container) */
+  host: string
+  port: number
+  /** where the coins file for EVM_RPC_URL clients is written (token addresses as deployed) */
+  coinsOut: string | undefined
+  /** public JSON-RPC URL written into that coins file for wallet apps */
+  publicUrl: string | undefined
+  /** file journal of the chain's state changes, replayed at start; in memory only when unset */
+  journalFile: string | undefined
+}
+
+export function loadDevchainConfig(env: Env = process.env): DevchainConfig {
+  const get = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined)
+  const port = Number(get('DEVCHAIN_PORT') ?? 8545)
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError([
+      `DEVCHAIN_PORT must be an integer between 0 and 65535 (got "${get('DEVCHAIN_PORT')}")`,
+    ])
+  if (get('NODE_ENV') === 'production')
+    throw new ConfigError(['the dev chain never runs when NODE_ENV=production'])
+  return {
+    host: get('DEVCHAIN_HOST') ?? '127.0.0.1',
+    port,
+    coinsOut: get('DEVCHAIN_COINS_OUT'),
+    publicUrl: get('DEVCHAIN_PUBLIC_URL'),
+    journalFile: get('DEVCHAIN_JOURNAL'),
+  }
 }

@@ -6,6 +6,9 @@
 // (and the embedded dev chain), the rate-limit store, the mailer and the database close. A job cut
 // short by the time limit (or by a crash) is left resumable: its lease lapses and any worker runs
 // it again.
+//
+// A worker with WORKER_PORT serves `/health`, `/ready` and `/metrics` on that port (nothing else);
+// the API serves them beside its routes.
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
@@ -13,6 +16,7 @@ import { buildApp } from './app.ts'
 import { type Config, ConfigError, loadConfig, notInProduction } from './config.ts'
 import { type Database, openPGlite, openPostgres } from './db/index.ts'
 import { migrateToLatest } from './db/migrate.ts'
+import { startOpsServer } from './http/ready.ts'
 
 const mode = process.argv[2] ?? 'all'
 if (!['all', 'api', 'worker', 'migrate'].includes(mode)) {
@@ -28,13 +32,31 @@ try {
   process.exit(2)
 }
 
+/**
+ * LOG_FORMAT=pretty prints human-readable lines through pino-pretty (a development dependency);
+ * where it is not installed (a production image), the lines stay JSON and a warning says so.
+ */
+function prettyTransport(): pino.TransportSingleOptions | undefined {
+  if (config.logFormat !== 'pretty') return undefined
+  try {
+    import.meta.resolve('pino-pretty')
+    return { target: 'pino-pretty', options: { translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' } }
+  } catch {
+    console.error('LOG_FORMAT=pretty needs the pino-pretty package (npm install); logging JSON instead')
+    return undefined
+  }
+}
+
+const transport = prettyTransport()
 const log = pino({
   level: config.logLevel,
   redact: ['req.headers.authorization', '*.password', '*.secretKey', '*.privateKey'],
+  ...(transport ? { transport } : {}),
 })
 
 let database: Database | undefined
 let app: FastifyInstance | undefined
+let opsServer: FastifyInstance | undefined
 let started = false
 let stopSignal: string | undefined
 
@@ -65,6 +87,7 @@ async function shutdown(reason: string, exitCode = 0) {
   try {
     // HTTP first, then jobs (an onClose hook added below), then the chain and the rate-limit store
     // (the modules' own onClose hooks); then what the app was given.
+    await opsServer?.close()
     await app?.close()
     await app?.services.mailer.close()
     await database?.close()
@@ -86,7 +109,7 @@ async function start() {
   }
   if (stopSignal) return
 
-  app = await buildApp({ config, database, logger: log })
+  app = await buildApp({ config, database, logger: log, role: mode as 'all' | 'api' | 'worker' })
   const { jobs } = app.services
   // Registered last, so it runs right after the HTTP server closed and before the modules' hooks
   // close the chain: no job may be running when its chain or database goes away.
@@ -107,6 +130,8 @@ async function start() {
     await app.listen({ port: config.port, host: config.host })
   } else {
     await app.ready()
+    if (config.workerPort > 0)
+      opsServer = await startOpsServer({ ...app.ops, database, config, log, port: config.workerPort })
   }
   log.info(
     { mode, publicUrl: config.publicUrl, mail: app.services.mailer.kind, database: database.kind },

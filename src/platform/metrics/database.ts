@@ -1,0 +1,164 @@
+// What `/metrics` reads from the database at scrape time, so that every process reports the same
+// numbers whatever it did itself: the job queue, outgoing transfers, the transaction records, the
+// deposit watcher's cursors and the latest reconciliation. Aggregates only, each over an index
+// (migration 0018), in one read-only transaction under a statement timeout.
+import { sql } from 'kysely'
+import type { Db, Tx } from '../../db/index.ts'
+
+export interface JobRow {
+  kind: string
+  status: string
+  jobs: number
+  /** queued jobs whose time has come */
+  ready: number
+  /** seconds the oldest due queued job has waited past its run time */
+  oldestReadySeconds: number | null
+}
+
+export interface OutgoingRow {
+  status: string
+  purpose: string
+  coin: string
+  transfers: number
+  oldestSeconds: number
+}
+
+export interface TransactionRow {
+  type: string
+  method: string
+  /** `none`, `network` (a network fee record) or `platform` (a platform fee record) */
+  fee: string
+  status: string
+  coin: string
+  records: number
+  /** sum of the amounts in base units (a decimal string) */
+  amount: string
+}
+
+export interface CursorRow {
+  chainId: string
+  blockNumber: number
+  ageSeconds: number
+}
+
+export interface ReconciliationRow {
+  chainId: string
+  coin: string
+  /** ledger minus chain, in base units (a decimal string) */
+  drift: string
+  finishedSeconds: number
+}
+
+export interface ReconciliationRunRow {
+  chainId: string
+  status: string
+  finishedSeconds: number
+}
+
+export interface HaltRow {
+  coin: string
+  reason: string
+}
+
+export interface DatabaseSnapshot {
+  jobs: JobRow[]
+  outgoing: OutgoingRow[]
+  transactions: TransactionRow[]
+  cursors: CursorRow[]
+  /** undefined while the reconciliation tables do not exist */
+  reconciliation: { runs: ReconciliationRunRow[]; results: ReconciliationRow[]; halts: HaltRow[] } | undefined
+  /** decimals of every coin, to show amounts in coin units */
+  decimals: Map<string, number>
+}
+
+/** how many recent reconciliation runs are searched for each coin's latest result */
+const RECENT_RUNS = 50
+
+async function rows<T>(tx: Tx, query: ReturnType<typeof sql<T>>): Promise<T[]> {
+  return (await query.execute(tx)).rows
+}
+
+async function tableExists(tx: Tx, name: string): Promise<boolean> {
+  const [row] = await rows(tx, sql<{ present: boolean }>`select to_regclass(${name}) is not null as present`)
+  return row?.present === true
+}
+
+async function reconciliation(tx: Tx): Promise<DatabaseSnapshot['reconciliation']> {
+  if (!(await tableExists(tx, 'reconciliation_results'))) return undefined
+  const runs = await rows(
+    tx,
+    sql<ReconciliationRunRow>`
+      select distinct on (chain_id) chain_id, status,
+        extract(epoch from finished_at)::float8 as finished_seconds
+      from (select * from reconciliation_runs order by started_at desc limit ${RECENT_RUNS}) recent
+      order by chain_id, started_at desc`,
+  )
+  const results = await rows(
+    tx,
+    sql<ReconciliationRow>`
+      select distinct on (u.chain_id, r.coin) u.chain_id, r.coin, r.drift::text as drift,
+        extract(epoch from u.finished_at)::float8 as finished_seconds
+      from reconciliation_results r
+      join (select id, chain_id, started_at, finished_at from reconciliation_runs
+            order by started_at desc limit ${RECENT_RUNS}) u on u.id = r.run_id
+      order by u.chain_id, r.coin, u.started_at desc`,
+  )
+  const halts = (await tableExists(tx, 'coin_halts'))
+    ? await rows(tx, sql<HaltRow>`select coin, reason from coin_halts where cleared_at is null`)
+    : []
+  return { runs, results, halts }
+}
+
+/** Reads every database series in one transaction; each statement is cut off after `timeoutMs`. */
+export function readDatabase(db: Db, timeoutMs: number): Promise<DatabaseSnapshot> {
+  return db.transaction().execute(async (tx) => {
+    await sql.raw(`set transaction read only`).execute(tx)
+    await sql.raw(`set local statement_timeout = ${Math.max(1, Math.floor(timeoutMs))}`).execute(tx)
+    const jobs = await rows(
+      tx,
+      sql<JobRow>`
+        select kind, status, count(*)::int as jobs,
+          (count(*) filter (where status = 'queued' and run_at <= now()))::int as ready,
+          extract(epoch from now() - min(run_at) filter (where status = 'queued' and run_at <= now()))::float8
+            as oldest_ready_seconds
+        from jobs where status <> 'done'
+        group by kind, status`,
+    )
+    const outgoing = await rows(
+      tx,
+      sql<OutgoingRow>`
+        select status, purpose, coin, count(*)::int as transfers,
+          greatest(0, extract(epoch from now() - min(created_at)))::float8 as oldest_seconds
+        from outgoing_transfers
+        group by status, purpose, coin`,
+    )
+    const transactions = await rows(
+      tx,
+      sql<TransactionRow>`
+        select type, method,
+          case when is_platform_fee then 'platform' when is_fee then 'network' else 'none' end as fee,
+          status, coin, count(*)::int as records, sum(amount)::text as amount
+        from transactions
+        group by type, method, 3, status, coin`,
+    )
+    const cursors = await rows(
+      tx,
+      sql<CursorRow>`
+        select chain_id, block_number::float8 as block_number,
+          greatest(0, extract(epoch from now() - updated_at))::float8 as age_seconds
+        from chain_cursors`,
+    )
+    const coins = await rows(
+      tx,
+      sql<{ reference: string; decimals: number }>`select reference, "decimal" as decimals from coins`,
+    )
+    return {
+      jobs,
+      outgoing,
+      transactions,
+      cursors,
+      reconciliation: await reconciliation(tx),
+      decimals: new Map(coins.map((c) => [c.reference, Number(c.decimals)])),
+    }
+  })
+}

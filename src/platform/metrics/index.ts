@@ -1,0 +1,206 @@
+// Prometheus metrics of one process: HTTP latency by route pattern and status, the process's own
+// runtime (CPU, memory, event loop), and series read at scrape time from the database (jobs,
+// outgoing transfers, transaction records, reconciliation) and the chain (head vs the watcher's
+// cursor). The database series are the same from every process, since they come from the shared
+// database, not from what one process happened to do.
+import type { Logger } from 'pino'
+import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { formatUnits } from 'viem'
+import type { Db } from '../../db/index.ts'
+import type { ChainAdapter } from '../chain/types.ts'
+import { type DatabaseSnapshot, readDatabase } from './database.ts'
+
+export interface MetricsDeps {
+  db: Db
+  /** the chain adapter, once the application has one */
+  chain: () => ChainAdapter | undefined
+  log: Logger
+  /** time limit of each reading (database statements, the chain's head) */
+  timeoutMs: number
+}
+
+const OPEN_TRANSFER_STATES = new Set(['queued', 'signed', 'sent'])
+
+function withTimeout<T>(what: string, promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const limit = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} took longer than ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, limit]).finally(() => clearTimeout(timer))
+}
+
+export class Metrics {
+  readonly registry = new Registry()
+  readonly contentType = this.registry.contentType
+  readonly #deps: MetricsDeps
+  #refreshing: Promise<void> | undefined
+
+  readonly #http: Histogram<'method' | 'route' | 'status_code'>
+  readonly #g: Record<string, Gauge<string>>
+
+  constructor(deps: MetricsDeps) {
+    this.#deps = deps
+    const registers = [this.registry]
+    collectDefaultMetrics({ register: this.registry })
+    this.#http = new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route pattern (never the raw URL), method and status code',
+      labelNames: ['method', 'route', 'status_code'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers,
+    })
+    const gauge = (name: string, help: string, labelNames: string[]) =>
+      new Gauge({ name, help, labelNames, registers })
+    this.#g = {
+      queueDepth: gauge('workpay_job_queue_depth', 'Queued jobs by kind (due now or scheduled later)', [
+        'kind',
+      ]),
+      queueReady: gauge('workpay_job_queue_ready', 'Queued jobs whose run time has come, by kind', ['kind']),
+      queueOldest: gauge(
+        'workpay_job_queue_oldest_age_seconds',
+        'How long the oldest due queued job of each kind has waited past its run time',
+        ['kind'],
+      ),
+      jobsRunning: gauge('workpay_jobs_running', 'Jobs claimed by a worker, by kind', ['kind']),
+      jobsFailed: gauge('workpay_jobs_failed', 'Jobs that failed for good (kept for inspection), by kind', [
+        'kind',
+      ]),
+      outgoing: gauge('workpay_outgoing_transfers', 'Outgoing chain transfers by state, purpose and coin', [
+        'status',
+        'purpose',
+        'coin',
+      ]),
+      outgoingOldest: gauge(
+        'workpay_outgoing_transfer_oldest_age_seconds',
+        'Age of the oldest transfer still in flight (queued, signed, sent), by state, purpose and coin',
+        ['status', 'purpose', 'coin'],
+      ),
+      transactions: gauge(
+        'workpay_transactions',
+        'Transaction records by type, method, fee kind, status and coin (deposits: type=deposit method=transfer; payouts: type=deposit method=payout; withdrawals: type=withdrawal method=sent)',
+        ['type', 'method', 'fee', 'status', 'coin'],
+      ),
+      transactionsAmount: gauge(
+        'workpay_transactions_amount',
+        'Sum of the transaction records, in whole coins, by type, method, fee kind, status and coin',
+        ['type', 'method', 'fee', 'status', 'coin'],
+      ),
+      head: gauge('workpay_chain_head_block', 'Latest block number of the chain endpoint', ['chain']),
+      cursor: gauge('workpay_watcher_cursor_block', 'Last block the deposit watcher processed', ['chain']),
+      lag: gauge('workpay_watcher_lag_blocks', 'Blocks between the chain head and the deposit watcher', [
+        'chain',
+      ]),
+      cursorAge: gauge(
+        'workpay_watcher_cursor_age_seconds',
+        'Seconds since the deposit watcher moved its cursor',
+        ['chain'],
+      ),
+      drift: gauge(
+        'workpay_ledger_chain_drift',
+        'Ledger minus chain balance of each coin at the latest reconciliation, in whole coins (0 = in agreement)',
+        ['chain', 'coin'],
+      ),
+      reconciled: gauge(
+        'workpay_reconciliation_last_run_timestamp_seconds',
+        'When the latest reconciliation run finished (Unix seconds), with its outcome',
+        ['chain', 'status'],
+      ),
+      halted: gauge('workpay_coin_halted', '1 for each coin halted by reconciliation or an operator', [
+        'coin',
+        'reason',
+      ]),
+      up: gauge(
+        'workpay_metrics_source_up',
+        '1 when the last reading of the source (database, chain) succeeded',
+        ['source'],
+      ),
+      duration: gauge(
+        'workpay_metrics_source_duration_seconds',
+        'How long the last reading of the source took',
+        ['source'],
+      ),
+    }
+  }
+
+  /** Records one HTTP request; `route` is the route pattern (`/v1/collection/:id`). */
+  observeHttp(method: string, route: string, statusCode: number, seconds: number) {
+    this.#http.observe({ method, route, status_code: String(statusCode) }, seconds)
+  }
+
+  /** The exposition text, after reading the database and the chain (one reading at a time). */
+  async render(): Promise<string> {
+    this.#refreshing ??= this.#refresh().finally(() => {
+      this.#refreshing = undefined
+    })
+    await this.#refreshing
+    return this.registry.metrics()
+  }
+
+  async #read<T>(source: string, read: () => Promise<T>): Promise<T | undefined> {
+    const started = performance.now()
+    try {
+      const value = await withTimeout(`reading ${source}`, read(), this.#deps.timeoutMs)
+      this.#g.up!.set({ source }, 1)
+      return value
+    } catch (err) {
+      this.#g.up!.set({ source }, 0)
+      this.#deps.log.warn(
+        { source, err: err instanceof Error ? err.message : String(err) },
+        'metrics reading failed',
+      )
+      return undefined
+    } finally {
+      this.#g.duration!.set({ source }, (performance.now() - started) / 1000)
+    }
+  }
+
+  async #refresh() {
+    const chain = this.#deps.chain()
+    const [snapshot, head] = await Promise.all([
+      this.#read('database', () => readDatabase(this.#deps.db, this.#deps.timeoutMs)),
+      chain ? this.#read('chain', () => chain.blockNumber()) : Promise.resolve(undefined),
+    ])
+    for (const g of Object.values(this.#g)) if (g !== this.#g.up && g !== this.#g.duration) g.reset()
+    const chainLabel = chain ? String(chain.chainId) : undefined
+    if (chainLabel && head !== undefined) this.#g.head!.set({ chain: chainLabel }, Number(head))
+    if (snapshot) this.#fromDatabase(snapshot, chainLabel, head)
+  }
+
+  #fromDatabase(s: DatabaseSnapshot, chainLabel: string | undefined, head: bigint | undefined) {
+    const g = this.#g
+    const coins = (coin: string, baseUnits: string) =>
+      Number(formatUnits(BigInt(baseUnits), s.decimals.get(coin) ?? 0))
+    for (const j of s.jobs) {
+      const kind = { kind: j.kind }
+      if (j.status === 'queued') {
+        g.queueDepth!.set(kind, j.jobs)
+        g.queueReady!.set(kind, j.ready)
+        g.queueOldest!.set(kind, Math.max(0, j.oldestReadySeconds ?? 0))
+      } else if (j.status === 'running') g.jobsRunning!.set(kind, j.jobs)
+      else if (j.status === 'failed') g.jobsFailed!.set(kind, j.jobs)
+    }
+    for (const o of s.outgoing) {
+      const labels = { status: o.status, purpose: o.purpose, coin: o.coin }
+      g.outgoing!.set(labels, o.transfers)
+      if (OPEN_TRANSFER_STATES.has(o.status)) g.outgoingOldest!.set(labels, o.oldestSeconds)
+    }
+    for (const t of s.transactions) {
+      const labels = { type: t.type, method: t.method, fee: t.fee, status: t.status, coin: t.coin }
+      g.transactions!.set(labels, t.records)
+      g.transactionsAmount!.set(labels, coins(t.coin, t.amount))
+    }
+    for (const c of s.cursors) {
+      g.cursor!.set({ chain: c.chainId }, c.blockNumber)
+      g.cursorAge!.set({ chain: c.chainId }, c.ageSeconds)
+      if (c.chainId === chainLabel && head !== undefined)
+        g.lag!.set({ chain: c.chainId }, Math.max(0, Number(head) - c.blockNumber))
+    }
+    if (s.reconciliation) {
+      for (const r of s.reconciliation.runs)
+        g.reconciled!.set({ chain: r.chainId, status: r.status }, r.finishedSeconds)
+      for (const r of s.reconciliation.results)
+        g.drift!.set({ chain: r.chainId, coin: r.coin }, coins(r.coin, r.drift))
+      for (const h of s.reconciliation.halts) g.halted!.set({ coin: h.coin, reason: h.reason }, 1)
+    }
+  }
+}
