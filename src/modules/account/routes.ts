@@ -5,7 +5,7 @@ import type { Config } from '../../config.ts'
 import { caller, requestMeta } from '../../http/auth.ts'
 import { errors } from '../../http/errors.ts'
 import { authLimiter } from '../../http/rate-limit.ts'
-import { commonErrors, EmptyObject, envelope, IdParams, ok } from '../../http/schemas.ts'
+import { bearer, EmptyObject, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
 import {
   ChangePasswordBody,
   DeleteAccountBody,
@@ -24,7 +24,9 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
   config: Config
 }> = async (app, { accounts, security, config }) => {
   const tags = ['account']
-  const guarded = { security: [{ bearer: [] }] }
+  const guarded = { security: bearer }
+  const PASSWORD_LOCK =
+    '5 wrong passwords of the account within 15 minutes, counted across every action the password confirms; see `Retry-After`'
   const limit = (group: string) => authLimiter(app, config.rateLimit, group)
 
   app.get(
@@ -35,7 +37,10 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         summary: 'The caller’s full profile (#36)',
         tags,
         ...guarded,
-        response: { 200: envelope(FullUser), ...commonErrors },
+        response: {
+          200: envelope(FullUser, 'Account'),
+          ...guardedErrors({ NOT_FOUND: 'the account was deleted since the token was issued' }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -53,7 +58,14 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         tags,
         ...guarded,
         body: UpdateBody,
-        response: { 200: envelope(FullUser), ...commonErrors },
+        response: {
+          200: envelope(FullUser, 'Profile updated'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, `email` is sent, a phone is not international, a social link is not on its platform, an image is not one of your public uploads, or `meta` is too big or too deep',
+            NOT_FOUND: 'the account was deleted since the token was issued',
+          }),
+        },
       },
       onRequest: app.authenticate,
       // Before schema validation, so a client trying to change the email learns why it is refused.
@@ -77,7 +89,18 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         tags,
         ...guarded,
         body: ChangePasswordBody,
-        response: { 200: envelope(EmptyObject), ...commonErrors },
+        response: {
+          200: envelope(EmptyObject, 'Password changed'),
+          ...guardedErrors({
+            VALIDATION_ERROR: 'a field fails its schema, or the new password equals the old one',
+            WEAK_PASSWORD: 'the new password is under 8 characters or uses fewer than 3 kinds of characters',
+            INVALID_CREDENTIALS: {
+              when: 'the old password is wrong',
+              message: 'The current password is wrong',
+            },
+            RATE_LIMITED: PASSWORD_LOCK,
+          }),
+        },
       },
       onRequest: app.authenticate,
       preHandler: limit('password-change'),
@@ -106,7 +129,12 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         tags,
         ...guarded,
         params: IdParams,
-        response: { 200: envelope(PublicUser), ...commonErrors },
+        response: {
+          200: envelope(PublicUser, 'User'),
+          ...guardedErrors({
+            NOT_FOUND: { when: 'no such account, or one deleted or not verified', message: 'user not found' },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -124,7 +152,13 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         tags,
         ...guarded,
         querystring: SearchQuery,
-        response: { 200: envelope(SearchData), ...commonErrors },
+        response: {
+          200: envelope(SearchData, 'Users'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'an unknown or malformed query parameter, or profileCompletenessMin above profileCompletenessMax',
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -140,7 +174,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         description: 'Revokes the presented token only; other sessions stay valid.',
         tags,
         ...guarded,
-        response: { 200: envelope(EmptyObject), ...commonErrors },
+        response: { 200: envelope(EmptyObject, 'Logged out'), ...guardedErrors() },
       },
       onRequest: app.authenticate,
     },
@@ -161,7 +195,13 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
         tags,
         ...guarded,
         body: DeleteAccountBody,
-        response: { 200: envelope(EmptyObject), ...commonErrors },
+        response: {
+          200: envelope(EmptyObject, 'Account deleted'),
+          ...guardedErrors({
+            INVALID_CREDENTIALS: { when: 'the password is wrong', message: 'The password is wrong' },
+            RATE_LIMITED: PASSWORD_LOCK,
+          }),
+        },
       },
       onRequest: app.authenticate,
       preHandler: limit('delete-account'),

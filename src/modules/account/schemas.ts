@@ -1,53 +1,77 @@
 // The account contract: the User forms of SPEC.md and the account endpoints' bodies.
 import { Type } from 'typebox'
-import {
-  Code6,
-  Email,
-  Id,
-  Jwt,
-  NullableTimestamp,
-  PaginationQuery,
-  Password,
-  Str,
-  Timestamp,
-} from '../../http/schemas.ts'
+import { EX } from '../../http/examples.ts'
+import { Id, NullableTimestamp, PaginationQuery, Password, Str, Timestamp } from '../../http/schemas.ts'
 import { AVAILABILITY, META_MAX_BYTES, META_MAX_DEPTH } from './profile.ts'
+import { CHILD_TAG, PUBLIC_USER, TAG, USER } from './schema-examples.ts'
 import { MAX_TAG_LENGTH, MAX_TAGS } from './tags.ts'
 
-export const Tag = Type.Object({
-  _id: Type.String(),
-  name: Type.String(),
-  key: Type.String(),
-  color: Type.String(),
-  description: Type.Optional(Type.String()),
-  icon: Type.Optional(Type.String()),
-  categories: Type.Array(Type.String()),
-  isParent: Type.Boolean(),
-  type: Type.String(),
-  entryCount: Type.Number(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  __v: Type.Number(),
-})
+export const Tag = Type.Object(
+  {
+    _id: Type.String(),
+    name: Type.String(),
+    key: Type.String(),
+    color: Type.String(),
+    description: Type.Optional(Type.String()),
+    icon: Type.Optional(Type.String()),
+    categories: Type.Array(Type.String()),
+    isParent: Type.Boolean(),
+    type: Type.String(),
+    entryCount: Type.Number(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    __v: Type.Number(),
+  },
+  {
+    $id: 'Tag',
+    description: 'A skill tag. Colour and category placement are generated when a tag is first saved.',
+    examples: [TAG],
+  },
+)
 
-export const FileSummary = Type.Object({
-  _id: Type.Optional(Type.String()),
-  name: Type.Optional(Type.String()),
-  type: Type.Optional(Type.String()),
-  size: Type.Optional(Type.String()),
-  url: Type.Optional(Type.String()),
-})
+/** A profile or background image: empty when none is set. */
+export const FileSummary = Type.Object(
+  {
+    _id: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    type: Type.Optional(Type.String()),
+    size: Type.Optional(Type.String()),
+    url: Type.Optional(Type.String()),
+  },
+  {
+    $id: 'ProfileImage',
+    description: 'A summary of the image file (`{}` when none is set).',
+    examples: [{}],
+  },
+)
 
-export const Achievement = Type.Object({
-  _id: Type.String(),
-  owner: Type.String(),
-  type: Type.String(),
-  total: Type.String(),
-  value: Type.String(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  __v: Type.Number(),
-})
+export const Achievement = Type.Object(
+  {
+    _id: Type.String(),
+    owner: Type.String({ description: 'user id' }),
+    type: Type.String({ description: '`five-star`, `referral`, `review` or `squad`' }),
+    total: Type.String(),
+    value: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    __v: Type.Number(),
+  },
+  {
+    $id: 'Achievement',
+    examples: [
+      {
+        _id: EX.achievementId,
+        owner: EX.userId,
+        type: 'referral',
+        total: '5',
+        value: '1',
+        createdAt: EX.created,
+        updatedAt: EX.updated,
+        __v: 0,
+      },
+    ],
+  },
+)
 
 const Contact = Type.Object({
   country: Type.Optional(Type.String()),
@@ -70,49 +94,63 @@ const Socials = Type.Object({
   website: Type.Optional(Type.String()),
 })
 
-export const FullUser = Type.Object({
-  _id: Id(),
-  firstName: Type.String(),
-  lastName: Type.String(),
-  email: Type.String(),
-  status: Type.Boolean(),
-  emailVerified: Type.Boolean(),
-  emailVerifiedAt: NullableTimestamp,
-  role: Type.String(),
-  type: Type.String(),
-  profile: Type.Object({ contact: Contact, bio: Bio, talent: Talent, verified: Type.Boolean() }),
-  isPrivate: Type.Boolean(),
-  walletGenerated: Type.Boolean(),
-  score: Type.Number(),
-  twoFa: Type.Object({ type: Type.String(), status: Type.Boolean(), securityQuestion: Type.String() }),
-  profileCompleteness: Type.Number(),
-  socket: Type.Object({ status: Type.String() }),
-  loggedInAt: NullableTimestamp,
-  isUserNameUpdated: Type.Boolean(),
-  referralCode: Type.String(),
-  userName: Type.String(),
-  web3Onboard: Type.Boolean(),
-  accountType: Type.String(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  bgImage: FileSummary,
-  profileImage: FileSummary,
-  meta: Type.Object({ pointScore: Type.Number() }, { additionalProperties: true }),
-  socials: Socials,
-  achievements: Type.Array(Achievement),
-  isVerified: Type.Boolean(),
-  kyc: Type.Boolean(),
-  kycStatus: Type.Union([Type.String(), Type.Null()]),
-  __v: Type.Number(),
-})
+export const FullUser = Type.Object(
+  {
+    _id: Id(),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    email: Type.String(),
+    status: Type.Boolean(),
+    emailVerified: Type.Boolean(),
+    emailVerifiedAt: NullableTimestamp,
+    role: Type.String(),
+    type: Type.String(),
+    profile: Type.Object({ contact: Contact, bio: Bio, talent: Talent, verified: Type.Boolean() }),
+    isPrivate: Type.Boolean(),
+    walletGenerated: Type.Boolean(),
+    score: Type.Number(),
+    twoFa: Type.Object({ type: Type.String(), status: Type.Boolean(), securityQuestion: Type.String() }),
+    profileCompleteness: Type.Number(),
+    socket: Type.Object({ status: Type.String() }),
+    loggedInAt: NullableTimestamp,
+    isUserNameUpdated: Type.Boolean(),
+    referralCode: Type.String(),
+    userName: Type.String(),
+    web3Onboard: Type.Boolean(),
+    accountType: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    bgImage: FileSummary,
+    profileImage: FileSummary,
+    meta: Type.Object({ pointScore: Type.Number() }, { additionalProperties: true }),
+    socials: Socials,
+    achievements: Type.Array(Achievement),
+    isVerified: Type.Boolean(),
+    kyc: Type.Boolean(),
+    kycStatus: Type.Union([Type.String(), Type.Null()]),
+    __v: Type.Number(),
+  },
+  {
+    $id: 'User',
+    description: 'The full form of an account, as its owner sees it.',
+    examples: [USER],
+  },
+)
 
 /** The full form plus the permanent token: the two-factor login result (#5). */
-export const FullUserWithToken = Type.Object({
-  ...FullUser.properties,
-  token: Type.String(),
-  token_type: Type.Literal('jwt'),
-  expiresIn: Type.Integer({ description: 'expiry, Unix milliseconds' }),
-})
+export const FullUserWithToken = Type.Object(
+  {
+    ...FullUser.properties,
+    token: Type.String({ description: 'the permanent token' }),
+    token_type: Type.Literal('jwt'),
+    expiresIn: Type.Integer({ description: 'expiry, Unix milliseconds' }),
+  },
+  {
+    $id: 'UserWithToken',
+    description: 'The full form of the account with the permanent token: a completed two-factor login.',
+    examples: [{ ...USER, token: EX.jwt, token_type: 'jwt', expiresIn: EX.permanentExpiresIn }],
+  },
+)
 
 const PublicTalent = Type.Object({
   availability: Type.Optional(Type.String()),
@@ -136,25 +174,67 @@ const publicFields = {
 }
 
 /** Another user's profile (#39): never the email, contact details or bio. */
-export const PublicUser = Type.Object({
-  ...publicFields,
-  profile: Type.Object({ talent: PublicTalent, verified: Type.Boolean() }),
-})
+export const PublicUser = Type.Object(
+  {
+    ...publicFields,
+    profile: Type.Object({ talent: PublicTalent, verified: Type.Boolean() }),
+  },
+  {
+    $id: 'PublicUser',
+    description: 'Another user’s profile: no email, contact details or bio.',
+    examples: [
+      {
+        ...PUBLIC_USER,
+        profile: {
+          talent: { tags: ['typescript', 'Design'], tagsIds: [CHILD_TAG, TAG], availability: 'available' },
+          verified: false,
+        },
+      },
+    ],
+  },
+)
 
 /** A row of the people search (#40). Contact, bio and about stay empty for private profiles. */
-export const SearchUser = Type.Object({
-  ...publicFields,
-  profile: Type.Object({
-    contact: Contact,
-    bio: Bio,
-    talent: Type.Object({ ...PublicTalent.properties, about: Type.Optional(Type.String()) }),
-    verified: Type.Boolean(),
-  }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  isBookmarked: Type.Boolean(),
-  bookmarkId: Type.String({ description: 'the caller’s bookmark of this user; empty when not bookmarked' }),
-})
+export const SearchUser = Type.Object(
+  {
+    ...publicFields,
+    profile: Type.Object({
+      contact: Contact,
+      bio: Bio,
+      talent: Type.Object({ ...PublicTalent.properties, about: Type.Optional(Type.String()) }),
+      verified: Type.Boolean(),
+    }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    isBookmarked: Type.Boolean(),
+    bookmarkId: Type.String({ description: 'the caller’s bookmark of this user; empty when not bookmarked' }),
+  },
+  {
+    $id: 'SearchUser',
+    description:
+      'A row of the people search: the public form with contact, bio and about (empty for private profiles).',
+    examples: [
+      {
+        ...PUBLIC_USER,
+        profile: {
+          contact: { country: 'GB', phone: '+442079460000' },
+          bio: { title: 'Engineer' },
+          talent: {
+            tags: ['typescript', 'Design'],
+            tagsIds: [CHILD_TAG, TAG],
+            availability: 'available',
+            about: 'Analytical engines',
+          },
+          verified: false,
+        },
+        createdAt: EX.created,
+        updatedAt: EX.updated,
+        isBookmarked: false,
+        bookmarkId: '',
+      },
+    ],
+  },
+)
 
 export const SearchQuery = Type.Object(
   {
@@ -180,16 +260,20 @@ export const SearchQuery = Type.Object(
   { additionalProperties: false },
 )
 
-export const SearchData = Type.Object({
-  pages: Type.Integer(),
-  page: Type.Integer(),
-  total: Type.Integer(),
-  limit: Type.Integer(),
-  position: Type.Integer({
-    description: 'offset of the first item of this page in the whole result (0-based)',
-  }),
-  data: Type.Array(SearchUser),
-})
+export const SearchData = Type.Object(
+  {
+    pages: Type.Integer({ examples: [1] }),
+    page: Type.Integer({ examples: [1] }),
+    total: Type.Integer({ examples: [1] }),
+    limit: Type.Integer({ examples: [12] }),
+    position: Type.Integer({
+      description: 'offset of the first item of this page in the whole result (0-based)',
+      examples: [0],
+    }),
+    data: Type.Array(SearchUser),
+  },
+  { $id: 'UserPage' },
+)
 
 const Name = Str(100, { minLength: 1, pattern: '\\S' })
 const Text = (maxLength: number) => Type.String({ maxLength })
@@ -274,28 +358,26 @@ export const UpdateBody = Type.Object(
       ),
     ),
   },
-  strict,
-)
-
-export const ChangePasswordBody = Type.Object({ oldPassword: Password, newPassword: Password }, strict)
-export const DeleteAccountBody = Type.Object({ password: Password }, strict)
-
-export const InitiateTwoFaBody = Type.Object(
-  { type: Type.Union([Type.Literal('email'), Type.Literal('google_auth')]) },
-  strict,
-)
-export const InitiateTwoFaData = Type.Object({
-  type: Type.String(),
-  secret: Type.Optional(Type.String({ description: 'base32 TOTP secret (google_auth only)' })),
-  otpauthUrl: Type.Optional(Type.String({ description: 'otpauth:// URI for an authenticator app' })),
-})
-export const TwoFaCodeBody = Type.Object({ code: Code6 }, strict)
-export const SensitiveCodeBody = Type.Object(
   {
-    emailType: Type.Optional(Type.Literal('two_fa', { description: 'only `two_fa`; the default' })),
-    password: Type.Optional(Password),
+    ...strict,
+    examples: [
+      {
+        profile: {
+          contact: { country: 'GB', phone: '+44 20 7946 0000' },
+          bio: { title: 'Engineer' },
+          talent: { about: 'Analytical engines', availability: 'available', tags: ['typescript', 'design'] },
+        },
+        socials: { github: 'https://github.com/ada' },
+      },
+    ],
   },
-  strict,
 )
-export const LoginTwoFaBody = Type.Object({ tempToken: Jwt, code: Code6 }, strict)
-export const TwoFaEmailCodeBody = Type.Object({ email: Email }, strict)
+
+export const ChangePasswordBody = Type.Object(
+  { oldPassword: Password, newPassword: Password },
+  { ...strict, examples: [{ oldPassword: EX.password, newPassword: 'N3w!password' }] },
+)
+export const DeleteAccountBody = Type.Object(
+  { password: Password },
+  { ...strict, examples: [{ password: EX.password }] },
+)

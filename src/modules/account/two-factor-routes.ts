@@ -4,24 +4,33 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Config } from '../../config.ts'
 import { caller, requestMeta } from '../../http/auth.ts'
 import { authLimiter } from '../../http/rate-limit.ts'
-import { commonErrors, EmptyObject, envelope, ok } from '../../http/schemas.ts'
 import {
-  FullUserWithToken,
+  bearer,
+  EmptyObject,
+  envelope,
+  errorResponses,
+  guardedErrors,
+  noAuth,
+  ok,
+} from '../../http/schemas.ts'
+import { FullUserWithToken } from './schemas.ts'
+import type { AccountSecurityService } from './security.ts'
+import {
   InitiateTwoFaBody,
   InitiateTwoFaData,
   LoginTwoFaBody,
   SensitiveCodeBody,
   TwoFaCodeBody,
   TwoFaEmailCodeBody,
-} from './schemas.ts'
-import type { AccountSecurityService } from './security.ts'
+} from './two-factor-schemas.ts'
 
 export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
   security: AccountSecurityService
   config: Config
 }> = async (app, { security, config }) => {
   const tags = ['account']
-  const guarded = { security: [{ bearer: [] }] }
+  const guarded = { security: bearer }
+  const RATE_LIMITED = 'too many requests from this IP address or for this account; see `Retry-After`'
   const emailOf = (req: { body: unknown }) => {
     const email = (req.body as { email?: unknown } | undefined)?.email
     return typeof email === 'string' ? email : undefined
@@ -39,7 +48,23 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
         tags,
         ...guarded,
         body: InitiateTwoFaBody,
-        response: { 202: envelope(InitiateTwoFaData), ...commonErrors },
+        response: {
+          202: envelope(
+            InitiateTwoFaData,
+            'Add the secret to your authenticator app and confirm with its code',
+          ),
+          ...guardedErrors({
+            CONFLICT: {
+              when: 'two-factor is already on',
+              message: 'Two-factor authentication is already on',
+            },
+            BUSINESS_RULE: {
+              when: '`email` for an account without an email address (a wallet account)',
+              message: 'The account has no email address',
+            },
+            RATE_LIMITED,
+          }),
+        },
       },
       onRequest: app.authenticate,
       // Each call mails a code (email) or makes a new secret: limited like the other code routes.
@@ -71,7 +96,18 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
         tags,
         ...guarded,
         body: TwoFaCodeBody,
-        response: { 200: envelope(EmptyObject), ...commonErrors },
+        response: {
+          200: envelope(EmptyObject, 'Two-factor authentication is on'),
+          ...guardedErrors({
+            INVALID_CODE: 'the code is wrong or expired, or no setup was started with #41',
+            CONFLICT: {
+              when: 'two-factor is already on',
+              message: 'Two-factor authentication is already on',
+            },
+            TOO_MANY_ATTEMPTS: '5 wrong codes: the setup is dead; start again with #41',
+            RATE_LIMITED,
+          }),
+        },
       },
       onRequest: app.authenticate,
       preHandler: limit('2fa-activate'),
@@ -93,7 +129,15 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
         tags,
         ...guarded,
         body: TwoFaCodeBody,
-        response: { 200: envelope(EmptyObject), ...commonErrors },
+        response: {
+          200: envelope(EmptyObject, 'Two-factor authentication is off'),
+          ...guardedErrors({
+            INVALID_CODE: 'the code is wrong, used or expired, or (email) none was requested',
+            CONFLICT: { when: 'two-factor is off', message: 'Two-factor authentication is not on' },
+            TOO_MANY_ATTEMPTS: '5 wrong codes: request a new one with POST /v1/account/2fa/email',
+            RATE_LIMITED,
+          }),
+        },
       },
       onRequest: app.authenticate,
       preHandler: limit('2fa-deactivate'),
@@ -115,7 +159,21 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
         tags,
         ...guarded,
         body: SensitiveCodeBody,
-        response: { 200: envelope(EmptyObject), ...commonErrors },
+        response: {
+          200: envelope(EmptyObject, 'A security code was sent to your email'),
+          ...guardedErrors({
+            VALIDATION_ERROR: 'a field fails its schema, or `emailType` is not `two_fa`',
+            INVALID_CREDENTIALS: {
+              when: 'a `password` was sent and it is wrong',
+              message: 'The password is wrong',
+            },
+            BUSINESS_RULE: {
+              when: 'two-factor uses an authenticator app (its codes are used instead), or the account has no email',
+              message: 'Two-factor uses an authenticator app: use its current code instead',
+            },
+            RATE_LIMITED,
+          }),
+        },
       },
       onRequest: app.authenticate,
       // The body is optional: no body means the defaults.
@@ -139,8 +197,17 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
         description:
           'The tempToken from #4 and the emailed code (email) or the authenticator code (google_auth). Returns the full User form with the permanent token. Five wrong codes kill the tempToken (429).',
         tags: ['auth'],
+        security: noAuth,
         body: LoginTwoFaBody,
-        response: { 200: envelope(FullUserWithToken), ...commonErrors },
+        response: {
+          200: envelope(FullUserWithToken, 'Logged in'),
+          ...errorResponses({
+            INVALID_CODE: 'the code is wrong, used or expired',
+            UNAUTHENTICATED: 'the temporary token is not a live `login_2fa` token, or the account is gone',
+            TOO_MANY_ATTEMPTS: '5 wrong codes: the login is dead; log in again',
+            RATE_LIMITED,
+          }),
+        },
       },
       preHandler: limit('login-2fa'),
     },
@@ -157,8 +224,12 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
         description:
           'For an email two-factor login started with #4: a new code for the same tempToken. Answers the same way for any email; only an account in that situation gets mail. Earlier codes of the same request stay valid until their own 15 minutes pass (the last 3 codes at most), so a mail that arrives late still works; any one of them used ends the request, and wrong codes count across resends.',
         tags: ['auth'],
+        security: noAuth,
         body: TwoFaEmailCodeBody,
-        response: { 200: envelope(EmptyObject), ...commonErrors },
+        response: {
+          200: envelope(EmptyObject, 'If a two-factor login is under way, a new code was sent'),
+          ...errorResponses({ RATE_LIMITED }),
+        },
       },
       preHandler: limit('login-2fa-code'),
     },

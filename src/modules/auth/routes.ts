@@ -4,7 +4,7 @@ import { Type } from 'typebox'
 import type { Config } from '../../config.ts'
 import { requestMeta } from '../../http/auth.ts'
 import { authLimiter } from '../../http/rate-limit.ts'
-import { commonErrors, EmptyObject, envelope, ok } from '../../http/schemas.ts'
+import { EmptyObject, envelope, errorResponses, noAuth, ok } from '../../http/schemas.ts'
 import {
   CodeBody,
   EmailBody,
@@ -28,6 +28,9 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
   }
   const limit = (group: string) => authLimiter(app, config.rateLimit, group, emailOf)
   const tags = ['auth']
+  const security = noAuth
+  const RATE_LIMITED = 'too many requests from this IP address or for this email; see `Retry-After`'
+  const TEMP_TOKEN = 'the temporary token is malformed, expired, already used, or belongs to another step'
 
   app.post(
     '/v1/auth/create-account',
@@ -38,8 +41,21 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         description:
           'Creates an unverified account and emails a 6-digit code. The passwords must match (400 PASSWORD_MISMATCH) and be at least 8 characters with 3 of: lower, upper, digit, symbol (400 WEAK_PASSWORD). An optional `referralCode` (or `referral`, the public SDK’s name for it; both sent and different is 400) links the account to the referrer; an unknown code is 400. An optional `type` (`talent` or `business`) is the account type shown as `type` on the User forms (`recipient` when absent). The temporary token’s subject is the flow, never the account id.',
         tags,
+        security,
         body: RegisterBody,
-        response: { 202: envelope(RegisterData), ...commonErrors },
+        response: {
+          202: envelope(RegisterData, 'Account created; a verification code was sent to your email'),
+          ...errorResponses({
+            VALIDATION_ERROR: 'a field fails its schema, or the referral code is unknown',
+            PASSWORD_MISMATCH: 'password and confirmPassword differ',
+            WEAK_PASSWORD: 'under 8 characters, or fewer than 3 of lower case, upper case, digits, symbols',
+            CONFLICT: {
+              when: 'the email is already registered',
+              message: 'This email is already registered',
+            },
+            RATE_LIMITED,
+          }),
+        },
       },
       preHandler: limit('register'),
     },
@@ -56,8 +72,17 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         operationId: 'verifyAccount',
         summary: 'Verify the email with the 6-digit code (#2)',
         tags,
+        security,
         body: CodeBody,
-        response: { 200: envelope(LoginData), ...commonErrors },
+        response: {
+          200: envelope(LoginData, 'Email verified'),
+          ...errorResponses({
+            INVALID_CODE: 'the code is wrong, used or expired',
+            UNAUTHENTICATED: TEMP_TOKEN,
+            TOO_MANY_ATTEMPTS: '5 wrong codes: the request is dead; start again with /v1/auth/verify/resend',
+            RATE_LIMITED,
+          }),
+        },
       },
       preHandler: limit('verify'),
     },
@@ -74,8 +99,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         description:
           'Answers the same way whether or not the email has an account, with a temporary token of the same shape (its subject is a flow id, never the account); only a real, unverified account gets mail. The new token replaces the earlier ones. Earlier codes of the same request stay valid until their own 15 minutes pass (the last 3 codes at most), so a mail that arrives late still works; any one of them used ends the request, and wrong codes count across resends.',
         tags,
+        security,
         body: EmailBody,
-        response: { 200: envelope(TempTokenData), ...commonErrors },
+        response: {
+          200: envelope(TempTokenData, 'If the email needs verification, a code was sent'),
+          ...errorResponses({ RATE_LIMITED }),
+        },
       },
       preHandler: limit('resend'),
     },
@@ -95,8 +124,18 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         description:
           'Returns the permanent token. When two-factor is on, answers `twoFaRequired`, `twoFaType` and a tempToken for #5 instead (an email code is sent at once for type `email`). 403 EMAIL_NOT_VERIFIED before verification.',
         tags,
+        security,
         body: LoginBody,
-        response: { 200: envelope(Type.Union([LoginData, TwoFaChallengeData])), ...commonErrors },
+        response: {
+          200: envelope(Type.Union([LoginData, TwoFaChallengeData]), 'Logged in'),
+          ...errorResponses({
+            INVALID_CREDENTIALS: 'wrong email or password (an unknown email answers the same)',
+            EMAIL_NOT_VERIFIED:
+              'the password is right but the email is not verified yet; /v1/auth/verify/resend sends a code',
+            RATE_LIMITED,
+            UNAVAILABLE: 'two-factor login is on for the account but cannot be served right now',
+          }),
+        },
       },
       preHandler: limit('login'),
     },
@@ -115,8 +154,12 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         description:
           'Answers the same way whether or not the email has an account, with a temporary token of the same shape (its subject is a flow id, never the account); only a real account gets mail. The new token replaces the earlier ones. Earlier codes of the same request stay valid until their own 15 minutes pass (the last 3 codes at most), so a mail that arrives late still works; any one of them used ends the request, and wrong codes count across resends.',
         tags,
+        security,
         body: EmailBody,
-        response: { 200: envelope(TempTokenData), ...commonErrors },
+        response: {
+          200: envelope(TempTokenData, 'If the email has an account, a reset code was sent'),
+          ...errorResponses({ RATE_LIMITED }),
+        },
       },
       preHandler: limit('reset'),
     },
@@ -134,8 +177,17 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         operationId: 'validateResetCode',
         summary: 'Check the reset code (#8)',
         tags,
+        security,
         body: CodeBody,
-        response: { 200: envelope(Type.Null()), ...commonErrors },
+        response: {
+          200: envelope(Type.Null(), 'Code is valid'),
+          ...errorResponses({
+            INVALID_CODE: 'the code is wrong, used or expired',
+            UNAUTHENTICATED: TEMP_TOKEN,
+            TOO_MANY_ATTEMPTS: '5 wrong codes: the reset is dead; start again with /v1/auth/password/reset',
+            RATE_LIMITED,
+          }),
+        },
       },
       preHandler: limit('reset-validate'),
     },
@@ -154,8 +206,25 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         description:
           'Revokes every session of the account. As in the original service, the JSON envelope is declared as text/plain.',
         tags,
+        security,
         body: PasswordChangeBody,
-        response: { 200: { content: { 'text/plain': { schema: envelope(EmptyObject) } } }, ...commonErrors },
+        response: {
+          200: {
+            description: 'the password was changed (a JSON envelope, declared as text/plain)',
+            content: {
+              'text/plain': {
+                schema: envelope(EmptyObject, 'Password changed; log in with the new password'),
+              },
+            },
+          },
+          ...errorResponses({
+            WEAK_PASSWORD: 'the new password is under 8 characters or uses fewer than 3 kinds of characters',
+            INVALID_CODE: 'the code is wrong, used or expired',
+            UNAUTHENTICATED: TEMP_TOKEN,
+            TOO_MANY_ATTEMPTS: '5 wrong codes: the reset is dead; start again with /v1/auth/password/reset',
+            RATE_LIMITED,
+          }),
+        },
       },
       preHandler: limit('reset-change'),
     },

@@ -5,7 +5,7 @@ import type { Hex } from 'viem'
 import type { Config } from '../../config.ts'
 import { requestMeta } from '../../http/auth.ts'
 import { authLimiter } from '../../http/rate-limit.ts'
-import { commonErrors, envelope, ok } from '../../http/schemas.ts'
+import { envelope, errorResponses, noAuth, ok } from '../../http/schemas.ts'
 import { TwoFaChallengeData } from './schemas.ts'
 import {
   Web3OnboardBody,
@@ -28,6 +28,9 @@ export const web3Routes: FastifyPluginAsyncTypebox<{ web3: Web3Service; config: 
   { web3, config },
 ) => {
   const tags = ['auth']
+  const security = noAuth
+  const RATE_LIMITED =
+    'too many requests from this IP address or for this address, token or email; see `Retry-After`'
 
   app.post(
     '/v1/auth/web3/request',
@@ -38,8 +41,15 @@ export const web3Routes: FastifyPluginAsyncTypebox<{ web3: Web3Service; config: 
         description:
           'Returns an EIP-4361 (Sign-In with Ethereum) message for the address: domain and URI of this service, the configured chain id, the statement "Approve this request to sign in to WorkPay.", a random single-use nonce, Issued At and an Expiration Time 15 minutes later. Sign it with personal_sign (EIP-191) and send the signature with the tempToken to /v1/auth/web3/validate. A mixed-case address must carry a valid EIP-55 checksum (400 otherwise).',
         tags,
+        security,
         body: Web3RequestBody,
-        response: { 200: envelope(Web3RequestData), ...commonErrors },
+        response: {
+          200: envelope(Web3RequestData, 'Sign this message with your wallet'),
+          ...errorResponses({
+            VALIDATION_ERROR: 'not an address, or a mixed-case address with a wrong EIP-55 checksum',
+            RATE_LIMITED,
+          }),
+        },
       },
       // Per IP and per address.
       preHandler: authLimiter(app, config.rateLimit, 'web3-request', field('account')),
@@ -56,13 +66,22 @@ export const web3Routes: FastifyPluginAsyncTypebox<{ web3: Web3Service; config: 
         description:
           'Checks the signature against the exact message issued with the tempToken (EIP-191; EIP-1271 for a contract wallet on the configured chain). The message and its tempToken work once and for 15 minutes. A new address gets an account and 202 with a `web3_onboard` tempToken for /v1/auth/web3/onboard; so does an account that has not finished onboarding or email verification. An onboarded, verified account gets 200 with the permanent token (or, with two-factor on, the same challenge as login). A wrong signature is 401 INVALID_CREDENTIALS; a used, expired or wrong-purpose tempToken is 401 UNAUTHENTICATED.',
         tags,
+        security,
         body: Web3ValidateBody,
         response: {
-          ...commonErrors,
-          // A contract wallet's signature could not be checked because the chain is unreachable.
-          503: commonErrors[500],
-          200: envelope(Type.Union([Web3SessionData, TwoFaChallengeData])),
-          202: envelope(Web3PendingData),
+          200: envelope(Type.Union([Web3SessionData, TwoFaChallengeData]), 'Signed in'),
+          202: envelope(
+            Web3PendingData,
+            'Signature verified; onboarding must be completed with POST /v1/auth/web3/onboard',
+          ),
+          ...errorResponses({
+            INVALID_CREDENTIALS: 'the signature is not the address’s signature of the issued message',
+            UNAUTHENTICATED:
+              'the temporary token is malformed, expired, already used, or belongs to another step',
+            RATE_LIMITED,
+            UNAVAILABLE:
+              'a contract wallet’s signature (EIP-1271) could not be checked: the chain is unreachable',
+          }),
         },
       },
       // Per IP and per tempToken (the body names no address).
@@ -99,8 +118,19 @@ export const web3Routes: FastifyPluginAsyncTypebox<{ web3: Web3Service; config: 
         description:
           'Needs the `web3_onboard` tempToken from /v1/auth/web3/validate. Stores the names and the email (409 CONFLICT when another account has it), marks the account onboarded and emails a 6-digit code. The returned tempToken (`verify_email`) and that code go to /v1/auth/account/verify, which answers the permanent token.',
         tags,
+        security,
         body: Web3OnboardBody,
-        response: { 200: envelope(Web3OnboardData), ...commonErrors },
+        response: {
+          200: envelope(
+            Web3OnboardData,
+            'Onboarding saved; a verification code was sent to your email. Verify it with /v1/auth/account/verify',
+          ),
+          ...errorResponses({
+            UNAUTHENTICATED: 'the temporary token is not a live `web3_onboard` token',
+            CONFLICT: { when: 'another account has the email', message: 'This email is already registered' },
+            RATE_LIMITED,
+          }),
+        },
       },
       // Per IP and per email.
       preHandler: authLimiter(app, config.rateLimit, 'web3-onboard', field('email')),

@@ -2,7 +2,7 @@
 // and `isBookmarked` depend on who asks.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
-import { commonErrors, EmptyObject, envelope, IdParams, ok } from '../../http/schemas.ts'
+import { bearer, EmptyObject, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
 import type { BookmarkService } from './bookmarks.ts'
 import {
   Bookmark,
@@ -24,7 +24,11 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
   bookmarks: BookmarkService
 }> = async (app, { collections, bookmarks }) => {
   const tags = ['collections']
-  const security = [{ bearer: [] }]
+  const security = bearer
+  const HIDDEN = {
+    when: 'no such collection, a deleted one, or someone else’s private one',
+    message: 'collection not found',
+  }
 
   app.post(
     '/v1/collection',
@@ -37,7 +41,25 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         body: CreateCollectionBody,
-        response: { 200: envelope(Collection), ...commonErrors },
+        response: {
+          200: envelope(Collection, 'Collection created'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, a blank name or description, a paymentFee that is not a cent amount, a past deliveryDate, `meta` over 4 KiB, or an attachment that is not one of your files',
+            FORBIDDEN: {
+              when: '`parent` is someone else’s collection',
+              message: 'Child collections can only be added under your own collections',
+            },
+            NOT_FOUND: {
+              when: '`parent` does not exist or is hidden',
+              message: 'parent collection not found',
+            },
+            BUSINESS_RULE: {
+              when: '`parent` is itself a child collection',
+              message: 'A child collection cannot have children of its own',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -55,7 +77,13 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         querystring: ListCollectionsQuery,
-        response: { 200: envelope(CollectionPage), ...commonErrors },
+        response: {
+          200: envelope(CollectionPage, 'Collections'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'an unknown or malformed query parameter, a `price` that is not `min-max`, or more filter tags than allowed',
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -72,7 +100,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Collection), ...commonErrors },
+        response: { 200: envelope(Collection, 'Collection'), ...guardedErrors({ NOT_FOUND: HIDDEN }) },
       },
       onRequest: app.authenticate,
     },
@@ -91,7 +119,21 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         security,
         params: IdParams,
         body: UpdateCollectionBody,
-        response: { 200: envelope(CollectionUpdateShape), ...commonErrors },
+        response: {
+          200: envelope(CollectionUpdateShape, 'Accepted'),
+          ...guardedErrors({
+            VALIDATION_ERROR: 'no field, or a field that fails the rules of #26',
+            FORBIDDEN: {
+              when: 'the caller is not the creator',
+              message: 'Only the creator may change this collection',
+            },
+            NOT_FOUND: HIDDEN,
+            CONFLICT: {
+              when: 'an escrow on the collection is paid',
+              message: 'The escrow of this collection is paid; it can no longer be changed',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -109,7 +151,20 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(EmptyObject), ...commonErrors },
+        response: {
+          200: envelope(EmptyObject, 'Collection deleted'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: 'the caller is not the creator',
+              message: 'Only the creator may change this collection',
+            },
+            NOT_FOUND: HIDDEN,
+            CONFLICT: {
+              when: 'a paid escrow on it or on a child is not released',
+              message: 'A paid escrow on this collection has not been released yet',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -132,7 +187,15 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         body: CreateBookmarkBody,
-        response: { 200: envelope(Bookmark), ...commonErrors },
+        response: {
+          200: envelope(Bookmark, 'Bookmarked'),
+          ...guardedErrors({
+            NOT_FOUND: {
+              when: 'the referenced collection or user does not exist or is hidden from the caller',
+              message: 'collection not found',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -150,7 +213,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         querystring: ListBookmarksQuery,
-        response: { 200: envelope(BookmarkPage), ...commonErrors },
+        response: { 200: envelope(BookmarkPage, 'Bookmarks'), ...guardedErrors() },
       },
       onRequest: app.authenticate,
     },
@@ -168,7 +231,12 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         params: IdParams,
-        response: { 200: envelope(BookmarkListItem), ...commonErrors },
+        response: {
+          200: envelope(BookmarkListItem, 'Bookmark'),
+          ...guardedErrors({
+            NOT_FOUND: { when: 'no bookmark of the caller has this id', message: 'bookmark not found' },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -185,7 +253,12 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         params: IdParams,
-        response: { 200: envelope(EmptyObject), ...commonErrors },
+        response: {
+          200: envelope(EmptyObject, 'Bookmark removed'),
+          ...guardedErrors({
+            NOT_FOUND: { when: 'no bookmark of the caller has this id', message: 'bookmark not found' },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },

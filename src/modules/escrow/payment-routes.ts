@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Db } from '../../db/index.ts'
 import { caller } from '../../http/auth.ts'
 import { idempotent } from '../../http/idempotency.ts'
-import { commonErrors, envelope, ok } from '../../http/schemas.ts'
+import { bearer, envelope, guardedErrors, ok, withIdempotencyKey } from '../../http/schemas.ts'
 import type { CollectionPayments } from './collection-payment.ts'
 import {
   CollectionPaymentBody,
@@ -15,14 +15,19 @@ import {
 } from './payment-schemas.ts'
 import { Validation } from './schemas.ts'
 
-const errs = { ...commonErrors, 503: { $ref: 'ErrorEnvelope' } }
+const HIDDEN = {
+  when: 'no such collection, or one hidden from the caller',
+  message: 'collection not found',
+}
+const KEY_CONFLICT =
+  'the Idempotency-Key was used with another request, or a request with it is still running'
 
 export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPayments; db: Db }> = async (
   app,
   { payments, db },
 ) => {
   const tags = ['escrow']
-  const security = [{ bearer: [] }]
+  const security = bearer
 
   app.post(
     '/v1/payment/',
@@ -34,8 +39,27 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPaym
           'For a collection created with POST /v1/collection: creates its escrow (own payment address, quote as in #13) and answers the quote. The price is `usdValue` when given (USD, at most two decimals, 1.00 to 1000000000; anything else is 400), else the collection’s `paymentFee` (422 when that is not 1.00 to 1000000000 USD). Coin amounts are exact decimal strings; `usdFee` and `usdAmount` are USD strings with two decimals. Only the collection’s creator may fund it (403 for others who can see it, 404 when hidden or unknown). A collection whose escrow awaits payment answers that same quote again for the same coin (and the same `usdValue` when given); another coin or another `usdValue` is 409 (cancel the escrow with POST /v1/escrow/cancel first); a paid or released one is 409. The receiver is the collection’s assigned receiver, when it has one; without one the escrow can be paid but not released. Honours `Idempotency-Key`.',
         tags,
         security,
+        ...withIdempotencyKey,
         body: FundBody,
-        response: { 200: envelope(PaymentData), ...errs },
+        response: {
+          200: envelope(PaymentData, 'Payment created; payment awaited'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, an unknown or inactive coin, or a `usdValue` that is not 1.00 to 1000000000 USD with two decimals',
+            FORBIDDEN: {
+              when: 'the caller can see the collection but did not create it',
+              message: 'Only the collection’s creator may fund it',
+            },
+            NOT_FOUND: HIDDEN,
+            CONFLICT: `the collection’s escrow awaits payment in another coin or for another usdValue, or is paid or released; or ${KEY_CONFLICT}`,
+            BUSINESS_RULE:
+              'the collection’s paymentFee is not 1.00 to 1000000000 USD, or the price cannot be quoted in the coin',
+            UNAVAILABLE: {
+              when: 'the USD rate of the coin cannot be had right now',
+              message: 'The USD rate of this coin is unavailable right now; try again shortly',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -59,7 +83,20 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPaym
         tags,
         security,
         body: CollectionPaymentBody,
-        response: { 200: envelope(Validation), ...errs },
+        response: {
+          200: envelope(Validation, 'Payment has already been made'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: 'the caller is neither the creator nor the receiver',
+              message: 'Only the collection’s creator and receiver may check its payment',
+            },
+            NOT_FOUND: HIDDEN,
+            BUSINESS_RULE: {
+              when: 'the collection has no payment (never funded, or its escrow was cancelled)',
+              message: 'This collection has no payment yet: create it with POST /v1/payment/',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -79,8 +116,32 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPaym
           '`amount` is USD of the collection’s escrowed price (at most two decimals; ≤ 0 or more decimals is 400, more than what remains is 422). It is converted at the escrow’s fixed quote: the part pays `amount / remaining` of what is left of the payout to the receiver and of the fee (the network fee of the part’s transfers to the gas wallet, the rest to the treasury); the last part takes exactly what is left, so the parts add up to a full release to the base unit. The rest stays in escrow for later calls; releasing all that remains completes the escrow as #15 does (an overpayment goes back to the payer). Creator only (403 for others who can see the collection, 404 when hidden); 422 before payment, when the collection has no payment, or when it has no receiver; 409 once all was released. Transfers of earlier parts that ran out of retries are sent again with the next call (and, once all was released, by calling again). Honours `Idempotency-Key`: a request run twice releases once.',
         tags,
         security,
+        ...withIdempotencyKey,
         body: ReleaseBody,
-        response: { 200: envelope(ReleaseAnswer), ...errs },
+        response: {
+          200: envelope(
+            ReleaseAnswer,
+            'Released 50.00 USD (2 AVAX and the fees are being sent); 100.00 USD remain in escrow',
+          ),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, or `amount` is not positive with at most two decimals',
+            FORBIDDEN: {
+              when: 'the caller can see the collection but did not create it',
+              message: 'Only the collection’s creator may release its payment',
+            },
+            NOT_FOUND: HIDDEN,
+            CONFLICT: `everything was released already; or ${KEY_CONFLICT}`,
+            BUSINESS_RULE: {
+              when: 'not paid yet, no payment, no receiver, or `amount` is more than what remains',
+              message: 'The escrow has not been paid yet',
+            },
+            UNAVAILABLE: {
+              when: 'payments in the coin are paused while the platform checks its balances, or the chain is unreachable',
+              message: 'Payments in AVAX are paused while the platform checks its balances; try again later',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },

@@ -3,18 +3,37 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Db } from '../../db/index.ts'
 import { caller } from '../../http/auth.ts'
 import { idempotent } from '../../http/idempotency.ts'
-import { commonErrors, EmptyObject, envelope, ok } from '../../http/schemas.ts'
+import {
+  bearer,
+  EmptyObject,
+  type ErrorCases,
+  envelope,
+  guardedErrors,
+  ok,
+  withIdempotencyKey,
+} from '../../http/schemas.ts'
 import { EscrowIdBody, InitiateBody, PayBody, Quote, Validation } from './schemas.ts'
 import type { EscrowService } from './service.ts'
 
-const errs = { ...commonErrors, 503: { $ref: 'ErrorEnvelope' } }
+/** What every escrow operation can answer beside its own cases. */
+const escrowCases = (cases: ErrorCases): ErrorCases => ({
+  NOT_FOUND: { when: 'no escrow with this id is yours (as payer or receiver)', message: 'escrow not found' },
+  ...cases,
+})
+/** Cases of the operations that honour Idempotency-Key. */
+const KEY_CONFLICT =
+  'the Idempotency-Key was used with another request, or a request with it is still running'
+const PAUSED = {
+  when: 'payments in the coin are paused while the platform checks its balances, or the chain or the USD rate is unreachable',
+  message: 'Payments in AVAX are paused while the platform checks its balances; try again later',
+}
 
 export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db: Db }> = async (
   app,
   { escrow, db },
 ) => {
   const tags = ['escrow']
-  const security = [{ bearer: [] }]
+  const security = bearer
 
   app.post(
     '/v1/escrow/initiate',
@@ -26,8 +45,26 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
           'Creates the collection (the caller is the creator and payer; `receiverId` is paid at release), the escrow with its own payment address, and the quote. `amount` is USD with at most two decimals, 1.00 to 1000000000. Coin amounts are rounded up to at most 8 decimals (and 15 significant digits) so the JSON numbers are exact; the `*BaseUnits` strings give the same amounts in base units. The rate holds until `expiresAt`; a later payment is still credited in coin units: the escrow is paid once `amountToPay` coins arrived, whatever the rate then. Unknown receiver: 404; the caller as receiver, a past dueDate, an unknown coin: 400. Honours `Idempotency-Key`.',
         tags,
         security,
+        ...withIdempotencyKey,
         body: InitiateBody,
-        response: { 200: envelope(Quote), ...errs },
+        response: {
+          200: envelope(Quote, 'Escrow initiated; payment awaited'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, an unknown or inactive coin, an amount that is not 1.00 to 1000000000 USD with two decimals, a past dueDate, or the caller as receiver',
+            NOT_FOUND: {
+              when: 'the receiver (or the parent collection) does not exist',
+              message: 'receiver not found',
+            },
+            CONFLICT: KEY_CONFLICT,
+            BUSINESS_RULE:
+              'the amount cannot be quoted in the coin (too small or too large at the current rate), or a parent escrow cannot fund it',
+            UNAVAILABLE: {
+              when: 'the USD rate of the coin cannot be had right now',
+              message: 'The USD rate of this coin is unavailable right now; try again shortly',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -51,7 +88,10 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
         tags,
         security,
         body: EscrowIdBody,
-        response: { 200: envelope(Validation), ...errs },
+        response: {
+          200: envelope(Validation, 'Payment has already been made'),
+          ...guardedErrors(escrowCases({})),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -71,8 +111,25 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
           'Payer only (403 for the receiver, 404 for anyone else), once (409 when released or being released), only when paid (422 before). Sends the payout to the receiver’s wallet, the network fee to the gas wallet and the platform fee to the treasury, each an on-chain transfer recorded as a `payout` transaction; an overpayment goes back to the payer’s wallet. Failed transfers are retried; when one ran out of retries, calling this again retries it (also a failed refund of a payment that arrived after the release). A parent escrow is released only once every child funding is settled (422 before). Honours `Idempotency-Key`.',
         tags,
         security,
+        ...withIdempotencyKey,
         body: EscrowIdBody,
-        response: { 200: envelope(EmptyObject), ...errs },
+        response: {
+          200: envelope(EmptyObject, 'Escrow release started: the payout and fees are being sent'),
+          ...guardedErrors(
+            escrowCases({
+              FORBIDDEN: {
+                when: 'the caller is the receiver, not the payer',
+                message: 'Only the payer may release this escrow',
+              },
+              CONFLICT: `already released or being released, or cancelled; or ${KEY_CONFLICT}`,
+              BUSINESS_RULE: {
+                when: 'not paid yet, a child escrow funded from it is not settled, or the escrow has no receiver',
+                message: 'The escrow has not been paid yet',
+              },
+              UNAVAILABLE: PAUSED,
+            }),
+          ),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -95,8 +152,21 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
           'Payer only, while the escrow is `waiting`; a partial payment goes back to the payer’s wallet, and so does anything paid to the address later. 409 once paid or cancelled (calling it again on a cancelled escrow whose refund ran out of retries sends that refund again). Honours `Idempotency-Key`.',
         tags,
         security,
+        ...withIdempotencyKey,
         body: EscrowIdBody,
-        response: { 200: envelope(EmptyObject), ...errs },
+        response: {
+          200: envelope(EmptyObject, 'Escrow cancelled'),
+          ...guardedErrors(
+            escrowCases({
+              FORBIDDEN: {
+                when: 'the caller is the receiver, not the payer',
+                message: 'Only the payer may cancel this escrow',
+              },
+              CONFLICT: `already paid or cancelled; or ${KEY_CONFLICT}`,
+              UNAVAILABLE: PAUSED,
+            }),
+          ),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -119,8 +189,33 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
           'Payer only, while `waiting`. Moves what is still missing of `amountToPay` from the payer’s wallet on chain to the escrow address (the wallet is held at once; the escrow is paid when the transfer is confirmed; a transfer that fails for good returns the amount to the wallet). Needs the account `password` (401 when wrong) and, with two-factor login on, the current `code` (authenticator, or the code mailed by POST /v1/account/2fa/email). 422 INSUFFICIENT_BALANCE when the wallet holds less; 409 when a payment is already under way (until it failed or was credited to the escrow). Gas is the platform’s. Honours `Idempotency-Key`.',
         tags,
         security,
+        ...withIdempotencyKey,
         body: PayBody,
-        response: { 200: envelope(EmptyObject), ...errs },
+        response: {
+          200: envelope(
+            EmptyObject,
+            'Payment sent from your wallet; the escrow is paid once the transfer is confirmed',
+          ),
+          ...guardedErrors(
+            escrowCases({
+              VALIDATION_ERROR: 'a field fails its schema, or no `code` while two-factor login is on',
+              INVALID_CREDENTIALS: { when: 'the password is wrong', message: 'Wrong password' },
+              INVALID_CODE: 'two-factor is on and the code is wrong, used or expired',
+              FORBIDDEN: {
+                when: 'the caller is the receiver, not the payer',
+                message: 'Only the payer may pay this escrow',
+              },
+              CONFLICT: `not awaiting payment, already paid, or a payment is under way; or ${KEY_CONFLICT}`,
+              INSUFFICIENT_BALANCE: {
+                when: 'the wallet holds less than what is still missing',
+                message: 'Your wallet holds less than the amount to pay',
+              },
+              TOO_MANY_ATTEMPTS: 'two-factor is on and 5 wrong codes were sent; request a new one',
+              RATE_LIMITED: '5 wrong passwords of the account within 15 minutes; see `Retry-After`',
+              UNAVAILABLE: PAUSED,
+            }),
+          ),
+        },
       },
       onRequest: app.authenticate,
     },

@@ -4,16 +4,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { FastifySchemaCompiler } from 'fastify'
 import { Type } from 'typebox'
 import { caller } from '../../http/auth.ts'
-import { commonErrors, envelope, IdParams, ok } from '../../http/schemas.ts'
+import { bearer, envelope, errorResponses, guardedErrors, IdParams, noAuth, ok } from '../../http/schemas.ts'
 import { validatorCompiler } from '../../http/validation.ts'
 import { DiskBlobStore } from '../../platform/storage/index.ts'
 import { ALLOWED_TYPES } from './content.ts'
 import { multipartParts } from './multipart.ts'
 import { DownloadParams, DownloadQuery, FileList, FileListQuery, FileRecord, SignedUrl } from './schemas.ts'
 import type { FileService, Visibility } from './service.ts'
-
-const errRef = Type.Ref('ErrorEnvelope')
-const uploadErrors = { ...commonErrors, 413: errRef, 415: errRef }
 
 // The multipart body is read as a stream by the handler; its schema is there for the OpenAPI
 // document only, so body validation is skipped on the upload routes.
@@ -39,10 +36,25 @@ export const filesRoutes: FastifyPluginAsyncTypebox<{ files: FileService }> = as
           summary,
           description: `multipart/form-data with exactly one file in the field \`file\`, at most ${files.maxBytes} bytes (413 PAYLOAD_TOO_LARGE above). The type is detected from the content, not taken from the client; allowed: ${allowed} (415 UNSUPPORTED_MEDIA_TYPE otherwise). The file is stored as \`${visibility}/<your id>/<uuid>.<ext>\`; the original name is kept only in \`meta.originalName\`.`,
           tags,
-          security: [{ bearer: [] }],
+          security: bearer,
           consumes: ['multipart/form-data'],
           body: UploadBody,
-          response: { 200: envelope(FileRecord), ...uploadErrors },
+          response: {
+            200: envelope(FileRecord, 'File uploaded'),
+            ...guardedErrors({
+              VALIDATION_ERROR:
+                'no file, more than one, an empty file, or a malformed or interrupted multipart body',
+              PAYLOAD_TOO_LARGE: {
+                when: 'the file is over the upload limit',
+                message: `The upload is larger than the limit of ${files.maxBytes} bytes`,
+                data: { limit: files.maxBytes },
+              },
+              UNSUPPORTED_MEDIA_TYPE: {
+                when: 'the body is not multipart/form-data, or the content is not an allowed type',
+                message: 'Send the file as multipart/form-data in the field "file"',
+              },
+            }),
+          },
         },
         validatorCompiler: multipartValidator,
         onRequest: app.authenticate,
@@ -62,9 +74,9 @@ export const filesRoutes: FastifyPluginAsyncTypebox<{ files: FileService }> = as
     description:
       'Newest first. Filters: `type` (MIME type prefix such as `image/`), `visibility` (`public` or `private`). Deleted files are not listed.',
     tags,
-    security: [{ bearer: [] }],
+    security: bearer,
     querystring: FileListQuery,
-    response: { 200: envelope(FileList), ...commonErrors },
+    response: { 200: envelope(FileList, 'Files'), ...guardedErrors() },
   }
   app.get(
     '/v1/upload/',
@@ -80,9 +92,14 @@ export const filesRoutes: FastifyPluginAsyncTypebox<{ files: FileService }> = as
         summary: 'A pre-signed URL of one of the caller’s files, valid 300 seconds (#35)',
         description: 'Only for the caller’s own files; any other id answers 404.',
         tags,
-        security: [{ bearer: [] }],
+        security: bearer,
         params: IdParams,
-        response: { 200: envelope(SignedUrl), ...commonErrors },
+        response: {
+          200: envelope(SignedUrl, 'Pre-signed URL, valid 300 seconds'),
+          ...guardedErrors({
+            NOT_FOUND: { when: 'no file of the caller has this id', message: 'File not found' },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -99,9 +116,17 @@ export const filesRoutes: FastifyPluginAsyncTypebox<{ files: FileService }> = as
         description:
           'The caller’s own files and other users’ public files; someone else’s private file is 404.',
         tags,
-        security: [{ bearer: [] }],
+        security: bearer,
         params: IdParams,
-        response: { 200: envelope(FileRecord), ...commonErrors },
+        response: {
+          200: envelope(FileRecord, 'File'),
+          ...guardedErrors({
+            NOT_FOUND: {
+              when: 'no such file, a deleted one, or someone else’s private file',
+              message: 'File not found',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -117,9 +142,18 @@ export const filesRoutes: FastifyPluginAsyncTypebox<{ files: FileService }> = as
         description:
           'Marks the record deleted (`status` false, `deletedAt` set), removes the stored object, and stops listing it; its URLs answer 404 from then on. Another user’s public file is 403, a private one 404.',
         tags,
-        security: [{ bearer: [] }],
+        security: bearer,
         params: IdParams,
-        response: { 200: envelope(FileRecord), ...commonErrors },
+        response: {
+          200: envelope(FileRecord, 'File deleted'),
+          ...guardedErrors({
+            FORBIDDEN: { when: 'someone else’s public file', message: 'Only the uploader may delete a file' },
+            NOT_FOUND: {
+              when: 'no such file, a deleted one, or someone else’s private file',
+              message: 'File not found',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -137,11 +171,21 @@ export const filesRoutes: FastifyPluginAsyncTypebox<{ files: FileService }> = as
           description:
             'Public files need nothing; private files need the `expires` and `signature` query parameters of a URL from GET /v1/upload/url/{id} (403 when missing, wrong or expired). Deleted files answer 404.',
           tags,
+          security: noAuth,
           params: DownloadParams,
           querystring: DownloadQuery,
           response: {
-            200: { description: 'the file’s bytes', content: { 'application/octet-stream': { schema: {} } } },
-            ...commonErrors,
+            200: {
+              description: 'the file’s bytes, with its detected type as Content-Type',
+              content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+            },
+            ...errorResponses({
+              FORBIDDEN: {
+                when: 'a private file without a valid, unexpired signature',
+                message: 'A valid signature is required for this file',
+              },
+              NOT_FOUND: { when: 'no such file, or a deleted one', message: 'File not found' },
+            }),
           },
         },
       },

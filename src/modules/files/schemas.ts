@@ -1,7 +1,25 @@
 // The public contract of the files module: the File record, the file summary other records embed,
 // and the list query.
 import { Type } from 'typebox'
+import { EX } from '../../http/examples.ts'
 import { Id, NullableTimestamp, PaginationQuery, Timestamp } from '../../http/schemas.ts'
+
+const NAME = `public/${EX.userId}/2f1d0c8e-7b5a-4f3e-9d21-6c4b8a0e5f17.png`
+const FILE = {
+  _id: EX.fileId,
+  name: NAME,
+  uploaded_by: EX.userId,
+  type: 'image/png',
+  size: '48213',
+  bucket: 'local',
+  url: `http://127.0.0.1:3000/v1/files/${NAME}`,
+  meta: { originalName: 'logo.png' },
+  status: true,
+  deletedAt: null,
+  createdAt: EX.created,
+  updatedAt: EX.created,
+  __v: 0,
+}
 
 export const FileRecord = Type.Object(
   {
@@ -25,7 +43,7 @@ export const FileRecord = Type.Object(
     updatedAt: Timestamp,
     __v: Type.Integer(),
   },
-  { description: 'File record' },
+  { $id: 'File', description: 'File record', examples: [FILE] },
 )
 
 /** What other records (profile images, collection attachments) embed. */
@@ -37,16 +55,23 @@ export const FileSummary = Type.Object(
     size: Type.String(),
     url: Type.String(),
   },
-  { description: 'file summary' },
+  {
+    $id: 'FileSummary',
+    description: 'file summary',
+    examples: [{ _id: FILE._id, name: FILE.name, type: FILE.type, size: FILE.size, url: FILE.url }],
+  },
 )
 
-export const FileList = Type.Object({
-  count: Type.Integer({ description: 'total number of matching files' }),
-  pages: Type.Integer(),
-  page: Type.Integer(),
-  limit: Type.Integer(),
-  data: Type.Array(FileRecord),
-})
+export const FileList = Type.Object(
+  {
+    count: Type.Integer({ description: 'total number of matching files', examples: [1] }),
+    pages: Type.Integer({ examples: [1] }),
+    page: Type.Integer({ examples: [1] }),
+    limit: Type.Integer({ examples: [12] }),
+    data: Type.Array(FileRecord),
+  },
+  { $id: 'FilePage' },
+)
 
 export const FileListQuery = Type.Object(
   {
@@ -64,6 +89,9 @@ export const FileListQuery = Type.Object(
 
 export const SignedUrl = Type.String({
   description: 'pre-signed GET address of the object, valid 300 seconds',
+  examples: [
+    `http://127.0.0.1:3000/v1/files/private/${EX.userId}/9a0e5c1b-2d4f-4e6a-8b7c-3f1d2e0a9b8c.pdf?expires=1795458809&signature=4c3f1a9e0b7d2c6e8f5a1b3d7e9c0f2a`,
+  ],
 })
 
 export const DownloadParams = Type.Object(

@@ -1,7 +1,7 @@
 // HTTP for the payment configuration (spec #16, #17, #21, and the public copies of #16 and #17).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { type TSchema, Type } from 'typebox'
-import { commonErrors, envelope, ok } from '../../http/schemas.ts'
+import { bearer, envelope, errorResponses, guardedErrors, noAuth, ok } from '../../http/schemas.ts'
 import { CoinSchema, ExchangeRatesSchema, RpcConfigSchema } from './schemas.ts'
 import type { PaymentService } from './service.ts'
 
@@ -9,8 +9,6 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payment: PaymentService 
   app,
   { payment },
 ) => {
-  const security = [{ bearer: [] }]
-
   /**
    * The coins and the chain configuration are served twice: under /v1/payment with a bearer token
    * (#16, #17) and under /v1/payment-public without one (what the public SDK calls before sign-in).
@@ -29,8 +27,8 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payment: PaymentService 
           ...op,
           description: `${op.description} Requires a bearer token; the same answer is public at /v1/payment-public/${name}.`,
           tags: ['payment'],
-          security,
-          response: { 200: response, ...commonErrors },
+          security: bearer,
+          response: { 200: response, ...guardedErrors() },
         },
         onRequest: app.authenticate,
       },
@@ -44,8 +42,8 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payment: PaymentService 
           summary: `${op.summary}, without a token`,
           description: `${op.description} Public: no token needed; the same answer as /v1/payment/${name}.`,
           tags: ['payment'],
-          security: [],
-          response: { 200: response, ...commonErrors },
+          security: noAuth,
+          response: { 200: response, ...errorResponses({}) },
         },
       },
       handler,
@@ -59,7 +57,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payment: PaymentService 
       summary: 'Supported coins (#16)',
       description: 'Active coins in display order.',
     },
-    envelope(Type.Array(CoinSchema)),
+    envelope(Type.Array(CoinSchema), 'Coins'),
     async () => ok(await payment.coinRecords(), 'Coins'),
   )
 
@@ -71,7 +69,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payment: PaymentService 
       description:
         'The active chain: its id, public JSON-RPC URLs for wallet apps, explorers and native currency.',
     },
-    envelope(RpcConfigSchema),
+    envelope(RpcConfigSchema, 'RPC configuration'),
     async () => ok(await payment.chain(), 'RPC configuration'),
   )
 
@@ -84,11 +82,15 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payment: PaymentService 
         description:
           'USD per whole coin for every active coin, keyed by coin reference. 503 UNAVAILABLE when the price feed is down and its last prices are too old. Requires a bearer token.',
         tags: ['transactions'],
-        security,
+        security: bearer,
         response: {
-          200: envelope(ExchangeRatesSchema),
-          ...commonErrors,
-          503: Type.Ref('ErrorEnvelope'),
+          200: envelope(ExchangeRatesSchema, 'Exchange rates'),
+          ...guardedErrors({
+            UNAVAILABLE: {
+              when: 'the price feed is down and its last prices are too old',
+              message: 'USD rates are unavailable right now',
+            },
+          }),
         },
       },
       onRequest: app.authenticate,

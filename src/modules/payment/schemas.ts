@@ -1,6 +1,39 @@
 // Public contract of the payment configuration endpoints: Coin and RPC configuration (SPEC).
 import { Type } from 'typebox'
+import { EX } from '../../http/examples.ts'
 import { Id, Timestamp } from '../../http/schemas.ts'
+
+export const AVAX_COIN = {
+  _id: EX.coinId,
+  name: 'Avalanche',
+  symbol: 'AVAX',
+  reference: 'avax',
+  icon: EX.avaxIcon,
+  decimal: '18',
+  isToken: false,
+  rpcChainId: '31337',
+  active: true,
+  order: 1,
+  createdAt: EX.created,
+  updatedAt: EX.created,
+  __v: 0,
+}
+const USDC_COIN = {
+  _id: EX.tokenCoinId,
+  name: 'USD Coin',
+  symbol: 'USDC',
+  reference: 'usdc',
+  icon: EX.usdcIcon,
+  contractAddress: EX.usdcContract,
+  decimal: '6',
+  isToken: true,
+  rpcChainId: '31337',
+  active: true,
+  order: 2,
+  createdAt: EX.created,
+  updatedAt: EX.created,
+  __v: 0,
+}
 
 export const CoinSchema = Type.Object(
   {
@@ -23,7 +56,12 @@ export const CoinSchema = Type.Object(
     updatedAt: Timestamp,
     __v: Type.Number(),
   },
-  { additionalProperties: false },
+  {
+    $id: 'Coin',
+    additionalProperties: false,
+    description: 'A supported coin: the chain’s native coin or a token on it.',
+    examples: [AVAX_COIN, USDC_COIN],
+  },
 )
 
 export const RpcConfigSchema = Type.Object(
@@ -43,9 +81,28 @@ export const RpcConfigSchema = Type.Object(
     updatedAt: Timestamp,
     __v: Type.Number(),
   },
-  {},
+  {
+    $id: 'RpcConfig',
+    description: 'The chain the coins live on, for wallet apps.',
+    examples: [
+      {
+        _id: EX.chainId,
+        rpcName: 'WorkPay Devnet',
+        rpcChainId: '31337',
+        rpcUrls: ['http://127.0.0.1:8545'],
+        blockExplorerUrls: [],
+        rpcNativeCurrency: { name: 'Avalanche', symbol: 'AVAX', decimals: '18' },
+        active: true,
+        createdAt: EX.created,
+        updatedAt: EX.created,
+        __v: 0,
+      },
+    ],
+  },
 )
 
 export const ExchangeRatesSchema = Type.Record(Type.String(), Type.Number(), {
+  $id: 'ExchangeRates',
   description: 'USD per whole coin, keyed by coin reference',
+  examples: [{ avax: 25, usdc: 1 }],
 })

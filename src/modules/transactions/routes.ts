@@ -1,7 +1,7 @@
 // HTTP for the caller's transactions (#24, #25).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
-import { commonErrors, envelope, IdParams, ok } from '../../http/schemas.ts'
+import { bearer, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
 import { Transaction, TransactionList, TransactionListQuery } from './schemas.ts'
 import type { TransactionService } from './service.ts'
 
@@ -20,9 +20,9 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ transactions: Transa
         description:
           'Filters: `type` (deposit | withdrawal), `status`, `coin` (reference). `page` from 1, `limit` default 12, at most 100; `total` counts every match.',
         tags,
-        security: [{ bearer: [] }],
+        security: bearer,
         querystring: TransactionListQuery,
-        response: { 200: envelope(TransactionList), ...commonErrors },
+        response: { 200: envelope(TransactionList, 'Transactions'), ...guardedErrors() },
       },
       onRequest: app.authenticate,
     },
@@ -47,9 +47,14 @@ export const transactionRoutes: FastifyPluginAsyncTypebox<{ transactions: Transa
         summary: 'One of the caller’s transactions (#25)',
         description: "Another user's transaction answers 404 like an unknown id.",
         tags,
-        security: [{ bearer: [] }],
+        security: bearer,
         params: IdParams,
-        response: { 200: envelope(Transaction), ...commonErrors },
+        response: {
+          200: envelope(Transaction, 'Transaction'),
+          ...guardedErrors({
+            NOT_FOUND: { when: 'no transaction of the caller has this id', message: 'transaction not found' },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },

@@ -4,7 +4,7 @@ import type { Db } from '../../db/index.ts'
 import { caller } from '../../http/auth.ts'
 import { errors } from '../../http/errors.ts'
 import { idempotent } from '../../http/idempotency.ts'
-import { commonErrors, envelope, ok } from '../../http/schemas.ts'
+import { bearer, envelope, guardedErrors, ok, withIdempotencyKey } from '../../http/schemas.ts'
 import { CreateWithdrawalBody, CreateWithdrawalData, WithdrawalList, WithdrawalListQuery } from './schemas.ts'
 import type { WithdrawalService } from './service.ts'
 
@@ -23,9 +23,34 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<{ withdrawals: Withdraw
         description:
           'Holds amount + the network fee from the wallet and queues the transfer; answers `pending` at once. Statuses: pending → processing → completed | failed (after retries; the hold goes back to the wallet). Wrong password → 401 INVALID_CREDENTIALS (5 wrong passwords within 15 minutes, counted per account across every password-confirmed action → 429); two-factor on → `code` required. Insufficient balance → 422 INSUFFICIENT_BALANCE; below the minimum (the fee) → 422 BUSINESS_RULE. Honours `Idempotency-Key`.',
         tags,
-        security: [{ bearer: [] }],
+        security: bearer,
+        ...withIdempotencyKey,
         body: CreateWithdrawalBody,
-        response: { 200: envelope(CreateWithdrawalData), ...commonErrors },
+        response: {
+          200: envelope(CreateWithdrawalData, 'Withdrawal pending'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, an unknown coin, more decimals than the coin has, a malformed or wrongly checksummed address, the caller’s own address, or no `code` while two-factor is on',
+            INVALID_CREDENTIALS: { when: 'the password is wrong', message: 'Wrong password' },
+            INVALID_CODE: 'two-factor is on and the code is wrong, used or expired',
+            CONFLICT: {
+              when: 'the Idempotency-Key was used with another request, or a request with it is still running',
+              message: 'This Idempotency-Key was used with a different request',
+            },
+            INSUFFICIENT_BALANCE: 'the wallet holds less than amount + the network fee',
+            BUSINESS_RULE: {
+              when: 'the amount is below the smallest withdrawal (the network fee)',
+              message: 'The smallest withdrawal is 0.001 AVAX (the network fee)',
+              data: { minimum: 0.001 },
+            },
+            TOO_MANY_ATTEMPTS: 'two-factor is on and 5 wrong codes were sent; request a new one',
+            RATE_LIMITED: '5 wrong passwords of the account within 15 minutes; see `Retry-After`',
+            UNAVAILABLE: {
+              when: 'the USD rate of the coin cannot be had right now',
+              message: 'The USD rate of this coin is unavailable right now; try again shortly',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -47,9 +72,17 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<{ withdrawals: Withdraw
         description:
           'Query: page (from 1), limit (default 12, max 100), status, coin, and owner: only the caller’s own id is accepted (the public SDK sends it); any other id answers 403 FORBIDDEN, whether or not it names an account, since one user never lists another’s withdrawals.',
         tags,
-        security: [{ bearer: [] }],
+        security: bearer,
         querystring: WithdrawalListQuery,
-        response: { 200: envelope(WithdrawalList), ...commonErrors },
+        response: {
+          200: envelope(WithdrawalList, 'Withdrawals'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: '`owner` is not the caller’s own id',
+              message: 'Only your own withdrawals can be listed',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
