@@ -33,6 +33,7 @@ import { paymentModule } from './modules/payment/module.ts'
 import { settlementModule } from './modules/settlement/module.ts'
 import { walletModule } from './modules/wallet/module.ts'
 import { withdrawalsModule } from './modules/withdrawals/module.ts'
+import { workModule } from './modules/work/module.ts'
 import { type Clock, systemClock } from './platform/clock.ts'
 import { createSecretBox } from './platform/crypto/secrets.ts'
 import { JobQueue } from './platform/jobs/queue.ts'
@@ -61,6 +62,7 @@ const modules: FeatureModule[] = [
   collectionsModule,
   withdrawalsModule,
   escrowModule,
+  workModule,
 ]
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {

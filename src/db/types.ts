@@ -9,6 +9,7 @@ import type { FilesTables } from './tables/files.ts'
 import type { LedgerTables } from './tables/ledger.ts'
 import type { WalletTables } from './tables/wallet.ts'
 import type { WithdrawalTables } from './tables/withdrawals.ts'
+import type { WorkTables } from './tables/work.ts'
 
 export type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
 export type NullableTimestamp = ColumnType<
@@ -167,7 +168,8 @@ export interface DB
     FilesTables,
     CollectionTables,
     WithdrawalTables,
-    EscrowTables {
+    EscrowTables,
+    WorkTables {
   tags: TagsTable
   bookmarks: BookmarksTable
   users: UsersTable

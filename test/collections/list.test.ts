@@ -139,7 +139,7 @@ describe('GET /v1/collection (#27): each filter alone', () => {
     ['type=funding', ['c3']],
     ['type=job', ['c9', 'c7', 'c6', 'c4', 'c2', 'c1']],
     ['type=none', []],
-    ['status=active', ['c9']],
+    ['status=ongoing', ['c9']],
     ['status=pending', ['c7', 'c6', 'c4', 'c3', 'c2', 'c1']],
     ['isPrivate=true', ['c9', 'c6']],
     ['isPrivate=false', ['c7', 'c4', 'c3', 'c2', 'c1']],
@@ -219,7 +219,7 @@ describe('GET /v1/collection (#27): combined filters', () => {
   it.each([
     ['type=job&tags=react&price=200-', ['c4']],
     ['search=react&isPrivate=false&creatorId=ALICE', ['c1']],
-    ['escrowPaid=true&isPrivate=true&status=active&type=job', ['c9']],
+    ['escrowPaid=true&isPrivate=true&status=ongoing&type=job', ['c9']],
     ['search=dashboard&tags=charts&price=-50', ['c7']],
     ['search=dashboard&tags=charts&price=-50&parent=PARENT', ['c7']],
     ['tags=react,garden&type=funding&meta.name=beta', ['c3']],

@@ -211,7 +211,7 @@ describe('POST /v1/payment/validate and /v1/payment/release', () => {
     v = await validate(talent, { collection: id })
     expect(v.json().data).toMatchObject({ status: 'paid', paymentAmount: 4.2 })
     expect(v.json().message).toMatch(/already been made/)
-    expect(await collection(t, creator, id)).toMatchObject({ status: 'active', escrowPaid: true })
+    expect(await collection(t, creator, id)).toMatchObject({ status: 'ongoing', escrowPaid: true })
     await expectConsistent(t)
 
     // permissions and bad amounts

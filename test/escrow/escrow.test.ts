@@ -178,7 +178,7 @@ describe('payment from an outside wallet, validation (#14) and release (#15)', (
     expect(v.json().data).toMatchObject({ status: 'paid', paymentAmount: 4.2 })
     expect(v.json().message).toMatch(/already been made/)
     const paidCollection = await collection(t, payer, q.collectionId)
-    expect(paidCollection).toMatchObject({ status: 'active' })
+    expect(paidCollection).toMatchObject({ status: 'ongoing' })
 
     expectError(await post(t, receiver, '/v1/escrow/release', { escrowId: q.escrowId }), 403, 'FORBIDDEN')
     expectError(await post(t, stranger, '/v1/escrow/release', { escrowId: q.escrowId }), 404, 'NOT_FOUND')

@@ -101,7 +101,7 @@ describe('child escrows funded by a paid parent', () => {
       [qa.collectionId, qb.collectionId].sort(),
     )
     const ca = await collection(t, payer, qa.collectionId)
-    expect(ca).toMatchObject({ isParentFunded: true, status: 'active' })
+    expect(ca).toMatchObject({ isParentFunded: true, status: 'ongoing' })
 
     // release child A
     expect((await post(t, payer, '/v1/escrow/release', { escrowId: qa.escrowId })).statusCode).toBe(200)

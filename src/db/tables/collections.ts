@@ -46,6 +46,23 @@ export interface CollectionsTable {
   progress: Generated<number>
   totalChildCollectionsCount: Generated<number>
   totalChildCollectionEscrowCount: Generated<number>
+  /** set by the work feature: every invite sent for the collection, oldest first */
+  inviteIds: TextArray
+  /** talents with a pending invite: they may see the collection even when it is private */
+  inviteeIds: TextArray
+  applicationIds: TextArray
+  /** ids of the reviews written about the job */
+  ratingIds: TextArray
+  cancellationReason: Generated<string>
+  /** the reason of the dispute raised on the job */
+  issue: Generated<string>
+  deliveryNote: Generated<string>
+  deliveryAttachmentIds: TextArray
+  deliveredAt: NullableTimestamp
+  completedAt: NullableTimestamp
+  cancelledAt: NullableTimestamp
+  /** how the escrow was split when a dispute ended: { creatorReleased, creatorAmount, ownerReleased, ownerAmount } */
+  escrowReleased: ColumnType<unknown, string | null | undefined, string | null>
   /** lower-cased name, description and tags; the generated tsvector column indexes it */
   searchText: string
   isDeleted: Generated<boolean>

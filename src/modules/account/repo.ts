@@ -209,6 +209,10 @@ export const profileRepo = {
       .execute()
   },
 
+  async setScore(ex: Executor, id: string, score: number, now: Date) {
+    await ex.updateTable('users').set({ score, updatedAt: now }).where('id', '=', id).execute()
+  },
+
   referredBy(ex: Executor, id: string) {
     return ex.selectFrom('users').select('referredBy').where('id', '=', id).executeTakeFirst()
   },

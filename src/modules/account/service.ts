@@ -281,6 +281,18 @@ export class AccountService {
     }
   }
 
+  /**
+   * A review of `userId` was written (by the other party of a job): `score` is their new score
+   * (computed from every review they received), the `review` achievement counts reviews and the
+   * stars they brought, the `five-star` achievement counts five-star reviews.
+   */
+  async recordReview(tx: Tx, userId: string, review: { rating: number; score: number }) {
+    const now = this.deps.clock.now()
+    await profileRepo.setScore(tx, userId, review.score, now)
+    await profileRepo.bumpAchievement(tx, userId, 'review', review.rating, now)
+    if (review.rating === 5) await profileRepo.bumpAchievement(tx, userId, 'five-star', 5, now)
+  }
+
   /** Gives the referrer of a new account (if any) its `referral` achievement point. */
   readonly referralHook: UserCreatedHook = async (tx, user) => {
     const row = await profileRepo.referredBy(tx, user.id)

@@ -76,10 +76,29 @@ export interface BaseRow {
   progress: number
   totalChildCollectionsCount: number
   totalChildCollectionEscrowCount: number
+  inviteIds: string[]
+  inviteeIds: string[]
+  applicationIds: string[]
+  ratingIds: string[]
+  cancellationReason: string
+  issue: string
+  deliveryNote: string
+  deliveryAttachmentIds: string[]
+  deliveredAt: Date | null
+  completedAt: Date | null
+  escrowReleased: unknown
   isDeleted: boolean
   createdAt: Date
   updatedAt: Date
   version: number
+}
+
+/** How the escrow was split when a dispute ended (USD; `*Released` once that side's transfer is queued). */
+export interface EscrowReleased {
+  creatorReleased: boolean
+  creatorAmount: number
+  ownerReleased: boolean
+  ownerAmount: number
 }
 
 export type TagLookup = Map<string, TagRow>
@@ -93,6 +112,34 @@ function collectionTags(ids: string[], tags: TagLookup) {
     .map((t) => ({ _id: t.id, name: t.name, key: t.key, color: t.color, type: t.type }))
 }
 
+/** Whether `userId` may see the collection: public, or theirs to create, do or answer an invite to. */
+export function canSee(
+  row: Pick<BaseRow, 'isDeleted' | 'isPrivate' | 'creatorId' | 'receiverId' | 'inviteeIds'>,
+  userId: string,
+) {
+  return (
+    !row.isDeleted &&
+    (!row.isPrivate ||
+      row.creatorId === userId ||
+      row.receiverId === userId ||
+      row.inviteeIds.includes(userId))
+  )
+}
+
+/** The assigned talent, as the one-element `owners` list (empty while nobody is assigned). */
+const owners = (row: BaseRow) => (row.receiverId ? [row.receiverId] : [])
+
+/** The talent's delivery (note and attachments), or null before the job is delivered. */
+function delivery(row: BaseRow, files: FileLookup) {
+  if (!row.deliveredAt) return null
+  return {
+    note: row.deliveryNote,
+    attachments: row.deliveryAttachmentIds.filter((id) => files.has(id)),
+    attachmentData: row.deliveryAttachmentIds.map((id) => files.get(id)).filter((f): f is object => !!f),
+    deliveredAt: row.deliveredAt,
+  }
+}
+
 /** Every field of the full form except `creator` and `collections`. */
 export function fullFields(row: BaseRow, tags: TagLookup, files: FileLookup = new Map()) {
   return {
@@ -102,11 +149,12 @@ export function fullFields(row: BaseRow, tags: TagLookup, files: FileLookup = ne
     description: row.description,
     type: row.type,
     equity: row.equity,
-    owners: [] as string[],
-    invites: [] as string[],
+    owners: owners(row),
+    invites: row.inviteIds,
+    applications: row.applicationIds,
     attachments: row.attachmentIds.filter((id) => files.has(id)),
     attachmentData: row.attachmentIds.map((id) => files.get(id)).filter((f): f is object => !!f),
-    ratings: [] as string[],
+    ratings: row.ratingIds,
     payoutTransactions: row.payoutTransactions,
     tagsData: row.tagsData,
     tags: collectionTags(row.tagIds, tags),
@@ -120,6 +168,11 @@ export function fullFields(row: BaseRow, tags: TagLookup, files: FileLookup = ne
     isPrivate: row.isPrivate,
     deliveryDate: row.deliveryDate,
     recipientCompletedJob: row.recipientCompletedJob,
+    delivery: delivery(row, files),
+    completedDate: row.completedAt,
+    cancellationReason: row.cancellationReason,
+    issue: row.issue,
+    ...(row.escrowReleased ? { escrowReleased: row.escrowReleased as EscrowReleased } : {}),
     score: row.score,
     progress: row.progress,
     isDeleted: row.isDeleted,
@@ -161,9 +214,9 @@ export function updateShape(row: BaseRow, tags: TagLookup, childIds: string[]) {
     equity: row.equity,
     collections: childIds,
     type: row.type,
-    owners: [] as string[],
-    invites: [] as string[],
-    applications: [] as string[],
+    owners: owners(row),
+    invites: row.inviteIds,
+    applications: row.applicationIds,
     skillData: collectionTags(row.tagIds, tags).map((t) => t.name),
     skills: collectionTags(row.tagIds, tags).map((t) => t._id),
     status: row.status,

@@ -43,6 +43,18 @@ const COLLECTION_COLUMNS = [
   'c.progress',
   'c.totalChildCollectionsCount',
   'c.totalChildCollectionEscrowCount',
+  'c.inviteIds',
+  'c.inviteeIds',
+  'c.applicationIds',
+  'c.ratingIds',
+  'c.cancellationReason',
+  'c.issue',
+  'c.deliveryNote',
+  'c.deliveryAttachmentIds',
+  'c.deliveredAt',
+  'c.completedAt',
+  'c.cancelledAt',
+  'c.escrowReleased',
   'c.isDeleted',
   'c.createdAt',
   'c.updatedAt',
@@ -79,9 +91,12 @@ export interface ListFilters {
   parentId?: string
 }
 
-/** Live collections the viewer may see: public ones, and private ones they create or receive. */
+/**
+ * Live collections the viewer may see: public ones, and private ones they create, receive (the
+ * assigned talent) or hold a pending invite to.
+ */
 export function visibleTo(viewerId: string): RawBuilder<SqlBool> {
-  return sql<SqlBool>`c.is_deleted = false and (c.is_private = false or c.creator_id = ${viewerId} or c.receiver_id = ${viewerId})`
+  return sql<SqlBool>`c.is_deleted = false and (c.is_private = false or c.creator_id = ${viewerId} or c.receiver_id = ${viewerId} or ${viewerId} = any(c.invitee_ids))`
 }
 
 function listConditions(viewerId: string, f: ListFilters): Expression<SqlBool> {
@@ -313,6 +328,7 @@ export const collectionRepo = {
       escrowStatus: string | null
       escrowPaid: boolean
       status: string
+      completedAt: Date
     }>,
     now: Date,
   ) {

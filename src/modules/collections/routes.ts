@@ -1,8 +1,9 @@
-// HTTP for collections (spec #26–#30) and bookmarks. Every route needs a bearer token: privacy
-// and `isBookmarked` depend on who asks.
+// HTTP for collections (spec #26–#28, #30) and bookmarks. Every route needs a bearer token: privacy
+// and `isBookmarked` depend on who asks. The update (#29), which also moves a job through its
+// states, is the work feature's (work/routes-jobs.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
-import { bearer, EmptyObject, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
+import { commonErrors, EmptyObject, envelope, IdParams, ok } from '../../http/schemas.ts'
 import type { BookmarkService } from './bookmarks.ts'
 import {
   Bookmark,
@@ -10,12 +11,10 @@ import {
   BookmarkPage,
   Collection,
   CollectionPage,
-  CollectionUpdateShape,
   CreateBookmarkBody,
   CreateCollectionBody,
   ListBookmarksQuery,
   ListCollectionsQuery,
-  UpdateCollectionBody,
 } from './schemas.ts'
 import type { CollectionService } from './service.ts'
 
@@ -24,11 +23,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
   bookmarks: BookmarkService
 }> = async (app, { collections, bookmarks }) => {
   const tags = ['collections']
-  const security = bearer
-  const HIDDEN = {
-    when: 'no such collection, a deleted one, or someone else’s private one',
-    message: 'collection not found',
-  }
+  const security = [{ bearer: [] }]
 
   app.post(
     '/v1/collection',
@@ -41,25 +36,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         body: CreateCollectionBody,
-        response: {
-          200: envelope(Collection, 'Collection created'),
-          ...guardedErrors({
-            VALIDATION_ERROR:
-              'a field fails its schema, a blank name or description, a paymentFee that is not a cent amount, a past deliveryDate, `meta` over 4 KiB, or an attachment that is not one of your files',
-            FORBIDDEN: {
-              when: '`parent` is someone else’s collection',
-              message: 'Child collections can only be added under your own collections',
-            },
-            NOT_FOUND: {
-              when: '`parent` does not exist or is hidden',
-              message: 'parent collection not found',
-            },
-            BUSINESS_RULE: {
-              when: '`parent` is itself a child collection',
-              message: 'A child collection cannot have children of its own',
-            },
-          }),
-        },
+        response: { 200: envelope(Collection), ...commonErrors },
       },
       onRequest: app.authenticate,
     },
@@ -73,17 +50,11 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'listCollections',
         summary: 'List collections (#27)',
         description:
-          'Newest first. Lists public collections and the caller’s own private ones (and those whose escrow pays the caller); never deleted ones. `search` matches every word as a prefix, case-insensitively, in the name, description and tag names. `tags` matches collections with any of the comma-separated tag keys. `price` is `min-max` in USD (`100-`, `-500`). `creator=false` gives the creator’s id instead of the summary; `receiver=true` adds the escrow receiver’s summary. `collections` holds the ids of the visible children.',
+          'Newest first. Lists public collections and the private ones the caller created, is the assigned talent of (the escrow receiver) or holds a pending invite to; never deleted ones. `search` matches every word as a prefix, case-insensitively, in the name, description and tag names. `tags` matches collections with any of the comma-separated tag keys. `price` is `min-max` in USD (`100-`, `-500`). `creator=false` gives the creator’s id instead of the summary; `receiver=true` adds the escrow receiver’s summary. `collections` holds the ids of the visible children.',
         tags,
         security,
         querystring: ListCollectionsQuery,
-        response: {
-          200: envelope(CollectionPage, 'Collections'),
-          ...guardedErrors({
-            VALIDATION_ERROR:
-              'an unknown or malformed query parameter, a `price` that is not `min-max`, or more filter tags than allowed',
-          }),
-        },
+        response: { 200: envelope(CollectionPage), ...commonErrors },
       },
       onRequest: app.authenticate,
     },
@@ -96,48 +67,16 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         operationId: 'getCollection',
         summary: 'Get one collection with its child collections (#30)',
-        description: 'Someone else’s private collection and deleted ones answer 404.',
+        description:
+          'Someone else’s private collection and deleted ones answer 404; a private job is visible to its assigned talent and to talents with a pending invite to it.',
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Collection, 'Collection'), ...guardedErrors({ NOT_FOUND: HIDDEN }) },
+        response: { 200: envelope(Collection), ...commonErrors },
       },
       onRequest: app.authenticate,
     },
     async (req) => ok(await collections.get(req.params.id, caller(req).userId), 'Collection'),
-  )
-
-  app.patch(
-    '/v1/collection/:id',
-    {
-      schema: {
-        operationId: 'updateCollection',
-        summary: 'Update a collection (#29)',
-        description:
-          'Creator only (403; 404 when the collection is hidden from the caller). At least one field. `paymentFee` follows the rules of #26 (a decimal string or a JSON number) and is answered as a string with two decimals. Refused with 409 once an escrow on the collection is paid. Answers the older update shape with message `Accepted`.',
-        tags,
-        security,
-        params: IdParams,
-        body: UpdateCollectionBody,
-        response: {
-          200: envelope(CollectionUpdateShape, 'Accepted'),
-          ...guardedErrors({
-            VALIDATION_ERROR: 'no field, or a field that fails the rules of #26',
-            FORBIDDEN: {
-              when: 'the caller is not the creator',
-              message: 'Only the creator may change this collection',
-            },
-            NOT_FOUND: HIDDEN,
-            CONFLICT: {
-              when: 'an escrow on the collection is paid',
-              message: 'The escrow of this collection is paid; it can no longer be changed',
-            },
-          }),
-        },
-      },
-      onRequest: app.authenticate,
-    },
-    async (req) => ok(await collections.update(req.params.id, caller(req).userId, req.body), 'Accepted'),
   )
 
   app.delete(
@@ -151,20 +90,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         params: IdParams,
-        response: {
-          200: envelope(EmptyObject, 'Collection deleted'),
-          ...guardedErrors({
-            FORBIDDEN: {
-              when: 'the caller is not the creator',
-              message: 'Only the creator may change this collection',
-            },
-            NOT_FOUND: HIDDEN,
-            CONFLICT: {
-              when: 'a paid escrow on it or on a child is not released',
-              message: 'A paid escrow on this collection has not been released yet',
-            },
-          }),
-        },
+        response: { 200: envelope(EmptyObject), ...commonErrors },
       },
       onRequest: app.authenticate,
     },
@@ -187,15 +113,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         body: CreateBookmarkBody,
-        response: {
-          200: envelope(Bookmark, 'Bookmarked'),
-          ...guardedErrors({
-            NOT_FOUND: {
-              when: 'the referenced collection or user does not exist or is hidden from the caller',
-              message: 'collection not found',
-            },
-          }),
-        },
+        response: { 200: envelope(Bookmark), ...commonErrors },
       },
       onRequest: app.authenticate,
     },
@@ -213,7 +131,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         querystring: ListBookmarksQuery,
-        response: { 200: envelope(BookmarkPage, 'Bookmarks'), ...guardedErrors() },
+        response: { 200: envelope(BookmarkPage), ...commonErrors },
       },
       onRequest: app.authenticate,
     },
@@ -231,12 +149,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         params: IdParams,
-        response: {
-          200: envelope(BookmarkListItem, 'Bookmark'),
-          ...guardedErrors({
-            NOT_FOUND: { when: 'no bookmark of the caller has this id', message: 'bookmark not found' },
-          }),
-        },
+        response: { 200: envelope(BookmarkListItem), ...commonErrors },
       },
       onRequest: app.authenticate,
     },
@@ -253,12 +166,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         params: IdParams,
-        response: {
-          200: envelope(EmptyObject, 'Bookmark removed'),
-          ...guardedErrors({
-            NOT_FOUND: { when: 'no bookmark of the caller has this id', message: 'bookmark not found' },
-          }),
-        },
+        response: { 200: envelope(EmptyObject), ...commonErrors },
       },
       onRequest: app.authenticate,
     },

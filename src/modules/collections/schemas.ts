@@ -1,20 +1,9 @@
 // The collections contract: the Collection forms of SPEC.md (the full form and the older update
 // shape), bookmarks, and the request bodies and queries of #26–#30 and /v1/bookmark.
 import { type Static, Type } from 'typebox'
-import { EX } from '../../http/examples.ts'
 import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
 import { FileSummary } from '../files/schemas.ts'
 import { MONEY_MAX, MONEY_PATTERN } from './payment-fee.ts'
-import {
-  BOOKMARK,
-  BOOKMARK_ITEM,
-  CHILD_COLLECTION,
-  COLLECTION,
-  COLLECTION_LIST_ITEM,
-  COLLECTION_TAG,
-  COLLECTION_UPDATE,
-  USER_SUMMARY,
-} from './schema-examples.ts'
 
 /** Text without NUL characters (PostgreSQL text cannot hold them). */
 const Text = (maxLength: number, opts: Record<string, unknown> = {}) =>
@@ -63,37 +52,77 @@ export const CreateCollectionBody = Type.Object(
     parent: Type.Optional(Id('id of the parent collection (one of the caller’s own top-level ones)')),
     attachments: Type.Optional(Attachments),
   },
-  {
-    additionalProperties: false,
-    examples: [
-      {
-        type: 'job',
-        name: 'Landing page',
-        description: 'One responsive page with a contact form',
-        paymentFee: '150.00',
-        deliveryDate: '2031-01-01',
-        tags: ['design'],
-      },
-    ],
-  },
+  { additionalProperties: false },
 )
 export type CreateCollectionInput = Static<typeof CreateCollectionBody>
 
-export const UpdateCollectionBody = Type.Object(
+/** The statuses the client SDK sends (ICollectionStatus). */
+export const CollectionStatus = Type.Union(
+  [
+    Type.Literal('pending'),
+    Type.Literal('waiting'),
+    Type.Literal('ongoing'),
+    Type.Literal('completed'),
+    Type.Literal('cancelled'),
+    Type.Literal('deleted'),
+  ],
   {
-    type: Type.Optional(CollectionType),
-    name: Type.Optional(Text(200, { minLength: 1 })),
-    category: Type.Optional(Text(100)),
-    description: Type.Optional(Text(10_000, { minLength: 1 })),
-    paymentFee: Type.Optional(PaymentFee),
-    isPrivate: Type.Optional(Type.Boolean()),
-    deliveryDate: Type.Optional(DeliveryDate),
-    tags: Type.Optional(TagNames),
-    attachments: Type.Optional(Attachments),
+    description:
+      'the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed`',
   },
-  { additionalProperties: false, minProperties: 1, examples: [{ name: 'Landing page v2' }] },
 )
-export type UpdateCollectionInput = Static<typeof UpdateCollectionBody>
+
+const updateFields = {
+  type: Type.Optional(CollectionType),
+  name: Type.Optional(Text(200, { minLength: 1 })),
+  category: Type.Optional(Text(100)),
+  description: Type.Optional(Text(10_000, { minLength: 1 })),
+  paymentFee: Type.Optional(PaymentFee),
+  isPrivate: Type.Optional(Type.Boolean()),
+  deliveryDate: Type.Optional(DeliveryDate),
+  tags: Type.Optional(TagNames),
+  attachments: Type.Optional(Attachments),
+  status: Type.Optional(CollectionStatus),
+  progress: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      maximum: 100,
+      description: 'the talent’s progress, 0–100 (deliverables, or a job without any)',
+    }),
+  ),
+  cancellationReason: Type.Optional(
+    Text(2000, { minLength: 1, description: 'required with status `cancelled`' }),
+  ),
+}
+
+export const UpdateCollectionBody = Type.Object(updateFields, {
+  additionalProperties: false,
+  minProperties: 1,
+})
+export type UpdateCollectionBodyT = Static<typeof UpdateCollectionBody>
+/** The details of #29 (what the creator edits), without the work fields. */
+export type UpdateCollectionInput = Omit<UpdateCollectionBodyT, 'status' | 'progress' | 'cancellationReason'>
+
+const ManyItem = Type.Object(
+  { id: Id('the collection to update'), ...updateFields },
+  { additionalProperties: false, minProperties: 2 },
+)
+const ManyItems = Type.Array(ManyItem, { minItems: 1, maxItems: 50, description: 'at most 50 collections' })
+
+/**
+ * The bulk update: `{ collections: [...] }`, or `{ collections: { collections: [...] } }` as the
+ * client SDK's updateManyCollections wraps its argument.
+ */
+export const UpdateManyCollectionsBody = Type.Object(
+  {
+    collections: Type.Union([
+      ManyItems,
+      Type.Object({ collections: ManyItems }, { additionalProperties: false }),
+    ]),
+  },
+  { additionalProperties: false },
+)
+export type UpdateManyItem = Static<typeof ManyItem>
 
 const Bool = (description: string) => Type.Optional(Type.Boolean({ description }))
 
@@ -136,38 +165,47 @@ const Profile = Type.Object({
   verified: Type.Boolean(),
 })
 
-export const UserSummary = Type.Object(
-  {
-    _id: Type.String(),
-    firstName: Type.String(),
-    lastName: Type.String(),
-    role: Type.String(),
-    type: Type.String(),
-    profile: Profile,
-    isPrivate: Type.Boolean(),
-    score: Type.Number(),
-    profileCompleteness: Type.Number(),
-    socket: Type.Object({ status: Type.String() }),
-  },
-  {
-    $id: 'UserSummary',
-    description: 'Who a user is, as collections and bookmarks show it.',
-    examples: [USER_SUMMARY],
-  },
-)
+export const UserSummary = Type.Object({
+  _id: Type.String(),
+  firstName: Type.String(),
+  lastName: Type.String(),
+  role: Type.String(),
+  type: Type.String(),
+  profile: Profile,
+  isPrivate: Type.Boolean(),
+  score: Type.Number(),
+  profileCompleteness: Type.Number(),
+  socket: Type.Object({ status: Type.String() }),
+})
 
-export const CollectionTag = Type.Object(
-  {
-    _id: Type.String(),
-    name: Type.String(),
-    key: Type.String(),
-    color: Type.String(),
-    type: Type.String(),
-  },
-  { $id: 'CollectionTag', examples: [COLLECTION_TAG] },
-)
+export const CollectionTag = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  key: Type.String(),
+  color: Type.String(),
+  type: Type.String(),
+})
 
 const StrArray = Type.Array(Type.String())
+
+const Delivery = Type.Object({
+  note: Type.String(),
+  attachments: StrArray,
+  attachmentData: Type.Array(FileSummary, {
+    description: 'summaries of the delivered files that still exist',
+  }),
+  deliveredAt: Timestamp,
+})
+
+const EscrowReleased = Type.Object(
+  {
+    creatorReleased: Type.Boolean({ description: 'the creator’s share was sent back to their wallet' }),
+    creatorAmount: Type.Number({ description: 'USD of the escrowed price returned to the creator' }),
+    ownerReleased: Type.Boolean({ description: 'the talent’s share was released' }),
+    ownerAmount: Type.Number({ description: 'USD of the escrowed price released to the talent' }),
+  },
+  { description: 'how the escrow was split when a dispute ended' },
+)
 
 /** Every field of the full form except `creator` and `collections`, which differ by operation. */
 const fullFields = {
@@ -177,13 +215,16 @@ const fullFields = {
   description: Type.String(),
   type: Type.String(),
   equity: Type.String(),
-  owners: StrArray,
-  invites: StrArray,
+  owners: Type.Array(Type.String(), { description: 'the assigned talent (one id), empty while nobody is' }),
+  invites: Type.Array(Type.String(), { description: 'ids of the invites sent for the job (/v1/invite)' }),
+  applications: Type.Array(Type.String(), { description: 'ids of the applications to the job' }),
   attachments: StrArray,
   attachmentData: Type.Array(FileSummary, {
     description: 'summaries of the attached files that still exist',
   }),
-  ratings: StrArray,
+  ratings: Type.Array(Type.String(), {
+    description: 'ids of the reviews written about the job (/v1/reviews)',
+  }),
   payoutTransactions: StrArray,
   tagsData: StrArray,
   tags: Type.Array(CollectionTag),
@@ -195,9 +236,16 @@ const fullFields = {
   paymentFee: Type.Number({ description: 'USD' }),
   isPrivate: Type.Boolean(),
   deliveryDate: Type.Union([Timestamp, Type.Null()]),
-  recipientCompletedJob: Type.Boolean(),
-  score: Type.Number(),
-  progress: Type.Number(),
+  recipientCompletedJob: Type.Boolean({ description: 'the talent delivered the job' }),
+  delivery: Type.Union([Delivery, Type.Null()], { description: 'the talent’s delivery; null before it' }),
+  completedDate: Type.Union([Timestamp, Type.Null()], { description: 'when the creator completed the job' }),
+  cancellationReason: Type.String({ description: 'the creator’s reason, once cancelled; empty otherwise' }),
+  issue: Type.String({ description: 'the reason of the dispute raised on the job; empty otherwise' }),
+  escrowReleased: Type.Optional(EscrowReleased),
+  score: Type.Number({
+    description: 'average rating of the job’s reviews × 20, rounded (0 without reviews)',
+  }),
+  progress: Type.Number({ description: '0–100; the average of its deliverables’ progress when it has any' }),
   isDeleted: Type.Boolean(),
   isFundingRequest: Type.Boolean(),
   failedPayoutCount: Type.Number(),
@@ -215,100 +263,69 @@ const fullFields = {
 }
 
 /** A child collection inside its parent's `collections` (its own `collections` are ids). */
-export const ChildCollection = Type.Object(
-  {
-    ...fullFields,
-    creator: UserSummary,
-    collections: StrArray,
-  },
-  {
-    $id: 'ChildCollection',
-    description: 'A child collection inside its parent: its own `collections` are ids.',
-    examples: [CHILD_COLLECTION],
-  },
-)
+export const ChildCollection = Type.Object({
+  ...fullFields,
+  creator: UserSummary,
+  collections: StrArray,
+})
 
 /** The full form (#26, #30): `collections` holds the child collections. */
-export const Collection = Type.Object(
-  {
-    ...fullFields,
-    creator: UserSummary,
-    collections: Type.Array(ChildCollection),
-  },
-  {
-    $id: 'Collection',
-    description: 'A job or funding request, with its child collections. `paymentFee` is the price in USD.',
-    examples: [COLLECTION],
-  },
-)
+export const Collection = Type.Object({
+  ...fullFields,
+  creator: UserSummary,
+  collections: Type.Array(ChildCollection),
+})
 
 /** A list item (#27): `collections` holds child ids; `creator` is the summary or, with creator=false, the id. */
-export const CollectionListItem = Type.Object(
-  {
-    ...fullFields,
-    creator: Type.Union([UserSummary, Type.String()]),
-    receiver: Type.Optional(Type.Union([UserSummary, Type.Null()])),
-    collections: StrArray,
-    isBookmarked: Type.Boolean(),
-    bookmarkId: Type.String({ description: 'empty when not bookmarked' }),
-  },
-  {
-    $id: 'CollectionListItem',
-    description: 'A collection in a list: child ids, and whether the caller bookmarked it.',
-    examples: [COLLECTION_LIST_ITEM],
-  },
-)
+export const CollectionListItem = Type.Object({
+  ...fullFields,
+  creator: Type.Union([UserSummary, Type.String()]),
+  receiver: Type.Optional(Type.Union([UserSummary, Type.Null()])),
+  collections: StrArray,
+  isBookmarked: Type.Boolean(),
+  bookmarkId: Type.String({ description: 'empty when not bookmarked' }),
+})
 
-export const CollectionPage = Type.Object(
-  {
-    data: Type.Array(CollectionListItem),
-    total: Type.Integer({ examples: [1] }),
-    pages: Type.Integer({ examples: [1] }),
-    page: Type.Integer({ examples: [1] }),
-    limit: Type.Integer({ examples: [12] }),
-  },
-  { $id: 'CollectionPage' },
-)
+export const CollectionPage = Type.Object({
+  data: Type.Array(CollectionListItem),
+  total: Type.Integer(),
+  pages: Type.Integer(),
+  page: Type.Integer(),
+  limit: Type.Integer(),
+})
 
 /** The older shape answered by the update (#29). */
-export const CollectionUpdateShape = Type.Object(
-  {
-    _id: Type.String(),
-    name: Type.String(),
-    category: Type.String(),
-    description: Type.String(),
-    equity: Type.String(),
-    collections: StrArray,
-    type: Type.String(),
-    owners: StrArray,
-    invites: StrArray,
-    applications: StrArray,
-    skillData: StrArray,
-    skills: StrArray,
-    status: Type.String(),
-    inviteAccepted: Type.Boolean(),
-    payoutStatus: Type.String(),
-    paymentStatus: Type.String(),
-    feePayoutStatus: Type.String(),
-    balanceStatus: Type.String(),
-    paymentFee: Type.String({ description: 'USD, two decimals' }),
-    isPrivate: Type.Boolean(),
-    deliveryDate: Type.Union([Timestamp, Type.Null()]),
-    recipientCompletedJob: Type.Boolean(),
-    score: Type.Number(),
-    progress: Type.Number(),
-    isDeleted: Type.Boolean(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    slug: Type.String(),
-    __v: Type.Number(),
-  },
-  {
-    $id: 'CollectionUpdate',
-    description: 'The older shape the update (#29) answers; `paymentFee` is a USD string with two decimals.',
-    examples: [COLLECTION_UPDATE],
-  },
-)
+export const CollectionUpdateShape = Type.Object({
+  _id: Type.String(),
+  name: Type.String(),
+  category: Type.String(),
+  description: Type.String(),
+  equity: Type.String(),
+  collections: StrArray,
+  type: Type.String(),
+  owners: StrArray,
+  invites: StrArray,
+  applications: StrArray,
+  skillData: StrArray,
+  skills: StrArray,
+  status: Type.String(),
+  inviteAccepted: Type.Boolean(),
+  payoutStatus: Type.String(),
+  paymentStatus: Type.String(),
+  feePayoutStatus: Type.String(),
+  balanceStatus: Type.String(),
+  paymentFee: Type.String({ description: 'USD, two decimals' }),
+  isPrivate: Type.Boolean(),
+  deliveryDate: Type.Union([Timestamp, Type.Null()]),
+  recipientCompletedJob: Type.Boolean(),
+  score: Type.Number(),
+  progress: Type.Number(),
+  isDeleted: Type.Boolean(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  slug: Type.String(),
+  __v: Type.Number(),
+})
 
 // Bookmarks
 
@@ -317,7 +334,7 @@ export const CreateBookmarkBody = Type.Object(
     reference: Id('id of the bookmarked collection or user'),
     type: Type.Union([Type.Literal('collection'), Type.Literal('user')]),
   },
-  { additionalProperties: false, examples: [{ reference: EX.collectionId, type: 'collection' }] },
+  { additionalProperties: false },
 )
 
 export const ListBookmarksQuery = Type.Object(
@@ -334,47 +351,34 @@ const BookmarkedCollection = Type.Object({
   collections: StrArray,
 })
 
-export const Bookmark = Type.Object(
-  {
-    _id: Type.String(),
-    owner: Type.String({ description: 'the user who bookmarked' }),
-    type: Type.String({ description: '`collection` or `user`' }),
-    reference: Type.String(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    __v: Type.Number(),
-  },
-  { $id: 'Bookmark', examples: [BOOKMARK] },
-)
+export const Bookmark = Type.Object({
+  _id: Type.String(),
+  owner: Type.String({ description: 'the user who bookmarked' }),
+  type: Type.String({ description: '`collection` or `user`' }),
+  reference: Type.String(),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  __v: Type.Number(),
+})
 
-export const BookmarkListItem = Type.Object(
-  {
-    ...Bookmark.properties,
-    collection: Type.Optional(
-      Type.Union([BookmarkedCollection, Type.Null()], {
-        description: 'type `collection`: the collection, null once it is deleted or no longer visible',
-      }),
-    ),
-    user: Type.Optional(
-      Type.Union([UserSummary, Type.Null()], {
-        description: 'type `user`: the user summary, null once the account is gone or private',
-      }),
-    ),
-  },
-  {
-    $id: 'BookmarkWithTarget',
-    description: 'A bookmark with what it points to.',
-    examples: [BOOKMARK_ITEM],
-  },
-)
+export const BookmarkListItem = Type.Object({
+  ...Bookmark.properties,
+  collection: Type.Optional(
+    Type.Union([BookmarkedCollection, Type.Null()], {
+      description: 'type `collection`: the collection, null once it is deleted or no longer visible',
+    }),
+  ),
+  user: Type.Optional(
+    Type.Union([UserSummary, Type.Null()], {
+      description: 'type `user`: the user summary, null once the account is gone or private',
+    }),
+  ),
+})
 
-export const BookmarkPage = Type.Object(
-  {
-    data: Type.Array(BookmarkListItem),
-    total: Type.Integer({ examples: [1] }),
-    pages: Type.Integer({ examples: [1] }),
-    page: Type.Integer({ examples: [1] }),
-    limit: Type.Integer({ examples: [12] }),
-  },
-  { $id: 'BookmarkPage' },
-)
+export const BookmarkPage = Type.Object({
+  data: Type.Array(BookmarkListItem),
+  total: Type.Integer(),
+  pages: Type.Integer(),
+  page: Type.Integer(),
+  limit: Type.Integer(),
+})

@@ -8,8 +8,10 @@ import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { tagService } from '../account/tags.ts'
 import { bookmarkRepo } from './bookmark-repo.ts'
+import { type EscrowEvent, EscrowLink, type PayoutKind } from './escrow-link.ts'
 import { listFilters } from './filters.ts'
 import {
+  canSee,
   type FileLookup,
   fullFields,
   searchDocument,
@@ -18,6 +20,7 @@ import {
   updateShape,
   userSummary,
 } from './forms.ts'
+import { CollectionJobs } from './jobs.ts'
 import { paymentFeeText } from './payment-fee.ts'
 import { type CollectionRow, collectionRepo, type UserRow } from './repo.ts'
 import type { CreateCollectionInput, ListCollectionsQueryT, UpdateCollectionInput } from './schemas.ts'
@@ -32,17 +35,7 @@ export interface Related {
   files: FileLookup
 }
 
-/** The escrow state a collection moves through (see markEscrow). */
-export type EscrowState = 'waiting' | 'paid' | 'released' | 'cancelled'
-export type PayoutKind = 'payout' | 'fee' | 'platformFee'
-
-/** Collection status set by each escrow state. */
-const STATUS_FOR_ESCROW: Record<EscrowState, string> = {
-  waiting: 'pending',
-  paid: 'active',
-  released: 'completed',
-  cancelled: 'pending',
-}
+export type { EscrowEvent, EscrowState, PayoutKind } from './escrow-link.ts'
 
 export interface EscrowCollectionInput {
   type?: string
@@ -75,6 +68,10 @@ function trimmed(value: string, path: string, required: boolean): string {
 }
 
 export class CollectionService {
+  readonly #escrow: EscrowLink
+  /** what the work feature (invites, delivery, completion, disputes, reviews) records on a job */
+  readonly jobs: CollectionJobs
+
   constructor(
     private readonly deps: {
       db: Db
@@ -90,7 +87,10 @@ export class CollectionService {
         ): Promise<unknown>
       }
     },
-  ) {}
+  ) {
+    this.#escrow = new EscrowLink(deps)
+    this.jobs = new CollectionJobs(deps)
+  }
 
   private async checkAttachments(tx: Tx, userId: string, ids: readonly string[] | undefined) {
     if (!ids?.length) return []
@@ -120,7 +120,7 @@ export class CollectionService {
     const ids = rows.map((r) => r.id)
     const userIds = new Set(rows.map((r) => r.creatorId))
     if (want.receivers) for (const r of rows) if (r.receiverId) userIds.add(r.receiverId)
-    const fileIds = [...new Set(rows.flatMap((r) => r.attachmentIds))]
+    const fileIds = [...new Set(rows.flatMap((r) => [...r.attachmentIds, ...r.deliveryAttachmentIds]))]
     const [users, tagRows, childIds, bookmarks, files] = await Promise.all([
       collectionRepo.users(ex, [...userIds]),
       tagService.byIds(ex, [...new Set(rows.flatMap((r) => r.tagIds))]),
@@ -180,11 +180,7 @@ export class CollectionService {
 
     if (input.parent) {
       const parent = await collectionRepo.getForChange(tx, input.parent, true)
-      const visible =
-        parent &&
-        !parent.isDeleted &&
-        (!parent.isPrivate || parent.creatorId === creatorId || parent.receiverId === creatorId)
-      if (!visible) throw errors.notFound('parent collection')
+      if (!parent || !canSee(parent, creatorId)) throw errors.notFound('parent collection')
       if (parent.creatorId !== creatorId)
         throw errors.forbidden('Child collections can only be added under your own collections')
       if (parent.parentId)
@@ -282,58 +278,66 @@ export class CollectionService {
   /** Loads a collection the caller means to change: 404 when hidden, 403 when not theirs. */
   private async ownedForChange(tx: Tx, id: string, userId: string) {
     const row = await collectionRepo.getForChange(tx, id, true)
-    const visible =
-      row && !row.isDeleted && (!row.isPrivate || row.creatorId === userId || row.receiverId === userId)
-    if (!visible) throw errors.notFound('collection')
+    if (!row || !canSee(row, userId)) throw errors.notFound('collection')
     if (row.creatorId !== userId) throw errors.forbidden('Only the creator may change this collection')
     return row
   }
 
   /** Updates the fields of #29 and answers the older update shape. */
-  async update(id: string, userId: string, input: UpdateCollectionInput) {
-    return inTransaction(this.deps.db, async (tx) => {
-      const row = await this.ownedForChange(tx, id, userId)
-      if (row.escrowPaid)
-        throw errors.conflict('The escrow of this collection is paid; it can no longer be changed')
-      const now = this.deps.clock.now()
-      const patch: Parameters<typeof collectionRepo.update>[2] = {}
-      if (input.type !== undefined) patch.type = input.type.trim()
-      if (input.name !== undefined) {
-        patch.name = trimmed(input.name, '/name', true)
-        patch.slug = slugify(patch.name, id)
-      }
-      if (input.category !== undefined) patch.category = trimmed(input.category, '/category', false)
-      if (input.description !== undefined)
-        patch.description = trimmed(input.description, '/description', true)
-      if (input.paymentFee !== undefined) patch.paymentFee = paymentFeeText(input.paymentFee)
-      if (input.isPrivate !== undefined) patch.isPrivate = input.isPrivate
-      if (input.deliveryDate !== undefined) patch.deliveryDate = this.deliveryDate(input.deliveryDate)
-      if (input.attachments !== undefined)
-        patch.attachmentIds = await this.checkAttachments(tx, userId, input.attachments)
-      let tagNames = (await tagService.byIds(tx, row.tagIds)).map((t) => t.name)
-      if (input.tags !== undefined) {
-        const tags = await tagService.ensure(tx, input.tags)
-        await tagService.swap(
-          tx,
-          row.tagIds,
-          tags.map((t) => t.id),
-        )
-        patch.tagsData = input.tags
-        patch.tagIds = tags.map((t) => t.id)
-        patch.tagKeys = tags.map((t) => t.key)
-        tagNames = tags.map((t) => t.name)
-      }
-      if (patch.name !== undefined || patch.description !== undefined || input.tags !== undefined)
-        patch.searchText = searchDocument([
-          patch.name ?? row.name,
-          patch.description ?? row.description,
-          ...tagNames,
-        ])
-      await collectionRepo.update(tx, id, patch, now)
-      const updated = (await collectionRepo.getForChange(tx, id))!
-      const rel = await this.related(tx, userId, [updated])
-      return updateShape(updated, rel.tags, rel.childIds.get(id) ?? [])
-    })
+  update(id: string, userId: string, input: UpdateCollectionInput) {
+    return inTransaction(this.deps.db, (tx) => this.updateIn(tx, id, userId, input))
+  }
+
+  /** #29 inside the caller's transaction (the bulk update runs several in one). */
+  async updateIn(tx: Tx, id: string, userId: string, input: UpdateCollectionInput) {
+    const row = await this.ownedForChange(tx, id, userId)
+    if (row.escrowPaid)
+      throw errors.conflict('The escrow of this collection is paid; it can no longer be changed')
+    const now = this.deps.clock.now()
+    const patch: Parameters<typeof collectionRepo.update>[2] = {}
+    if (input.type !== undefined) patch.type = input.type.trim()
+    if (input.name !== undefined) {
+      patch.name = trimmed(input.name, '/name', true)
+      patch.slug = slugify(patch.name, id)
+    }
+    if (input.category !== undefined) patch.category = trimmed(input.category, '/category', false)
+    if (input.description !== undefined) patch.description = trimmed(input.description, '/description', true)
+    if (input.paymentFee !== undefined) patch.paymentFee = paymentFeeText(input.paymentFee)
+    if (input.isPrivate !== undefined) patch.isPrivate = input.isPrivate
+    if (input.deliveryDate !== undefined) patch.deliveryDate = this.deliveryDate(input.deliveryDate)
+    if (input.attachments !== undefined)
+      patch.attachmentIds = await this.checkAttachments(tx, userId, input.attachments)
+    let tagNames = (await tagService.byIds(tx, row.tagIds)).map((t) => t.name)
+    if (input.tags !== undefined) {
+      const tags = await tagService.ensure(tx, input.tags)
+      await tagService.swap(
+        tx,
+        row.tagIds,
+        tags.map((t) => t.id),
+      )
+      patch.tagsData = input.tags
+      patch.tagIds = tags.map((t) => t.id)
+      patch.tagKeys = tags.map((t) => t.key)
+      tagNames = tags.map((t) => t.name)
+    }
+    if (patch.name !== undefined || patch.description !== undefined || input.tags !== undefined)
+      patch.searchText = searchDocument([
+        patch.name ?? row.name,
+        patch.description ?? row.description,
+        ...tagNames,
+      ])
+    await collectionRepo.update(tx, id, patch, now)
+    const updated = (await collectionRepo.getForChange(tx, id))!
+    const rel = await this.related(tx, userId, [updated])
+    return updateShape(updated, rel.tags, rel.childIds.get(id) ?? [])
+  }
+
+  /** The older update shape of a collection as it is now (after a status change). */
+  async updateShapeOf(ex: Executor, id: string, viewerId: string) {
+    const row = await collectionRepo.getForChange(ex, id)
+    if (!row || !canSee(row, viewerId)) throw errors.notFound('collection')
+    const rel = await this.related(ex, viewerId, [row])
+    return updateShape(row, rel.tags, rel.childIds.get(id) ?? [])
   }
 
   /** Soft-deletes a collection and its children (#28); tag counts and bookmarks go with them. */
@@ -342,7 +346,8 @@ export class CollectionService {
       const row = await this.ownedForChange(tx, id, userId)
       const children = await collectionRepo.liveChildrenForChange(tx, id)
       const family = [row, ...children]
-      if (family.some((c) => c.escrowPaid && c.escrowStatus !== 'released'))
+      // (a paid escrow returned to the payer when the job was cancelled counts as settled)
+      if (family.some((c) => c.escrowPaid && c.escrowStatus !== 'released' && c.escrowStatus !== 'cancelled'))
         throw errors.conflict('A paid escrow on this collection has not been released yet')
       const now = this.deps.clock.now()
       await collectionRepo.softDelete(
@@ -395,84 +400,23 @@ export class CollectionService {
     )
   }
 
-  /**
-   * Records the escrow's state on its collection. `waiting` links an escrow (and its receiver) to
-   * a live collection; `paid` freezes the collection against updates and counts it on its parent;
-   * `released` allows deletion again; `cancelled` unlinks an unpaid escrow. Status follows:
-   * waiting/cancelled → `pending`, paid → `active`, released → `completed`.
-   */
-  async markEscrow(
-    tx: Tx,
-    collectionId: string,
-    event: {
-      state: EscrowState
-      escrowId: string
-      receiverId?: string | null
-      isFundingRequest?: boolean
-    },
-  ): Promise<void> {
-    const row = await collectionRepo.getForChange(tx, collectionId, true)
-    if (!row || row.isDeleted) throw errors.notFound('collection')
-    if (row.escrowId && row.escrowId !== event.escrowId && row.escrowStatus !== 'cancelled')
-      throw errors.conflict('This collection already has another escrow')
-    const now = this.deps.clock.now()
-    const wasPaid = row.escrowPaid
-    const paid = event.state === 'paid' || event.state === 'released'
-    if (event.state === 'cancelled' && wasPaid) throw errors.conflict('A paid escrow cannot be cancelled')
-    await collectionRepo.setEscrowState(
-      tx,
-      collectionId,
-      {
-        escrowId: event.state === 'cancelled' ? null : event.escrowId,
-        escrowStatus: event.state === 'cancelled' ? null : event.state,
-        escrowPaid: paid,
-        status: STATUS_FOR_ESCROW[event.state],
-        ...(event.receiverId !== undefined ? { receiverId: event.receiverId } : {}),
-        ...(event.isFundingRequest !== undefined ? { isFundingRequest: event.isFundingRequest } : {}),
-      },
-      now,
-    )
-    if (row.parentId && paid !== wasPaid)
-      await collectionRepo.bumpChildCounts(tx, row.parentId, 0, paid ? 1 : -1, now)
+  /** Records the escrow's state on its collection (see escrow-link.ts). */
+  markEscrow(tx: Tx, collectionId: string, event: EscrowEvent): Promise<void> {
+    return this.#escrow.markEscrow(tx, collectionId, event)
   }
 
-  /**
-   * Records a payout step of a released escrow: `which` names the payout (receiver's, fee or
-   * platform fee), `status` its new state (e.g. `processing`, `paid`, `failed`); a `failed` status
-   * adds one to the matching failed*Count; `transactionId` is appended to payoutTransactions once.
-   */
-  async recordPayout(
-    tx: Tx,
-    collectionId: string,
-    which: PayoutKind,
-    status: string,
-    transactionId?: string,
-  ): Promise<void> {
-    await collectionRepo.setPayout(
-      tx,
-      collectionId,
-      which,
-      status,
-      status === 'failed',
-      transactionId,
-      this.deps.clock.now(),
-    )
+  /** Records a payout step of a released escrow (see escrow-link.ts). */
+  recordPayout(tx: Tx, collectionId: string, which: PayoutKind, status: string, transactionId?: string) {
+    return this.#escrow.recordPayout(tx, collectionId, which, status, transactionId)
   }
 
   /** The escrow-relevant state of a collection (undefined when missing or deleted). */
-  async escrowState(ex: Executor, collectionId: string) {
-    const row = await collectionRepo.getForChange(ex, collectionId)
-    if (!row || row.isDeleted) return undefined
-    return {
-      id: row.id,
-      creatorId: row.creatorId,
-      receiverId: row.receiverId,
-      escrowId: row.escrowId,
-      escrowStatus: row.escrowStatus as EscrowState | null,
-      escrowPaid: row.escrowPaid,
-      paymentFee: row.paymentFee,
-      parentId: row.parentId,
-      isPrivate: row.isPrivate,
-    }
+  escrowState(ex: Executor, collectionId: string) {
+    return this.#escrow.escrowState(ex, collectionId)
+  }
+
+  /** Refuses (422) to move the escrow of a job in dispute, inside the escrow's locked transaction. */
+  assertEscrowMovable(ex: Executor, collectionId: string) {
+    return this.#escrow.assertEscrowMovable(ex, collectionId)
   }
 }

@@ -23,6 +23,8 @@ export interface ReleaseOptions {
   cents?: bigint
   /** the request's Idempotency-Key: a request run twice releases once */
   key?: string
+  /** the payout of a cancelled or disputed job's split, the only release its frozen escrow allows */
+  settlement?: boolean
 }
 
 /** What a release moved (absent when the call only retried failed transfers). */
@@ -195,6 +197,7 @@ export class EscrowRelease {
       if (locked.status === 'released' || locked.status === 'releasing')
         throw errors.conflict('This escrow has already been released')
       if (locked.status !== 'paid') throw errors.conflict('This escrow cannot be released now')
+      if (!opts.settlement) await this.deps.collections.assertEscrowMovable(tx, locked.collectionId)
       // (re-checked under the escrow's lock: a child funded meanwhile adds a leg)
       if ((await escrowRepo.legs(tx, locked.id)).some((l) => l.kind === 'fund' && l.status !== 'completed'))
         throw errors.businessRule('A child escrow funded from this one is still being funded')

@@ -18,6 +18,7 @@ import type { TransactionService } from '../transactions/service.ts'
 import type { Ledger } from '../wallet/ledger.ts'
 import type { WalletService } from '../wallet/service.ts'
 import { absorbCredits, onDepositCredited } from './credits.ts'
+import { type SplitWant, settleSplit, splitState } from './dispute-split.ts'
 import { payFromWallet } from './pay.ts'
 import type { EscrowPayouts } from './payouts.ts'
 import {
@@ -379,5 +380,26 @@ export class EscrowService {
     await this.deps.halts.assertNotHalted(seen.coin)
     await this.absorb(input.escrowId)
     return payFromWallet(this.deps, (await escrowRepo.get(this.deps.db, input.escrowId))!, userId, input)
+  }
+
+  /** The escrow's status and the USD cents of its price not released yet (see dispute-split.ts). */
+  splitState(escrowId: string) {
+    return splitState(this.deps, escrowId)
+  }
+
+  /** Pays out a cancelled or disputed job's escrow: a share released, the rest refunded (dispute-split.ts). */
+  settleSplit(escrowId: string, want: SplitWant, key: string) {
+    return settleSplit(
+      this.deps,
+      {
+        release: this.#release,
+        absorb: (id) => this.absorb(id),
+        cancel: (userId, id) => this.cancel(userId, id),
+        userAddress: (tx, userId) => this.userAddress(tx, userId),
+      },
+      escrowId,
+      want,
+      key,
+    )
   }
 }

@@ -1,0 +1,51 @@
+// Returning what a paid escrow holds to its payer's wallet: the escrow's balance less the legs it
+// still has to send, as one `refund` leg through the normal payout path (as an overpayment or a
+// cancelled partial payment is returned). Used when a funded job is cancelled and for the
+// creator's share of a disputed escrow.
+import type { Tx } from '../../db/index.ts'
+import { escrowRepo } from './repo.ts'
+import type { EscrowDeps } from './service.ts'
+
+export interface RefundHelpers {
+  userAddress(tx: Tx, userId: string): Promise<string>
+}
+
+/**
+ * Refunds the rest of a paid escrow to its payer. `then` is the escrow's status afterwards:
+ * `cancelled` when nothing went to the receiver (the collection records the escrow as refunded),
+ * `releasing` when a share was released first (it becomes `released` once every leg is mined).
+ * Does nothing unless the escrow is still `paid`; answers the base units refunded.
+ */
+export async function refundRest(
+  deps: EscrowDeps,
+  h: RefundHelpers,
+  escrowId: string,
+  then: 'cancelled' | 'releasing',
+): Promise<bigint> {
+  const { db, ledger } = deps
+  const row = await escrowRepo.get(db, escrowId)
+  if (row?.status !== 'paid') return 0n
+  // Read before the transaction: the payer's address may need a key, the rate may need the feed.
+  const payerAddress = await db.transaction().execute((tx) => h.userAddress(tx, row.payerId))
+  const rate = await deps.transactions.rateOf(row.coin)
+  return db.transaction().execute(async (tx) => {
+    const locked = (await escrowRepo.get(tx, escrowId, true))!
+    if (locked.status !== 'paid') return 0n
+    const open = await escrowRepo.openLegsTotal(tx, locked.id)
+    const free = (await ledger.balance(tx, 'escrow', locked.id, locked.coin)) - open
+    const now = deps.clock.now()
+    if (then === 'cancelled') {
+      await escrowRepo.update(tx, locked.id, { status: 'cancelled', cancelledAt: now }, now)
+      await deps.collections.markEscrow(tx, locked.collectionId, { state: 'refunded', escrowId: locked.id })
+    } else if (free > 0n || open > 0n) {
+      await escrowRepo.update(tx, locked.id, { status: 'releasing' }, now)
+    } else {
+      // Nothing left to send and nothing under way: released now.
+      await escrowRepo.update(tx, locked.id, { status: 'released', releasedAt: now }, now)
+      await deps.collections.markEscrow(tx, locked.collectionId, { state: 'released', escrowId: locked.id })
+    }
+    if (free > 0n)
+      await deps.payouts.queue(tx, locked, [{ kind: 'refund', to: payerAddress, amount: free }], rate)
+    return free > 0n ? free : 0n
+  })
+}

@@ -1,0 +1,75 @@
+// The only SQL on disputes.
+import { type Insertable, sql } from 'kysely'
+import type { Executor } from '../../db/index.ts'
+import type { DisputesTable } from '../../db/tables/work.ts'
+
+export const disputeRepo = {
+  async insert(ex: Executor, row: Insertable<DisputesTable>) {
+    await ex.insertInto('disputes').values(row).execute()
+  },
+
+  byCollection(ex: Executor, collectionId: string, forUpdate = false) {
+    let q = ex.selectFrom('disputes').selectAll().where('collectionId', '=', collectionId)
+    if (forUpdate) q = q.forUpdate()
+    return q.executeTakeFirst()
+  },
+
+  async propose(
+    ex: Executor,
+    id: string,
+    by: string,
+    split: { creatorCents: bigint; ownerCents: bigint },
+    now: Date,
+  ) {
+    await ex
+      .updateTable('disputes')
+      .set({
+        proposedBy: by,
+        proposedCreatorCents: split.creatorCents,
+        proposedOwnerCents: split.ownerCents,
+        proposedAt: now,
+        updatedAt: now,
+        version: sql`version + 1`,
+      })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  async resolve(
+    ex: Executor,
+    id: string,
+    r: {
+      creatorCents: bigint
+      ownerCents: bigint
+      resolution: 'agreement' | 'arbiter'
+      by: string
+      note?: string
+    },
+    now: Date,
+  ) {
+    await ex
+      .updateTable('disputes')
+      .set({
+        status: 'settling',
+        resolution: r.resolution,
+        creatorCents: r.creatorCents,
+        ownerCents: r.ownerCents,
+        ...(r.resolution === 'arbiter' ? { decidedBy: r.by } : {}),
+        ...(r.note ? { note: r.note } : {}),
+        resolvedAt: now,
+        updatedAt: now,
+        version: sql`version + 1`,
+      })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  async markPaid(ex: Executor, id: string, now: Date) {
+    await ex
+      .updateTable('disputes')
+      .set({ status: 'settled', paidAt: now, updatedAt: now, version: sql`version + 1` })
+      .where('id', '=', id)
+      .where('status', '=', 'settling')
+      .execute()
+  },
+}

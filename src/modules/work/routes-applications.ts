@@ -1,0 +1,129 @@
+// HTTP for applications to jobs: each route maps to one call of the application service.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { caller } from '../../http/auth.ts'
+import { commonErrors, envelope, IdParams, ok } from '../../http/schemas.ts'
+import {
+  Application,
+  ApplicationPage,
+  ApplyBody,
+  ListApplicationsQuery,
+  MyApplicationsQuery,
+} from './schemas.ts'
+import type { ApplicationService } from './service-applications.ts'
+
+export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: ApplicationService }> = async (
+  app,
+  { applications },
+) => {
+  const tags = ['applications']
+  const security = [{ bearer: [] }]
+
+  app.post(
+    '/v1/collection/:id/applications',
+    {
+      schema: {
+        operationId: 'applyToJob',
+        summary: 'Apply to a public job',
+        description:
+          'A `message` (the cover letter) and optionally the price asked (`amount`, USD, more than 0). Not the job’s creator (403); a public top-level job (422 for a private one, which takes invites, or a child collection) without a talent (409 once it has one or is closed). One pending application per job and talent (409). Its id is added to the job’s `applications`.',
+        tags,
+        security,
+        params: IdParams,
+        body: ApplyBody,
+        response: { 200: envelope(Application), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) =>
+      ok(await applications.apply(caller(req).userId, req.params.id, req.body), 'Application sent'),
+  )
+
+  app.get(
+    '/v1/collection/:id/applications',
+    {
+      schema: {
+        operationId: 'listJobApplications',
+        summary: 'The applications to a job (its creator)',
+        description: 'Newest first, `status` filters. The job’s creator only (403; 404 when hidden).',
+        tags,
+        security,
+        params: IdParams,
+        querystring: ListApplicationsQuery,
+        response: { 200: envelope(ApplicationPage), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) =>
+      ok(await applications.listForJob(caller(req).userId, req.params.id, req.query), 'Applications'),
+  )
+
+  app.get(
+    '/v1/applications',
+    {
+      schema: {
+        operationId: 'listMyApplications',
+        summary: 'The caller’s own applications',
+        description: 'Newest first; `status` and `collection` filter.',
+        tags,
+        security,
+        querystring: MyApplicationsQuery,
+        response: { 200: envelope(ApplicationPage), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await applications.mine(caller(req).userId, req.query), 'Applications'),
+  )
+
+  app.get(
+    '/v1/applications/:id',
+    {
+      schema: {
+        operationId: 'getApplication',
+        summary: 'One application',
+        description: 'For its applicant and the job’s creator; anyone else gets 404.',
+        tags,
+        security,
+        params: IdParams,
+        response: { 200: envelope(Application), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await applications.get(caller(req).userId, req.params.id), 'Application'),
+  )
+
+  app.post(
+    '/v1/applications/:id/accept',
+    {
+      schema: {
+        operationId: 'acceptApplication',
+        summary: 'Accept an application: the applicant is assigned to the job',
+        description:
+          'The job’s creator only (403 for the applicant, 404 for anyone else); 409 once it is not pending or the job has its talent. As accepting an invite: `pending` → `waiting` (`ongoing` when the escrow is already paid), `owners`, `inviteAccepted`; the job’s other pending applications and invites expire. The price asked becomes the job’s `paymentFee` while no escrow is linked to the job.',
+        tags,
+        security,
+        params: IdParams,
+        response: { 200: envelope(Application), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await applications.accept(caller(req).userId, req.params.id), 'Application accepted'),
+  )
+
+  app.post(
+    '/v1/applications/:id/reject',
+    {
+      schema: {
+        operationId: 'rejectApplication',
+        summary: 'Reject an application',
+        description:
+          'The job’s creator only (403 for the applicant, 404 for anyone else); 409 once it is not pending.',
+        tags,
+        security,
+        params: IdParams,
+        response: { 200: envelope(Application), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await applications.reject(caller(req).userId, req.params.id), 'Application rejected'),
+  )
+}

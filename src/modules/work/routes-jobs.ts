@@ -1,0 +1,156 @@
+// HTTP for a job's life: the update (#29, which also takes the SDK's `status`), the bulk update,
+// and the explicit steps (deliver, ask for changes, complete, cancel). Each route maps to one
+// service call.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { caller } from '../../http/auth.ts'
+import { commonErrors, envelope, IdParams, ok } from '../../http/schemas.ts'
+import {
+  Collection,
+  CollectionUpdateShape,
+  UpdateCollectionBody,
+  UpdateManyCollectionsBody,
+} from '../collections/schemas.ts'
+import type { CollectionService } from '../collections/service.ts'
+import { CancelBody, DeliverBody } from './schemas.ts'
+import type { LifecycleService } from './service-lifecycle.ts'
+import type { UpdateService } from './service-updates.ts'
+
+const STATES =
+  'A job is `pending` (posted) → `waiting` (a talent assigned, payment awaited) → `ongoing` (assigned and its escrow paid; `recipientCompletedJob` once delivered) → `completed`, or `cancelled`, or `disputed` → `resolved`. A step the caller may not take is 403, one the job is already past or closed for is 409, one that does not start from the job’s state is 422.'
+
+export const jobRoutes: FastifyPluginAsyncTypebox<{
+  collections: CollectionService
+  lifecycle: LifecycleService
+  updates: UpdateService
+}> = async (app, { collections, lifecycle, updates }) => {
+  const tags = ['collections']
+  const security = [{ bearer: [] }]
+  const full = (id: string, userId: string) => collections.get(id, userId)
+
+  app.patch(
+    '/v1/collection/:id',
+    {
+      schema: {
+        operationId: 'updateCollection',
+        summary: 'Update a collection, or move its job a step (#29)',
+        description: `Details (type, name, category, description, paymentFee, isPrivate, deliveryDate, tags, attachments): the creator only (403; 404 when hidden), at least one field, refused with 409 once an escrow on the collection is paid; \`paymentFee\` follows #26 and is answered as a string with two decimals. \`status\` moves the job as the SDK does: \`completed\` from the talent delivers it, from the creator completes it (the rest of the escrow is released); \`cancelled\` (the creator, with \`cancellationReason\`) cancels it; \`ongoing\` from the creator asks for changes to a delivery. \`progress\` (0–100) is the talent’s, on a job without deliverables. On a deliverable (a child collection without an escrow) the job’s talent sets \`status\` (\`pending\`, \`ongoing\`, \`completed\`) and \`progress\`, and the job’s progress becomes their average. Details sent with \`status\` or \`progress\` must equal the current ones (400 otherwise). ${STATES} Answers the older update shape with message \`Accepted\`.`,
+        tags,
+        security,
+        params: IdParams,
+        body: UpdateCollectionBody,
+        response: { 200: envelope(CollectionUpdateShape), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await updates.patch(caller(req).userId, req.params.id, req.body), 'Accepted'),
+  )
+
+  app.patch(
+    '/v1/collection/many/update',
+    {
+      schema: {
+        operationId: 'updateManyCollections',
+        summary: 'Update several collections at once',
+        description:
+          'The SDK’s updateManyCollections: `{ collections: [{ id, ...fields }] }` (the SDK wraps it once more: `{ collections: { collections: [...] } }`, accepted too), at most 50. Each item follows PATCH /v1/collection/{id}, all in one transaction: every item is applied or none (an error names the item, e.g. `/collections/2/status`). Completing or cancelling a job moves its escrow and is refused here (422): use PATCH /v1/collection/{id}. Answers the items in the older update shape.',
+        tags,
+        security,
+        body: UpdateManyCollectionsBody,
+        response: { 200: envelope(Type.Array(CollectionUpdateShape)), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => {
+      const c = req.body.collections
+      const items = Array.isArray(c) ? c : c.collections
+      return ok(await updates.updateMany(caller(req).userId, items), 'Accepted')
+    },
+  )
+
+  app.post(
+    '/v1/collection/:id/deliver',
+    {
+      schema: {
+        operationId: 'deliverJob',
+        summary: 'Deliver a job (its talent)',
+        description: `The assigned talent marks an ongoing job delivered: \`recipientCompletedJob\` is true and \`delivery\` holds the note and the attachments (the talent’s own uploads, 400 otherwise). 409 when already delivered. ${STATES}`,
+        tags,
+        security,
+        params: IdParams,
+        body: DeliverBody,
+        response: { 200: envelope(Collection), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => {
+      const userId = caller(req).userId
+      await lifecycle.deliver(userId, req.params.id, req.body ?? {})
+      return ok(await full(req.params.id, userId), 'Job delivered')
+    },
+  )
+
+  app.post(
+    '/v1/collection/:id/request-changes',
+    {
+      schema: {
+        operationId: 'requestJobChanges',
+        summary: 'Ask for changes to a delivery (its creator)',
+        description: `The creator sends a delivered job back to \`ongoing\` (\`recipientCompletedJob\` false; the delivery stays on record). ${STATES}`,
+        tags,
+        security,
+        params: IdParams,
+        response: { 200: envelope(Collection), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => {
+      const userId = caller(req).userId
+      await updates.patch(userId, req.params.id, { status: 'ongoing' })
+      return ok(await full(req.params.id, userId), 'Changes requested')
+    },
+  )
+
+  app.post(
+    '/v1/collection/:id/complete',
+    {
+      schema: {
+        operationId: 'completeJob',
+        summary: 'Complete a delivered job (its creator)',
+        description: `The creator accepts the delivery: what remains in the job’s escrow is released to the talent (one release, or the last part after partial releases with POST /v1/payment/release), then the job is \`completed\` (progress 100). 422 when the escrow is not paid or the chain cannot price the release; the payout legs then show in \`payoutStatus\` and its companions. Calling it again after a failure never releases twice. ${STATES}`,
+        tags,
+        security,
+        params: IdParams,
+        response: { 200: envelope(Collection), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => {
+      const userId = caller(req).userId
+      await lifecycle.complete(userId, req.params.id)
+      return ok(await full(req.params.id, userId), 'Job completed; the payment is being released')
+    },
+  )
+
+  app.post(
+    '/v1/collection/:id/cancel',
+    {
+      schema: {
+        operationId: 'cancelJob',
+        summary: 'Cancel a job before delivery (its creator)',
+        description: `The creator cancels a pending, waiting or ongoing job that is not delivered (a delivered job is disputed instead: 422) with a \`reason\` (\`cancellationReason\`). Pending invites and applications expire. An unfunded job just closes (an escrow awaiting payment is cancelled and what it received goes back); a funded one’s escrow goes back to the creator’s wallet in full (price and fee; the platform keeps no fee and pays the gas), or \`paymentPercentage\` of what remains is released to the talent (with its share of the fee) and the rest returned. The money moves in the background; \`escrowReleased\` records the split once it is sent. ${STATES}`,
+        tags,
+        security,
+        params: IdParams,
+        body: CancelBody,
+        response: { 200: envelope(Collection), ...commonErrors },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => {
+      const userId = caller(req).userId
+      await lifecycle.cancel(userId, req.params.id, req.body)
+      return ok(await full(req.params.id, userId), 'Job cancelled')
+    },
+  )
+}

@@ -1,0 +1,151 @@
+// Applications: a talent applies to a public job with a message (and a price); the creator lists
+// the job's applications and accepts one (the applicant is assigned) or rejects it.
+import { inTransaction } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import { assertTopLevel, assignTalent, paged, pageOf, toCents, visibleJob, type WorkDeps } from './context.ts'
+import { type ApplicationRow, applicationForm, lookups } from './forms.ts'
+import { type ApplicationFilters, applicationRepo, audit } from './repo.ts'
+import type { ApplyInput, ListApplicationsQueryT, MyApplicationsQueryT } from './schemas.ts'
+import { FINAL_PHASES, phaseOf } from './states.ts'
+
+const centsText = (cents: bigint) => `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`
+
+export class ApplicationService {
+  constructor(private readonly deps: WorkDeps) {}
+
+  async #page(filters: ApplicationFilters, q: { page?: number; limit?: number }) {
+    const { db, collections } = this.deps
+    const p = pageOf(q)
+    const rows = await applicationRepo.list(db, filters, p)
+    const l = await lookups(
+      collections,
+      db,
+      rows.map((r) => r.applicantId),
+      rows.map((r) => r.collectionId),
+    )
+    return {
+      data: rows.map((r) => applicationForm(r, l)),
+      ...(await paged(rows, p, () => applicationRepo.count(db, filters))),
+    }
+  }
+
+  async #form(row: ApplicationRow) {
+    const l = await lookups(this.deps.collections, this.deps.db, [row.applicantId], [row.collectionId])
+    return applicationForm(row, l)
+  }
+
+  /** A talent applies to a public job that has no talent yet. */
+  async apply(userId: string, collectionId: string, input: ApplyInput) {
+    const { deps } = this
+    const message = input.message.trim()
+    if (!message) throw errors.field('/message', 'must not be blank')
+    const cents = input.amount === undefined ? null : toCents(input.amount, '/amount')
+    if (cents === 0n) throw errors.field('/amount', 'amount must be more than 0')
+    const id = await inTransaction(deps.db, async (tx) => {
+      const job = await visibleJob(deps, tx, collectionId, userId, true)
+      if (job.creatorId === userId) throw errors.forbidden('You cannot apply to your own job')
+      assertTopLevel(job, 'Applications')
+      if (job.isPrivate) throw errors.businessRule('A private job takes invites, not applications')
+      const phase = phaseOf(job)
+      if (FINAL_PHASES.includes(phase))
+        throw errors.conflict(`This job is ${phase}; it takes no more applications`)
+      if (job.receiverId) throw errors.conflict('This job already has its talent')
+      if (await applicationRepo.pendingOf(tx, job.id, userId))
+        throw errors.conflict('You already have a pending application to this job')
+      const now = deps.clock.now()
+      const id = newId(now.getTime())
+      await applicationRepo.insert(tx, {
+        id,
+        collectionId: job.id,
+        applicantId: userId,
+        message,
+        amountCents: cents,
+        createdAt: now,
+        updatedAt: now,
+      })
+      await deps.collections.jobs.addApplication(tx, job.id, id)
+      await audit(tx, now, userId, 'work.application_sent', { applicationId: id, collectionId: job.id })
+      return id
+    })
+    return this.#form((await applicationRepo.get(deps.db, id))!)
+  }
+
+  /** The applications of a job (its creator only), newest first. */
+  async listForJob(userId: string, collectionId: string, q: ListApplicationsQueryT) {
+    const job = await visibleJob(this.deps, this.deps.db, collectionId, userId)
+    if (job.creatorId !== userId) throw errors.forbidden('Only the job’s creator may list its applications')
+    return this.#page({ collectionId, ...(q.status ? { status: q.status } : {}) }, q)
+  }
+
+  /** The caller's own applications, newest first. */
+  mine(userId: string, q: MyApplicationsQueryT) {
+    return this.#page(
+      {
+        applicantId: userId,
+        ...(q.status ? { status: q.status } : {}),
+        ...(q.collection ? { collectionId: q.collection } : {}),
+      },
+      q,
+    )
+  }
+
+  /** One application: for its applicant and the job's creator (404 for anyone else). */
+  async get(userId: string, id: string) {
+    return this.#form(await this.#seen(userId, id))
+  }
+
+  async #seen(userId: string, id: string) {
+    const row = await applicationRepo.get(this.deps.db, id)
+    if (!row) throw errors.notFound('application')
+    if (row.applicantId === userId) return row
+    const job = await this.deps.collections.jobs.get(this.deps.db, row.collectionId)
+    if (job?.creatorId !== userId) throw errors.notFound('application')
+    return row
+  }
+
+  /**
+   * The creator accepts an application: the applicant is assigned. A price the application asked
+   * becomes the job's paymentFee while no escrow is linked to the job (an escrow keeps its price).
+   */
+  async accept(userId: string, id: string) {
+    const { deps } = this
+    const seen = await this.#seen(userId, id)
+    if (seen.applicantId === userId)
+      throw errors.forbidden('Only the job’s creator may accept an application')
+    await inTransaction(deps.db, async (tx) => {
+      const job = await deps.collections.jobs.get(tx, seen.collectionId, true)
+      if (!job) throw errors.notFound('collection')
+      const app = (await applicationRepo.get(tx, id, true))!
+      if (app.status !== 'pending') throw errors.conflict(`This application is already ${app.status}`)
+      const price = app.amountCents !== null && !job.escrowId ? centsText(BigInt(app.amountCents)) : undefined
+      await assignTalent(deps, tx, job, app.applicantId, 'creator', {
+        applicationId: id,
+        ...(price !== undefined ? { paymentFee: price } : {}),
+      })
+      const now = deps.clock.now()
+      await applicationRepo.setStatus(tx, id, 'accepted', now)
+      await audit(tx, now, userId, 'work.application_accepted', { applicationId: id, collectionId: job.id })
+    })
+    return this.#form((await applicationRepo.get(deps.db, id))!)
+  }
+
+  /** The creator rejects a pending application. */
+  async reject(userId: string, id: string) {
+    const { deps } = this
+    const seen = await this.#seen(userId, id)
+    if (seen.applicantId === userId)
+      throw errors.forbidden('Only the job’s creator may reject an application')
+    await inTransaction(deps.db, async (tx) => {
+      const app = (await applicationRepo.get(tx, id, true))!
+      if (app.status !== 'pending') throw errors.conflict(`This application is already ${app.status}`)
+      const now = deps.clock.now()
+      await applicationRepo.setStatus(tx, id, 'rejected', now)
+      await audit(tx, now, userId, 'work.application_rejected', {
+        applicationId: id,
+        collectionId: app.collectionId,
+      })
+    })
+    return this.#form((await applicationRepo.get(deps.db, id))!)
+  }
+}

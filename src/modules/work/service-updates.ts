@@ -1,0 +1,186 @@
+// PATCH /v1/collection/{id} and the bulk update (/v1/collection/many/update): the creator's edits
+// of a collection's details (#29), and the work steps clients send as a `status` or a `progress`:
+// the talent delivers (`completed`), the creator completes (`completed`), cancels (`cancelled`)
+// or asks for changes (`ongoing`); the talent sets the progress and status of the job's
+// deliverables (child collections without an escrow), and the job's progress follows them.
+import type { Tx } from '../../db/index.ts'
+import { inTransaction } from '../../db/index.ts'
+import { AppError, errors, type FieldError } from '../../http/errors.ts'
+import { changedDetail, type JobRow } from '../collections/jobs.ts'
+import type { UpdateCollectionBodyT, UpdateManyItem } from '../collections/schemas.ts'
+import { isDeliverable, roleOf, visibleJob, type WorkDeps } from './context.ts'
+import { audit } from './repo.ts'
+import type { LifecycleService } from './service-lifecycle.ts'
+import { checkTransition, DELIVERABLE_STATUSES, type DeliverableStatus, phaseOf } from './states.ts'
+
+type WorkChange = { status?: string; progress?: number }
+
+/** Why a job cannot be moved to a status directly. */
+const NOT_DIRECT: Record<string, string> = {
+  pending: 'A job is pending until a talent is assigned; it cannot be moved back to pending',
+  waiting: 'A job is waiting once a talent is assigned (an invite or an application accepted)',
+  deleted: 'Delete a collection with DELETE /v1/collection/{id}',
+}
+
+export class UpdateService {
+  constructor(
+    private readonly deps: WorkDeps,
+    private readonly lifecycle: LifecycleService,
+  ) {}
+
+  /** PATCH /v1/collection/{id}: details, or one work step; answers the older update shape. */
+  async patch(userId: string, id: string, body: UpdateCollectionBodyT) {
+    const { collections, db } = this.deps
+    const { status, progress, cancellationReason, ...details } = body
+    if (status === undefined && progress === undefined) {
+      if (cancellationReason !== undefined)
+        throw errors.field('/cancellationReason', 'cancellationReason goes with status `cancelled`')
+      return collections.update(id, userId, details)
+    }
+    const job = await visibleJob(this.deps, db, id, userId)
+    this.#sameDetails(job, details, '')
+    if (!isDeliverable(job) && status === 'cancelled') {
+      checkTransition('cancel', phaseOf(job), roleOf(job, userId))
+      if (!cancellationReason)
+        throw errors.field('/cancellationReason', 'cancellationReason is required to cancel a job')
+      await this.lifecycle.cancel(userId, id, { reason: cancellationReason })
+    } else if (!isDeliverable(job) && status === 'completed' && roleOf(job, userId) === 'creator') {
+      await this.lifecycle.complete(userId, id)
+    } else {
+      await inTransaction(db, (tx) => this.workIn(tx, userId, id, { status, progress }, ''))
+    }
+    return collections.updateShapeOf(db, id, userId)
+  }
+
+  /** PATCH /v1/collection/many/update: every item in one transaction (all or nothing). */
+  async updateMany(userId: string, items: UpdateManyItem[]) {
+    const { collections, db } = this.deps
+    await inTransaction(db, async (tx) => {
+      for (const [i, item] of items.entries()) {
+        const path = `/collections/${i}`
+        const { id, status, progress, cancellationReason, ...details } = item
+        await prefixed(path, async () => {
+          if (cancellationReason !== undefined)
+            throw errors.field('/cancellationReason', 'cancel a job with PATCH /v1/collection/{id}')
+          if (status === undefined && progress === undefined) {
+            await collections.updateIn(tx, id, userId, details)
+            return
+          }
+          const job = await visibleJob(this.deps, tx, id, userId)
+          this.#sameDetails(job, details, '')
+          if (
+            !isDeliverable(job) &&
+            (status === 'cancelled' || (status === 'completed' && roleOf(job, userId) === 'creator'))
+          )
+            throw errors.businessRule(
+              'Completing or cancelling a job moves its escrow: use PATCH /v1/collection/{id}',
+              {
+                errors: [{ path: '/status', message: 'not in a bulk update' }],
+              },
+            )
+          await this.workIn(tx, userId, id, { status, progress }, '')
+        })
+      }
+    })
+    const out = []
+    for (const item of items) out.push(await collections.updateShapeOf(db, item.id, userId))
+    return out
+  }
+
+  /** Details sent with a work step must be what the collection already has (400 otherwise). */
+  #sameDetails(job: JobRow, details: Parameters<typeof changedDetail>[1], path: string) {
+    const changed = changedDetail(job, details)
+    if (changed)
+      throw errors.field(
+        `${path}${changed}`,
+        'a status or progress change cannot change other fields; send them in a separate update',
+      )
+  }
+
+  /** The work steps that move no money, inside `tx` (deliver, ask for changes, progress). */
+  async workIn(tx: Tx, userId: string, id: string, change: WorkChange, path: string) {
+    const row = await visibleJob(this.deps, tx, id, userId, true)
+    if (isDeliverable(row)) return this.#deliverableIn(tx, userId, row, change, path)
+    if (change.status !== undefined && change.progress !== undefined)
+      throw errors.field(`${path}/progress`, 'send the progress and the status of a job separately')
+    if (change.progress !== undefined) return this.#jobProgressIn(tx, userId, row, change.progress)
+    const role = roleOf(row, userId)
+    switch (change.status) {
+      case 'completed':
+        // The talent's "completed" is their delivery; the creator's completes (see patch()).
+        if (role === 'talent') return this.lifecycle.deliverIn(tx, userId, id)
+        checkTransition('complete', phaseOf(row), role)
+        throw errors.businessRule('Complete a job with PATCH /v1/collection/{id}')
+      case 'ongoing':
+        return this.lifecycle.requestChangesIn(tx, userId, id)
+      default:
+        throw errors.businessRule(NOT_DIRECT[change.status!] ?? `A job cannot be moved to ${change.status}`, {
+          errors: [{ path: `${path}/status`, message: 'not a step this job can take here' }],
+        })
+    }
+  }
+
+  /** The talent sets the progress of a job without deliverables, while it is ongoing. */
+  async #jobProgressIn(tx: Tx, userId: string, row: JobRow, progress: number) {
+    if (roleOf(row, userId) !== 'talent')
+      throw errors.forbidden('Only the job’s assigned talent reports its progress')
+    const phase = phaseOf(row)
+    if (phase !== 'ongoing')
+      throw errors.businessRule(`Progress is reported while the job is ongoing; it is ${phase}`)
+    if ((await this.deps.collections.jobs.deliverables(tx, row.id)).length > 0)
+      throw errors.businessRule('This job’s progress follows its deliverables: update their progress instead')
+    await this.deps.collections.jobs.setProgress(tx, row.id, { progress })
+    await audit(tx, this.deps.clock.now(), userId, 'work.progress', { collectionId: row.id, progress })
+  }
+
+  /**
+   * The talent of the parent job sets a deliverable's status and progress while the job is
+   * ongoing. `completed` means 100; a progress alone sets the status (0 pending, 100 completed,
+   * ongoing between). The job's progress becomes the average of its deliverables'.
+   */
+  async #deliverableIn(tx: Tx, userId: string, row: JobRow, change: WorkChange, path: string) {
+    const parent = await this.deps.collections.jobs.get(tx, row.parentId!, true)
+    if (!parent) throw errors.notFound('collection')
+    if (roleOf(parent, userId) !== 'talent')
+      throw errors.forbidden('Only the assigned talent of the job updates the progress of its deliverables')
+    const phase = phaseOf(parent)
+    if (phase !== 'ongoing')
+      throw errors.businessRule(`Deliverables are updated while the job is ongoing; it is ${phase}`)
+    let { status, progress } = change
+    if (status !== undefined && !DELIVERABLE_STATUSES.includes(status as DeliverableStatus))
+      throw errors.field(`${path}/status`, `a deliverable is ${DELIVERABLE_STATUSES.join(', ')}`)
+    if (status === 'completed') {
+      if (progress !== undefined && progress !== 100)
+        throw errors.field(`${path}/progress`, 'a completed deliverable is at 100')
+      progress = 100
+    }
+    if (status === undefined && progress !== undefined)
+      status = progress === 100 ? 'completed' : progress > 0 ? 'ongoing' : 'pending'
+    await this.deps.collections.jobs.setProgress(tx, row.id, {
+      ...(status !== undefined ? { status } : {}),
+      ...(progress !== undefined ? { progress } : {}),
+    })
+    const jobProgress = await this.deps.collections.jobs.recomputeProgress(tx, parent.id)
+    await audit(tx, this.deps.clock.now(), userId, 'work.deliverable_updated', {
+      collectionId: parent.id,
+      deliverableId: row.id,
+      status,
+      progress,
+      jobProgress,
+    })
+  }
+}
+
+/** Runs `fn`, prefixing the field paths of a validation or rule error with `path`. */
+async function prefixed(path: string, fn: () => Promise<void>) {
+  try {
+    await fn()
+  } catch (err) {
+    if (err instanceof AppError && Array.isArray(err.details.errors)) {
+      const errs = (err.details.errors as FieldError[]).map((e) => ({ ...e, path: `${path}${e.path}` }))
+      throw new AppError(err.code, err.message, { ...err.details, errors: errs })
+    }
+    if (err instanceof AppError) throw new AppError(err.code, `${path}: ${err.message}`, err.details)
+    throw err
+  }
+}
