@@ -3,7 +3,7 @@
 // states, is the work feature's (work/routes-jobs.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
-import { commonErrors, EmptyObject, envelope, IdParams, ok } from '../../http/schemas.ts'
+import { bearer, EmptyObject, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
 import type { BookmarkService } from './bookmarks.ts'
 import {
   Bookmark,
@@ -23,7 +23,11 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
   bookmarks: BookmarkService
 }> = async (app, { collections, bookmarks }) => {
   const tags = ['collections']
-  const security = [{ bearer: [] }]
+  const security = bearer
+  const HIDDEN = {
+    when: 'no such collection, a deleted one, or someone else’s private one',
+    message: 'collection not found',
+  }
 
   app.post(
     '/v1/collection',
@@ -36,7 +40,25 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         body: CreateCollectionBody,
-        response: { 200: envelope(Collection), ...commonErrors },
+        response: {
+          200: envelope(Collection, 'Collection created'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, a blank name or description, a paymentFee that is not a cent amount, a past deliveryDate, `meta` over 4 KiB, or an attachment that is not one of your files',
+            FORBIDDEN: {
+              when: '`parent` is someone else’s collection',
+              message: 'Child collections can only be added under your own collections',
+            },
+            NOT_FOUND: {
+              when: '`parent` does not exist or is hidden',
+              message: 'parent collection not found',
+            },
+            BUSINESS_RULE: {
+              when: '`parent` is itself a child collection',
+              message: 'A child collection cannot have children of its own',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -54,7 +76,13 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         querystring: ListCollectionsQuery,
-        response: { 200: envelope(CollectionPage), ...commonErrors },
+        response: {
+          200: envelope(CollectionPage, 'Collections'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'an unknown or malformed query parameter, a `price` that is not `min-max`, or more filter tags than allowed',
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -72,7 +100,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Collection), ...commonErrors },
+        response: { 200: envelope(Collection, 'Collection'), ...guardedErrors({ NOT_FOUND: HIDDEN }) },
       },
       onRequest: app.authenticate,
     },
@@ -90,7 +118,20 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(EmptyObject), ...commonErrors },
+        response: {
+          200: envelope(EmptyObject, 'Collection deleted'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: 'the caller is not the creator',
+              message: 'Only the creator may change this collection',
+            },
+            NOT_FOUND: HIDDEN,
+            CONFLICT: {
+              when: 'a paid escrow on it or on a child is not released',
+              message: 'A paid escrow on this collection has not been released yet',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -113,7 +154,15 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         body: CreateBookmarkBody,
-        response: { 200: envelope(Bookmark), ...commonErrors },
+        response: {
+          200: envelope(Bookmark, 'Bookmarked'),
+          ...guardedErrors({
+            NOT_FOUND: {
+              when: 'the referenced collection or user does not exist or is hidden from the caller',
+              message: 'collection not found',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -131,7 +180,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         querystring: ListBookmarksQuery,
-        response: { 200: envelope(BookmarkPage), ...commonErrors },
+        response: { 200: envelope(BookmarkPage, 'Bookmarks'), ...guardedErrors() },
       },
       onRequest: app.authenticate,
     },
@@ -149,7 +198,12 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         params: IdParams,
-        response: { 200: envelope(BookmarkListItem), ...commonErrors },
+        response: {
+          200: envelope(BookmarkListItem, 'Bookmark'),
+          ...guardedErrors({
+            NOT_FOUND: { when: 'no bookmark of the caller has this id', message: 'bookmark not found' },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -166,7 +220,12 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         tags: bookmarkTags,
         security,
         params: IdParams,
-        response: { 200: envelope(EmptyObject), ...commonErrors },
+        response: {
+          200: envelope(EmptyObject, 'Bookmark removed'),
+          ...guardedErrors({
+            NOT_FOUND: { when: 'no bookmark of the caller has this id', message: 'bookmark not found' },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },

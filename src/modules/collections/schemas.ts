@@ -1,9 +1,20 @@
 // The collections contract: the Collection forms of SPEC.md (the full form and the older update
 // shape), bookmarks, and the request bodies and queries of #26–#30 and /v1/bookmark.
 import { type Static, Type } from 'typebox'
+import { EX } from '../../http/examples.ts'
 import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
 import { FileSummary } from '../files/schemas.ts'
 import { MONEY_MAX, MONEY_PATTERN } from './payment-fee.ts'
+import {
+  BOOKMARK,
+  BOOKMARK_ITEM,
+  CHILD_COLLECTION,
+  COLLECTION,
+  COLLECTION_LIST_ITEM,
+  COLLECTION_TAG,
+  COLLECTION_UPDATE,
+  USER_SUMMARY,
+} from './schema-examples.ts'
 
 /** Text without NUL characters (PostgreSQL text cannot hold them). */
 const Text = (maxLength: number, opts: Record<string, unknown> = {}) =>
@@ -52,7 +63,19 @@ export const CreateCollectionBody = Type.Object(
     parent: Type.Optional(Id('id of the parent collection (one of the caller’s own top-level ones)')),
     attachments: Type.Optional(Attachments),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        type: 'job',
+        name: 'Landing page',
+        description: 'One responsive page with a contact form',
+        paymentFee: '150.00',
+        deliveryDate: '2031-01-01',
+        tags: ['design'],
+      },
+    ],
+  },
 )
 export type CreateCollectionInput = Static<typeof CreateCollectionBody>
 
@@ -98,6 +121,7 @@ const updateFields = {
 export const UpdateCollectionBody = Type.Object(updateFields, {
   additionalProperties: false,
   minProperties: 1,
+  examples: [{ name: 'Landing page v2' }],
 })
 export type UpdateCollectionBodyT = Static<typeof UpdateCollectionBody>
 /** The details of #29 (what the creator edits), without the work fields. */
@@ -165,26 +189,36 @@ const Profile = Type.Object({
   verified: Type.Boolean(),
 })
 
-export const UserSummary = Type.Object({
-  _id: Type.String(),
-  firstName: Type.String(),
-  lastName: Type.String(),
-  role: Type.String(),
-  type: Type.String(),
-  profile: Profile,
-  isPrivate: Type.Boolean(),
-  score: Type.Number(),
-  profileCompleteness: Type.Number(),
-  socket: Type.Object({ status: Type.String() }),
-})
+export const UserSummary = Type.Object(
+  {
+    _id: Type.String(),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    role: Type.String(),
+    type: Type.String(),
+    profile: Profile,
+    isPrivate: Type.Boolean(),
+    score: Type.Number(),
+    profileCompleteness: Type.Number(),
+    socket: Type.Object({ status: Type.String() }),
+  },
+  {
+    $id: 'UserSummary',
+    description: 'Who a user is, as collections and bookmarks show it.',
+    examples: [USER_SUMMARY],
+  },
+)
 
-export const CollectionTag = Type.Object({
-  _id: Type.String(),
-  name: Type.String(),
-  key: Type.String(),
-  color: Type.String(),
-  type: Type.String(),
-})
+export const CollectionTag = Type.Object(
+  {
+    _id: Type.String(),
+    name: Type.String(),
+    key: Type.String(),
+    color: Type.String(),
+    type: Type.String(),
+  },
+  { $id: 'CollectionTag', examples: [COLLECTION_TAG] },
+)
 
 const StrArray = Type.Array(Type.String())
 
@@ -263,69 +297,100 @@ const fullFields = {
 }
 
 /** A child collection inside its parent's `collections` (its own `collections` are ids). */
-export const ChildCollection = Type.Object({
-  ...fullFields,
-  creator: UserSummary,
-  collections: StrArray,
-})
+export const ChildCollection = Type.Object(
+  {
+    ...fullFields,
+    creator: UserSummary,
+    collections: StrArray,
+  },
+  {
+    $id: 'ChildCollection',
+    description: 'A child collection inside its parent: its own `collections` are ids.',
+    examples: [CHILD_COLLECTION],
+  },
+)
 
 /** The full form (#26, #30): `collections` holds the child collections. */
-export const Collection = Type.Object({
-  ...fullFields,
-  creator: UserSummary,
-  collections: Type.Array(ChildCollection),
-})
+export const Collection = Type.Object(
+  {
+    ...fullFields,
+    creator: UserSummary,
+    collections: Type.Array(ChildCollection),
+  },
+  {
+    $id: 'Collection',
+    description: 'A job or funding request, with its child collections. `paymentFee` is the price in USD.',
+    examples: [COLLECTION],
+  },
+)
 
 /** A list item (#27): `collections` holds child ids; `creator` is the summary or, with creator=false, the id. */
-export const CollectionListItem = Type.Object({
-  ...fullFields,
-  creator: Type.Union([UserSummary, Type.String()]),
-  receiver: Type.Optional(Type.Union([UserSummary, Type.Null()])),
-  collections: StrArray,
-  isBookmarked: Type.Boolean(),
-  bookmarkId: Type.String({ description: 'empty when not bookmarked' }),
-})
+export const CollectionListItem = Type.Object(
+  {
+    ...fullFields,
+    creator: Type.Union([UserSummary, Type.String()]),
+    receiver: Type.Optional(Type.Union([UserSummary, Type.Null()])),
+    collections: StrArray,
+    isBookmarked: Type.Boolean(),
+    bookmarkId: Type.String({ description: 'empty when not bookmarked' }),
+  },
+  {
+    $id: 'CollectionListItem',
+    description: 'A collection in a list: child ids, and whether the caller bookmarked it.',
+    examples: [COLLECTION_LIST_ITEM],
+  },
+)
 
-export const CollectionPage = Type.Object({
-  data: Type.Array(CollectionListItem),
-  total: Type.Integer(),
-  pages: Type.Integer(),
-  page: Type.Integer(),
-  limit: Type.Integer(),
-})
+export const CollectionPage = Type.Object(
+  {
+    data: Type.Array(CollectionListItem),
+    total: Type.Integer({ examples: [1] }),
+    pages: Type.Integer({ examples: [1] }),
+    page: Type.Integer({ examples: [1] }),
+    limit: Type.Integer({ examples: [12] }),
+  },
+  { $id: 'CollectionPage' },
+)
 
 /** The older shape answered by the update (#29). */
-export const CollectionUpdateShape = Type.Object({
-  _id: Type.String(),
-  name: Type.String(),
-  category: Type.String(),
-  description: Type.String(),
-  equity: Type.String(),
-  collections: StrArray,
-  type: Type.String(),
-  owners: StrArray,
-  invites: StrArray,
-  applications: StrArray,
-  skillData: StrArray,
-  skills: StrArray,
-  status: Type.String(),
-  inviteAccepted: Type.Boolean(),
-  payoutStatus: Type.String(),
-  paymentStatus: Type.String(),
-  feePayoutStatus: Type.String(),
-  balanceStatus: Type.String(),
-  paymentFee: Type.String({ description: 'USD, two decimals' }),
-  isPrivate: Type.Boolean(),
-  deliveryDate: Type.Union([Timestamp, Type.Null()]),
-  recipientCompletedJob: Type.Boolean(),
-  score: Type.Number(),
-  progress: Type.Number(),
-  isDeleted: Type.Boolean(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  slug: Type.String(),
-  __v: Type.Number(),
-})
+export const CollectionUpdateShape = Type.Object(
+  {
+    _id: Type.String(),
+    name: Type.String(),
+    category: Type.String(),
+    description: Type.String(),
+    equity: Type.String(),
+    collections: StrArray,
+    type: Type.String(),
+    owners: StrArray,
+    invites: StrArray,
+    applications: StrArray,
+    skillData: StrArray,
+    skills: StrArray,
+    status: Type.String(),
+    inviteAccepted: Type.Boolean(),
+    payoutStatus: Type.String(),
+    paymentStatus: Type.String(),
+    feePayoutStatus: Type.String(),
+    balanceStatus: Type.String(),
+    paymentFee: Type.String({ description: 'USD, two decimals' }),
+    isPrivate: Type.Boolean(),
+    deliveryDate: Type.Union([Timestamp, Type.Null()]),
+    recipientCompletedJob: Type.Boolean(),
+    score: Type.Number(),
+    progress: Type.Number(),
+    isDeleted: Type.Boolean(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    slug: Type.String(),
+    __v: Type.Number(),
+  },
+  {
+    $id: 'CollectionUpdate',
+    description: 'The older shape the update (#29) answers; `paymentFee` is a USD string with two decimals.',
+    examples: [COLLECTION_UPDATE],
+  },
+)
 
 // Bookmarks
 
@@ -334,7 +399,7 @@ export const CreateBookmarkBody = Type.Object(
     reference: Id('id of the bookmarked collection or user'),
     type: Type.Union([Type.Literal('collection'), Type.Literal('user')]),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ reference: EX.collectionId, type: 'collection' }] },
 )
 
 export const ListBookmarksQuery = Type.Object(
@@ -351,34 +416,47 @@ const BookmarkedCollection = Type.Object({
   collections: StrArray,
 })
 
-export const Bookmark = Type.Object({
-  _id: Type.String(),
-  owner: Type.String({ description: 'the user who bookmarked' }),
-  type: Type.String({ description: '`collection` or `user`' }),
-  reference: Type.String(),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-  __v: Type.Number(),
-})
+export const Bookmark = Type.Object(
+  {
+    _id: Type.String(),
+    owner: Type.String({ description: 'the user who bookmarked' }),
+    type: Type.String({ description: '`collection` or `user`' }),
+    reference: Type.String(),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+    __v: Type.Number(),
+  },
+  { $id: 'Bookmark', examples: [BOOKMARK] },
+)
 
-export const BookmarkListItem = Type.Object({
-  ...Bookmark.properties,
-  collection: Type.Optional(
-    Type.Union([BookmarkedCollection, Type.Null()], {
-      description: 'type `collection`: the collection, null once it is deleted or no longer visible',
-    }),
-  ),
-  user: Type.Optional(
-    Type.Union([UserSummary, Type.Null()], {
-      description: 'type `user`: the user summary, null once the account is gone or private',
-    }),
-  ),
-})
+export const BookmarkListItem = Type.Object(
+  {
+    ...Bookmark.properties,
+    collection: Type.Optional(
+      Type.Union([BookmarkedCollection, Type.Null()], {
+        description: 'type `collection`: the collection, null once it is deleted or no longer visible',
+      }),
+    ),
+    user: Type.Optional(
+      Type.Union([UserSummary, Type.Null()], {
+        description: 'type `user`: the user summary, null once the account is gone or private',
+      }),
+    ),
+  },
+  {
+    $id: 'BookmarkWithTarget',
+    description: 'A bookmark with what it points to.',
+    examples: [BOOKMARK_ITEM],
+  },
+)
 
-export const BookmarkPage = Type.Object({
-  data: Type.Array(BookmarkListItem),
-  total: Type.Integer(),
-  pages: Type.Integer(),
-  page: Type.Integer(),
-  limit: Type.Integer(),
-})
+export const BookmarkPage = Type.Object(
+  {
+    data: Type.Array(BookmarkListItem),
+    total: Type.Integer({ examples: [1] }),
+    pages: Type.Integer({ examples: [1] }),
+    page: Type.Integer({ examples: [1] }),
+    limit: Type.Integer({ examples: [12] }),
+  },
+  { $id: 'BookmarkPage' },
+)
