@@ -34,7 +34,8 @@ export async function checkFlowCode(
 ): Promise<AppError | undefined> {
   if (flow.attempts >= MAX_CODE_ATTEMPTS) return errors.tooManyAttempts()
   if (flow.consumedAt) return errors.invalidCode('This code has already been used')
-  if (flow.deadAt) return errors.invalidCode('A newer request replaced this one; use the code and token of the latest')
+  if (flow.deadAt)
+    return errors.invalidCode('A newer request replaced this one; use the code and token of the latest')
   if (flow.expiresAt <= now) return errors.invalidCode('The code has expired; request a new one')
   if (await matches()) return undefined
   const attempts = flow.attempts + 1
