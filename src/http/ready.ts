@@ -4,7 +4,7 @@
 import { access, constants, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3'
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Redis } from 'ioredis'
 import nodemailer from 'nodemailer'
 import type { Logger } from 'pino'
@@ -186,12 +186,26 @@ export async function startOpsServer(opts: {
 }): Promise<FastifyInstance> {
   const server = Fastify({
     loggerInstance: opts.log.child({ server: 'worker-ops' }) as unknown as FastifyBaseLogger,
+    frameworkErrors: (_err, _req, res) => {
+      ;(res as unknown as FastifyReply)
+        .code(400)
+        .send({ status: 'error', message: 'Malformed URL', data: { code: 'VALIDATION_ERROR' } })
+    },
   })
   registerProbes(server, opts.readiness, opts.database)
   server.get('/metrics', { logLevel: 'warn' }, metricsHandler(opts.metrics, opts.config.metricsToken))
   server.setNotFoundHandler((_req, reply) =>
     reply.code(404).send({ status: 'error', message: 'Not found', data: { code: 'NOT_FOUND' } }),
   )
+  // Whatever a client sends, the answer is the error envelope.
+  server.setErrorHandler((err: { statusCode?: number }, _req, reply) => {
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500
+    return reply.code(status).send({
+      status: 'error',
+      message: status === 500 ? 'Internal error' : 'Bad request',
+      data: { code: status === 500 ? 'INTERNAL' : 'VALIDATION_ERROR' },
+    })
+  })
   await server.listen({ port: opts.port, host: opts.config.host })
   return server
 }

@@ -100,6 +100,9 @@ describe('the worker process on WORKER_PORT', () => {
     const api = await getJson(`${worker.baseUrl}/v1/payment/coins`)
     expect(api.status).toBe(404)
     expect(api.body).toMatchObject({ status: 'error', data: { code: 'NOT_FOUND' } })
+    const malformed = await getJson(`${worker.baseUrl}/ready/%E0%A4%A`)
+    expect(malformed.status).toBe(400)
+    expect(malformed.body).toMatchObject({ status: 'error', data: { code: 'VALIDATION_ERROR' } })
   })
 
   it('answers 503 naming the chain while the chain endpoint is down, and 200 once it is back', async () => {
