@@ -13,6 +13,7 @@ import { confirmPassword } from '../account/password-guard.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { CustodialKey, KeyOwnerKind, KeyStore } from '../settlement/keys.ts'
 import type { DepositWatcher, ScanResult } from '../settlement/watcher/job.ts'
+import { usableRate } from '../transactions/service.ts'
 import type { Ledger } from './ledger.ts'
 import { centsToNumber, formatFixed, toCoinNumber, usdCents } from './money.ts'
 
@@ -178,18 +179,28 @@ export class WalletService {
     return { key: key!, accounts, active }
   }
 
-  async #rates(): Promise<Record<string, string>> {
+  /**
+   * The USD rate of each coin. The wallet views need one per coin: a coin the source cannot price
+   * now (no answer, no price, or 0) is 503, as everywhere a rate is needed to answer.
+   */
+  async #rates(): Promise<(coin: string) => string> {
+    let rates: Record<string, string>
     try {
-      return await this.deps.rates.getRates()
+      rates = await this.deps.rates.getRates()
     } catch (err) {
       this.deps.log.warn({ err: err instanceof Error ? err.message : String(err) }, 'USD rates unavailable')
       throw errors.unavailable('USD rates are unavailable right now; try again shortly')
+    }
+    return (coin) => {
+      const rate = usableRate(rates[coin])
+      if (rate === null) throw errors.unavailable('USD rates are unavailable right now; try again shortly')
+      return rate
     }
   }
 
   /** #18 */
   async getWallet(userId: string) {
-    const [{ key, accounts, active }, rates] = await Promise.all([
+    const [{ key, accounts, active }, rateOf] = await Promise.all([
       this.ensureUserWallet(userId),
       this.#rates(),
     ])
@@ -197,7 +208,7 @@ export class WalletService {
     let total = 0n
     const wallets = active.map((coin) => {
       const amount = balance.get(coin.reference) ?? 0n
-      const cents = usdCents(amount, coin.decimals, rates[coin.reference] ?? '0')
+      const cents = usdCents(amount, coin.decimals, rateOf(coin.reference))
       total += cents
       return {
         id: coin.reference,
@@ -214,14 +225,14 @@ export class WalletService {
   /** #19: unknown or inactive coin → 400 VALIDATION_ERROR (from the coin registry). */
   async getCoinWallet(userId: string, reference: string) {
     const coin = await this.deps.coins.get(reference)
-    const [{ accounts }, rates] = await Promise.all([this.ensureUserWallet(userId), this.#rates()])
+    const [{ accounts }, rateOf] = await Promise.all([this.ensureUserWallet(userId), this.#rates()])
     const account = accounts.find((a) => a.coin === coin.reference)!
     const amount = BigInt(account.balance)
     return {
       _id: account.id,
       coin: coin.symbol,
       amount: toCoinNumber(amount, coin.decimals),
-      usdValue: centsToNumber(usdCents(amount, coin.decimals, rates[coin.reference] ?? '0')),
+      usdValue: centsToNumber(usdCents(amount, coin.decimals, rateOf(coin.reference))),
       icon: coin.icon,
     }
   }
