@@ -844,7 +844,7 @@ export interface paths {
     }
     /**
      * List collections (#27)
-     * @description Newest first. Lists public collections and the caller’s own private ones (and those whose escrow pays the caller); never deleted ones. `search` matches every word as a prefix, case-insensitively, in the name, description and tag names. `tags` matches collections with any of the comma-separated tag keys. `price` is `min-max` in USD (`100-`, `-500`). `creator=false` gives the creator’s id instead of the summary; `receiver=true` adds the escrow receiver’s summary. `collections` holds the ids of the visible children.
+     * @description Newest first. Lists public collections and the private ones the caller created, is the assigned talent of (the escrow receiver) or holds a pending invite to; never deleted ones. `search` matches every word as a prefix, case-insensitively, in the name, description and tag names. `tags` matches collections with any of the comma-separated tag keys. `price` is `min-max` in USD (`100-`, `-500`). `creator=false` gives the creator’s id instead of the summary; `receiver=true` adds the escrow receiver’s summary. `collections` holds the ids of the visible children.
      */
     get: operations['listCollections']
     put?: never
@@ -868,7 +868,7 @@ export interface paths {
     }
     /**
      * Get one collection with its child collections (#30)
-     * @description Someone else’s private collection and deleted ones answer 404.
+     * @description Someone else’s private collection and deleted ones answer 404; a private job is visible to its assigned talent and to talents with a pending invite to it.
      */
     get: operations['getCollection']
     put?: never
@@ -881,8 +881,8 @@ export interface paths {
     options?: never
     head?: never
     /**
-     * Update a collection (#29)
-     * @description Creator only (403; 404 when the collection is hidden from the caller). At least one field. `paymentFee` follows the rules of #26 (a decimal string or a JSON number) and is answered as a string with two decimals. Refused with 409 once an escrow on the collection is paid. Answers the older update shape with message `Accepted`.
+     * Update a collection, or move its job a step (#29)
+     * @description Details (type, name, category, description, paymentFee, isPrivate, deliveryDate, tags, attachments): the creator only (403; 404 when hidden), at least one field, refused with 409 once an escrow on the collection is paid; `paymentFee` follows #26 and is answered as a string with two decimals. `status` moves the job as the SDK does: `completed` from the talent delivers it, from the creator completes it (the rest of the escrow is released); `cancelled` (the creator, with `cancellationReason`) cancels it; `ongoing` from the creator asks for changes to a delivery. `progress` (0–100) is the talent’s, on a job without deliverables. On a deliverable (a child collection without an escrow) the job’s talent sets `status` (`pending`, `ongoing`, `completed`) and `progress`, and the job’s progress becomes their average. Details sent with `status` or `progress` must equal the current ones (400 otherwise). A job is `pending` (posted) → `waiting` (a talent assigned, payment awaited) → `ongoing` (assigned and its escrow paid; `recipientCompletedJob` once delivered) → `completed`, or `cancelled`, or `disputed` → `resolved`. A step the caller may not take is 403, one the job is already past or closed for is 409, one that does not start from the job’s state is 422. Answers the older update shape with message `Accepted`.
      */
     patch: operations['updateCollection']
     trace?: never
@@ -1113,6 +1113,422 @@ export interface paths {
      * @description `amount` is USD of the collection’s escrowed price (at most two decimals; ≤ 0 or more decimals is 400, more than what remains is 422). It is converted at the escrow’s fixed quote: the part pays `amount / remaining` of what is left of the payout to the receiver and of the fee (the network fee of the part’s transfers to the gas wallet, the rest to the treasury); the last part takes exactly what is left, so the parts add up to a full release to the base unit. The rest stays in escrow for later calls; releasing all that remains completes the escrow as #15 does (an overpayment goes back to the payer). Creator only (403 for others who can see the collection, 404 when hidden); 422 before payment, when the collection has no payment, or when it has no receiver; 409 once all was released. Transfers of earlier parts that ran out of retries are sent again with the next call (and, once all was released, by calling again). Honours `Idempotency-Key`: a request run twice releases once.
      */
     post: operations['releaseCollectionPayment']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/invite': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The caller’s invites, sent and received
+     * @description Newest first; `role` keeps only those sent or received, `status` and `collection` (or the SDK’s `data`) filter. Pages as the other lists (`page`, `limit` 12 by default, at most 100).
+     */
+    get: operations['listInvites']
+    put?: never
+    /**
+     * Invite a talent to a job
+     * @description The job’s creator only (403; 404 when the job is hidden from the caller). The job is a top-level collection (422 for a child collection) without a talent yet (409 once it has one or is completed, resolved or cancelled). `recipient` is a live account other than the caller (404 unknown, 400 yourself). At most one pending invite per job and talent (409). The invitee may see the job even when it is private while the invite is pending. Answers the invite (`IInviteDto`).
+     */
+    post: operations['sendInvite']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/invite/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * One invite
+     * @description Its sender or receiver only; anyone else gets 404.
+     */
+    get: operations['getInvite']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/invite/{id}/accept': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Accept an invite: the talent is assigned to the job
+     * @description The invited talent only (403 for the sender, 404 for anyone else); 409 once the invite is no longer pending or the job has its talent. The job moves from `pending` to `waiting` (to `ongoing` when its escrow is already paid), `owners` names the talent, `inviteAccepted` is true, and the job’s other pending invites and applications expire.
+     */
+    post: operations['acceptInvite']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/invite/{id}/decline': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Decline an invite
+     * @description The invited talent only (403 for the sender, 404 for anyone else); 409 once it is not pending. The invite becomes `rejected`; a private job is hidden from the talent again.
+     */
+    post: operations['declineInvite']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/invite/{id}/cancel': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Cancel a pending invite
+     * @description Its sender only (403 for the invitee, 404 for anyone else); 409 once it is not pending. The invite becomes `cancelled` (with `deletedAt`); a private job is hidden from the talent again. The SDK calls it with a doubled slash (`/v1/invite//{id}/cancel`), which is the same path.
+     */
+    post: operations['cancelInvite']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/collection/{id}/applications': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The applications to a job (its creator)
+     * @description Newest first, `status` filters. The job’s creator only (403; 404 when hidden).
+     */
+    get: operations['listJobApplications']
+    put?: never
+    /**
+     * Apply to a public job
+     * @description A `message` (the cover letter) and optionally the price asked (`amount`, USD, more than 0). Not the job’s creator (403); a public top-level job (422 for a private one, which takes invites, or a child collection) without a talent (409 once it has one or is closed). One pending application per job and talent (409). Its id is added to the job’s `applications`.
+     */
+    post: operations['applyToJob']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/applications': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The caller’s own applications
+     * @description Newest first; `status` and `collection` filter.
+     */
+    get: operations['listMyApplications']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/applications/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * One application
+     * @description For its applicant and the job’s creator; anyone else gets 404.
+     */
+    get: operations['getApplication']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/applications/{id}/accept': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Accept an application: the applicant is assigned to the job
+     * @description The job’s creator only (403 for the applicant, 404 for anyone else); 409 once it is not pending or the job has its talent. As accepting an invite: `pending` → `waiting` (`ongoing` when the escrow is already paid), `owners`, `inviteAccepted`; the job’s other pending applications and invites expire. The price asked becomes the job’s `paymentFee` while no escrow is linked to the job.
+     */
+    post: operations['acceptApplication']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/applications/{id}/reject': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Reject an application
+     * @description The job’s creator only (403 for the applicant, 404 for anyone else); 409 once it is not pending.
+     */
+    post: operations['rejectApplication']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/collection/many/update': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    /**
+     * Update several collections at once
+     * @description The SDK’s updateManyCollections: `{ collections: [{ id, ...fields }] }` (the SDK wraps it once more: `{ collections: { collections: [...] } }`, accepted too), at most 50. Each item follows PATCH /v1/collection/{id}, all in one transaction: every item is applied or none (an error names the item, e.g. `/collections/2/status`). Completing or cancelling a job moves its escrow and is refused here (422): use PATCH /v1/collection/{id}. Answers the items in the older update shape.
+     */
+    patch: operations['updateManyCollections']
+    trace?: never
+  }
+  '/v1/collection/{id}/deliver': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Deliver a job (its talent)
+     * @description The assigned talent marks an ongoing job delivered: `recipientCompletedJob` is true and `delivery` holds the note and the attachments (the talent’s own uploads, 400 otherwise). 409 when already delivered. A job is `pending` (posted) → `waiting` (a talent assigned, payment awaited) → `ongoing` (assigned and its escrow paid; `recipientCompletedJob` once delivered) → `completed`, or `cancelled`, or `disputed` → `resolved`. A step the caller may not take is 403, one the job is already past or closed for is 409, one that does not start from the job’s state is 422.
+     */
+    post: operations['deliverJob']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/collection/{id}/request-changes': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Ask for changes to a delivery (its creator)
+     * @description The creator sends a delivered job back to `ongoing` (`recipientCompletedJob` false; the delivery stays on record). A job is `pending` (posted) → `waiting` (a talent assigned, payment awaited) → `ongoing` (assigned and its escrow paid; `recipientCompletedJob` once delivered) → `completed`, or `cancelled`, or `disputed` → `resolved`. A step the caller may not take is 403, one the job is already past or closed for is 409, one that does not start from the job’s state is 422.
+     */
+    post: operations['requestJobChanges']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/collection/{id}/complete': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Complete a delivered job (its creator)
+     * @description The creator accepts the delivery: what remains in the job’s escrow is released to the talent (one release, or the last part after partial releases with POST /v1/payment/release), then the job is `completed` (progress 100). 422 when the escrow is not paid or the chain cannot price the release; the payout legs then show in `payoutStatus` and its companions. Calling it again after a failure never releases twice. A job is `pending` (posted) → `waiting` (a talent assigned, payment awaited) → `ongoing` (assigned and its escrow paid; `recipientCompletedJob` once delivered) → `completed`, or `cancelled`, or `disputed` → `resolved`. A step the caller may not take is 403, one the job is already past or closed for is 409, one that does not start from the job’s state is 422.
+     */
+    post: operations['completeJob']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/collection/{id}/cancel': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Cancel a job before delivery (its creator)
+     * @description The creator cancels a pending, waiting or ongoing job that is not delivered (a delivered job is disputed instead: 422) with a `reason` (`cancellationReason`). Pending invites and applications expire. An unfunded job just closes (an escrow awaiting payment is cancelled and what it received goes back); a funded one’s escrow goes back to the creator’s wallet in full (price and fee; the platform keeps no fee and pays the gas), or `paymentPercentage` of what remains is released to the talent (with its share of the fee) and the rest returned. The money moves in the background; `escrowReleased` records the split once it is sent. A job is `pending` (posted) → `waiting` (a talent assigned, payment awaited) → `ongoing` (assigned and its escrow paid; `recipientCompletedJob` once delivered) → `completed`, or `cancelled`, or `disputed` → `resolved`. A step the caller may not take is 403, one the job is already past or closed for is 409, one that does not start from the job’s state is 422.
+     */
+    post: operations['cancelJob']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/collection/{id}/dispute': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The dispute of a job
+     * @description For the job’s two parties (404 for anyone else, and for a job never disputed). `escrowAmount` is what a split must add up to.
+     */
+    get: operations['getDispute']
+    put?: never
+    /**
+     * Raise a dispute on a job
+     * @description The creator or the talent (403 for anyone else; 404 when hidden) of an ongoing or delivered job whose escrow is paid and not fully released (422 otherwise), with a `reason` (the job’s `issue`) and optional `evidence` (the caller’s own uploads). The job becomes `disputed` and its escrow is frozen: no release, no refund, no cancellation, until the dispute ends by a split both parties accept or an arbiter decides. A job is disputed once (409 after).
+     */
+    post: operations['raiseDispute']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/collection/{id}/dispute/proposal': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Propose how to split the escrow
+     * @description `creatorAmount` (back to the creator) and `ownerAmount` (to the talent), USD that add up to what remains in escrow (422 otherwise). Either party; a new proposal replaces the last one. 409 once the dispute is settled.
+     */
+    post: operations['proposeDisputeSplit']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/collection/{id}/dispute/accept': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Accept the other party’s split: the dispute is settled
+     * @description The party who did not make the proposal (403 for its author), naming its amounts (409 when the proposal differs; 422 when there is none). The job becomes `resolved`, `escrowReleased` records the split, and it is paid through the escrow’s normal legs: `ownerAmount` released to the talent (with its share of the fee), the rest returned to the creator’s wallet. Both parties may then review each other.
+     */
+    post: operations['acceptDisputeSplit']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/reviews': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Reviews, newest first
+     * @description Reviews of public jobs, and those of private jobs the caller wrote or received. Filters: `receiver`, `owner`, `collectionId` (or the SDK’s `data`), `type`, `rating`. `count` (the SDK’s name) and `total` are the number of matches.
+     */
+    get: operations['listReviews']
+    put?: never
+    /**
+     * Review the other party of a job
+     * @description The creator reviews the talent and the talent the creator (`receiver`: the other party, 400 otherwise; 403 for anyone else, 404 when hidden), once per job (409), once it is completed or its dispute resolved (422 before). `rating` is whole stars 1–5, `review` a text. The job’s `ratings` and `score`, and the receiver’s `score` and achievements follow: score = average rating × 20, rounded (0–100); `review` counts the reviews received (`value`: their stars), `five-star` the five-star ones.
+     */
+    post: operations['addReview']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/reviews/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * One review
+     * @description A review of a private job is 404 for anyone but its author and receiver.
+     */
+    get: operations['getReview']
+    put?: never
+    post?: never
     delete?: never
     options?: never
     head?: never
@@ -2247,6 +2663,11 @@ export interface components {
      *       "parent": null,
      *       "escrowPaid": false,
      *       "meta": {},
+     *       "applications": [],
+     *       "delivery": null,
+     *       "completedDate": null,
+     *       "cancellationReason": "",
+     *       "issue": "",
      *       "createdAt": "2026-11-23T18:18:27.534Z",
      *       "updatedAt": "2026-11-23T18:18:27.534Z",
      *       "__v": 0,
@@ -2321,6 +2742,11 @@ export interface components {
      *           "parent": "6b0483b4bce238a5cbe00a4f",
      *           "escrowPaid": false,
      *           "meta": {},
+     *           "applications": [],
+     *           "delivery": null,
+     *           "completedDate": null,
+     *           "cancellationReason": "",
+     *           "issue": "",
      *           "createdAt": "2026-11-23T18:18:27.534Z",
      *           "updatedAt": "2026-11-23T18:18:27.534Z",
      *           "__v": 0,
@@ -2359,11 +2785,16 @@ export interface components {
       description: string
       type: string
       equity: string
+      /** @description the assigned talent (one id), empty while nobody is */
       owners: string[]
+      /** @description ids of the invites sent for the job (/v1/invite) */
       invites: string[]
+      /** @description ids of the applications to the job */
+      applications: string[]
       attachments: string[]
       /** @description summaries of the attached files that still exist */
       attachmentData: components['schemas']['FileSummary'][]
+      /** @description ids of the reviews written about the job (/v1/reviews) */
       ratings: string[]
       payoutTransactions: string[]
       tagsData: string[]
@@ -2377,8 +2808,37 @@ export interface components {
       paymentFee: number
       isPrivate: boolean
       deliveryDate: string | null
+      /** @description the talent delivered the job */
       recipientCompletedJob: boolean
+      /** @description the talent’s delivery; null before it */
+      delivery: {
+        note: string
+        attachments: string[]
+        /** @description summaries of the delivered files that still exist */
+        attachmentData: components['schemas']['FileSummary'][]
+        /** Format: date-time */
+        deliveredAt: string
+      } | null
+      /** @description when the creator completed the job */
+      completedDate: string | null
+      /** @description the creator’s reason, once cancelled; empty otherwise */
+      cancellationReason: string
+      /** @description the reason of the dispute raised on the job; empty otherwise */
+      issue: string
+      /** @description how the escrow was split when a dispute ended */
+      escrowReleased?: {
+        /** @description the creator’s share was sent back to their wallet */
+        creatorReleased: boolean
+        /** @description USD of the escrowed price returned to the creator */
+        creatorAmount: number
+        /** @description the talent’s share was released */
+        ownerReleased: boolean
+        /** @description USD of the escrowed price released to the talent */
+        ownerAmount: number
+      }
+      /** @description average rating of the job’s reviews × 20, rounded (0 without reviews) */
       score: number
+      /** @description 0–100; the average of its deliverables’ progress when it has any */
       progress: number
       isDeleted: boolean
       isFundingRequest: boolean
@@ -2531,6 +2991,11 @@ export interface components {
      *       "parent": "6b0483b4bce238a5cbe00a4f",
      *       "escrowPaid": false,
      *       "meta": {},
+     *       "applications": [],
+     *       "delivery": null,
+     *       "completedDate": null,
+     *       "cancellationReason": "",
+     *       "issue": "",
      *       "createdAt": "2026-11-23T18:18:27.534Z",
      *       "updatedAt": "2026-11-23T18:18:27.534Z",
      *       "__v": 0,
@@ -2567,11 +3032,16 @@ export interface components {
       description: string
       type: string
       equity: string
+      /** @description the assigned talent (one id), empty while nobody is */
       owners: string[]
+      /** @description ids of the invites sent for the job (/v1/invite) */
       invites: string[]
+      /** @description ids of the applications to the job */
+      applications: string[]
       attachments: string[]
       /** @description summaries of the attached files that still exist */
       attachmentData: components['schemas']['FileSummary'][]
+      /** @description ids of the reviews written about the job (/v1/reviews) */
       ratings: string[]
       payoutTransactions: string[]
       tagsData: string[]
@@ -2585,8 +3055,37 @@ export interface components {
       paymentFee: number
       isPrivate: boolean
       deliveryDate: string | null
+      /** @description the talent delivered the job */
       recipientCompletedJob: boolean
+      /** @description the talent’s delivery; null before it */
+      delivery: {
+        note: string
+        attachments: string[]
+        /** @description summaries of the delivered files that still exist */
+        attachmentData: components['schemas']['FileSummary'][]
+        /** Format: date-time */
+        deliveredAt: string
+      } | null
+      /** @description when the creator completed the job */
+      completedDate: string | null
+      /** @description the creator’s reason, once cancelled; empty otherwise */
+      cancellationReason: string
+      /** @description the reason of the dispute raised on the job; empty otherwise */
+      issue: string
+      /** @description how the escrow was split when a dispute ended */
+      escrowReleased?: {
+        /** @description the creator’s share was sent back to their wallet */
+        creatorReleased: boolean
+        /** @description USD of the escrowed price returned to the creator */
+        creatorAmount: number
+        /** @description the talent’s share was released */
+        ownerReleased: boolean
+        /** @description USD of the escrowed price released to the talent */
+        ownerAmount: number
+      }
+      /** @description average rating of the job’s reviews × 20, rounded (0 without reviews) */
       score: number
+      /** @description 0–100; the average of its deliverables’ progress when it has any */
       progress: number
       isDeleted: boolean
       isFundingRequest: boolean
@@ -2670,6 +3169,11 @@ export interface components {
      *       "parent": null,
      *       "escrowPaid": false,
      *       "meta": {},
+     *       "applications": [],
+     *       "delivery": null,
+     *       "completedDate": null,
+     *       "cancellationReason": "",
+     *       "issue": "",
      *       "createdAt": "2026-11-23T18:18:27.534Z",
      *       "updatedAt": "2026-11-23T18:18:27.534Z",
      *       "__v": 0,
@@ -2710,11 +3214,16 @@ export interface components {
       description: string
       type: string
       equity: string
+      /** @description the assigned talent (one id), empty while nobody is */
       owners: string[]
+      /** @description ids of the invites sent for the job (/v1/invite) */
       invites: string[]
+      /** @description ids of the applications to the job */
+      applications: string[]
       attachments: string[]
       /** @description summaries of the attached files that still exist */
       attachmentData: components['schemas']['FileSummary'][]
+      /** @description ids of the reviews written about the job (/v1/reviews) */
       ratings: string[]
       payoutTransactions: string[]
       tagsData: string[]
@@ -2728,8 +3237,37 @@ export interface components {
       paymentFee: number
       isPrivate: boolean
       deliveryDate: string | null
+      /** @description the talent delivered the job */
       recipientCompletedJob: boolean
+      /** @description the talent’s delivery; null before it */
+      delivery: {
+        note: string
+        attachments: string[]
+        /** @description summaries of the delivered files that still exist */
+        attachmentData: components['schemas']['FileSummary'][]
+        /** Format: date-time */
+        deliveredAt: string
+      } | null
+      /** @description when the creator completed the job */
+      completedDate: string | null
+      /** @description the creator’s reason, once cancelled; empty otherwise */
+      cancellationReason: string
+      /** @description the reason of the dispute raised on the job; empty otherwise */
+      issue: string
+      /** @description how the escrow was split when a dispute ended */
+      escrowReleased?: {
+        /** @description the creator’s share was sent back to their wallet */
+        creatorReleased: boolean
+        /** @description USD of the escrowed price returned to the creator */
+        creatorAmount: number
+        /** @description the talent’s share was released */
+        ownerReleased: boolean
+        /** @description USD of the escrowed price released to the talent */
+        ownerAmount: number
+      }
+      /** @description average rating of the job’s reviews × 20, rounded (0 without reviews) */
       score: number
+      /** @description 0–100; the average of its deliverables’ progress when it has any */
       progress: number
       isDeleted: boolean
       isFundingRequest: boolean
@@ -2756,78 +3294,6 @@ export interface components {
       isBookmarked: boolean
       /** @description empty when not bookmarked */
       bookmarkId: string
-    }
-    /**
-     * @description The older shape the update (#29) answers; `paymentFee` is a USD string with two decimals.
-     * @example {
-     *       "_id": "6b0483b4bce238a5cbe00a4f",
-     *       "name": "Landing page v2",
-     *       "category": "",
-     *       "description": "One responsive page with a contact form",
-     *       "equity": "",
-     *       "collections": [],
-     *       "type": "job",
-     *       "owners": [],
-     *       "invites": [],
-     *       "applications": [],
-     *       "skillData": [
-     *         "Design"
-     *       ],
-     *       "skills": [
-     *         "6b048361bb429a4777fa640f"
-     *       ],
-     *       "status": "pending",
-     *       "inviteAccepted": false,
-     *       "payoutStatus": "awaiting",
-     *       "paymentStatus": "awaiting",
-     *       "feePayoutStatus": "awaiting",
-     *       "balanceStatus": "awaiting",
-     *       "paymentFee": "150.00",
-     *       "isPrivate": false,
-     *       "deliveryDate": "2031-01-01T00:00:00.000Z",
-     *       "recipientCompletedJob": false,
-     *       "score": 0,
-     *       "progress": 0,
-     *       "isDeleted": false,
-     *       "createdAt": "2026-11-23T18:18:27.534Z",
-     *       "updatedAt": "2026-11-23T18:18:30.449Z",
-     *       "slug": "landing-page-v2-e00a4f",
-     *       "__v": 1
-     *     }
-     */
-    CollectionUpdate: {
-      _id: string
-      name: string
-      category: string
-      description: string
-      equity: string
-      collections: string[]
-      type: string
-      owners: string[]
-      invites: string[]
-      applications: string[]
-      skillData: string[]
-      skills: string[]
-      status: string
-      inviteAccepted: boolean
-      payoutStatus: string
-      paymentStatus: string
-      feePayoutStatus: string
-      balanceStatus: string
-      /** @description USD, two decimals */
-      paymentFee: string
-      isPrivate: boolean
-      deliveryDate: string | null
-      recipientCompletedJob: boolean
-      score: number
-      progress: number
-      isDeleted: boolean
-      /** Format: date-time */
-      createdAt: string
-      /** Format: date-time */
-      updatedAt: string
-      slug: string
-      __v: number
     }
     /**
      * @example {
@@ -2921,6 +3387,11 @@ export interface components {
      *         "parent": null,
      *         "escrowPaid": false,
      *         "meta": {},
+     *         "applications": [],
+     *         "delivery": null,
+     *         "completedDate": null,
+     *         "cancellationReason": "",
+     *         "issue": "",
      *         "createdAt": "2026-11-23T18:18:27.534Z",
      *         "updatedAt": "2026-11-23T18:18:27.534Z",
      *         "__v": 0,
@@ -2971,11 +3442,16 @@ export interface components {
         description: string
         type: string
         equity: string
+        /** @description the assigned talent (one id), empty while nobody is */
         owners: string[]
+        /** @description ids of the invites sent for the job (/v1/invite) */
         invites: string[]
+        /** @description ids of the applications to the job */
+        applications: string[]
         attachments: string[]
         /** @description summaries of the attached files that still exist */
         attachmentData: components['schemas']['FileSummary'][]
+        /** @description ids of the reviews written about the job (/v1/reviews) */
         ratings: string[]
         payoutTransactions: string[]
         tagsData: string[]
@@ -2989,8 +3465,37 @@ export interface components {
         paymentFee: number
         isPrivate: boolean
         deliveryDate: string | null
+        /** @description the talent delivered the job */
         recipientCompletedJob: boolean
+        /** @description the talent’s delivery; null before it */
+        delivery: {
+          note: string
+          attachments: string[]
+          /** @description summaries of the delivered files that still exist */
+          attachmentData: components['schemas']['FileSummary'][]
+          /** Format: date-time */
+          deliveredAt: string
+        } | null
+        /** @description when the creator completed the job */
+        completedDate: string | null
+        /** @description the creator’s reason, once cancelled; empty otherwise */
+        cancellationReason: string
+        /** @description the reason of the dispute raised on the job; empty otherwise */
+        issue: string
+        /** @description how the escrow was split when a dispute ended */
+        escrowReleased?: {
+          /** @description the creator’s share was sent back to their wallet */
+          creatorReleased: boolean
+          /** @description USD of the escrowed price returned to the creator */
+          creatorAmount: number
+          /** @description the talent’s share was released */
+          ownerReleased: boolean
+          /** @description USD of the escrowed price released to the talent */
+          ownerAmount: number
+        }
+        /** @description average rating of the job’s reviews × 20, rounded (0 without reviews) */
         score: number
+        /** @description 0–100; the average of its deliverables’ progress when it has any */
         progress: number
         isDeleted: boolean
         isFundingRequest: boolean
@@ -3239,6 +3744,469 @@ export interface components {
       /** @description true when this call released all that remained: the escrow becomes `released` once its transfers are confirmed */
       final: boolean
     }
+    /**
+     * @description An invite of a talent to a job (the SDK’s IInviteDto).
+     * @example {
+     *       "_id": "6b0483c0bce238a5cbe00a80",
+     *       "sender": {
+     *         "_id": "6b048373bce238a5cbe00a16",
+     *         "firstName": "Ada",
+     *         "lastName": "Lovelace",
+     *         "role": "user",
+     *         "type": "recipient",
+     *         "profile": {
+     *           "talent": {
+     *             "tags": [
+     *               "typescript",
+     *               "Design"
+     *             ],
+     *             "availability": "available"
+     *           },
+     *           "verified": false
+     *         },
+     *         "isPrivate": false,
+     *         "score": 0,
+     *         "profileCompleteness": 50,
+     *         "socket": {
+     *           "status": "OFFLINE"
+     *         }
+     *       },
+     *       "receiver": {
+     *         "_id": "6b048374bce238a5cbe00a1f",
+     *         "firstName": "Grace",
+     *         "lastName": "Hopper",
+     *         "role": "user",
+     *         "type": "recipient",
+     *         "profile": {
+     *           "talent": {
+     *             "tags": [
+     *               "typescript",
+     *               "Design"
+     *             ],
+     *             "availability": "available"
+     *           },
+     *           "verified": false
+     *         },
+     *         "isPrivate": false,
+     *         "score": 0,
+     *         "profileCompleteness": 50,
+     *         "socket": {
+     *           "status": "OFFLINE"
+     *         }
+     *       },
+     *       "data": {
+     *         "_id": "6b0483b4bce238a5cbe00a4f",
+     *         "name": "Landing page",
+     *         "description": "One responsive page with a contact form",
+     *         "type": "job",
+     *         "category": "",
+     *         "status": "pending",
+     *         "paymentFee": 150,
+     *         "isPrivate": true,
+     *         "deliveryDate": "2031-01-01T00:00:00.000Z",
+     *         "creator": "6b048373bce238a5cbe00a16",
+     *         "owners": [],
+     *         "parent": null,
+     *         "escrowPaid": false,
+     *         "isDeleted": false
+     *       },
+     *       "message": "Would you build this page?",
+     *       "description": "Ada Lovelace invited you to “Landing page”",
+     *       "status": "pending",
+     *       "emailToken": "",
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z"
+     *     }
+     */
+    Invite: {
+      _id: string
+      sender: components['schemas']['UserSummary']
+      receiver: components['schemas']['UserSummary']
+      data: components['schemas']['CollectionRef']
+      message: string
+      /** @description a sentence naming the sender and the job */
+      description: string
+      /** @description `pending` until the talent accepts (`accepted`) or declines (`rejected`), the creator cancels it (`cancelled`), or it closes because the job got its talent or ended (`expired`) */
+      status: 'pending' | 'accepted' | 'rejected' | 'cancelled' | 'expired'
+      /** @description always empty: invites are answered with the token of the account */
+      emailToken: string
+      /** Format: date-time */
+      acceptedAt?: string
+      /** Format: date-time */
+      deletedAt?: string
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    /**
+     * @description The collection (job) an invite, application or review is about.
+     * @example {
+     *       "_id": "6b0483b4bce238a5cbe00a4f",
+     *       "name": "Landing page",
+     *       "description": "One responsive page with a contact form",
+     *       "type": "job",
+     *       "category": "",
+     *       "status": "pending",
+     *       "paymentFee": 150,
+     *       "isPrivate": true,
+     *       "deliveryDate": "2031-01-01T00:00:00.000Z",
+     *       "creator": "6b048373bce238a5cbe00a16",
+     *       "owners": [],
+     *       "parent": null,
+     *       "escrowPaid": false,
+     *       "isDeleted": false
+     *     }
+     */
+    CollectionRef: {
+      _id: string
+      name: string
+      description: string
+      type: string
+      category: string
+      status: string
+      /** @description USD */
+      paymentFee: number
+      isPrivate: boolean
+      deliveryDate: string | null
+      /** @description id of the creator */
+      creator: string
+      /** @description the assigned talent (one id), empty while nobody is */
+      owners: string[]
+      parent: string | null
+      escrowPaid: boolean
+      isDeleted: boolean
+    }
+    InvitePage: {
+      data: components['schemas']['Invite'][]
+      /** @example 1 */
+      total: number
+      /** @example 1 */
+      pages: number
+      /** @example 1 */
+      page: number
+      /** @example 12 */
+      limit: number
+    }
+    /**
+     * @description A talent’s application to a public job.
+     * @example {
+     *       "_id": "6b0483c1bce238a5cbe00a81",
+     *       "applicant": {
+     *         "_id": "6b048374bce238a5cbe00a1f",
+     *         "firstName": "Grace",
+     *         "lastName": "Hopper",
+     *         "role": "user",
+     *         "type": "recipient",
+     *         "profile": {
+     *           "talent": {
+     *             "tags": [
+     *               "typescript",
+     *               "Design"
+     *             ],
+     *             "availability": "available"
+     *           },
+     *           "verified": false
+     *         },
+     *         "isPrivate": false,
+     *         "score": 0,
+     *         "profileCompleteness": 50,
+     *         "socket": {
+     *           "status": "OFFLINE"
+     *         }
+     *       },
+     *       "data": {
+     *         "_id": "6b0483b4bce238a5cbe00a4f",
+     *         "name": "Landing page",
+     *         "description": "One responsive page with a contact form",
+     *         "type": "job",
+     *         "category": "",
+     *         "status": "pending",
+     *         "paymentFee": 150,
+     *         "isPrivate": false,
+     *         "deliveryDate": "2031-01-01T00:00:00.000Z",
+     *         "creator": "6b048373bce238a5cbe00a16",
+     *         "owners": [],
+     *         "parent": null,
+     *         "escrowPaid": false,
+     *         "isDeleted": false
+     *       },
+     *       "message": "I built three pages like it last month.",
+     *       "amount": 140,
+     *       "status": "pending",
+     *       "decidedAt": null,
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z"
+     *     }
+     */
+    Application: {
+      _id: string
+      applicant: components['schemas']['UserSummary']
+      data: components['schemas']['CollectionRef']
+      message: string
+      /** @description the price asked in USD; null when the job’s own price is accepted */
+      amount: number | null
+      /** @description `pending` until the creator accepts or rejects it; `expired` once the job got another talent or ended */
+      status: 'pending' | 'accepted' | 'rejected' | 'expired'
+      decidedAt: string | null
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    ApplicationPage: {
+      data: components['schemas']['Application'][]
+      /** @example 1 */
+      total: number
+      /** @example 1 */
+      pages: number
+      /** @example 1 */
+      page: number
+      /** @example 12 */
+      limit: number
+    }
+    /**
+     * @description The older shape the update (#29) answers; `paymentFee` is a USD string with two decimals.
+     * @example {
+     *       "_id": "6b0483b4bce238a5cbe00a4f",
+     *       "name": "Landing page v2",
+     *       "category": "",
+     *       "description": "One responsive page with a contact form",
+     *       "equity": "",
+     *       "collections": [],
+     *       "type": "job",
+     *       "owners": [],
+     *       "invites": [],
+     *       "applications": [],
+     *       "skillData": [
+     *         "Design"
+     *       ],
+     *       "skills": [
+     *         "6b048361bb429a4777fa640f"
+     *       ],
+     *       "status": "pending",
+     *       "inviteAccepted": false,
+     *       "payoutStatus": "awaiting",
+     *       "paymentStatus": "awaiting",
+     *       "feePayoutStatus": "awaiting",
+     *       "balanceStatus": "awaiting",
+     *       "paymentFee": "150.00",
+     *       "isPrivate": false,
+     *       "deliveryDate": "2031-01-01T00:00:00.000Z",
+     *       "recipientCompletedJob": false,
+     *       "score": 0,
+     *       "progress": 0,
+     *       "isDeleted": false,
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:30.449Z",
+     *       "slug": "landing-page-v2-e00a4f",
+     *       "__v": 1
+     *     }
+     */
+    CollectionUpdate: {
+      _id: string
+      name: string
+      category: string
+      description: string
+      equity: string
+      collections: string[]
+      type: string
+      owners: string[]
+      invites: string[]
+      applications: string[]
+      skillData: string[]
+      skills: string[]
+      status: string
+      inviteAccepted: boolean
+      payoutStatus: string
+      paymentStatus: string
+      feePayoutStatus: string
+      balanceStatus: string
+      /** @description USD, two decimals */
+      paymentFee: string
+      isPrivate: boolean
+      deliveryDate: string | null
+      recipientCompletedJob: boolean
+      score: number
+      progress: number
+      isDeleted: boolean
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+      slug: string
+      __v: number
+    }
+    /**
+     * @description The dispute over a job and how it ends.
+     * @example {
+     *       "_id": "6b0483c3bce238a5cbe00a83",
+     *       "collection": "6b0483b4bce238a5cbe00a4f",
+     *       "escrowId": "6b0483b5bce238a5cbe00a51",
+     *       "raisedBy": "6b048374bce238a5cbe00a1f",
+     *       "reason": "The delivery was accepted by mail but not completed here.",
+     *       "evidence": [],
+     *       "evidenceData": [],
+     *       "status": "open",
+     *       "escrowAmount": 150,
+     *       "proposal": {
+     *         "proposedBy": "6b048373bce238a5cbe00a16",
+     *         "creatorAmount": 50,
+     *         "ownerAmount": 100,
+     *         "proposedAt": "2026-11-23T18:19:31.848Z"
+     *       },
+     *       "resolution": null,
+     *       "creatorAmount": null,
+     *       "ownerAmount": null,
+     *       "decidedBy": null,
+     *       "note": "",
+     *       "resolvedAt": null,
+     *       "paidAt": null,
+     *       "createdAt": "2026-11-23T18:18:30.449Z",
+     *       "updatedAt": "2026-11-23T18:19:31.848Z"
+     *     }
+     */
+    Dispute: {
+      _id: string
+      collection: string
+      escrowId: string
+      raisedBy: string
+      reason: string
+      evidence: string[]
+      /** @description summaries of the evidence files that still exist */
+      evidenceData: components['schemas']['FileSummary'][]
+      /** @description `open`; `settling` once a split is agreed or decided and being paid; `settled` once it is paid */
+      status: 'open' | 'settling' | 'settled'
+      /** @description USD of the price still in escrow: a split must add up to it */
+      escrowAmount: number
+      /** @description the split last proposed by a party, for the other to accept */
+      proposal: {
+        proposedBy: string
+        creatorAmount: number
+        ownerAmount: number
+        /** Format: date-time */
+        proposedAt: string
+      } | null
+      resolution: ('agreement' | 'arbiter') | null
+      /** @description USD returned to the creator by the resolution */
+      creatorAmount: number | null
+      /** @description USD released to the talent by the resolution */
+      ownerAmount: number | null
+      /** @description the arbiter, when one decided */
+      decidedBy: string | null
+      note: string
+      resolvedAt: string | null
+      paidAt: string | null
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    /**
+     * @description A review of one party of a job by the other (the SDK’s IReviewDto).
+     * @example {
+     *       "_id": "6b0483c2bce238a5cbe00a82",
+     *       "data": {
+     *         "_id": "6b0483b4bce238a5cbe00a4f",
+     *         "name": "Landing page",
+     *         "description": "One responsive page with a contact form",
+     *         "type": "job",
+     *         "category": "",
+     *         "status": "completed",
+     *         "paymentFee": 150,
+     *         "isPrivate": true,
+     *         "deliveryDate": "2031-01-01T00:00:00.000Z",
+     *         "creator": "6b048373bce238a5cbe00a16",
+     *         "owners": [
+     *           "6b048374bce238a5cbe00a1f"
+     *         ],
+     *         "parent": null,
+     *         "escrowPaid": true,
+     *         "isDeleted": false
+     *       },
+     *       "owner": {
+     *         "_id": "6b048373bce238a5cbe00a16",
+     *         "firstName": "Ada",
+     *         "lastName": "Lovelace",
+     *         "role": "user",
+     *         "type": "recipient",
+     *         "profile": {
+     *           "talent": {
+     *             "tags": [
+     *               "typescript",
+     *               "Design"
+     *             ],
+     *             "availability": "available"
+     *           },
+     *           "verified": false
+     *         },
+     *         "isPrivate": false,
+     *         "score": 0,
+     *         "profileCompleteness": 50,
+     *         "socket": {
+     *           "status": "OFFLINE"
+     *         }
+     *       },
+     *       "receiver": {
+     *         "_id": "6b048374bce238a5cbe00a1f",
+     *         "firstName": "Grace",
+     *         "lastName": "Hopper",
+     *         "role": "user",
+     *         "type": "recipient",
+     *         "profile": {
+     *           "talent": {
+     *             "tags": [
+     *               "typescript",
+     *               "Design"
+     *             ],
+     *             "availability": "available"
+     *           },
+     *           "verified": false
+     *         },
+     *         "isPrivate": false,
+     *         "score": 0,
+     *         "profileCompleteness": 50,
+     *         "socket": {
+     *           "status": "OFFLINE"
+     *         }
+     *       },
+     *       "type": "talent",
+     *       "review": "Fast, careful work.",
+     *       "rating": 5,
+     *       "createdAt": "2026-11-23T18:19:31.848Z",
+     *       "updatedAt": "2026-11-23T18:19:31.848Z"
+     *     }
+     */
+    Review: {
+      _id: string
+      data: components['schemas']['CollectionRef']
+      owner: components['schemas']['UserSummary']
+      receiver: components['schemas']['UserSummary']
+      /** @description who was reviewed: `talent` (written by the creator) or `creator` (written by the talent) */
+      type: 'talent' | 'creator'
+      review: string
+      rating: number
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    ReviewPage: {
+      data: components['schemas']['Review'][]
+      /**
+       * @description the number of matching reviews (the SDK’s name)
+       * @example 1
+       */
+      count: number
+      /** @example 1 */
+      total: number
+      /** @example 1 */
+      pages: number
+      /** @example 1 */
+      page: number
+      /** @example 12 */
+      limit: number
+    }
   }
   responses: never
   parameters: never
@@ -3283,7 +4251,6 @@ export type UserSummary = components['schemas']['UserSummary']
 export type ChildCollection = components['schemas']['ChildCollection']
 export type CollectionPage = components['schemas']['CollectionPage']
 export type CollectionListItem = components['schemas']['CollectionListItem']
-export type CollectionUpdate = components['schemas']['CollectionUpdate']
 export type Bookmark = components['schemas']['Bookmark']
 export type BookmarkPage = components['schemas']['BookmarkPage']
 export type BookmarkWithTarget = components['schemas']['BookmarkWithTarget']
@@ -3293,6 +4260,15 @@ export type EscrowQuote = components['schemas']['EscrowQuote']
 export type EscrowStatus = components['schemas']['EscrowStatus']
 export type PaymentData = components['schemas']['PaymentData']
 export type PaymentRelease = components['schemas']['PaymentRelease']
+export type Invite = components['schemas']['Invite']
+export type CollectionRef = components['schemas']['CollectionRef']
+export type InvitePage = components['schemas']['InvitePage']
+export type Application = components['schemas']['Application']
+export type ApplicationPage = components['schemas']['ApplicationPage']
+export type CollectionUpdate = components['schemas']['CollectionUpdate']
+export type Dispute = components['schemas']['Dispute']
+export type Review = components['schemas']['Review']
+export type ReviewPage = components['schemas']['ReviewPage']
 export type HeaderRequestId = components['headers']['RequestId']
 export type HeaderRetryAfter = components['headers']['RetryAfter']
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed']
@@ -8263,6 +9239,11 @@ export interface operations {
            *             "parent": null,
            *             "escrowPaid": false,
            *             "meta": {},
+           *             "applications": [],
+           *             "delivery": null,
+           *             "completedDate": null,
+           *             "cancellationReason": "",
+           *             "issue": "",
            *             "createdAt": "2026-11-23T18:18:27.534Z",
            *             "updatedAt": "2026-11-23T18:18:27.534Z",
            *             "__v": 0,
@@ -8452,6 +9433,11 @@ export interface operations {
            *         "parent": null,
            *         "escrowPaid": false,
            *         "meta": {},
+           *         "applications": [],
+           *         "delivery": null,
+           *         "completedDate": null,
+           *         "cancellationReason": "",
+           *         "issue": "",
            *         "createdAt": "2026-11-23T18:18:27.534Z",
            *         "updatedAt": "2026-11-23T18:18:27.534Z",
            *         "__v": 0,
@@ -8526,6 +9512,11 @@ export interface operations {
            *             "parent": "6b0483b4bce238a5cbe00a4f",
            *             "escrowPaid": false,
            *             "meta": {},
+           *             "applications": [],
+           *             "delivery": null,
+           *             "completedDate": null,
+           *             "cancellationReason": "",
+           *             "issue": "",
            *             "createdAt": "2026-11-23T18:18:27.534Z",
            *             "updatedAt": "2026-11-23T18:18:27.534Z",
            *             "__v": 0,
@@ -8719,6 +9710,11 @@ export interface operations {
            *         "parent": null,
            *         "escrowPaid": false,
            *         "meta": {},
+           *         "applications": [],
+           *         "delivery": null,
+           *         "completedDate": null,
+           *         "cancellationReason": "",
+           *         "issue": "",
            *         "createdAt": "2026-11-23T18:18:27.534Z",
            *         "updatedAt": "2026-11-23T18:18:27.534Z",
            *         "__v": 0,
@@ -8793,6 +9789,11 @@ export interface operations {
            *             "parent": "6b0483b4bce238a5cbe00a4f",
            *             "escrowPaid": false,
            *             "meta": {},
+           *             "applications": [],
+           *             "delivery": null,
+           *             "completedDate": null,
+           *             "cancellationReason": "",
+           *             "issue": "",
            *             "createdAt": "2026-11-23T18:18:27.534Z",
            *             "updatedAt": "2026-11-23T18:18:27.534Z",
            *             "__v": 0,
@@ -9009,6 +10010,12 @@ export interface operations {
           tags?: string[]
           /** @description ids of your own uploaded files (#31, #32), at most 20; shown as file summaries in `attachmentData` */
           attachments?: string[]
+          /** @description the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed` */
+          status?: 'pending' | 'waiting' | 'ongoing' | 'completed' | 'cancelled' | 'deleted'
+          /** @description the talent’s progress, 0–100 (deliverables, or a job without any) */
+          progress?: number
+          /** @description required with status `cancelled` */
+          cancellationReason?: string
         }
       }
     }
@@ -9070,7 +10077,7 @@ export interface operations {
           }
         }
       }
-      /** @description `VALIDATION_ERROR`: no field, or a field that fails the rules of #26. */
+      /** @description `VALIDATION_ERROR`: no field, a field that fails the rules of #26, a status without the fields it needs, or details changed along with a status or progress. */
       400: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -9090,7 +10097,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
-      /** @description `FORBIDDEN`: the caller is not the creator. */
+      /** @description `FORBIDDEN`: the caller may not make this change. */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -9100,7 +10107,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
-      /** @description `NOT_FOUND`: no such collection, a deleted one, or someone else’s private one. */
+      /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
       404: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -9110,7 +10117,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
-      /** @description `CONFLICT`: an escrow on the collection is paid. */
+      /** @description `CONFLICT`: details of a collection whose escrow is paid, or a step the job already took or is closed for. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -9132,6 +10139,16 @@ export interface operations {
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
       415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: a status the job cannot take from where it is. */
+      422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
@@ -9233,6 +10250,11 @@ export interface operations {
            *               "parent": null,
            *               "escrowPaid": false,
            *               "meta": {},
+           *               "applications": [],
+           *               "delivery": null,
+           *               "completedDate": null,
+           *               "cancellationReason": "",
+           *               "issue": "",
            *               "createdAt": "2026-11-23T18:18:27.534Z",
            *               "updatedAt": "2026-11-23T18:18:27.534Z",
            *               "__v": 0,
@@ -9505,6 +10527,11 @@ export interface operations {
            *           "parent": null,
            *           "escrowPaid": false,
            *           "meta": {},
+           *           "applications": [],
+           *           "delivery": null,
+           *           "completedDate": null,
+           *           "cancellationReason": "",
+           *           "issue": "",
            *           "createdAt": "2026-11-23T18:18:27.534Z",
            *           "updatedAt": "2026-11-23T18:18:27.534Z",
            *           "__v": 0,
@@ -11174,6 +12201,4412 @@ export interface operations {
         headers: {
           'x-request-id': components['headers']['RequestId']
           'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listInvites: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description `pending` until the talent accepts (`accepted`) or declines (`rejected`), the creator cancels it (`cancelled`), or it closes because the job got its talent or ended (`expired`) */
+        status?: 'pending' | 'accepted' | 'rejected' | 'cancelled' | 'expired'
+        /** @description only the invites of this job */
+        collection?: string
+        /** @description the same as `collection` (the SDK’s field name) */
+        data?: string
+        /** @description only the invites the caller sent, or received (default: both) */
+        role?: 'sent' | 'received'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Invites` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Invites",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "6b0483c0bce238a5cbe00a80",
+           *             "sender": {
+           *               "_id": "6b048373bce238a5cbe00a16",
+           *               "firstName": "Ada",
+           *               "lastName": "Lovelace",
+           *               "role": "user",
+           *               "type": "recipient",
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [
+           *                     "typescript",
+           *                     "Design"
+           *                   ],
+           *                   "availability": "available"
+           *                 },
+           *                 "verified": false
+           *               },
+           *               "isPrivate": false,
+           *               "score": 0,
+           *               "profileCompleteness": 50,
+           *               "socket": {
+           *                 "status": "OFFLINE"
+           *               }
+           *             },
+           *             "receiver": {
+           *               "_id": "6b048374bce238a5cbe00a1f",
+           *               "firstName": "Grace",
+           *               "lastName": "Hopper",
+           *               "role": "user",
+           *               "type": "recipient",
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [
+           *                     "typescript",
+           *                     "Design"
+           *                   ],
+           *                   "availability": "available"
+           *                 },
+           *                 "verified": false
+           *               },
+           *               "isPrivate": false,
+           *               "score": 0,
+           *               "profileCompleteness": 50,
+           *               "socket": {
+           *                 "status": "OFFLINE"
+           *               }
+           *             },
+           *             "data": {
+           *               "_id": "6b0483b4bce238a5cbe00a4f",
+           *               "name": "Landing page",
+           *               "description": "One responsive page with a contact form",
+           *               "type": "job",
+           *               "category": "",
+           *               "status": "pending",
+           *               "paymentFee": 150,
+           *               "isPrivate": true,
+           *               "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *               "creator": "6b048373bce238a5cbe00a16",
+           *               "owners": [],
+           *               "parent": null,
+           *               "escrowPaid": false,
+           *               "isDeleted": false
+           *             },
+           *             "message": "Would you build this page?",
+           *             "description": "Ada Lovelace invited you to “Landing page”",
+           *             "status": "pending",
+           *             "emailToken": "",
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Invites */
+            message: string
+            data: components['schemas']['InvitePage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an unknown or malformed query parameter, or `data` and `collection` naming different jobs. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  sendInvite: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "recipient": "6b048374bce238a5cbe00a1f",
+         *       "collection": "6b0483b4bce238a5cbe00a4f",
+         *       "message": "Would you build this page?"
+         *     }
+         */
+        'application/json': {
+          /** @description the talent invited (a user id) */
+          recipient: string
+          /** @description the job (a top-level collection of the caller) */
+          collection: string
+          message?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Invite sent`. An invite of a talent to a job (the SDK’s IInviteDto). */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Invite sent",
+           *       "data": {
+           *         "_id": "6b0483c0bce238a5cbe00a80",
+           *         "sender": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "receiver": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Hopper",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "data": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "category": "",
+           *           "status": "pending",
+           *           "paymentFee": 150,
+           *           "isPrivate": true,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "creator": "6b048373bce238a5cbe00a16",
+           *           "owners": [],
+           *           "parent": null,
+           *           "escrowPaid": false,
+           *           "isDeleted": false
+           *         },
+           *         "message": "Would you build this page?",
+           *         "description": "Ada Lovelace invited you to “Landing page”",
+           *         "status": "pending",
+           *         "emailToken": "",
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Invite sent */
+            message: string
+            data: components['schemas']['Invite']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, or the recipient is the caller. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not the job’s creator. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such job (or it is hidden), or no such recipient. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the talent already has a pending invite, or the job has its talent or is closed. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the collection is a child collection. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getInvite: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Invite`. An invite of a talent to a job (the SDK’s IInviteDto). */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Invite",
+           *       "data": {
+           *         "_id": "6b0483c0bce238a5cbe00a80",
+           *         "sender": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "receiver": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Hopper",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "data": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "category": "",
+           *           "status": "pending",
+           *           "paymentFee": 150,
+           *           "isPrivate": true,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "creator": "6b048373bce238a5cbe00a16",
+           *           "owners": [],
+           *           "parent": null,
+           *           "escrowPaid": false,
+           *           "isDeleted": false
+           *         },
+           *         "message": "Would you build this page?",
+           *         "description": "Ada Lovelace invited you to “Landing page”",
+           *         "status": "pending",
+           *         "emailToken": "",
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Invite */
+            message: string
+            data: components['schemas']['Invite']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such invite, or the caller neither sent nor received it. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  acceptInvite: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Invite accepted`. An invite of a talent to a job (the SDK’s IInviteDto). */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Invite accepted",
+           *       "data": {
+           *         "_id": "6b0483c0bce238a5cbe00a80",
+           *         "sender": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "receiver": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Hopper",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "data": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "category": "",
+           *           "status": "pending",
+           *           "paymentFee": 150,
+           *           "isPrivate": true,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "creator": "6b048373bce238a5cbe00a16",
+           *           "owners": [],
+           *           "parent": null,
+           *           "escrowPaid": false,
+           *           "isDeleted": false
+           *         },
+           *         "message": "Would you build this page?",
+           *         "description": "Ada Lovelace invited you to “Landing page”",
+           *         "status": "pending",
+           *         "emailToken": "",
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Invite accepted */
+            message: string
+            data: components['schemas']['Invite']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller sent the invite. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such invite, or the caller neither sent nor received it. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the invite is no longer pending, or the job has its talent. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the job is not pending. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  declineInvite: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Invite declined`. An invite of a talent to a job (the SDK’s IInviteDto). */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Invite declined",
+           *       "data": {
+           *         "_id": "6b0483c0bce238a5cbe00a80",
+           *         "sender": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "receiver": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Hopper",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "data": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "category": "",
+           *           "status": "pending",
+           *           "paymentFee": 150,
+           *           "isPrivate": true,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "creator": "6b048373bce238a5cbe00a16",
+           *           "owners": [],
+           *           "parent": null,
+           *           "escrowPaid": false,
+           *           "isDeleted": false
+           *         },
+           *         "message": "Would you build this page?",
+           *         "description": "Ada Lovelace invited you to “Landing page”",
+           *         "status": "pending",
+           *         "emailToken": "",
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Invite declined */
+            message: string
+            data: components['schemas']['Invite']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller sent the invite. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such invite, or the caller neither sent nor received it. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the invite is no longer pending. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  cancelInvite: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Invite cancelled`. An invite of a talent to a job (the SDK’s IInviteDto). */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Invite cancelled",
+           *       "data": {
+           *         "_id": "6b0483c0bce238a5cbe00a80",
+           *         "sender": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "receiver": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Hopper",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "data": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "category": "",
+           *           "status": "pending",
+           *           "paymentFee": 150,
+           *           "isPrivate": true,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "creator": "6b048373bce238a5cbe00a16",
+           *           "owners": [],
+           *           "parent": null,
+           *           "escrowPaid": false,
+           *           "isDeleted": false
+           *         },
+           *         "message": "Would you build this page?",
+           *         "description": "Ada Lovelace invited you to “Landing page”",
+           *         "status": "pending",
+           *         "emailToken": "",
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Invite cancelled */
+            message: string
+            data: components['schemas']['Invite']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller received the invite. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such invite, or the caller neither sent nor received it. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the invite is no longer pending. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listJobApplications: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description `pending` until the creator accepts or rejects it; `expired` once the job got another talent or ended */
+        status?: 'pending' | 'accepted' | 'rejected' | 'expired'
+      }
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Applications` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Applications",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "6b0483c1bce238a5cbe00a81",
+           *             "applicant": {
+           *               "_id": "6b048374bce238a5cbe00a1f",
+           *               "firstName": "Grace",
+           *               "lastName": "Hopper",
+           *               "role": "user",
+           *               "type": "recipient",
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [
+           *                     "typescript",
+           *                     "Design"
+           *                   ],
+           *                   "availability": "available"
+           *                 },
+           *                 "verified": false
+           *               },
+           *               "isPrivate": false,
+           *               "score": 0,
+           *               "profileCompleteness": 50,
+           *               "socket": {
+           *                 "status": "OFFLINE"
+           *               }
+           *             },
+           *             "data": {
+           *               "_id": "6b0483b4bce238a5cbe00a4f",
+           *               "name": "Landing page",
+           *               "description": "One responsive page with a contact form",
+           *               "type": "job",
+           *               "category": "",
+           *               "status": "pending",
+           *               "paymentFee": 150,
+           *               "isPrivate": false,
+           *               "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *               "creator": "6b048373bce238a5cbe00a16",
+           *               "owners": [],
+           *               "parent": null,
+           *               "escrowPaid": false,
+           *               "isDeleted": false
+           *             },
+           *             "message": "I built three pages like it last month.",
+           *             "amount": 140,
+           *             "status": "pending",
+           *             "decidedAt": null,
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Applications */
+            message: string
+            data: components['schemas']['ApplicationPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not the job’s creator. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  applyToJob: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "message": "I built three pages like it last month.",
+         *       "amount": 140
+         *     }
+         */
+        'application/json': {
+          /** @description the cover letter */
+          message: string
+          /** @description the price asked, more than 0; USD with at most two decimals, a JSON number or a decimal string */
+          amount?: string | number
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Application sent`. A talent’s application to a public job. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Application sent",
+           *       "data": {
+           *         "_id": "6b0483c1bce238a5cbe00a81",
+           *         "applicant": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Hopper",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "data": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "category": "",
+           *           "status": "pending",
+           *           "paymentFee": 150,
+           *           "isPrivate": false,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "creator": "6b048373bce238a5cbe00a16",
+           *           "owners": [],
+           *           "parent": null,
+           *           "escrowPaid": false,
+           *           "isDeleted": false
+           *         },
+           *         "message": "I built three pages like it last month.",
+           *         "amount": 140,
+           *         "status": "pending",
+           *         "decidedAt": null,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Application sent */
+            message: string
+            data: components['schemas']['Application']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, a blank message, or an amount that is not more than 0 with at most two decimals. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller created the job. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: a pending application of the caller, or the job has its talent or is closed. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: a private job or a child collection. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listMyApplications: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description `pending` until the creator accepts or rejects it; `expired` once the job got another talent or ended */
+        status?: 'pending' | 'accepted' | 'rejected' | 'expired'
+        /** @description only the caller’s applications to this job */
+        collection?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Applications` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Applications",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "6b0483c1bce238a5cbe00a81",
+           *             "applicant": {
+           *               "_id": "6b048374bce238a5cbe00a1f",
+           *               "firstName": "Grace",
+           *               "lastName": "Hopper",
+           *               "role": "user",
+           *               "type": "recipient",
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [
+           *                     "typescript",
+           *                     "Design"
+           *                   ],
+           *                   "availability": "available"
+           *                 },
+           *                 "verified": false
+           *               },
+           *               "isPrivate": false,
+           *               "score": 0,
+           *               "profileCompleteness": 50,
+           *               "socket": {
+           *                 "status": "OFFLINE"
+           *               }
+           *             },
+           *             "data": {
+           *               "_id": "6b0483b4bce238a5cbe00a4f",
+           *               "name": "Landing page",
+           *               "description": "One responsive page with a contact form",
+           *               "type": "job",
+           *               "category": "",
+           *               "status": "pending",
+           *               "paymentFee": 150,
+           *               "isPrivate": false,
+           *               "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *               "creator": "6b048373bce238a5cbe00a16",
+           *               "owners": [],
+           *               "parent": null,
+           *               "escrowPaid": false,
+           *               "isDeleted": false
+           *             },
+           *             "message": "I built three pages like it last month.",
+           *             "amount": 140,
+           *             "status": "pending",
+           *             "decidedAt": null,
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Applications */
+            message: string
+            data: components['schemas']['ApplicationPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getApplication: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Application`. A talent’s application to a public job. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Application",
+           *       "data": {
+           *         "_id": "6b0483c1bce238a5cbe00a81",
+           *         "applicant": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Hopper",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "data": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "category": "",
+           *           "status": "pending",
+           *           "paymentFee": 150,
+           *           "isPrivate": false,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "creator": "6b048373bce238a5cbe00a16",
+           *           "owners": [],
+           *           "parent": null,
+           *           "escrowPaid": false,
+           *           "isDeleted": false
+           *         },
+           *         "message": "I built three pages like it last month.",
+           *         "amount": 140,
+           *         "status": "pending",
+           *         "decidedAt": null,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Application */
+            message: string
+            data: components['schemas']['Application']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such application, or the caller is neither its applicant nor the job’s creator. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  acceptApplication: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Application accepted`. A talent’s application to a public job. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Application accepted",
+           *       "data": {
+           *         "_id": "6b0483c1bce238a5cbe00a81",
+           *         "applicant": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Hopper",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "data": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "category": "",
+           *           "status": "pending",
+           *           "paymentFee": 150,
+           *           "isPrivate": false,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "creator": "6b048373bce238a5cbe00a16",
+           *           "owners": [],
+           *           "parent": null,
+           *           "escrowPaid": false,
+           *           "isDeleted": false
+           *         },
+           *         "message": "I built three pages like it last month.",
+           *         "amount": 140,
+           *         "status": "pending",
+           *         "decidedAt": null,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Application accepted */
+            message: string
+            data: components['schemas']['Application']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is the applicant. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such application, or the caller is neither its applicant nor the job’s creator. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the application is no longer pending, or the job has its talent. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the job is not pending. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  rejectApplication: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Application rejected`. A talent’s application to a public job. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Application rejected",
+           *       "data": {
+           *         "_id": "6b0483c1bce238a5cbe00a81",
+           *         "applicant": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Hopper",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "data": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "category": "",
+           *           "status": "pending",
+           *           "paymentFee": 150,
+           *           "isPrivate": false,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "creator": "6b048373bce238a5cbe00a16",
+           *           "owners": [],
+           *           "parent": null,
+           *           "escrowPaid": false,
+           *           "isDeleted": false
+           *         },
+           *         "message": "I built three pages like it last month.",
+           *         "amount": 140,
+           *         "status": "pending",
+           *         "decidedAt": null,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Application rejected */
+            message: string
+            data: components['schemas']['Application']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is the applicant. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such application, or the caller is neither its applicant nor the job’s creator. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the application is no longer pending. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  updateManyCollections: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "collections": [
+         *         {
+         *           "id": "6b0483b4bce238a5cbe00a60",
+         *           "status": "ongoing",
+         *           "progress": 40
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          collections:
+            | {
+                /** @description the collection to update */
+                id: string
+                /** @description e.g. `job` */
+                type?: string
+                name?: string
+                category?: string
+                description?: string
+                /** @description price in USD, 0 or more with at most two decimals, as a decimal string or a JSON number (a number that is not exactly a cent amount is refused) */
+                paymentFee?: string | number
+                isPrivate?: boolean
+                /**
+                 * Format: date
+                 * @description `YYYY-MM-DD`, today or later (UTC)
+                 */
+                deliveryDate?: string
+                /** @description tag names; at most 30 */
+                tags?: string[]
+                /** @description ids of your own uploaded files (#31, #32), at most 20; shown as file summaries in `attachmentData` */
+                attachments?: string[]
+                /** @description the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed` */
+                status?: 'pending' | 'waiting' | 'ongoing' | 'completed' | 'cancelled' | 'deleted'
+                /** @description the talent’s progress, 0–100 (deliverables, or a job without any) */
+                progress?: number
+                /** @description required with status `cancelled` */
+                cancellationReason?: string
+              }[]
+            | {
+                /** @description at most 50 collections */
+                collections: {
+                  /** @description the collection to update */
+                  id: string
+                  /** @description e.g. `job` */
+                  type?: string
+                  name?: string
+                  category?: string
+                  description?: string
+                  /** @description price in USD, 0 or more with at most two decimals, as a decimal string or a JSON number (a number that is not exactly a cent amount is refused) */
+                  paymentFee?: string | number
+                  isPrivate?: boolean
+                  /**
+                   * Format: date
+                   * @description `YYYY-MM-DD`, today or later (UTC)
+                   */
+                  deliveryDate?: string
+                  /** @description tag names; at most 30 */
+                  tags?: string[]
+                  /** @description ids of your own uploaded files (#31, #32), at most 20; shown as file summaries in `attachmentData` */
+                  attachments?: string[]
+                  /** @description the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed` */
+                  status?: 'pending' | 'waiting' | 'ongoing' | 'completed' | 'cancelled' | 'deleted'
+                  /** @description the talent’s progress, 0–100 (deliverables, or a job without any) */
+                  progress?: number
+                  /** @description required with status `cancelled` */
+                  cancellationReason?: string
+                }[]
+              }
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Accepted` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Accepted",
+           *       "data": [
+           *         {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page v2",
+           *           "category": "",
+           *           "description": "One responsive page with a contact form",
+           *           "equity": "",
+           *           "collections": [],
+           *           "type": "job",
+           *           "owners": [],
+           *           "invites": [],
+           *           "applications": [],
+           *           "skillData": [
+           *             "Design"
+           *           ],
+           *           "skills": [
+           *             "6b048361bb429a4777fa640f"
+           *           ],
+           *           "status": "pending",
+           *           "inviteAccepted": false,
+           *           "payoutStatus": "awaiting",
+           *           "paymentStatus": "awaiting",
+           *           "feePayoutStatus": "awaiting",
+           *           "balanceStatus": "awaiting",
+           *           "paymentFee": "150.00",
+           *           "isPrivate": false,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "recipientCompletedJob": false,
+           *           "score": 0,
+           *           "progress": 0,
+           *           "isDeleted": false,
+           *           "createdAt": "2026-11-23T18:18:27.534Z",
+           *           "updatedAt": "2026-11-23T18:18:30.449Z",
+           *           "slug": "landing-page-v2-e00a4f",
+           *           "__v": 1
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Accepted */
+            message: string
+            data: components['schemas']['CollectionUpdate'][]
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an item fails the rules of PATCH /v1/collection/{id} (its path names it). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: an item the caller may not change. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: an item is unknown or hidden. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: an item’s escrow is paid, or its step was taken already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: a step an item cannot take, or a completion or cancellation (not in bulk). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  deliverJob: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "note": "The page is live on the staging server.",
+         *       "attachments": [
+         *         "6b04837cbce238a5cbe00a70"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /** @description a note to the creator */
+          note?: string
+          /** @description ids of the talent’s own uploads (#31, #32), at most 20 */
+          attachments?: string[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Job delivered`. A job or funding request, with its child collections. `paymentFee` is the price in USD. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Job delivered",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "name": "Landing page",
+           *         "category": "",
+           *         "description": "One responsive page with a contact form",
+           *         "type": "job",
+           *         "equity": "",
+           *         "owners": [],
+           *         "invites": [],
+           *         "attachments": [],
+           *         "attachmentData": [],
+           *         "ratings": [],
+           *         "payoutTransactions": [],
+           *         "tagsData": [
+           *           "design"
+           *         ],
+           *         "tags": [
+           *           {
+           *             "_id": "6b048361bb429a4777fa640f",
+           *             "name": "Design",
+           *             "key": "design",
+           *             "color": "#ec4899",
+           *             "type": ""
+           *           }
+           *         ],
+           *         "status": "pending",
+           *         "inviteAccepted": false,
+           *         "payoutStatus": "awaiting",
+           *         "feePayoutStatus": "awaiting",
+           *         "platformFeePayoutStatus": "awaiting",
+           *         "paymentFee": 150,
+           *         "isPrivate": false,
+           *         "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *         "recipientCompletedJob": false,
+           *         "score": 0,
+           *         "progress": 0,
+           *         "isDeleted": false,
+           *         "isFundingRequest": false,
+           *         "failedPayoutCount": 0,
+           *         "failedFeePayoutCount": 0,
+           *         "failedPlatformFeePayoutCount": 0,
+           *         "isParentFunded": false,
+           *         "totalChildCollectionsCount": 1,
+           *         "totalChildCollectionEscrowCount": 0,
+           *         "parent": null,
+           *         "escrowPaid": false,
+           *         "meta": {},
+           *         "applications": [],
+           *         "delivery": null,
+           *         "completedDate": null,
+           *         "cancellationReason": "",
+           *         "issue": "",
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z",
+           *         "__v": 0,
+           *         "creator": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "collections": [
+           *           {
+           *             "_id": "6b0483b4bce238a5cbe00a60",
+           *             "name": "Landing page copy",
+           *             "category": "",
+           *             "description": "The texts of the landing page",
+           *             "type": "job",
+           *             "equity": "",
+           *             "owners": [],
+           *             "invites": [],
+           *             "attachments": [],
+           *             "attachmentData": [],
+           *             "ratings": [],
+           *             "payoutTransactions": [],
+           *             "tagsData": [
+           *               "design"
+           *             ],
+           *             "tags": [
+           *               {
+           *                 "_id": "6b048361bb429a4777fa640f",
+           *                 "name": "Design",
+           *                 "key": "design",
+           *                 "color": "#ec4899",
+           *                 "type": ""
+           *               }
+           *             ],
+           *             "status": "pending",
+           *             "inviteAccepted": false,
+           *             "payoutStatus": "awaiting",
+           *             "feePayoutStatus": "awaiting",
+           *             "platformFeePayoutStatus": "awaiting",
+           *             "paymentFee": 40,
+           *             "isPrivate": false,
+           *             "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *             "recipientCompletedJob": false,
+           *             "score": 0,
+           *             "progress": 0,
+           *             "isDeleted": false,
+           *             "isFundingRequest": false,
+           *             "failedPayoutCount": 0,
+           *             "failedFeePayoutCount": 0,
+           *             "failedPlatformFeePayoutCount": 0,
+           *             "isParentFunded": false,
+           *             "totalChildCollectionsCount": 0,
+           *             "totalChildCollectionEscrowCount": 0,
+           *             "parent": "6b0483b4bce238a5cbe00a4f",
+           *             "escrowPaid": false,
+           *             "meta": {},
+           *             "applications": [],
+           *             "delivery": null,
+           *             "completedDate": null,
+           *             "cancellationReason": "",
+           *             "issue": "",
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z",
+           *             "__v": 0,
+           *             "creator": {
+           *               "_id": "6b048373bce238a5cbe00a16",
+           *               "firstName": "Ada",
+           *               "lastName": "Lovelace",
+           *               "role": "user",
+           *               "type": "recipient",
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [
+           *                     "typescript",
+           *                     "Design"
+           *                   ],
+           *                   "availability": "available"
+           *                 },
+           *                 "verified": false
+           *               },
+           *               "isPrivate": false,
+           *               "score": 0,
+           *               "profileCompleteness": 50,
+           *               "socket": {
+           *                 "status": "OFFLINE"
+           *               }
+           *             },
+           *             "collections": []
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Job delivered */
+            message: string
+            data: components['schemas']['Collection']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, or an attachment is not one of the caller’s files. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the step is not the caller’s. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the job is already where the step leads, or it is completed, resolved or cancelled. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the job is not ongoing. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  requestJobChanges: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Changes requested`. A job or funding request, with its child collections. `paymentFee` is the price in USD. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Changes requested",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "name": "Landing page",
+           *         "category": "",
+           *         "description": "One responsive page with a contact form",
+           *         "type": "job",
+           *         "equity": "",
+           *         "owners": [],
+           *         "invites": [],
+           *         "attachments": [],
+           *         "attachmentData": [],
+           *         "ratings": [],
+           *         "payoutTransactions": [],
+           *         "tagsData": [
+           *           "design"
+           *         ],
+           *         "tags": [
+           *           {
+           *             "_id": "6b048361bb429a4777fa640f",
+           *             "name": "Design",
+           *             "key": "design",
+           *             "color": "#ec4899",
+           *             "type": ""
+           *           }
+           *         ],
+           *         "status": "pending",
+           *         "inviteAccepted": false,
+           *         "payoutStatus": "awaiting",
+           *         "feePayoutStatus": "awaiting",
+           *         "platformFeePayoutStatus": "awaiting",
+           *         "paymentFee": 150,
+           *         "isPrivate": false,
+           *         "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *         "recipientCompletedJob": false,
+           *         "score": 0,
+           *         "progress": 0,
+           *         "isDeleted": false,
+           *         "isFundingRequest": false,
+           *         "failedPayoutCount": 0,
+           *         "failedFeePayoutCount": 0,
+           *         "failedPlatformFeePayoutCount": 0,
+           *         "isParentFunded": false,
+           *         "totalChildCollectionsCount": 1,
+           *         "totalChildCollectionEscrowCount": 0,
+           *         "parent": null,
+           *         "escrowPaid": false,
+           *         "meta": {},
+           *         "applications": [],
+           *         "delivery": null,
+           *         "completedDate": null,
+           *         "cancellationReason": "",
+           *         "issue": "",
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z",
+           *         "__v": 0,
+           *         "creator": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "collections": [
+           *           {
+           *             "_id": "6b0483b4bce238a5cbe00a60",
+           *             "name": "Landing page copy",
+           *             "category": "",
+           *             "description": "The texts of the landing page",
+           *             "type": "job",
+           *             "equity": "",
+           *             "owners": [],
+           *             "invites": [],
+           *             "attachments": [],
+           *             "attachmentData": [],
+           *             "ratings": [],
+           *             "payoutTransactions": [],
+           *             "tagsData": [
+           *               "design"
+           *             ],
+           *             "tags": [
+           *               {
+           *                 "_id": "6b048361bb429a4777fa640f",
+           *                 "name": "Design",
+           *                 "key": "design",
+           *                 "color": "#ec4899",
+           *                 "type": ""
+           *               }
+           *             ],
+           *             "status": "pending",
+           *             "inviteAccepted": false,
+           *             "payoutStatus": "awaiting",
+           *             "feePayoutStatus": "awaiting",
+           *             "platformFeePayoutStatus": "awaiting",
+           *             "paymentFee": 40,
+           *             "isPrivate": false,
+           *             "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *             "recipientCompletedJob": false,
+           *             "score": 0,
+           *             "progress": 0,
+           *             "isDeleted": false,
+           *             "isFundingRequest": false,
+           *             "failedPayoutCount": 0,
+           *             "failedFeePayoutCount": 0,
+           *             "failedPlatformFeePayoutCount": 0,
+           *             "isParentFunded": false,
+           *             "totalChildCollectionsCount": 0,
+           *             "totalChildCollectionEscrowCount": 0,
+           *             "parent": "6b0483b4bce238a5cbe00a4f",
+           *             "escrowPaid": false,
+           *             "meta": {},
+           *             "applications": [],
+           *             "delivery": null,
+           *             "completedDate": null,
+           *             "cancellationReason": "",
+           *             "issue": "",
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z",
+           *             "__v": 0,
+           *             "creator": {
+           *               "_id": "6b048373bce238a5cbe00a16",
+           *               "firstName": "Ada",
+           *               "lastName": "Lovelace",
+           *               "role": "user",
+           *               "type": "recipient",
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [
+           *                     "typescript",
+           *                     "Design"
+           *                   ],
+           *                   "availability": "available"
+           *                 },
+           *                 "verified": false
+           *               },
+           *               "isPrivate": false,
+           *               "score": 0,
+           *               "profileCompleteness": 50,
+           *               "socket": {
+           *                 "status": "OFFLINE"
+           *               }
+           *             },
+           *             "collections": []
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Changes requested */
+            message: string
+            data: components['schemas']['Collection']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not the job’s creator. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the job is ongoing already, or closed. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the job is not delivered. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  completeJob: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Job completed; the payment is being released`. A job or funding request, with its child collections. `paymentFee` is the price in USD. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Job completed; the payment is being released",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "name": "Landing page",
+           *         "category": "",
+           *         "description": "One responsive page with a contact form",
+           *         "type": "job",
+           *         "equity": "",
+           *         "owners": [],
+           *         "invites": [],
+           *         "attachments": [],
+           *         "attachmentData": [],
+           *         "ratings": [],
+           *         "payoutTransactions": [],
+           *         "tagsData": [
+           *           "design"
+           *         ],
+           *         "tags": [
+           *           {
+           *             "_id": "6b048361bb429a4777fa640f",
+           *             "name": "Design",
+           *             "key": "design",
+           *             "color": "#ec4899",
+           *             "type": ""
+           *           }
+           *         ],
+           *         "status": "pending",
+           *         "inviteAccepted": false,
+           *         "payoutStatus": "awaiting",
+           *         "feePayoutStatus": "awaiting",
+           *         "platformFeePayoutStatus": "awaiting",
+           *         "paymentFee": 150,
+           *         "isPrivate": false,
+           *         "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *         "recipientCompletedJob": false,
+           *         "score": 0,
+           *         "progress": 0,
+           *         "isDeleted": false,
+           *         "isFundingRequest": false,
+           *         "failedPayoutCount": 0,
+           *         "failedFeePayoutCount": 0,
+           *         "failedPlatformFeePayoutCount": 0,
+           *         "isParentFunded": false,
+           *         "totalChildCollectionsCount": 1,
+           *         "totalChildCollectionEscrowCount": 0,
+           *         "parent": null,
+           *         "escrowPaid": false,
+           *         "meta": {},
+           *         "applications": [],
+           *         "delivery": null,
+           *         "completedDate": null,
+           *         "cancellationReason": "",
+           *         "issue": "",
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z",
+           *         "__v": 0,
+           *         "creator": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "collections": [
+           *           {
+           *             "_id": "6b0483b4bce238a5cbe00a60",
+           *             "name": "Landing page copy",
+           *             "category": "",
+           *             "description": "The texts of the landing page",
+           *             "type": "job",
+           *             "equity": "",
+           *             "owners": [],
+           *             "invites": [],
+           *             "attachments": [],
+           *             "attachmentData": [],
+           *             "ratings": [],
+           *             "payoutTransactions": [],
+           *             "tagsData": [
+           *               "design"
+           *             ],
+           *             "tags": [
+           *               {
+           *                 "_id": "6b048361bb429a4777fa640f",
+           *                 "name": "Design",
+           *                 "key": "design",
+           *                 "color": "#ec4899",
+           *                 "type": ""
+           *               }
+           *             ],
+           *             "status": "pending",
+           *             "inviteAccepted": false,
+           *             "payoutStatus": "awaiting",
+           *             "feePayoutStatus": "awaiting",
+           *             "platformFeePayoutStatus": "awaiting",
+           *             "paymentFee": 40,
+           *             "isPrivate": false,
+           *             "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *             "recipientCompletedJob": false,
+           *             "score": 0,
+           *             "progress": 0,
+           *             "isDeleted": false,
+           *             "isFundingRequest": false,
+           *             "failedPayoutCount": 0,
+           *             "failedFeePayoutCount": 0,
+           *             "failedPlatformFeePayoutCount": 0,
+           *             "isParentFunded": false,
+           *             "totalChildCollectionsCount": 0,
+           *             "totalChildCollectionEscrowCount": 0,
+           *             "parent": "6b0483b4bce238a5cbe00a4f",
+           *             "escrowPaid": false,
+           *             "meta": {},
+           *             "applications": [],
+           *             "delivery": null,
+           *             "completedDate": null,
+           *             "cancellationReason": "",
+           *             "issue": "",
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z",
+           *             "__v": 0,
+           *             "creator": {
+           *               "_id": "6b048373bce238a5cbe00a16",
+           *               "firstName": "Ada",
+           *               "lastName": "Lovelace",
+           *               "role": "user",
+           *               "type": "recipient",
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [
+           *                     "typescript",
+           *                     "Design"
+           *                   ],
+           *                   "availability": "available"
+           *                 },
+           *                 "verified": false
+           *               },
+           *               "isPrivate": false,
+           *               "score": 0,
+           *               "profileCompleteness": 50,
+           *               "socket": {
+           *                 "status": "OFFLINE"
+           *               }
+           *             },
+           *             "collections": []
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Job completed; the payment is being released */
+            message: string
+            data: components['schemas']['Collection']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not the job’s creator. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the job is completed already, or closed. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the job is not delivered, its escrow is not paid, or it is in dispute. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAVAILABLE`: the chain cannot price the release right now. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  cancelJob: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "The launch was called off",
+         *       "paymentPercentage": 0
+         *     }
+         */
+        'application/json': {
+          /** @description why the job is cancelled (`cancellationReason`) */
+          reason: string
+          /** @description share of what remains in escrow paid to the talent (default 0: all of it goes back to the creator) */
+          paymentPercentage?: number
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Job cancelled`. A job or funding request, with its child collections. `paymentFee` is the price in USD. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Job cancelled",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "name": "Landing page",
+           *         "category": "",
+           *         "description": "One responsive page with a contact form",
+           *         "type": "job",
+           *         "equity": "",
+           *         "owners": [],
+           *         "invites": [],
+           *         "attachments": [],
+           *         "attachmentData": [],
+           *         "ratings": [],
+           *         "payoutTransactions": [],
+           *         "tagsData": [
+           *           "design"
+           *         ],
+           *         "tags": [
+           *           {
+           *             "_id": "6b048361bb429a4777fa640f",
+           *             "name": "Design",
+           *             "key": "design",
+           *             "color": "#ec4899",
+           *             "type": ""
+           *           }
+           *         ],
+           *         "status": "pending",
+           *         "inviteAccepted": false,
+           *         "payoutStatus": "awaiting",
+           *         "feePayoutStatus": "awaiting",
+           *         "platformFeePayoutStatus": "awaiting",
+           *         "paymentFee": 150,
+           *         "isPrivate": false,
+           *         "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *         "recipientCompletedJob": false,
+           *         "score": 0,
+           *         "progress": 0,
+           *         "isDeleted": false,
+           *         "isFundingRequest": false,
+           *         "failedPayoutCount": 0,
+           *         "failedFeePayoutCount": 0,
+           *         "failedPlatformFeePayoutCount": 0,
+           *         "isParentFunded": false,
+           *         "totalChildCollectionsCount": 1,
+           *         "totalChildCollectionEscrowCount": 0,
+           *         "parent": null,
+           *         "escrowPaid": false,
+           *         "meta": {},
+           *         "applications": [],
+           *         "delivery": null,
+           *         "completedDate": null,
+           *         "cancellationReason": "",
+           *         "issue": "",
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z",
+           *         "__v": 0,
+           *         "creator": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "collections": [
+           *           {
+           *             "_id": "6b0483b4bce238a5cbe00a60",
+           *             "name": "Landing page copy",
+           *             "category": "",
+           *             "description": "The texts of the landing page",
+           *             "type": "job",
+           *             "equity": "",
+           *             "owners": [],
+           *             "invites": [],
+           *             "attachments": [],
+           *             "attachmentData": [],
+           *             "ratings": [],
+           *             "payoutTransactions": [],
+           *             "tagsData": [
+           *               "design"
+           *             ],
+           *             "tags": [
+           *               {
+           *                 "_id": "6b048361bb429a4777fa640f",
+           *                 "name": "Design",
+           *                 "key": "design",
+           *                 "color": "#ec4899",
+           *                 "type": ""
+           *               }
+           *             ],
+           *             "status": "pending",
+           *             "inviteAccepted": false,
+           *             "payoutStatus": "awaiting",
+           *             "feePayoutStatus": "awaiting",
+           *             "platformFeePayoutStatus": "awaiting",
+           *             "paymentFee": 40,
+           *             "isPrivate": false,
+           *             "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *             "recipientCompletedJob": false,
+           *             "score": 0,
+           *             "progress": 0,
+           *             "isDeleted": false,
+           *             "isFundingRequest": false,
+           *             "failedPayoutCount": 0,
+           *             "failedFeePayoutCount": 0,
+           *             "failedPlatformFeePayoutCount": 0,
+           *             "isParentFunded": false,
+           *             "totalChildCollectionsCount": 0,
+           *             "totalChildCollectionEscrowCount": 0,
+           *             "parent": "6b0483b4bce238a5cbe00a4f",
+           *             "escrowPaid": false,
+           *             "meta": {},
+           *             "applications": [],
+           *             "delivery": null,
+           *             "completedDate": null,
+           *             "cancellationReason": "",
+           *             "issue": "",
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z",
+           *             "__v": 0,
+           *             "creator": {
+           *               "_id": "6b048373bce238a5cbe00a16",
+           *               "firstName": "Ada",
+           *               "lastName": "Lovelace",
+           *               "role": "user",
+           *               "type": "recipient",
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [
+           *                     "typescript",
+           *                     "Design"
+           *                   ],
+           *                   "availability": "available"
+           *                 },
+           *                 "verified": false
+           *               },
+           *               "isPrivate": false,
+           *               "score": 0,
+           *               "profileCompleteness": 50,
+           *               "socket": {
+           *                 "status": "OFFLINE"
+           *               }
+           *             },
+           *             "collections": []
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Job cancelled */
+            message: string
+            data: components['schemas']['Collection']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: no reason, or a paymentPercentage outside 0–100. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not the job’s creator. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the job is cancelled already or closed, or its whole escrow was released. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the job is delivered or in dispute, or a paymentPercentage without a paid escrow. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getDispute: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Dispute`. The dispute over a job and how it ends. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Dispute",
+           *       "data": {
+           *         "_id": "6b0483c3bce238a5cbe00a83",
+           *         "collection": "6b0483b4bce238a5cbe00a4f",
+           *         "escrowId": "6b0483b5bce238a5cbe00a51",
+           *         "raisedBy": "6b048374bce238a5cbe00a1f",
+           *         "reason": "The delivery was accepted by mail but not completed here.",
+           *         "evidence": [],
+           *         "evidenceData": [],
+           *         "status": "open",
+           *         "escrowAmount": 150,
+           *         "proposal": {
+           *           "proposedBy": "6b048373bce238a5cbe00a16",
+           *           "creatorAmount": 50,
+           *           "ownerAmount": 100,
+           *           "proposedAt": "2026-11-23T18:19:31.848Z"
+           *         },
+           *         "resolution": null,
+           *         "creatorAmount": null,
+           *         "ownerAmount": null,
+           *         "decidedBy": null,
+           *         "note": "",
+           *         "resolvedAt": null,
+           *         "paidAt": null,
+           *         "createdAt": "2026-11-23T18:18:30.449Z",
+           *         "updatedAt": "2026-11-23T18:19:31.848Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Dispute */
+            message: string
+            data: components['schemas']['Dispute']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: the job is hidden, the caller is not one of its parties, or it was never disputed. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  raiseDispute: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "The page does not load on mobile",
+         *       "evidence": [
+         *         "6b04837cbce238a5cbe00a70"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /** @description the issue (`issue` on the job) */
+          reason: string
+          /** @description ids of the caller’s own uploads, at most 20 */
+          evidence?: string[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Dispute raised`. The dispute over a job and how it ends. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Dispute raised",
+           *       "data": {
+           *         "_id": "6b0483c3bce238a5cbe00a83",
+           *         "collection": "6b0483b4bce238a5cbe00a4f",
+           *         "escrowId": "6b0483b5bce238a5cbe00a51",
+           *         "raisedBy": "6b048374bce238a5cbe00a1f",
+           *         "reason": "The delivery was accepted by mail but not completed here.",
+           *         "evidence": [],
+           *         "evidenceData": [],
+           *         "status": "open",
+           *         "escrowAmount": 150,
+           *         "proposal": {
+           *           "proposedBy": "6b048373bce238a5cbe00a16",
+           *           "creatorAmount": 50,
+           *           "ownerAmount": 100,
+           *           "proposedAt": "2026-11-23T18:19:31.848Z"
+           *         },
+           *         "resolution": null,
+           *         "creatorAmount": null,
+           *         "ownerAmount": null,
+           *         "decidedBy": null,
+           *         "note": "",
+           *         "resolvedAt": null,
+           *         "paidAt": null,
+           *         "createdAt": "2026-11-23T18:18:30.449Z",
+           *         "updatedAt": "2026-11-23T18:19:31.848Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Dispute raised */
+            message: string
+            data: components['schemas']['Dispute']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a blank reason, or evidence that is not one of the caller’s files. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not a party of the job. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the job is disputed already, or closed. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the job is not ongoing or delivered, or its escrow is not paid. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  proposeDisputeSplit: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "creatorAmount": 50,
+         *       "ownerAmount": 100
+         *     }
+         */
+        'application/json': {
+          /** @description returned to the creator; USD with at most two decimals, a JSON number or a decimal string */
+          creatorAmount: string | number
+          /** @description released to the talent; USD with at most two decimals, a JSON number or a decimal string */
+          ownerAmount: string | number
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Split proposed`. The dispute over a job and how it ends. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Split proposed",
+           *       "data": {
+           *         "_id": "6b0483c3bce238a5cbe00a83",
+           *         "collection": "6b0483b4bce238a5cbe00a4f",
+           *         "escrowId": "6b0483b5bce238a5cbe00a51",
+           *         "raisedBy": "6b048374bce238a5cbe00a1f",
+           *         "reason": "The delivery was accepted by mail but not completed here.",
+           *         "evidence": [],
+           *         "evidenceData": [],
+           *         "status": "open",
+           *         "escrowAmount": 150,
+           *         "proposal": {
+           *           "proposedBy": "6b048373bce238a5cbe00a16",
+           *           "creatorAmount": 50,
+           *           "ownerAmount": 100,
+           *           "proposedAt": "2026-11-23T18:19:31.848Z"
+           *         },
+           *         "resolution": null,
+           *         "creatorAmount": null,
+           *         "ownerAmount": null,
+           *         "decidedBy": null,
+           *         "note": "",
+           *         "resolvedAt": null,
+           *         "paidAt": null,
+           *         "createdAt": "2026-11-23T18:18:30.449Z",
+           *         "updatedAt": "2026-11-23T18:19:31.848Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Split proposed */
+            message: string
+            data: components['schemas']['Dispute']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an amount that is not USD with at most two decimals. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: the job is hidden, the caller is not one of its parties, or it was never disputed. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the dispute is settled. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the amounts do not add up to what remains in escrow. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  acceptDisputeSplit: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "creatorAmount": 50,
+         *       "ownerAmount": 100
+         *     }
+         */
+        'application/json': {
+          /** @description returned to the creator; USD with at most two decimals, a JSON number or a decimal string */
+          creatorAmount: string | number
+          /** @description released to the talent; USD with at most two decimals, a JSON number or a decimal string */
+          ownerAmount: string | number
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Dispute settled`. The dispute over a job and how it ends. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Dispute settled",
+           *       "data": {
+           *         "_id": "6b0483c3bce238a5cbe00a83",
+           *         "collection": "6b0483b4bce238a5cbe00a4f",
+           *         "escrowId": "6b0483b5bce238a5cbe00a51",
+           *         "raisedBy": "6b048374bce238a5cbe00a1f",
+           *         "reason": "The delivery was accepted by mail but not completed here.",
+           *         "evidence": [],
+           *         "evidenceData": [],
+           *         "status": "open",
+           *         "escrowAmount": 150,
+           *         "proposal": {
+           *           "proposedBy": "6b048373bce238a5cbe00a16",
+           *           "creatorAmount": 50,
+           *           "ownerAmount": 100,
+           *           "proposedAt": "2026-11-23T18:19:31.848Z"
+           *         },
+           *         "resolution": null,
+           *         "creatorAmount": null,
+           *         "ownerAmount": null,
+           *         "decidedBy": null,
+           *         "note": "",
+           *         "resolvedAt": null,
+           *         "paidAt": null,
+           *         "createdAt": "2026-11-23T18:18:30.449Z",
+           *         "updatedAt": "2026-11-23T18:19:31.848Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Dispute settled */
+            message: string
+            data: components['schemas']['Dispute']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an amount that is not USD with at most two decimals. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller made the proposal. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: the job is hidden, the caller is not one of its parties, or it was never disputed. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the proposal has other amounts, or the dispute is settled. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: nothing was proposed, or the amounts do not add up to what remains in escrow. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listReviews: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description reviews about this user */
+        receiver?: string
+        /** @description reviews written by this user */
+        owner?: string
+        /** @description reviews of this job */
+        collectionId?: string
+        /** @description the same as `collectionId` (the SDK’s field name) */
+        data?: string
+        type?: 'talent' | 'creator'
+        rating?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Reviews` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Reviews",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "6b0483c2bce238a5cbe00a82",
+           *             "data": {
+           *               "_id": "6b0483b4bce238a5cbe00a4f",
+           *               "name": "Landing page",
+           *               "description": "One responsive page with a contact form",
+           *               "type": "job",
+           *               "category": "",
+           *               "status": "completed",
+           *               "paymentFee": 150,
+           *               "isPrivate": true,
+           *               "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *               "creator": "6b048373bce238a5cbe00a16",
+           *               "owners": [
+           *                 "6b048374bce238a5cbe00a1f"
+           *               ],
+           *               "parent": null,
+           *               "escrowPaid": true,
+           *               "isDeleted": false
+           *             },
+           *             "owner": {
+           *               "_id": "6b048373bce238a5cbe00a16",
+           *               "firstName": "Ada",
+           *               "lastName": "Lovelace",
+           *               "role": "user",
+           *               "type": "recipient",
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [
+           *                     "typescript",
+           *                     "Design"
+           *                   ],
+           *                   "availability": "available"
+           *                 },
+           *                 "verified": false
+           *               },
+           *               "isPrivate": false,
+           *               "score": 0,
+           *               "profileCompleteness": 50,
+           *               "socket": {
+           *                 "status": "OFFLINE"
+           *               }
+           *             },
+           *             "receiver": {
+           *               "_id": "6b048374bce238a5cbe00a1f",
+           *               "firstName": "Grace",
+           *               "lastName": "Hopper",
+           *               "role": "user",
+           *               "type": "recipient",
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [
+           *                     "typescript",
+           *                     "Design"
+           *                   ],
+           *                   "availability": "available"
+           *                 },
+           *                 "verified": false
+           *               },
+           *               "isPrivate": false,
+           *               "score": 0,
+           *               "profileCompleteness": 50,
+           *               "socket": {
+           *                 "status": "OFFLINE"
+           *               }
+           *             },
+           *             "type": "talent",
+           *             "review": "Fast, careful work.",
+           *             "rating": 5,
+           *             "createdAt": "2026-11-23T18:19:31.848Z",
+           *             "updatedAt": "2026-11-23T18:19:31.848Z"
+           *           }
+           *         ],
+           *         "count": 1,
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Reviews */
+            message: string
+            data: components['schemas']['ReviewPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an unknown or malformed query parameter. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  addReview: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "collectionId": "6b0483b4bce238a5cbe00a4f",
+         *       "receiver": "6b048374bce238a5cbe00a1f",
+         *       "rating": 5,
+         *       "review": "Fast, careful work."
+         *     }
+         */
+        'application/json': {
+          /** @description the job */
+          collectionId: string
+          /** @description the other party of the job */
+          receiver: string
+          /** @description whole stars, 1–5 */
+          rating: number
+          review: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Review added`. A review of one party of a job by the other (the SDK’s IReviewDto). */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Review added",
+           *       "data": {
+           *         "_id": "6b0483c2bce238a5cbe00a82",
+           *         "data": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "category": "",
+           *           "status": "completed",
+           *           "paymentFee": 150,
+           *           "isPrivate": true,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "creator": "6b048373bce238a5cbe00a16",
+           *           "owners": [
+           *             "6b048374bce238a5cbe00a1f"
+           *           ],
+           *           "parent": null,
+           *           "escrowPaid": true,
+           *           "isDeleted": false
+           *         },
+           *         "owner": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "receiver": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Hopper",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "type": "talent",
+           *         "review": "Fast, careful work.",
+           *         "rating": 5,
+           *         "createdAt": "2026-11-23T18:19:31.848Z",
+           *         "updatedAt": "2026-11-23T18:19:31.848Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Review added */
+            message: string
+            data: components['schemas']['Review']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, a blank review, or a receiver who is not the other party. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not a party of the job. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the caller reviewed this job already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the job is not completed or resolved. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getReview: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Review`. A review of one party of a job by the other (the SDK’s IReviewDto). */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Review",
+           *       "data": {
+           *         "_id": "6b0483c2bce238a5cbe00a82",
+           *         "data": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "category": "",
+           *           "status": "completed",
+           *           "paymentFee": 150,
+           *           "isPrivate": true,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "creator": "6b048373bce238a5cbe00a16",
+           *           "owners": [
+           *             "6b048374bce238a5cbe00a1f"
+           *           ],
+           *           "parent": null,
+           *           "escrowPaid": true,
+           *           "isDeleted": false
+           *         },
+           *         "owner": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "receiver": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Hopper",
+           *           "role": "user",
+           *           "type": "recipient",
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [
+           *                 "typescript",
+           *                 "Design"
+           *               ],
+           *               "availability": "available"
+           *             },
+           *             "verified": false
+           *           },
+           *           "isPrivate": false,
+           *           "score": 0,
+           *           "profileCompleteness": 50,
+           *           "socket": {
+           *             "status": "OFFLINE"
+           *           }
+           *         },
+           *         "type": "talent",
+           *         "review": "Fast, careful work.",
+           *         "rating": 5,
+           *         "createdAt": "2026-11-23T18:19:31.848Z",
+           *         "updatedAt": "2026-11-23T18:19:31.848Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Review */
+            message: string
+            data: components['schemas']['Review']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such review, or one of a private job the caller neither wrote nor received. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {

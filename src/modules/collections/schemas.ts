@@ -144,7 +144,10 @@ export const UpdateManyCollectionsBody = Type.Object(
       Type.Object({ collections: ManyItems }, { additionalProperties: false }),
     ]),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ collections: [{ id: EX.childCollectionId, status: 'ongoing', progress: 40 }] }],
+  },
 )
 export type UpdateManyItem = Static<typeof ManyItem>
 

@@ -1,7 +1,7 @@
 // HTTP for applications to jobs: each route maps to one call of the application service.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
-import { commonErrors, envelope, IdParams, ok } from '../../http/schemas.ts'
+import { bearer, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
 import {
   Application,
   ApplicationPage,
@@ -16,7 +16,7 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
   { applications },
 ) => {
   const tags = ['applications']
-  const security = [{ bearer: [] }]
+  const security = bearer
 
   app.post(
     '/v1/collection/:id/applications',
@@ -30,7 +30,26 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
         security,
         params: IdParams,
         body: ApplyBody,
-        response: { 200: envelope(Application), ...commonErrors },
+        response: {
+          200: envelope(Application, 'Application sent'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, a blank message, or an amount that is not more than 0 with at most two decimals',
+            FORBIDDEN: { when: 'the caller created the job', message: 'You cannot apply to your own job' },
+            NOT_FOUND: {
+              when: 'no such job, a deleted one, or someone else’s private one',
+              message: 'collection not found',
+            },
+            CONFLICT: {
+              when: 'a pending application of the caller, or the job has its talent or is closed',
+              message: 'You already have a pending application to this job',
+            },
+            BUSINESS_RULE: {
+              when: 'a private job or a child collection',
+              message: 'A private job takes invites, not applications',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -49,7 +68,19 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
         security,
         params: IdParams,
         querystring: ListApplicationsQuery,
-        response: { 200: envelope(ApplicationPage), ...commonErrors },
+        response: {
+          200: envelope(ApplicationPage, 'Applications'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: 'the caller is not the job’s creator',
+              message: 'Only the job’s creator may list its applications',
+            },
+            NOT_FOUND: {
+              when: 'no such job, a deleted one, or someone else’s private one',
+              message: 'collection not found',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -67,7 +98,10 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
         tags,
         security,
         querystring: MyApplicationsQuery,
-        response: { 200: envelope(ApplicationPage), ...commonErrors },
+        response: {
+          200: envelope(ApplicationPage, 'Applications'),
+          ...guardedErrors({}),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -84,7 +118,15 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Application), ...commonErrors },
+        response: {
+          200: envelope(Application, 'Application'),
+          ...guardedErrors({
+            NOT_FOUND: {
+              when: 'no such application, or the caller is neither its applicant nor the job’s creator',
+              message: 'application not found',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -102,7 +144,27 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Application), ...commonErrors },
+        response: {
+          200: envelope(Application, 'Application accepted'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: 'the caller is the applicant',
+              message: 'Only the job’s creator may accept an application',
+            },
+            NOT_FOUND: {
+              when: 'no such application, or the caller is neither its applicant nor the job’s creator',
+              message: 'application not found',
+            },
+            CONFLICT: {
+              when: 'the application is no longer pending, or the job has its talent',
+              message: 'This application is already accepted',
+            },
+            BUSINESS_RULE: {
+              when: 'the job is not pending',
+              message: 'Cannot assign a talent: the job must be pending, and it is cancelled',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -120,7 +182,23 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Application), ...commonErrors },
+        response: {
+          200: envelope(Application, 'Application rejected'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: 'the caller is the applicant',
+              message: 'Only the job’s creator may reject an application',
+            },
+            NOT_FOUND: {
+              when: 'no such application, or the caller is neither its applicant nor the job’s creator',
+              message: 'application not found',
+            },
+            CONFLICT: {
+              when: 'the application is no longer pending',
+              message: 'This application is already rejected',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },

@@ -2,7 +2,7 @@
 // (An arbiter's decision is a service call for the admin API.)
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
-import { commonErrors, envelope, IdParams, ok } from '../../http/schemas.ts'
+import { bearer, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
 import { Dispute, RaiseDisputeBody, SplitBody } from './schemas.ts'
 import type { DisputeService } from './service-disputes.ts'
 
@@ -11,7 +11,7 @@ export const disputeRoutes: FastifyPluginAsyncTypebox<{ disputes: DisputeService
   { disputes },
 ) => {
   const tags = ['disputes']
-  const security = [{ bearer: [] }]
+  const security = bearer
 
   app.post(
     '/v1/collection/:id/dispute',
@@ -25,7 +25,28 @@ export const disputeRoutes: FastifyPluginAsyncTypebox<{ disputes: DisputeService
         security,
         params: IdParams,
         body: RaiseDisputeBody,
-        response: { 200: envelope(Dispute), ...commonErrors },
+        response: {
+          200: envelope(Dispute, 'Dispute raised'),
+          ...guardedErrors({
+            VALIDATION_ERROR: 'a blank reason, or evidence that is not one of the caller’s files',
+            FORBIDDEN: {
+              when: 'the caller is not a party of the job',
+              message: 'Only the job’s creator or the job’s assigned talent may raise a dispute',
+            },
+            NOT_FOUND: {
+              when: 'no such job, a deleted one, or someone else’s private one',
+              message: 'collection not found',
+            },
+            CONFLICT: {
+              when: 'the job is disputed already, or closed',
+              message: 'This job is already disputed',
+            },
+            BUSINESS_RULE: {
+              when: 'the job is not ongoing or delivered, or its escrow is not paid',
+              message: 'Only a job whose escrow is paid and not fully released can be disputed',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -43,7 +64,15 @@ export const disputeRoutes: FastifyPluginAsyncTypebox<{ disputes: DisputeService
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Dispute), ...commonErrors },
+        response: {
+          200: envelope(Dispute, 'Dispute'),
+          ...guardedErrors({
+            NOT_FOUND: {
+              when: 'the job is hidden, the caller is not one of its parties, or it was never disputed',
+              message: 'dispute not found',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -62,7 +91,21 @@ export const disputeRoutes: FastifyPluginAsyncTypebox<{ disputes: DisputeService
         security,
         params: IdParams,
         body: SplitBody,
-        response: { 200: envelope(Dispute), ...commonErrors },
+        response: {
+          200: envelope(Dispute, 'Split proposed'),
+          ...guardedErrors({
+            VALIDATION_ERROR: 'an amount that is not USD with at most two decimals',
+            NOT_FOUND: {
+              when: 'the job is hidden, the caller is not one of its parties, or it was never disputed',
+              message: 'dispute not found',
+            },
+            CONFLICT: { when: 'the dispute is settled', message: 'This dispute is already settled' },
+            BUSINESS_RULE: {
+              when: 'the amounts do not add up to what remains in escrow',
+              message: 'creatorAmount and ownerAmount must add up to what remains in escrow: 150 USD',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -81,7 +124,28 @@ export const disputeRoutes: FastifyPluginAsyncTypebox<{ disputes: DisputeService
         security,
         params: IdParams,
         body: SplitBody,
-        response: { 200: envelope(Dispute), ...commonErrors },
+        response: {
+          200: envelope(Dispute, 'Dispute settled'),
+          ...guardedErrors({
+            VALIDATION_ERROR: 'an amount that is not USD with at most two decimals',
+            FORBIDDEN: {
+              when: 'the caller made the proposal',
+              message: 'The other party accepts a proposal; you made this one',
+            },
+            NOT_FOUND: {
+              when: 'the job is hidden, the caller is not one of its parties, or it was never disputed',
+              message: 'dispute not found',
+            },
+            CONFLICT: {
+              when: 'the proposal has other amounts, or the dispute is settled',
+              message: 'This dispute is already settled',
+            },
+            BUSINESS_RULE: {
+              when: 'nothing was proposed, or the amounts do not add up to what remains in escrow',
+              message: 'There is no proposal to accept: propose a split first',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },

@@ -2,7 +2,7 @@
 // the invite service.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
-import { commonErrors, envelope, IdParams, ok } from '../../http/schemas.ts'
+import { bearer, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
 import { Invite, InvitePage, ListInvitesQuery, SendInviteBody } from './schemas.ts'
 import type { InviteService } from './service-invites.ts'
 
@@ -11,7 +11,7 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<{ invites: InviteService }>
   { invites },
 ) => {
   const tags = ['invites']
-  const security = [{ bearer: [] }]
+  const security = bearer
 
   app.post(
     '/v1/invite',
@@ -24,7 +24,28 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<{ invites: InviteService }>
         tags,
         security,
         body: SendInviteBody,
-        response: { 200: envelope(Invite), ...commonErrors },
+        response: {
+          200: envelope(Invite, 'Invite sent'),
+          ...guardedErrors({
+            VALIDATION_ERROR: 'a field fails its schema, or the recipient is the caller',
+            FORBIDDEN: {
+              when: 'the caller is not the job’s creator',
+              message: 'Only the job’s creator may invite talents to it',
+            },
+            NOT_FOUND: {
+              when: 'no such job (or it is hidden), or no such recipient',
+              message: 'recipient not found',
+            },
+            CONFLICT: {
+              when: 'the talent already has a pending invite, or the job has its talent or is closed',
+              message: 'This talent already has a pending invite to this job',
+            },
+            BUSINESS_RULE: {
+              when: 'the collection is a child collection',
+              message: 'Invites go to the job itself, not to one of its child collections',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -42,7 +63,13 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<{ invites: InviteService }>
         tags,
         security,
         querystring: ListInvitesQuery,
-        response: { 200: envelope(InvitePage), ...commonErrors },
+        response: {
+          200: envelope(InvitePage, 'Invites'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'an unknown or malformed query parameter, or `data` and `collection` naming different jobs',
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -59,7 +86,15 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<{ invites: InviteService }>
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Invite), ...commonErrors },
+        response: {
+          200: envelope(Invite, 'Invite'),
+          ...guardedErrors({
+            NOT_FOUND: {
+              when: 'no such invite, or the caller neither sent nor received it',
+              message: 'invite not found',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -77,7 +112,27 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<{ invites: InviteService }>
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Invite), ...commonErrors },
+        response: {
+          200: envelope(Invite, 'Invite accepted'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: 'the caller sent the invite',
+              message: 'Only the invited talent may accept this invite',
+            },
+            NOT_FOUND: {
+              when: 'no such invite, or the caller neither sent nor received it',
+              message: 'invite not found',
+            },
+            CONFLICT: {
+              when: 'the invite is no longer pending, or the job has its talent',
+              message: 'This invite is already accepted',
+            },
+            BUSINESS_RULE: {
+              when: 'the job is not pending',
+              message: 'Cannot assign a talent: the job must be pending, and it is disputed',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -95,7 +150,20 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<{ invites: InviteService }>
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Invite), ...commonErrors },
+        response: {
+          200: envelope(Invite, 'Invite declined'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: 'the caller sent the invite',
+              message: 'Only the invited talent may decline this invite',
+            },
+            NOT_FOUND: {
+              when: 'no such invite, or the caller neither sent nor received it',
+              message: 'invite not found',
+            },
+            CONFLICT: { when: 'the invite is no longer pending', message: 'This invite is already rejected' },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -113,7 +181,23 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<{ invites: InviteService }>
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Invite), ...commonErrors },
+        response: {
+          200: envelope(Invite, 'Invite cancelled'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: 'the caller received the invite',
+              message: 'Only the sender may cancel this invite',
+            },
+            NOT_FOUND: {
+              when: 'no such invite, or the caller neither sent nor received it',
+              message: 'invite not found',
+            },
+            CONFLICT: {
+              when: 'the invite is no longer pending',
+              message: 'This invite is already cancelled',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },

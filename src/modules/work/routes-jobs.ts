@@ -4,7 +4,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { caller } from '../../http/auth.ts'
-import { commonErrors, envelope, IdParams, ok } from '../../http/schemas.ts'
+import { bearer, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
 import {
   Collection,
   CollectionUpdateShape,
@@ -25,7 +25,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
   updates: UpdateService
 }> = async (app, { collections, lifecycle, updates }) => {
   const tags = ['collections']
-  const security = [{ bearer: [] }]
+  const security = bearer
   const full = (id: string, userId: string) => collections.get(id, userId)
 
   app.patch(
@@ -39,7 +39,30 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
         security,
         params: IdParams,
         body: UpdateCollectionBody,
-        response: { 200: envelope(CollectionUpdateShape), ...commonErrors },
+        response: {
+          200: envelope(CollectionUpdateShape, 'Accepted'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'no field, a field that fails the rules of #26, a status without the fields it needs, or details changed along with a status or progress',
+            FORBIDDEN: {
+              when: 'the caller may not make this change',
+              message: 'Only the creator may change this collection',
+            },
+            NOT_FOUND: {
+              when: 'no such job, a deleted one, or someone else’s private one',
+              message: 'collection not found',
+            },
+            CONFLICT: {
+              when: 'details of a collection whose escrow is paid, or a step the job already took or is closed for',
+              message: 'The escrow of this collection is paid; it can no longer be changed',
+            },
+            BUSINESS_RULE: {
+              when: 'a status the job cannot take from where it is',
+              message:
+                'Cannot complete the job (accept the delivery and release the escrow): the job must be delivered, and it is ongoing',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -57,7 +80,28 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         body: UpdateManyCollectionsBody,
-        response: { 200: envelope(Type.Array(CollectionUpdateShape)), ...commonErrors },
+        response: {
+          200: envelope(Type.Array(CollectionUpdateShape), 'Accepted'),
+          ...guardedErrors({
+            VALIDATION_ERROR: 'an item fails the rules of PATCH /v1/collection/{id} (its path names it)',
+            FORBIDDEN: {
+              when: 'an item the caller may not change',
+              message: '/collections/0: Only the creator may change this collection',
+            },
+            NOT_FOUND: {
+              when: 'an item is unknown or hidden',
+              message: '/collections/1: collection not found',
+            },
+            CONFLICT: {
+              when: 'an item’s escrow is paid, or its step was taken already',
+              message: '/collections/0: The escrow of this collection is paid; it can no longer be changed',
+            },
+            BUSINESS_RULE: {
+              when: 'a step an item cannot take, or a completion or cancellation (not in bulk)',
+              message: 'Completing or cancelling a job moves its escrow: use PATCH /v1/collection/{id}',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -79,7 +123,28 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
         security,
         params: IdParams,
         body: DeliverBody,
-        response: { 200: envelope(Collection), ...commonErrors },
+        response: {
+          200: envelope(Collection, 'Job delivered'),
+          ...guardedErrors({
+            VALIDATION_ERROR: 'a field fails its schema, or an attachment is not one of the caller’s files',
+            FORBIDDEN: {
+              when: 'the step is not the caller’s',
+              message: 'Only the job’s assigned talent may deliver the job',
+            },
+            NOT_FOUND: {
+              when: 'no such job, a deleted one, or someone else’s private one',
+              message: 'collection not found',
+            },
+            CONFLICT: {
+              when: 'the job is already where the step leads, or it is completed, resolved or cancelled',
+              message: 'This job is already delivered',
+            },
+            BUSINESS_RULE: {
+              when: 'the job is not ongoing',
+              message: 'Cannot deliver the job: the job must be ongoing, and it is waiting',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -100,7 +165,27 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Collection), ...commonErrors },
+        response: {
+          200: envelope(Collection, 'Changes requested'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: 'the caller is not the job’s creator',
+              message: 'Only the job’s creator may ask for changes to the delivery',
+            },
+            NOT_FOUND: {
+              when: 'no such job, a deleted one, or someone else’s private one',
+              message: 'collection not found',
+            },
+            CONFLICT: {
+              when: 'the job is ongoing already, or closed',
+              message: 'This job is already ongoing',
+            },
+            BUSINESS_RULE: {
+              when: 'the job is not delivered',
+              message: 'Cannot ask for changes to the delivery: the job must be delivered, and it is pending',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -121,7 +206,32 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Collection), ...commonErrors },
+        response: {
+          200: envelope(Collection, 'Job completed; the payment is being released'),
+          ...guardedErrors({
+            FORBIDDEN: {
+              when: 'the caller is not the job’s creator',
+              message:
+                'Only the job’s creator may complete the job (accept the delivery and release the escrow)',
+            },
+            NOT_FOUND: {
+              when: 'no such job, a deleted one, or someone else’s private one',
+              message: 'collection not found',
+            },
+            CONFLICT: {
+              when: 'the job is completed already, or closed',
+              message: 'This job is already completed',
+            },
+            BUSINESS_RULE: {
+              when: 'the job is not delivered, its escrow is not paid, or it is in dispute',
+              message: 'The job’s escrow is not paid: fund it (POST /v1/payment/) before completing',
+            },
+            UNAVAILABLE: {
+              when: 'the chain cannot price the release right now',
+              message: 'The chain is unreachable right now; try again shortly',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -143,7 +253,29 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
         security,
         params: IdParams,
         body: CancelBody,
-        response: { 200: envelope(Collection), ...commonErrors },
+        response: {
+          200: envelope(Collection, 'Job cancelled'),
+          ...guardedErrors({
+            VALIDATION_ERROR: 'no reason, or a paymentPercentage outside 0–100',
+            FORBIDDEN: {
+              when: 'the caller is not the job’s creator',
+              message: 'Only the job’s creator may cancel the job (after delivery, raise a dispute instead)',
+            },
+            NOT_FOUND: {
+              when: 'no such job, a deleted one, or someone else’s private one',
+              message: 'collection not found',
+            },
+            CONFLICT: {
+              when: 'the job is cancelled already or closed, or its whole escrow was released',
+              message: 'This job is already cancelled',
+            },
+            BUSINESS_RULE: {
+              when: 'the job is delivered or in dispute, or a paymentPercentage without a paid escrow',
+              message:
+                'Cannot cancel the job (after delivery, raise a dispute instead): the job must be pending or waiting or ongoing, and it is delivered',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },

@@ -1,7 +1,7 @@
 // HTTP for reviews (/v1/reviews, the client SDK's ReviewModule).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
-import { commonErrors, envelope, IdParams, ok } from '../../http/schemas.ts'
+import { bearer, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
 import { AddReviewBody, ListReviewsQuery, Review, ReviewPage } from './schemas.ts'
 import type { ReviewService } from './service-reviews.ts'
 
@@ -10,7 +10,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewService }>
   { reviews },
 ) => {
   const tags = ['reviews']
-  const security = [{ bearer: [] }]
+  const security = bearer
 
   app.post(
     '/v1/reviews',
@@ -23,7 +23,29 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewService }>
         tags,
         security,
         body: AddReviewBody,
-        response: { 200: envelope(Review), ...commonErrors },
+        response: {
+          200: envelope(Review, 'Review added'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, a blank review, or a receiver who is not the other party',
+            FORBIDDEN: {
+              when: 'the caller is not a party of the job',
+              message: 'Only the job’s creator and its talent review each other',
+            },
+            NOT_FOUND: {
+              when: 'no such job, a deleted one, or someone else’s private one',
+              message: 'collection not found',
+            },
+            CONFLICT: {
+              when: 'the caller reviewed this job already',
+              message: 'You have already reviewed this job',
+            },
+            BUSINESS_RULE: {
+              when: 'the job is not completed or resolved',
+              message: 'A job is reviewed once it is completed or its dispute resolved; this one is ongoing',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -41,7 +63,10 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewService }>
         tags,
         security,
         querystring: ListReviewsQuery,
-        response: { 200: envelope(ReviewPage), ...commonErrors },
+        response: {
+          200: envelope(ReviewPage, 'Reviews'),
+          ...guardedErrors({ VALIDATION_ERROR: 'an unknown or malformed query parameter' }),
+        },
       },
       onRequest: app.authenticate,
     },
@@ -58,7 +83,15 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewService }>
         tags,
         security,
         params: IdParams,
-        response: { 200: envelope(Review), ...commonErrors },
+        response: {
+          200: envelope(Review, 'Review'),
+          ...guardedErrors({
+            NOT_FOUND: {
+              when: 'no such review, or one of a private job the caller neither wrote nor received',
+              message: 'review not found',
+            },
+          }),
+        },
       },
       onRequest: app.authenticate,
     },

@@ -1,9 +1,11 @@
 // The work contract: invites (the client SDK's IInviteDto), applications, delivery, cancellation,
 // reviews (IReviewDto) and disputes, with their request bodies and list queries.
 import { type Static, Type } from 'typebox'
+import { EX } from '../../http/examples.ts'
 import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
 import { UserSummary } from '../collections/schemas.ts'
 import { FileSummary } from '../files/schemas.ts'
+import { APPLICATION, COLLECTION_REF, DISPUTE, INVITE, REVIEW } from './schema-examples.ts'
 
 /** Text without NUL characters (PostgreSQL text cannot hold them). */
 export const Text = (maxLength: number, opts: Record<string, unknown> = {}) =>
@@ -40,14 +42,18 @@ export const CollectionRef = Type.Object(
     escrowPaid: Type.Boolean(),
     isDeleted: Type.Boolean(),
   },
-  { description: 'the collection (job) the record is about' },
+  {
+    $id: 'CollectionRef',
+    description: 'The collection (job) an invite, application or review is about.',
+    examples: [COLLECTION_REF],
+  },
 )
 
 const Page = {
-  total: Type.Integer(),
-  pages: Type.Integer(),
-  page: Type.Integer(),
-  limit: Type.Integer(),
+  total: Type.Integer({ examples: [1] }),
+  pages: Type.Integer({ examples: [1] }),
+  page: Type.Integer({ examples: [1] }),
+  limit: Type.Integer({ examples: [12] }),
 }
 
 // ---- invites ----
@@ -66,24 +72,31 @@ export const InviteStatus = Type.Union(
   },
 )
 
-export const Invite = Type.Object({
-  _id: Type.String(),
-  sender: UserSummary,
-  receiver: UserSummary,
-  data: CollectionRef,
-  message: Type.String(),
-  description: Type.String({ description: 'a sentence naming the sender and the job' }),
-  status: InviteStatus,
-  emailToken: Type.String({
-    description: 'always empty: invites are answered with the token of the account',
-  }),
-  acceptedAt: Type.Optional(Timestamp),
-  deletedAt: Type.Optional(Timestamp),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-})
+export const Invite = Type.Object(
+  {
+    _id: Type.String(),
+    sender: UserSummary,
+    receiver: UserSummary,
+    data: CollectionRef,
+    message: Type.String(),
+    description: Type.String({ description: 'a sentence naming the sender and the job' }),
+    status: InviteStatus,
+    emailToken: Type.String({
+      description: 'always empty: invites are answered with the token of the account',
+    }),
+    acceptedAt: Type.Optional(Timestamp),
+    deletedAt: Type.Optional(Timestamp),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  {
+    $id: 'Invite',
+    description: 'An invite of a talent to a job (the SDK’s IInviteDto).',
+    examples: [INVITE],
+  },
+)
 
-export const InvitePage = Type.Object({ data: Type.Array(Invite), ...Page })
+export const InvitePage = Type.Object({ data: Type.Array(Invite), ...Page }, { $id: 'InvitePage' })
 
 export const SendInviteBody = Type.Object(
   {
@@ -91,7 +104,12 @@ export const SendInviteBody = Type.Object(
     collection: Id('the job (a top-level collection of the caller)'),
     message: Type.Optional(Text(2000)),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { recipient: EX.otherUserId, collection: EX.collectionId, message: 'Would you build this page?' },
+    ],
+  },
 )
 export type SendInviteInput = Static<typeof SendInviteBody>
 
@@ -121,26 +139,35 @@ export const ApplicationStatus = Type.Union(
   },
 )
 
-export const Application = Type.Object({
-  _id: Type.String(),
-  applicant: UserSummary,
-  data: CollectionRef,
-  message: Type.String(),
-  amount: Nullable(Type.Number(), 'the price asked in USD; null when the job’s own price is accepted'),
-  status: ApplicationStatus,
-  decidedAt: Nullable(Timestamp),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-})
+export const Application = Type.Object(
+  {
+    _id: Type.String(),
+    applicant: UserSummary,
+    data: CollectionRef,
+    message: Type.String(),
+    amount: Nullable(Type.Number(), 'the price asked in USD; null when the job’s own price is accepted'),
+    status: ApplicationStatus,
+    decidedAt: Nullable(Timestamp),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Application', description: 'A talent’s application to a public job.', examples: [APPLICATION] },
+)
 
-export const ApplicationPage = Type.Object({ data: Type.Array(Application), ...Page })
+export const ApplicationPage = Type.Object(
+  { data: Type.Array(Application), ...Page },
+  { $id: 'ApplicationPage' },
+)
 
 export const ApplyBody = Type.Object(
   {
     message: Text(5000, { minLength: 1, description: 'the cover letter' }),
     amount: Type.Optional(Usd('the price asked, more than 0')),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ message: 'I built three pages like it last month.', amount: 140 }],
+  },
 )
 export type ApplyInput = Static<typeof ApplyBody>
 
@@ -172,7 +199,10 @@ export const DeliverBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ note: 'The page is live on the staging server.', attachments: [EX.fileId] }],
+  },
 )
 export type DeliverInput = Static<typeof DeliverBody>
 
@@ -188,31 +218,41 @@ export const CancelBody = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ reason: 'The launch was called off', paymentPercentage: 0 }] },
 )
 export type CancelInput = Static<typeof CancelBody>
 
 // ---- reviews ----
 
-export const Review = Type.Object({
-  _id: Type.String(),
-  data: CollectionRef,
-  owner: UserSummary,
-  receiver: UserSummary,
-  type: Type.Union([Type.Literal('talent'), Type.Literal('creator')], {
-    description: 'who was reviewed: `talent` (written by the creator) or `creator` (written by the talent)',
-  }),
-  review: Type.String(),
-  rating: Type.Integer({ minimum: 1, maximum: 5 }),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-})
+export const Review = Type.Object(
+  {
+    _id: Type.String(),
+    data: CollectionRef,
+    owner: UserSummary,
+    receiver: UserSummary,
+    type: Type.Union([Type.Literal('talent'), Type.Literal('creator')], {
+      description: 'who was reviewed: `talent` (written by the creator) or `creator` (written by the talent)',
+    }),
+    review: Type.String(),
+    rating: Type.Integer({ minimum: 1, maximum: 5 }),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  {
+    $id: 'Review',
+    description: 'A review of one party of a job by the other (the SDK’s IReviewDto).',
+    examples: [REVIEW],
+  },
+)
 
-export const ReviewPage = Type.Object({
-  data: Type.Array(Review),
-  count: Type.Integer({ description: 'the number of matching reviews (the SDK’s name)' }),
-  ...Page,
-})
+export const ReviewPage = Type.Object(
+  {
+    data: Type.Array(Review),
+    count: Type.Integer({ description: 'the number of matching reviews (the SDK’s name)', examples: [1] }),
+    ...Page,
+  },
+  { $id: 'ReviewPage' },
+)
 
 export const AddReviewBody = Type.Object(
   {
@@ -221,7 +261,12 @@ export const AddReviewBody = Type.Object(
     rating: Type.Integer({ minimum: 1, maximum: 5, description: 'whole stars, 1–5' }),
     review: Text(5000, { minLength: 1 }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      { collectionId: EX.collectionId, receiver: EX.otherUserId, rating: 5, review: 'Fast, careful work.' },
+    ],
+  },
 )
 export type AddReviewInput = Static<typeof AddReviewBody>
 
@@ -248,7 +293,10 @@ export const RaiseDisputeBody = Type.Object(
       Type.Array(Id(), { maxItems: 20, description: 'ids of the caller’s own uploads, at most 20' }),
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ reason: 'The page does not load on mobile', evidence: [EX.fileId] }],
+  },
 )
 export type RaiseDisputeInput = Static<typeof RaiseDisputeBody>
 
@@ -257,45 +305,53 @@ export const SplitBody = Type.Object(
     creatorAmount: Usd('returned to the creator'),
     ownerAmount: Usd('released to the talent'),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ creatorAmount: 50, ownerAmount: 100 }] },
 )
 export type SplitInput = Static<typeof SplitBody>
 
 export const DecideBody = Type.Object(
   { ...SplitBody.properties, note: Type.Optional(Text(5000)) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ creatorAmount: 50, ownerAmount: 100, note: 'Half of the pages were delivered' }],
+  },
 )
 export type DecideInput = Static<typeof DecideBody>
 
-export const Dispute = Type.Object({
-  _id: Type.String(),
-  collection: Type.String(),
-  escrowId: Type.String(),
-  raisedBy: Type.String(),
-  reason: Type.String(),
-  evidence: Type.Array(Type.String()),
-  evidenceData: Type.Array(FileSummary, { description: 'summaries of the evidence files that still exist' }),
-  status: Type.Union([Type.Literal('open'), Type.Literal('settling'), Type.Literal('settled')], {
-    description:
-      '`open`; `settling` once a split is agreed or decided and being paid; `settled` once it is paid',
-  }),
-  escrowAmount: Type.Number({ description: 'USD of the price still in escrow: a split must add up to it' }),
-  proposal: Nullable(
-    Type.Object({
-      proposedBy: Type.String(),
-      creatorAmount: Type.Number(),
-      ownerAmount: Type.Number(),
-      proposedAt: Timestamp,
+export const Dispute = Type.Object(
+  {
+    _id: Type.String(),
+    collection: Type.String(),
+    escrowId: Type.String(),
+    raisedBy: Type.String(),
+    reason: Type.String(),
+    evidence: Type.Array(Type.String()),
+    evidenceData: Type.Array(FileSummary, {
+      description: 'summaries of the evidence files that still exist',
     }),
-    'the split last proposed by a party, for the other to accept',
-  ),
-  resolution: Nullable(Type.Union([Type.Literal('agreement'), Type.Literal('arbiter')])),
-  creatorAmount: Nullable(Type.Number(), 'USD returned to the creator by the resolution'),
-  ownerAmount: Nullable(Type.Number(), 'USD released to the talent by the resolution'),
-  decidedBy: Nullable(Type.String(), 'the arbiter, when one decided'),
-  note: Type.String(),
-  resolvedAt: Nullable(Timestamp),
-  paidAt: Nullable(Timestamp),
-  createdAt: Timestamp,
-  updatedAt: Timestamp,
-})
+    status: Type.Union([Type.Literal('open'), Type.Literal('settling'), Type.Literal('settled')], {
+      description:
+        '`open`; `settling` once a split is agreed or decided and being paid; `settled` once it is paid',
+    }),
+    escrowAmount: Type.Number({ description: 'USD of the price still in escrow: a split must add up to it' }),
+    proposal: Nullable(
+      Type.Object({
+        proposedBy: Type.String(),
+        creatorAmount: Type.Number(),
+        ownerAmount: Type.Number(),
+        proposedAt: Timestamp,
+      }),
+      'the split last proposed by a party, for the other to accept',
+    ),
+    resolution: Nullable(Type.Union([Type.Literal('agreement'), Type.Literal('arbiter')])),
+    creatorAmount: Nullable(Type.Number(), 'USD returned to the creator by the resolution'),
+    ownerAmount: Nullable(Type.Number(), 'USD released to the talent by the resolution'),
+    decidedBy: Nullable(Type.String(), 'the arbiter, when one decided'),
+    note: Type.String(),
+    resolvedAt: Nullable(Timestamp),
+    paidAt: Nullable(Timestamp),
+    createdAt: Timestamp,
+    updatedAt: Timestamp,
+  },
+  { $id: 'Dispute', description: 'The dispute over a job and how it ends.', examples: [DISPUTE] },
+)
