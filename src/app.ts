@@ -105,6 +105,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     reply.header('x-request-id', req.id)
   })
   registerErrorHandling(app)
+  // The OpenAPI document first: it describes every route registered after it, /metrics included.
+  await registerOpenApi(app, config)
   // Operations: CORS, request timing and /metrics (the chain is read at scrape time, once open).
   await registerCors(app, config)
   const chainOf = () => app.services?.chain
@@ -161,7 +163,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerRateLimit(app, redis)
   registerAuth(app, (bearer) => auth.authenticate(bearer))
 
-  await registerOpenApi(app, config)
   const readiness = new Readiness({ config, database, chain: chainOf, redis, log, role: deps.role ?? 'all' })
   app.addHook('onClose', async () => readiness.close())
   app.decorate('ops', { metrics, readiness })

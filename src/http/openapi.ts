@@ -164,12 +164,8 @@ function finishDocument(doc: Json) {
   for (const item of Object.values<Json>(doc.paths))
     for (const op of Object.values<Json>(item)) for (const tag of op?.tags ?? []) used.add(tag)
   doc.tags = doc.tags.filter((tag: Json) => used.has(tag.name))
-  if (doc.paths['/metrics'])
-    doc.components.securitySchemes.metricsToken = {
-      type: 'http',
-      scheme: 'bearer',
-      description: 'The METRICS_TOKEN of the deployment (only when the operator set one).',
-    }
+  // Declared for /metrics, which an app may be built without.
+  if (!doc.paths['/metrics']) delete doc.components.securitySchemes.metricsToken
   doc.components.headers = {
     RequestId: {
       description:
@@ -261,6 +257,11 @@ export async function registerOpenApi(app: FastifyInstance, config: Config) {
             bearerFormat: 'JWT',
             description:
               'The permanent token from /v1/auth/account/verify, /v1/auth/login or /v1/auth/login/2fa.',
+          },
+          metricsToken: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The METRICS_TOKEN of the deployment (only when the operator set one).',
           },
         },
       },
