@@ -7,6 +7,7 @@ import type { CollectionTables } from './tables/collections.ts'
 import type { EscrowTables } from './tables/escrow.ts'
 import type { FilesTables } from './tables/files.ts'
 import type { LedgerTables } from './tables/ledger.ts'
+import type { OutgoingTables } from './tables/outgoing.ts'
 import type { WalletTables } from './tables/wallet.ts'
 import type { WithdrawalTables } from './tables/withdrawals.ts'
 import type { WorkTables } from './tables/work.ts'
@@ -168,6 +169,7 @@ export interface DB
     FilesTables,
     CollectionTables,
     WithdrawalTables,
+    OutgoingTables,
     EscrowTables,
     WorkTables {
   tags: TagsTable

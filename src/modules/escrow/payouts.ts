@@ -4,57 +4,45 @@
 // The legs of an escrow are recorded here, with a user-facing transaction each, and the
 // collection's payout statuses follow them.
 import { getAddress } from 'viem'
-import type { Db, Tx } from '../../db/index.ts'
+import type { Db, Executor, Tx } from '../../db/index.ts'
 import type { LegKind } from '../../db/tables/escrow.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
-import { noticeMail } from '../../platform/mail/templates.ts'
-import type { CollectionService, PayoutKind } from '../collections/service.ts'
+import type { CollectionService } from '../collections/service.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
-import type { OutgoingView, Settlement } from '../settlement/outgoing/types.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { Ledger } from '../wallet/ledger.ts'
+import { legOutcomes, PAYOUT_KINDS, payOutcomes } from './leg-outcomes.ts'
 import { unitsToDecimal } from './quote.ts'
 import { escrowRepo } from './repo.ts'
 
 export const LEG_PURPOSE = 'escrow.leg'
 export const PAY_PURPOSE = 'escrow.pay'
 
-const PAYOUT_KINDS: Partial<Record<LegKind, PayoutKind>> = {
-  payout: 'payout',
-  fee: 'fee',
-  platformFee: 'platformFee',
-}
-
 type EscrowRow = NonNullable<Awaited<ReturnType<typeof escrowRepo.get>>>
-type LegRow = NonNullable<Awaited<ReturnType<typeof escrowRepo.getLeg>>>
 export interface PlannedLeg {
   kind: LegKind
   to: string
   amount: bigint
 }
 
+export interface PayoutsDeps {
+  db: Db
+  clock: Clock
+  chain: ChainAdapter
+  ledger: Ledger
+  transactions: TransactionService
+  collections: CollectionService
+  outgoing: OutgoingSender
+  jobs: JobQueue
+}
+
 export class EscrowPayouts {
-  constructor(
-    private readonly deps: {
-      db: Db
-      clock: Clock
-      chain: ChainAdapter
-      ledger: Ledger
-      transactions: TransactionService
-      collections: CollectionService
-      outgoing: OutgoingSender
-      jobs: JobQueue
-    },
-  ) {
-    deps.outgoing.on(LEG_PURPOSE, {
-      processing: (tx, t) => this.#processing(tx, t),
-      attemptFailed: (tx, t, message) => this.#attemptFailed(tx, t, message),
-      settled: (tx, t, outcome) => this.#settled(tx, t, outcome),
-    })
-    deps.outgoing.on(PAY_PURPOSE, { settled: (tx, t, outcome) => this.#paySettled(tx, t, outcome) })
+  constructor(private readonly deps: PayoutsDeps) {
+    deps.outgoing.handle(LEG_PURPOSE, legOutcomes(deps))
+    deps.outgoing.handle(PAY_PURPOSE, payOutcomes(deps))
   }
 
   #describe(escrow: EscrowRow, kind: LegKind, amount: bigint, to: string) {
@@ -185,101 +173,6 @@ export class EscrowPayouts {
     return failed.length
   }
 
-  /** The leg a transfer belongs to, only while that transfer is the leg's current one. */
-  async #leg(tx: Tx, t: OutgoingView): Promise<{ leg: LegRow; escrow: EscrowRow } | undefined> {
-    const leg = await escrowRepo.getLeg(tx, t.referenceId, true)
-    if (!leg || leg.outgoingId !== t.id) return undefined
-    const escrow = (await escrowRepo.get(tx, leg.escrowId))!
-    return { leg, escrow }
-  }
-
-  async #processing(tx: Tx, t: OutgoingView) {
-    const found = await this.#leg(tx, t)
-    if (!found) return
-    await escrowRepo.updateLeg(tx, found.leg.id, { status: 'processing' }, this.deps.clock.now())
-    const payout = PAYOUT_KINDS[found.leg.kind]
-    if (payout) await this.deps.collections.recordPayout(tx, found.escrow.collectionId, payout, 'processing')
-  }
-
-  /** Each failed attempt counts on the collection (failed*Count); the status shows `failed`
-   * until a retry succeeds. */
-  async #attemptFailed(tx: Tx, t: OutgoingView, message: string) {
-    const found = await this.#leg(tx, t)
-    if (!found) return
-    await escrowRepo.updateLeg(
-      tx,
-      found.leg.id,
-      { failures: found.leg.failures + 1, lastError: message.slice(0, 500) },
-      this.deps.clock.now(),
-    )
-    const payout = PAYOUT_KINDS[found.leg.kind]
-    if (payout) await this.deps.collections.recordPayout(tx, found.escrow.collectionId, payout, 'failed')
-  }
-
-  async #settled(tx: Tx, t: OutgoingView, outcome: Settlement) {
-    const found = await this.#leg(tx, t)
-    if (!found) return
-    const { leg, escrow } = found
-    const now = this.deps.clock.now()
-    const payout = PAYOUT_KINDS[leg.kind]
-    if (outcome.ok) {
-      await escrowRepo.updateLeg(
-        tx,
-        leg.id,
-        { status: 'completed', txHash: outcome.txHash.toLowerCase() },
-        now,
-      )
-      if (leg.transactionId)
-        await this.deps.transactions.update(tx, leg.transactionId, {
-          status: 'completed',
-          responseData: outcome.responseData,
-          txHash: outcome.txHash.toLowerCase(),
-        })
-      if (payout) await this.deps.collections.recordPayout(tx, escrow.collectionId, payout, 'completed')
-      await this.#finishIfDone(tx, escrow.id)
-    } else {
-      await escrowRepo.updateLeg(
-        tx,
-        leg.id,
-        { status: 'failed', lastError: outcome.message.slice(0, 500) },
-        now,
-      )
-      if (leg.transactionId)
-        await this.deps.transactions.update(tx, leg.transactionId, {
-          status: 'failed',
-          responseData: outcome.responseData,
-          ...(outcome.txHash ? { txHash: outcome.txHash.toLowerCase() } : {}),
-        })
-    }
-  }
-
-  /** Every leg completed: a releasing escrow is released, its collection completed, the receiver told. */
-  async #finishIfDone(tx: Tx, escrowId: string) {
-    const escrow = (await escrowRepo.get(tx, escrowId, true))!
-    if (escrow.status !== 'releasing') return
-    const legs = await escrowRepo.legs(tx, escrowId)
-    if (legs.some((l) => l.status !== 'completed')) return
-    const now = this.deps.clock.now()
-    await escrowRepo.update(tx, escrow.id, { status: 'released', releasedAt: now }, now)
-    await this.deps.collections.markEscrow(tx, escrow.collectionId, {
-      state: 'released',
-      escrowId: escrow.id,
-    })
-    const receiver = escrow.receiverId ? await escrowRepo.userLive(tx, escrow.receiverId) : undefined
-    if (receiver?.email) {
-      const coin = this.deps.chain.coin(escrow.coin)
-      const paid = legs.filter((l) => l.kind === 'payout').reduce((s, l) => s + BigInt(l.amount), 0n)
-      await this.deps.jobs.enqueue(
-        tx,
-        'mail.send',
-        noticeMail('escrow_released', receiver.email, 'An escrow payment was released to you', [
-          receiver.firstName ? `Hello ${receiver.firstName},` : 'Hello,',
-          `An escrow payment of ${unitsToDecimal(paid, escrow.decimals)} ${coin.symbol} was released to your wallet.`,
-        ]),
-      )
-    }
-  }
-
   /**
    * In-app payment: `amount` moves from the payer's wallet to a hold in `tx`, then on chain from the
    * payer's address to the escrow address; the deposit watcher credits the escrow when it is
@@ -327,6 +220,15 @@ export class EscrowPayouts {
       amount,
       fundingAccountId: hold,
       meta: { transactionId, holdKey: id },
+      // A payment that fails for good gives the hold back to the wallet, with the failure itself.
+      onFailed: [
+        {
+          key: `escrow-pay:${id}:return`,
+          to: { kind: 'user', ownerId: escrow.payerId },
+          amount,
+          kind: 'escrow.pay.return',
+        },
+      ],
     })
     await escrowRepo.update(tx, escrow.id, { payTransferId: transfer.id }, this.deps.clock.now())
   }
@@ -341,46 +243,30 @@ export class EscrowPayouts {
     const t = await this.deps.outgoing.get(tx, escrow.payTransferId)
     if (!t || t.status === 'failed') return false
     if (t.status !== 'completed' || !t.txHash) return true
-    const credited = await tx
-      .selectFrom('chainEvents')
-      .select('txHash')
-      .where('chainId', '=', String(this.deps.chain.chainId))
-      .where('txHash', '=', t.txHash.toLowerCase())
-      .where('kind', '=', 'deposit')
-      .where('address', '=', escrow.address.toLowerCase())
-      .executeTakeFirst()
-    return !credited
+    return !(await this.deps.outgoing.credited(tx, t.txHash, escrow.address))
   }
 
-  async #paySettled(tx: Tx, t: OutgoingView, outcome: Settlement) {
-    const transactionId = String(t.meta.transactionId ?? '')
-    if (outcome.ok) {
-      if (transactionId)
-        await this.deps.transactions.update(tx, transactionId, {
-          status: 'completed',
-          responseData: outcome.responseData,
-          txHash: outcome.txHash.toLowerCase(),
-        })
-      return
-    }
-    const escrow = await escrowRepo.get(tx, t.referenceId)
-    if (!escrow) return
-    const { ledger } = this.deps
-    const wallet = await ledger.ensureAccount(tx, 'user', escrow.payerId, escrow.coin)
-    const hold = await ledger.ensureAccount(tx, 'withdrawal_hold', escrow.payerId, escrow.coin)
-    await ledger.transfer(tx, {
-      key: `escrow-pay:${String(t.meta.holdKey)}:return`,
-      coin: escrow.coin,
-      legs: [
-        { account: hold, amount: -t.amount },
-        { account: wallet, amount: t.amount },
-      ],
-      kind: 'escrow.pay.return',
-    })
-    if (transactionId)
-      await this.deps.transactions.update(tx, transactionId, {
-        status: 'failed',
-        responseData: outcome.responseData,
-      })
+  /**
+   * Base units of the escrow's legs whose value is still in its ledger account: legs not completed
+   * whose transfer was not mined either (a mined leg is debited with its settlement, a moment
+   * before its report marks the leg completed).
+   */
+  async openLegsTotal(ex: Executor, escrowId: string): Promise<bigint> {
+    const open = await this.#unsettledLegs(ex, escrowId)
+    return open.reduce((sum, l) => sum + BigInt(l.amount), 0n)
+  }
+
+  /** True while a child's funding from this escrow (a `fund` leg) has not been mined. */
+  async fundingUnderWay(ex: Executor, escrowId: string): Promise<boolean> {
+    return (await this.#unsettledLegs(ex, escrowId)).some((l) => l.kind === 'fund')
+  }
+
+  async #unsettledLegs(ex: Executor, escrowId: string) {
+    const legs = (await escrowRepo.legs(ex, escrowId)).filter((l) => l.status !== 'completed')
+    const statuses = await this.deps.outgoing.statuses(
+      ex,
+      legs.flatMap((l) => (l.outgoingId ? [l.outgoingId] : [])),
+    )
+    return legs.filter((l) => !(l.outgoingId && statuses.get(l.outgoingId) === 'completed'))
   }
 }

@@ -31,7 +31,7 @@ export async function refundRest(
   return db.transaction().execute(async (tx) => {
     const locked = (await escrowRepo.get(tx, escrowId, true))!
     if (locked.status !== 'paid') return 0n
-    const open = await escrowRepo.openLegsTotal(tx, locked.id)
+    const open = await deps.payouts.openLegsTotal(tx, locked.id)
     const free = (await ledger.balance(tx, 'escrow', locked.id, locked.coin)) - open
     const now = deps.clock.now()
     if (then === 'cancelled') {

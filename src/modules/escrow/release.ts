@@ -1,7 +1,7 @@
 // Releasing a paid escrow: all of it at once (#15) or in parts (POST /v1/payment/release). Each
 // release queues on-chain legs (payout, network fee, platform fee, and with the last part the
 // refund of an overpayment) in one transaction under the escrow's row lock; the last part makes
-// the escrow `releasing`, and `payouts.ts` makes it `released` once every leg is confirmed.
+// the escrow `releasing`, and `leg-outcomes.ts` makes it `released` once every leg is confirmed.
 import type { Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
@@ -162,9 +162,7 @@ export class EscrowRelease {
     // A child's funding leg moves value that is on its way to (or at) the child. Until each is
     // settled the escrow's ledger balance is not what it keeps, and a release would plan its legs
     // (the refund above all) from that wrong balance.
-    const funding = (await escrowRepo.legs(db, escrowId)).some(
-      (l) => l.kind === 'fund' && l.status !== 'completed',
-    )
+    const funding = await payouts.fundingUnderWay(db, escrowId)
     if (funding || children.some((c) => c.status === 'waiting')) {
       // A child's funding that failed for good is sent again by calling release.
       const retried = await db.transaction().execute(async (tx) => {
@@ -199,7 +197,7 @@ export class EscrowRelease {
       if (locked.status !== 'paid') throw errors.conflict('This escrow cannot be released now')
       if (!opts.settlement) await this.deps.collections.assertEscrowMovable(tx, locked.collectionId)
       // (re-checked under the escrow's lock: a child funded meanwhile adds a leg)
-      if ((await escrowRepo.legs(tx, locked.id)).some((l) => l.kind === 'fund' && l.status !== 'completed'))
+      if (await payouts.fundingUnderWay(tx, locked.id))
         throw errors.businessRule('A child escrow funded from this one is still being funded')
       const remainingCents = BigInt(locked.escrowCents) - BigInt(locked.releasedCents)
       const cents = opts.cents ?? remainingCents
@@ -230,7 +228,7 @@ export class EscrowRelease {
       // What the escrow keeps: its ledger balance less the legs of earlier parts not yet mined.
       const free =
         (await this.deps.ledger.balance(tx, 'escrow', locked.id, locked.coin)) -
-        (await escrowRepo.openLegsTotal(tx, locked.id))
+        (await payouts.openLegsTotal(tx, locked.id))
       const planned = part.payout + part.fee
       if (free < planned) throw errors.businessRule('The escrow holds less than its payouts')
       const refund = part.final && free > planned ? free - planned : 0n

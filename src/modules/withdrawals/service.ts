@@ -1,6 +1,7 @@
 // Withdrawals to outside addresses (#22, #23): the request holds amount + fee in one transaction
-// with the withdrawal row, a pending transaction record and the outgoing transfer; the sender's
-// handlers move the withdrawal through processing to completed or failed and settle the hold.
+// with the withdrawal row, a pending transaction record and the outgoing transfer intent (with
+// what settlement books out of the hold on each outcome); `outcomes.ts` moves the withdrawal
+// through processing to completed or failed from settlement's reports.
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import { getAddress, isAddress } from 'viem'
@@ -12,16 +13,15 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
-import { noticeMail } from '../../platform/mail/templates.ts'
 import { confirmPassword } from '../account/password-guard.ts'
 import { AmountError, parseUnits } from '../payment/amounts.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
-import type { OutgoingView, Settlement } from '../settlement/outgoing/types.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { Ledger } from '../wallet/ledger.ts'
 import { formatExact, toCoinNumber, usdValue } from '../wallet/money.ts'
 import type { WalletService } from '../wallet/service.ts'
+import { feeKey, releaseKey, withdrawalOutcomes } from './outcomes.ts'
 import { withdrawalRepo } from './repo.ts'
 
 export const WITHDRAWAL_PURPOSE = 'withdrawal'
@@ -74,11 +74,7 @@ export class WithdrawalService {
       verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
     },
   ) {
-    deps.outgoing.on(WITHDRAWAL_PURPOSE, {
-      processing: (tx, t) => this.#processing(tx, t),
-      attemptFailed: (tx, t, message) => this.#attemptFailed(tx, t, message),
-      settled: (tx, t, outcome) => this.#settled(tx, t, outcome),
-    })
+    deps.outgoing.handle(WITHDRAWAL_PURPOSE, withdrawalOutcomes(deps))
   }
 
   /**
@@ -238,6 +234,28 @@ export class WithdrawalService {
       to: w.address,
       amount: w.amount,
       fundingAccountId: hold,
+      // Booked by settlement with the outcome. On success the fee stays at the user's address as
+      // platform value (it pays the gas of later sends); on failure amount and fee go back.
+      onCompleted:
+        w.fee > 0n
+          ? [
+              {
+                key: feeKey(id),
+                to: { kind: 'treasury', ownerId: w.from.toLowerCase() },
+                amount: w.fee,
+                kind: 'withdrawal.fee',
+              },
+            ]
+          : [],
+      onFailed: [
+        {
+          key: releaseKey(id),
+          to: { kind: 'user', ownerId: w.userId },
+          amount: w.amount + w.fee,
+          kind: 'withdrawal.release',
+          description: `Withdrawal ${id} failed: amount and fee released`,
+        },
+      ],
     })
     await withdrawalRepo.setOutgoing(tx, id, sent.id)
     await withdrawalRepo.audit(tx, now, w.userId, 'withdrawal.requested', w.ip, {
@@ -280,113 +298,5 @@ export class WithdrawalService {
         }
       }),
     }
-  }
-
-  // ---- the sender's handlers ------------------------------------------------------------------
-
-  async #processing(tx: Tx, t: OutgoingView) {
-    await withdrawalRepo.update(tx, this.deps.clock.now(), t.referenceId, { status: 'processing' }, [
-      'pending',
-    ])
-  }
-
-  async #attemptFailed(tx: Tx, t: OutgoingView, message: string) {
-    await withdrawalRepo.recordFailure(tx, this.deps.clock.now(), t.referenceId, message)
-  }
-
-  async #settled(tx: Tx, t: OutgoingView, outcome: Settlement) {
-    const { ledger, transactions, jobs } = this.deps
-    const w = await withdrawalRepo.lock(tx, t.referenceId)
-    if (!w || w.status === 'completed' || w.status === 'failed') return
-    const coin = this.#coin(w.coin)
-    const hold = await ledger.ensureAccount(tx, 'withdrawal_hold', w.ownerId, w.coin)
-    const amount = BigInt(w.amount)
-    const fee = BigInt(w.fee)
-    const amountText = `${formatExact(amount, coin.decimals)} ${coin.symbol}`
-    const user = await withdrawalRepo.user(tx, w.ownerId)
-    if (outcome.ok) {
-      if (fee > 0n) {
-        // The fee stays at the user's address as platform value (it pays the gas of later sends).
-        const parked = await ledger.ensureAccount(tx, 'treasury', t.from, w.coin)
-        const feeTransfer = await ledger.transfer(tx, {
-          key: `withdrawal:${w.id}:fee`,
-          coin: w.coin,
-          kind: 'withdrawal.fee',
-          legs: [
-            { account: hold, amount: -fee },
-            { account: parked, amount: fee },
-          ],
-        })
-        await transactions.record(tx, {
-          ownerId: w.ownerId,
-          coin: w.coin,
-          amount: fee,
-          type: 'withdrawal',
-          method: 'fee',
-          status: 'completed',
-          description: `Network fee of ${formatExact(fee, coin.decimals)} ${coin.symbol} for withdrawal ${w.id}`,
-          isFee: true,
-          transferId: feeTransfer.id,
-          txHash: outcome.txHash,
-          rate: w.usdRate,
-        })
-      }
-      await withdrawalRepo.update(tx, this.deps.clock.now(), w.id, {
-        status: 'completed',
-        txHash: outcome.txHash,
-      })
-      if (w.transactionId)
-        await transactions.update(tx, w.transactionId, {
-          status: 'completed',
-          responseData: outcome.responseData,
-          txHash: outcome.txHash,
-        })
-      if (user?.email)
-        await jobs.enqueue(
-          tx,
-          'mail.send',
-          noticeMail('withdrawal_completed', user.email, 'Your withdrawal was sent', [
-            user.firstName ? `Hello ${user.firstName},` : 'Hello,',
-            `Your withdrawal of ${amountText} to ${w.address} was sent.`,
-            `Transaction: ${outcome.txHash}`,
-          ]),
-        )
-      return
-    }
-    await ledger.transfer(tx, {
-      key: `withdrawal:${w.id}:release`,
-      coin: w.coin,
-      kind: 'withdrawal.release',
-      description: `Withdrawal ${w.id} failed: amount and fee released`,
-      legs: [
-        { account: hold, amount: -(amount + fee) },
-        { account: await ledger.ensureAccount(tx, 'user', w.ownerId, w.coin), amount: amount + fee },
-      ],
-    })
-    await withdrawalRepo.update(tx, this.deps.clock.now(), w.id, {
-      status: 'failed',
-      ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
-    })
-    if (w.transactionId)
-      await transactions.update(tx, w.transactionId, {
-        status: 'failed',
-        responseData: outcome.responseData,
-        ...(outcome.txHash ? { txHash: outcome.txHash } : {}),
-      })
-    if (user?.email)
-      await jobs.enqueue(
-        tx,
-        'mail.send',
-        noticeMail('withdrawal_failed', user.email, 'Your withdrawal failed', [
-          user.firstName ? `Hello ${user.firstName},` : 'Hello,',
-          `Your withdrawal of ${amountText} to ${w.address} could not be sent: ${outcome.message}.`,
-          'The amount and the fee are back in your wallet.',
-        ]),
-      )
-  }
-
-  #coin(reference: string) {
-    // Inactive coins still settle: read the chain's configuration, not the active list.
-    return this.deps.chain.coin(reference)
   }
 }

@@ -31,6 +31,22 @@ export interface JobContext {
 
 export type JobHandler = (payload: any, ctx: JobContext) => Promise<void>
 
+/**
+ * The payload type of each job kind that declares one. A module declares its kinds by merging
+ * into this interface (`declare module '.../platform/jobs/queue.ts' { interface JobPayloads {
+ * 'x.done': XDone } }`); `register` and `enqueue` of a declared kind are then checked against it.
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in the modules
+export interface JobPayloads {}
+/** The payload of a job kind: as declared in `JobPayloads`, or anything for other kinds. */
+export type PayloadOf<K extends string> = K extends keyof JobPayloads ? JobPayloads[K] : any
+
+export interface RegisterOptions {
+  maxAttempts?: number
+  baseDelayMs?: number
+  deleteOnSuccess?: boolean
+}
+
 interface Registered {
   handler: JobHandler
   maxAttempts: number
@@ -71,10 +87,10 @@ export class JobQueue {
     private readonly clock: Clock,
   ) {}
 
-  register(
-    kind: string,
-    handler: JobHandler,
-    opts: { maxAttempts?: number; baseDelayMs?: number; deleteOnSuccess?: boolean } = {},
+  register<K extends string>(
+    kind: K,
+    handler: (payload: PayloadOf<K>, ctx: JobContext) => Promise<void>,
+    opts: RegisterOptions = {},
   ) {
     this.#handlers.set(kind, {
       handler,
@@ -84,7 +100,12 @@ export class JobQueue {
     })
   }
 
-  async enqueue(ex: Executor, kind: string, payload: unknown, opts: EnqueueOptions = {}): Promise<string> {
+  async enqueue<K extends string>(
+    ex: Executor,
+    kind: K,
+    payload: PayloadOf<K>,
+    opts: EnqueueOptions = {},
+  ): Promise<string> {
     const id = newId()
     const maxAttempts = opts.maxAttempts ?? this.#handlers.get(kind)?.maxAttempts ?? 5
     const inserted = await ex

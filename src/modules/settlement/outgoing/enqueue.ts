@@ -38,6 +38,14 @@ export async function enqueueTransfer(
     const acc = await ledger.account(tx, input.fundingAccountId)
     if (!acc || acc.coin !== coin.reference) throw new Error('funding account of another coin')
   }
+  const postings = [
+    ...(input.onCompleted ?? []).map((p, seq) => ({ ...p, outcome: 'completed' as const, seq })),
+    ...(input.onFailed ?? []).map((p, seq) => ({ ...p, outcome: 'failed' as const, seq })),
+  ]
+  if (postings.length > 0 && !input.fundingAccountId) throw new Error('postings need a funding account')
+  for (const p of postings)
+    if (typeof p.amount !== 'bigint' || p.amount <= 0n || !p.key)
+      throw new Error('a posting needs a key and a positive bigint amount')
   const id = newId()
   const now = clock.now()
   const inserted = await outgoingRepo.insert(tx, {
@@ -59,6 +67,20 @@ export async function enqueueTransfer(
     updatedAt: now,
   })
   if (!inserted) return { id: await outgoingRepo.idByKey(tx, input.key), replayed: true }
+  await outgoingRepo.insertPostings(
+    tx,
+    postings.map((p) => ({
+      transferId: id,
+      outcome: p.outcome,
+      seq: p.seq,
+      idempotencyKey: p.key,
+      accountKind: p.to.kind,
+      accountOwnerId: p.to.ownerId,
+      amount: p.amount.toString(),
+      kind: p.kind,
+      description: p.description ?? '',
+    })),
+  )
   await scheduleRun(s, tx, id, 0, now)
   s.deps.log.info(
     {

@@ -35,12 +35,9 @@ type ReserveResult = 'ok' | 'wait' | 'scan' | 'topup-failed'
  * watcher to credit it. Throws when the last top-up failed (a failed attempt of the transfer).
  */
 export async function reserveGas(s: SenderContext, row: OutgoingRow, maxFee: bigint): Promise<boolean> {
-  let result = await reserveOnce(s, row, maxFee)
-  if (result === 'scan') {
-    // The top-up landed but the watcher has not credited it yet.
-    await s.deps.wallets.scanNow()
-    result = await reserveOnce(s, row, maxFee)
-  }
+  const result = await reserveOnce(s, row, maxFee)
+  // The top-up landed but the watcher has not credited it yet: ask for a scan, and wait.
+  if (result === 'scan') await s.deps.wallets.requestScan()
   if (result === 'topup-failed')
     throw new ChainError('UNAVAILABLE', 'the gas top-up of the sending address failed; another was requested')
   return result === 'ok'

@@ -1,16 +1,20 @@
 // Failed attempts and the settlement of a transfer. A transfer settles exactly once, in one
-// database transaction under its row lock: its status, its gas, and on success the value out of
-// the funding account to the chain's clearing account. A signed transaction that may still be
-// mined is never reported failed: only a receipt, or its nonce taken by another transaction, ends
-// it, so value is never released while it can still leave.
+// database transaction under its row lock: its status, its gas, on success the value out of the
+// funding account to the chain's clearing account, the postings the caller asked for, and the job
+// that reports the outcome to the caller. A signed transaction that may still be mined is never
+// reported failed: only a receipt, or its nonce taken by another transaction, ends it, so value is
+// never released while it can still leave.
 import type { Hash } from 'viem'
 import type { Tx } from '../../../db/index.ts'
 import { AppError } from '../../../http/errors.ts'
 import { ChainError, type TransferReceipt } from '../../../platform/chain/types.ts'
 import { scheduleRun } from './enqueue.ts'
+import { TRANSFER_ATTEMPT_FAILED, TRANSFER_FAILED, TRANSFER_SETTLED } from './events.ts'
 import { bookGas } from './gas.ts'
+import { bookPostings } from './postings.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
-import { isFinal, json, type OutgoingView, PermanentFailure, type SenderContext, viewOf } from './types.ts'
+import { eventOf, report } from './report.ts'
+import { isFinal, json, PermanentFailure, type SenderContext } from './types.ts'
 
 /** HTTP-like numeric status of a failure, for `responseData`. */
 function statusOf(code: string): number {
@@ -79,12 +83,27 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown) 
     const now = clock.now()
     const seq = current.wakeSeq + 1
     await outgoingRepo.addFailure(tx, id, { failures, message, wakeSeq: seq }, now)
-    const view = { ...viewOf(current), failures, errors: [...(current.errors ?? []), message] }
-    await s.handlers(current.purpose)?.attemptFailed?.(tx, view, message)
+    const failed = { ...current, failures, errors: [...(current.errors ?? []), message] }
     if (settleNow) {
-      await settleFailure(s, tx, current, view, { code, message, reason: 'failed', receipt: null })
+      await settleFailure(s, tx, failed, { code, message, reason: 'failed', receipt: null })
       return
     }
+    await report(s, tx, TRANSFER_ATTEMPT_FAILED, {
+      ...eventOf(current),
+      attempt: failures,
+      error: message,
+    })
+    s.deps.log.warn(
+      {
+        transferId: id,
+        purpose: current.purpose,
+        referenceId: current.referenceId,
+        attempt: failures,
+        final,
+        error: message,
+      },
+      'outgoing transfer attempt failed',
+    )
     let delay = Math.min(s.options.baseDelayMs * 2 ** (failures - 1), s.options.maxDelayMs)
     if (signedMeanwhile) delay = s.options.baseDelayMs
     else if (final) {
@@ -135,14 +154,12 @@ async function receiptText(s: SenderContext, r: TransferReceipt): Promise<string
 
 /** Settles a mined transfer: completed (value and gas booked) or, when reverted, failed (gas booked). */
 export async function settleWithReceipt(s: SenderContext, id: string, receipt: TransferReceipt) {
-  const { db, ledger, clock } = s.deps
+  const { db, ledger, clock, log } = s.deps
   const text = await receiptText(s, receipt)
   await db.transaction().execute(async (tx) => {
     const row = await s.load(tx, id, true)
     if (!row || isFinal(row.status)) return
-    const view = viewOf(row)
     await bookGas(s, tx, row, receipt.fee)
-    const handlers = s.handlers(row.purpose)
     const now = clock.now()
     if (receipt.status === 'success') {
       if (row.fundingAccountId) {
@@ -157,36 +174,62 @@ export async function settleWithReceipt(s: SenderContext, id: string, receipt: T
           ],
         })
       }
+      const booked = await bookPostings(s, tx, row, 'completed')
       await outgoingRepo.markCompleted(tx, id, text, now)
-      await handlers?.settled(
-        tx,
-        { ...view, status: 'completed' },
-        { ok: true, txHash: receipt.hash.toLowerCase(), receipt, responseData: text },
+      const txHash = receipt.hash.toLowerCase()
+      await report(s, tx, TRANSFER_SETTLED, {
+        ...eventOf(row),
+        txHash,
+        gasUsed: receipt.gasUsed.toString(),
+        responseData: text,
+        booked,
+      })
+      log.info(
+        {
+          transferId: id,
+          purpose: row.purpose,
+          referenceId: row.referenceId,
+          coin: row.coin,
+          amount: row.amount,
+          from: row.fromAddress,
+          to: row.toAddress,
+          txHash,
+          blockNumber: receipt.blockNumber.toString(),
+          gasUsed: receipt.gasUsed.toString(),
+          gasFee: receipt.fee.toString(),
+        },
+        'outgoing transfer confirmed',
       )
       return
     }
     const message = 'the transaction was mined but reverted'
-    await outgoingRepo.addFailure(tx, id, { failures: row.failures + 1, message }, now)
-    const failedView = { ...view, failures: row.failures + 1, errors: [...view.errors, message] }
-    await handlers?.attemptFailed?.(tx, failedView, message)
-    await settleFailure(s, tx, row, failedView, {
-      code: 'REVERTED',
-      message,
-      reason: 'reverted',
-      receipt: text,
-    })
+    const failures = row.failures + 1
+    await outgoingRepo.addFailure(tx, id, { failures, message }, now)
+    await settleFailure(
+      s,
+      tx,
+      { ...row, failures, errors: [...(row.errors ?? []), message] },
+      {
+        code: 'REVERTED',
+        message,
+        reason: 'reverted',
+        receipt: text,
+      },
+    )
   })
 }
 
+/** Settles a transfer as failed for good: its gas reservation back (when nothing was mined), the
+ * postings for a failure booked, and the failure reported. `row` counts the last attempt. */
 async function settleFailure(
   s: SenderContext,
   tx: Tx,
   row: OutgoingRow,
-  view: OutgoingView,
   f: { code: string; message: string; reason: 'failed' | 'reverted'; receipt: string | null },
 ) {
   // Nothing was mined: the whole gas reservation goes back.
   if (f.reason === 'failed') await bookGas(s, tx, row, 0n)
+  const errors = row.errors ?? []
   const error = {
     error: true,
     status: statusOf(f.code),
@@ -194,21 +237,37 @@ async function settleFailure(
     data: {
       code: f.code,
       reason: f.reason,
-      attempts: view.failures,
-      errors: view.errors,
+      attempts: row.failures,
+      errors,
       ...(f.reason === 'reverted' ? { txHash: row.txHash, receipt: JSON.parse(f.receipt!) } : {}),
     },
   }
+  const booked = await bookPostings(s, tx, row, 'failed')
   await outgoingRepo.markFailed(tx, row.id, json(error), f.receipt, s.deps.clock.now())
-  await s.handlers(row.purpose)?.settled(
-    tx,
-    { ...view, status: 'failed' },
+  const txHash = f.reason === 'reverted' ? row.txHash : null
+  await report(s, tx, TRANSFER_FAILED, {
+    ...eventOf(row),
+    attempt: row.failures,
+    error: f.message,
+    code: f.code,
+    reverted: f.reason === 'reverted',
+    txHash,
+    responseData: json(error),
+    booked,
+  })
+  s.deps.log.warn(
     {
-      ok: false,
-      txHash: f.reason === 'reverted' ? row.txHash : null,
-      responseData: json(error),
-      message: f.message,
+      transferId: row.id,
+      purpose: row.purpose,
+      referenceId: row.referenceId,
+      coin: row.coin,
+      amount: row.amount,
+      from: row.fromAddress,
+      to: row.toAddress,
+      txHash,
       code: f.code,
+      attempts: row.failures,
     },
+    'outgoing transfer failed',
   )
 }

@@ -1,7 +1,9 @@
-// SQL of outgoing transfers and the per-address nonces (tables `outgoing_transfers`,
-// `outgoing_nonces`), and the chain reads the sender needs from the deposit watcher's tables.
+// SQL of outgoing transfers, their postings and reported events, and the per-address nonces
+// (tables `outgoing_transfers`, `outgoing_postings`, `outgoing_events`, `outgoing_nonces`), and
+// the chain reads the sender needs from the deposit watcher's tables.
 import { type Insertable, sql } from 'kysely'
 import type { Executor, Tx } from '../../../db/index.ts'
+import type { OutgoingPostingsTable } from '../../../db/tables/outgoing.ts'
 import type { OutgoingTransfersTable } from '../../../db/tables/withdrawals.ts'
 
 export type OutgoingRow = NonNullable<Awaited<ReturnType<typeof outgoingRepo.load>>>
@@ -31,6 +33,11 @@ export const outgoingRepo = {
     let q = ex.selectFrom('outgoingTransfers').selectAll().where('id', '=', id)
     if (forUpdate) q = q.forUpdate()
     return q.executeTakeFirst()
+  },
+
+  async statuses(ex: Executor, ids: string[]) {
+    if (ids.length === 0) return []
+    return ex.selectFrom('outgoingTransfers').select(['id', 'status']).where('id', 'in', ids).execute()
   },
 
   async setWakeSeq(ex: Executor, id: string, seq: number, at: Date) {
@@ -168,5 +175,44 @@ export const outgoingRepo = {
       .set({ status: 'failed', error, receipt, settledAt: at, updatedAt: at })
       .where('id', '=', id)
       .execute()
+  },
+
+  async insertPostings(tx: Tx, rows: Insertable<OutgoingPostingsTable>[]) {
+    if (rows.length > 0) await tx.insertInto('outgoingPostings').values(rows).execute()
+  },
+
+  postings(ex: Executor, transferId: string, outcome: 'completed' | 'failed') {
+    return ex
+      .selectFrom('outgoingPostings')
+      .selectAll()
+      .where('transferId', '=', transferId)
+      .where('outcome', '=', outcome)
+      .orderBy('seq')
+      .execute()
+  },
+
+  async setPostingBooked(
+    tx: Tx,
+    p: { transferId: string; outcome: string; seq: number },
+    ledgerTransferId: string,
+  ) {
+    await tx
+      .updateTable('outgoingPostings')
+      .set({ ledgerTransferId })
+      .where('transferId', '=', p.transferId)
+      .where('outcome', '=', p.outcome as 'completed' | 'failed')
+      .where('seq', '=', p.seq)
+      .execute()
+  },
+
+  /** Records that a reported event was applied; false when it had been already. */
+  async claimEvent(tx: Tx, transferId: string, event: string, at: Date): Promise<boolean> {
+    const row = await tx
+      .insertInto('outgoingEvents')
+      .values({ transferId, event, appliedAt: at })
+      .onConflict((oc) => oc.columns(['transferId', 'event']).doNothing())
+      .returning('event')
+      .executeTakeFirst()
+    return row !== undefined
   },
 }

@@ -6,10 +6,12 @@ import { getAddress, type Hash, type Hex } from 'viem'
 import { toChainError } from '../../../platform/chain/errors.ts'
 import { ChainError } from '../../../platform/chain/types.ts'
 import { scheduleRun } from './enqueue.ts'
+import { TRANSFER_STARTED } from './events.ts'
 import { reserveGas } from './gas.ts'
 import { takeNonce } from './nonces.ts'
 import { attemptFailed, settleWithReceipt } from './outcome.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
+import { eventOf, report } from './report.ts'
 import {
   isFinal,
   PermanentFailure,
@@ -18,7 +20,6 @@ import {
   platformSigner,
   type SenderContext,
   SimulatedCrash,
-  viewOf,
 } from './types.ts'
 
 const NATIVE_GAS = 21_000n
@@ -33,6 +34,8 @@ export async function runTransfer(s: SenderContext, id: string): Promise<void> {
     if (err instanceof SimulatedCrash) throw err
     await attemptFailed(s, id, err)
   }
+  const after = await s.load(s.deps.db, id)
+  if (after && isFinal(after.status)) await s.crashPoint('after-settle', id)
 }
 
 async function advance(s: SenderContext, first: OutgoingRow) {
@@ -68,7 +71,19 @@ async function advance(s: SenderContext, first: OutgoingRow) {
         if (!receipt) throw new PermanentFailure('NONCE_TOO_LOW', 'the nonce was used by another transaction')
       } else throw e
     }
-    if (row.status === 'signed') await outgoingRepo.markSent(db, row.id, clock.now())
+    if (row.status === 'signed') {
+      await outgoingRepo.markSent(db, row.id, clock.now())
+      s.deps.log.info(
+        {
+          transferId: row.id,
+          purpose: row.purpose,
+          referenceId: row.referenceId,
+          txHash: hash,
+          nonce: row.nonce,
+        },
+        'outgoing transfer broadcast',
+      )
+    }
     await s.crashPoint('after-broadcast', row.id)
   }
   receipt ??= await chain.waitForReceipt(hash, {
@@ -84,7 +99,7 @@ async function markStarted(s: SenderContext, id: string) {
     const row = await s.load(tx, id, true)
     if (!row || row.startedAt || isFinal(row.status)) return
     await outgoingRepo.markStarted(tx, id, s.deps.clock.now())
-    await s.handlers(row.purpose)?.processing?.(tx, viewOf(row))
+    await report(s, tx, TRANSFER_STARTED, eventOf(row))
   })
 }
 
@@ -168,6 +183,21 @@ async function sign(s: SenderContext, id: string, prepared: Prepared) {
         maxFee: signed.maxFee,
       },
       clock.now(),
+    )
+    s.deps.log.info(
+      {
+        transferId: id,
+        purpose: row.purpose,
+        referenceId: row.referenceId,
+        coin: row.coin,
+        amount: row.amount,
+        from: row.fromAddress,
+        to: row.toAddress,
+        nonce,
+        txHash: signed.hash.toLowerCase(),
+        maxFee: signed.maxFee.toString(),
+      },
+      'outgoing transfer signed',
     )
     await wallets.registerOutgoing(tx, {
       txHash: signed.hash,

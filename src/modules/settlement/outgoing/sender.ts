@@ -1,16 +1,20 @@
 // The crash-safe sender of outgoing chain transfers (`services.outgoing`), used by withdrawals,
 // escrow payouts and gas top-ups. Callers enqueue an intent in their own transaction
-// (`enqueue.ts`); the `outgoing.send` job runs it (`runner.ts`) and settles it once (`outcome.ts`).
+// (`enqueue.ts`); the `outgoing.send` job runs it (`runner.ts`) and settles it once (`outcome.ts`),
+// reporting each event to the caller's handlers through jobs (`report.ts`).
 import type { Executor, Tx } from '../../../db/index.ts'
+import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
+import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import { enqueueTransfer } from './enqueue.ts'
+import type { OutcomeHandlers } from './events.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
+import { registerReportJobs } from './report.ts'
 import { runTransfer } from './runner.ts'
 import {
   type CrashPoint,
   DEFAULT_SENDER_OPTIONS,
   type EnqueueTransfer,
-  GAS_TOPUP_PURPOSE,
-  type OutgoingHandlers,
+  OUTGOING_JOB,
   type OutgoingView,
   type SenderContext,
   type SenderDeps,
@@ -19,7 +23,7 @@ import {
 } from './types.ts'
 
 export class OutgoingSender implements SenderContext {
-  readonly #handlers = new Map<string, OutgoingHandlers>()
+  readonly #handlers = new Map<string, OutcomeHandlers>()
   readonly options: SenderOptions
   /** tests only: called at each crash point; throw SimulatedCrash to "kill" the worker there */
   testHook: ((at: CrashPoint, transferId: string) => void | Promise<void>) | undefined
@@ -29,21 +33,27 @@ export class OutgoingSender implements SenderContext {
     options: Partial<SenderOptions> = {},
   ) {
     this.options = { ...DEFAULT_SENDER_OPTIONS, ...options }
-    // Top-ups are transfers of this sender too; the watcher credits their arrival.
-    this.on(GAS_TOPUP_PURPOSE, { settled: async () => {} })
   }
 
   get chainKey() {
     return String(this.deps.chain.chainId)
   }
 
-  /** Registers the handlers of a purpose (replaces earlier ones). */
-  on(purpose: string, handlers: OutgoingHandlers) {
+  /**
+   * Registers the outcome handlers of a purpose (once, at start-up, by the module that enqueues
+   * transfers of that purpose). They run from the report jobs, each in its own transaction.
+   */
+  handle(purpose: string, handlers: OutcomeHandlers) {
+    if (this.#handlers.has(purpose)) throw new Error(`outcome handlers of ${purpose} are registered already`)
     this.#handlers.set(purpose, handlers)
   }
 
-  handlers(purpose: string) {
-    return this.#handlers.get(purpose)
+  /** Registers the jobs that send transfers and report their events. */
+  registerJobs(jobs: JobQueue) {
+    // Each run is one attempt; the sender schedules its own retries. The queue's retries only
+    // cover a run that died (crash, lost database): a high limit, so a transfer is never dropped.
+    jobs.register(OUTGOING_JOB, (payload) => this.run(payload.id), { maxAttempts: 1000, baseDelayMs: 2000 })
+    registerReportJobs(this, jobs, (purpose) => this.#handlers.get(purpose))
   }
 
   /**
@@ -58,6 +68,16 @@ export class OutgoingSender implements SenderContext {
   async get(ex: Executor, id: string): Promise<OutgoingView | undefined> {
     const row = await this.load(ex, id)
     return row && viewOf(row)
+  }
+
+  /** The status of each transfer in `ids` that exists. */
+  async statuses(ex: Executor, ids: string[]): Promise<Map<string, OutgoingStatus>> {
+    return new Map((await outgoingRepo.statuses(ex, ids)).map((r) => [r.id, r.status]))
+  }
+
+  /** True once the deposit watcher credited what transaction `txHash` delivered to `address`. */
+  credited(ex: Executor, txHash: string, address: string): Promise<boolean> {
+    return outgoingRepo.depositCredited(ex, this.chainKey, txHash, address)
   }
 
   load(ex: Executor, id: string, forUpdate = false): Promise<OutgoingRow | undefined> {

@@ -1,17 +1,12 @@
 // Shapes of outgoing chain transfers: the intent a caller enqueues, the view handed back, the
 // sender's options, and the shared context the steps (enqueue, runner, gas, nonces) work in.
 import type { Logger } from 'pino'
-import type { Db, Executor, Tx } from '../../../db/index.ts'
+import type { Db, Executor } from '../../../db/index.ts'
 import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
-import type {
-  ChainAdapter,
-  ChainSigner,
-  FeeEstimate,
-  TransferReceipt,
-} from '../../../platform/chain/types.ts'
+import type { ChainAdapter, ChainSigner, FeeEstimate } from '../../../platform/chain/types.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
-import type { Ledger } from '../../wallet/ledger.ts'
+import type { Ledger, LedgerAccountKind } from '../../wallet/ledger.ts'
 import type { WalletService } from '../../wallet/service.ts'
 import type { OutgoingRow } from './repo.ts'
 
@@ -34,7 +29,7 @@ export function platformSigner(chain: ChainAdapter, name: PlatformSigner): Chain
 }
 
 export interface EnqueueTransfer {
-  /** what the transfer is for; selects the handlers (`withdrawal`, `escrow.leg`, ...) */
+  /** what the transfer is for; selects the outcome handlers (`withdrawal`, `escrow.leg`, ...) */
   purpose: string
   /** the caller's record (withdrawal id, escrow leg id); handed back to the handlers */
   referenceId: string
@@ -58,6 +53,32 @@ export interface EnqueueTransfer {
   creditAccountId?: string
   /** free data kept with the transfer and handed back to the handlers */
   meta?: Record<string, unknown>
+  /** postings out of `fundingAccountId` booked with the settlement when the transfer completes
+   * (besides the value itself, which goes to the chain) */
+  onCompleted?: Posting[]
+  /** postings out of `fundingAccountId` booked when the transfer fails for good */
+  onFailed?: Posting[]
+}
+
+/**
+ * A ledger posting out of a transfer's funding account that settlement books in the transaction
+ * that settles the transfer, so that the hold and the chain never disagree in between.
+ */
+export interface Posting {
+  /** the ledger idempotency key */
+  key: string
+  /** the credited account, by kind and owner, in the transfer's coin (created when missing) */
+  to: { kind: LedgerAccountKind; ownerId: string }
+  /** base units, > 0 */
+  amount: bigint
+  /** the ledger transfer's kind */
+  kind: string
+  description?: string
+}
+
+/** The payload of the `outgoing.send` job. */
+export interface OutgoingSendJob {
+  id: string
 }
 
 /** A transfer as handlers see it. */
@@ -78,35 +99,6 @@ export interface OutgoingView {
   meta: Record<string, unknown>
 }
 
-/** The result handed to `settled`. `responseData` is the JSON text to show (SPEC Errors 5). */
-export type Settlement =
-  | {
-      ok: true
-      txHash: string
-      receipt: TransferReceipt
-      /** JSON text of the receipt: transactionHash, blockNumber, blockHash, from, to, status, gasUsed, effectiveGasPrice, logs */
-      responseData: string
-    }
-  | {
-      ok: false
-      /** set when the transaction was mined but reverted (its gas was spent) */
-      txHash: string | null
-      /** JSON text: { error: true, status, message, data: { code, reason, attempts, errors, txHash? } } */
-      responseData: string
-      message: string
-      code: string
-    }
-
-export interface OutgoingHandlers {
-  /** once, when a worker first picks the transfer up (in a transaction) */
-  processing?: (tx: Tx, t: OutgoingView) => Promise<void>
-  /** after each failed attempt that will be retried or is final (in a transaction) */
-  attemptFailed?: (tx: Tx, t: OutgoingView, message: string) => Promise<void>
-  /** exactly once, when the transfer completed or finally failed, in the transaction that settles
-   * it (the sender's own ledger postings are in the same transaction) */
-  settled: (tx: Tx, t: OutgoingView, outcome: Settlement) => Promise<void>
-}
-
 /** Thrown by the test hook: behaves like the worker process dying at that point. */
 export class SimulatedCrash extends Error {
   constructor(readonly at: CrashPoint) {
@@ -115,7 +107,10 @@ export class SimulatedCrash extends Error {
   }
 }
 
-export type CrashPoint = 'before-sign' | 'after-sign' | 'after-broadcast' | 'after-receipt'
+/** Where a test may "kill" the worker: before signing, after the signed transaction was stored,
+ * after it was broadcast, after its receipt was read, and after the settlement committed (its
+ * report not yet run). */
+export type CrashPoint = 'before-sign' | 'after-sign' | 'after-broadcast' | 'after-receipt' | 'after-settle'
 
 /** A failure that retrying cannot fix. */
 export class PermanentFailure extends Error {
@@ -178,8 +173,6 @@ export interface SenderContext {
   readonly options: SenderOptions
   /** the chain id as stored in the tables */
   readonly chainKey: string
-  /** the handlers of a purpose, if any */
-  handlers(purpose: string): OutgoingHandlers | undefined
   /** reads a transfer (tests wrap it to interleave workers) */
   load(ex: Executor, id: string, forUpdate?: boolean): Promise<OutgoingRow | undefined>
   /** tests only: a point where a worker may "die" */

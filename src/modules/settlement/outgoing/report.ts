@@ -1,0 +1,83 @@
+// Reports of a transfer's events to its caller: a job written in the transaction of settlement's
+// own change, and the handlers that apply it once each, in a transaction of their own.
+import type { Tx } from '../../../db/index.ts'
+import { type JobQueue, type PayloadOf, PermanentJobError } from '../../../platform/jobs/queue.ts'
+import {
+  type OutcomeHandlers,
+  TRANSFER_ATTEMPT_FAILED,
+  TRANSFER_FAILED,
+  TRANSFER_SETTLED,
+  TRANSFER_STARTED,
+  type TransferEvent,
+} from './events.ts'
+import { type OutgoingRow, outgoingRepo } from './repo.ts'
+import type { SenderContext } from './types.ts'
+
+const REPORT_KINDS = [TRANSFER_STARTED, TRANSFER_ATTEMPT_FAILED, TRANSFER_SETTLED, TRANSFER_FAILED] as const
+type ReportKind = (typeof REPORT_KINDS)[number]
+
+/** What every report of a transfer carries. */
+export function eventOf(row: OutgoingRow): TransferEvent {
+  return {
+    transferId: row.id,
+    purpose: row.purpose,
+    referenceId: row.referenceId,
+    coin: row.coin,
+    from: row.fromAddress,
+    to: row.toAddress,
+    amount: row.amount,
+    meta: row.meta ?? {},
+  }
+}
+
+/** Writes the job that reports an event of a transfer, in the transaction of the change. */
+export async function report<K extends ReportKind>(s: SenderContext, tx: Tx, kind: K, payload: PayloadOf<K>) {
+  const event = eventId(kind, payload)
+  await s.deps.jobs.enqueue(tx, kind, payload, { dedupeKey: `${kind}:${payload.transferId}:${event}` })
+}
+
+/** The event a report is about: one per transfer for its start and its outcome, one per attempt. */
+function eventId(kind: ReportKind, payload: TransferEvent & { attempt?: number }): string {
+  if (kind === TRANSFER_STARTED) return 'started'
+  if (kind === TRANSFER_ATTEMPT_FAILED) return `attempt:${payload.attempt}`
+  return 'outcome'
+}
+
+/**
+ * Registers the report jobs: each finds the handlers of its purpose and runs the matching one in
+ * a transaction that also records the event as applied, so a report that runs twice (a worker
+ * died after the commit) changes nothing the second time.
+ */
+export function registerReportJobs(
+  s: SenderContext,
+  jobs: JobQueue,
+  handlersOf: (purpose: string) => OutcomeHandlers | undefined,
+) {
+  const run = async <K extends ReportKind>(kind: K, payload: PayloadOf<K>) => {
+    const handlers = handlersOf(payload.purpose)
+    if (!handlers) {
+      s.deps.log.error(
+        { transferId: payload.transferId, purpose: payload.purpose, kind },
+        'no handlers for this purpose',
+      )
+      throw new PermanentJobError(`no outcome handlers for purpose ${payload.purpose}`)
+    }
+    await s.deps.db.transaction().execute(async (tx) => {
+      const fresh = await outgoingRepo.claimEvent(
+        tx,
+        payload.transferId,
+        eventId(kind, payload),
+        s.deps.clock.now(),
+      )
+      if (!fresh) return
+      const p = payload as never
+      if (kind === TRANSFER_STARTED) await handlers.started?.(tx, p)
+      else if (kind === TRANSFER_ATTEMPT_FAILED) await handlers.attemptFailed?.(tx, p)
+      else if (kind === TRANSFER_SETTLED) await handlers.settled(tx, p)
+      else await handlers.failed(tx, p)
+    })
+  }
+  // A report must not be dropped: the caller's record would never learn the outcome.
+  const opts = { maxAttempts: 1000, baseDelayMs: 2000 }
+  for (const kind of REPORT_KINDS) jobs.register(kind, (payload) => run(kind, payload), opts)
+}

@@ -1,0 +1,116 @@
+// What settlement reports about a withdrawal's transfer, applied to the withdrawal: `processing`
+// when a worker picks it up, each failed attempt (`retryCount`, `errMsg`), and the outcome (status,
+// transaction records, the user's mail). Each handler runs once per report, in its own
+// transaction. The money moved with the outcome itself: settlement booked the amount to the
+// chain and the fee to the address's treasury account, or the hold back to the wallet.
+import type { Tx } from '../../db/index.ts'
+import type { ChainAdapter } from '../../platform/chain/types.ts'
+import type { Clock } from '../../platform/clock.ts'
+import type { JobQueue } from '../../platform/jobs/queue.ts'
+import { noticeMail } from '../../platform/mail/templates.ts'
+import type { OutcomeHandlers } from '../settlement/outgoing/events.ts'
+import type { TransactionService } from '../transactions/service.ts'
+import { formatExact } from '../wallet/money.ts'
+import { withdrawalRepo } from './repo.ts'
+
+/** The ledger key of a withdrawal's fee, booked by settlement when its transfer completes. */
+export const feeKey = (withdrawalId: string) => `withdrawal:${withdrawalId}:fee`
+/** The ledger key of a failed withdrawal's hold going back to the wallet. */
+export const releaseKey = (withdrawalId: string) => `withdrawal:${withdrawalId}:release`
+
+export function withdrawalOutcomes(deps: {
+  clock: Clock
+  chain: ChainAdapter
+  jobs: JobQueue
+  transactions: TransactionService
+}): OutcomeHandlers {
+  const { clock, jobs, transactions } = deps
+  /** The withdrawal, locked, while its outcome is still open. */
+  const open = async (tx: Tx, id: string) => {
+    const w = await withdrawalRepo.lock(tx, id)
+    if (!w || w.status === 'completed' || w.status === 'failed') return undefined
+    // Inactive coins still settle: read the chain's configuration, not the active list.
+    const coin = deps.chain.coin(w.coin)
+    const user = await withdrawalRepo.user(tx, w.ownerId)
+    const hello = user?.firstName ? `Hello ${user.firstName},` : 'Hello,'
+    const amountText = `${formatExact(BigInt(w.amount), coin.decimals)} ${coin.symbol}`
+    return { w, coin, email: user?.email, hello, amountText }
+  }
+
+  return {
+    async started(tx, e) {
+      await withdrawalRepo.update(tx, clock.now(), e.referenceId, { status: 'processing' }, ['pending'])
+    },
+
+    async attemptFailed(tx, e) {
+      await withdrawalRepo.recordFailure(tx, clock.now(), e.referenceId, e.error)
+    },
+
+    async settled(tx, e) {
+      const found = await open(tx, e.referenceId)
+      if (!found) return
+      const { w, coin } = found
+      const fee = BigInt(w.fee)
+      if (fee > 0n)
+        await transactions.record(tx, {
+          ownerId: w.ownerId,
+          coin: w.coin,
+          amount: fee,
+          type: 'withdrawal',
+          method: 'fee',
+          status: 'completed',
+          description: `Network fee of ${formatExact(fee, coin.decimals)} ${coin.symbol} for withdrawal ${w.id}`,
+          isFee: true,
+          transferId: e.booked[feeKey(w.id)] ?? null,
+          txHash: e.txHash,
+          rate: w.usdRate,
+        })
+      await withdrawalRepo.update(tx, clock.now(), w.id, { status: 'completed', txHash: e.txHash })
+      if (w.transactionId)
+        await transactions.update(tx, w.transactionId, {
+          status: 'completed',
+          responseData: e.responseData,
+          txHash: e.txHash,
+        })
+      if (found.email)
+        await jobs.enqueue(
+          tx,
+          'mail.send',
+          noticeMail('withdrawal_completed', found.email, 'Your withdrawal was sent', [
+            found.hello,
+            `Your withdrawal of ${found.amountText} to ${w.address} was sent.`,
+            `Transaction: ${e.txHash}`,
+          ]),
+        )
+    },
+
+    async failed(tx, e) {
+      const found = await open(tx, e.referenceId)
+      if (!found) return
+      const { w } = found
+      const now = clock.now()
+      // The report of the outcome is also the report of the last failed attempt.
+      await withdrawalRepo.recordFailure(tx, now, w.id, e.error)
+      await withdrawalRepo.update(tx, now, w.id, {
+        status: 'failed',
+        ...(e.txHash ? { txHash: e.txHash } : {}),
+      })
+      if (w.transactionId)
+        await transactions.update(tx, w.transactionId, {
+          status: 'failed',
+          responseData: e.responseData,
+          ...(e.txHash ? { txHash: e.txHash } : {}),
+        })
+      if (found.email)
+        await jobs.enqueue(
+          tx,
+          'mail.send',
+          noticeMail('withdrawal_failed', found.email, 'Your withdrawal failed', [
+            found.hello,
+            `Your withdrawal of ${found.amountText} to ${w.address} could not be sent: ${e.error}.`,
+            'The amount and the fee are back in your wallet.',
+          ]),
+        )
+    },
+  }
+}

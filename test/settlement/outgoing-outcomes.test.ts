@@ -1,0 +1,254 @@
+// Outcomes of outgoing transfers reach their callers through report jobs written in the same
+// transaction as settlement's own change. Between the settlement's commit and its report, the
+// money is already exact (ledger = chain, the hold settled); the report then updates the caller's
+// records, once, however often it runs.
+import { sql } from 'kysely'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { createUser, type TestUser } from '../helpers/factories.ts'
+import {
+  AVAX,
+  balanceOf,
+  expectConsistent,
+  freshAddress,
+  fundUser,
+  settleAll,
+  walletAddress,
+} from '../withdrawals/helpers.ts'
+
+let t: TestApp
+const FEE = AVAX / 1000n
+
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterEach(() => {
+  t.app.services.outgoing.testHook = undefined
+  t.app.services.chain.devnet!.setDown(false)
+})
+afterAll(() => t?.close())
+
+async function withdraw(user: TestUser, amount: number, to: string) {
+  const res = await t.req({
+    method: 'POST',
+    url: '/v1/withdrawals/',
+    token: user.token,
+    payload: { amount, coin: 'avax', address: to, password: user.password },
+  })
+  expect(res.statusCode, res.body).toBe(200)
+  const withdrawalId: string = res.json().data.withdrawalId
+  const row = await t.database.db
+    .selectFrom('withdrawals')
+    .select('outgoingId')
+    .where('id', '=', withdrawalId)
+    .executeTakeFirstOrThrow()
+  return { withdrawalId, transferId: row.outgoingId! }
+}
+
+function withdrawal(id: string) {
+  return t.database.db.selectFrom('withdrawals').selectAll().where('id', '=', id).executeTakeFirstOrThrow()
+}
+
+function transfer(id: string) {
+  return t.database.db
+    .selectFrom('outgoingTransfers')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow()
+}
+
+async function countMails(user: TestUser, kind: string) {
+  const rows = await t.database.db
+    .selectFrom('mails')
+    .select('id')
+    .where('toAddress', '=', user.email)
+    .where('kind', '=', kind)
+    .execute()
+  return rows.length
+}
+
+async function feeRecords(userId: string) {
+  return t.database.db
+    .selectFrom('transactions')
+    .select(['id', 'transferId', 'txHash'])
+    .where('ownerId', '=', userId)
+    .where('method', '=', 'fee')
+    .execute()
+}
+
+/** The report jobs written for a transfer, oldest first. */
+function reports(transferId: string) {
+  return t.database.db
+    .selectFrom('jobs')
+    .select(['kind', 'payload', 'status'])
+    .where('kind', 'like', 'transfer.%')
+    .where(sql<string>`payload->>'transferId'`, '=', transferId)
+    .orderBy('createdAt')
+    .execute()
+}
+
+/** Runs the queue, moving the clock, until the hook fired. */
+async function runUntil(done: () => boolean) {
+  for (let i = 0; i < 30 && !done(); i++) {
+    await t.drain()
+    if (!done()) t.clock.advance(5_000)
+  }
+  expect(done()).toBe(true)
+}
+
+describe('outcome reports', () => {
+  it('books the money with the settlement and updates the withdrawal with its report, once', async () => {
+    const user = await createUser(t)
+    await fundUser(t, 10, user, 'avax', 2n * AVAX)
+    const from = (await walletAddress(t, user)).toLowerCase()
+    const to = freshAddress()
+    const { withdrawalId, transferId } = await withdraw(user, 0.5, to)
+
+    // The worker dies right after the settlement committed: its report has not run.
+    let between: Record<string, unknown> | undefined
+    t.app.services.outgoing.testHook = async (at, id) => {
+      if (at !== 'after-settle' || id !== transferId || between) return
+      const [w, tr] = await Promise.all([withdrawal(withdrawalId), transfer(transferId)])
+      between = {
+        transfer: tr.status,
+        withdrawal: w.status,
+        wallet: await balanceOf(t, user.id, 'avax'),
+        hold: await t.app.services.ledger.balance(t.database.db, 'withdrawal_hold', user.id, 'avax'),
+        parkedFee: await t.app.services.ledger.balance(t.database.db, 'treasury', from, 'avax'),
+        onChain: await t.app.services.chain.balanceOf(to, 'avax'),
+        mails: await countMails(user, 'withdrawal_completed'),
+        pendingReport: (await reports(transferId)).some(
+          (r) => r.kind === 'transfer.settled' && r.status === 'queued',
+        ),
+      }
+      await expectConsistent(t)
+      throw new SimulatedCrash(at)
+    }
+    await runUntil(() => between !== undefined)
+    t.app.services.outgoing.testHook = undefined
+    expect(between).toMatchObject({
+      transfer: 'completed',
+      withdrawal: 'processing',
+      wallet: 2n * AVAX - AVAX / 2n - FEE,
+      hold: 0n,
+      onChain: AVAX / 2n,
+      mails: 0,
+      pendingReport: true,
+    })
+    // The fee is parked at the address with the settlement (the rest there is gas top-ups).
+    expect(between!.parkedFee as bigint).toBeGreaterThanOrEqual(FEE)
+
+    // The next worker runs the report.
+    await settleAll(t)
+    const w = await withdrawal(withdrawalId)
+    const tr = await transfer(transferId)
+    expect(w).toMatchObject({ status: 'completed', txHash: tr.txHash, retryCount: 0 })
+    const fees = await feeRecords(user.id)
+    expect(fees).toHaveLength(1)
+    // The fee record names the ledger transfer settlement booked for it.
+    const feeTransfer = await t.database.db
+      .selectFrom('ledgerTransfers')
+      .select('id')
+      .where('idempotencyKey', '=', `withdrawal:${withdrawalId}:fee`)
+      .executeTakeFirstOrThrow()
+    expect(fees[0]!.transferId).toBe(feeTransfer.id)
+    expect(await countMails(user, 'withdrawal_completed')).toBe(1)
+
+    // The same report run again changes nothing.
+    const settled = (await reports(transferId)).filter((r) => r.kind === 'transfer.settled')
+    expect(settled).toHaveLength(1)
+    const version = w.version
+    await t.app.services.jobs.enqueue(t.database.db, 'transfer.settled', settled[0]!.payload)
+    await t.app.services.jobs.enqueue(t.database.db, 'transfer.started', { ...settled[0]!.payload })
+    await t.drain()
+    expect((await withdrawal(withdrawalId)).version).toBe(version)
+    expect(await feeRecords(user.id)).toHaveLength(1)
+    expect(await countMails(user, 'withdrawal_completed')).toBe(1)
+    expect(await balanceOf(t, user.id, 'avax')).toBe(2n * AVAX - AVAX / 2n - FEE)
+    await expectConsistent(t)
+  })
+
+  it('gives the hold back with a failure, and counts each failed attempt once', async () => {
+    const user = await createUser(t)
+    await fundUser(t, 11, user, 'avax', 2n * AVAX)
+    const to = freshAddress()
+    const { withdrawalId, transferId } = await withdraw(user, 0.5, to)
+    const sender = t.app.services.outgoing
+    const devnet = t.app.services.chain.devnet!
+    const maxFailures = sender.options.maxFailures
+    sender.options.maxFailures = 2
+
+    let between: Record<string, unknown> | undefined
+    try {
+      devnet.setDown(true)
+      sender.testHook = async (at, id) => {
+        if (at !== 'after-settle' || id !== transferId || between) return
+        between = {
+          transfer: (await transfer(transferId)).status,
+          withdrawal: (await withdrawal(withdrawalId)).status,
+          wallet: await balanceOf(t, user.id, 'avax'),
+          hold: await t.app.services.ledger.balance(t.database.db, 'withdrawal_hold', user.id, 'avax'),
+        }
+        throw new SimulatedCrash(at)
+      }
+      await runUntil(() => between !== undefined)
+    } finally {
+      sender.testHook = undefined
+      sender.options.maxFailures = maxFailures
+      devnet.setDown(false)
+    }
+    // With the failure itself, amount and fee are back in the wallet.
+    expect(between).toMatchObject({ transfer: 'failed', wallet: 2n * AVAX, hold: 0n })
+    expect(between!.withdrawal).not.toBe('failed')
+
+    await settleAll(t)
+    const w = await withdrawal(withdrawalId)
+    expect(w).toMatchObject({ status: 'failed', retryCount: 2 })
+    expect(w.errMsg).toHaveLength(2)
+    expect(await countMails(user, 'withdrawal_failed')).toBe(1)
+
+    // Reports of the failed attempt and of the outcome run again: nothing is counted twice.
+    const again = await reports(transferId)
+    expect(again.map((r) => r.kind)).toEqual([
+      'transfer.started',
+      'transfer.attempt-failed',
+      'transfer.failed',
+    ])
+    for (const r of again) await t.app.services.jobs.enqueue(t.database.db, r.kind, r.payload)
+    await t.drain()
+    expect(await withdrawal(withdrawalId)).toMatchObject({
+      status: 'failed',
+      retryCount: 2,
+      version: w.version,
+    })
+    expect(await countMails(user, 'withdrawal_failed')).toBe(1)
+    expect(await balanceOf(t, user.id, 'avax')).toBe(2n * AVAX)
+    expect(await t.app.services.chain.balanceOf(to, 'avax')).toBe(0n)
+    await expectConsistent(t)
+  })
+
+  it('refuses a report of a purpose nobody handles, without retrying it', async () => {
+    const id = await t.app.services.jobs.enqueue(t.database.db, 'transfer.settled', {
+      transferId: 'f'.repeat(24),
+      purpose: 'nobody',
+      referenceId: 'x',
+      coin: 'avax',
+      from: freshAddress().toLowerCase(),
+      to: freshAddress().toLowerCase(),
+      amount: '1',
+      meta: {},
+      txHash: `0x${'0'.repeat(64)}`,
+      gasUsed: '21000',
+      responseData: '{}',
+      booked: {},
+    })
+    await t.drain()
+    const job = await t.database.db
+      .selectFrom('jobs')
+      .select(['status', 'attempts'])
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+    expect(job).toEqual({ status: 'failed', attempts: 1 })
+  })
+})
