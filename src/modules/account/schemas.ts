@@ -1,4 +1,4 @@
-// The account contract: the User forms of SPEC.md and the account endpoints' bodies.
+// The account contract: the User forms of the API and the account endpoints' bodies.
 import { Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { Id, NullableTimestamp, PaginationQuery, Password, Str, Timestamp } from '../../http/schemas.ts'

@@ -1,4 +1,4 @@
-// The collections contract: the Collection forms of SPEC.md (the full form and the older update
+// The collections contract: the Collection forms of the API (the full form and the older update
 // shape), bookmarks, and the request bodies and queries of #26–#30 and /v1/bookmark.
 import { type Static, Type } from 'typebox'
 import { EX } from '../../http/examples.ts'

@@ -1,4 +1,4 @@
-// Public contract of the payment configuration endpoints: Coin and RPC configuration (SPEC).
+// Public contract of the payment configuration endpoints: the Coin and RPC configuration resources.
 import { Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { Id, Timestamp } from '../../http/schemas.ts'

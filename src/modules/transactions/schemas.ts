@@ -1,4 +1,4 @@
-// The transactions contract (SPEC "Transaction", #24, #25).
+// The transactions contract (the Transaction resource, #24, #25).
 import { Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'

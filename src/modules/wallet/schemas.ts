@@ -1,4 +1,4 @@
-// The wallet contract (SPEC "Wallet entry", #18–#20).
+// The wallet contract (the Wallet and Wallet entry resources, #18–#20).
 import { Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { Code6, Password } from '../../http/schemas.ts'

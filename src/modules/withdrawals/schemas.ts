@@ -1,4 +1,4 @@
-// The withdrawals contract (SPEC "Withdrawal", #22, #23).
+// The withdrawals contract (the Withdrawal resource, #22, #23).
 import { Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
