@@ -174,30 +174,39 @@ describe('GET /metrics', () => {
       expect(sampleValue(s, 'workpay_metrics_source_up', { source: 'database' })).toBe(1)
       return
     }
-    const run = async (id: string, minutesAgo: number, status: string, drift: bigint) => {
+    // after every run the app itself may have recorded (the reconciliation job runs with the others)
+    const base = Number(
+      (
+        await sql<{ at: number }>`
+          select extract(epoch from greatest(now(), coalesce(max(started_at), now())))::float8 as at
+          from reconciliation_runs`.execute(db)
+      ).rows[0]!.at,
+    )
+    const run = async (id: string, minutesAfter: number, status: string, drift: bigint) => {
+      const at = new Date((base + minutesAfter * 60) * 1000)
       await sql`
         insert into reconciliation_runs (id, chain_id, status, block_number, started_at, finished_at)
-        values (${id}, '31337', ${status}, 1, now() - make_interval(mins => ${minutesAgo}),
-          now() - make_interval(mins => ${minutesAgo}) + interval '1 second')`.execute(db)
+        values (${id}, '31337', ${status}, 1, ${at}, ${new Date(at.getTime() + 1000)})`.execute(db)
       await sql`
         insert into reconciliation_results (run_id, coin, ledger_total, chain_total, drift, addresses_checked,
           addresses_skipped)
         values (${id}, 'usdc', 1000000, ${1_000_000n - drift}, ${drift}, 3, 0)`.execute(db)
     }
-    await run('ops0recon0older000000001', 20, 'ok', 0n)
-    await run('ops0recon0latest00000001', 5, 'mismatch', 2_500_000n)
-    await sql`insert into coin_halts (id, coin, reason) values ('ops0halt0probe0000000001', 'usdc', 'ledger_mismatch')`.execute(
+    await run('ops0recon0older000000001', 1, 'ok', 0n)
+    await run('ops0recon0latest00000001', 2, 'mismatch', 2_500_000n)
+    // a coin of its own, so that no halt the app made can be in the way
+    await sql`insert into coin_halts (id, coin, reason) values ('ops0halt0probe0000000001', 'opsprobe', 'ledger_mismatch')`.execute(
       db,
     )
     const s = await metrics()
     expect(sampleValue(s, 'workpay_ledger_chain_drift', { chain: '31337', coin: 'usdc' })).toBe(2.5)
-    const last = s.find((x) => x.name === 'workpay_reconciliation_last_run_timestamp_seconds')
-    expect(last?.labels).toEqual({ chain: '31337', status: 'mismatch' })
-    expect(Math.abs(last!.value - (Date.now() / 1000 - 5 * 60))).toBeLessThan(60)
-    expect(sampleValue(s, 'workpay_coin_halted', { coin: 'usdc', reason: 'ledger_mismatch' })).toBe(1)
+    const last = s.filter((x) => x.name === 'workpay_reconciliation_last_run_timestamp_seconds')
+    expect(last.map((x) => x.labels)).toEqual([{ chain: '31337', status: 'mismatch' }])
+    expect(last[0]!.value).toBeCloseTo(base + 2 * 60 + 1, 0)
+    expect(sampleValue(s, 'workpay_coin_halted', { coin: 'opsprobe', reason: 'ledger_mismatch' })).toBe(1)
     await sql`update coin_halts set cleared_at = now() where id = 'ops0halt0probe0000000001'`.execute(db)
     expect(
-      sampleValue(await metrics(), 'workpay_coin_halted', { coin: 'usdc', reason: 'ledger_mismatch' }),
+      sampleValue(await metrics(), 'workpay_coin_halted', { coin: 'opsprobe', reason: 'ledger_mismatch' }),
     ).toBe(undefined)
   })
 
