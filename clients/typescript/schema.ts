@@ -1367,6 +1367,26 @@ export interface paths {
     patch: operations['updateManyCollections']
     trace?: never
   }
+  '/v1/collection/many': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Create several child collections (deliverables) under a job
+     * @description `{ type, parent, collections: [{ name, description, ...the fields of #26 }] }`, at most 50: each item is created as with #26 under `parent`, one of the caller’s own top-level collections (404 when hidden, 403 when someone else’s, 422 when it is itself a child), all in one transaction (every item or none; an error names the item, e.g. `/collections/1/name`). Children without an escrow of their own are the job’s deliverables: its talent reports their progress. (The client SDK’s createMany posts this body to POST /v1/collection, which takes one collection; call this path instead.) Answers the created collections in full form.
+     */
+    post: operations['createManyCollections']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/collection/{id}/deliver': {
     parameters: {
       query?: never
@@ -14399,6 +14419,329 @@ export interface operations {
         }
       }
       /** @description `BUSINESS_RULE`: a step an item cannot take, or a completion or cancellation (not in bulk). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  createManyCollections: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "type": "job",
+         *       "parent": "6b0483b4bce238a5cbe00a4f",
+         *       "collections": [
+         *         {
+         *           "name": "Design",
+         *           "description": "Mock-ups of the page"
+         *         },
+         *         {
+         *           "name": "Build",
+         *           "description": "The page, responsive"
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /** @description e.g. `job` */
+          type: string
+          /** @description the job the new collections go under (one of the caller’s own top-level collections) */
+          parent: string
+          /** @description at most 50 */
+          collections: {
+            name: string
+            category?: string
+            description: string
+            /** @description price in USD, 0 or more with at most two decimals, as a decimal string or a JSON number (a number that is not exactly a cent amount is refused) */
+            paymentFee?: string | number
+            isPrivate?: boolean
+            /**
+             * Format: date
+             * @description `YYYY-MM-DD`, today or later (UTC)
+             */
+            deliveryDate?: string
+            /** @description tag names; at most 30 */
+            tags?: string[]
+            /** @description free-form object, at most 4 KiB as JSON */
+            meta?: {
+              [key: string]: unknown
+            }
+            /** @description ids of your own uploaded files (#31, #32), at most 20; shown as file summaries in `attachmentData` */
+            attachments?: string[]
+          }[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Collections created` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collections created",
+           *       "data": [
+           *         {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "category": "",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "equity": "",
+           *           "owners": [],
+           *           "invites": [],
+           *           "attachments": [],
+           *           "attachmentData": [],
+           *           "ratings": [],
+           *           "payoutTransactions": [],
+           *           "tagsData": [
+           *             "design"
+           *           ],
+           *           "tags": [
+           *             {
+           *               "_id": "6b048361bb429a4777fa640f",
+           *               "name": "Design",
+           *               "key": "design",
+           *               "color": "#ec4899",
+           *               "type": ""
+           *             }
+           *           ],
+           *           "status": "pending",
+           *           "inviteAccepted": false,
+           *           "payoutStatus": "awaiting",
+           *           "feePayoutStatus": "awaiting",
+           *           "platformFeePayoutStatus": "awaiting",
+           *           "paymentFee": 150,
+           *           "isPrivate": false,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "recipientCompletedJob": false,
+           *           "score": 0,
+           *           "progress": 0,
+           *           "isDeleted": false,
+           *           "isFundingRequest": false,
+           *           "failedPayoutCount": 0,
+           *           "failedFeePayoutCount": 0,
+           *           "failedPlatformFeePayoutCount": 0,
+           *           "isParentFunded": false,
+           *           "totalChildCollectionsCount": 1,
+           *           "totalChildCollectionEscrowCount": 0,
+           *           "parent": null,
+           *           "escrowPaid": false,
+           *           "meta": {},
+           *           "applications": [],
+           *           "delivery": null,
+           *           "completedDate": null,
+           *           "cancellationReason": "",
+           *           "issue": "",
+           *           "createdAt": "2026-11-23T18:18:27.534Z",
+           *           "updatedAt": "2026-11-23T18:18:27.534Z",
+           *           "__v": 0,
+           *           "creator": {
+           *             "_id": "6b048373bce238a5cbe00a16",
+           *             "firstName": "Ada",
+           *             "lastName": "Lovelace",
+           *             "role": "user",
+           *             "type": "recipient",
+           *             "profile": {
+           *               "talent": {
+           *                 "tags": [
+           *                   "typescript",
+           *                   "Design"
+           *                 ],
+           *                 "availability": "available"
+           *               },
+           *               "verified": false
+           *             },
+           *             "isPrivate": false,
+           *             "score": 0,
+           *             "profileCompleteness": 50,
+           *             "socket": {
+           *               "status": "OFFLINE"
+           *             }
+           *           },
+           *           "collections": [
+           *             {
+           *               "_id": "6b0483b4bce238a5cbe00a60",
+           *               "name": "Landing page copy",
+           *               "category": "",
+           *               "description": "The texts of the landing page",
+           *               "type": "job",
+           *               "equity": "",
+           *               "owners": [],
+           *               "invites": [],
+           *               "attachments": [],
+           *               "attachmentData": [],
+           *               "ratings": [],
+           *               "payoutTransactions": [],
+           *               "tagsData": [
+           *                 "design"
+           *               ],
+           *               "tags": [
+           *                 {
+           *                   "_id": "6b048361bb429a4777fa640f",
+           *                   "name": "Design",
+           *                   "key": "design",
+           *                   "color": "#ec4899",
+           *                   "type": ""
+           *                 }
+           *               ],
+           *               "status": "pending",
+           *               "inviteAccepted": false,
+           *               "payoutStatus": "awaiting",
+           *               "feePayoutStatus": "awaiting",
+           *               "platformFeePayoutStatus": "awaiting",
+           *               "paymentFee": 40,
+           *               "isPrivate": false,
+           *               "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *               "recipientCompletedJob": false,
+           *               "score": 0,
+           *               "progress": 0,
+           *               "isDeleted": false,
+           *               "isFundingRequest": false,
+           *               "failedPayoutCount": 0,
+           *               "failedFeePayoutCount": 0,
+           *               "failedPlatformFeePayoutCount": 0,
+           *               "isParentFunded": false,
+           *               "totalChildCollectionsCount": 0,
+           *               "totalChildCollectionEscrowCount": 0,
+           *               "parent": "6b0483b4bce238a5cbe00a4f",
+           *               "escrowPaid": false,
+           *               "meta": {},
+           *               "applications": [],
+           *               "delivery": null,
+           *               "completedDate": null,
+           *               "cancellationReason": "",
+           *               "issue": "",
+           *               "createdAt": "2026-11-23T18:18:27.534Z",
+           *               "updatedAt": "2026-11-23T18:18:27.534Z",
+           *               "__v": 0,
+           *               "creator": {
+           *                 "_id": "6b048373bce238a5cbe00a16",
+           *                 "firstName": "Ada",
+           *                 "lastName": "Lovelace",
+           *                 "role": "user",
+           *                 "type": "recipient",
+           *                 "profile": {
+           *                   "talent": {
+           *                     "tags": [
+           *                       "typescript",
+           *                       "Design"
+           *                     ],
+           *                     "availability": "available"
+           *                   },
+           *                   "verified": false
+           *                 },
+           *                 "isPrivate": false,
+           *                 "score": 0,
+           *                 "profileCompleteness": 50,
+           *                 "socket": {
+           *                   "status": "OFFLINE"
+           *                 }
+           *               },
+           *               "collections": []
+           *             }
+           *           ]
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collections created */
+            message: string
+            data: components['schemas']['Collection'][]
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an item fails the rules of #26 (its path names it). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: `parent` is someone else’s collection. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: `parent` does not exist or is hidden. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: `parent` is itself a child collection. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']

@@ -240,6 +240,44 @@ describe('delivery, completion and cancellation', () => {
   })
 })
 
+describe('deliverables in bulk', () => {
+  it('creates every item under the creator’s own job, or none', async () => {
+    const { t, creator, stranger } = W.scene
+    const job = await W.postJob()
+    const priv = await W.postJob({ isPrivate: true })
+    const many = (who: typeof creator, body: Record<string, unknown>) =>
+      call(t, who, 'POST', '/v1/collection/many', body)
+    const items = [
+      { name: 'Design', description: 'Mock-ups' },
+      { name: 'Build', description: 'The page', paymentFee: 20 },
+    ]
+    expectError(await many(stranger, { type: 'job', parent: job, collections: items }), 403, 'FORBIDDEN')
+    expectError(await many(stranger, { type: 'job', parent: priv, collections: items }), 404, 'NOT_FOUND')
+    expectError(await many(creator, { type: 'job', parent: job, collections: [] }), 400, 'VALIDATION_ERROR')
+    const bad = await many(creator, {
+      type: 'job',
+      parent: job,
+      collections: [items[0], { name: ' ', description: 'x' }],
+    })
+    expectError(bad, 400, 'VALIDATION_ERROR')
+    expect(bad.data.errors).toEqual([{ path: '/collections/1/name', message: 'must not be blank' }])
+    expect((await W.job(job)).collections).toEqual([])
+    const made = expectOk(await many(creator, { type: 'job', parent: job, collections: items }))
+    expect(
+      made.map((c: { name: string; parent: string; paymentFee: number }) => [c.name, c.parent, c.paymentFee]),
+    ).toEqual([
+      ['Design', job, 0],
+      ['Build', job, 20],
+    ])
+    expect((await W.job(job)).totalChildCollectionsCount).toBe(2)
+    expectError(
+      await many(creator, { type: 'job', parent: made[0]._id, collections: items }),
+      422,
+      'BUSINESS_RULE',
+    )
+  })
+})
+
 describe('disputes and reviews', () => {
   it('refuses disputes and reviews out of turn', async () => {
     const { ctx, t, creator, talent, stranger } = W.scene

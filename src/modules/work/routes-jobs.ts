@@ -12,7 +12,7 @@ import {
   UpdateManyCollectionsBody,
 } from '../collections/schemas.ts'
 import type { CollectionService } from '../collections/service.ts'
-import { CancelBody, DeliverBody } from './schemas.ts'
+import { CancelBody, CreateManyBody, DeliverBody } from './schemas.ts'
 import type { LifecycleService } from './service-lifecycle.ts'
 import type { UpdateService } from './service-updates.ts'
 
@@ -110,6 +110,41 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
       const items = Array.isArray(c) ? c : c.collections
       return ok(await updates.updateMany(caller(req).userId, items), 'Accepted')
     },
+  )
+
+  app.post(
+    '/v1/collection/many',
+    {
+      schema: {
+        operationId: 'createManyCollections',
+        summary: 'Create several child collections (deliverables) under a job',
+        description:
+          '`{ type, parent, collections: [{ name, description, ...the fields of #26 }] }`, at most 50: each item is created as with #26 under `parent`, one of the caller’s own top-level collections (404 when hidden, 403 when someone else’s, 422 when it is itself a child), all in one transaction (every item or none; an error names the item, e.g. `/collections/1/name`). Children without an escrow of their own are the job’s deliverables: its talent reports their progress. (The client SDK’s createMany posts this body to POST /v1/collection, which takes one collection; call this path instead.) Answers the created collections in full form.',
+        tags,
+        security,
+        body: CreateManyBody,
+        response: {
+          200: envelope(Type.Array(Collection), 'Collections created'),
+          ...guardedErrors({
+            VALIDATION_ERROR: 'an item fails the rules of #26 (its path names it)',
+            FORBIDDEN: {
+              when: '`parent` is someone else’s collection',
+              message: 'Child collections can only be added under your own collections',
+            },
+            NOT_FOUND: {
+              when: '`parent` does not exist or is hidden',
+              message: 'collection not found',
+            },
+            BUSINESS_RULE: {
+              when: '`parent` is itself a child collection',
+              message: '/collections/0: A child collection cannot have children of its own',
+            },
+          }),
+        },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await updates.createMany(caller(req).userId, req.body), 'Collections created'),
   )
 
   app.post(

@@ -3,7 +3,7 @@
 import { type Static, Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
-import { UserSummary } from '../collections/schemas.ts'
+import { CreateCollectionBody, UserSummary } from '../collections/schemas.ts'
 import { FileSummary } from '../files/schemas.ts'
 import { APPLICATION, COLLECTION_REF, DISPUTE, INVITE, REVIEW } from './schema-examples.ts'
 
@@ -221,6 +221,38 @@ export const CancelBody = Type.Object(
   { additionalProperties: false, examples: [{ reason: 'The launch was called off', paymentPercentage: 0 }] },
 )
 export type CancelInput = Static<typeof CancelBody>
+
+// ---- deliverables in bulk ----
+
+const ManyCreateItem = Type.Omit(
+  Type.Object(CreateCollectionBody.properties),
+  ['type', 'parent', 'isParentFunded'],
+  {
+    additionalProperties: false,
+  },
+)
+
+export const CreateManyBody = Type.Object(
+  {
+    type: CreateCollectionBody.properties.type,
+    parent: Id('the job the new collections go under (one of the caller’s own top-level collections)'),
+    collections: Type.Array(ManyCreateItem, { minItems: 1, maxItems: 50, description: 'at most 50' }),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        type: 'job',
+        parent: EX.collectionId,
+        collections: [
+          { name: 'Design', description: 'Mock-ups of the page' },
+          { name: 'Build', description: 'The page, responsive' },
+        ],
+      },
+    ],
+  },
+)
+export type CreateManyInput = Static<typeof CreateManyBody>
 
 // ---- reviews ----
 

@@ -10,6 +10,7 @@ import { changedDetail, type JobRow } from '../collections/jobs.ts'
 import type { UpdateCollectionBodyT, UpdateManyItem } from '../collections/schemas.ts'
 import { isDeliverable, roleOf, visibleJob, type WorkDeps } from './context.ts'
 import { audit } from './repo.ts'
+import type { CreateManyInput } from './schemas.ts'
 import type { LifecycleService } from './service-lifecycle.ts'
 import { checkTransition, DELIVERABLE_STATUSES, type DeliverableStatus, phaseOf } from './states.ts'
 
@@ -85,6 +86,30 @@ export class UpdateService {
     const out = []
     for (const item of items) out.push(await collections.updateShapeOf(db, item.id, userId))
     return out
+  }
+
+  /**
+   * POST /v1/collection/many: several child collections (deliverables) under one of the caller's
+   * jobs, in one transaction (all or none); answers them in full form.
+   */
+  async createMany(userId: string, input: CreateManyInput) {
+    const { collections, db } = this.deps
+    const ids = await inTransaction(db, async (tx) => {
+      const parent = await visibleJob(this.deps, tx, input.parent, userId, true)
+      if (parent.creatorId !== userId)
+        throw errors.forbidden('Child collections can only be added under your own collections')
+      const out: string[] = []
+      for (const [i, item] of input.collections.entries())
+        await prefixed(`/collections/${i}`, async () => {
+          out.push(
+            await collections.createIn(tx, userId, { ...item, type: input.type, parent: input.parent }),
+          )
+        })
+      return out
+    })
+    const created = []
+    for (const id of ids) created.push(await collections.get(id, userId))
+    return created
   }
 
   /** Details sent with a work step must be what the collection already has (400 otherwise). */
