@@ -89,9 +89,11 @@ describe('the API reference at /docs', () => {
       await page.goto(`${baseUrl}/docs`)
       await page.locator('button.authorize').first().click()
       const dialog = page.locator('.dialog-ux .modal-ux')
-      await dialog.locator('input').first().fill(user.token)
-      await dialog.locator('button.authorize').click()
-      await dialog.locator('button.btn-done').click()
+      // The user token's scheme (`bearer`), not the operators' METRICS_TOKEN beside it.
+      const bearer = dialog.locator('form').filter({ has: page.locator('h4 code', { hasText: /^bearer$/ }) })
+      await bearer.locator('input').fill(user.token)
+      await bearer.locator('button.authorize').click()
+      await bearer.locator('button.btn-done').click()
 
       expect(await tryGetAccount(page)).toBe('200')
       const body = await page
