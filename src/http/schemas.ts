@@ -236,18 +236,6 @@ export function guardedErrors(cases: ErrorCases = {}) {
   })
 }
 
-/** Every error status without the codes behind them; routes list theirs with errorResponses(). */
-export const commonErrors = {
-  400: errRef,
-  401: errRef,
-  403: errRef,
-  404: errRef,
-  409: errRef,
-  422: errRef,
-  429: errRef,
-  500: errRef,
-}
-
 /** `security` of a route that needs the bearer token (`Authorization: Bearer <token>`). */
 export const bearer = [{ bearer: [] }]
 /** `security` of a public route: no token needed. */
