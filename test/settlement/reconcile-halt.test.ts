@@ -5,7 +5,7 @@ import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Halts } from '../../src/modules/settlement/reconcile/halts.ts'
 import { RECONCILE_JOB, type ReconcileRun } from '../../src/modules/settlement/reconcile/job.ts'
-import { initiate, post } from '../escrow/helpers.ts'
+import { initiate, post, settleAll } from '../escrow/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 import { expectLedgerConsistent } from '../helpers/ledger.ts'
@@ -135,6 +135,27 @@ describe('a reconciliation run', () => {
     await expect(s().settlement.halts.assertNotHalted('avax')).resolves.toBeUndefined()
     // Only the payer may still be told no first.
     expect((await post(t, receiver, '/v1/escrow/release', { escrowId: q.escrowId })).statusCode).toBe(403)
+    // A withdrawal in USDC is taken, but its transfer is not signed while the coin is halted.
+    const beforeWithdrawal = await balance(payer.id, 'usdc')
+    const w = await post(t, payer, '/v1/withdrawals/', {
+      amount: 1,
+      coin: 'usdc',
+      address: outsider().address,
+      password: payer.password,
+    })
+    expect(w.statusCode, w.body).toBe(200)
+    const withheld = beforeWithdrawal - (await balance(payer.id, 'usdc'))
+    for (let i = 0; i < 3; i++) {
+      await t.drain()
+      t.clock.advance(61_000)
+    }
+    const withdrawal = () =>
+      t.database.db
+        .selectFrom('outgoingTransfers')
+        .select(['status', 'txHash'])
+        .where('purpose', '=', 'withdrawal')
+        .executeTakeFirstOrThrow()
+    expect(await withdrawal()).toEqual({ status: 'queued', txHash: null })
 
     // The operator reverses the bad entry and resumes the coin.
     await forceLedger(payer.id, 'usdc', -5n * USDC, 'test:forced-credit:reversed')
@@ -154,13 +175,16 @@ describe('a reconciliation run', () => {
     expect(cleared).toMatchObject({ clearedBy: 'operator-7', clearReason: 'forced entry reversed' })
     expect(await s().settlement.readiness()).toEqual({ haltedCoins: [] })
 
-    // The parked deposit is credited, once.
+    // The parked deposit is credited, once; the withdrawal goes out.
     await s().wallets.scanNow()
     await s().wallets.scanNow()
-    expect(await balance(payer.id, 'usdc')).toBe(payerUsdc + 3n * USDC)
+    expect(await balance(payer.id, 'usdc')).toBe(payerUsdc + 3n * USDC - withheld)
     expect((await s().settlement.reconciliation.runNow()).status).toBe('ok')
     const r = await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId })
     expect(r.statusCode, r.body).toBe(200)
+    await settleAll(t)
+    expect((await withdrawal()).status).toBe('completed')
+    await expectLedgerConsistent(t.database.db, { chain: s().chain })
   })
 
   it('halts a coin whose ledger breaks an invariant', async () => {

@@ -25,7 +25,12 @@ export const escrowModule: FeatureModule = async ({ app, config, db, clock, log,
     collections: services.collections,
     transactions: services.transactions,
   }
-  const payouts = new EscrowPayouts({ ...deps, outgoing: services.outgoing, jobs: services.jobs })
+  const payouts = new EscrowPayouts({
+    ...deps,
+    outgoing: services.outgoing,
+    jobs: services.jobs,
+    deposits: services.settlement.watcher.reports,
+  })
   const escrow = new EscrowService({
     ...deps,
     coins: services.coins,

@@ -12,6 +12,7 @@ import { newId } from '../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import type { CollectionService } from '../collections/service.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
+import type { DepositReports } from '../settlement/watcher/reports.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { Ledger } from '../wallet/ledger.ts'
 import { legOutcomes, PAYOUT_KINDS, payOutcomes } from './leg-outcomes.ts'
@@ -37,6 +38,8 @@ export interface PayoutsDeps {
   collections: CollectionService
   outgoing: OutgoingSender
   jobs: JobQueue
+  /** what the deposit watcher credited */
+  deposits: Pick<DepositReports, 'credited'>
 }
 
 export class EscrowPayouts {
@@ -243,7 +246,7 @@ export class EscrowPayouts {
     const t = await this.deps.outgoing.get(tx, escrow.payTransferId)
     if (!t || t.status === 'failed') return false
     if (t.status !== 'completed' || !t.txHash) return true
-    return !(await this.deps.outgoing.credited(tx, t.txHash, escrow.address))
+    return !(await this.deps.deposits.credited(tx, t.txHash, escrow.address))
   }
 
   /**

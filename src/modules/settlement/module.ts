@@ -14,7 +14,16 @@ declare module '../core.ts' {
 
 export const settlementModule: FeatureModule = async ({ db, clock, log, services }) => {
   const { chain, jobs, ledger, wallets } = services
-  const outgoing = new OutgoingSender({ db, chain, clock, log, jobs, ledger, wallets })
+  const outgoing = new OutgoingSender({
+    db,
+    chain,
+    clock,
+    log,
+    jobs,
+    ledger,
+    wallets,
+    halts: services.settlement.halts,
+  })
   outgoing.registerJobs(jobs)
   // A top-up is the platform's own value moving between its addresses: the deposit watcher books
   // its arrival, and the transfer waiting for it checks again on its own. Its outcome is logged.

@@ -62,6 +62,11 @@ export class WalletService {
     return this.deps.watcher.requestScan()
   }
 
+  /** Whether the deposit watcher credited what transaction `txHash` delivered (to `address`). */
+  depositCredited(ex: Executor, txHash: string, address?: string): Promise<boolean> {
+    return this.deps.watcher.reports.credited(ex, txHash, address)
+  }
+
   /**
    * Creates a key (and, for users, a wallet account per active coin) for an owner inside the
    * caller's transaction. Escrows use it for their payment address.

@@ -23,6 +23,8 @@ import {
 } from './types.ts'
 
 const NATIVE_GAS = 21_000n
+/** how often a transfer of a halted coin looks again */
+const HALT_RECHECK_MS = 60_000
 
 /** Advances a transfer as far as it can go now; a failure is recorded as a failed attempt. */
 export async function runTransfer(s: SenderContext, id: string): Promise<void> {
@@ -42,6 +44,12 @@ async function advance(s: SenderContext, first: OutgoingRow) {
   let row = first
   const { db, chain, clock } = s.deps
   if (row.status === 'queued') {
+    // A coin halted by reconciliation (or a deep reorg) sends nothing new until an operator
+    // resumes it; what was signed already is still followed to its receipt below.
+    if (await s.deps.halts.isHalted(row.coin)) {
+      await defer(s, row.id, HALT_RECHECK_MS)
+      return
+    }
     if (!row.startedAt) await markStarted(s, row.id)
     const prepared = await prepare(s, row)
     if (row.fromKind !== 'platform') {

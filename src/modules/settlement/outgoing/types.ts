@@ -8,6 +8,7 @@ import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import type { Ledger, LedgerAccountKind } from '../../wallet/ledger.ts'
 import type { WalletService } from '../../wallet/service.ts'
+import type { Halts } from '../reconcile/halts.ts'
 import type { OutgoingRow } from './repo.ts'
 
 export const OUTGOING_JOB = 'outgoing.send'
@@ -165,6 +166,8 @@ export interface SenderDeps {
   jobs: JobQueue
   ledger: Ledger
   wallets: WalletService
+  /** coins halted by reconciliation: nothing new is signed in them */
+  halts: Pick<Halts, 'isHalted'>
 }
 
 /** What every step of the sender works with (the sender itself implements it). */
