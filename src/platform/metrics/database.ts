@@ -44,7 +44,7 @@ export interface CursorRow {
 export interface ReconciliationRow {
   chainId: string
   coin: string
-  /** ledger minus chain, in base units (a decimal string) */
+  /** chain minus ledger, in base units (a decimal string) */
   drift: string
   finishedSeconds: number
 }

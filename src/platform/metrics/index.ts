@@ -97,7 +97,7 @@ export class Metrics {
       ),
       drift: gauge(
         'workpay_ledger_chain_drift',
-        'Ledger minus chain balance of each coin at the latest reconciliation, in whole coins (0 = in agreement)',
+        'Chain minus ledger balance of each coin at the latest reconciliation, in whole coins (0 = in agreement)',
         ['chain', 'coin'],
       ),
       reconciled: gauge(
