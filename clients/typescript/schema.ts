@@ -1090,7 +1090,7 @@ export interface paths {
     put?: never
     /**
      * Fund a collection through an escrow and get the payment quote
-     * @description For a collection created with POST /v1/collection: creates its escrow (own payment address, quote as in #13) and answers the quote. The price is `usdValue` when given (USD, at most two decimals, 1.00 to 1000000000; anything else is 400), else the collection’s `paymentFee` (422 when that is not 1.00 to 1000000000 USD). Coin amounts are exact decimal strings; `usdFee` and `usdAmount` are USD strings with two decimals. Only the collection’s creator may fund it (403 for others who can see it, 404 when hidden or unknown). A collection whose escrow awaits payment answers that same quote again for the same coin (and the same `usdValue` when given); another coin or another `usdValue` is 409 (cancel the escrow with POST /v1/escrow/cancel first); a paid or released one is 409. The receiver is the collection’s assigned receiver, when it has one; without one the escrow can be paid but not released. Honours `Idempotency-Key`.
+     * @description For a collection created with POST /v1/collection: creates its escrow (own payment address, quote as in #13) and answers the quote. The price is `usdValue` when given (USD, at most two decimals, 1.00 to 1000000000; anything else is 400), else the collection’s `paymentFee` (422 when that is not 1.00 to 1000000000 USD). Coin amounts are exact decimal strings; `usdFee` and `usdAmount` are USD strings with two decimals. Only the collection’s creator may fund it (403 for others who can see it, 404 when hidden or unknown). A collection whose escrow awaits payment answers that same quote again for the same coin (and the same `usdValue` when given); another coin or another `usdValue` is 409 (cancel the escrow with POST /v1/escrow/cancel first); a paid or released one is 409. The receiver is the collection’s assigned receiver, when it has one; without one the escrow can be paid but not released. Honours `Idempotency-Key`. Also served at `/v1/payment/`, the path the public SDK calls.
      */
     post: operations['createCollectionPayment']
     delete?: never
@@ -4254,7 +4254,7 @@ export interface components {
   headers: {
     /** @description The request id: the `x-request-id` the client sent (1 to 64 of letters, digits, `_`, `.`, `-`) or a generated UUID. The log lines of the request carry it. */
     RequestId: string
-    /** @description Seconds to wait before retrying. Sent with 429 RATE_LIMITED; 429 TOO_MANY_ATTEMPTS has none (that flow has to start again). */
+    /** @description Seconds to wait before retrying. Sent with 429 RATE_LIMITED; 429 TOO_MANY_ATTEMPTS has none (that flow has to start again). A 503 carries it only when the service knows how long the part will be down (none does yet): without it, back off and retry. */
     RetryAfter: number
     /** @description `true` when this is the stored answer of an earlier request with the same Idempotency-Key. */
     IdempotentReplayed: 'true'

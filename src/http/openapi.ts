@@ -174,7 +174,7 @@ function finishDocument(doc: Json) {
     },
     RetryAfter: {
       description:
-        'Seconds to wait before retrying. Sent with 429 RATE_LIMITED; 429 TOO_MANY_ATTEMPTS has none (that flow has to start again).',
+        'Seconds to wait before retrying. Sent with 429 RATE_LIMITED; 429 TOO_MANY_ATTEMPTS has none (that flow has to start again). A 503 carries it only when the service knows how long the part will be down (none does yet): without it, back off and retry.',
       schema: { type: 'integer', minimum: 0, examples: [840] },
     },
     IdempotentReplayed: {
