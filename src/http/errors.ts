@@ -1,5 +1,5 @@
 // One error model for the whole API: a fixed list of codes, one code → HTTP status table
-// (DECISIONS.md), and factories so services throw the same errors the same way.
+// (see README), and factories so services throw the same errors the same way.
 
 export const ERROR_STATUS = {
   VALIDATION_ERROR: 400,

@@ -25,7 +25,7 @@ beforeAll(async () => {
   ctx = await startSdk()
   alice = await signUp(ctx, { firstName: 'Alice' })
   bob = await signUp(ctx, { firstName: 'Bob' })
-  // The fixtures use the specification's string paymentFee, so the tests below do not depend on
+  // The fixtures use the API contract's string paymentFee, so the tests below do not depend on
   // the SDK's numeric form, which collection.create tests on its own.
   job = expectOk(await create(alice, { paymentFee: '150' as never }))
   secret = expectOk(
@@ -74,7 +74,7 @@ describe('collection.create (#26)', () => {
     expect(data.creator._id).toBe(alice.id)
     expect(data.tags.map((t: { key: string }) => t.key).sort()).toEqual(['security', 'solidity'])
     expect(expectOk(await create(alice, { paymentFee: 99.5, name: 'Other' })).paymentFee).toBe(99.5)
-    // the specification's string form is accepted too
+    // the API contract's string form is accepted too
     expect(expectOk(await create(alice, { paymentFee: '99.50' as never, name: 'Other' })).paymentFee).toBe(
       99.5,
     )

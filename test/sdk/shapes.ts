@@ -1,5 +1,5 @@
-// The answer shapes a client of `@pakt/sdk` relies on: the fields of SPEC.md's resources, with the
-// SDK's own types (node_modules/@pakt/sdk/dist/main.d.ts) where the specification is silent.
+// The answer shapes a client of `@pakt/sdk` relies on: the fields of the API's resources, with the
+// SDK's own types (node_modules/@pakt/sdk/dist/main.d.ts) where the API contract is silent.
 // Fields are required and typed; extra fields are allowed unless a form is private by design.
 import { type TSchema, Type } from 'typebox'
 
@@ -29,7 +29,7 @@ export const RegisterDto = Type.Object(tokenFields, { additionalProperties: fals
 export const AccountVerifyDto = Type.Object({ ...tokenFields, isVerified: Bool, code: Str })
 /** #4 without two-factor (LoginDto's token fields). */
 export const LoginData = Type.Object({ ...tokenFields, isVerified: Bool })
-/** #4 with two-factor on (DECISIONS.md: no permanent token, a tempToken for #5). */
+/** #4 with two-factor on (no permanent token, a tempToken for #5). */
 export const TwoFaChallenge = Type.Object({
   twoFaRequired: Type.Literal(true),
   twoFaType: Str,
@@ -170,7 +170,7 @@ export const FindUsers = Type.Object({
   data: Type.Array(SearchUser),
 })
 
-/** #41 (TwoFAresponse; DECISIONS.md adds `secret` and `otpauthUrl` for google_auth). */
+/** #41 (TwoFAresponse; the service adds `secret` and `otpauthUrl` for google_auth). */
 export const TwoFaResponse = Type.Object({
   type: Type.Union([Type.Literal('email'), Type.Literal('google_auth')]),
 })

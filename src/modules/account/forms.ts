@@ -1,4 +1,4 @@
-// The User forms of SPEC.md built from rows: the full form (#36, #37, #5), the public form (#39)
+// The API's User forms built from rows: the full form (#36, #37, #5), the public form (#39)
 // and the search form (#40), with their tags and achievements.
 import type { StoredProfile } from './profile.ts'
 import type { AchievementJson, AchievementRow, TagJson, UserRow } from './repo.ts'
@@ -38,7 +38,7 @@ type PublicRow = Pick<
   | 'kycStatus'
 >
 
-/** The public form of SPEC.md: no email, contact, bio or about. */
+/** The public User form: no email, contact, bio or about. */
 export function toPublicUser(
   row: PublicRow,
   tagsIds: ReturnType<typeof toTag>[],
@@ -97,7 +97,7 @@ export function toSearchUser(
   }
 }
 
-/** The full User form of SPEC.md. Objects are present (empty) where nothing is set. */
+/** The full User form. Objects are present (empty) where nothing is set. */
 export function toFullUser(
   row: UserRow,
   extras: { tagsIds?: unknown[]; achievements?: unknown[]; bgImage?: object; profileImage?: object } = {},

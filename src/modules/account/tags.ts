@@ -120,7 +120,7 @@ export const tagService = {
   },
 }
 
-/** The Tag object of SPEC.md. */
+/** The API's Tag object. */
 export function toTag(row: TagRow) {
   return {
     _id: row.id,

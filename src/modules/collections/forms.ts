@@ -1,4 +1,4 @@
-// Rows → the API forms of SPEC.md: the full Collection, the list item, the older update shape,
+// Rows → the API's forms: the full Collection, the list item, the older update shape,
 // the user summary and the bookmark.
 import type { TagRow } from '../account/tags.ts'
 

@@ -20,7 +20,7 @@ import {
 const Text = (maxLength: number, opts: Record<string, unknown> = {}) =>
   Str(maxLength, { pattern: '^[^\\u0000]*$', ...opts })
 
-/** The price in USD: a decimal string (the specification) or a JSON number (the public SDK). */
+/** The price in USD: a decimal string (the API contract) or a JSON number (the public SDK). */
 const PaymentFee = Type.Union(
   [
     Type.String({ pattern: MONEY_PATTERN, description: 'decimal string, e.g. `150.50`' }),

@@ -1,5 +1,5 @@
 // Password hashing with argon2id at OWASP's recommended minimum (19 MiB, 2 passes, 1 lane) and
-// the password policy of DECISIONS.md.
+// the platform's password policy.
 import { hash, verify } from '@node-rs/argon2'
 
 const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const
