@@ -1,4 +1,5 @@
-// Table types of outgoing transfers' postings and reported events (settlement module).
+// Table types of outgoing transfers' postings, reported events and signed transactions
+// (settlement module).
 import type { ColumnType } from 'kysely'
 import type { LedgerAccountKind } from './ledger.ts'
 
@@ -25,7 +26,20 @@ export interface OutgoingEventsTable {
   appliedAt: Timestamp
 }
 
+export type OutgoingTransactionStatus = 'pending' | 'mined' | 'replaced'
+
+export interface OutgoingTransactionsTable {
+  transferId: string
+  seq: number
+  txHash: string
+  raw: string
+  maxFee: Units
+  status: ColumnType<OutgoingTransactionStatus, OutgoingTransactionStatus | undefined, OutgoingTransactionStatus>
+  signedAt: Timestamp
+}
+
 export interface OutgoingTables {
   outgoingPostings: OutgoingPostingsTable
   outgoingEvents: OutgoingEventsTable
+  outgoingTransactions: OutgoingTransactionsTable
 }

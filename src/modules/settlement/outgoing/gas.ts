@@ -30,12 +30,18 @@ function nativeCoin(s: SenderContext): string {
 type ReserveResult = 'ok' | 'wait' | 'scan' | 'topup-failed'
 
 /**
- * Reserves `maxFee` of native coin for the transfer's gas (what is reserved already counts).
+ * Reserves `maxFee` of native coin for the transfer's gas (what is reserved already counts):
+ * before signing, or (`signed`) before signing a replacement with higher fees.
  * When short, asks the gas wallet for a top-up and answers false: the transfer waits for the
  * watcher to credit it. Throws when the last top-up failed (a failed attempt of the transfer).
  */
-export async function reserveGas(s: SenderContext, row: OutgoingRow, maxFee: bigint): Promise<boolean> {
-  const result = await reserveOnce(s, row, maxFee)
+export async function reserveGas(
+  s: SenderContext,
+  row: OutgoingRow,
+  maxFee: bigint,
+  opts: { signed?: boolean } = {},
+): Promise<boolean> {
+  const result = await reserveOnce(s, row, maxFee, opts.signed ?? false)
   // The top-up landed but the watcher has not credited it yet: ask for a scan, and wait.
   if (result === 'scan') await s.deps.wallets.requestScan()
   if (result === 'topup-failed')
@@ -43,13 +49,22 @@ export async function reserveGas(s: SenderContext, row: OutgoingRow, maxFee: big
   return result === 'ok'
 }
 
-function reserveOnce(s: SenderContext, row: OutgoingRow, maxFee: bigint): Promise<ReserveResult> {
+function reserveOnce(
+  s: SenderContext,
+  row: OutgoingRow,
+  maxFee: bigint,
+  signed: boolean,
+): Promise<ReserveResult> {
   const { db, ledger, clock, log } = s.deps
   return db.transaction().execute(async (tx): Promise<ReserveResult> => {
     // The address's nonce row serialises gas decisions of one address.
     await lockAddress(s, tx, row.fromAddress)
     const current = await s.load(tx, row.id, true)
-    if (current?.status !== 'queued') return 'ok'
+    // Before signing; or, for a replacement, while the signed transfer is still open.
+    const reservable = signed
+      ? current?.status === 'signed' || current?.status === 'sent'
+      : current?.status === 'queued'
+    if (!current || !reservable) return 'ok'
     const reserved = BigInt(current.gasReserved)
     if (reserved >= maxFee) return 'ok'
     const need = maxFee - reserved

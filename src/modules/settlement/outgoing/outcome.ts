@@ -4,7 +4,6 @@
 // that reports the outcome to the caller. A signed transaction that may still be mined is never
 // reported failed: only a receipt, or its nonce taken by another transaction, ends it, so value is
 // never released while it can still leave.
-import type { Hash } from 'viem'
 import type { Tx } from '../../../db/index.ts'
 import { AppError } from '../../../http/errors.ts'
 import { ChainError, type TransferReceipt } from '../../../platform/chain/types.ts'
@@ -12,9 +11,10 @@ import { scheduleRun } from './enqueue.ts'
 import { TRANSFER_ATTEMPT_FAILED, TRANSFER_FAILED, TRANSFER_SETTLED } from './events.ts'
 import { bookGas } from './gas.ts'
 import { bookPostings } from './postings.ts'
+import { hashesOf, minedOf } from './receipts.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { eventOf, report } from './report.ts'
-import { isFinal, json, PermanentFailure, type SenderContext } from './types.ts'
+import { isFinal, json, OUTGOING_JOB, PermanentFailure, type SenderContext } from './types.ts'
 
 /** HTTP-like numeric status of a failure, for `responseData`. */
 function statusOf(code: string): number {
@@ -56,14 +56,15 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown) 
   let receipt: TransferReceipt | null = null
   if (row.status !== 'queued' && final) {
     try {
-      receipt = await chain.getReceipt(row.txHash as Hash)
+      const hashes = await hashesOf(s, row)
+      receipt = await minedOf(s, row, hashes)
       if (receipt) fate = 'mined'
       else {
         const latest = await chain.getNonce(row.fromAddress, 'latest')
-        // Another transaction took the nonce, and ours was not mined (checked again after).
+        // Another transaction took the nonce, and none of ours was mined (checked again after).
         fate = latest > Number(row.nonce) ? 'dead' : 'unknown'
         if (fate === 'dead') {
-          receipt = await chain.getReceipt(row.txHash as Hash)
+          receipt = await minedOf(s, row, hashes)
           if (receipt) fate = 'mined'
         }
       }
@@ -157,10 +158,15 @@ export async function settleWithReceipt(s: SenderContext, id: string, receipt: T
   const { db, ledger, clock, log } = s.deps
   const text = await receiptText(s, receipt)
   await db.transaction().execute(async (tx) => {
-    const row = await s.load(tx, id, true)
-    if (!row || isFinal(row.status)) return
-    await bookGas(s, tx, row, receipt.fee)
+    const locked = await s.load(tx, id, true)
+    if (!locked || isFinal(locked.status)) return
     const now = clock.now()
+    // The mined transaction (the first or a replacement) is the transfer's; the others replaced.
+    const txHash = receipt.hash.toLowerCase()
+    await outgoingRepo.markMined(tx, id, txHash, now)
+    const row = { ...locked, txHash }
+    await bookGas(s, tx, row, receipt.fee)
+    await wakeLaterNonces(s, tx, row)
     if (receipt.status === 'success') {
       if (row.fundingAccountId) {
         const clearing = await ledger.ensureAccount(tx, 'chain', s.chainKey, row.coin)
@@ -176,7 +182,6 @@ export async function settleWithReceipt(s: SenderContext, id: string, receipt: T
       }
       const booked = await bookPostings(s, tx, row, 'completed')
       await outgoingRepo.markCompleted(tx, id, text, now)
-      const txHash = receipt.hash.toLowerCase()
       await report(s, tx, TRANSFER_SETTLED, {
         ...eventOf(row),
         txHash,
@@ -227,8 +232,12 @@ async function settleFailure(
   row: OutgoingRow,
   f: { code: string; message: string; reason: 'failed' | 'reverted'; receipt: string | null },
 ) {
-  // Nothing was mined: the whole gas reservation goes back.
-  if (f.reason === 'failed') await bookGas(s, tx, row, 0n)
+  if (f.reason === 'failed') {
+    // Nothing was mined: the whole gas reservation goes back, and what was signed is dead.
+    await bookGas(s, tx, row, 0n)
+    await outgoingRepo.markReplaced(tx, row.id)
+    if (row.nonce !== null) await wakeLaterNonces(s, tx, row)
+  }
   const errors = row.errors ?? []
   const error = {
     error: true,
@@ -270,4 +279,20 @@ async function settleFailure(
     },
     'outgoing transfer failed',
   )
+}
+
+/**
+ * Transactions of the same address at later nonces could not be mined before this one: they are
+ * looked at again now rather than at their next scheduled check. (An extra run of a transfer is
+ * harmless; their rows are not locked here, which would order locks against their own runs.)
+ */
+async function wakeLaterNonces(s: SenderContext, tx: Tx, row: OutgoingRow) {
+  const now = s.deps.clock.now()
+  for (const later of await outgoingRepo.signedAfter(tx, s.chainKey, row.fromAddress, Number(row.nonce)))
+    await s.deps.jobs.enqueue(
+      tx,
+      OUTGOING_JOB,
+      { id: later.id },
+      { runAt: now, dedupeKey: `${OUTGOING_JOB}:${later.id}:after:${row.id}` },
+    )
 }

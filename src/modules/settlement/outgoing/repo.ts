@@ -115,6 +115,7 @@ export const outgoingRepo = {
       .execute()
   },
 
+  /** Stores the first signed transaction of a transfer (status `signed`). */
   async markSigned(
     tx: Tx,
     id: string,
@@ -134,6 +135,84 @@ export const outgoingRepo = {
         updatedAt: at,
       })
       .where('id', '=', id)
+      .execute()
+    await outgoingRepo.addTransaction(tx, { transferId: id, seq: 0, ...s }, at)
+  },
+
+  async addTransaction(
+    tx: Tx,
+    t: { transferId: string; seq: number; txHash: string; raw: string; maxFee: bigint },
+    at: Date,
+  ) {
+    await tx
+      .insertInto('outgoingTransactions')
+      .values({
+        transferId: t.transferId,
+        seq: t.seq,
+        txHash: t.txHash,
+        raw: t.raw,
+        maxFee: t.maxFee.toString(),
+        signedAt: at,
+      })
+      .execute()
+  },
+
+  /** The signed transactions of a transfer, first first. */
+  transactions(ex: Executor, transferId: string) {
+    return ex
+      .selectFrom('outgoingTransactions')
+      .selectAll()
+      .where('transferId', '=', transferId)
+      .orderBy('seq')
+      .execute()
+  },
+
+  /** Makes a replacement the transfer's current transaction (stored with `addTransaction`). */
+  async setCurrent(tx: Tx, id: string, t: { raw: string; txHash: string; maxFee: bigint }, at: Date) {
+    await tx
+      .updateTable('outgoingTransfers')
+      .set({ raw: t.raw, txHash: t.txHash, maxFee: t.maxFee.toString(), updatedAt: at })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  /** The transaction `txHash` was mined: it becomes the transfer's, the others are replaced. */
+  async markMined(tx: Tx, transferId: string, txHash: string, at: Date) {
+    const mined = await tx
+      .updateTable('outgoingTransactions')
+      .set({ status: 'mined' })
+      .where('transferId', '=', transferId)
+      .where('txHash', '=', txHash)
+      .returning(['raw', 'maxFee'])
+      .executeTakeFirst()
+    await outgoingRepo.markReplaced(tx, transferId)
+    if (mined)
+      await tx
+        .updateTable('outgoingTransfers')
+        .set({ txHash, raw: mined.raw, maxFee: mined.maxFee, updatedAt: at })
+        .where('id', '=', transferId)
+        .execute()
+  },
+
+  /** Every transaction of the transfer still pending is recorded as replaced. */
+  async markReplaced(tx: Tx, transferId: string) {
+    await tx
+      .updateTable('outgoingTransactions')
+      .set({ status: 'replaced' })
+      .where('transferId', '=', transferId)
+      .where('status', '=', 'pending')
+      .execute()
+  },
+
+  /** Open transfers of an address signed with a later nonce (they wait for this one). */
+  signedAfter(ex: Executor, chainId: string, address: string, nonce: number) {
+    return ex
+      .selectFrom('outgoingTransfers')
+      .select('id')
+      .where('chainId', '=', chainId)
+      .where('fromAddress', '=', address)
+      .where('status', 'in', ['signed', 'sent'])
+      .where('nonce', '>', nonce)
       .execute()
   },
 

@@ -2,25 +2,19 @@
 // sign and STORE the signed transaction (one database transaction) → broadcast → receipt →
 // settle. Whatever step a worker dies after, the next run resumes from the stored state: a stored
 // transaction is re-broadcast (broadcasting is idempotent) or its receipt found, never re-signed.
-import { getAddress, type Hash, type Hex } from 'viem'
+import { getAddress, type Hex } from 'viem'
 import { toChainError } from '../../../platform/chain/errors.ts'
-import { ChainError } from '../../../platform/chain/types.ts'
+import { ChainError, type TransferReceipt } from '../../../platform/chain/types.ts'
 import { scheduleRun } from './enqueue.ts'
 import { TRANSFER_STARTED } from './events.ts'
 import { reserveGas } from './gas.ts'
-import { takeNonce } from './nonces.ts'
 import { attemptFailed, settleWithReceipt } from './outcome.ts'
+import { minedOf, waitForMined } from './receipts.ts'
+import { replaceIfStuck } from './replace.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { eventOf, report } from './report.ts'
-import {
-  isFinal,
-  PermanentFailure,
-  type PlatformSigner,
-  type Prepared,
-  platformSigner,
-  type SenderContext,
-  SimulatedCrash,
-} from './types.ts'
+import { signFirst } from './sign.ts'
+import { isFinal, PermanentFailure, type Prepared, type SenderContext, SimulatedCrash } from './types.ts'
 
 const NATIVE_GAS = 21_000n
 /** how often a transfer of a halted coin looks again */
@@ -42,7 +36,7 @@ export async function runTransfer(s: SenderContext, id: string): Promise<void> {
 
 async function advance(s: SenderContext, first: OutgoingRow) {
   let row = first
-  const { db, chain, clock } = s.deps
+  const { db } = s.deps
   if (row.status === 'queued') {
     // A coin halted by reconciliation (or a deep reorg) sends nothing new until an operator
     // resumes it; what was signed already is still followed to its receipt below.
@@ -60,46 +54,71 @@ async function advance(s: SenderContext, first: OutgoingRow) {
       }
     }
     await s.crashPoint('before-sign', row.id)
-    await sign(s, row.id, prepared)
+    await signFirst(s, row.id, prepared)
     await s.crashPoint('after-sign', row.id)
     row = (await s.load(db, row.id))!
     if (isFinal(row.status)) return
   }
-  // signed or sent: the stored transaction is the only one this transfer will ever have.
-  const hash = row.txHash as Hash
-  let receipt = await chain.getReceipt(hash)
+  // Signed: from here on only the stored transactions (the first, and replacements at the same
+  // nonce) are ever broadcast; nothing is signed at a new nonce again.
+  let receipt = await minedOf(s, row)
   if (!receipt) {
-    try {
-      await chain.broadcast(row.raw as Hex)
-    } catch (err) {
-      const e = toChainError(err, 'broadcast')
-      if (e.code === 'NONCE_TOO_LOW') {
-        // The nonce went to another transaction; ours can never be mined unless it already was.
-        receipt = await chain.getReceipt(hash)
-        if (!receipt) throw new PermanentFailure('NONCE_TOO_LOW', 'the nonce was used by another transaction')
-      } else throw e
+    receipt = await broadcastCurrent(s, row)
+    if (!receipt) {
+      const replaced = await replaceIfStuck(s, row)
+      if (replaced === 'wait') {
+        await defer(s, row.id, s.options.gasWaitMs)
+        return
+      }
+      if (replaced === 'replaced') {
+        row = (await s.load(db, row.id))!
+        if (isFinal(row.status)) return
+        receipt = await broadcastCurrent(s, row)
+      }
     }
-    if (row.status === 'signed') {
-      await outgoingRepo.markSent(db, row.id, clock.now())
-      s.deps.log.info(
-        {
-          transferId: row.id,
-          purpose: row.purpose,
-          referenceId: row.referenceId,
-          txHash: hash,
-          nonce: row.nonce,
-        },
-        'outgoing transfer broadcast',
-      )
+    receipt ??= await waitForMined(s, row)
+    if (!receipt) {
+      // Pending: not a failed attempt. Looked at again soon, and replaced once it is stuck.
+      await defer(s, row.id, s.options.pendingRecheckMs)
+      return
     }
-    await s.crashPoint('after-broadcast', row.id)
   }
-  receipt ??= await chain.waitForReceipt(hash, {
-    timeoutMs: s.options.receiptTimeoutMs,
-    pollMs: s.options.receiptPollMs,
-  })
   await s.crashPoint('after-receipt', row.id)
   await settleWithReceipt(s, row.id, receipt)
+}
+
+/**
+ * Broadcasts the transfer's current stored transaction (idempotent: a node that knows it, or a
+ * chain that mined it, is a success). Returns a receipt when the nonce is taken and one of the
+ * transfer's own transactions took it; throws when another transaction took it.
+ */
+async function broadcastCurrent(s: SenderContext, row: OutgoingRow): Promise<TransferReceipt | null> {
+  const { chain, db, clock, log } = s.deps
+  try {
+    await chain.broadcast(row.raw as Hex)
+  } catch (err) {
+    const e = toChainError(err, 'broadcast')
+    if (e.code !== 'NONCE_TOO_LOW') throw e
+    // The nonce is taken: by one of ours (then it settles the transfer), or by another transaction.
+    const receipt = await minedOf(s, row)
+    if (!receipt) throw new PermanentFailure('NONCE_TOO_LOW', 'the nonce was used by another transaction')
+    return receipt
+  }
+  if (row.status === 'signed') {
+    await outgoingRepo.markSent(db, row.id, clock.now())
+    log.info(
+      {
+        transferId: row.id,
+        purpose: row.purpose,
+        referenceId: row.referenceId,
+        txHash: row.txHash,
+        nonce: row.nonce,
+      },
+      'outgoing transfer broadcast',
+    )
+  }
+  await s.crashPoint('after-broadcast', row.id)
+  return null
 }
 
 async function markStarted(s: SenderContext, id: string) {
@@ -156,62 +175,4 @@ async function prepare(s: SenderContext, row: OutgoingRow): Promise<Prepared> {
   }
   const perGas = fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice
   return { fees, gas, maxFee: gas * perGas }
-}
-
-/** Takes the next nonce, signs, stores the signed transaction and registers it: one transaction. */
-async function sign(s: SenderContext, id: string, prepared: Prepared) {
-  const { chain, db, clock, wallets } = s.deps
-  const row = (await s.load(db, id))!
-  // Reconcile with the chain: nonces used outside the platform (after a key export) are skipped.
-  const latest = await chain.getNonce(row.fromAddress, 'latest')
-  await db.transaction().execute(async (tx) => {
-    const current = await s.load(tx, id, true)
-    if (current?.status !== 'queued') return
-    const nonce = await takeNonce(s, tx, row.fromAddress, latest)
-    const req = {
-      coin: row.coin,
-      to: row.toAddress,
-      amount: BigInt(row.amount),
-      nonce,
-      gas: prepared.gas,
-      fees: prepared.fees,
-    }
-    const signed =
-      row.fromKind === 'platform'
-        ? await platformSigner(chain, row.fromOwnerId as PlatformSigner).signTransfer(req)
-        : await chain.signTransfer(await wallets.privateKey(tx, row.fromAddress), req)
-    await outgoingRepo.markSigned(
-      tx,
-      id,
-      {
-        nonce,
-        raw: signed.raw,
-        txHash: signed.hash.toLowerCase(),
-        gasLimit: signed.gas,
-        maxFee: signed.maxFee,
-      },
-      clock.now(),
-    )
-    s.deps.log.info(
-      {
-        transferId: id,
-        purpose: row.purpose,
-        referenceId: row.referenceId,
-        coin: row.coin,
-        amount: row.amount,
-        from: row.fromAddress,
-        to: row.toAddress,
-        nonce,
-        txHash: signed.hash.toLowerCase(),
-        maxFee: signed.maxFee.toString(),
-      },
-      'outgoing transfer signed',
-    )
-    await wallets.registerOutgoing(tx, {
-      txHash: signed.hash,
-      from: row.fromAddress,
-      purpose: row.purpose,
-      ...(row.creditAccountId ? { creditAccountId: row.creditAccountId } : {}),
-    })
-  })
 }

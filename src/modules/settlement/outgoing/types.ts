@@ -109,9 +109,15 @@ export class SimulatedCrash extends Error {
 }
 
 /** Where a test may "kill" the worker: before signing, after the signed transaction was stored,
- * after it was broadcast, after its receipt was read, and after the settlement committed (its
- * report not yet run). */
-export type CrashPoint = 'before-sign' | 'after-sign' | 'after-broadcast' | 'after-receipt' | 'after-settle'
+ * after it was broadcast, after a replacement was stored (not yet broadcast), after its receipt
+ * was read, and after the settlement committed (its report not yet run). */
+export type CrashPoint =
+  | 'before-sign'
+  | 'after-sign'
+  | 'after-broadcast'
+  | 'after-replace'
+  | 'after-receipt'
+  | 'after-settle'
 
 /** A failure that retrying cannot fix. */
 export class PermanentFailure extends Error {
@@ -134,8 +140,15 @@ export interface SenderOptions {
   receiptPollMs: number
   /** how long a transfer waiting for a gas top-up sleeps between checks */
   gasWaitMs: number
-  /** a signed transfer whose fate the chain cannot tell yet is re-checked this often */
+  /** a signed transfer whose fate the chain cannot tell yet (retries used up) is re-checked this often */
   stuckRecheckMs: number
+  /** a transaction not mined this long after it was signed is replaced (same nonce, fees +12.5 %
+   * at least, and at least the current estimate) */
+  stuckAfterMs: number
+  /** replacements of one transfer at most (each raises the fees again) */
+  maxReplacements: number
+  /** a broadcast transaction not mined within one run's receipt wait is looked at again after this */
+  pendingRecheckMs: number
   /** a top-up brings this many times the missing gas */
   topUpFactor: bigint
 }
@@ -148,6 +161,9 @@ export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
   receiptPollMs: 250,
   gasWaitMs: 1000,
   stuckRecheckMs: 10 * 60_000,
+  stuckAfterMs: 3 * 60_000,
+  maxReplacements: 5,
+  pendingRecheckMs: 15_000,
   topUpFactor: 20n,
 }
 
