@@ -87,7 +87,7 @@ function reserveOnce(
     const open = topUps[0]
     if (open && !isFinal(open.status)) return 'wait'
     if (open?.status === 'completed' && open.txHash) {
-      if (!(await outgoingRepo.depositCredited(tx, s.chainKey, open.txHash))) return 'scan'
+      if (!(await s.deps.wallets.depositCredited(tx, open.txHash))) return 'scan'
     }
     const amount = need * s.options.topUpFactor
     const topUp = await enqueueTransfer(s, tx, {

@@ -1,6 +1,6 @@
 // SQL of outgoing transfers, their postings and reported events, and the per-address nonces
-// (tables `outgoing_transfers`, `outgoing_postings`, `outgoing_events`, `outgoing_nonces`), and
-// the chain reads the sender needs from the deposit watcher's tables.
+// (tables `outgoing_transfers`, `outgoing_transactions`, `outgoing_postings`, `outgoing_events`,
+// `outgoing_nonces`).
 import { type Insertable, sql } from 'kysely'
 import type { Executor, Tx } from '../../../db/index.ts'
 import type { OutgoingPostingsTable } from '../../../db/tables/outgoing.ts'
@@ -75,18 +75,6 @@ export const outgoingRepo = {
       .orderBy('createdAt', 'desc')
       .orderBy('id', 'desc')
       .execute()
-  },
-
-  /** True once the deposit watcher credited what transaction `txHash` delivered (to `address`). */
-  async depositCredited(ex: Executor, chainId: string, txHash: string, address?: string): Promise<boolean> {
-    let q = ex
-      .selectFrom('chainEvents')
-      .select('txHash')
-      .where('chainId', '=', chainId)
-      .where('txHash', '=', txHash.toLowerCase())
-      .where('kind', '=', 'deposit')
-    if (address) q = q.where('address', '=', address.toLowerCase())
-    return (await q.executeTakeFirst()) !== undefined
   },
 
   /** Locks (creating it when missing) the nonce row of a sending address; returns the next nonce. */

@@ -75,11 +75,6 @@ export class OutgoingSender implements SenderContext {
     return new Map((await outgoingRepo.statuses(ex, ids)).map((r) => [r.id, r.status]))
   }
 
-  /** True once the deposit watcher credited what transaction `txHash` delivered to `address`. */
-  credited(ex: Executor, txHash: string, address: string): Promise<boolean> {
-    return outgoingRepo.depositCredited(ex, this.chainKey, txHash, address)
-  }
-
   load(ex: Executor, id: string, forUpdate = false): Promise<OutgoingRow | undefined> {
     return outgoingRepo.load(ex, id, forUpdate)
   }
