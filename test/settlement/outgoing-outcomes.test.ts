@@ -5,6 +5,7 @@
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
+import { initiate, post, sendFrom } from '../escrow/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 import {
@@ -225,6 +226,65 @@ describe('outcome reports', () => {
     expect(await countMails(user, 'withdrawal_failed')).toBe(1)
     expect(await balanceOf(t, user.id, 'avax')).toBe(2n * AVAX)
     expect(await t.app.services.chain.balanceOf(to, 'avax')).toBe(0n)
+    await expectConsistent(t)
+  })
+
+  it('counts a mined escrow leg as gone from the escrow before its report, so a release then is exact', async () => {
+    const payer = await createUser(t)
+    const receiver = await createUser(t)
+    const q = await initiate(t, payer, receiver, { amount: 50 })
+    const outsider = t.app.services.chain.devnet!.accounts[16]!
+    // An overpayment of 1 AVAX, returned to the payer with the last part.
+    await sendFrom(t, outsider, q.address, 'avax', BigInt(q.amountToPayBaseUnits) + AVAX)
+    const v = await post(t, payer, '/v1/escrow/validate', { escrowId: q.escrowId })
+    expect(v.json().data.status, v.body).toBe('paid')
+    const payerBefore = await balanceOf(t, payer.id, 'avax')
+    const receiverBefore = await balanceOf(t, receiver.id, 'avax')
+
+    const part = await post(t, payer, '/v1/payment/release', { collection: q.collectionId, amount: 12.5 })
+    expect(part.statusCode, part.body).toBe(200)
+    const firstPayout = await t.database.db
+      .selectFrom('escrowLegs')
+      .select(['id', 'amount'])
+      .where('escrowId', '=', q.escrowId)
+      .where('kind', '=', 'payout')
+      .executeTakeFirstOrThrow()
+    expect(BigInt(firstPayout.amount)).toBe(AVAX / 2n)
+
+    // Right after the first payout is settled (mined, the escrow debited) and before its report
+    // marks the leg completed, the payer releases the rest.
+    let rest: { statusCode: number; body: string } | undefined
+    let window: Record<string, unknown> | undefined
+    t.app.services.outgoing.testHook = async (at, id) => {
+      if (at !== 'after-settle' || rest) return
+      const tr = await transfer(id)
+      if (tr.purpose !== 'escrow.leg' || tr.referenceId !== firstPayout.id) return
+      const leg = await t.database.db
+        .selectFrom('escrowLegs')
+        .select('status')
+        .where('id', '=', firstPayout.id)
+        .executeTakeFirstOrThrow()
+      window = { transfer: tr.status, leg: leg.status }
+      rest = await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId })
+    }
+    await settleAll(t)
+    t.app.services.outgoing.testHook = undefined
+    expect(window).toEqual({ transfer: 'completed', leg: 'processing' })
+    expect(rest?.statusCode, rest?.body).toBe(200)
+
+    // Everything the escrow held went out exactly: the price to the receiver, the fees, and the
+    // whole overpayment back to the payer.
+    await settleAll(t)
+    expect(await t.app.services.ledger.balance(t.database.db, 'escrow', q.escrowId, 'avax')).toBe(0n)
+    expect(await balanceOf(t, receiver.id, 'avax')).toBe(receiverBefore + 2n * AVAX)
+    expect(await balanceOf(t, payer.id, 'avax')).toBe(payerBefore + AVAX)
+    const legs = await t.database.db
+      .selectFrom('escrowLegs')
+      .select(['kind', 'status'])
+      .where('escrowId', '=', q.escrowId)
+      .execute()
+    expect(legs.every((l) => l.status === 'completed')).toBe(true)
+    expect(legs.filter((l) => l.kind === 'refund')).toHaveLength(1)
     await expectConsistent(t)
   })
 
