@@ -34,7 +34,11 @@ export interface OutgoingTransactionsTable {
   txHash: string
   raw: string
   maxFee: Units
-  status: ColumnType<OutgoingTransactionStatus, OutgoingTransactionStatus | undefined, OutgoingTransactionStatus>
+  status: ColumnType<
+    OutgoingTransactionStatus,
+    OutgoingTransactionStatus | undefined,
+    OutgoingTransactionStatus
+  >
   signedAt: Timestamp
 }
 
