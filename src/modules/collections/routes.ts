@@ -4,18 +4,15 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
 import { bearer, EmptyObject, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
-import type { BookmarkService } from './bookmarks.ts'
 import {
   Bookmark,
   BookmarkListItem,
   BookmarkPage,
-  Collection,
-  CollectionPage,
   CreateBookmarkBody,
-  CreateCollectionBody,
   ListBookmarksQuery,
-  ListCollectionsQuery,
-} from './schemas.ts'
+} from './bookmark-schemas.ts'
+import type { BookmarkService } from './bookmarks.ts'
+import { Collection, CollectionPage, CreateCollectionBody, ListCollectionsQuery } from './schemas.ts'
 import type { CollectionService } from './service.ts'
 
 export const collectionRoutes: FastifyPluginAsyncTypebox<{

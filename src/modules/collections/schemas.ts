@@ -6,8 +6,6 @@ import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
 import { FileSummary } from '../files/schemas.ts'
 import { MONEY_MAX, MONEY_PATTERN } from './payment-fee.ts'
 import {
-  BOOKMARK,
-  BOOKMARK_ITEM,
   CHILD_COLLECTION,
   COLLECTION,
   COLLECTION_LIST_ITEM,
@@ -223,7 +221,7 @@ export const CollectionTag = Type.Object(
   { $id: 'CollectionTag', examples: [COLLECTION_TAG] },
 )
 
-const StrArray = Type.Array(Type.String())
+export const StrArray = Type.Array(Type.String())
 
 const Delivery = Type.Object({
   note: Type.String(),
@@ -245,7 +243,7 @@ const EscrowReleased = Type.Object(
 )
 
 /** Every field of the full form except `creator` and `collections`, which differ by operation. */
-const fullFields = {
+export const fullFields = {
   _id: Type.String(),
   name: Type.String(),
   category: Type.String(),
@@ -393,73 +391,4 @@ export const CollectionUpdateShape = Type.Object(
     description: 'The older shape the update (#29) answers; `paymentFee` is a USD string with two decimals.',
     examples: [COLLECTION_UPDATE],
   },
-)
-
-// Bookmarks
-
-export const CreateBookmarkBody = Type.Object(
-  {
-    reference: Id('id of the bookmarked collection or user'),
-    type: Type.Union([Type.Literal('collection'), Type.Literal('user')]),
-  },
-  { additionalProperties: false, examples: [{ reference: EX.collectionId, type: 'collection' }] },
-)
-
-export const ListBookmarksQuery = Type.Object(
-  {
-    ...PaginationQuery,
-    type: Type.Optional(Type.Union([Type.Literal('collection'), Type.Literal('user')])),
-  },
-  { additionalProperties: false },
-)
-
-const BookmarkedCollection = Type.Object({
-  ...fullFields,
-  creator: UserSummary,
-  collections: StrArray,
-})
-
-export const Bookmark = Type.Object(
-  {
-    _id: Type.String(),
-    owner: Type.String({ description: 'the user who bookmarked' }),
-    type: Type.String({ description: '`collection` or `user`' }),
-    reference: Type.String(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-    __v: Type.Number(),
-  },
-  { $id: 'Bookmark', examples: [BOOKMARK] },
-)
-
-export const BookmarkListItem = Type.Object(
-  {
-    ...Bookmark.properties,
-    collection: Type.Optional(
-      Type.Union([BookmarkedCollection, Type.Null()], {
-        description: 'type `collection`: the collection, null once it is deleted or no longer visible',
-      }),
-    ),
-    user: Type.Optional(
-      Type.Union([UserSummary, Type.Null()], {
-        description: 'type `user`: the user summary, null once the account is gone or private',
-      }),
-    ),
-  },
-  {
-    $id: 'BookmarkWithTarget',
-    description: 'A bookmark with what it points to.',
-    examples: [BOOKMARK_ITEM],
-  },
-)
-
-export const BookmarkPage = Type.Object(
-  {
-    data: Type.Array(BookmarkListItem),
-    total: Type.Integer({ examples: [1] }),
-    pages: Type.Integer({ examples: [1] }),
-    page: Type.Integer({ examples: [1] }),
-    limit: Type.Integer({ examples: [12] }),
-  },
-  { $id: 'BookmarkPage' },
 )
