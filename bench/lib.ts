@@ -15,6 +15,10 @@ export interface BenchContext {
   app: FastifyInstance
   baseUrl: string
   createUser(): Promise<BenchUser>
+  /** `--quick`: small data sets and short cases, the whole bench in under two minutes */
+  quick: boolean
+  /** the growth sizes (1,000,000 rows) apply: PostgreSQL and not `--quick` */
+  large: boolean
 }
 
 export interface HttpScenario {

@@ -1,4 +1,4 @@
-// `npm run bench [-- --only name,name] [-- --seconds N]`: builds the real service in-process on a
+// `npm run bench [-- --only name,name] [-- --seconds N] [-- --quick]`: builds the real service in-process on a
 // fresh embedded database (or BENCH_DATABASE_URL), listens on loopback, measures a bare Fastify
 // "hello" route as the ceiling, then every scenario of bench/scenarios/*.ts. Prints a table,
 // writes bench/results/latest.json and appends to bench/HISTORY.md.
@@ -22,7 +22,12 @@ import { type BenchContext, type BenchUser, type HttpResult, runHttp, type Scena
 
 const args = process.argv.slice(2)
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined
-const seconds = args.includes('--seconds') ? Number(args[args.indexOf('--seconds') + 1]) : undefined
+const quick = args.includes('--quick')
+const seconds = args.includes('--seconds')
+  ? Number(args[args.indexOf('--seconds') + 1])
+  : quick
+    ? 1
+    : undefined
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wp-bench-'))
 const config = loadConfig(
@@ -82,7 +87,13 @@ async function createUser(): Promise<BenchUser> {
   })
   return { id: me.json().data._id, email, password, token }
 }
-const ctx: BenchContext = { app, baseUrl: address, createUser }
+const ctx: BenchContext = {
+  app,
+  baseUrl: address,
+  createUser,
+  quick,
+  large: database.kind === 'postgres' && !quick,
+}
 
 // The ceiling: a bare Fastify route on the same machine, measured the same way.
 const bare = Fastify()
@@ -119,8 +130,23 @@ for (const file of files) {
     try {
       if ('run' in s) result = await s.run()
       else {
+        // Statements per request (BEGIN/COMMIT not counted), less the background rate (the job
+        // runner's polling) measured just before the case with no load.
+        const idle0 = database.queryCount()
+        await new Promise((r) => setTimeout(r, 250))
+        const idlePerMs = (database.queryCount() - idle0) / 250
+        const q0 = database.queryCount()
+        const t0 = performance.now()
         const r: HttpResult = await runHttp(address, { ...s, seconds: seconds ?? s.seconds ?? 5 })
-        result = { ...r, ofCeiling: Number((r.requestsPerSec / ceiling.requestsPerSec).toFixed(3)) }
+        const background = idlePerMs * (performance.now() - t0)
+        const queriesPerReq = r.total
+          ? Number(Math.max(0, (database.queryCount() - q0 - background) / r.total).toFixed(2))
+          : 0
+        result = {
+          ...r,
+          ofCeiling: Number((r.requestsPerSec / ceiling.requestsPerSec).toFixed(3)),
+          queriesPerReq,
+        }
       }
     } catch (err) {
       result = { error: String(err) }
@@ -155,13 +181,13 @@ if (!existsSync(history)) {
 }
 const fmt = (r: Record<string, number | string>) =>
   'requestsPerSec' in r
-    ? `${r.requestsPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.ofCeiling !== undefined ? `, ${r.ofCeiling}× ceiling` : ''}${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}`
+    ? `${r.requestsPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.ofCeiling !== undefined ? `, ${r.ofCeiling}× ceiling` : ''}${r.queriesPerReq !== undefined ? `, ${r.queriesPerReq} queries/req` : ''}${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}`
     : Object.entries(r)
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')
 appendFileSync(
   history,
-  `\n## ${meta.date} (${meta.database}, ${meta.cpus} cores, Node ${meta.node})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
+  `\n## ${meta.date} (${meta.database}, ${meta.cpus} cores, Node ${meta.node}${quick ? ', --quick' : ''})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
 )
 console.log('\nwrote bench/results/latest.json and bench/HISTORY.md')
 process.exit(0)

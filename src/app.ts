@@ -3,9 +3,9 @@
 import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
-import { Redis } from 'ioredis'
 import pino, { type Logger } from 'pino'
-import { type Config, notInProduction } from './config.ts'
+import { adminConsole } from './admin-console/serve.ts'
+import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
 import { registerAuth } from './http/auth.ts'
 import { connectionOptions } from './http/connections.ts'
@@ -18,28 +18,28 @@ import { registerOpenApi } from './http/openapi.ts'
 import { registerRateLimit } from './http/rate-limit.ts'
 import { Readiness, type Role, registerProbes } from './http/ready.ts'
 import { validatorCompiler } from './http/validation.ts'
-import { accountModule } from './modules/account/module.ts'
-import { AccountService } from './modules/account/service.ts'
-import { FlowService } from './modules/auth/flows.ts'
-import { authRoutes } from './modules/auth/routes.ts'
-import { AuthService } from './modules/auth/service.ts'
-import { TokenService } from './modules/auth/tokens.ts'
-import { web3Module } from './modules/auth/web3-module.ts'
-import { collectionsModule } from './modules/collections/module.ts'
-import type { FeatureModule, Services } from './modules/core.ts'
-import { escrowModule } from './modules/escrow/module.ts'
-import { filesModule } from './modules/files/module.ts'
-import { paymentModule } from './modules/payment/module.ts'
-import { settlementModule } from './modules/settlement/module.ts'
-import { walletModule } from './modules/wallet/module.ts'
-import { withdrawalsModule } from './modules/withdrawals/module.ts'
-import { workModule } from './modules/work/module.ts'
+import { accountHttp } from './modules/account/module.ts'
+import { adminHttp } from './modules/admin/module.ts'
+import { authHttp } from './modules/auth/module.ts'
+import { web3Http } from './modules/auth/web3-module.ts'
+import { chatHttp } from './modules/chat/module.ts'
+import { collectionsHttp } from './modules/collections/module.ts'
+import type { Services } from './modules/core.ts'
+import { escrowHttp } from './modules/escrow/module.ts'
+import { feedsHttp } from './modules/feeds/module.ts'
+import { filesHttp } from './modules/files/module.ts'
+import { liveHttp } from './modules/live/module.ts'
+import { notificationsHttp } from './modules/notifications/module.ts'
+import { paymentHttp } from './modules/payment/module.ts'
+import { transactionsHttp } from './modules/transactions/module.ts'
+import { walletHttp } from './modules/wallet/module.ts'
+import { withdrawalsHttp } from './modules/withdrawals/module.ts'
+import { workHttp } from './modules/work/module.ts'
 import { type Clock, systemClock } from './platform/clock.ts'
-import { createSecretBox } from './platform/crypto/secrets.ts'
-import { JobQueue } from './platform/jobs/queue.ts'
-import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail/mailer.ts'
+import type { Mailer } from './platform/mail/mailer.ts'
 import { Metrics } from './platform/metrics/index.ts'
 import { registerMetrics } from './platform/metrics/plugin.ts'
+import { buildServices } from './root.ts'
 
 export interface AppDeps {
   config: Config
@@ -49,20 +49,28 @@ export interface AppDeps {
   logger?: Logger | false
   /** what the process runs (decides what `/ready` checks); default both API and worker */
   role?: Role
+  /** services built by the caller (which then closes them); default: built here, closed with the app */
+  built?: Awaited<ReturnType<typeof buildServices>>
 }
 
-/** Feature modules in dependency order: a module may use the services of those before it. */
-const modules: FeatureModule[] = [
-  accountModule,
-  paymentModule,
-  walletModule,
-  settlementModule,
-  web3Module,
-  filesModule,
-  collectionsModule,
-  withdrawalsModule,
-  escrowModule,
-  workModule,
+/** Each module's routes, registered from the built services. */
+const routes: ((app: FastifyInstance, s: Services) => Promise<void>)[] = [
+  authHttp,
+  accountHttp,
+  paymentHttp,
+  walletHttp,
+  transactionsHttp,
+  web3Http,
+  filesHttp,
+  collectionsHttp,
+  withdrawalsHttp,
+  escrowHttp,
+  workHttp,
+  notificationsHttp,
+  liveHttp,
+  chatHttp,
+  feedsHttp,
+  adminHttp,
 ]
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
@@ -109,68 +117,44 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await registerOpenApi(app, config)
   // Operations: CORS, request timing and /metrics (the chain is read at scrape time, once open).
   await registerCors(app, config)
-  const chainOf = () => app.services?.chain
-  const metrics = new Metrics({
-    db: database.db,
-    chain: chainOf,
-    log: app.log as unknown as Logger,
-    timeoutMs: config.readyTimeoutMs,
-  })
+  const log = app.log as unknown as Logger
+  // Built before any route; closed with the app unless the caller built (and closes) them.
+  const built =
+    deps.built ??
+    (await buildServices({ config, database, clock, log, ...(deps.mailer ? { mailer: deps.mailer } : {}) }))
+  if (!deps.built) app.addHook('onClose', built.close)
+  const { services } = built
+  app.decorate('services', services)
+  const chainOf = () => services.chain
+  const metrics = new Metrics({ db: database.db, chain: chainOf, log, timeoutMs: config.readyTimeoutMs })
   registerMetrics(app, metrics, { token: config.metricsToken })
 
-  const log = app.log as unknown as Logger
-  const db = database.db
-  const jobs = new JobQueue(db, log, clock)
-  const mailer =
-    deps.mailer ??
-    (config.smtpUrl
-      ? createSmtpMailer(config.smtpUrl, config.mailFrom)
-      : config.production
-        ? notInProduction('the mail outbox (SMTP_URL is not set)')
-        : createOutboxMailer(db, log, { printText: !config.production }))
-  jobs.register('mail.send', (mail) => mailer.send(mail), { maxAttempts: 8, deleteOnSuccess: true })
-
-  const tokens = new TokenService(config.jwtSecret, clock)
-  const flows = new FlowService({ db, tokens, clock, config, jobs })
-  const accounts = new AccountService({ db, clock })
-  const auth = new AuthService({ db, config, clock, tokens, flows, accounts })
-  const keys: Record<string, Buffer> = {
-    ...config.previousKeyEncryptionKeys,
-    [config.keyEncryptionKeyId]: config.keyEncryptionKey,
-  }
-  const secrets = createSecretBox(keys, config.keyEncryptionKeyId)
-  // Each module adds its own services to this object (see modules/core.ts).
-  const services = {
-    config,
-    database,
-    clock,
-    jobs,
-    mailer,
-    secrets,
-    tokens,
-    flows,
-    auth,
-    accounts,
-  } as Services
-  app.decorate('services', services)
-
+  // The Redis client is loaded only when one is configured.
   const redis = config.redisUrl
-    ? new Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false })
+    ? new (await import('ioredis')).Redis(config.redisUrl, { maxRetriesPerRequest: 2, lazyConnect: false })
     : undefined
   app.addHook('onClose', async () => {
     await redis?.quit().catch(() => {})
   })
   await registerRateLimit(app, redis)
-  registerAuth(app, (bearer) => auth.authenticate(bearer))
+  registerAuth(app, (bearer) => services.auth.authenticate(bearer))
 
-  const readiness = new Readiness({ config, database, chain: chainOf, redis, log, role: deps.role ?? 'all' })
+  const readiness = new Readiness({
+    config,
+    database,
+    chain: chainOf,
+    redis,
+    log,
+    role: deps.role ?? 'all',
+    haltedCoins: async () => (await services.settlement.readiness()).haltedCoins,
+  })
   app.addHook('onClose', async () => readiness.close())
   app.decorate('ops', { metrics, readiness })
   registerProbes(app, readiness, database)
 
-  await app.register(authRoutes, { auth, config })
-  const core = { app, config, database, db, clock, log, services }
-  for (const mod of modules) await mod(core)
+  for (const register of routes) await register(app, services)
+  // The operator console's static files at /admin (over the admin API).
+  await app.register(adminConsole)
 
   return app
 }

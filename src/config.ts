@@ -74,6 +74,13 @@ export interface Config {
   workerPort: number
   /** time limit of each readiness check and of each metrics reading (database, chain) */
   readyTimeoutMs: number
+  /** lower-case emails whose verified accounts are admins (ADMIN_EMAILS, comma-separated) */
+  adminEmails: string[]
+  /** how long an admin's second factor keeps a session elevated (ADMIN_SESSION_TTL_MS) */
+  adminSessionTtlMs: number
+  /** cold addresses for fee sweeps: `*` (FEE_SWEEP_ADDRESS) and per coin reference
+   * (FEE_SWEEP_ADDRESS_<COIN>, which wins) */
+  feeSweepAddresses: Record<string, string>
 }
 
 export class ConfigError extends Error {
@@ -258,6 +265,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     metricsToken: str('METRICS_TOKEN'),
     workerPort: int('WORKER_PORT', 0, 0, 65535),
     readyTimeoutMs: int('READY_TIMEOUT_MS', 2000, 100, 60_000),
+    adminEmails: (str('ADMIN_EMAILS') ?? '')
+      .split(',')
+      .map((e) => e.trim().toLowerCase())
+      .filter(Boolean),
+    adminSessionTtlMs: int('ADMIN_SESSION_TTL_MS', 15 * 60_000, 60_000, 24 * 3600 * 1000),
+    feeSweepAddresses: feeSweepAddresses(env, problems),
   }
   const logFormat = str('LOG_FORMAT') ?? 'json'
   if (logFormat === 'json' || logFormat === 'pretty') cfg.logFormat = logFormat
@@ -313,6 +326,22 @@ function corsOrigins(raw: string | undefined, problems: string[]): string[] {
       )
   }
   return list
+}
+
+/** FEE_SWEEP_ADDRESS (any coin, key `*`) and FEE_SWEEP_ADDRESS_<COIN> (one coin, by reference). */
+function feeSweepAddresses(env: Env, problems: string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, raw] of Object.entries(env)) {
+    const m = /^FEE_SWEEP_ADDRESS(?:_([A-Z0-9_]+))?$/.exec(name)
+    const value = raw?.trim()
+    if (!m || !value) continue
+    if (!/^0x[0-9a-fA-F]{40}$/.test(value) || /^0x0{40}$/i.test(value)) {
+      problems.push(`${name} must be an EVM address (0x + 40 hex), not the zero address`)
+      continue
+    }
+    out[m[1] ? m[1].toLowerCase() : '*'] = value.toLowerCase()
+  }
+  return out
 }
 
 function embeddedSecrets(dataDir: string): { jwtSecret: string; keyEncryptionKey: string } {

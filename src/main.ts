@@ -7,8 +7,9 @@
 // short by the time limit (or by a crash) is left resumable: its lease lapses and any worker runs
 // it again.
 //
-// A worker with WORKER_PORT serves `/health`, `/ready` and `/metrics` on that port (nothing else);
-// the API serves them beside its routes.
+// A worker builds the services and runs their jobs without building the HTTP app; with
+// WORKER_PORT it serves `/health`, `/ready` and `/metrics` on that port (nothing else). The API
+// serves them beside its routes.
 import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
@@ -16,7 +17,10 @@ import { buildApp } from './app.ts'
 import { type Config, ConfigError, loadConfig, notInProduction } from './config.ts'
 import { type Database, openPGlite, openPostgres } from './db/index.ts'
 import { migrateToLatest } from './db/migrate.ts'
-import { startOpsServer } from './http/ready.ts'
+import { Readiness, startOpsServer } from './http/ready.ts'
+import { systemClock } from './platform/clock.ts'
+import { Metrics } from './platform/metrics/index.ts'
+import { buildServices } from './root.ts'
 
 const mode = process.argv[2] ?? 'all'
 if (!['all', 'api', 'worker', 'migrate'].includes(mode)) {
@@ -55,8 +59,10 @@ const log = pino({
 })
 
 let database: Database | undefined
+let built: Awaited<ReturnType<typeof buildServices>> | undefined
 let app: FastifyInstance | undefined
 let opsServer: FastifyInstance | undefined
+let readiness: Readiness | undefined
 let started = false
 let stopSignal: string | undefined
 
@@ -85,11 +91,17 @@ async function shutdown(reason: string, exitCode = 0) {
   }, config.shutdownTimeoutMs)
   force.unref()
   try {
-    // HTTP first, then jobs (an onClose hook added below), then the chain and the rate-limit store
-    // (the modules' own onClose hooks); then what the app was given.
+    // HTTP first, then jobs, then what the services opened (the chain, the object store client),
+    // then the mailer and the database.
     await opsServer?.close()
     await app?.close()
-    await app?.services.mailer.close()
+    readiness?.close()
+    if (built) {
+      await built.services.jobs.stop()
+      log.info('job runner stopped')
+      await built.close()
+      await built.services.mailer.close()
+    }
     await database?.close()
     log.info({ reason }, 'stopped')
   } catch (err) {
@@ -109,14 +121,11 @@ async function start() {
   }
   if (stopSignal) return
 
-  app = await buildApp({ config, database, logger: log, role: mode as 'all' | 'api' | 'worker' })
-  const { jobs } = app.services
-  // Registered last, so it runs right after the HTTP server closed and before the modules' hooks
-  // close the chain: no job may be running when its chain or database goes away.
-  app.addHook('onClose', async () => {
-    await jobs.stop()
-    log.info('job runner stopped')
-  })
+  built = await buildServices({ config, database, clock: systemClock, log })
+  const { jobs } = built.services
+  if (stopSignal) return
+  if (mode !== 'worker')
+    app = await buildApp({ config, database, logger: log, role: mode as 'all' | 'api', built })
   if (stopSignal) return
   if (mode !== 'api' && config.runWorkers) {
     // The embedded database is this process's alone: what a previous run left running died with it.
@@ -126,15 +135,35 @@ async function start() {
     }
     jobs.start()
   }
-  if (mode !== 'worker') {
+  if (app) {
     await app.listen({ port: config.port, host: config.host })
-  } else {
-    await app.ready()
-    if (config.workerPort > 0)
-      opsServer = await startOpsServer({ ...app.ops, database, config, log, port: config.workerPort })
+  } else if (config.workerPort > 0) {
+    const { chain, settlement } = built.services
+    const metrics = new Metrics({
+      db: database.db,
+      chain: () => chain,
+      log,
+      timeoutMs: config.readyTimeoutMs,
+    })
+    readiness = new Readiness({
+      config,
+      database,
+      chain: () => chain,
+      redis: undefined,
+      log,
+      role: 'worker',
+      haltedCoins: async () => (await settlement.readiness()).haltedCoins,
+    })
+    opsServer = await startOpsServer({ metrics, readiness, database, config, log, port: config.workerPort })
   }
   log.info(
-    { mode, publicUrl: config.publicUrl, mail: app.services.mailer.kind, database: database.kind },
+    {
+      mode,
+      httpApp: Boolean(app),
+      publicUrl: config.publicUrl,
+      mail: built.services.mailer.kind,
+      database: database.kind,
+    },
     'started',
   )
 }

@@ -1575,6 +1575,545 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/notifications': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The caller’s notifications, newest first, with the unread count
+     * @description Query: page (from 1), limit (default 12, max 100), read (true: read only; false: unread only), type. `unread` counts every unread notification of the caller, whatever the filters. Only the caller’s own notifications are ever listed.
+     */
+    get: operations['listNotifications']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/notifications/mark/all': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Marks every notification of the caller read */
+    post: operations['markAllNotificationsRead']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/notifications/mark/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Marks one notification of the caller read
+     * @description Marking a read notification again changes nothing. Someone else’s notification is 404.
+     */
+    post: operations['markNotificationRead']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/account/notifications': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Which notification types are e-mailed to the caller
+     * @description Mail-worthy notifications are gathered for a minute and sent as one digest, so a burst is one mail. Until the caller chooses, `defaults` apply.
+     */
+    get: operations['getNotificationEmailSettings']
+    /** Chooses which notification types are e-mailed to the caller */
+    put: operations['setNotificationEmailSettings']
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/live': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The live WebSocket: pushes, chat and presence
+     * @description A WebSocket (`ws://` or `wss://` on this path) that pushes what happens to the caller as it happens.
+     *
+     *     **Authentication**, one of: the `Authorization: Bearer <token>` header; the `token` query parameter (for browsers, which cannot set headers on a WebSocket; it is never logged); or, without either, a first message `{"type":"auth","data":{"token":"<token>"}}` within 10 seconds. A bad token in the header or query answers 401 before the upgrade; a bad or missing one in the first message closes the socket with code 4401, as does a session that is revoked later (logout, password change; checked at every heartbeat).
+     *
+     *     **Messages** are JSON objects `{ "type", "data", "id"? }`. The server sends `ready` (`data.userId`) once the socket is registered, then pushes: `chat.message` (an `IChatMessage`), `chat.read` (`{conversationId, userId, readAt}`), and the domain events of the caller (notifications, deposits credited, withdrawals sent or failed, escrows funded or released) with the event's type as `type`. Requests of the client carry an `id` and are answered by `ack` (with the result as `data`) or `error` (`data.code` and `message` as in the HTTP envelope) with the same `id`: `ping` (answered by `pong`), `chat.send` (`{conversationId, content, mediaId?, quotedContentId?}`), `chat.read` (`{conversationId}`).
+     *
+     *     **Heartbeat and backpressure.** The server pings every 25 seconds and closes a socket that did not answer the previous ping; a socket with more than 1 MiB waiting to be sent is closed with 4408 rather than buffered for. Pushes reach sockets on every API process (PostgreSQL LISTEN/NOTIFY); a client that reconnects should re-read what it shows (e.g. GET /v1/chat), since pushes are not replayed.
+     *
+     *     **Presence.** While a user holds a socket on any process, their `socket.status` in the User form is `ONLINE`, `OFFLINE` otherwise.
+     */
+    get: operations['liveSocket']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/chat': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The caller’s conversations with their latest messages
+     * @description Conversations the caller takes part in, the latest activity first, each with its latest 20 messages (oldest first) and the caller’s unread count. `page` and `limit` page the conversations; older messages of one are read with GET /v1/chat/{id}/messages.
+     */
+    get: operations['listConversations']
+    put?: never
+    /**
+     * Open the conversation of a collection or with a user
+     * @description With `collectionId`: the conversation of that collection between its creator and its assigned talent (the caller must be one of them; 422 before a talent is assigned). With `recipientId`: the direct conversation with a user who shares a collection with the caller (creator and talent, invitee or applicant of one). Answers the existing conversation when there is one.
+     */
+    post: operations['openConversation']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/chat/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One conversation with its latest messages */
+    get: operations['getConversation']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/chat/{id}/messages': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The messages of a conversation, newest first */
+    get: operations['listMessages']
+    put?: never
+    /**
+     * Send a message
+     * @description Text (`content`, up to 4000 characters) and/or one attached file (`mediaId`, a file the caller uploaded), optionally quoting a message of the conversation. Every participant’s sockets get it as `chat.message`.
+     */
+    post: operations['sendMessage']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/chat/{id}/read': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Mark a conversation read up to now
+     * @description A read receipt: the messages so far list the caller in `readBy`, and every participant’s sockets get `chat.read`.
+     */
+    post: operations['readConversation']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/feeds': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The activity stream, newest first, without the entries the caller dismissed
+     * @description Public entries are seen by everyone, the others by the users they concern. Query: page, limit (12, max 100), type, owner, isOwner (true: only entries that concern the caller), isPublic.
+     */
+    get: operations['listFeeds']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/feeds/dismiss/all': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    /** Dismisses every entry up to now, for the caller only */
+    put: operations['dismissAllFeeds']
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/feeds/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One entry the caller may see (`closed` when they dismissed it) */
+    get: operations['getFeed']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/feeds/{id}/dismiss': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    /** Dismisses one entry, for the caller only */
+    put: operations['dismissFeed']
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/session': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The admin session: whether it is elevated, until when, and which second factor to use */
+    get: operations['adminSession']
+    put?: never
+    /**
+     * Step up: a second factor elevates this session for the admin routes
+     * @description The authenticator code (two-factor `google_auth`) or the code mailed by POST /v1/admin/session/code. The session of the bearer token is elevated for ADMIN_SESSION_TTL_MS (15 minutes by default); send the code again to extend it. Wrong codes count like every code: the fifth is 429.
+     */
+    post: operations['elevateAdminSession']
+    /** End the elevation of this session (the token stays valid as a normal one) */
+    delete: operations['endAdminSession']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/session/code': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Mail a 6-digit code for the step-up (admins without an authenticator app)
+     * @description The same code as POST /v1/account/2fa/email: 15 minutes, single use. With an authenticator app on, its codes are used instead (422).
+     */
+    post: operations['adminSessionCode']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/audit': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The audit log, newest first, filtered by actor, action, target and time range */
+    get: operations['adminAudit']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/users': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Search accounts (email, userName, name, id or web3 address), newest first */
+    get: operations['adminUsers']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/users/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One account */
+    get: operations['adminUser']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/users/{id}/suspend': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Suspend an account: it cannot log in, and every session it has is revoked at once */
+    post: operations['adminSuspendUser']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/users/{id}/unsuspend': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Lift a suspension (the account logs in again; its old sessions stay revoked) */
+    post: operations['adminUnsuspendUser']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/users/{id}/admin': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Give the admin role */
+    post: operations['adminGrantRole']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/users/{id}/admin/revoke': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Take the admin role away (never from oneself, from an ADMIN_EMAILS account, or from the last admin) */
+    post: operations['adminRevokeRole']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/reconciliation': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The latest reconciliation runs (per coin: ledger, chain, drift) and the halted coins */
+    get: operations['adminReconciliation']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/reconciliation/run': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Run reconciliation now; a coin that does not match is halted */
+    post: operations['adminReconcileNow']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/coins/{coin}/halt': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Halt a coin by hand: nothing is credited or sent in it until it is resumed */
+    post: operations['adminHaltCoin']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/coins/{coin}/resume': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Resume a halted coin: crediting and sending go on */
+    post: operations['adminResumeCoin']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/stats/overview': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Custody per coin, the job queue and transfers in flight with their ages */
+    get: operations['adminStatsOverview']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/stats/transfer-ages': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Open outgoing transfers counted per age bucket and state */
+    get: operations['adminStatsTransferAges']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/stats/flows': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Completed deposits and withdrawals of a coin per hour or day */
+    get: operations['adminStatsFlows']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -1594,7 +2133,7 @@ export interface components {
       status: 'error'
       message: string
       data: {
-        /** @description what went wrong, for programs: VALIDATION_ERROR, PASSWORD_MISMATCH, WEAK_PASSWORD, INVALID_CODE, UNAUTHENTICATED, INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, INSUFFICIENT_BALANCE, BUSINESS_RULE, TOO_MANY_ATTEMPTS, RATE_LIMITED, INTERNAL, UNAVAILABLE */
+        /** @description what went wrong, for programs: VALIDATION_ERROR, PASSWORD_MISMATCH, WEAK_PASSWORD, INVALID_CODE, UNAUTHENTICATED, INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, UPGRADE_REQUIRED, INSUFFICIENT_BALANCE, BUSINESS_RULE, TOO_MANY_ATTEMPTS, RATE_LIMITED, INTERNAL, UNAVAILABLE */
         code: string
         /** @description validation failures, one per field */
         errors?: {
@@ -4247,6 +4786,1017 @@ export interface components {
       /** @example 12 */
       limit: number
     }
+    /**
+     * @example {
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1,
+     *       "unread": 1,
+     *       "notification": [
+     *         {
+     *           "_id": "6b048390bce238a5cbe00a80",
+     *           "owner": {
+     *             "_id": "6b048373bce238a5cbe00a16",
+     *             "firstName": "Ada",
+     *             "lastName": "Lovelace",
+     *             "type": "talent",
+     *             "score": 0,
+     *             "profile": {
+     *               "talent": {
+     *                 "tags": [],
+     *                 "availability": "available",
+     *                 "skillIds": []
+     *               }
+     *             }
+     *           },
+     *           "notifyUser": {
+     *             "_id": "6b048374bce238a5cbe00a1f",
+     *             "firstName": "Grace",
+     *             "lastName": "Lovelace",
+     *             "type": "talent",
+     *             "score": 0,
+     *             "profile": {
+     *               "talent": {
+     *                 "tags": [],
+     *                 "availability": "available",
+     *                 "skillIds": []
+     *               }
+     *             }
+     *           },
+     *           "title": "New invite",
+     *           "description": "You were invited to a job.",
+     *           "read": false,
+     *           "data": "6b04838fbce238a5cbe00a7f",
+     *           "isAdmin": false,
+     *           "type": "invite_received",
+     *           "createdAt": "2026-11-23T18:18:27.534Z",
+     *           "updatedAt": "2026-11-23T18:18:27.534Z"
+     *         }
+     *       ]
+     *     }
+     */
+    NotificationPage: {
+      page: number
+      pages: number
+      limit: number
+      /** @description notifications matching the filters */
+      total: number
+      /** @description all unread notifications of the caller, whatever the filters */
+      unread: number
+      notification: components['schemas']['Notification'][]
+    }
+    /**
+     * @description Something that happened to the caller.
+     * @example {
+     *       "_id": "6b048390bce238a5cbe00a80",
+     *       "owner": {
+     *         "_id": "6b048373bce238a5cbe00a16",
+     *         "firstName": "Ada",
+     *         "lastName": "Lovelace",
+     *         "type": "talent",
+     *         "score": 0,
+     *         "profile": {
+     *           "talent": {
+     *             "tags": [],
+     *             "availability": "available",
+     *             "skillIds": []
+     *           }
+     *         }
+     *       },
+     *       "notifyUser": {
+     *         "_id": "6b048374bce238a5cbe00a1f",
+     *         "firstName": "Grace",
+     *         "lastName": "Lovelace",
+     *         "type": "talent",
+     *         "score": 0,
+     *         "profile": {
+     *           "talent": {
+     *             "tags": [],
+     *             "availability": "available",
+     *             "skillIds": []
+     *           }
+     *         }
+     *       },
+     *       "title": "New invite",
+     *       "description": "You were invited to a job.",
+     *       "read": false,
+     *       "data": "6b04838fbce238a5cbe00a7f",
+     *       "isAdmin": false,
+     *       "type": "invite_received",
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z"
+     *     }
+     */
+    Notification: {
+      _id: string
+      owner: {
+        _id: string
+        firstName: string
+        lastName: string
+        /** @description account type (talent, recruiter...) */
+        type: string
+        score: number
+        profile: {
+          talent: {
+            tags: string[]
+            /** @description busy, available or working */
+            availability: string
+            skillIds: Record<string, never>[]
+          }
+        }
+      }
+      /** @description who caused it; null when the platform did (e.g. a confirmed deposit) */
+      notifyUser: {
+        _id: string
+        firstName: string
+        lastName: string
+        /** @description account type (talent, recruiter...) */
+        type: string
+        score: number
+        profile: {
+          talent: {
+            tags: string[]
+            /** @description busy, available or working */
+            availability: string
+            skillIds: Record<string, never>[]
+          }
+        }
+      } | null
+      title: string
+      description: string
+      read: boolean
+      /** @description id of the record it is about: the invite, application, collection, review, transaction, withdrawal or user */
+      data: string
+      isAdmin: boolean
+      /** @description what happened (the SDK’s INotificationType names, and the platform’s own) */
+      type:
+        | 'invite_received'
+        | 'invite_accepted'
+        | 'invite_rejected'
+        | 'assigned_job'
+        | 'new_deposit'
+        | 'new_transfer'
+        | 'new_withdrawal'
+        | 'JOB_APPLY'
+        | 'JOB_CANCEL'
+        | 'job_delivered'
+        | 'job_completed'
+        | 'escrow_funded'
+        | 'dispute_opened'
+        | 'dispute_decided'
+        | 'review_received'
+        | 'withdrawal_failed'
+        | 'referral_signup'
+        | 'referral_job_completed'
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    /**
+     * @example {
+     *       "email": [
+     *         "invite_received",
+     *         "new_deposit"
+     *       ],
+     *       "available": [
+     *         "invite_received",
+     *         "invite_accepted",
+     *         "invite_rejected",
+     *         "assigned_job",
+     *         "new_deposit",
+     *         "new_transfer",
+     *         "new_withdrawal",
+     *         "JOB_APPLY",
+     *         "JOB_CANCEL",
+     *         "job_delivered",
+     *         "job_completed",
+     *         "escrow_funded",
+     *         "dispute_opened",
+     *         "dispute_decided",
+     *         "review_received",
+     *         "withdrawal_failed",
+     *         "referral_signup",
+     *         "referral_job_completed"
+     *       ],
+     *       "defaults": [
+     *         "invite_received",
+     *         "assigned_job",
+     *         "job_delivered",
+     *         "job_completed",
+     *         "JOB_CANCEL",
+     *         "escrow_funded",
+     *         "dispute_opened",
+     *         "dispute_decided",
+     *         "new_deposit"
+     *       ]
+     *     }
+     */
+    NotificationEmailSettings: {
+      /** @description the types mailed to the caller (in a digest) */
+      email: (
+        | 'invite_received'
+        | 'invite_accepted'
+        | 'invite_rejected'
+        | 'assigned_job'
+        | 'new_deposit'
+        | 'new_transfer'
+        | 'new_withdrawal'
+        | 'JOB_APPLY'
+        | 'JOB_CANCEL'
+        | 'job_delivered'
+        | 'job_completed'
+        | 'escrow_funded'
+        | 'dispute_opened'
+        | 'dispute_decided'
+        | 'review_received'
+        | 'withdrawal_failed'
+        | 'referral_signup'
+        | 'referral_job_completed'
+      )[]
+      /** @description every notification type */
+      available: (
+        | 'invite_received'
+        | 'invite_accepted'
+        | 'invite_rejected'
+        | 'assigned_job'
+        | 'new_deposit'
+        | 'new_transfer'
+        | 'new_withdrawal'
+        | 'JOB_APPLY'
+        | 'JOB_CANCEL'
+        | 'job_delivered'
+        | 'job_completed'
+        | 'escrow_funded'
+        | 'dispute_opened'
+        | 'dispute_decided'
+        | 'review_received'
+        | 'withdrawal_failed'
+        | 'referral_signup'
+        | 'referral_job_completed'
+      )[]
+      /** @description the types mailed to an account that chose none */
+      defaults: (
+        | 'invite_received'
+        | 'invite_accepted'
+        | 'invite_rejected'
+        | 'assigned_job'
+        | 'new_deposit'
+        | 'new_transfer'
+        | 'new_withdrawal'
+        | 'JOB_APPLY'
+        | 'JOB_CANCEL'
+        | 'job_delivered'
+        | 'job_completed'
+        | 'escrow_funded'
+        | 'dispute_opened'
+        | 'dispute_decided'
+        | 'review_received'
+        | 'withdrawal_failed'
+        | 'referral_signup'
+        | 'referral_job_completed'
+      )[]
+    }
+    /**
+     * @example [
+     *       {
+     *         "_id": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *         "type": "collection",
+     *         "collection": "65f1c0a2b3c4d5e6f7a8b9e0",
+     *         "recipients": [
+     *           "65f1c0a2b3c4d5e6f7a8b9c1",
+     *           "65f1c0a2b3c4d5e6f7a8b9c2"
+     *         ],
+     *         "messages": [
+     *           {
+     *             "_id": "65f1c0a2b3c4d5e6f7a8b9d0",
+     *             "conversation": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *             "user": "65f1c0a2b3c4d5e6f7a8b9c1",
+     *             "type": "text",
+     *             "content": "The first draft is in the job’s files.",
+     *             "mediaId": null,
+     *             "quotedContentId": null,
+     *             "readBy": [
+     *               "65f1c0a2b3c4d5e6f7a8b9c2"
+     *             ],
+     *             "createdAt": "2026-03-01T12:00:00.000Z"
+     *           }
+     *         ],
+     *         "unreadCount": 0,
+     *         "lastMessageAt": "2026-03-01T12:00:00.000Z",
+     *         "createdAt": "2026-03-01T12:00:00.000Z"
+     *       }
+     *     ]
+     */
+    ChatConversationList: components['schemas']['ChatConversation'][]
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *       "type": "collection",
+     *       "collection": "65f1c0a2b3c4d5e6f7a8b9e0",
+     *       "recipients": [
+     *         "65f1c0a2b3c4d5e6f7a8b9c1",
+     *         "65f1c0a2b3c4d5e6f7a8b9c2"
+     *       ],
+     *       "messages": [
+     *         {
+     *           "_id": "65f1c0a2b3c4d5e6f7a8b9d0",
+     *           "conversation": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *           "user": "65f1c0a2b3c4d5e6f7a8b9c1",
+     *           "type": "text",
+     *           "content": "The first draft is in the job’s files.",
+     *           "mediaId": null,
+     *           "quotedContentId": null,
+     *           "readBy": [
+     *             "65f1c0a2b3c4d5e6f7a8b9c2"
+     *           ],
+     *           "createdAt": "2026-03-01T12:00:00.000Z"
+     *         }
+     *       ],
+     *       "unreadCount": 0,
+     *       "lastMessageAt": "2026-03-01T12:00:00.000Z",
+     *       "createdAt": "2026-03-01T12:00:00.000Z"
+     *     }
+     */
+    ChatConversation: {
+      /** @description record identifier (24 hexadecimal characters) */
+      _id: string
+      type: 'collection' | 'direct'
+      collection: string | null
+      /** @description the participants */
+      recipients: string[]
+      /** @description the latest 20 messages, oldest first */
+      messages: components['schemas']['ChatMessage'][]
+      /** @description messages of others the caller has not read */
+      unreadCount: number
+      lastMessageAt: string | null
+      /** Format: date-time */
+      createdAt: string
+    }
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9d0",
+     *       "conversation": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *       "user": "65f1c0a2b3c4d5e6f7a8b9c1",
+     *       "type": "text",
+     *       "content": "The first draft is in the job’s files.",
+     *       "mediaId": null,
+     *       "quotedContentId": null,
+     *       "readBy": [
+     *         "65f1c0a2b3c4d5e6f7a8b9c2"
+     *       ],
+     *       "createdAt": "2026-03-01T12:00:00.000Z"
+     *     }
+     */
+    ChatMessage: {
+      /** @description record identifier (24 hexadecimal characters) */
+      _id: string
+      /** @description the conversation */
+      conversation: string
+      /** @description the sender */
+      user: string
+      /** @description `text`, or `media` when a file is attached */
+      type: string
+      content: string
+      /** @description a summary of the attached file, or null */
+      mediaId: {
+        [key: string]: unknown
+      } | null
+      quotedContentId: string | null
+      /** @description participants other than the sender who have read it */
+      readBy: string[]
+      /** Format: date-time */
+      createdAt: string
+    }
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "_id": "65f1c0a2b3c4d5e6f7a8b9d0",
+     *           "conversation": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *           "user": "65f1c0a2b3c4d5e6f7a8b9c1",
+     *           "type": "text",
+     *           "content": "The first draft is in the job’s files.",
+     *           "mediaId": null,
+     *           "quotedContentId": null,
+     *           "readBy": [
+     *             "65f1c0a2b3c4d5e6f7a8b9c2"
+     *           ],
+     *           "createdAt": "2026-03-01T12:00:00.000Z"
+     *         }
+     *       ],
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1
+     *     }
+     */
+    ChatMessagePage: {
+      data: components['schemas']['ChatMessage'][]
+      /** @example 1 */
+      page: number
+      /** @example 1 */
+      pages: number
+      /** @example 12 */
+      limit: number
+      /** @example 1 */
+      total: number
+    }
+    /**
+     * @example {
+     *       "conversationId": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *       "userId": "65f1c0a2b3c4d5e6f7a8b9c2",
+     *       "readAt": "2026-03-01T12:00:00.000Z"
+     *     }
+     */
+    ChatReceipt: {
+      /** @description record identifier (24 hexadecimal characters) */
+      conversationId: string
+      /** @description record identifier (24 hexadecimal characters) */
+      userId: string
+      /** Format: date-time */
+      readAt: string
+    }
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "_id": "6b048391bce238a5cbe00a81",
+     *           "creator": "6b048373bce238a5cbe00a16",
+     *           "owner": "6b048373bce238a5cbe00a16",
+     *           "owners": [
+     *             "6b048373bce238a5cbe00a16"
+     *           ],
+     *           "data": "6b0483b4bce238a5cbe00a4f",
+     *           "title": "New job",
+     *           "description": "A job was posted.",
+     *           "type": "collection_created",
+     *           "isPublic": true,
+     *           "closed": false,
+     *           "createdAt": "2026-11-23T18:18:27.534Z",
+     *           "updatedAt": "2026-11-23T18:18:27.534Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "pages": 1,
+     *       "page": 1,
+     *       "limit": 12
+     *     }
+     */
+    FeedPage: {
+      data: components['schemas']['Feed'][]
+      total: number
+      pages: number
+      page: number
+      limit: number
+    }
+    /**
+     * @description An entry of the activity stream.
+     * @example {
+     *       "_id": "6b048391bce238a5cbe00a81",
+     *       "creator": "6b048373bce238a5cbe00a16",
+     *       "owner": "6b048373bce238a5cbe00a16",
+     *       "owners": [
+     *         "6b048373bce238a5cbe00a16"
+     *       ],
+     *       "data": "6b0483b4bce238a5cbe00a4f",
+     *       "title": "New job",
+     *       "description": "A job was posted.",
+     *       "type": "collection_created",
+     *       "isPublic": true,
+     *       "closed": false,
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z"
+     *     }
+     */
+    Feed: {
+      _id: string
+      /** @description who caused it (empty when the platform did) */
+      creator: string
+      /** @description the first user it concerns */
+      owner: string
+      /** @description the users it concerns */
+      owners: string[]
+      /** @description the collection it is about (the new account for a referral) */
+      data: string
+      title: string
+      description: string
+      /** @description the SDK’s FEED_TYPES */
+      type:
+        | 'collection_invite'
+        | 'collection_invite_rejected'
+        | 'collection_invite_accepted'
+        | 'collection_invite_cancelled'
+        | 'collection_created'
+        | 'collection_update'
+        | 'collection_delivered'
+        | 'collection_cancelled'
+        | 'collection_completed'
+        | 'collection_reviewed'
+        | 'payment_released'
+        | 'referral_signup'
+        | 'referral_job_completion'
+      /** @description shown to everyone; otherwise to the users it concerns only */
+      isPublic: boolean
+      /** @description dismissed by the caller */
+      closed: boolean
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    /**
+     * @example {
+     *       "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *       "email": "ops@example.com",
+     *       "elevated": true,
+     *       "method": "email",
+     *       "expiresAt": "2026-01-01T12:15:00.000Z",
+     *       "secondFactor": "email"
+     *     }
+     */
+    AdminSession: {
+      userId: string
+      email: string | null
+      /** @description whether this session may use the admin routes now */
+      elevated: boolean
+      /** @description the second factor that elevated the session */
+      method: 'totp' | 'email' | null
+      /** @description when the elevation ends */
+      expiresAt: string | null
+      /** @description `totp`: send the authenticator app’s code; `email`: ask for a code with POST /v1/admin/session/code and send it */
+      secondFactor: 'totp' | 'email'
+    }
+    /**
+     * @example {
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1,
+     *       "data": [
+     *         {
+     *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+     *           "actorId": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *           "action": "user.suspend",
+     *           "targetType": "user",
+     *           "targetId": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *           "reason": "Fraud report 17",
+     *           "requestId": "0b7e6c1e-8d7f-4c55-9a65-1f0d2f0a6b3e",
+     *           "ip": "203.0.113.9",
+     *           "details": {},
+     *           "createdAt": "2026-01-01T12:00:00.000Z"
+     *         }
+     *       ]
+     *     }
+     */
+    AdminAuditPage: {
+      page: number
+      pages: number
+      limit: number
+      total: number
+      data: components['schemas']['AdminAuditRecord'][]
+    }
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+     *       "actorId": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *       "action": "user.suspend",
+     *       "targetType": "user",
+     *       "targetId": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *       "reason": "Fraud report 17",
+     *       "requestId": "0b7e6c1e-8d7f-4c55-9a65-1f0d2f0a6b3e",
+     *       "ip": "203.0.113.9",
+     *       "details": {},
+     *       "createdAt": "2026-01-01T12:00:00.000Z"
+     *     }
+     */
+    AdminAuditRecord: {
+      _id: string
+      /** @description the admin */
+      actorId: string
+      /** @description e.g. `user.suspend`, `transfer.replace` */
+      action: string
+      /** @description e.g. `user`, `transfer`, `coin` */
+      targetType: string
+      targetId: string
+      reason: string
+      requestId: string | null
+      ip: string | null
+      details: {
+        [key: string]: unknown
+      }
+      /** Format: date-time */
+      createdAt: string
+    }
+    /**
+     * @example {
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1,
+     *       "data": [
+     *         {
+     *           "_id": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *           "email": "ada@example.com",
+     *           "firstName": "Ada",
+     *           "lastName": "Lovelace",
+     *           "userName": "ada",
+     *           "role": "user",
+     *           "isVerified": true,
+     *           "twoFaEnabled": false,
+     *           "twoFaType": "",
+     *           "accountType": "email",
+     *           "web3Address": null,
+     *           "suspended": true,
+     *           "suspendedAt": "2026-01-01T12:00:00.000Z",
+     *           "suspendedReason": "Fraud report 17",
+     *           "lastLoginAt": "2026-01-01T12:00:00.000Z",
+     *           "createdAt": "2026-01-01T12:00:00.000Z"
+     *         }
+     *       ]
+     *     }
+     */
+    AdminUserPage: {
+      page: number
+      pages: number
+      limit: number
+      total: number
+      data: components['schemas']['AdminUser'][]
+    }
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *       "email": "ada@example.com",
+     *       "firstName": "Ada",
+     *       "lastName": "Lovelace",
+     *       "userName": "ada",
+     *       "role": "user",
+     *       "isVerified": true,
+     *       "twoFaEnabled": false,
+     *       "twoFaType": "",
+     *       "accountType": "email",
+     *       "web3Address": null,
+     *       "suspended": true,
+     *       "suspendedAt": "2026-01-01T12:00:00.000Z",
+     *       "suspendedReason": "Fraud report 17",
+     *       "lastLoginAt": "2026-01-01T12:00:00.000Z",
+     *       "createdAt": "2026-01-01T12:00:00.000Z"
+     *     }
+     */
+    AdminUser: {
+      _id: string
+      email: string | null
+      firstName: string
+      lastName: string
+      userName: string
+      /** @description `admin` or `user` */
+      role: string
+      isVerified: boolean
+      twoFaEnabled: boolean
+      twoFaType: string
+      accountType: string
+      web3Address: string | null
+      suspended: boolean
+      suspendedAt: string | null
+      suspendedReason: string | null
+      lastLoginAt: string | null
+      /** Format: date-time */
+      createdAt: string
+    }
+    AdminReconciliationReport: {
+      halts: components['schemas']['AdminCoinHalt'][]
+      runs: components['schemas']['AdminReconciliationRun'][]
+    }
+    /**
+     * @example {
+     *       "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+     *       "coin": "usdc",
+     *       "reason": "manual",
+     *       "details": {
+     *         "reason": "Issuer incident"
+     *       },
+     *       "haltedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *       "haltedAt": "2026-01-01T12:00:00.000Z"
+     *     }
+     */
+    AdminCoinHalt: {
+      id: string
+      coin: string
+      /** @description `ledger_mismatch`, `ledger_invariant`, `reorg` or `manual` */
+      reason: string
+      details: {
+        [key: string]: unknown
+      }
+      /** @description `system` or the admin id */
+      haltedBy: string
+      /** Format: date-time */
+      haltedAt: string
+    }
+    /**
+     * @example {
+     *       "id": "65f1c0a2b3c4d5e6f7a8b9f1",
+     *       "status": "ok",
+     *       "block": "1042",
+     *       "violations": [],
+     *       "error": null,
+     *       "startedAt": "2026-01-01T12:00:00.000Z",
+     *       "finishedAt": "2026-01-01T12:00:01.000Z",
+     *       "coins": [
+     *         {
+     *           "coin": "avax",
+     *           "ledgerTotal": "5000000000000000000",
+     *           "chainTotal": "5000000000000000000",
+     *           "drift": "0",
+     *           "checked": 3,
+     *           "skipped": 0,
+     *           "mismatches": []
+     *         }
+     *       ]
+     *     }
+     */
+    AdminReconciliationRun: {
+      id: string
+      status: 'ok' | 'mismatch' | 'failed'
+      block: string | null
+      violations: unknown[]
+      error: string | null
+      /** Format: date-time */
+      startedAt: string
+      finishedAt: string | null
+      coins: {
+        coin: string
+        /** @description base units the ledger says the custodial addresses hold */
+        ledgerTotal: string
+        /** @description base units the chain says they hold */
+        chainTotal: string
+        /** @description chain − ledger */
+        drift: string
+        checked: number
+        /** @description addresses with transfers in flight */
+        skipped: number
+        mismatches: unknown[]
+      }[]
+    }
+    /**
+     * @example {
+     *       "id": "65f1c0a2b3c4d5e6f7a8b9f1",
+     *       "status": "ok",
+     *       "block": "1042",
+     *       "violations": [],
+     *       "coins": [
+     *         {
+     *           "coin": "avax",
+     *           "ledgerTotal": "5000000000000000000",
+     *           "chainTotal": "5000000000000000000",
+     *           "drift": "0",
+     *           "checked": 3,
+     *           "skipped": 0
+     *         }
+     *       ],
+     *       "halted": [],
+     *       "error": null
+     *     }
+     */
+    AdminReconciliationResult: {
+      id: string
+      status: 'ok' | 'mismatch' | 'failed'
+      block: string | null
+      violations: unknown[]
+      coins: {
+        coin: string
+        ledgerTotal: string
+        chainTotal: string
+        drift: string
+        checked: number
+        skipped: number
+      }[]
+      /** @description coins this run halted */
+      halted: string[]
+      error: string | null
+    }
+    /**
+     * @example {
+     *       "generatedAt": "2026-01-01T12:00:00.000Z",
+     *       "balances": [
+     *         {
+     *           "coin": "usdc",
+     *           "decimals": 6,
+     *           "users": "1250000000",
+     *           "escrow": "300000000",
+     *           "withdrawalHolds": "25000000",
+     *           "treasury": "0",
+     *           "platformFees": "15000000",
+     *           "reserved": "25000000",
+     *           "total": "1590000000"
+     *         }
+     *       ],
+     *       "gasWallet": {
+     *         "address": "0x8626f6940e2eb28930efb4cef49b2d1f2c9c1199",
+     *         "coin": "avax",
+     *         "decimals": 18,
+     *         "balance": "4200000000000000000"
+     *       },
+     *       "queue": [
+     *         {
+     *           "kind": "outgoing.send",
+     *           "queued": 3,
+     *           "ready": 1,
+     *           "running": 1,
+     *           "failed": 0,
+     *           "oldestReadySeconds": 4
+     *         }
+     *       ],
+     *       "transfers": [
+     *         {
+     *           "status": "sent",
+     *           "purpose": "withdrawal",
+     *           "coin": "usdc",
+     *           "transfers": 2,
+     *           "oldestSeconds": 95
+     *         }
+     *       ]
+     *     }
+     */
+    AdminStatsOverview: {
+      /** Format: date-time */
+      generatedAt: string
+      balances: {
+        coin: string
+        /** @description decimals of the coin (null for a coin no longer configured) */
+        decimals: number | null
+        /** @description users' wallets */
+        users: string
+        /** @description escrow accounts */
+        escrow: string
+        /** @description withdrawals on their way out */
+        withdrawalHolds: string
+        /** @description platform treasury accounts */
+        treasury: string
+        /** @description platform fees collected and not swept */
+        platformFees: string
+        /** @description reserved by pending holds (part of the balances above) */
+        reserved: string
+        /** @description everything the ledger says is held in custody */
+        total: string
+      }[]
+      /** @description the wallet that tops up gas at custodial addresses */
+      gasWallet: {
+        address: string
+        /** @description the native coin that pays gas */
+        coin: string | null
+        /** @description decimals of the coin (null for a coin no longer configured) */
+        decimals: number | null
+        /** @description null when the chain could not be read */
+        balance: string | null
+      }
+      queue: {
+        kind: string
+        queued: number
+        /** @description queued jobs whose time has come */
+        ready: number
+        running: number
+        /** @description jobs that failed for good */
+        failed: number
+        /** @description how long the oldest due job has waited */
+        oldestReadySeconds: number | null
+      }[]
+      transfers: {
+        /** @description `queued`, `signed`, `sent` or `failed` */
+        status: string
+        purpose: string
+        coin: string
+        transfers: number
+        /** @description age of the oldest one */
+        oldestSeconds: number
+      }[]
+    }
+    /**
+     * @example {
+     *       "generatedAt": "2026-01-01T12:00:00.000Z",
+     *       "open": 3,
+     *       "buckets": [
+     *         {
+     *           "label": "< 1 min",
+     *           "fromSeconds": 0,
+     *           "toSeconds": 60,
+     *           "queued": 1,
+     *           "signed": 0,
+     *           "sent": 1,
+     *           "total": 2
+     *         },
+     *         {
+     *           "label": "1–5 min",
+     *           "fromSeconds": 60,
+     *           "toSeconds": 300,
+     *           "queued": 0,
+     *           "signed": 0,
+     *           "sent": 1,
+     *           "total": 1
+     *         },
+     *         {
+     *           "label": "5–15 min",
+     *           "fromSeconds": 300,
+     *           "toSeconds": 900,
+     *           "queued": 0,
+     *           "signed": 0,
+     *           "sent": 0,
+     *           "total": 0
+     *         },
+     *         {
+     *           "label": "15–60 min",
+     *           "fromSeconds": 900,
+     *           "toSeconds": 3600,
+     *           "queued": 0,
+     *           "signed": 0,
+     *           "sent": 0,
+     *           "total": 0
+     *         },
+     *         {
+     *           "label": "1–6 h",
+     *           "fromSeconds": 3600,
+     *           "toSeconds": 21600,
+     *           "queued": 0,
+     *           "signed": 0,
+     *           "sent": 0,
+     *           "total": 0
+     *         },
+     *         {
+     *           "label": "6–24 h",
+     *           "fromSeconds": 21600,
+     *           "toSeconds": 86400,
+     *           "queued": 0,
+     *           "signed": 0,
+     *           "sent": 0,
+     *           "total": 0
+     *         },
+     *         {
+     *           "label": "> 1 day",
+     *           "fromSeconds": 86400,
+     *           "toSeconds": null,
+     *           "queued": 0,
+     *           "signed": 0,
+     *           "sent": 0,
+     *           "total": 0
+     *         }
+     *       ]
+     *     }
+     */
+    AdminTransferAges: {
+      /** Format: date-time */
+      generatedAt: string
+      /** @description open transfers (queued, signed, sent) */
+      open: number
+      buckets: {
+        label: string
+        fromSeconds: number
+        /** @description null: open-ended */
+        toSeconds: number | null
+        queued: number
+        signed: number
+        sent: number
+        total: number
+      }[]
+    }
+    /**
+     * @example {
+     *       "coin": "usdc",
+     *       "decimals": 6,
+     *       "unit": "day",
+     *       "buckets": [
+     *         {
+     *           "at": "2026-01-01T00:00:00.000Z",
+     *           "deposits": "500000000",
+     *           "depositCount": 3,
+     *           "withdrawals": "120000000",
+     *           "withdrawalCount": 1
+     *         },
+     *         {
+     *           "at": "2026-01-02T00:00:00.000Z",
+     *           "deposits": "0",
+     *           "depositCount": 0,
+     *           "withdrawals": "0",
+     *           "withdrawalCount": 0
+     *         }
+     *       ]
+     *     }
+     */
+    AdminFlows: {
+      coin: string
+      /** @description decimals of the coin (null for a coin no longer configured) */
+      decimals: number | null
+      unit: 'hour' | 'day'
+      buckets: {
+        /** Format: date-time */
+        at: string
+        /** @description deposits credited from the chain */
+        deposits: string
+        depositCount: number
+        /** @description value sent out (withdrawals, payments from in-app wallets, external) */
+        withdrawals: string
+        withdrawalCount: number
+      }[]
+    }
   }
   responses: never
   parameters: never
@@ -4309,6 +5859,28 @@ export type CollectionUpdate = components['schemas']['CollectionUpdate']
 export type Dispute = components['schemas']['Dispute']
 export type Review = components['schemas']['Review']
 export type ReviewPage = components['schemas']['ReviewPage']
+export type NotificationPage = components['schemas']['NotificationPage']
+export type Notification = components['schemas']['Notification']
+export type NotificationEmailSettings = components['schemas']['NotificationEmailSettings']
+export type ChatConversationList = components['schemas']['ChatConversationList']
+export type ChatConversation = components['schemas']['ChatConversation']
+export type ChatMessage = components['schemas']['ChatMessage']
+export type ChatMessagePage = components['schemas']['ChatMessagePage']
+export type ChatReceipt = components['schemas']['ChatReceipt']
+export type FeedPage = components['schemas']['FeedPage']
+export type Feed = components['schemas']['Feed']
+export type AdminSession = components['schemas']['AdminSession']
+export type AdminAuditPage = components['schemas']['AdminAuditPage']
+export type AdminAuditRecord = components['schemas']['AdminAuditRecord']
+export type AdminUserPage = components['schemas']['AdminUserPage']
+export type AdminUser = components['schemas']['AdminUser']
+export type AdminReconciliationReport = components['schemas']['AdminReconciliationReport']
+export type AdminCoinHalt = components['schemas']['AdminCoinHalt']
+export type AdminReconciliationRun = components['schemas']['AdminReconciliationRun']
+export type AdminReconciliationResult = components['schemas']['AdminReconciliationResult']
+export type AdminStatsOverview = components['schemas']['AdminStatsOverview']
+export type AdminTransferAges = components['schemas']['AdminTransferAges']
+export type AdminFlows = components['schemas']['AdminFlows']
 export type HeaderRequestId = components['headers']['RequestId']
 export type HeaderRetryAfter = components['headers']['RetryAfter']
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed']
@@ -4733,6 +6305,16 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
+      /** @description `FORBIDDEN`: the account is suspended. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
       413: {
         headers: {
@@ -4958,7 +6540,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
-      /** @description `EMAIL_NOT_VERIFIED`: the password is right but the email is not verified yet; /v1/auth/verify/resend sends a code. */
+      /** @description `FORBIDDEN`: the account is suspended. `EMAIL_NOT_VERIFIED`: the password is right but the email is not verified yet; /v1/auth/verify/resend sends a code. */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -7002,6 +8584,16 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
+      /** @description `FORBIDDEN`: the account is suspended. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
       413: {
         headers: {
@@ -8369,6 +9961,16 @@ export interface operations {
       }
       /** @description `INVALID_CREDENTIALS`: the signature is not the address’s signature of the issued message. `UNAUTHENTICATED`: the temporary token is malformed, expired, already used, or belongs to another step. */
       401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the account is suspended. */
+      403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
@@ -17009,6 +18611,3813 @@ export interface operations {
       }
       /** @description `NOT_FOUND`: no such review, or one of a private job the caller neither wrote nor received. */
       404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listNotifications: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description true: read ones only; false: unread ones only */
+        read?: boolean
+        /** @description what happened (the SDK’s INotificationType names, and the platform’s own) */
+        type?:
+          | 'invite_received'
+          | 'invite_accepted'
+          | 'invite_rejected'
+          | 'assigned_job'
+          | 'new_deposit'
+          | 'new_transfer'
+          | 'new_withdrawal'
+          | 'JOB_APPLY'
+          | 'JOB_CANCEL'
+          | 'job_delivered'
+          | 'job_completed'
+          | 'escrow_funded'
+          | 'dispute_opened'
+          | 'dispute_decided'
+          | 'review_received'
+          | 'withdrawal_failed'
+          | 'referral_signup'
+          | 'referral_job_completed'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Notifications` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Notifications",
+           *       "data": {
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1,
+           *         "unread": 1,
+           *         "notification": [
+           *           {
+           *             "_id": "6b048390bce238a5cbe00a80",
+           *             "owner": {
+           *               "_id": "6b048373bce238a5cbe00a16",
+           *               "firstName": "Ada",
+           *               "lastName": "Lovelace",
+           *               "type": "talent",
+           *               "score": 0,
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [],
+           *                   "availability": "available",
+           *                   "skillIds": []
+           *                 }
+           *               }
+           *             },
+           *             "notifyUser": {
+           *               "_id": "6b048374bce238a5cbe00a1f",
+           *               "firstName": "Grace",
+           *               "lastName": "Lovelace",
+           *               "type": "talent",
+           *               "score": 0,
+           *               "profile": {
+           *                 "talent": {
+           *                   "tags": [],
+           *                   "availability": "available",
+           *                   "skillIds": []
+           *                 }
+           *               }
+           *             },
+           *             "title": "New invite",
+           *             "description": "You were invited to a job.",
+           *             "read": false,
+           *             "data": "6b04838fbce238a5cbe00a7f",
+           *             "isAdmin": false,
+           *             "type": "invite_received",
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Notifications */
+            message: string
+            data: components['schemas']['NotificationPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a query value is out of range or an unknown type. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  markAllNotificationsRead: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Notifications marked read` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Notifications marked read",
+           *       "data": {
+           *         "updated": 3,
+           *         "unread": 0
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Notifications marked read */
+            message: string
+            /**
+             * @example {
+             *       "updated": 3,
+             *       "unread": 0
+             *     }
+             */
+            data: {
+              /** @description notifications that were unread */
+              updated: number
+              /** @description unread notifications left (0) */
+              unread: number
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  markNotificationRead: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Notification marked read`. Something that happened to the caller. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Notification marked read",
+           *       "data": {
+           *         "_id": "6b048390bce238a5cbe00a80",
+           *         "owner": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "type": "talent",
+           *           "score": 0,
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [],
+           *               "availability": "available",
+           *               "skillIds": []
+           *             }
+           *           }
+           *         },
+           *         "notifyUser": {
+           *           "_id": "6b048374bce238a5cbe00a1f",
+           *           "firstName": "Grace",
+           *           "lastName": "Lovelace",
+           *           "type": "talent",
+           *           "score": 0,
+           *           "profile": {
+           *             "talent": {
+           *               "tags": [],
+           *               "availability": "available",
+           *               "skillIds": []
+           *             }
+           *           }
+           *         },
+           *         "title": "New invite",
+           *         "description": "You were invited to a job.",
+           *         "read": false,
+           *         "data": "6b04838fbce238a5cbe00a7f",
+           *         "isAdmin": false,
+           *         "type": "invite_received",
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Notification marked read */
+            message: string
+            data: components['schemas']['Notification']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the id is not a record id. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no notification of the caller has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getNotificationEmailSettings: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Notification e-mail settings` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Notification e-mail settings",
+           *       "data": {
+           *         "email": [
+           *           "invite_received",
+           *           "new_deposit"
+           *         ],
+           *         "available": [
+           *           "invite_received",
+           *           "invite_accepted",
+           *           "invite_rejected",
+           *           "assigned_job",
+           *           "new_deposit",
+           *           "new_transfer",
+           *           "new_withdrawal",
+           *           "JOB_APPLY",
+           *           "JOB_CANCEL",
+           *           "job_delivered",
+           *           "job_completed",
+           *           "escrow_funded",
+           *           "dispute_opened",
+           *           "dispute_decided",
+           *           "review_received",
+           *           "withdrawal_failed",
+           *           "referral_signup",
+           *           "referral_job_completed"
+           *         ],
+           *         "defaults": [
+           *           "invite_received",
+           *           "assigned_job",
+           *           "job_delivered",
+           *           "job_completed",
+           *           "JOB_CANCEL",
+           *           "escrow_funded",
+           *           "dispute_opened",
+           *           "dispute_decided",
+           *           "new_deposit"
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Notification e-mail settings */
+            message: string
+            data: components['schemas']['NotificationEmailSettings']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  setNotificationEmailSettings: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": [
+         *         "invite_received",
+         *         "new_deposit"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /** @description the types to mail; an empty list turns notification mail off */
+          email: (
+            | 'invite_received'
+            | 'invite_accepted'
+            | 'invite_rejected'
+            | 'assigned_job'
+            | 'new_deposit'
+            | 'new_transfer'
+            | 'new_withdrawal'
+            | 'JOB_APPLY'
+            | 'JOB_CANCEL'
+            | 'job_delivered'
+            | 'job_completed'
+            | 'escrow_funded'
+            | 'dispute_opened'
+            | 'dispute_decided'
+            | 'review_received'
+            | 'withdrawal_failed'
+            | 'referral_signup'
+            | 'referral_job_completed'
+          )[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Notification e-mail settings` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Notification e-mail settings",
+           *       "data": {
+           *         "email": [
+           *           "invite_received",
+           *           "new_deposit"
+           *         ],
+           *         "available": [
+           *           "invite_received",
+           *           "invite_accepted",
+           *           "invite_rejected",
+           *           "assigned_job",
+           *           "new_deposit",
+           *           "new_transfer",
+           *           "new_withdrawal",
+           *           "JOB_APPLY",
+           *           "JOB_CANCEL",
+           *           "job_delivered",
+           *           "job_completed",
+           *           "escrow_funded",
+           *           "dispute_opened",
+           *           "dispute_decided",
+           *           "review_received",
+           *           "withdrawal_failed",
+           *           "referral_signup",
+           *           "referral_job_completed"
+           *         ],
+           *         "defaults": [
+           *           "invite_received",
+           *           "assigned_job",
+           *           "job_delivered",
+           *           "job_completed",
+           *           "JOB_CANCEL",
+           *           "escrow_funded",
+           *           "dispute_opened",
+           *           "dispute_decided",
+           *           "new_deposit"
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Notification e-mail settings */
+            message: string
+            data: components['schemas']['NotificationEmailSettings']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an unknown type, or more than 50. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  liveSocket: {
+    parameters: {
+      query?: {
+        /** @description the bearer token */
+        token?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Switching Protocols: the WebSocket is open */
+      101: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content?: never
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UPGRADE_REQUIRED`: the request is not a WebSocket handshake. */
+      426: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listConversations: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Conversations` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Conversations",
+           *       "data": [
+           *         {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *           "type": "collection",
+           *           "collection": "65f1c0a2b3c4d5e6f7a8b9e0",
+           *           "recipients": [
+           *             "65f1c0a2b3c4d5e6f7a8b9c1",
+           *             "65f1c0a2b3c4d5e6f7a8b9c2"
+           *           ],
+           *           "messages": [
+           *             {
+           *               "_id": "65f1c0a2b3c4d5e6f7a8b9d0",
+           *               "conversation": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *               "user": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *               "type": "text",
+           *               "content": "The first draft is in the job’s files.",
+           *               "mediaId": null,
+           *               "quotedContentId": null,
+           *               "readBy": [
+           *                 "65f1c0a2b3c4d5e6f7a8b9c2"
+           *               ],
+           *               "createdAt": "2026-03-01T12:00:00.000Z"
+           *             }
+           *           ],
+           *           "unreadCount": 0,
+           *           "lastMessageAt": "2026-03-01T12:00:00.000Z",
+           *           "createdAt": "2026-03-01T12:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Conversations */
+            message: string
+            data: components['schemas']['ChatConversationList']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: page or limit out of range. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  openConversation: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** @description Either `collectionId` or `recipientId` */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "collectionId": "65f1c0a2b3c4d5e6f7a8b9e0"
+         *     }
+         */
+        'application/json':
+          | {
+              /** @description a collection whose creator or talent you are */
+              collectionId: string
+            }
+          | {
+              /** @description a user who shares a collection with you */
+              recipientId: string
+            }
+      }
+    }
+    responses: {
+      /** @description Success: `Conversation` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Conversation",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "type": "collection",
+           *         "collection": "65f1c0a2b3c4d5e6f7a8b9e0",
+           *         "recipients": [
+           *           "65f1c0a2b3c4d5e6f7a8b9c1",
+           *           "65f1c0a2b3c4d5e6f7a8b9c2"
+           *         ],
+           *         "messages": [
+           *           {
+           *             "_id": "65f1c0a2b3c4d5e6f7a8b9d0",
+           *             "conversation": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *             "user": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *             "type": "text",
+           *             "content": "The first draft is in the job’s files.",
+           *             "mediaId": null,
+           *             "quotedContentId": null,
+           *             "readBy": [
+           *               "65f1c0a2b3c4d5e6f7a8b9c2"
+           *             ],
+           *             "createdAt": "2026-03-01T12:00:00.000Z"
+           *           }
+           *         ],
+           *         "unreadCount": 0,
+           *         "lastMessageAt": "2026-03-01T12:00:00.000Z",
+           *         "createdAt": "2026-03-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Conversation */
+            message: string
+            data: components['schemas']['ChatConversation']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: neither or both of collectionId and recipientId, or the caller as recipient. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the recipient shares no collection with the caller. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such collection (or not the caller’s), or no such user. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the collection has no talent assigned yet. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getConversation: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Conversation` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Conversation",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "type": "collection",
+           *         "collection": "65f1c0a2b3c4d5e6f7a8b9e0",
+           *         "recipients": [
+           *           "65f1c0a2b3c4d5e6f7a8b9c1",
+           *           "65f1c0a2b3c4d5e6f7a8b9c2"
+           *         ],
+           *         "messages": [
+           *           {
+           *             "_id": "65f1c0a2b3c4d5e6f7a8b9d0",
+           *             "conversation": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *             "user": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *             "type": "text",
+           *             "content": "The first draft is in the job’s files.",
+           *             "mediaId": null,
+           *             "quotedContentId": null,
+           *             "readBy": [
+           *               "65f1c0a2b3c4d5e6f7a8b9c2"
+           *             ],
+           *             "createdAt": "2026-03-01T12:00:00.000Z"
+           *           }
+           *         ],
+           *         "unreadCount": 0,
+           *         "lastMessageAt": "2026-03-01T12:00:00.000Z",
+           *         "createdAt": "2026-03-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Conversation */
+            message: string
+            data: components['schemas']['ChatConversation']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a malformed id. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such conversation, or one the caller does not take part in. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listMessages: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+      }
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Messages` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Messages",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "65f1c0a2b3c4d5e6f7a8b9d0",
+           *             "conversation": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *             "user": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *             "type": "text",
+           *             "content": "The first draft is in the job’s files.",
+           *             "mediaId": null,
+           *             "quotedContentId": null,
+           *             "readBy": [
+           *               "65f1c0a2b3c4d5e6f7a8b9c2"
+           *             ],
+           *             "createdAt": "2026-03-01T12:00:00.000Z"
+           *           }
+           *         ],
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Messages */
+            message: string
+            data: components['schemas']['ChatMessagePage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a malformed id, or page or limit out of range. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such conversation, or one the caller does not take part in. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  sendMessage: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "content": "The first draft is in the job’s files."
+         *     }
+         */
+        'application/json': {
+          content?: string
+          /** @description one of your uploaded files */
+          mediaId?: string
+          /** @description a message of this conversation */
+          quotedContentId?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Message sent` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Message sent",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9d0",
+           *         "conversation": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "user": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *         "type": "text",
+           *         "content": "The first draft is in the job’s files.",
+           *         "mediaId": null,
+           *         "quotedContentId": null,
+           *         "readBy": [
+           *           "65f1c0a2b3c4d5e6f7a8b9c2"
+           *         ],
+           *         "createdAt": "2026-03-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Message sent */
+            message: string
+            data: components['schemas']['ChatMessage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: no content and no file, a file that is not the caller’s, or a quoted message of another conversation. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such conversation, or one the caller does not take part in. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  readConversation: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Read` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Read",
+           *       "data": {
+           *         "conversationId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "userId": "65f1c0a2b3c4d5e6f7a8b9c2",
+           *         "readAt": "2026-03-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Read */
+            message: string
+            data: components['schemas']['ChatReceipt']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a malformed id. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no such conversation, or one the caller does not take part in. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listFeeds: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description the SDK’s FEED_TYPES */
+        type?:
+          | 'collection_invite'
+          | 'collection_invite_rejected'
+          | 'collection_invite_accepted'
+          | 'collection_invite_cancelled'
+          | 'collection_created'
+          | 'collection_update'
+          | 'collection_delivered'
+          | 'collection_cancelled'
+          | 'collection_completed'
+          | 'collection_reviewed'
+          | 'payment_released'
+          | 'referral_signup'
+          | 'referral_job_completion'
+        /** @description only entries of this user (as far as the caller may see them) */
+        owner?: string
+        /** @description true: only entries that concern the caller (the SDK always sends it) */
+        isOwner?: boolean
+        /** @description only public (true) or only private (false) entries */
+        isPublic?: boolean
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Feeds` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Feeds",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "6b048391bce238a5cbe00a81",
+           *             "creator": "6b048373bce238a5cbe00a16",
+           *             "owner": "6b048373bce238a5cbe00a16",
+           *             "owners": [
+           *               "6b048373bce238a5cbe00a16"
+           *             ],
+           *             "data": "6b0483b4bce238a5cbe00a4f",
+           *             "title": "New job",
+           *             "description": "A job was posted.",
+           *             "type": "collection_created",
+           *             "isPublic": true,
+           *             "closed": false,
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Feeds */
+            message: string
+            data: components['schemas']['FeedPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a query value is out of range or an unknown type. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  dismissAllFeeds: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Feeds dismissed` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Feeds dismissed",
+           *       "data": {}
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Feeds dismissed */
+            message: string
+            /** @example {} */
+            data: Record<string, never>
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getFeed: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Feed`. An entry of the activity stream. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Feed",
+           *       "data": {
+           *         "_id": "6b048391bce238a5cbe00a81",
+           *         "creator": "6b048373bce238a5cbe00a16",
+           *         "owner": "6b048373bce238a5cbe00a16",
+           *         "owners": [
+           *           "6b048373bce238a5cbe00a16"
+           *         ],
+           *         "data": "6b0483b4bce238a5cbe00a4f",
+           *         "title": "New job",
+           *         "description": "A job was posted.",
+           *         "type": "collection_created",
+           *         "isPublic": true,
+           *         "closed": false,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Feed */
+            message: string
+            data: components['schemas']['Feed']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the id is not a record id. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no entry the caller may see has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  dismissFeed: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Feed dismissed`. An entry of the activity stream. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Feed dismissed",
+           *       "data": {
+           *         "_id": "6b048391bce238a5cbe00a81",
+           *         "creator": "6b048373bce238a5cbe00a16",
+           *         "owner": "6b048373bce238a5cbe00a16",
+           *         "owners": [
+           *           "6b048373bce238a5cbe00a16"
+           *         ],
+           *         "data": "6b0483b4bce238a5cbe00a4f",
+           *         "title": "New job",
+           *         "description": "A job was posted.",
+           *         "type": "collection_created",
+           *         "isPublic": true,
+           *         "closed": false,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Feed dismissed */
+            message: string
+            data: components['schemas']['Feed']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the id is not a record id. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no entry the caller may see has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminSession: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "email": "ops@example.com",
+           *         "elevated": true,
+           *         "method": "email",
+           *         "expiresAt": "2026-01-01T12:15:00.000Z",
+           *         "secondFactor": "email"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminSession']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  elevateAdminSession: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "code": "123456"
+         *     }
+         */
+        'application/json': {
+          /** @description 6-digit code */
+          code: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Admin session elevated` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Admin session elevated",
+           *       "data": {
+           *         "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "email": "ops@example.com",
+           *         "elevated": true,
+           *         "method": "email",
+           *         "expiresAt": "2026-01-01T12:15:00.000Z",
+           *         "secondFactor": "email"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Admin session elevated */
+            message: string
+            data: components['schemas']['AdminSession']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). `INVALID_CODE`: the code is wrong, used or expired, or no code was mailed. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `TOO_MANY_ATTEMPTS`: 5 wrong codes: ask for a new one. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  endAdminSession: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Admin session ended` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Admin session ended",
+           *       "data": {}
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Admin session ended */
+            message: string
+            /** @example {} */
+            data: Record<string, never>
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminSessionCode: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `A security code was sent to your email` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "A security code was sent to your email",
+           *       "data": {}
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example A security code was sent to your email */
+            message: string
+            /** @example {} */
+            data: Record<string, never>
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the admin uses an authenticator app: send its current code instead. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminAudit: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description the admin who acted */
+        actor?: string
+        action?: string
+        /** @description the target id */
+        target?: string
+        targetType?: string
+        /** @description at or after */
+        from?: string
+        /** @description before */
+        to?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1,
+           *         "data": [
+           *           {
+           *             "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *             "actorId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *             "action": "user.suspend",
+           *             "targetType": "user",
+           *             "targetId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *             "reason": "Fraud report 17",
+           *             "requestId": "0b7e6c1e-8d7f-4c55-9a65-1f0d2f0a6b3e",
+           *             "ip": "203.0.113.9",
+           *             "details": {},
+           *             "createdAt": "2026-01-01T12:00:00.000Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminAuditPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminUsers: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description part of the email, userName or name; or a whole id or web3 address */
+        q?: string
+        role?: 'admin' | 'user'
+        suspended?: boolean
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1,
+           *         "data": [
+           *           {
+           *             "_id": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *             "email": "ada@example.com",
+           *             "firstName": "Ada",
+           *             "lastName": "Lovelace",
+           *             "userName": "ada",
+           *             "role": "user",
+           *             "isVerified": true,
+           *             "twoFaEnabled": false,
+           *             "twoFaType": "",
+           *             "accountType": "email",
+           *             "web3Address": null,
+           *             "suspended": true,
+           *             "suspendedAt": "2026-01-01T12:00:00.000Z",
+           *             "suspendedReason": "Fraud report 17",
+           *             "lastLoginAt": "2026-01-01T12:00:00.000Z",
+           *             "createdAt": "2026-01-01T12:00:00.000Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminUserPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminUser: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "email": "ada@example.com",
+           *         "firstName": "Ada",
+           *         "lastName": "Lovelace",
+           *         "userName": "ada",
+           *         "role": "user",
+           *         "isVerified": true,
+           *         "twoFaEnabled": false,
+           *         "twoFaType": "",
+           *         "accountType": "email",
+           *         "web3Address": null,
+           *         "suspended": true,
+           *         "suspendedAt": "2026-01-01T12:00:00.000Z",
+           *         "suspendedReason": "Fraud report 17",
+           *         "lastLoginAt": "2026-01-01T12:00:00.000Z",
+           *         "createdAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminUser']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no live account has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminSuspendUser: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `User suspended` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "User suspended",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "email": "ada@example.com",
+           *         "firstName": "Ada",
+           *         "lastName": "Lovelace",
+           *         "userName": "ada",
+           *         "role": "user",
+           *         "isVerified": true,
+           *         "twoFaEnabled": false,
+           *         "twoFaType": "",
+           *         "accountType": "email",
+           *         "web3Address": null,
+           *         "suspended": true,
+           *         "suspendedAt": "2026-01-01T12:00:00.000Z",
+           *         "suspendedReason": "Fraud report 17",
+           *         "lastLoginAt": "2026-01-01T12:00:00.000Z",
+           *         "createdAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example User suspended */
+            message: string
+            data: components['schemas']['AdminUser']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no live account has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the account is suspended already, is the caller, or is the last admin. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminUnsuspendUser: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `User unsuspended` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "User unsuspended",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "email": "ada@example.com",
+           *         "firstName": "Ada",
+           *         "lastName": "Lovelace",
+           *         "userName": "ada",
+           *         "role": "user",
+           *         "isVerified": true,
+           *         "twoFaEnabled": false,
+           *         "twoFaType": "",
+           *         "accountType": "email",
+           *         "web3Address": null,
+           *         "suspended": true,
+           *         "suspendedAt": "2026-01-01T12:00:00.000Z",
+           *         "suspendedReason": "Fraud report 17",
+           *         "lastLoginAt": "2026-01-01T12:00:00.000Z",
+           *         "createdAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example User unsuspended */
+            message: string
+            data: components['schemas']['AdminUser']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no live account has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the account is not suspended. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminGrantRole: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Admin role granted` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Admin role granted",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "email": "ada@example.com",
+           *         "firstName": "Ada",
+           *         "lastName": "Lovelace",
+           *         "userName": "ada",
+           *         "role": "user",
+           *         "isVerified": true,
+           *         "twoFaEnabled": false,
+           *         "twoFaType": "",
+           *         "accountType": "email",
+           *         "web3Address": null,
+           *         "suspended": true,
+           *         "suspendedAt": "2026-01-01T12:00:00.000Z",
+           *         "suspendedReason": "Fraud report 17",
+           *         "lastLoginAt": "2026-01-01T12:00:00.000Z",
+           *         "createdAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Admin role granted */
+            message: string
+            data: components['schemas']['AdminUser']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no live account has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the account is an admin already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the account is not verified, or is suspended. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminRevokeRole: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Admin role revoked` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Admin role revoked",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "email": "ada@example.com",
+           *         "firstName": "Ada",
+           *         "lastName": "Lovelace",
+           *         "userName": "ada",
+           *         "role": "user",
+           *         "isVerified": true,
+           *         "twoFaEnabled": false,
+           *         "twoFaType": "",
+           *         "accountType": "email",
+           *         "web3Address": null,
+           *         "suspended": true,
+           *         "suspendedAt": "2026-01-01T12:00:00.000Z",
+           *         "suspendedReason": "Fraud report 17",
+           *         "lastLoginAt": "2026-01-01T12:00:00.000Z",
+           *         "createdAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Admin role revoked */
+            message: string
+            data: components['schemas']['AdminUser']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no live account has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the account is not an admin, is the caller, is named by ADMIN_EMAILS, or is the last admin. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminReconciliation: {
+    parameters: {
+      query?: {
+        limit?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "halts": [
+           *           {
+           *             "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *             "coin": "usdc",
+           *             "reason": "manual",
+           *             "details": {
+           *               "reason": "Issuer incident"
+           *             },
+           *             "haltedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *             "haltedAt": "2026-01-01T12:00:00.000Z"
+           *           }
+           *         ],
+           *         "runs": [
+           *           {
+           *             "id": "65f1c0a2b3c4d5e6f7a8b9f1",
+           *             "status": "ok",
+           *             "block": "1042",
+           *             "violations": [],
+           *             "error": null,
+           *             "startedAt": "2026-01-01T12:00:00.000Z",
+           *             "finishedAt": "2026-01-01T12:00:01.000Z",
+           *             "coins": [
+           *               {
+           *                 "coin": "avax",
+           *                 "ledgerTotal": "5000000000000000000",
+           *                 "chainTotal": "5000000000000000000",
+           *                 "drift": "0",
+           *                 "checked": 3,
+           *                 "skipped": 0,
+           *                 "mismatches": []
+           *               }
+           *             ]
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminReconciliationReport']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminReconcileNow: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Reconciliation ran` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Reconciliation ran",
+           *       "data": {
+           *         "id": "65f1c0a2b3c4d5e6f7a8b9f1",
+           *         "status": "ok",
+           *         "block": "1042",
+           *         "violations": [],
+           *         "coins": [
+           *           {
+           *             "coin": "avax",
+           *             "ledgerTotal": "5000000000000000000",
+           *             "chainTotal": "5000000000000000000",
+           *             "drift": "0",
+           *             "checked": 3,
+           *             "skipped": 0
+           *           }
+           *         ],
+           *         "halted": [],
+           *         "error": null
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Reconciliation ran */
+            message: string
+            data: components['schemas']['AdminReconciliationResult']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminHaltCoin: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description coin reference */
+        coin: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Coin halted` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Coin halted",
+           *       "data": {
+           *         "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *         "coin": "usdc",
+           *         "reason": "manual",
+           *         "details": {
+           *           "reason": "Issuer incident"
+           *         },
+           *         "haltedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "haltedAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Coin halted */
+            message: string
+            data: components['schemas']['AdminCoinHalt']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an unknown coin. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the coin is halted already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminResumeCoin: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description coin reference */
+        coin: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Coin resumed` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Coin resumed",
+           *       "data": {
+           *         "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *         "coin": "usdc",
+           *         "reason": "manual",
+           *         "details": {
+           *           "reason": "Issuer incident"
+           *         },
+           *         "haltedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "haltedAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Coin resumed */
+            message: string
+            data: components['schemas']['AdminCoinHalt']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an unknown coin. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: the coin is not halted. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminStatsOverview: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "generatedAt": "2026-01-01T12:00:00.000Z",
+           *         "balances": [
+           *           {
+           *             "coin": "usdc",
+           *             "decimals": 6,
+           *             "users": "1250000000",
+           *             "escrow": "300000000",
+           *             "withdrawalHolds": "25000000",
+           *             "treasury": "0",
+           *             "platformFees": "15000000",
+           *             "reserved": "25000000",
+           *             "total": "1590000000"
+           *           }
+           *         ],
+           *         "gasWallet": {
+           *           "address": "0x8626f6940e2eb28930efb4cef49b2d1f2c9c1199",
+           *           "coin": "avax",
+           *           "decimals": 18,
+           *           "balance": "4200000000000000000"
+           *         },
+           *         "queue": [
+           *           {
+           *             "kind": "outgoing.send",
+           *             "queued": 3,
+           *             "ready": 1,
+           *             "running": 1,
+           *             "failed": 0,
+           *             "oldestReadySeconds": 4
+           *           }
+           *         ],
+           *         "transfers": [
+           *           {
+           *             "status": "sent",
+           *             "purpose": "withdrawal",
+           *             "coin": "usdc",
+           *             "transfers": 2,
+           *             "oldestSeconds": 95
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminStatsOverview']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminStatsTransferAges: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "generatedAt": "2026-01-01T12:00:00.000Z",
+           *         "open": 3,
+           *         "buckets": [
+           *           {
+           *             "label": "< 1 min",
+           *             "fromSeconds": 0,
+           *             "toSeconds": 60,
+           *             "queued": 1,
+           *             "signed": 0,
+           *             "sent": 1,
+           *             "total": 2
+           *           },
+           *           {
+           *             "label": "1–5 min",
+           *             "fromSeconds": 60,
+           *             "toSeconds": 300,
+           *             "queued": 0,
+           *             "signed": 0,
+           *             "sent": 1,
+           *             "total": 1
+           *           },
+           *           {
+           *             "label": "5–15 min",
+           *             "fromSeconds": 300,
+           *             "toSeconds": 900,
+           *             "queued": 0,
+           *             "signed": 0,
+           *             "sent": 0,
+           *             "total": 0
+           *           },
+           *           {
+           *             "label": "15–60 min",
+           *             "fromSeconds": 900,
+           *             "toSeconds": 3600,
+           *             "queued": 0,
+           *             "signed": 0,
+           *             "sent": 0,
+           *             "total": 0
+           *           },
+           *           {
+           *             "label": "1–6 h",
+           *             "fromSeconds": 3600,
+           *             "toSeconds": 21600,
+           *             "queued": 0,
+           *             "signed": 0,
+           *             "sent": 0,
+           *             "total": 0
+           *           },
+           *           {
+           *             "label": "6–24 h",
+           *             "fromSeconds": 21600,
+           *             "toSeconds": 86400,
+           *             "queued": 0,
+           *             "signed": 0,
+           *             "sent": 0,
+           *             "total": 0
+           *           },
+           *           {
+           *             "label": "> 1 day",
+           *             "fromSeconds": 86400,
+           *             "toSeconds": null,
+           *             "queued": 0,
+           *             "signed": 0,
+           *             "sent": 0,
+           *             "total": 0
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminTransferAges']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminStatsFlows: {
+    parameters: {
+      query: {
+        /** @description coin reference */
+        coin: string
+        /** @description hours are the buckets up to 2 days */
+        days?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "coin": "usdc",
+           *         "decimals": 6,
+           *         "unit": "day",
+           *         "buckets": [
+           *           {
+           *             "at": "2026-01-01T00:00:00.000Z",
+           *             "deposits": "500000000",
+           *             "depositCount": 3,
+           *             "withdrawals": "120000000",
+           *             "withdrawalCount": 1
+           *           },
+           *           {
+           *             "at": "2026-01-02T00:00:00.000Z",
+           *             "deposits": "0",
+           *             "depositCount": 0,
+           *             "withdrawals": "0",
+           *             "withdrawalCount": 0
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminFlows']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an unknown coin, or days out of 1–90. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown

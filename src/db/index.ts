@@ -3,8 +3,21 @@
 // (money is converted to bigint by the code that reads it), timestamptz → Date, jsonb → objects.
 import { mkdirSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
-import { CamelCasePlugin, Kysely, PostgresDialect, sql, type Transaction } from 'kysely'
+import {
+  CamelCasePlugin,
+  Kysely,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  PostgresDialect,
+  type QueryResult,
+  type RootOperationNode,
+  sql,
+  type Transaction,
+  type UnknownRow,
+} from 'kysely'
 import pg from 'pg'
+import { type ChannelListener, type ListenHandlers, listenPGlite, listenPostgres } from './listen.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
 import type { DB } from './types.ts'
 
@@ -15,11 +28,29 @@ export type Executor = Db | Tx
 export interface Database {
   db: Db
   kind: 'postgres' | 'pglite'
+  /** statements sent since the database was opened */
+  queryCount(): number
   ping(): Promise<void>
   close(): Promise<void>
+  /** LISTEN on a channel over a connection of its own (live pushes between processes) */
+  listen(channel: string, handlers: ListenHandlers): Promise<ChannelListener>
 }
 
-const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })]
+/** Counts the statements sent (transaction BEGIN/COMMIT aside): the bench's queries per request. */
+class QueryCounter implements KyselyPlugin {
+  count = 0
+  transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
+    this.count++
+    return args.node
+  }
+  async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    return args.result
+  }
+}
+
+function plugins(counter: QueryCounter) {
+  return [counter, new CamelCasePlugin({ maintainNestedObjectKeys: true })]
+}
 
 export function openPostgres(url: string, poolSize = 10): Database {
   const pool = new pg.Pool({
@@ -34,14 +65,17 @@ export function openPostgres(url: string, poolSize = 10): Database {
   })
   // An idle client that errors (server restart) must not crash the process.
   pool.on('error', () => {})
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins })
+  const counter = new QueryCounter()
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: plugins(counter) })
   return {
     db,
+    queryCount: () => counter.count,
     kind: 'postgres',
     ping: async () => {
       await sql`select 1`.execute(db)
     },
     close: () => db.destroy(),
+    listen: (channel, handlers) => listenPostgres(url, channel, handlers),
   }
 }
 
@@ -58,15 +92,18 @@ export async function openPGlite(opts: PGliteOptions = {}): Promise<Database & {
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
   })
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(client), plugins })
+  const counter = new QueryCounter()
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(client), plugins: plugins(counter) })
   return {
     db,
+    queryCount: () => counter.count,
     client,
     kind: 'pglite',
     ping: async () => {
       await sql`select 1`.execute(db)
     },
     close: () => db.destroy(),
+    listen: (channel, handlers) => listenPGlite(client, channel, handlers),
   }
 }
 

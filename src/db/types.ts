@@ -2,11 +2,14 @@
 // module's migrations and types live side by side: a new table is added here with its migration.
 import type { ColumnType, Generated } from 'kysely'
 import type { AccountTables } from './tables/accounts.ts'
+import type { AdminTables } from './tables/admin.ts'
 import type { ChainTables } from './tables/chain.ts'
 import type { CollectionTables } from './tables/collections.ts'
 import type { EscrowTables } from './tables/escrow.ts'
+import type { EventTables } from './tables/events.ts'
 import type { FilesTables } from './tables/files.ts'
 import type { LedgerTables } from './tables/ledger.ts'
+import type { LiveTables } from './tables/live.ts'
 import type { OutgoingTables } from './tables/outgoing.ts'
 import type { WalletTables } from './tables/wallet.ts'
 import type { WithdrawalTables } from './tables/withdrawals.ts'
@@ -59,6 +62,9 @@ export interface UsersTable {
   kycStatus: string | null
   searchText: Generated<string>
   deletedAt: NullableTimestamp
+  /** set while an operator has suspended the account */
+  suspendedAt: NullableTimestamp
+  suspendedReason: string | null
   createdAt: Timestamp
   updatedAt: Timestamp
   version: Generated<number>
@@ -163,6 +169,7 @@ export interface BookmarksTable {
 
 export interface DB
   extends AccountTables,
+    AdminTables,
     ChainTables,
     WalletTables,
     LedgerTables,
@@ -171,7 +178,9 @@ export interface DB
     WithdrawalTables,
     OutgoingTables,
     EscrowTables,
-    WorkTables {
+    EventTables,
+    WorkTables,
+    LiveTables {
   tags: TagsTable
   bookmarks: BookmarksTable
   users: UsersTable

@@ -42,7 +42,29 @@ const TAGS = [
   { name: 'invites', description: 'Invitations of talents to private jobs.' },
   { name: 'applications', description: 'Talents applying to jobs, and the creator’s answer.' },
   { name: 'disputes', description: 'Disputes over a delivered job and the proposals that settle them.' },
+  {
+    name: 'feeds',
+    description: 'The activity stream: public entries and those concerning the caller; dismissals.',
+  },
+  {
+    name: 'notifications',
+    description:
+      'What happened to the caller (fed by domain events), read state, and which types are e-mailed.',
+  },
+  {
+    name: 'live',
+    description: 'The WebSocket of live pushes (notifications, money, chat) and presence.',
+  },
+  {
+    name: 'chat',
+    description: 'Conversations of a collection’s parties and direct ones, messages, read receipts.',
+  },
   { name: 'reviews', description: 'Reviews the two parties of a finished job write about each other.' },
+  {
+    name: 'admin',
+    description:
+      'The operator’s API: admins only, each route but the session’s own behind a fresh second factor (POST /v1/admin/session); every action is audited.',
+  },
   { name: 'operations', description: 'Liveness, readiness and metrics for operators and load balancers.' },
 ]
 

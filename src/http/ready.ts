@@ -1,6 +1,11 @@
 // Liveness (`/health`: the process answers) and readiness (`/ready`: every part this process
 // needs answers within READY_TIMEOUT_MS), on the API's port, and for a worker on its own small
 // ops server (WORKER_PORT) with `/metrics` beside them. Probes are logged below info.
+//
+// `/ready` also lists the coins halted by reconciliation (`data.haltedCoins`). A halted coin does
+// not make the process unready: everything else (other coins, sign-in, the operator resuming the
+// coin) still works, and a 503 would take the whole process out of its load balancer. Operators
+// see the halt in the answer (and its message), in the metrics and in the log.
 import { access, constants, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
 import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3'
@@ -33,12 +38,23 @@ export interface ReadinessDeps {
   redis: Redis | undefined
   log: Logger
   role: Role
+  /** the coins halted now (settlement's halts) */
+  haltedCoins: () => Promise<HaltedCoin[]>
+}
+
+export interface HaltedCoin {
+  coin: string
+  reason: string
+  /** ISO 8601 */
+  since: string
 }
 
 export interface ReadinessReport {
   ready: boolean
   checks: Partial<Record<Part, 'ok' | 'failed'>>
   failing: Part[]
+  /** coins whose payments are paused; absent when they could not be read (the database fails) */
+  haltedCoins?: HaltedCoin[]
 }
 
 /**
@@ -146,7 +162,25 @@ export class Readiness {
       }),
     )
     const failing = results.filter(([, r]) => r === 'failed').map(([p]) => p)
-    return { ready: failing.length === 0, checks: Object.fromEntries(results), failing }
+    const haltedCoins = failing.includes('database') ? undefined : await this.#halted()
+    return {
+      ready: failing.length === 0,
+      checks: Object.fromEntries(results),
+      failing,
+      ...(haltedCoins ? { haltedCoins } : {}),
+    }
+  }
+
+  async #halted(): Promise<HaltedCoin[] | undefined> {
+    try {
+      return await withTimeout(this.#deps.haltedCoins(), this.#deps.config.readyTimeoutMs)
+    } catch (err) {
+      this.#deps.log.warn(
+        { err: err instanceof Error ? err.message : String(err) },
+        'readiness: halts unreadable',
+      )
+      return undefined
+    }
   }
 
   close() {
@@ -162,12 +196,19 @@ export function registerProbes(app: FastifyInstance, readiness: Readiness, datab
   app.get('/health', quiet, health)
   app.get('/ready', quiet, async (_req, reply) => {
     const report = await readiness.check()
-    if (report.ready)
-      return { status: 'success', message: 'ready', data: { database: database.kind, checks: report.checks } }
+    const halted = report.haltedCoins ? { haltedCoins: report.haltedCoins } : {}
+    if (report.ready) {
+      const paused = report.haltedCoins?.map((h) => h.coin) ?? []
+      return {
+        status: 'success',
+        message: paused.length ? `ready; payments paused in ${paused.join(', ')}` : 'ready',
+        data: { database: database.kind, checks: report.checks, ...halted },
+      }
+    }
     return reply.code(503).send({
       status: 'error',
       message: `Not ready: ${report.failing.join(', ')} unreachable`,
-      data: { code: 'UNAVAILABLE', failing: report.failing, checks: report.checks },
+      data: { code: 'UNAVAILABLE', failing: report.failing, checks: report.checks, ...halted },
     })
   })
 }

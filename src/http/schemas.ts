@@ -106,7 +106,7 @@ export const ErrorEnvelope = Type.Object(
       {
         code: Type.String({
           description:
-            'what went wrong, for programs: VALIDATION_ERROR, PASSWORD_MISMATCH, WEAK_PASSWORD, INVALID_CODE, UNAUTHENTICATED, INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, INSUFFICIENT_BALANCE, BUSINESS_RULE, TOO_MANY_ATTEMPTS, RATE_LIMITED, INTERNAL, UNAVAILABLE',
+            'what went wrong, for programs: VALIDATION_ERROR, PASSWORD_MISMATCH, WEAK_PASSWORD, INVALID_CODE, UNAUTHENTICATED, INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, UPGRADE_REQUIRED, INSUFFICIENT_BALANCE, BUSINESS_RULE, TOO_MANY_ATTEMPTS, RATE_LIMITED, INTERNAL, UNAVAILABLE',
         }),
         errors: Type.Optional(
           Type.Array(
@@ -167,6 +167,7 @@ const SAMPLES: Record<ErrorCode, { message: string; data?: Record<string, unknow
   PAYLOAD_TOO_LARGE: { message: 'The request body is too large' },
   UNSUPPORTED_MEDIA_TYPE: { message: 'Unsupported content type; send application/json' },
   HEADERS_TOO_LARGE: { message: 'Request headers too large' },
+  UPGRADE_REQUIRED: { message: 'Connect with a WebSocket handshake' },
   INSUFFICIENT_BALANCE: { message: 'Insufficient balance' },
   BUSINESS_RULE: { message: 'The change breaks a business rule' },
   TOO_MANY_ATTEMPTS: { message: 'Too many wrong codes; start again' },

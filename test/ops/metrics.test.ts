@@ -17,6 +17,12 @@ import { createUser, type TestUser } from '../helpers/factories.ts'
 import { freshAddress, fundUser } from '../withdrawals/helpers.ts'
 import { type Sample, sampleValue, scrape } from './prometheus.ts'
 
+declare module '../../src/platform/jobs/queue.ts' {
+  interface JobPayloads {
+    'ops.metrics-probe': Record<string, never>
+  }
+}
+
 let t: TestApp
 let payer: TestUser
 let receiver: TestUser

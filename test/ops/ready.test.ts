@@ -40,6 +40,7 @@ describe('GET /ready', () => {
       data: {
         database: healthy.database.kind,
         checks: { database: 'ok', chain: 'ok', storage: 'ok', redis: 'ok' },
+        haltedCoins: [],
       },
     })
   })

@@ -105,6 +105,21 @@ describe('the worker process on WORKER_PORT', () => {
     expect(malformed.body).toMatchObject({ status: 'error', data: { code: 'VALIDATION_ERROR' } })
   })
 
+  it('runs the background jobs without building the HTTP app: the deposit watcher follows the chain', async () => {
+    const started = worker.lines.find((l) => l.includes('"msg":"started"'))
+    expect(started).toBeDefined()
+    expect(JSON.parse(started!)).toMatchObject({ mode: 'worker', httpApp: false })
+    await node.devnet.mine(5)
+    const head = Number(await node.blockNumber())
+    let cursor = -1
+    for (let i = 0; i < 60 && cursor < head; i++) {
+      const samples = parseExposition(await (await fetch(`${worker.baseUrl}/metrics`)).text())
+      cursor = samples.find((s) => s.name === 'workpay_watcher_cursor_block')?.value ?? -1
+      if (cursor < head) await new Promise((r) => setTimeout(r, 500))
+    }
+    expect(cursor).toBeGreaterThanOrEqual(head)
+  })
+
   it('answers 503 naming the chain while the chain endpoint is down, and 200 once it is back', async () => {
     node.devnet.setDown(true)
     try {

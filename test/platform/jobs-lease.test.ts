@@ -49,7 +49,13 @@ function gate() {
 }
 
 let kindSeq = 0
-const uniqueKind = () => `lease.test.${process.pid}.${kindSeq++}`
+declare module '../../src/platform/jobs/queue.ts' {
+  interface JobPayloads {
+    [kind: `lease.test.${string}`]: { n?: number }
+  }
+}
+
+const uniqueKind = () => `lease.test.${process.pid}.${kindSeq++}` as const
 
 const jobRow = (id: string) =>
   database.db
@@ -199,7 +205,7 @@ describe('job leases', () => {
     const a = worker({ leaseMs: 5000, heartbeatMs: 1000 })
     const g = gate()
     const done: string[] = []
-    a.queue.register(kind, async (payload: { n: number }) => {
+    a.queue.register(kind, async (payload) => {
       if (payload.n === 1) {
         g.started()
         await g.released

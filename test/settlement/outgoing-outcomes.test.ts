@@ -5,6 +5,7 @@
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
+import type { JobKind } from '../../src/platform/jobs/queue.ts'
 import { initiate, post, sendFrom } from '../escrow/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
@@ -216,7 +217,8 @@ describe('outcome reports', () => {
       'transfer.attempt-failed',
       'transfer.failed',
     ])
-    for (const r of again) await t.app.services.jobs.enqueue(t.database.db, r.kind, r.payload)
+    for (const r of again)
+      await t.app.services.jobs.enqueue(t.database.db, r.kind as JobKind, r.payload as never)
     await t.drain()
     expect(await withdrawal(withdrawalId)).toMatchObject({
       status: 'failed',

@@ -101,6 +101,14 @@ describe('a reconciliation run', () => {
     expect((await s().settlement.readiness()).haltedCoins).toEqual([
       { coin: 'usdc', reason: 'ledger_mismatch', since: expect.any(String) },
     ])
+    // /ready shows the halt to an operator; the process stays ready for everything else.
+    const ready = await t.req({ method: 'GET', url: '/ready' })
+    expect(ready.statusCode, ready.body).toBe(200)
+    expect(ready.json()).toMatchObject({
+      status: 'success',
+      message: 'ready; payments paused in usdc',
+      data: { haltedCoins: [{ coin: 'usdc', reason: 'ledger_mismatch', since: halt!.haltedAt }] },
+    })
     // Another run finds the same; the coin stays halted once.
     expect((await s().settlement.reconciliation.runNow()).halted).toEqual([])
     expect(
@@ -174,6 +182,9 @@ describe('a reconciliation run', () => {
       .executeTakeFirstOrThrow()
     expect(cleared).toMatchObject({ clearedBy: 'operator-7', clearReason: 'forced entry reversed' })
     expect(await s().settlement.readiness()).toEqual({ haltedCoins: [] })
+    const readyAgain = await t.req({ method: 'GET', url: '/ready' })
+    expect(readyAgain.statusCode).toBe(200)
+    expect(readyAgain.json()).toMatchObject({ message: 'ready', data: { haltedCoins: [] } })
 
     // The parked deposit is credited, once; the withdrawal goes out.
     await s().wallets.scanNow()

@@ -17,7 +17,7 @@ export function toAchievement(a: AchievementRow | AchievementJson) {
   }
 }
 
-function tagFromJson(t: TagJson) {
+export function tagFromJson(t: TagJson) {
   return toTag({ ...t, createdAt: new Date(t.createdAt), updatedAt: new Date(t.updatedAt) })
 }
 

@@ -1,30 +1,55 @@
 // The account module: profile, tags, two-factor, sessions, people search (spec #5, #6, #36–#46).
-import type { FeatureModule } from '../core.ts'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../../config.ts'
+import type { Db, Tx } from '../../db/index.ts'
+import type { Clock } from '../../platform/clock.ts'
+import type { SecretBox } from '../../platform/crypto/secrets.ts'
+import type { FlowService } from '../auth/flows.ts'
+import type { SessionIssuer } from '../auth/sessions.ts'
+import type { TokenService } from '../auth/tokens.ts'
 import { accountRoutes } from './routes.ts'
 import { AccountSecurityService } from './security.ts'
+import { AccountService, type FileLookup } from './service.ts'
 import { twoFactorRoutes } from './two-factor-routes.ts'
 
-declare module '../core.ts' {
-  interface Services {
-    /** password change, logout, deletion, two-factor, and codes for sensitive actions */
-    accountSecurity: AccountSecurityService
-  }
+export interface AccountDeps {
+  db: Db
+  clock: Clock
+  config: Config
+  secrets: SecretBox
+  tokens: TokenService
+  flows: FlowService
+  sessions: SessionIssuer
+  files: FileLookup
+  provisionWallet: (tx: Tx, userId: string) => Promise<void>
 }
 
-export const accountModule: FeatureModule = async ({ app, services, config, db, clock }) => {
-  const security = new AccountSecurityService({
-    db,
-    clock,
-    config,
-    secrets: services.secrets,
-    tokens: services.tokens,
-    flows: services.flows,
-    accounts: services.accounts,
-    issueSession: (userId, meta, tx) => services.auth.issueSession(userId, meta, tx),
+export function buildAccount(d: AccountDeps) {
+  const accounts = new AccountService({
+    db: d.db,
+    clock: d.clock,
+    files: d.files,
+    provisionWallet: d.provisionWallet,
   })
-  services.accountSecurity = security
-  services.auth.twoFaLogin = security.startTwoFaLogin
-  services.accounts.userCreatedHooks.push(services.accounts.referralHook)
-  await app.register(accountRoutes, { accounts: services.accounts, security, config })
-  await app.register(twoFactorRoutes, { security, config })
+  /** password change, logout, deletion, two-factor, and codes for sensitive actions */
+  const accountSecurity = new AccountSecurityService({
+    db: d.db,
+    clock: d.clock,
+    config: d.config,
+    secrets: d.secrets,
+    tokens: d.tokens,
+    flows: d.flows,
+    accounts,
+    issueSession: d.sessions.issue,
+    sessions: d.sessions,
+  })
+  return { accounts, accountSecurity }
+}
+
+export async function accountHttp(
+  app: FastifyInstance,
+  s: ReturnType<typeof buildAccount> & { config: Config },
+) {
+  await app.register(accountRoutes, { accounts: s.accounts, security: s.accountSecurity, config: s.config })
+  await app.register(twoFactorRoutes, { security: s.accountSecurity, config: s.config })
 }

@@ -65,6 +65,15 @@ export const accountRepo = {
       .where('deletedAt', 'is', null)
       .executeTakeFirst()
   },
+
+  async markWalletGenerated(ex: Executor, id: string): Promise<void> {
+    await ex
+      .updateTable('users')
+      .set({ walletGenerated: true })
+      .where('id', '=', id)
+      .where('walletGenerated', '=', false)
+      .execute()
+  },
 }
 
 export type UserRow = NonNullable<Awaited<ReturnType<typeof accountRepo.getUser>>>
@@ -163,6 +172,24 @@ export const profileRepo = {
         .insertInto('userTags')
         .values(tagIds.map((tagId, position) => ({ userId, tagId, position })))
         .execute()
+  },
+
+  /** The account row with its tags and achievements in one query (the profile read, #36). */
+  getUserWithLists(ex: Executor, id: string) {
+    return ex
+      .selectFrom('users')
+      .selectAll('users')
+      .select([
+        sql<TagJson[]>`(select coalesce(jsonb_agg(${TAG_JSON} order by ut.position), '[]'::jsonb)
+          from user_tags ut join tags t on t.id = ut.tag_id where ut.user_id = users.id)`.as('tagList'),
+        sql<
+          AchievementJson[]
+        >`(select coalesce(jsonb_agg(${ACHIEVEMENT_JSON} order by a.created_at, a.id), '[]'::jsonb)
+          from achievements a where a.owner = users.id)`.as('achievementList'),
+      ])
+      .where('users.id', '=', id)
+      .where('users.deletedAt', 'is', null)
+      .executeTakeFirst()
   },
 
   async tagsOf(ex: Executor, userId: string): Promise<TagRow[]> {

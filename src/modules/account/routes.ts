@@ -179,7 +179,7 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       onRequest: app.authenticate,
     },
     async (req) => {
-      await security.logout(caller(req).sessionId)
+      await security.logout(caller(req).userId, caller(req).sessionId)
       return ok({}, 'Logged out')
     },
   )

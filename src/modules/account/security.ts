@@ -12,6 +12,7 @@ import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import { checkFlowCode, type FlowRow, type FlowService } from '../auth/flows.ts'
 import { authRepo } from '../auth/repo.ts'
 import type { RequestMeta, TwoFaChallenge } from '../auth/service.ts'
+import type { SessionIssuer } from '../auth/sessions.ts'
 import { TEMP_TOKEN_TTL_MS, type TokenService } from '../auth/tokens.ts'
 import { confirmPassword } from './password-guard.ts'
 import { accountRepo, profileRepo } from './repo.ts'
@@ -56,6 +57,8 @@ export class AccountSecurityService {
         token_type: 'jwt'
         expiresIn: number
       }>
+      /** revocations, so every API process forgets the sessions at once */
+      sessions: Pick<SessionIssuer, 'revokeAll' | 'revokeOne'>
     },
   ) {}
 
@@ -85,15 +88,15 @@ export class AccountSecurityService {
     await this.deps.db.transaction().execute(async (tx) => {
       const now = this.deps.clock.now()
       await authRepo.setPassword(tx, userId, passwordHash, now)
-      await authRepo.revokeAllSessions(tx, userId, now, sessionId)
+      await this.deps.sessions.revokeAll(tx, userId, sessionId)
       await authRepo.killOpenFlows(tx, userId, 'reset_password', now)
       await authRepo.audit(tx, userId, 'password.changed', meta.ip)
     })
   }
 
   /** #45: revokes only the presented session. */
-  async logout(sessionId: string) {
-    await authRepo.revokeSession(this.deps.db, sessionId, this.deps.clock.now())
+  async logout(userId: string, sessionId: string) {
+    await this.deps.sessions.revokeOne(this.deps.db, userId, sessionId)
   }
 
   /**
@@ -110,7 +113,7 @@ export class AccountSecurityService {
       if (!locked) throw errors.unauthenticated()
       await tagService.swap(tx, await profileRepo.userTagIds(tx, userId), [])
       await profileRepo.anonymise(tx, userId, locked.email, now)
-      await authRepo.revokeAllSessions(tx, userId, now)
+      await this.deps.sessions.revokeAll(tx, userId)
       await authRepo.forgetFlows(tx, userId, now)
       await authRepo.audit(tx, userId, 'account.deleted', meta.ip)
     })

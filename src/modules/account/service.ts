@@ -5,7 +5,7 @@ import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import { toAchievement, toFullUser, toPublicUser, toSearchUser } from './forms.ts'
+import { tagFromJson, toAchievement, toFullUser, toPublicUser, toSearchUser } from './forms.ts'
 import {
   buildSearchText,
   mergeMeta,
@@ -22,7 +22,7 @@ import { type TagRow, tagKey, tagService, toTag } from './tags.ts'
 /** Points a referrer's `referral` achievement gains per account that signs up with the code. */
 export const REFERRAL_POINTS = 10
 
-/** Called in the sign-up transaction for every new account (wallet generation hooks in here). */
+/** Called in the sign-up transaction for every new account. */
 export type UserCreatedHook = (tx: Tx, user: { id: string }) => Promise<void>
 
 export interface NewUser {
@@ -73,7 +73,7 @@ export interface SearchParams {
   search?: string
 }
 
-/** What the account needs of file storage (set by the files module). */
+/** What the account needs of file storage (the files module's service). */
 export interface FileLookup {
   summaries(ex: Executor, ids: readonly string[]): Promise<Map<string, object>>
   assertOwned(
@@ -85,11 +85,16 @@ export interface FileLookup {
 }
 
 export class AccountService {
-  readonly userCreatedHooks: UserCreatedHook[] = []
-  /** file storage, for profile images; set by the files module */
-  files: FileLookup | undefined
-
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  constructor(
+    private readonly deps: {
+      db: Db
+      clock: Clock
+      /** file storage, for profile images */
+      files: FileLookup
+      /** the new account's custodial key and wallets, in the creating transaction */
+      provisionWallet: (tx: Tx, userId: string) => Promise<void>
+    },
+  ) {}
 
   /** Inserts a new account with a unique generated userName and referral code. */
   async createUser(tx: Tx, input: NewUser): Promise<{ id: string; userName: string }> {
@@ -126,7 +131,9 @@ export class AccountService {
           throw errors.conflict('This email is already registered')
         continue
       }
-      for (const hook of this.userCreatedHooks) await hook(tx, { id })
+      await this.#referral(tx, { id })
+      await this.deps.provisionWallet(tx, id)
+      await accountRepo.markWalletGenerated(tx, id)
       return { id, userName }
     }
     throw new Error('could not generate a unique user name')
@@ -143,17 +150,15 @@ export class AccountService {
   }
 
   async getFullUser(id: string, ex: Executor = this.deps.db) {
-    const row = await accountRepo.getUser(ex, id)
-    if (!row) throw errors.notFound('account')
+    // One query for the account, its tags and achievements; a second only when it has images.
+    const found = await profileRepo.getUserWithLists(ex, id)
+    if (!found) throw errors.notFound('account')
+    const { tagList, achievementList, ...row } = found
     const imageIds = [row.bgImageId, row.profileImageId].filter((v): v is string => !!v)
-    const [tags, achievements, images] = await Promise.all([
-      profileRepo.tagsOf(ex, id),
-      profileRepo.achievementsOf(ex, id),
-      imageIds.length && this.files ? this.files.summaries(ex, imageIds) : new Map<string, object>(),
-    ])
+    const images = imageIds.length ? await this.deps.files.summaries(ex, imageIds) : new Map<string, object>()
     return toFullUser(row, {
-      tagsIds: tags.map(toTag),
-      achievements: achievements.map(toAchievement),
+      tagsIds: tagList.map(tagFromJson),
+      achievements: achievementList.map(toAchievement),
       bgImage: row.bgImageId ? images.get(row.bgImageId) : undefined,
       profileImage: row.profileImageId ? images.get(row.profileImageId) : undefined,
     })
@@ -192,8 +197,7 @@ export class AccountService {
       for (const field of ['bgImage', 'profileImage'] as const) {
         const fileId = update[field]
         if (!fileId) continue
-        if (!this.files) throw errors.field(`/${field}`, 'File storage is not available')
-        await this.files.assertOwned(tx, userId, [fileId], { path: `/${field}`, visibility: 'public' })
+        await this.deps.files.assertOwned(tx, userId, [fileId], { path: `/${field}`, visibility: 'public' })
       }
       const firstName = update.firstName?.trim() ?? row.firstName
       const lastName = update.lastName?.trim() ?? row.lastName
@@ -293,8 +297,19 @@ export class AccountService {
     if (review.rating === 5) await profileRepo.bumpAchievement(tx, userId, 'five-star', 5, now)
   }
 
+  /** Notes that the account's wallets exist (they are also made lazily for older accounts). */
+  markWalletGenerated(tx: Tx, userId: string): Promise<void> {
+    return accountRepo.markWalletGenerated(tx, userId)
+  }
+
+  /** Locks a live account's row for the caller's transaction; 404 when there is none. */
+  async lockLiveUser(tx: Tx, userId: string): Promise<void> {
+    const user = await profileRepo.lockUser(tx, userId)
+    if (!user) throw errors.notFound('account')
+  }
+
   /** Gives the referrer of a new account (if any) its `referral` achievement point. */
-  readonly referralHook: UserCreatedHook = async (tx, user) => {
+  readonly #referral: UserCreatedHook = async (tx, user) => {
     const row = await profileRepo.referredBy(tx, user.id)
     if (row?.referredBy)
       await profileRepo.bumpAchievement(

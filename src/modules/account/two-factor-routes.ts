@@ -202,6 +202,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
         response: {
           200: envelope(FullUserWithToken, 'Logged in'),
           ...errorResponses({
+            FORBIDDEN: { when: 'the account is suspended', message: 'This account is suspended' },
             INVALID_CODE: 'the code is wrong, used or expired',
             UNAUTHENTICATED: 'the temporary token is not a live `login_2fa` token, or the account is gone',
             TOO_MANY_ATTEMPTS: '5 wrong codes: the login is dead; log in again',

@@ -1,4 +1,5 @@
 // SQL for credentials, sessions and auth flows.
+import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 
@@ -15,6 +16,7 @@ export const authRepo = {
         'twoFaEnabled',
         'twoFaType',
         'status',
+        'suspendedAt',
       ])
       .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
       .where('deletedAt', 'is', null)
@@ -62,7 +64,18 @@ export const authRepo = {
       .where('sessions.userId', '=', userId)
       .where('sessions.revokedAt', 'is', null)
       .where('users.deletedAt', 'is', null)
+      .where('users.suspendedAt', 'is', null)
       .executeTakeFirst()
+  },
+
+  /** A NOTIFY sent at the commit of `ex`'s transaction (at once without one). */
+  async notify(ex: Executor, channel: string, payload: string): Promise<void> {
+    await sql`select pg_notify(${channel}, ${payload})`.execute(ex)
+  },
+
+  async isSuspended(ex: Executor, userId: string): Promise<boolean> {
+    const row = await ex.selectFrom('users').select('suspendedAt').where('id', '=', userId).executeTakeFirst()
+    return !!row?.suspendedAt
   },
 
   revokeSession(ex: Executor, sessionId: string, now: Date) {

@@ -77,6 +77,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         response: {
           200: envelope(LoginData, 'Email verified'),
           ...errorResponses({
+            FORBIDDEN: { when: 'the account is suspended', message: 'This account is suspended' },
             INVALID_CODE: 'the code is wrong, used or expired',
             UNAUTHENTICATED: TEMP_TOKEN,
             TOO_MANY_ATTEMPTS: '5 wrong codes: the request is dead; start again with /v1/auth/verify/resend',
@@ -129,6 +130,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         response: {
           200: envelope(Type.Union([LoginData, TwoFaChallengeData]), 'Logged in'),
           ...errorResponses({
+            FORBIDDEN: { when: 'the account is suspended', message: 'This account is suspended' },
             INVALID_CREDENTIALS: 'wrong email or password (an unknown email answers the same)',
             EMAIL_NOT_VERIFIED:
               'the password is right but the email is not verified yet; /v1/auth/verify/resend sends a code',

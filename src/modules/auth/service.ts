@@ -1,18 +1,17 @@
 // Email accounts: registration, verification, login, and password reset (spec #1–#4, #7–#9).
 import type { Config } from '../../config.ts'
-import type { Db } from '../../db/index.ts'
+import type { Db, Executor } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { hashPassword, isStrongPassword, verifyPassword } from '../../platform/crypto/passwords.ts'
 import type { AccountService } from '../account/service.ts'
 import type { FlowService } from './flows.ts'
 import { authRepo } from './repo.ts'
+import type { SessionCache } from './session-cache.ts'
+import type { RequestMeta, SessionIssuer } from './sessions.ts'
 import type { TokenObject, TokenService } from './tokens.ts'
 
-export interface RequestMeta {
-  ip: string | null
-  userAgent: string | null
-}
+export type { RequestMeta } from './sessions.ts'
 
 export interface LoginResult extends TokenObject {
   isVerified: boolean
@@ -25,10 +24,7 @@ export interface TwoFaChallenge {
   tempToken: TokenObject
 }
 
-/**
- * The second login step for accounts with two-factor on. The accounts module provides it; without
- * it such accounts cannot log in.
- */
+/** The second login step for accounts with two-factor on (the account security service's). */
 export type TwoFaLoginStarter = (user: {
   id: string
   email: string
@@ -36,8 +32,11 @@ export type TwoFaLoginStarter = (user: {
   twoFaType: string
 }) => Promise<TwoFaChallenge>
 
+import { suspended } from './sessions.ts'
+
 export class AuthService {
-  twoFaLogin: TwoFaLoginStarter | undefined
+  readonly twoFaLogin: TwoFaLoginStarter
+  readonly issueSession: SessionIssuer['issue']
 
   constructor(
     private readonly deps: {
@@ -46,17 +45,13 @@ export class AuthService {
       clock: Clock
       tokens: TokenService
       flows: FlowService
+      sessions: SessionIssuer
       accounts: AccountService
+      twoFaLogin: TwoFaLoginStarter
     },
-  ) {}
-
-  async issueSession(
-    userId: string,
-    meta: RequestMeta,
-    ex = this.deps.db as Parameters<typeof authRepo.createSession>[0],
   ) {
-    const sessionId = await authRepo.createSession(ex, userId, meta.ip, meta.userAgent, this.deps.clock.now())
-    return this.deps.tokens.access(userId, sessionId)
+    this.twoFaLogin = deps.twoFaLogin
+    this.issueSession = deps.sessions.issue
   }
 
   /** #1 */
@@ -161,8 +156,8 @@ export class AuthService {
       throw errors.invalidCredentials()
     }
     if (!user.emailVerified) throw errors.emailNotVerified()
+    if (user.suspendedAt) throw suspended()
     if (user.twoFaEnabled) {
-      if (!this.twoFaLogin) throw errors.unavailable('Two-factor login is not available')
       return this.twoFaLogin({ id: user.id, email, firstName: user.firstName, twoFaType: user.twoFaType })
     }
     const token = await this.issueSession(user.id, meta)
@@ -187,15 +182,32 @@ export class AuthService {
       if (!flow.userId) throw errors.invalidCode()
       const now = this.deps.clock.now()
       await authRepo.setPassword(tx, flow.userId, passwordHash, now)
-      await authRepo.revokeAllSessions(tx, flow.userId, now)
+      await this.deps.sessions.revokeAll(tx, flow.userId)
       await authRepo.audit(tx, flow.userId, 'password.reset', meta.ip)
     })
   }
 
+  /** The in-process session cache (see sessions.ts), when there is one. */
+  get sessionCache(): SessionCache | undefined {
+    return this.deps.sessions.cache
+  }
+
+  /**
+   * The one way to change what existing sessions may do: every revocation (logout, password change
+   * or reset, suspension, deletion) calls it in its transaction, so every API process drops its
+   * cached sessions of the account when that transaction commits.
+   */
+  sessionsChanged(ex: Executor, userId: string): Promise<void> {
+    return this.deps.sessions.changed(ex, userId)
+  }
+
+  /** Revokes every session of the account (but `keep`, when given) at once, in every process. */
+  revokeSessions(ex: Executor, userId: string, keep?: string): Promise<void> {
+    return this.deps.sessions.revokeAll(ex, userId, keep)
+  }
+
   /** Resolves a bearer token to its live session; undefined when invalid, revoked or deleted. */
-  async authenticate(bearer: string): Promise<{ userId: string; sessionId: string } | undefined> {
-    const claims = await this.deps.tokens.verifyAccess(bearer)
-    if (!claims) return
-    return authRepo.findActiveSession(this.deps.db, claims.sessionId, claims.userId)
+  authenticate(bearer: string): Promise<{ userId: string; sessionId: string } | undefined> {
+    return this.deps.sessions.resolve(bearer)
   }
 }

@@ -1,26 +1,29 @@
 // Sign-in with an Ethereum wallet (spec #10–#12).
-import type { FeatureModule } from '../core.ts'
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { Config } from '../../config.ts'
+import type { Db } from '../../db/index.ts'
+import type { Clock } from '../../platform/clock.ts'
+import type { AccountService } from '../account/service.ts'
+import type { FlowService } from './flows.ts'
+import type { AuthService } from './service.ts'
 import { web3Routes } from './web3-routes.ts'
 import { type Web3Chain, Web3Service } from './web3-service.ts'
 
-declare module '../core.ts' {
-  interface Services {
-    web3: Web3Service
-  }
+export function buildWeb3(d: {
+  db: Db
+  config: Config
+  clock: Clock
+  log: Logger
+  flows: FlowService
+  auth: AuthService
+  accounts: AccountService
+  chain: Web3Chain
+}) {
+  const { chain, ...rest } = d
+  return { web3: new Web3Service({ ...rest, chain: () => chain }) }
 }
 
-export const web3Module: FeatureModule = async ({ app, config, db, clock, log, services }) => {
-  const web3 = new Web3Service({
-    db,
-    config,
-    clock,
-    log,
-    flows: services.flows,
-    auth: services.auth,
-    accounts: services.accounts,
-    // Without a chain adapter: pure signature checks and the dev chain id.
-    chain: () => services.chain as Web3Chain | undefined,
-  })
-  services.web3 = web3
-  await app.register(web3Routes, { web3, config })
+export async function web3Http(app: FastifyInstance, s: { web3: Web3Service; config: Config }) {
+  await app.register(web3Routes, { web3: s.web3, config: s.config })
 }

@@ -75,6 +75,7 @@ export const web3Routes: FastifyPluginAsyncTypebox<{ web3: Web3Service; config: 
             'Signature verified; onboarding must be completed with POST /v1/auth/web3/onboard',
           ),
           ...errorResponses({
+            FORBIDDEN: { when: 'the account is suspended', message: 'This account is suspended' },
             INVALID_CREDENTIALS: 'the signature is not the address’s signature of the issued message',
             UNAUTHENTICATED:
               'the temporary token is malformed, expired, already used, or belongs to another step',

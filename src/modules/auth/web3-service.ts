@@ -117,7 +117,6 @@ export class Web3Service {
       const existing = await web3Repo.findLiveUserByAddress(tx, flow.address!)
       if (existing?.web3Onboard && existing.emailVerified) {
         if (existing.twoFaEnabled) {
-          if (!this.deps.auth.twoFaLogin) throw errors.unavailable('Two-factor login is not available')
           // The challenge starts after this commit; the signature is spent either way.
           return { kind: 'two_fa_pending', user: existing }
         }
@@ -153,7 +152,7 @@ export class Web3Service {
 
     if (outcome.kind !== 'two_fa_pending') return outcome
     const { user } = outcome
-    const challenge = await this.deps.auth.twoFaLogin!({
+    const challenge = await this.deps.auth.twoFaLogin({
       id: user.id,
       email: user.email ?? '',
       firstName: user.firstName,

@@ -5,8 +5,9 @@
 import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
+import type { EventService } from '../events/service.ts'
 import { assertFundable, escrowFrozen, statusAfterPayment, statusAfterRelease } from '../work/states.ts'
-import { collectionRepo } from './repo.ts'
+import { type CollectionRow, collectionRepo } from './repo.ts'
 
 /** The escrow state a collection moves through (see markEscrow). */
 export type EscrowState = 'waiting' | 'paid' | 'released' | 'cancelled' | 'refunded'
@@ -20,7 +21,7 @@ export interface EscrowEvent {
 }
 
 export class EscrowLink {
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; events: EventService }) {}
 
   /**
    * Records the escrow's state on its collection. `waiting` links an escrow (and its receiver) to
@@ -62,6 +63,47 @@ export class EscrowLink {
     )
     if (row.parentId && paid !== wasPaid)
       await collectionRepo.bumpChildCounts(tx, row.parentId, 0, paid ? 1 : -1, now)
+    await this.#emit(tx, row, event, { receiverId, wasPaid, status })
+  }
+
+  /** The domain events of an escrow step: funded, released, and the job completed by a release. */
+  async #emit(
+    tx: Tx,
+    row: CollectionRow,
+    event: EscrowEvent,
+    after: { receiverId: string | null; wasPaid: boolean; status: string },
+  ) {
+    const { events } = this.deps
+    const parties = [row.creatorId, ...(after.receiverId ? [after.receiverId] : [])]
+    const data = { escrowId: event.escrowId, collectionId: row.id, usdAmount: row.paymentFee }
+    if (event.state === 'paid' && !after.wasPaid)
+      await events.emit(tx, {
+        type: 'escrow.funded',
+        actorId: row.creatorId,
+        audience: parties,
+        collectionId: row.id,
+        data,
+        key: `escrow.funded:${event.escrowId}`,
+      })
+    if (event.state === 'released' && row.escrowStatus !== 'released')
+      await events.emit(tx, {
+        type: 'escrow.released',
+        actorId: row.creatorId,
+        audience: parties,
+        collectionId: row.id,
+        isPublic: !row.isPrivate,
+        data,
+        key: `escrow.released:${event.escrowId}`,
+      })
+    if (after.status === 'completed' && row.status !== 'completed')
+      await events.emit(tx, {
+        type: 'collection.completed',
+        actorId: row.creatorId,
+        audience: parties,
+        collectionId: row.id,
+        isPublic: !row.isPrivate,
+        data: { collectionId: row.id },
+      })
   }
 
   /**

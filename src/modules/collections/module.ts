@@ -1,21 +1,16 @@
-// Collections and bookmarks (spec #26–#30). `services.collections` is also the escrow feature's
-// way to create and update a collection's escrow and payout state.
-import type { FeatureModule } from '../core.ts'
+// Collections and bookmarks (spec #26–#30). `collections` is also the escrow feature's way to
+// create and update a collection's escrow and payout state.
+import type { FastifyInstance } from 'fastify'
 import { BookmarkService } from './bookmarks.ts'
 import { collectionRoutes } from './routes.ts'
 import { CollectionService } from './service.ts'
 
-declare module '../core.ts' {
-  interface Services {
-    collections: CollectionService
-    bookmarks: BookmarkService
-  }
+export function buildCollections(d: ConstructorParameters<typeof CollectionService>[0]) {
+  const collections = new CollectionService(d)
+  const bookmarks = new BookmarkService({ db: d.db, clock: d.clock, collections })
+  return { collections, bookmarks }
 }
 
-export const collectionsModule: FeatureModule = async ({ app, db, clock, services }) => {
-  const collections = new CollectionService({ db, clock, files: services.files })
-  const bookmarks = new BookmarkService({ db, clock, collections })
-  services.collections = collections
-  services.bookmarks = bookmarks
-  await app.register(collectionRoutes, { collections, bookmarks })
+export async function collectionsHttp(app: FastifyInstance, s: ReturnType<typeof buildCollections>) {
+  await app.register(collectionRoutes, { collections: s.collections, bookmarks: s.bookmarks })
 }

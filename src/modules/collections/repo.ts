@@ -171,6 +171,20 @@ export const collectionRepo = {
     return q.executeTakeFirst()
   },
 
+  /**
+   * One collection and its visible live children in one query: the collection first (absent when
+   * it is not visible), then the children oldest first.
+   */
+  getVisibleWithChildren(ex: Executor, id: string, viewerId: string) {
+    return selectCollections(ex)
+      .where((eb) => eb.or([eb('c.id', '=', id), eb('c.parentId', '=', id)]))
+      .where(visibleTo(viewerId))
+      .orderBy(sql`c.id = ${id}`, 'desc')
+      .orderBy('c.createdAt', 'asc')
+      .orderBy('c.id', 'asc')
+      .execute()
+  },
+
   /** Visible live children of the given parents, oldest first, with their creators. */
   children(ex: Executor, parentIds: string[], viewerId: string) {
     if (parentIds.length === 0) return Promise.resolve([])

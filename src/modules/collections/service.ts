@@ -7,6 +7,7 @@ import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { tagService } from '../account/tags.ts'
+import type { EventService } from '../events/service.ts'
 import { bookmarkRepo } from './bookmark-repo.ts'
 import { type EscrowEvent, EscrowLink, type PayoutKind } from './escrow-link.ts'
 import { listFilters } from './filters.ts'
@@ -76,6 +77,8 @@ export class CollectionService {
     private readonly deps: {
       db: Db
       clock: Clock
+      /** domain events: a new top-level collection is one */
+      events: EventService
       /** file storage: attachments are the creator's own uploads, shown as file summaries */
       files?: {
         summaries(ex: Executor, ids: readonly string[]): Promise<Map<string, object>>
@@ -115,16 +118,21 @@ export class CollectionService {
     ex: Executor,
     viewerId: string,
     rows: CollectionRow[],
-    want: { receivers?: boolean; bookmarks?: boolean } = {},
+    want: { receivers?: boolean; bookmarks?: boolean; knownChildren?: Map<string, string[]> } = {},
   ): Promise<Related> {
+    // Children already read need no second look.
     const ids = rows.map((r) => r.id)
+    const unknownChildren = ids.filter((id) => !want.knownChildren?.has(id))
     const userIds = new Set(rows.map((r) => r.creatorId))
     if (want.receivers) for (const r of rows) if (r.receiverId) userIds.add(r.receiverId)
     const fileIds = [...new Set(rows.flatMap((r) => [...r.attachmentIds, ...r.deliveryAttachmentIds]))]
     const [users, tagRows, childIds, bookmarks, files] = await Promise.all([
       collectionRepo.users(ex, [...userIds]),
       tagService.byIds(ex, [...new Set(rows.flatMap((r) => r.tagIds))]),
-      collectionRepo.childIds(ex, ids, viewerId),
+      collectionRepo.childIds(ex, unknownChildren, viewerId).then((m) => {
+        for (const [k, v] of want.knownChildren ?? []) m.set(k, v)
+        return m
+      }),
       want.bookmarks ? collectionRepo.bookmarksOf(ex, viewerId, ids) : new Map<string, string>(),
       fileIds.length && this.deps.files ? this.deps.files.summaries(ex, fileIds) : new Map<string, object>(),
     ])
@@ -223,15 +231,25 @@ export class CollectionService {
       tags.map((t) => t.id),
     )
     if (input.parent) await collectionRepo.bumpChildCounts(tx, input.parent, 1, 0, now)
+    else
+      await this.deps.events.emit(tx, {
+        type: 'collection.created',
+        actorId: creatorId,
+        audience: [creatorId],
+        collectionId: id,
+        isPublic: !(input.isPrivate ?? false),
+        data: { collectionId: id, title: name, type },
+      })
     return id
   }
 
   /** One collection with its visible children (#30); someone else's private one is not found. */
   async get(id: string, viewerId: string, ex: Executor = this.deps.db) {
-    const row = await collectionRepo.getVisible(ex, id, viewerId)
-    if (!row) throw errors.notFound('collection')
-    const children = await collectionRepo.children(ex, [id], viewerId)
-    const rel = await this.related(ex, viewerId, [row, ...children])
+    const [row, ...children] = await collectionRepo.getVisibleWithChildren(ex, id, viewerId)
+    if (row?.id !== id) throw errors.notFound('collection')
+    const rel = await this.related(ex, viewerId, [row, ...children], {
+      knownChildren: new Map([[id, children.map((c) => c.id)]]),
+    })
     return {
       ...fullFields(row, rel.tags, rel.files),
       creator: userSummary(rel.users.get(row.creatorId)!),

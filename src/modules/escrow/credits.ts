@@ -4,6 +4,7 @@
 // never answer from a stale state, first by every escrow operation that reads the payment state.
 import type { Tx } from '../../db/index.ts'
 import type { DepositCredited } from '../settlement/watcher/types.ts'
+import { formatExact } from '../wallet/money.ts'
 import { escrowRepo } from './repo.ts'
 import type { EscrowDeps } from './service.ts'
 
@@ -12,8 +13,23 @@ type UserAddress = (tx: Tx, userId: string) => Promise<string>
 /** The deposit.credited job's handler. */
 export async function onDepositCredited(deps: EscrowDeps, report: DepositCredited, userAddress: UserAddress) {
   if (report.ownerKind === 'escrow') return absorbCredits(deps, report.ownerId, userAddress)
-  // Nothing to do here for other addresses; the report is handled.
-  await deps.db.transaction().execute((tx) => deps.watcher.reports.markReported(tx, report.transferId))
+  // A user's deposit: the report is handled, and the credit is a domain event (notification).
+  await deps.db.transaction().execute(async (tx) => {
+    const first = await deps.watcher.reports.markReported(tx, report.transferId)
+    if (first && report.ownerKind === 'user')
+      await deps.events.emit(tx, {
+        type: 'deposit.credited',
+        actorId: null,
+        audience: [report.ownerId],
+        data: {
+          transactionId: report.transactionId ?? report.transferId,
+          coin: report.coin,
+          amount: formatExact(BigInt(report.amount), deps.chain.coin(report.coin).decimals),
+          txHash: report.txHash,
+        },
+        key: `deposit.credited:${report.transferId}`,
+      })
+  })
 }
 
 /**

@@ -1,66 +1,49 @@
 // Escrow (spec #13–#15) and the collection payment API (/v1/payment): quotes, payment detection,
 // release in on-chain legs (whole or in parts), cancellation.
-import type { FeatureModule } from '../core.ts'
+import type { FastifyInstance } from 'fastify'
+import type { Db } from '../../db/index.ts'
+import type { JobQueue } from '../../platform/jobs/queue.ts'
+import type { SettlementChecks } from '../settlement/module.ts'
+import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import { DEPOSIT_CREDITED_JOB, type DepositCredited } from '../settlement/watcher/types.ts'
 import { CollectionPayments } from './collection-payment.ts'
 import { paymentRoutes } from './payment-routes.ts'
 import { EscrowPayouts } from './payouts.ts'
 import { escrowRoutes } from './routes.ts'
-import { EscrowService } from './service.ts'
+import { type EscrowDeps, EscrowService } from './service.ts'
 
-declare module '../core.ts' {
-  interface Services {
-    escrow: EscrowService
-  }
-}
+type Shared = Omit<EscrowDeps, 'payouts' | 'watcher' | 'halts' | 'cardPayments'>
 
-export const escrowModule: FeatureModule = async ({ app, config, db, clock, log, services }) => {
-  const deps = {
-    db,
-    clock,
-    log,
-    chain: services.chain,
-    ledger: services.ledger,
-    wallets: services.wallets,
-    collections: services.collections,
-    transactions: services.transactions,
-  }
-  const payouts = new EscrowPayouts({
-    ...deps,
-    outgoing: services.outgoing,
-    jobs: services.jobs,
-    deposits: services.settlement.watcher.reports,
-  })
+export function buildEscrow(
+  d: Shared & { jobs: JobQueue; outgoing: OutgoingSender; settlement: SettlementChecks },
+) {
+  const { jobs, outgoing, settlement, ...shared } = d
+  const payouts = new EscrowPayouts({ ...shared, outgoing, jobs, deposits: settlement.watcher.reports })
   const escrow = new EscrowService({
-    ...deps,
-    coins: services.coins,
+    ...shared,
     payouts,
-    watcher: services.settlement.watcher,
-    halts: services.settlement.halts,
-    verifySensitiveCode: (userId, code, then) =>
-      services.accountSecurity.verifySensitiveCode(userId, code, then),
-    platformFeePercent: config.platformFeePercent,
+    watcher: settlement.watcher,
+    halts: settlement.halts,
     // No card provider is integrated: only on-chain payment is offered.
     cardPayments: false,
   })
-  services.escrow = escrow
   // Credited payments to escrow addresses are reported by the watcher through this job, written
   // in the transaction that credits them; the handler applies each once, in its own transaction.
-  services.jobs.register(
-    DEPOSIT_CREDITED_JOB,
-    (report: DepositCredited) => escrow.onDepositCredited(report),
-    {
-      maxAttempts: 1000,
-      deleteOnSuccess: true,
-    },
-  )
-  await app.register(escrowRoutes, { escrow, db })
+  jobs.register(DEPOSIT_CREDITED_JOB, (report: DepositCredited) => escrow.onDepositCredited(report), {
+    maxAttempts: 1000,
+    deleteOnSuccess: true,
+  })
   const payments = new CollectionPayments({
-    db,
-    clock,
-    chain: services.chain,
-    collections: services.collections,
+    db: d.db,
+    clock: d.clock,
+    chain: d.chain,
+    collections: d.collections,
     escrow,
   })
-  await app.register(paymentRoutes, { payments, db })
+  return { escrow, payments }
+}
+
+export async function escrowHttp(app: FastifyInstance, s: ReturnType<typeof buildEscrow> & { db: Db }) {
+  await app.register(escrowRoutes, { escrow: s.escrow, db: s.db })
+  await app.register(paymentRoutes, { payments: s.payments, db: s.db })
 }

@@ -10,6 +10,7 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { CollectionService } from '../collections/service.ts'
+import type { EventService } from '../events/service.ts'
 import type { CoinService } from '../payment/types.ts'
 import type { Halts } from '../settlement/reconcile/halts.ts'
 import type { DepositWatcher } from '../settlement/watcher/job.ts'
@@ -55,6 +56,7 @@ export interface EscrowDeps {
   collections: CollectionService
   payouts: EscrowPayouts
   transactions: TransactionService
+  events: EventService
   /** the deposit watcher: scans on request, and the credits still to report */
   watcher: Pick<DepositWatcher, 'waitForScan' | 'reports'>
   /** coins halted by reconciliation: nothing is sent in them */

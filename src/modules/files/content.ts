@@ -1,7 +1,6 @@
 // What may be uploaded: the type is detected from the bytes (magic numbers, or a text sniff),
 // never taken from the client, and must be on the allow-list. Also the sanitising of the
 // original file name.
-import { fileTypeFromBuffer } from 'file-type'
 
 export interface AllowedType {
   mime: string
@@ -77,6 +76,8 @@ export async function detectType(
   originalName: string,
 ): Promise<Detected | undefined> {
   // A parser choking on hostile bytes means the content is not a type we accept.
+  // Loaded on the first upload, not at start-up.
+  const { fileTypeFromBuffer } = await import('file-type')
   const found = await fileTypeFromBuffer(head).catch(() => null)
   if (found) {
     const type = BINARY_TYPES.find((t) => t.mime === found.mime)

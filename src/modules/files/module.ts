@@ -1,33 +1,42 @@
 // File storage (spec #31–#35): the object store, the file service other modules call for file
 // summaries, the object-removal job, and the routes.
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { Config } from '../../config.ts'
+import type { Db } from '../../db/index.ts'
+import type { Clock } from '../../platform/clock.ts'
+import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { createBlobStore, S3BlobStore } from '../../platform/storage/index.ts'
-import type { FeatureModule } from '../core.ts'
 import { filesRoutes } from './routes.ts'
 import { DELETE_OBJECT_JOB, FileService } from './service.ts'
 
-declare module '../core.ts' {
-  interface Services {
-    /** uploads, file records, and `summaries`/`assertOwned` for records that embed files */
-    files: FileService
+declare module '../../platform/jobs/queue.ts' {
+  interface JobPayloads {
+    'files.delete-object': { key: string }
   }
 }
 
-export const filesModule: FeatureModule = async ({ app, config, db, clock, log, services }) => {
-  const store = createBlobStore(config, clock)
+export function buildFiles(d: { db: Db; config: Config; clock: Clock; log: Logger; jobs: JobQueue }) {
+  const store = createBlobStore(d.config, d.clock)
+  /** uploads, file records, and `summaries`/`assertOwned` for records that embed files */
   const files = new FileService({
-    db,
+    db: d.db,
     store,
-    clock,
-    jobs: services.jobs,
-    log,
-    maxBytes: config.uploadMaxBytes,
+    clock: d.clock,
+    jobs: d.jobs,
+    log: d.log,
+    maxBytes: d.config.uploadMaxBytes,
   })
-  services.files = files
-  services.accounts.files = files
-  services.jobs.register(DELETE_OBJECT_JOB, (payload) => files.deleteObject(payload), {
+  d.jobs.register(DELETE_OBJECT_JOB, (payload) => files.deleteObject(payload), {
     maxAttempts: 10,
     deleteOnSuccess: true,
   })
-  if (store instanceof S3BlobStore) app.addHook('onClose', async () => store.destroy())
-  await app.register(filesRoutes, { files })
+  const close = async () => {
+    if (store instanceof S3BlobStore) store.destroy()
+  }
+  return { files, close }
+}
+
+export async function filesHttp(app: FastifyInstance, s: { files: FileService }) {
+  await app.register(filesRoutes, { files: s.files })
 }

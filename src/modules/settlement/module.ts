@@ -1,28 +1,98 @@
-// Settlement: the only owner of custodial keys, nonces and outgoing chain transfers
-// (`services.outgoing`). Other modules enqueue transfer intents in their own transactions and
-// learn outcomes from report jobs that settlement writes in the same transaction as its change.
-import type { FeatureModule } from '../core.ts'
+// Settlement: the only owner of custodial keys, nonces, outgoing chain transfers, the deposit
+// watcher, reconciliation and coin halts. Other modules enqueue transfer intents in their own
+// transactions and learn outcomes from report jobs that settlement writes in the same transaction
+// as its change. Built in three steps, because the wallet service sits between them: keys (needed
+// at sign-up), the chain watch (watcher, halts, reconciliation), then the outgoing sender.
+import type { Logger } from 'pino'
+import type { Config } from '../../config.ts'
+import type { Database } from '../../db/index.ts'
+import type { ChainAdapter } from '../../platform/chain/types.ts'
+import type { Clock } from '../../platform/clock.ts'
+import type { SecretBox } from '../../platform/crypto/secrets.ts'
+import type { JobQueue } from '../../platform/jobs/queue.ts'
+import type { Ledger } from '../ledger/service.ts'
+import type { TransactionService } from '../transactions/service.ts'
+import type { WalletService } from '../wallet/service.ts'
+import { KeyStore } from './keys.ts'
 import { OutgoingSender } from './outgoing/sender.ts'
 import { GAS_TOPUP_PURPOSE } from './outgoing/types.ts'
+import { Halts, type SettlementReadiness } from './reconcile/halts.ts'
+import { Reconciler } from './reconcile/job.ts'
+import { DepositWatcher } from './watcher/job.ts'
 
-declare module '../core.ts' {
-  interface Services {
-    /** crash-safe sender of outgoing chain transfers (withdrawals, escrow payouts, gas top-ups) */
-    outgoing: OutgoingSender
-  }
+/** The chain side of settlement, as other modules and the operator API use it. */
+export interface SettlementChecks {
+  /** the deposit watcher (its job is the only entry point of a scan) */
+  watcher: DepositWatcher
+  /** coins halted until an operator resumes them */
+  halts: Halts
+  /** the reconciliation job (`runNow` on demand) and its stored runs */
+  reconciliation: Reconciler
+  /** for `/ready`: the coins halted now */
+  readiness(): Promise<SettlementReadiness>
 }
 
-export const settlementModule: FeatureModule = async ({ db, clock, log, services }) => {
-  const { chain, jobs, ledger, wallets } = services
+/** Custodial keys: random secp256k1, sealed with the key-encryption key. */
+export function buildKeys(d: { secrets: SecretBox; clock: Clock }) {
+  return { keys: new KeyStore(d) }
+}
+
+/**
+ * The deposit watcher, coin halts and reconciliation. Their jobs are registered here and their
+ * first runs queued (only worker processes run them).
+ */
+export async function buildChainWatch(d: {
+  config: Config
+  database: Database
+  chain: ChainAdapter
+  clock: Clock
+  log: Logger
+  jobs: JobQueue
+  ledger: Ledger
+  transactions: TransactionService
+}): Promise<{ settlement: SettlementChecks }> {
+  const { config, database, chain, clock, log, jobs } = d
+  const halts = new Halts({ db: database.db, clock, log })
+  const watcher = new DepositWatcher({
+    database,
+    chain,
+    clock,
+    log,
+    jobs,
+    ledger: d.ledger,
+    transactions: d.transactions,
+    halts,
+    confirmations: config.confirmations,
+  })
+  const reconciliation = new Reconciler({ database, chain, clock, log, jobs, halts })
+  watcher.register()
+  reconciliation.register()
+  await watcher.start()
+  await reconciliation.start()
+  return { settlement: { watcher, halts, reconciliation, readiness: () => halts.readiness() } }
+}
+
+/** The crash-safe sender of outgoing chain transfers (withdrawals, escrow payouts, gas top-ups). */
+export function buildOutgoing(d: {
+  database: Database
+  chain: ChainAdapter
+  clock: Clock
+  log: Logger
+  jobs: JobQueue
+  ledger: Ledger
+  wallets: WalletService
+  settlement: SettlementChecks
+}) {
+  const { database, chain, clock, log, jobs, ledger, wallets } = d
   const outgoing = new OutgoingSender({
-    db,
+    db: database.db,
     chain,
     clock,
     log,
     jobs,
     ledger,
     wallets,
-    halts: services.settlement.halts,
+    halts: d.settlement.halts,
   })
   outgoing.registerJobs(jobs)
   // A top-up is the platform's own value moving between its addresses: the deposit watcher books
@@ -41,5 +111,5 @@ export const settlementModule: FeatureModule = async ({ db, clock, log, services
       )
     },
   })
-  services.outgoing = outgoing
+  return { outgoing }
 }

@@ -1,85 +1,44 @@
-// Custodial wallets, the double-entry ledger, transactions (spec #18–#20, #24, #25), and the
-// chain side of settlement: the deposit watcher, coin halts and reconciliation.
-import type { FeatureModule } from '../core.ts'
-import { KeyStore } from '../settlement/keys.ts'
-import { Halts, type SettlementReadiness } from '../settlement/reconcile/halts.ts'
-import { Reconciler } from '../settlement/reconcile/job.ts'
-import { DepositWatcher } from '../settlement/watcher/job.ts'
-import { transactionRoutes } from '../transactions/routes.ts'
-import { TransactionService } from '../transactions/service.ts'
-import { Ledger } from './ledger.ts'
+// Custodial wallets (spec #18–#20): views of ledger balances and keys for the API, the key export,
+// and the provisioning of a user's key and wallets.
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { Config } from '../../config.ts'
+import type { Db, Tx } from '../../db/index.ts'
+import type { ChainAdapter } from '../../platform/chain/types.ts'
+import type { Clock } from '../../platform/clock.ts'
+import type { RateSource } from '../../platform/rates/types.ts'
+import type { Ledger } from '../ledger/service.ts'
+import type { CoinService } from '../payment/types.ts'
+import type { KeyStore } from '../settlement/keys.ts'
+import type { SettlementChecks } from '../settlement/module.ts'
+import { WalletProvisioner } from './provision.ts'
 import { walletRoutes } from './routes.ts'
-import { WalletService } from './service.ts'
+import { type WalletAccounts, WalletService } from './service.ts'
 
-/** The chain side of settlement, as other modules and the operator API use it. */
-export interface SettlementChecks {
-  /** the deposit watcher (its job is the only entry point of a scan) */
-  watcher: DepositWatcher
-  /** coins halted until an operator resumes them */
-  halts: Halts
-  /** the reconciliation job (`runNow` on demand) and its stored runs */
-  reconciliation: Reconciler
-  /** for `/ready`: the coins halted now */
-  readiness(): Promise<SettlementReadiness>
+/** Built before the account module, which provisions every new account's wallets with it. */
+export function buildProvisioner(d: { chain: ChainAdapter; keys: KeyStore; ledger: Ledger }) {
+  return { provisioner: new WalletProvisioner(d) }
 }
 
-declare module '../core.ts' {
-  interface Services {
-    /** the double-entry ledger (balances, transfers) */
-    ledger: Ledger
-    /** custodial keys and wallets */
-    wallets: WalletService
-    /** user-facing transaction records */
-    transactions: TransactionService
-    /** the deposit watcher, coin halts and reconciliation */
-    settlement: SettlementChecks
-  }
+export function buildWallet(d: {
+  db: Db
+  clock: Clock
+  log: Logger
+  chain: ChainAdapter
+  coins: CoinService
+  rates: RateSource
+  keys: KeyStore
+  provisioner: WalletProvisioner
+  accounts: WalletAccounts
+  settlement: SettlementChecks
+  /** checks the code confirming a sensitive action and runs `then` in the transaction using it */
+  verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
+}) {
+  /** custodial keys and wallets */
+  const wallets = new WalletService({ ...d, watcher: d.settlement.watcher })
+  return { wallets }
 }
 
-export const walletModule: FeatureModule = async ({ app, config, db, clock, log, services }) => {
-  const { chain, coins, rates, secrets, database, jobs } = services
-  const ledger = new Ledger({ clock })
-  const keys = new KeyStore({ secrets, clock })
-  const transactions = new TransactionService({ db, clock, chain, coins, rates })
-  const halts = new Halts({ db, clock, log })
-  const watcher = new DepositWatcher({
-    database,
-    chain,
-    clock,
-    log,
-    jobs,
-    ledger,
-    transactions,
-    halts,
-    confirmations: config.confirmations,
-  })
-  const wallets = new WalletService({
-    db,
-    clock,
-    log,
-    chain,
-    coins,
-    rates,
-    keys,
-    ledger,
-    watcher,
-    verifySensitiveCode: (userId, code, then) =>
-      services.accountSecurity.verifySensitiveCode(userId, code, then),
-  })
-  services.ledger = ledger
-  services.wallets = wallets
-  services.transactions = transactions
-  const reconciliation = new Reconciler({ database, chain, clock, log, jobs, halts })
-  services.settlement = { watcher, halts, reconciliation, readiness: () => halts.readiness() }
-
-  services.accounts.userCreatedHooks.push((tx, user) => wallets.onUserCreated(tx, user.id))
-
-  // The watcher and reconciliation run as self-renewing jobs, so only worker processes do them.
-  watcher.register()
-  reconciliation.register()
-  await watcher.start()
-  await reconciliation.start()
-
-  await app.register(walletRoutes, { wallets, config })
-  await app.register(transactionRoutes, { transactions })
+export async function walletHttp(app: FastifyInstance, s: { wallets: WalletService; config: Config }) {
+  await app.register(walletRoutes, { wallets: s.wallets, config: s.config })
 }

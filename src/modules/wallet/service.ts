@@ -14,8 +14,8 @@ import type { Coin, CoinService } from '../payment/types.ts'
 import type { CustodialKey, KeyOwnerKind, KeyStore } from '../settlement/keys.ts'
 import type { DepositWatcher, ScanResult } from '../settlement/watcher/job.ts'
 import { usableRate } from '../transactions/service.ts'
-import type { Ledger } from './ledger.ts'
 import { centsToNumber, formatFixed, toCoinNumber, usdCents } from './money.ts'
+import type { WalletProvisioner } from './provision.ts'
 
 export interface RegisterOutgoing {
   /** the signed transaction's hash (known before broadcasting) */
@@ -31,6 +31,12 @@ export interface RegisterOutgoing {
 
 const checksum = (address: string) => getAddress(address)
 
+/** What the wallet needs of the account service. */
+export interface WalletAccounts {
+  lockLiveUser(tx: Tx, userId: string): Promise<void>
+  markWalletGenerated(tx: Tx, userId: string): Promise<void>
+}
+
 export class WalletService {
   constructor(
     private readonly deps: {
@@ -41,7 +47,8 @@ export class WalletService {
       coins: CoinService
       rates: RateSource
       keys: KeyStore
-      ledger: Ledger
+      provisioner: WalletProvisioner
+      accounts: WalletAccounts
       watcher: DepositWatcher
       /** checks the code confirming a sensitive action (TOTP or the code mailed by #44) and runs
        * `then` in the transaction that uses it up */
@@ -91,25 +98,6 @@ export class WalletService {
    */
   registerOutgoing(ex: Executor, input: RegisterOutgoing): Promise<void> {
     return this.deps.watcher.registerOwn(ex, input)
-  }
-
-  /** Sign-up hook: the new user's key, a wallet per active coin, `walletGenerated`. */
-  async onUserCreated(tx: Tx, userId: string): Promise<void> {
-    // The chain's configured coins are in memory; a database read outside `tx` here would wait
-    // on the embedded database's single connection that `tx` holds.
-    const coins = this.deps.chain.coins.filter((c) => c.active).map((c) => c.reference)
-    await this.#generate(tx, userId, coins)
-  }
-
-  async #generate(tx: Tx, userId: string, coins: string[]) {
-    await this.deps.keys.ensure(tx, 'user', userId)
-    for (const coin of coins) await this.deps.ledger.ensureAccount(tx, 'user', userId, coin)
-    await tx
-      .updateTable('users')
-      .set({ walletGenerated: true })
-      .where('id', '=', userId)
-      .where('walletGenerated', '=', false)
-      .execute()
   }
 
   /**
@@ -165,19 +153,13 @@ export class WalletService {
     const complete = () => key && active.every((c) => accounts.some((a) => a.coin === c.reference))
     if (!complete()) {
       await db.transaction().execute(async (tx) => {
-        const user = await tx
-          .selectFrom('users')
-          .select('id')
-          .where('id', '=', userId)
-          .where('deletedAt', 'is', null)
-          .forUpdate()
-          .executeTakeFirst()
-        if (!user) throw errors.notFound('account')
-        await this.#generate(
+        await this.deps.accounts.lockLiveUser(tx, userId)
+        await this.deps.provisioner.provision(
           tx,
           userId,
           active.map((c) => c.reference),
         )
+        await this.deps.accounts.markWalletGenerated(tx, userId)
       })
       ;[key, accounts] = await read()
     }

@@ -1,31 +1,14 @@
 // Withdrawals to outside addresses (spec #22, #23): requests become settlement intents.
-import type { FeatureModule } from '../core.ts'
+import type { FastifyInstance } from 'fastify'
+import type { Db } from '../../db/index.ts'
 import { withdrawalRoutes } from './routes.ts'
 import { WithdrawalService } from './service.ts'
 
-declare module '../core.ts' {
-  interface Services {
-    withdrawals: WithdrawalService
-  }
+/** The service registers its outcome handlers with the outgoing sender as it is built. */
+export function buildWithdrawals(d: ConstructorParameters<typeof WithdrawalService>[0]) {
+  return { withdrawals: new WithdrawalService(d) }
 }
 
-export const withdrawalsModule: FeatureModule = async ({ app, config, db, clock, log, services }) => {
-  const { chain, jobs, ledger, wallets, transactions, coins, outgoing } = services
-  const withdrawals = new WithdrawalService({
-    db,
-    clock,
-    log,
-    config,
-    coins,
-    ledger,
-    wallets,
-    transactions,
-    outgoing,
-    chain,
-    jobs,
-    verifySensitiveCode: (userId, code, then) =>
-      services.accountSecurity.verifySensitiveCode(userId, code, then),
-  })
-  services.withdrawals = withdrawals
-  await app.register(withdrawalRoutes, { withdrawals, db })
+export async function withdrawalsHttp(app: FastifyInstance, s: { withdrawals: WithdrawalService; db: Db }) {
+  await app.register(withdrawalRoutes, { withdrawals: s.withdrawals, db: s.db })
 }

@@ -8,6 +8,7 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { noticeMail } from '../../platform/mail/templates.ts'
+import type { EventService } from '../events/service.ts'
 import type { OutcomeHandlers } from '../settlement/outgoing/events.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import { formatExact } from '../wallet/money.ts'
@@ -23,6 +24,7 @@ export function withdrawalOutcomes(deps: {
   chain: ChainAdapter
   jobs: JobQueue
   transactions: TransactionService
+  events: EventService
 }): OutcomeHandlers {
   const { clock, jobs, transactions } = deps
   /** The withdrawal, locked, while its outcome is still open. */
@@ -66,6 +68,18 @@ export function withdrawalOutcomes(deps: {
           rate: w.usdRate,
         })
       await withdrawalRepo.update(tx, clock.now(), w.id, { status: 'completed', txHash: e.txHash })
+      await deps.events.emit(tx, {
+        type: 'withdrawal.sent',
+        actorId: w.ownerId,
+        audience: [w.ownerId],
+        data: {
+          withdrawalId: w.id,
+          coin: w.coin,
+          amount: formatExact(BigInt(w.amount), coin.decimals),
+          txHash: e.txHash,
+        },
+        key: `withdrawal.sent:${w.id}`,
+      })
       if (w.transactionId)
         await transactions.update(tx, w.transactionId, {
           status: 'completed',
@@ -94,6 +108,18 @@ export function withdrawalOutcomes(deps: {
       await withdrawalRepo.update(tx, now, w.id, {
         status: 'failed',
         ...(e.txHash ? { txHash: e.txHash } : {}),
+      })
+      await deps.events.emit(tx, {
+        type: 'withdrawal.failed',
+        actorId: w.ownerId,
+        audience: [w.ownerId],
+        data: {
+          withdrawalId: w.id,
+          coin: w.coin,
+          amount: formatExact(BigInt(w.amount), found.coin.decimals),
+          reason: e.error,
+        },
+        key: `withdrawal.failed:${w.id}`,
       })
       if (w.transactionId)
         await transactions.update(tx, w.transactionId, {

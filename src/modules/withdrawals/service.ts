@@ -14,6 +14,7 @@ import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { confirmPassword } from '../account/password-guard.ts'
+import type { EventService } from '../events/service.ts'
 import { AmountError, parseUnits } from '../payment/amounts.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
@@ -71,6 +72,7 @@ export class WithdrawalService {
       outgoing: OutgoingSender
       chain: ChainAdapter
       jobs: JobQueue
+      events: EventService
       verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
     },
   ) {

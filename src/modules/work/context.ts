@@ -10,6 +10,7 @@ import type { JobRow } from '../collections/jobs.ts'
 import { paymentFeeText } from '../collections/payment-fee.ts'
 import type { CollectionService } from '../collections/service.ts'
 import type { EscrowService } from '../escrow/service.ts'
+import type { EventService } from '../events/service.ts'
 import { applicationRepo, audit, inviteRepo } from './repo.ts'
 import { checkTransition, phaseOf, storedAs } from './states.ts'
 
@@ -31,6 +32,7 @@ export interface WorkDeps {
   escrow: EscrowService
   files: FileAccess
   accounts: AccountService
+  events: EventService
 }
 
 export type Role = 'creator' | 'talent' | 'stranger'

@@ -1,7 +1,9 @@
 // Collaboration on a job, from posting to a paid review: invites, applications, delivery,
 // completion, cancellation, disputes and reviews, every step checked by the job's state machine
-// (states.ts). Registered after collections and escrow, whose services it drives.
-import type { FeatureModule } from '../core.ts'
+// (states.ts). Built after collections and escrow, whose services it drives.
+import type { FastifyInstance } from 'fastify'
+import type { CollectionService } from '../collections/service.ts'
+import type { WorkDeps } from './context.ts'
 import { applicationRoutes } from './routes-applications.ts'
 import { disputeRoutes } from './routes-disputes.ts'
 import { inviteRoutes } from './routes-invites.ts'
@@ -14,6 +16,12 @@ import { LifecycleService, SPLIT_JOB, type SplitJob } from './service-lifecycle.
 import { ReviewService } from './service-reviews.ts'
 import { UpdateService } from './service-updates.ts'
 
+declare module '../../platform/jobs/queue.ts' {
+  interface JobPayloads {
+    'work.escrow_split': SplitJob
+  }
+}
+
 export interface WorkServices {
   invites: InviteService
   applications: ApplicationService
@@ -23,22 +31,7 @@ export interface WorkServices {
   reviews: ReviewService
 }
 
-declare module '../core.ts' {
-  interface Services {
-    work: WorkServices
-  }
-}
-
-export const workModule: FeatureModule = async ({ app, db, clock, services }) => {
-  const deps = {
-    db,
-    clock,
-    jobs: services.jobs,
-    collections: services.collections,
-    escrow: services.escrow,
-    files: services.files,
-    accounts: services.accounts,
-  }
+export function buildWork(deps: WorkDeps) {
   const lifecycle = new LifecycleService(deps)
   const work: WorkServices = {
     invites: new InviteService(deps),
@@ -48,16 +41,24 @@ export const workModule: FeatureModule = async ({ app, db, clock, services }) =>
     disputes: new DisputeService(deps),
     reviews: new ReviewService(deps),
   }
-  services.work = work
   // The split of a cancelled or disputed job's escrow: retried with backoff until it is sent
   // (the chain may be down, a coin halted); each run is idempotent.
-  services.jobs.register(SPLIT_JOB, (job: SplitJob) => work.disputes.payOut(job), {
-    maxAttempts: 1000,
-    baseDelayMs: 5000,
-  })
+  deps.jobs.register(SPLIT_JOB, (job) => work.disputes.payOut(job), { maxAttempts: 1000, baseDelayMs: 5000 })
+  return { work }
+}
+
+export async function workHttp(
+  app: FastifyInstance,
+  s: { work: WorkServices; collections: CollectionService },
+) {
+  const { work } = s
   await app.register(inviteRoutes, { invites: work.invites })
   await app.register(applicationRoutes, { applications: work.applications })
-  await app.register(jobRoutes, { collections: services.collections, lifecycle, updates: work.updates })
+  await app.register(jobRoutes, {
+    collections: s.collections,
+    lifecycle: work.lifecycle,
+    updates: work.updates,
+  })
   await app.register(disputeRoutes, { disputes: work.disputes })
   await app.register(reviewRoutes, { reviews: work.reviews })
 }

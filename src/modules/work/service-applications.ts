@@ -65,6 +65,13 @@ export class ApplicationService {
         updatedAt: now,
       })
       await deps.collections.jobs.addApplication(tx, job.id, id)
+      await deps.events.emit(tx, {
+        type: 'application.sent',
+        actorId: userId,
+        audience: [job.creatorId],
+        collectionId: job.id,
+        data: { applicationId: id, collectionId: job.id },
+      })
       await audit(tx, now, userId, 'work.application_sent', { applicationId: id, collectionId: job.id })
       return id
     })
@@ -125,6 +132,13 @@ export class ApplicationService {
       })
       const now = deps.clock.now()
       await applicationRepo.setStatus(tx, id, 'accepted', now)
+      await deps.events.emit(tx, {
+        type: 'application.accepted',
+        actorId: userId,
+        audience: [app.applicantId],
+        collectionId: job.id,
+        data: { applicationId: id, collectionId: job.id },
+      })
       await audit(tx, now, userId, 'work.application_accepted', { applicationId: id, collectionId: job.id })
     })
     return this.#form((await applicationRepo.get(deps.db, id))!)
@@ -141,6 +155,13 @@ export class ApplicationService {
       if (app.status !== 'pending') throw errors.conflict(`This application is already ${app.status}`)
       const now = deps.clock.now()
       await applicationRepo.setStatus(tx, id, 'rejected', now)
+      await deps.events.emit(tx, {
+        type: 'application.rejected',
+        actorId: userId,
+        audience: [app.applicantId],
+        collectionId: app.collectionId,
+        data: { applicationId: id, collectionId: app.collectionId },
+      })
       await audit(tx, now, userId, 'work.application_rejected', {
         applicationId: id,
         collectionId: app.collectionId,

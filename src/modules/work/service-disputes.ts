@@ -69,6 +69,13 @@ export class DisputeService {
         updatedAt: now,
       })
       await deps.collections.jobs.setStatus(tx, job.id, 'disputed', { issue: reason })
+      await deps.events.emit(tx, {
+        type: 'dispute.opened',
+        actorId: userId,
+        audience: [job.creatorId, ...(job.receiverId ? [job.receiverId] : [])],
+        collectionId: job.id,
+        data: { disputeId: id, collectionId: job.id },
+      })
       await audit(tx, now, userId, 'work.dispute_raised', { disputeId: id, collectionId: job.id, reason })
     })
     return this.get(userId, collectionId)
@@ -202,6 +209,13 @@ export class DisputeService {
       disputeId: row.id,
     }
     await deps.jobs.enqueue(tx, SPLIT_JOB, payload, { dedupeKey: `${SPLIT_JOB}:${payload.key}` })
+    await deps.events.emit(tx, {
+      type: 'dispute.decided',
+      actorId: how.by,
+      audience: [job.creatorId, ...(job.receiverId ? [job.receiverId] : [])],
+      collectionId: job.id,
+      data: { disputeId: row.id, collectionId: job.id },
+    })
     await audit(
       tx,
       now,

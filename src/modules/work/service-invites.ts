@@ -59,6 +59,13 @@ export class InviteService {
         updatedAt: now,
       })
       await deps.collections.jobs.addInvite(tx, job.id, id, input.recipient)
+      await deps.events.emit(tx, {
+        type: 'invite.sent',
+        actorId: userId,
+        audience: [input.recipient],
+        collectionId: job.id,
+        data: { inviteId: id, collectionId: job.id, receiverId: input.recipient },
+      })
       await audit(tx, now, userId, 'work.invite_sent', {
         inviteId: id,
         collectionId: job.id,
@@ -82,6 +89,14 @@ export class InviteService {
       await assignTalent(deps, tx, job, userId, 'invitee', { inviteId: id })
       const now = deps.clock.now()
       await inviteRepo.setStatus(tx, id, 'accepted', now)
+      await deps.events.emit(tx, {
+        type: 'invite.accepted',
+        actorId: userId,
+        audience: [invite.senderId],
+        collectionId: job.id,
+        isPublic: !job.isPrivate,
+        data: { inviteId: id, collectionId: job.id },
+      })
       await audit(tx, now, userId, 'work.invite_accepted', { inviteId: id, collectionId: job.id })
     })
     return this.#form((await inviteRepo.get(deps.db, id))!)
@@ -101,6 +116,13 @@ export class InviteService {
       const now = deps.clock.now()
       await inviteRepo.setStatus(tx, id, how, now)
       await deps.collections.jobs.dropInvitee(tx, invite.collectionId, invite.receiverId)
+      await deps.events.emit(tx, {
+        type: how === 'rejected' ? 'invite.declined' : 'invite.cancelled',
+        actorId: userId,
+        audience: [how === 'rejected' ? invite.senderId : invite.receiverId],
+        collectionId: invite.collectionId,
+        data: { inviteId: id, collectionId: invite.collectionId },
+      })
       await audit(tx, now, userId, how === 'rejected' ? 'work.invite_declined' : 'work.invite_cancelled', {
         inviteId: id,
         collectionId: invite.collectionId,

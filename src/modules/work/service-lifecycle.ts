@@ -43,6 +43,14 @@ export class LifecycleService {
       note: (input.note ?? '').trim(),
       attachmentIds: attachments,
     })
+    await this.deps.events.emit(tx, {
+      type: 'collection.delivered',
+      actorId: userId,
+      audience: [job.creatorId],
+      collectionId: job.id,
+      isPublic: !job.isPrivate,
+      data: { collectionId: job.id },
+    })
     await audit(tx, this.deps.clock.now(), userId, 'work.delivered', {
       collectionId: job.id,
       attachments: attachments.length,
@@ -81,6 +89,14 @@ export class LifecycleService {
       if (phaseOf(locked) === 'completed') return
       checkTransition('complete', phaseOf(locked), roleOf(locked, userId))
       await deps.collections.jobs.setStatus(tx, id, 'completed', { progress: 100 })
+      await deps.events.emit(tx, {
+        type: 'collection.completed',
+        actorId: userId,
+        audience: [locked.creatorId, ...(locked.receiverId ? [locked.receiverId] : [])],
+        collectionId: id,
+        isPublic: !locked.isPrivate,
+        data: { collectionId: id },
+      })
       await audit(tx, deps.clock.now(), userId, 'work.completed', {
         collectionId: id,
         escrowId: job.escrowId,
@@ -115,6 +131,13 @@ export class LifecycleService {
         }
         await deps.jobs.enqueue(tx, SPLIT_JOB, payload, { dedupeKey: `${SPLIT_JOB}:${payload.key}` })
       }
+      await deps.events.emit(tx, {
+        type: 'collection.cancelled',
+        actorId: userId,
+        audience: [job.creatorId, ...(job.receiverId ? [job.receiverId] : [])].filter((u) => u !== userId),
+        collectionId: job.id,
+        data: { collectionId: job.id },
+      })
       await audit(tx, now, userId, 'work.cancelled', {
         collectionId: job.id,
         reason,

@@ -64,6 +64,14 @@ export class ReviewService {
       await deps.collections.jobs.addRating(tx, job.id, id, scoreOf(ofJob.average))
       const ofUser = await reviewRepo.average(tx, { receiverId: other })
       await deps.accounts.recordReview(tx, other, { rating: input.rating, score: scoreOf(ofUser.average) })
+      await deps.events.emit(tx, {
+        type: 'review.left',
+        actorId: userId,
+        audience: [other],
+        collectionId: job.id,
+        isPublic: !job.isPrivate,
+        data: { reviewId: id, collectionId: job.id, rating: input.rating },
+      })
       await audit(tx, now, userId, 'work.reviewed', {
         reviewId: id,
         collectionId: job.id,

@@ -32,14 +32,16 @@ export interface JobContext {
 export type JobHandler = (payload: any, ctx: JobContext) => Promise<void>
 
 /**
- * The payload type of each job kind that declares one. A module declares its kinds by merging
- * into this interface (`declare module '.../platform/jobs/queue.ts' { interface JobPayloads {
- * 'x.done': XDone } }`); `register` and `enqueue` of a declared kind are then checked against it.
+ * The payload type of every job kind. A module declares its kinds by merging into this interface
+ * (`declare module '.../platform/jobs/queue.ts' { interface JobPayloads { 'x.done': XDone } }`);
+ * `register` and `enqueue` only take declared kinds, each checked against its payload.
  */
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in the modules
 export interface JobPayloads {}
-/** The payload of a job kind: as declared in `JobPayloads`, or anything for other kinds. */
-export type PayloadOf<K extends string> = K extends keyof JobPayloads ? JobPayloads[K] : any
+/** A declared job kind. */
+export type JobKind = keyof JobPayloads & string
+/** The payload of a job kind, as declared in `JobPayloads`. */
+export type PayloadOf<K extends JobKind> = JobPayloads[K]
 
 export interface RegisterOptions {
   maxAttempts?: number
@@ -87,7 +89,7 @@ export class JobQueue {
     private readonly clock: Clock,
   ) {}
 
-  register<K extends string>(
+  register<K extends JobKind>(
     kind: K,
     handler: (payload: PayloadOf<K>, ctx: JobContext) => Promise<void>,
     opts: RegisterOptions = {},
@@ -100,7 +102,7 @@ export class JobQueue {
     })
   }
 
-  async enqueue<K extends string>(
+  async enqueue<K extends JobKind>(
     ex: Executor,
     kind: K,
     payload: PayloadOf<K>,

@@ -14,6 +14,12 @@ export interface Mail {
   kind: string
 }
 
+declare module '../jobs/queue.ts' {
+  interface JobPayloads {
+    'mail.send': Mail
+  }
+}
+
 export interface Mailer {
   readonly kind: 'smtp' | 'outbox'
   send(mail: Mail): Promise<void>

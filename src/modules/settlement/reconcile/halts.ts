@@ -85,10 +85,13 @@ export class Halts {
     return row !== undefined
   }
 
-  /** Clears the coin's halt: crediting and sending resume. 404 when the coin is not halted. */
-  async resume(coin: string, by: string, reason: string): Promise<CoinHalt> {
+  /**
+   * Clears the coin's halt: crediting and sending resume. 404 when the coin is not halted. Inside
+   * the caller's transaction when `ex` is one (an admin action and its audit row commit together).
+   */
+  async resume(coin: string, by: string, reason: string, ex: Executor = this.deps.db): Promise<CoinHalt> {
     if (!by.trim() || !reason.trim()) throw errors.validation('Who resumes the coin, and why, are required')
-    const row = await reconcileRepo.clearHalt(this.deps.db, coin, by, reason, this.deps.clock.now())
+    const row = await reconcileRepo.clearHalt(ex, coin, by, reason, this.deps.clock.now())
     if (!row) throw errors.notFound('halt of this coin')
     this.deps.log.warn(
       { event: 'coin.resumed', haltId: row.id, coin: row.coin, haltReason: row.reason, by, reason },

@@ -20,6 +20,12 @@ import { reconcileRepo } from './repo.ts'
 
 export const RECONCILE_JOB = 'settlement.reconcile'
 
+declare module '../../../platform/jobs/queue.ts' {
+  interface JobPayloads {
+    'settlement.reconcile': { chainId: number }
+  }
+}
+
 export interface ReconcilerOptions {
   /** how often the job runs */
   intervalMs: number

@@ -8,6 +8,14 @@ export const WATCH_JOB = 'wallet.watch'
 /** The job written with every credited deposit, in the transaction that credits it. */
 export const DEPOSIT_CREDITED_JOB = 'deposit.credited'
 
+declare module '../../../platform/jobs/queue.ts' {
+  interface JobPayloads {
+    /** a scheduled pass, or one requested by a caller waiting for a scan */
+    'wallet.watch': { chainId: number; requested?: boolean }
+    'deposit.credited': DepositCredited
+  }
+}
+
 /** Blocks and token logs of one block range, each block read once. */
 export interface FetchedRange {
   from: bigint

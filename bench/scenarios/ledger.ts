@@ -1,0 +1,78 @@
+// Ledger throughput: transfers between many accounts (1,000 accounts seeded with bulk SQL, each
+// transfer its own transaction, 20 in flight) and on one hot account (every transfer debits the
+// same balance, 20 in flight). Targets: 3,000/s across many accounts and 500/s on one hot account,
+// with the ledger's invariant (each coin's entries sum to zero) checked after.
+import { sql } from 'kysely'
+import type { BenchContext, Scenario } from '../lib.ts'
+
+const ACCOUNTS = 1_000
+const IN_FLIGHT = 20
+
+export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
+  const s = ctx.app.services
+  const db = s.database.db
+  const count = ctx.quick ? 1_000 : 3_000
+  const tag = Date.now().toString(16).padStart(11, '0').slice(-11)
+  await sql`
+    insert into users (id, email, first_name, last_name, status, email_verified, referral_code, user_name)
+    select 'le' || ${tag} || lpad(to_hex(i), 11, '0'), 'ledger' || ${tag} || '-' || i || '@bench.example',
+           'Ledger', 'Bench', true, true, 'LE' || ${tag} || lpad(to_hex(i), 6, '0'), 'ledger' || ${tag} || i
+    from generate_series(1, ${ACCOUNTS}::int) i`.execute(db)
+  const accounts: string[] = []
+  const clearing = await s.ledger.ensureAccount(db, 'chain', `bench-${tag}`, 'usdc')
+  for (let i = 1; i <= ACCOUNTS; i++) {
+    const owner = `le${tag}${i.toString(16).padStart(11, '0')}`
+    accounts.push(await s.ledger.ensureAccount(db, 'user', owner, 'usdc'))
+  }
+  await db.transaction().execute(async (tx) => {
+    for (const [i, account] of accounts.entries())
+      await s.ledger.transfer(tx, {
+        key: `bench:ledger:fund:${tag}:${i}`,
+        coin: 'usdc',
+        legs: [
+          { account: clearing, amount: -1_000_000n },
+          { account, amount: 1_000_000n },
+        ],
+      })
+  })
+
+  async function run(name: string, legs: (i: number) => [string, string]) {
+    let next = 0
+    const started = performance.now()
+    const worker = async () => {
+      while (next < count) {
+        const i = next++
+        const [from, to] = legs(i)
+        await db.transaction().execute((tx) =>
+          s.ledger.transfer(tx, {
+            key: `bench:ledger:${name}:${tag}:${i}`,
+            coin: 'usdc',
+            legs: [
+              { account: from, amount: -1n },
+              { account: to, amount: 1n },
+            ],
+          }),
+        )
+      }
+    }
+    await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
+    const ms = performance.now() - started
+    const sum = await sql<{ total: string }>`
+      select coalesce(sum(amount), 0)::text as total from ledger_entries where coin = 'usdc'`
+      .execute(db)
+      .then((r) => r.rows[0]?.total ?? 'n/a')
+      .catch(() => 'n/a')
+    return { transfers: count, transfersPerSec: Math.round((count / ms) * 1000), entriesSum: sum }
+  }
+
+  return [
+    {
+      name: `ledger: transfers across ${ACCOUNTS} accounts, ${IN_FLIGHT} in flight`,
+      run: () => run('many', (i) => [accounts[i % ACCOUNTS]!, accounts[(i * 7 + 1) % ACCOUNTS]!]),
+    },
+    {
+      name: `ledger: transfers from one hot account, ${IN_FLIGHT} in flight`,
+      run: () => run('hot', (i) => [accounts[0]!, accounts[1 + (i % (ACCOUNTS - 1))]!]),
+    },
+  ]
+}

@@ -1,0 +1,65 @@
+// The API from the console: same origin, the bearer token kept in sessionStorage (gone when the
+// tab closes, never in localStorage or a cookie), every answer unwrapped from the envelope.
+const TOKEN = 'workpay.admin.token'
+
+export const session = {
+  get token() {
+    return sessionStorage.getItem(TOKEN)
+  },
+  set(token) {
+    sessionStorage.setItem(TOKEN, token)
+  },
+  clear() {
+    sessionStorage.removeItem(TOKEN)
+  },
+}
+
+export class ApiError extends Error {
+  constructor(status, code, message, data) {
+    super(message)
+    this.status = status
+    this.code = code
+    this.data = data
+  }
+
+  /** the admin routes' answer when the session has no fresh second factor */
+  get needsStepUp() {
+    return this.status === 403 && /second factor/i.test(this.message)
+  }
+}
+
+/** Calls the API and returns `{ data, message }`; throws ApiError on an error envelope. */
+export async function call(method, path, body) {
+  const headers = { accept: 'application/json' }
+  if (session.token) headers.authorization = `Bearer ${session.token}`
+  if (body !== undefined) headers['content-type'] = 'application/json'
+  let res
+  try {
+    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'The service cannot be reached')
+  }
+  let json
+  try {
+    json = await res.json()
+  } catch {
+    throw new ApiError(res.status, 'BAD_ANSWER', `Unexpected answer (HTTP ${res.status})`)
+  }
+  if (!res.ok || json.status !== 'success') {
+    const err = new ApiError(
+      res.status,
+      json?.data?.code ?? 'ERROR',
+      json?.message ?? `HTTP ${res.status}`,
+      json?.data,
+    )
+    if (res.status === 401 && session.token) {
+      session.clear()
+      window.dispatchEvent(new CustomEvent('console:signed-out', { detail: err.message }))
+    }
+    if (err.needsStepUp) window.dispatchEvent(new CustomEvent('console:step-up'))
+    throw err
+  }
+  return { data: json.data, message: json.message }
+}
+
+export const get = async (path) => (await call('GET', path)).data

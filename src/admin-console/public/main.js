@@ -1,0 +1,233 @@
+// The console's frame: the session (signed in? admin? second factor fresh?), the sections and the
+// address (`#/<section>?<filters>`), and the keyboard shortcuts (press ? for the list).
+import { ApiError, call, get, session } from './api.js'
+import { renderDashboard } from './dashboard.js'
+import { clear, h } from './dom.js'
+import { learnDecimals, time } from './format.js'
+import { resources } from './resources.js'
+import { renderSignIn, renderStepUp } from './signin.js'
+import { renderList } from './tables.js'
+
+const sections = [
+  { id: 'dashboard', key: 'd', title: 'Dashboard', render: renderDashboard },
+  ...resources.map((r) => ({
+    id: r.id,
+    key: r.key,
+    title: r.title,
+    render: (main, ctx) => renderList(main, r, ctx),
+  })),
+]
+
+const main = document.getElementById('main')
+const nav = document.getElementById('nav')
+const who = document.getElementById('who')
+let adminSession
+
+function parseRoute() {
+  const raw = location.hash.startsWith('#/') ? location.hash.slice(2) : ''
+  const [id, qs] = raw.split('?')
+  const section = sections.find((s) => s.id === id) ?? sections[0]
+  return { section, query: new URLSearchParams(qs ?? '') }
+}
+
+function navigate(id, query = new URLSearchParams(), { replace = false } = {}) {
+  const qs = query.toString()
+  const hash = `#/${id}${qs ? `?${qs}` : ''}`
+  // Busy from the moment a new page is asked for, until it is drawn.
+  main.setAttribute('aria-busy', 'true')
+  if (hash === location.hash || replace) {
+    history.replaceState(null, '', hash)
+    void render()
+  } else location.hash = hash
+}
+
+function drawFrame(current) {
+  nav.hidden = false
+  clear(nav).append(
+    h(
+      'ul',
+      {},
+      sections.map((s) =>
+        h(
+          'li',
+          {},
+          h(
+            'a',
+            {
+              href: `#/${s.id}`,
+              'aria-current': s.id === current.id ? 'page' : null,
+              'aria-keyshortcuts': `g ${s.key}`,
+            },
+            s.title,
+          ),
+        ),
+      ),
+    ),
+  )
+  clear(who).append(
+    h('span', {}, adminSession.email ?? ''),
+    adminSession.expiresAt
+      ? h('span', { class: 'who-muted' }, ` · unlocked until ${time(adminSession.expiresAt).slice(11)}`)
+      : null,
+    ' ',
+    h(
+      'button',
+      { type: 'button', class: 'small', 'aria-keyshortcuts': '?', onclick: () => openHelp() },
+      'Shortcuts',
+    ),
+    ' ',
+    h('button', { type: 'button', class: 'small', onclick: signOut }, 'Sign out'),
+  )
+}
+
+function hideFrame() {
+  nav.hidden = true
+  clear(nav)
+  clear(who)
+}
+
+async function signOut() {
+  try {
+    if (session.token) await call('DELETE', '/v1/admin/session')
+  } catch {}
+  session.clear()
+  adminSession = undefined
+  hideFrame()
+  renderSignIn(main, { onSignedIn: render, notice: 'Signed out.' })
+}
+
+let rendering = 0
+/** Draws the page the address and the session call for; `#main` is busy meanwhile. */
+async function render() {
+  const mine = ++rendering
+  main.setAttribute('aria-busy', 'true')
+  try {
+    await draw(mine)
+  } finally {
+    if (mine === rendering) main.setAttribute('aria-busy', 'false')
+  }
+}
+
+async function draw(mine) {
+  if (!session.token) {
+    hideFrame()
+    return renderSignIn(main, { onSignedIn: render })
+  }
+  try {
+    adminSession = await get('/v1/admin/session')
+  } catch (err) {
+    if (mine !== rendering) return
+    hideFrame()
+    if (err instanceof ApiError && err.status === 403) {
+      session.clear()
+      return renderSignIn(main, { onSignedIn: render, notice: 'This account is not an admin.' })
+    }
+    if (!session.token)
+      return renderSignIn(main, { onSignedIn: render, notice: 'Your session ended; sign in again.' })
+    clear(main).append(h('p', { class: 'error', role: 'alert' }, err.message))
+    return
+  }
+  if (mine !== rendering) return
+  if (!adminSession.elevated) {
+    hideFrame()
+    return renderStepUp(main, { adminSession, onElevated: render, onSignOut: signOut })
+  }
+  await loadCoins()
+  const { section, query } = parseRoute()
+  drawFrame(section)
+  document.title = `${section.title} · WorkPay operator console`
+  await section.render(main, { query, navigate })
+}
+
+let coinsLoaded = false
+/** Each coin's decimals, so every list shows amounts in whole coins. */
+async function loadCoins() {
+  if (coinsLoaded) return
+  try {
+    for (const c of await get('/v1/payment/coins')) learnDecimals(c.reference, Number(c.decimal))
+    coinsLoaded = true
+  } catch {
+    // The lists still show base units; the next page load tries again.
+  }
+}
+
+function openHelp() {
+  document.getElementById('help').showModal()
+}
+
+document.getElementById('help-close').addEventListener('submit', (ev) => {
+  ev.preventDefault()
+  document.getElementById('help').close()
+})
+document.getElementById('skip').addEventListener('click', (ev) => {
+  ev.preventDefault()
+  main.focus()
+})
+
+window.addEventListener('hashchange', async () => {
+  if (!(location.hash.startsWith('#/') || location.hash === '')) return
+  await render()
+  // A new section: reading starts at its heading.
+  const heading = main.querySelector('h1')
+  if (heading && !main.contains(document.activeElement)) {
+    heading.setAttribute('tabindex', '-1')
+    heading.focus()
+  }
+})
+window.addEventListener('console:signed-out', () => void render())
+window.addEventListener('console:step-up', () => void render())
+
+// Shortcuts: never while typing in a field or with a dialog open.
+let pendingG = false
+document.addEventListener('keydown', (ev) => {
+  if (ev.ctrlKey || ev.metaKey || ev.altKey) return
+  const t = ev.target
+  if (
+    t instanceof HTMLElement &&
+    (t.isContentEditable || ['INPUT', 'TEXTAREA', 'SELECT'].includes(t.tagName))
+  )
+    return
+  if (document.querySelector('dialog[open]')) return
+  if (!adminSession?.elevated) return
+  if (pendingG) {
+    pendingG = false
+    const target = sections.find((s) => s.key === ev.key)
+    if (target) {
+      ev.preventDefault()
+      navigate(target.id)
+    }
+    return
+  }
+  switch (ev.key) {
+    case 'g':
+      pendingG = true
+      setTimeout(() => {
+        pendingG = false
+      }, 1500)
+      break
+    case '?':
+      ev.preventDefault()
+      openHelp()
+      break
+    case '/': {
+      const first = main.querySelector('[data-filter], .filters select, .filters input')
+      if (first) {
+        ev.preventDefault()
+        first.focus()
+      }
+      break
+    }
+    case 'r':
+      ev.preventDefault()
+      void render()
+      break
+    case '[':
+    case ']': {
+      const btn = main.querySelector(`[data-page="${ev.key === '[' ? 'prev' : 'next'}"]`)
+      if (btn && !btn.disabled) btn.click()
+      break
+    }
+  }
+})
+
+void render()

@@ -1,0 +1,357 @@
+// The admin API's lists as the console shows them: where each list is, its filters, its columns
+// and each row's actions (every action asks for a reason; the audit log keeps it).
+import { get } from './api.js'
+import { h } from './dom.js'
+import { age, amount, short, since, time } from './format.js'
+
+const code = (v, n) => (v ? h('code', { title: String(v) }, short(v, n)) : '—')
+const money = (row, field = 'amount') => amount(row[field], row.coin, row.decimals ?? undefined)
+const state = (v) =>
+  v ? h('span', { class: ['state', `state-${String(v).toLowerCase()}`] }, String(v)) : '—'
+const ageOf = (row) => age(row.ageSeconds ?? since(row.createdAt))
+const idOf = (row) => row.id ?? row._id
+const usd = (v) => (typeof v === 'number' ? `$${v.toFixed(2)}` : '—')
+const open = (row) => ['queued', 'signed', 'sent'].includes(row.status)
+const statusFilter = (options) => ({
+  name: 'status',
+  label: 'State',
+  type: 'select',
+  options: ['', ...options],
+})
+
+export const resources = [
+  {
+    id: 'transfers',
+    key: 't',
+    title: 'Outgoing transfers',
+    intro:
+      'Every transfer the platform signs (withdrawals, escrow payouts, fee sweeps, gas top-ups). An open one can be run again now, a signed one replaced with higher fees, or cancelled with its value returned once nothing of it can be mined.',
+    path: '/v1/admin/transfers',
+    filters: [
+      statusFilter(['open', 'queued', 'signed', 'sent', 'failed', 'completed']),
+      { name: 'purpose', label: 'Purpose', type: 'search', placeholder: 'withdrawal, escrow.payout…' },
+    ],
+    rowLabel: (r) => `transfer ${short(idOf(r), 8)}`,
+    columns: [
+      { label: 'Transfer', cell: (r) => code(idOf(r), 8) },
+      { label: 'Purpose', cell: (r) => r.purpose },
+      { label: 'Amount', num: true, cell: (r) => money(r) },
+      { label: 'To', cell: (r) => code(r.to ?? r.toAddress, 10) },
+      { label: 'State', cell: (r) => state(r.cancelling ? 'cancelling' : r.status) },
+      { label: 'Age', num: true, cell: ageOf },
+      { label: 'Failures', num: true, cell: (r) => String(r.failures ?? 0) },
+      { label: 'Last error', cell: (r) => (r.errors ?? []).at(-1) ?? '' },
+    ],
+    actions: [
+      {
+        label: 'Run now',
+        when: (r) => open(r),
+        path: (r) => `/v1/admin/transfers/${idOf(r)}/retry`,
+        text: () => 'Runs the transfer again now instead of at its next scheduled look.',
+      },
+      {
+        label: 'Replace',
+        when: (r) => (r.status === 'signed' || r.status === 'sent') && !r.cancelling,
+        path: (r) => `/v1/admin/transfers/${idOf(r)}/replace`,
+        text: () =>
+          'Signs the same transfer at the same nonce with fees at least 12.5 % higher; whichever is mined settles it.',
+      },
+      {
+        label: 'Cancel',
+        danger: true,
+        when: (r) => open(r) && !r.cancelling,
+        path: (r) => `/v1/admin/transfers/${idOf(r)}/cancel`,
+        text: () =>
+          'Ends the transfer and returns its value to the account that funded it, exactly once, as soon as none of its transactions can be mined any more.',
+      },
+    ],
+  },
+  {
+    id: 'withdrawals',
+    key: 'w',
+    title: 'Withdrawals',
+    intro:
+      "Users' withdrawals with the transfer carrying each. An open one can be sent again now, replaced with higher fees once signed, or cancelled: the amount and fee go back to the wallet, exactly once.",
+    path: '/v1/admin/withdrawals',
+    filters: [statusFilter(['pending', 'processing', 'completed', 'failed'])],
+    rowLabel: (r) => `withdrawal ${short(idOf(r), 8)}`,
+    columns: [
+      { label: 'Withdrawal', cell: (r) => code(idOf(r), 8) },
+      { label: 'User', cell: (r) => code(r.owner ?? r.ownerId, 8) },
+      { label: 'Amount', num: true, cell: (r) => money(r) },
+      { label: 'Fee', num: true, cell: (r) => money(r, 'fee') },
+      { label: 'Address', cell: (r) => code(r.address, 10) },
+      { label: 'State', cell: (r) => state(r.status) },
+      { label: 'Attempts', num: true, cell: (r) => String(r.retryCount ?? 0) },
+      { label: 'Age', num: true, cell: ageOf },
+      { label: 'Last error', cell: (r) => (r.errMsg ?? []).at(-1) ?? '' },
+    ],
+    actions: [
+      {
+        label: 'Retry',
+        when: (r) => r.status === 'pending' || r.status === 'processing',
+        path: (r) => `/v1/admin/withdrawals/${idOf(r)}/retry`,
+        text: () => "Runs the withdrawal's transfer again now instead of at its next scheduled attempt.",
+      },
+      {
+        label: 'Replace',
+        when: (r) => r.status === 'processing' && r.txHash,
+        path: (r) => `/v1/admin/withdrawals/${idOf(r)}/replace`,
+        text: () => 'Signs the same transfer at the same nonce with fees at least 12.5 % higher.',
+      },
+      {
+        label: 'Cancel',
+        danger: true,
+        when: (r) => r.status === 'pending' || r.status === 'processing',
+        path: (r) => `/v1/admin/withdrawals/${idOf(r)}/cancel`,
+        text: () =>
+          'Fails the withdrawal and gives the amount and fee back to the wallet, exactly once, as soon as none of its transactions can be mined any more.',
+      },
+    ],
+  },
+  {
+    id: 'escrow',
+    key: 'e',
+    title: 'Escrow payout legs',
+    intro:
+      "Each release of an escrow pays legs (the worker's payout, fees); an escrow's failed legs can be sent again.",
+    path: '/v1/admin/escrow-legs',
+    filters: [
+      statusFilter(['awaiting', 'processing', 'completed', 'failed']),
+      {
+        name: 'kind',
+        label: 'Kind',
+        type: 'select',
+        options: ['', 'payout', 'fee', 'platformFee', 'refund', 'fund'],
+      },
+    ],
+    rowLabel: (r) => `escrow ${short(r.escrowId, 8)}`,
+    columns: [
+      { label: 'Leg', cell: (r) => code(idOf(r), 8) },
+      { label: 'Escrow', cell: (r) => code(r.escrowId, 8) },
+      { label: 'Kind', cell: (r) => r.kind },
+      { label: 'Amount', num: true, cell: (r) => money(r) },
+      { label: 'To', cell: (r) => code(r.to, 10) },
+      { label: 'State', cell: (r) => state(r.status) },
+      { label: 'Failures', num: true, cell: (r) => String(r.failures ?? 0) },
+      { label: 'Age', num: true, cell: ageOf },
+      { label: 'Last error', cell: (r) => r.lastError ?? '' },
+    ],
+    actions: [
+      {
+        label: 'Retry failed legs',
+        when: (r) => r.status === 'failed',
+        path: (r) => `/v1/admin/escrows/${r.escrowId}/retry-legs`,
+        text: () => "Sends every failed payout leg of this escrow again (new transfers, the escrow's value).",
+      },
+    ],
+  },
+  {
+    id: 'disputes',
+    key: 'i',
+    title: 'Disputes',
+    intro:
+      'Disputed jobs with their evidence. Deciding splits what is still in escrow between the creator and the talent (in USD, adding up to the amount in escrow); both are paid through the escrow.',
+    path: '/v1/admin/disputes',
+    filters: [statusFilter(['open', 'settling', 'settled'])],
+    rowLabel: (r) => `dispute ${short(idOf(r), 8)}`,
+    columns: [
+      { label: 'Job', cell: (r) => code(r.collection, 8) },
+      { label: 'Raised by', cell: (r) => code(r.raisedBy, 8) },
+      { label: 'Reason', cell: (r) => r.reason },
+      {
+        label: 'Evidence',
+        cell: (r) =>
+          (r.evidenceData ?? []).length
+            ? h(
+                'ul',
+                { class: 'plain' },
+                r.evidenceData.map((f) =>
+                  h(
+                    'li',
+                    {},
+                    f.url
+                      ? h(
+                          'a',
+                          { href: f.url, target: '_blank', rel: 'noopener noreferrer' },
+                          f.name ?? 'file',
+                        )
+                      : (f.name ?? 'file'),
+                  ),
+                ),
+              )
+            : 'none',
+      },
+      { label: 'In escrow', num: true, cell: (r) => usd(r.escrowAmount) },
+      {
+        label: 'Proposal',
+        cell: (r) =>
+          r.proposal
+            ? `creator ${usd(r.proposal.creatorAmount)} / talent ${usd(r.proposal.ownerAmount)}`
+            : '',
+      },
+      { label: 'State', cell: (r) => state(r.status) },
+      { label: 'Opened', cell: (r) => time(r.createdAt) },
+    ],
+    actions: [
+      {
+        label: 'Decide',
+        when: (r) => r.status === 'open',
+        path: (r) => `/v1/admin/disputes/${r.collection}/decide`,
+        text: (r) => `The two amounts must add up to ${usd(r.escrowAmount)}, what is still in escrow.`,
+        fields: (r) => [
+          {
+            name: 'ownerAmount',
+            label: 'Released to the talent (USD)',
+            type: 'number',
+            min: 0,
+            step: 0.01,
+            value: r.proposal?.ownerAmount ?? '',
+          },
+          {
+            name: 'creatorAmount',
+            label: 'Returned to the creator (USD)',
+            type: 'number',
+            min: 0,
+            step: 0.01,
+            value: r.proposal?.creatorAmount ?? '',
+          },
+          { name: 'note', label: 'Note shown to both parties', required: false },
+        ],
+        body: (v) => {
+          const body = { ...v }
+          if (!body.note) delete body.note
+          return body
+        },
+      },
+    ],
+  },
+  {
+    id: 'users',
+    key: 'u',
+    title: 'Users',
+    path: '/v1/admin/users',
+    filters: [
+      { name: 'q', label: 'Search', type: 'search', placeholder: 'email, name, id or address' },
+      { name: 'role', label: 'Role', type: 'select', options: ['', 'admin', 'user'] },
+      { name: 'suspended', label: 'Suspended', type: 'select', options: ['', 'true', 'false'] },
+    ],
+    rowLabel: (r) => r.email ?? short(idOf(r), 8),
+    columns: [
+      { label: 'Email', cell: (r) => r.email ?? '—' },
+      { label: 'Name', cell: (r) => `${r.firstName ?? ''} ${r.lastName ?? ''}`.trim() },
+      { label: 'Role', cell: (r) => r.role },
+      { label: 'Two-factor', cell: (r) => (r.twoFaEnabled ? r.twoFaType : 'off') },
+      { label: 'State', cell: (r) => state(r.suspended ? 'suspended' : 'active') },
+      { label: 'Last login', cell: (r) => time(r.lastLoginAt) },
+    ],
+    actions: [
+      {
+        label: 'Suspend',
+        danger: true,
+        when: (r) => !r.suspended,
+        path: (r) => `/v1/admin/users/${idOf(r)}/suspend`,
+        text: () => 'The user is logged out everywhere at once and can neither log in nor move money.',
+      },
+      { label: 'Unsuspend', when: (r) => r.suspended, path: (r) => `/v1/admin/users/${idOf(r)}/unsuspend` },
+      {
+        label: 'Make admin',
+        when: (r) => r.role !== 'admin',
+        path: (r) => `/v1/admin/users/${idOf(r)}/admin`,
+      },
+      {
+        label: 'Revoke admin',
+        danger: true,
+        when: (r) => r.role === 'admin',
+        path: (r) => `/v1/admin/users/${idOf(r)}/admin/revoke`,
+      },
+    ],
+  },
+  {
+    id: 'coins',
+    key: 'c',
+    title: 'Coins',
+    intro:
+      'The coins the platform handles (from its configuration). Halting a coin stops crediting and sending in it until it is resumed; reconciliation halts a coin by itself when the ledger and the chain disagree.',
+    unpaged: true,
+    load: async () => {
+      const [coins, report] = await Promise.all([
+        get('/v1/payment/coins'),
+        get('/v1/admin/reconciliation?limit=1'),
+      ])
+      const halts = new Map(report.halts.map((x) => [x.coin, x]))
+      return coins.map((c) => ({ ...c, halt: halts.get(c.reference) ?? null }))
+    },
+    rowLabel: (r) => String(r.reference).toUpperCase(),
+    rowId: (r) => r.reference,
+    columns: [
+      { label: 'Coin', cell: (r) => String(r.reference).toUpperCase() },
+      { label: 'Name', cell: (r) => r.name },
+      { label: 'Contract', cell: (r) => (r.isToken ? code(r.contractAddress, 12) : 'native') },
+      { label: 'Decimals', num: true, cell: (r) => String(r.decimal) },
+      { label: 'State', cell: (r) => state(r.halt ? 'halted' : 'running') },
+      {
+        label: 'Halted',
+        cell: (r) => (r.halt ? `${r.halt.reason.replaceAll('_', ' ')} since ${time(r.halt.haltedAt)}` : ''),
+      },
+    ],
+    actions: [
+      {
+        label: 'Halt',
+        danger: true,
+        when: (r) => !r.halt,
+        path: (r) => `/v1/admin/coins/${r.reference}/halt`,
+        text: () =>
+          'Nothing is credited or sent in this coin until it is resumed (movements are parked, not lost).',
+      },
+      {
+        label: 'Resume',
+        when: (r) => r.halt,
+        path: (r) => `/v1/admin/coins/${r.reference}/resume`,
+        text: () => 'Crediting and sending start again; parked movements are credited in chain order.',
+      },
+    ],
+  },
+  {
+    id: 'fees',
+    key: 'f',
+    title: 'Platform fees',
+    intro:
+      'Platform fees collected per coin, as the ledger holds them. Sweeping them to a cold address is not offered by this version of the service.',
+    unpaged: true,
+    load: async () => (await get('/v1/admin/stats/overview')).balances,
+    rowLabel: (r) => `${String(r.coin).toUpperCase()} fees`,
+    rowId: (r) => r.coin,
+    columns: [
+      { label: 'Coin', cell: (r) => String(r.coin).toUpperCase() },
+      {
+        label: 'Collected, not swept',
+        num: true,
+        cell: (r) => amount(r.platformFees, r.coin, r.decimals ?? undefined),
+      },
+      { label: 'Held for users', num: true, cell: (r) => amount(r.users, r.coin, r.decimals ?? undefined) },
+      { label: 'In escrow', num: true, cell: (r) => amount(r.escrow, r.coin, r.decimals ?? undefined) },
+    ],
+  },
+  {
+    id: 'audit',
+    key: 'a',
+    title: 'Audit log',
+    intro: 'Every admin action: who, what, on which record and why.',
+    path: '/v1/admin/audit',
+    filters: [
+      { name: 'action', label: 'Action', type: 'search', placeholder: 'e.g. user.suspend' },
+      { name: 'targetType', label: 'Target type', type: 'search', placeholder: 'user, transfer, coin…' },
+      { name: 'target', label: 'Target id', type: 'search' },
+    ],
+    rowLabel: (r) => `record ${short(idOf(r), 8)}`,
+    columns: [
+      { label: 'When', cell: (r) => time(r.createdAt) },
+      { label: 'Admin', cell: (r) => r.actorEmail ?? code(r.actorId, 8) },
+      { label: 'Action', cell: (r) => h('code', {}, r.action) },
+      { label: 'Target', cell: (r) => `${r.targetType} ${short(r.targetId, 10)}` },
+      { label: 'Reason', cell: (r) => r.reason },
+      { label: 'Request', cell: (r) => code(r.requestId, 8) },
+    ],
+  },
+]

@@ -1,0 +1,101 @@
+// LISTEN on one channel over a dedicated connection: a `pg.Client` of its own on PostgreSQL
+// (reconnecting with backoff when the connection is lost), PGlite's listen API when embedded.
+import type { PGlite } from '@electric-sql/pglite'
+import pg from 'pg'
+
+export interface ChannelListener {
+  close(): Promise<void>
+}
+
+export interface ListenHandlers {
+  onMessage(payload: string): void
+  /** after a reconnect: messages sent while the connection was down were missed */
+  onReconnect?(): void
+  /** the connection was lost: messages are missed until `onReconnect` */
+  onLost?(): void
+  onError?(err: Error): void
+}
+
+export async function listenPGlite(
+  client: PGlite,
+  channel: string,
+  handlers: ListenHandlers,
+): Promise<ChannelListener> {
+  const unsubscribe = await client.listen(channel, (payload) => handlers.onMessage(payload))
+  return {
+    close: async () => {
+      if (!client.closed) await unsubscribe().catch(() => {})
+    },
+  }
+}
+
+export async function listenPostgres(
+  url: string,
+  channel: string,
+  handlers: ListenHandlers,
+  opts: { maxBackoffMs?: number } = {},
+): Promise<ChannelListener> {
+  const maxBackoff = opts.maxBackoffMs ?? 5000
+  let closed = false
+  let client: pg.Client | undefined
+  let timer: NodeJS.Timeout | undefined
+  let attempt = 0
+
+  const connect = async (): Promise<void> => {
+    const c = new pg.Client({ connectionString: url })
+    c.on('notification', (msg) => {
+      if (msg.channel === channel && msg.payload !== undefined) handlers.onMessage(msg.payload)
+    })
+    const lost = (err?: Error) => {
+      if (client !== c) return
+      client = undefined
+      c.removeAllListeners('end')
+      c.end().catch(() => {})
+      handlers.onLost?.()
+      if (err) handlers.onError?.(err)
+      if (!closed) schedule()
+    }
+    c.on('error', (err) => lost(err))
+    c.on('end', () => lost())
+    client = c
+    await c.connect()
+    await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
+  }
+  const schedule = () => {
+    const delay = Math.min(maxBackoff, 100 * 2 ** attempt++)
+    timer = setTimeout(() => {
+      timer = undefined
+      connect().then(
+        () => {
+          attempt = 0
+          handlers.onReconnect?.()
+        },
+        (err: Error) => {
+          if (client) {
+            const c = client
+            client = undefined
+            c.removeAllListeners('end')
+            c.end().catch(() => {})
+          }
+          handlers.onError?.(err)
+          if (!closed) schedule()
+        },
+      )
+    }, delay)
+    timer.unref()
+  }
+
+  await connect()
+  return {
+    close: async () => {
+      closed = true
+      if (timer) clearTimeout(timer)
+      const c = client
+      client = undefined
+      if (c) {
+        c.removeAllListeners('end')
+        await c.end().catch(() => {})
+      }
+    },
+  }
+}

@@ -1,0 +1,135 @@
+// SQL of account moderation: the admin role, suspension, and the operator's search of accounts.
+import { sql } from 'kysely'
+import type { Executor, Tx } from '../../db/index.ts'
+
+export const ADMIN_ROLE = 'admin'
+export const USER_ROLE = 'user'
+
+const MODERATION_COLUMNS = [
+  'id',
+  'email',
+  'firstName',
+  'lastName',
+  'userName',
+  'role',
+  'emailVerified',
+  'twoFaEnabled',
+  'twoFaType',
+  'accountType',
+  'web3Address',
+  'suspendedAt',
+  'suspendedReason',
+  'loggedInAt',
+  'createdAt',
+] as const
+
+export type ModeratedUser = Awaited<ReturnType<typeof moderationRepo.get>> & {}
+
+export interface AccountSearch {
+  q?: string | undefined
+  role?: string | undefined
+  suspended?: boolean | undefined
+  page: number
+  limit: number
+}
+
+export const moderationRepo = {
+  get(ex: Executor, id: string) {
+    return ex
+      .selectFrom('users')
+      .select(MODERATION_COLUMNS)
+      .where('id', '=', id)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst()
+  },
+
+  lock(tx: Tx, id: string) {
+    return tx
+      .selectFrom('users')
+      .select(MODERATION_COLUMNS)
+      .where('id', '=', id)
+      .where('deletedAt', 'is', null)
+      .forUpdate()
+      .executeTakeFirst()
+  },
+
+  /** The live, not suspended admins, locked (serialises "never the last admin" checks). */
+  lockAdmins(tx: Tx) {
+    return tx
+      .selectFrom('users')
+      .select('id')
+      .where('role', '=', ADMIN_ROLE)
+      .where('deletedAt', 'is', null)
+      .where('suspendedAt', 'is', null)
+      .orderBy('id')
+      .forUpdate()
+      .execute()
+  },
+
+  async setRole(tx: Tx, id: string, role: string, now: Date) {
+    await tx
+      .updateTable('users')
+      .set((eb) => ({ role, updatedAt: now, version: eb('version', '+', 1) }))
+      .where('id', '=', id)
+      .execute()
+  },
+
+  async setSuspended(tx: Tx, id: string, at: Date | null, reason: string | null, now: Date) {
+    await tx
+      .updateTable('users')
+      .set((eb) => ({
+        suspendedAt: at,
+        suspendedReason: reason,
+        updatedAt: now,
+        version: eb('version', '+', 1),
+      }))
+      .where('id', '=', id)
+      .execute()
+  },
+
+  /** Gives the admin role to the verified, live accounts of these emails; returns their ids. */
+  async promoteEmails(ex: Executor, emails: string[], now: Date): Promise<string[]> {
+    if (emails.length === 0) return []
+    const rows = await ex
+      .updateTable('users')
+      .set((eb) => ({ role: ADMIN_ROLE, updatedAt: now, version: eb('version', '+', 1) }))
+      .where((eb) => eb(eb.fn('lower', ['email']), 'in', emails))
+      .where('emailVerified', '=', true)
+      .where('deletedAt', 'is', null)
+      .where('role', '!=', ADMIN_ROLE)
+      .returning('id')
+      .execute()
+    return rows.map((r) => r.id)
+  },
+
+  async search(ex: Executor, f: AccountSearch) {
+    let q = ex.selectFrom('users').where('deletedAt', 'is', null)
+    if (f.role !== undefined) q = q.where('role', '=', f.role)
+    if (f.suspended === true) q = q.where('suspendedAt', 'is not', null)
+    if (f.suspended === false) q = q.where('suspendedAt', 'is', null)
+    const text = f.q?.trim().toLowerCase()
+    if (text) {
+      const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+      q = q.where((eb) =>
+        eb.or([
+          eb('id', '=', text),
+          eb(eb.fn('lower', ['email']), 'like', like),
+          eb(eb.fn('lower', ['userName']), 'like', like),
+          eb(sql`lower(first_name || ' ' || last_name)`, 'like', like),
+          eb(eb.fn('lower', ['web3Address']), '=', text),
+        ]),
+      )
+    }
+    const [{ total }, rows] = await Promise.all([
+      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      q
+        .select(MODERATION_COLUMNS)
+        .orderBy('createdAt', 'desc')
+        .orderBy('id', 'desc')
+        .limit(f.limit)
+        .offset((f.page - 1) * f.limit)
+        .execute(),
+    ])
+    return { total: Number(total), rows }
+  },
+}

@@ -1,0 +1,95 @@
+// Account moderation for operators: the admin role (given by ADMIN_EMAILS or by another admin,
+// never taken from the last admin or by an admin from themselves) and suspension (a suspended
+// account cannot log in, and every session it had is revoked in the same transaction).
+import type { Executor, Tx } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { type AccountSearch, ADMIN_ROLE, moderationRepo, USER_ROLE } from './moderation-repo.ts'
+
+export type { AccountSearch }
+export { ADMIN_ROLE }
+
+export class AccountModeration {
+  constructor(
+    private readonly deps: {
+      clock: Clock
+      /** lower-case emails of the configured admins */
+      adminEmails: readonly string[]
+      /** revokes every session of the account at once (and whatever caches them) */
+      revokeSessions: (tx: Tx, userId: string) => Promise<void>
+    },
+  ) {}
+
+  /** Whether the account is an admin: the stored role, or a verified email in ADMIN_EMAILS. */
+  async isAdmin(ex: Executor, userId: string): Promise<boolean> {
+    const u = await moderationRepo.get(ex, userId)
+    if (!u || u.suspendedAt) return false
+    return u.role === ADMIN_ROLE || this.#configured(u)
+  }
+
+  #configured(u: { email: string | null; emailVerified: boolean }) {
+    return !!u.email && u.emailVerified && this.deps.adminEmails.includes(u.email.toLowerCase())
+  }
+
+  /** Stores the role of the configured admins that are verified (at start-up and at step-up). */
+  promoteConfigured(ex: Executor): Promise<string[]> {
+    return moderationRepo.promoteEmails(ex, [...this.deps.adminEmails], this.deps.clock.now())
+  }
+
+  get(ex: Executor, userId: string) {
+    return moderationRepo.get(ex, userId)
+  }
+
+  search(ex: Executor, f: AccountSearch) {
+    return moderationRepo.search(ex, f)
+  }
+
+  /** Gives the admin role (the account must be verified and not suspended). */
+  async grantAdmin(tx: Tx, userId: string) {
+    const u = await moderationRepo.lock(tx, userId)
+    if (!u) throw errors.notFound('user')
+    if (!u.emailVerified) throw errors.businessRule('Only a verified account can be an admin')
+    if (u.suspendedAt) throw errors.businessRule('A suspended account cannot be an admin')
+    if (u.role === ADMIN_ROLE) throw errors.conflict('The account is an admin already')
+    await moderationRepo.setRole(tx, userId, ADMIN_ROLE, this.deps.clock.now())
+    return { ...u, role: ADMIN_ROLE }
+  }
+
+  /** Takes the admin role away: never from oneself, from a configured admin, or from the last one. */
+  async revokeAdmin(tx: Tx, actorId: string, userId: string) {
+    if (actorId === userId) throw errors.conflict('An admin cannot take the admin role from themselves')
+    const admins = await moderationRepo.lockAdmins(tx)
+    const u = await moderationRepo.lock(tx, userId)
+    if (!u) throw errors.notFound('user')
+    if (u.role !== ADMIN_ROLE) throw errors.conflict('The account is not an admin')
+    if (this.#configured(u))
+      throw errors.conflict('The account is an admin by ADMIN_EMAILS; remove it there to take the role away')
+    if (admins.filter((a) => a.id !== userId).length === 0)
+      throw errors.conflict('The last admin keeps the role')
+    await moderationRepo.setRole(tx, userId, USER_ROLE, this.deps.clock.now())
+    return { ...u, role: USER_ROLE }
+  }
+
+  /** Suspends an account and revokes its sessions in the same transaction. */
+  async suspend(tx: Tx, actorId: string, userId: string, reason: string) {
+    if (actorId === userId) throw errors.conflict('An admin cannot suspend themselves')
+    const admins = await moderationRepo.lockAdmins(tx)
+    const u = await moderationRepo.lock(tx, userId)
+    if (!u) throw errors.notFound('user')
+    if (u.suspendedAt) throw errors.conflict('The account is suspended already')
+    if (u.role === ADMIN_ROLE && admins.filter((a) => a.id !== userId).length === 0)
+      throw errors.conflict('The last admin cannot be suspended')
+    const now = this.deps.clock.now()
+    await moderationRepo.setSuspended(tx, userId, now, reason, now)
+    await this.deps.revokeSessions(tx, userId)
+    return { ...u, suspendedAt: now, suspendedReason: reason }
+  }
+
+  async unsuspend(tx: Tx, userId: string) {
+    const u = await moderationRepo.lock(tx, userId)
+    if (!u) throw errors.notFound('user')
+    if (!u.suspendedAt) throw errors.conflict('The account is not suspended')
+    await moderationRepo.setSuspended(tx, userId, null, null, this.deps.clock.now())
+    return { ...u, suspendedAt: null, suspendedReason: null }
+  }
+}

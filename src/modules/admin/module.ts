@@ -1,0 +1,64 @@
+// The operator's API under /v1/admin: admins only (ADMIN_EMAILS or granted), every route but the
+// session's own behind a fresh second factor, every action audited in its own transaction.
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../../config.ts'
+import type { Db } from '../../db/index.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { AccountModeration } from '../account/moderation.ts'
+import type { AccountSecurityService } from '../account/security.ts'
+import type { AuthService } from '../auth/service.ts'
+import type { SettlementChecks } from '../settlement/module.ts'
+import { AdminAccess } from './access.ts'
+import { AdminAudit } from './audit.ts'
+import { AdminReconciliation } from './reconciliation.ts'
+import { adminPeopleRoutes } from './routes/people.ts'
+import { adminReconciliationRoutes } from './routes/reconciliation.ts'
+import { adminSessionRoutes } from './routes/session.ts'
+import { AdminStats, type StatsDeps } from './stats.ts'
+import { adminStatsRoutes } from './stats-routes.ts'
+import { AdminUsers } from './users.ts'
+
+export async function buildAdmin(d: {
+  db: Db
+  config: Config
+  clock: Clock
+  auth: AuthService
+  accountSecurity: AccountSecurityService
+  settlement: SettlementChecks
+  coins: ConstructorParameters<typeof AdminReconciliation>[0]['coins'] & StatsDeps['coins']
+  chain: StatsDeps['chain']
+}) {
+  const { db, config, clock } = d
+  /** the admin role and account suspension */
+  const moderation = new AccountModeration({
+    clock,
+    adminEmails: config.adminEmails,
+    revokeSessions: (tx, userId) => d.auth.revokeSessions(tx, userId),
+  })
+  // The configured admins that are verified already hold the stored role from the start.
+  await moderation.promoteConfigured(db)
+
+  const audit = new AdminAudit({ db, clock })
+  const access = new AdminAccess({
+    db,
+    clock,
+    ttlMs: config.adminSessionTtlMs,
+    moderation,
+    security: d.accountSecurity,
+    audit,
+  })
+  const users = new AdminUsers({ db, moderation, access, audit })
+  const { halts, reconciliation } = d.settlement
+  const adminReconciliation = new AdminReconciliation({ db, halts, reconciliation, coins: d.coins, audit })
+  const stats = new AdminStats({ db, clock, coins: d.coins, chain: d.chain })
+  return { moderation, admin: { access, audit, users, reconciliation: adminReconciliation, stats } }
+}
+
+export async function adminHttp(app: FastifyInstance, s: Awaited<ReturnType<typeof buildAdmin>>) {
+  const { access, audit, users, reconciliation } = s.admin
+  await app.register(adminSessionRoutes, { access })
+  await app.register(adminPeopleRoutes, { access, audit, users })
+  await app.register(adminReconciliationRoutes, { access, reconciliation })
+  // The operator console's dashboard and plots (read-only aggregates).
+  await app.register(adminStatsRoutes, { access, stats: s.admin.stats })
+}

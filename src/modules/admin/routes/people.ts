@@ -1,0 +1,151 @@
+// The audit log and accounts: search, one account, suspension, and the admin role.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { errors } from '../../../http/errors.ts'
+import { envelope, IdParams, ok } from '../../../http/schemas.ts'
+import type { AdminAccess } from '../access.ts'
+import type { AdminAudit } from '../audit.ts'
+import { AdminUser, AuditQuery, AuditRecord, Page, ReasonBody, UserSearchQuery } from '../schemas.ts'
+import type { AdminUsers } from '../users.ts'
+import { actorOf, adminErrors, guardElevated, pageOf, security, tags } from './common.ts'
+
+const AuditPage = Page(AuditRecord, 'AdminAuditPage')
+const UserPage = Page(AdminUser, 'AdminUserPage')
+const USER_NOT_FOUND = 'no live account has this id'
+
+export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
+  access: AdminAccess
+  audit: AdminAudit
+  users: AdminUsers
+}> = async (app, { access, audit, users }) => {
+  guardElevated(app, access)
+
+  app.get(
+    '/v1/admin/audit',
+    {
+      schema: {
+        operationId: 'adminAudit',
+        summary: 'The audit log, newest first, filtered by actor, action, target and time range',
+        tags,
+        security,
+        querystring: AuditQuery,
+        response: { 200: envelope(AuditPage), ...adminErrors() },
+      },
+    },
+    async (req) => {
+      const q = req.query
+      const from = q.from ? new Date(q.from) : undefined
+      const to = q.to ? new Date(q.to) : undefined
+      if (from && to && from > to) throw errors.field('/from', 'must not be after `to`')
+      const { page, limit } = pageOf(q)
+      const { total, rows } = await audit.list({
+        page,
+        limit,
+        actorId: q.actor,
+        action: q.action,
+        targetId: q.target,
+        targetType: q.targetType,
+        from,
+        to,
+      })
+      return ok({
+        page,
+        pages: Math.ceil(total / limit),
+        limit,
+        total,
+        data: rows.map(({ id, ...r }) => ({ _id: id, ...r })),
+      })
+    },
+  )
+
+  app.get(
+    '/v1/admin/users',
+    {
+      schema: {
+        operationId: 'adminUsers',
+        summary: 'Search accounts (email, userName, name, id or web3 address), newest first',
+        tags,
+        security,
+        querystring: UserSearchQuery,
+        response: { 200: envelope(UserPage), ...adminErrors() },
+      },
+    },
+    async (req) => ok(await users.search({ ...req.query, ...pageOf(req.query) })),
+  )
+
+  app.get(
+    '/v1/admin/users/:id',
+    {
+      schema: {
+        operationId: 'adminUser',
+        summary: 'One account',
+        tags,
+        security,
+        params: IdParams,
+        response: { 200: envelope(AdminUser), ...adminErrors({ NOT_FOUND: USER_NOT_FOUND }) },
+      },
+    },
+    async (req) => ok(await users.get(req.params.id)),
+  )
+
+  const action = (
+    path: string,
+    operationId: string,
+    summary: string,
+    message: string,
+    conflict: string,
+    run: (actor: ReturnType<typeof actorOf>, id: string, reason: string) => Promise<unknown>,
+    extra: Record<string, string> = {},
+  ) =>
+    app.post(
+      path,
+      {
+        schema: {
+          operationId,
+          summary,
+          tags,
+          security,
+          params: IdParams,
+          body: ReasonBody,
+          response: {
+            200: envelope(AdminUser, message),
+            ...adminErrors({ NOT_FOUND: USER_NOT_FOUND, CONFLICT: conflict, ...extra }),
+          },
+        },
+      },
+      async (req) => ok(await run(actorOf(req), req.params.id, req.body.reason), message),
+    )
+
+  action(
+    '/v1/admin/users/:id/suspend',
+    'adminSuspendUser',
+    'Suspend an account: it cannot log in, and every session it has is revoked at once',
+    'User suspended',
+    'the account is suspended already, is the caller, or is the last admin',
+    (a, id, r) => users.suspend(a, id, r),
+  )
+  action(
+    '/v1/admin/users/:id/unsuspend',
+    'adminUnsuspendUser',
+    'Lift a suspension (the account logs in again; its old sessions stay revoked)',
+    'User unsuspended',
+    'the account is not suspended',
+    (a, id, r) => users.unsuspend(a, id, r),
+  )
+  action(
+    '/v1/admin/users/:id/admin',
+    'adminGrantRole',
+    'Give the admin role',
+    'Admin role granted',
+    'the account is an admin already',
+    (a, id, r) => users.grantAdmin(a, id, r),
+    { BUSINESS_RULE: 'the account is not verified, or is suspended' },
+  )
+  action(
+    '/v1/admin/users/:id/admin/revoke',
+    'adminRevokeRole',
+    'Take the admin role away (never from oneself, from an ADMIN_EMAILS account, or from the last admin)',
+    'Admin role revoked',
+    'the account is not an admin, is the caller, is named by ADMIN_EMAILS, or is the last admin',
+    (a, id, r) => users.revokeAdmin(a, id, r),
+  )
+}

@@ -1,0 +1,184 @@
+// The admin API's shared pieces and phase-one resources: the reason every action carries, list
+// pages, the admin session, audit records and accounts as operators see them.
+import { type TSchema, Type } from 'typebox'
+import {
+  Code6,
+  exampleOf,
+  Id,
+  NullableTimestamp,
+  PaginationQuery,
+  Str,
+  Timestamp,
+} from '../../http/schemas.ts'
+
+/** Why the admin acts: required on every action, kept in the audit log. */
+export const Reason = Type.String({
+  minLength: 3,
+  maxLength: 500,
+  pattern: '\\S',
+  description: 'why the admin acts (3–500 characters); kept in the audit log',
+  examples: ['Customer support ticket 4711: the transfer is stuck'],
+})
+
+export const ReasonBody = Type.Object(
+  { reason: Reason },
+  {
+    additionalProperties: false,
+    examples: [{ reason: 'Customer support ticket 4711: the transfer is stuck' }],
+  },
+)
+
+export const EX_ADMIN_ID = '65f1c0a2b3c4d5e6f7a8b9c0'
+export const EX_TIME = '2026-01-01T12:00:00.000Z'
+
+/** A page of a list: `page` from 1, `pages`, `limit`, `total` and the items in `data`. */
+export function Page<T extends TSchema>(item: T, id: string) {
+  return Type.Object(
+    {
+      page: Type.Integer(),
+      pages: Type.Integer(),
+      limit: Type.Integer(),
+      total: Type.Integer(),
+      data: Type.Array(item),
+    },
+    {
+      $id: id,
+      examples: [{ page: 1, pages: 1, limit: 12, total: 1, data: [exampleOf(item)] }],
+    },
+  )
+}
+
+export const AdminSession = Type.Object(
+  {
+    userId: Type.String(),
+    email: Type.Union([Type.String(), Type.Null()]),
+    elevated: Type.Boolean({ description: 'whether this session may use the admin routes now' }),
+    method: Type.Union([Type.Literal('totp'), Type.Literal('email'), Type.Null()], {
+      description: 'the second factor that elevated the session',
+    }),
+    expiresAt: Type.Union([Timestamp, Type.Null()], { description: 'when the elevation ends' }),
+    secondFactor: Type.Union([Type.Literal('totp'), Type.Literal('email')], {
+      description:
+        '`totp`: send the authenticator app’s code; `email`: ask for a code with POST /v1/admin/session/code and send it',
+    }),
+  },
+  {
+    $id: 'AdminSession',
+    examples: [
+      {
+        userId: '65f1c0a2b3c4d5e6f7a8b9c0',
+        email: 'ops@example.com',
+        elevated: true,
+        method: 'email',
+        expiresAt: '2026-01-01T12:15:00.000Z',
+        secondFactor: 'email',
+      },
+    ],
+  },
+)
+
+export const ElevateBody = Type.Object(
+  { code: Code6 },
+  { additionalProperties: false, examples: [{ code: '123456' }] },
+)
+
+export const AuditRecord = Type.Object(
+  {
+    _id: Type.String(),
+    actorId: Type.String({ description: 'the admin' }),
+    action: Type.String({ description: 'e.g. `user.suspend`, `transfer.replace`' }),
+    targetType: Type.String({ description: 'e.g. `user`, `transfer`, `coin`' }),
+    targetId: Type.String(),
+    reason: Type.String(),
+    requestId: Type.Union([Type.String(), Type.Null()]),
+    ip: Type.Union([Type.String(), Type.Null()]),
+    details: Type.Record(Type.String(), Type.Unknown()),
+    createdAt: Timestamp,
+  },
+  {
+    $id: 'AdminAuditRecord',
+    examples: [
+      {
+        _id: '65f1c0a2b3c4d5e6f7a8b9d1',
+        actorId: EX_ADMIN_ID,
+        action: 'user.suspend',
+        targetType: 'user',
+        targetId: '65f1c0a2b3c4d5e6f7a8b9c7',
+        reason: 'Fraud report 17',
+        requestId: '0b7e6c1e-8d7f-4c55-9a65-1f0d2f0a6b3e',
+        ip: '203.0.113.9',
+        details: {},
+        createdAt: EX_TIME,
+      },
+    ],
+  },
+)
+
+export const AuditQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    actor: Type.Optional(Id('the admin who acted')),
+    action: Type.Optional(Str(80, { minLength: 1 })),
+    target: Type.Optional(Str(100, { minLength: 1, description: 'the target id' })),
+    targetType: Type.Optional(Str(40, { minLength: 1 })),
+    from: Type.Optional(Type.String({ format: 'date-time', description: 'at or after' })),
+    to: Type.Optional(Type.String({ format: 'date-time', description: 'before' })),
+  },
+  { additionalProperties: false },
+)
+
+export const AdminUser = Type.Object(
+  {
+    _id: Type.String(),
+    email: Type.Union([Type.String(), Type.Null()]),
+    firstName: Type.String(),
+    lastName: Type.String(),
+    userName: Type.String(),
+    role: Type.String({ description: '`admin` or `user`' }),
+    isVerified: Type.Boolean(),
+    twoFaEnabled: Type.Boolean(),
+    twoFaType: Type.String(),
+    accountType: Type.String(),
+    web3Address: Type.Union([Type.String(), Type.Null()]),
+    suspended: Type.Boolean(),
+    suspendedAt: NullableTimestamp,
+    suspendedReason: Type.Union([Type.String(), Type.Null()]),
+    lastLoginAt: NullableTimestamp,
+    createdAt: Timestamp,
+  },
+  {
+    $id: 'AdminUser',
+    examples: [
+      {
+        _id: '65f1c0a2b3c4d5e6f7a8b9c7',
+        email: 'ada@example.com',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        userName: 'ada',
+        role: 'user',
+        isVerified: true,
+        twoFaEnabled: false,
+        twoFaType: '',
+        accountType: 'email',
+        web3Address: null,
+        suspended: true,
+        suspendedAt: EX_TIME,
+        suspendedReason: 'Fraud report 17',
+        lastLoginAt: EX_TIME,
+        createdAt: EX_TIME,
+      },
+    ],
+  },
+)
+
+export const UserSearchQuery = Type.Object(
+  {
+    ...PaginationQuery,
+    q: Type.Optional(
+      Str(200, { description: 'part of the email, userName or name; or a whole id or web3 address' }),
+    ),
+    role: Type.Optional(Type.Union([Type.Literal('admin'), Type.Literal('user')])),
+    suspended: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+)

@@ -1,0 +1,119 @@
+// Read-only aggregates for the operator console's dashboard and plots: what the ledger holds per
+// account kind and coin, the job queue, the open outgoing transfers by age, and deposits and
+// withdrawals per time bucket. Aggregates only; ages are measured from the `now` given (the
+// service's clock, which wrote the timestamps).
+import { sql } from 'kysely'
+import type { Executor } from '../../db/index.ts'
+
+export interface HeldRow {
+  kind: string
+  coin: string
+  /** base units, a decimal string */
+  balance: string
+  /** base units reserved by pending holds */
+  held: string
+  accounts: number
+}
+
+export interface QueueRow {
+  kind: string
+  queued: number
+  ready: number
+  running: number
+  failed: number
+  /** seconds the oldest due job has waited, or null */
+  oldestReadySeconds: number | null
+}
+
+export interface TransferStateRow {
+  status: string
+  purpose: string
+  coin: string
+  transfers: number
+  oldestSeconds: number
+}
+
+export interface OpenTransferAge {
+  status: string
+  ageSeconds: number
+}
+
+export interface FlowRow {
+  bucket: Date
+  coin: string
+  direction: 'deposit' | 'withdrawal'
+  amount: string
+  records: number
+}
+
+// Accounts whose balance is the sum of their entries (no cached balance): ledger/types.ts.
+const ENTRY_KINDS = ['platform_fee']
+
+export const statsRepo = {
+  /** Cached balances of the accounts that hold value for someone, and the entry sum of the fee account. */
+  async held(ex: Executor): Promise<HeldRow[]> {
+    const cached = await sql<HeldRow>`
+      select kind, coin, sum(balance)::text as balance, sum(held)::text as held, count(*)::int as accounts
+      from ledger_accounts
+      where kind in ('user', 'escrow', 'withdrawal_hold', 'treasury')
+      group by kind, coin`.execute(ex)
+    const entries = await sql<HeldRow>`
+      select a.kind, a.coin, coalesce(sum(e.amount), 0)::text as balance, '0' as held,
+             count(distinct a.id)::int as accounts
+      from ledger_accounts a left join ledger_entries e on e.account_id = a.id
+      where a.kind in (${sql.join(ENTRY_KINDS)})
+      group by a.kind, a.coin`.execute(ex)
+    return [...cached.rows, ...entries.rows]
+  },
+
+  async queue(ex: Executor, now: Date): Promise<QueueRow[]> {
+    const { rows } = await sql<QueueRow>`
+      select kind,
+        count(*) filter (where status = 'queued')::int as queued,
+        count(*) filter (where status = 'queued' and run_at <= ${now})::int as ready,
+        count(*) filter (where status = 'running')::int as running,
+        count(*) filter (where status = 'failed')::int as failed,
+        extract(epoch from ${now}::timestamptz - min(run_at) filter (where status = 'queued' and run_at <= ${now}))::float8
+          as oldest_ready_seconds
+      from jobs group by kind order by kind`.execute(ex)
+    return rows
+  },
+
+  /** Outgoing transfers by state, purpose and coin, with the oldest one's age (open ones only). */
+  async transferStates(ex: Executor, now: Date): Promise<TransferStateRow[]> {
+    const { rows } = await sql<TransferStateRow>`
+      select status, purpose, coin, count(*)::int as transfers,
+        extract(epoch from ${now}::timestamptz - min(created_at))::float8 as oldest_seconds
+      from outgoing_transfers
+      where status in ('queued', 'signed', 'sent', 'failed')
+      group by status, purpose, coin order by status, purpose, coin`.execute(ex)
+    return rows
+  },
+
+  /** Age of every open transfer (queued, signed, sent): the console buckets them. */
+  async openTransferAges(ex: Executor, now: Date): Promise<OpenTransferAge[]> {
+    const { rows } = await sql<OpenTransferAge>`
+      select status, extract(epoch from ${now}::timestamptz - created_at)::float8 as age_seconds
+      from outgoing_transfers
+      where status in ('queued', 'signed', 'sent')
+      limit 10000`.execute(ex)
+    return rows
+  },
+
+  /**
+   * Completed deposits from the chain and withdrawals (fees apart) per `unit` bucket since `from`,
+   * per coin.
+   */
+  async flows(ex: Executor, unit: 'hour' | 'day', from: Date, coin: string | undefined): Promise<FlowRow[]> {
+    const { rows } = await sql<FlowRow>`
+      select date_trunc(${unit}, created_at, 'UTC') as bucket, coin,
+        case when type = 'deposit' then 'deposit' else 'withdrawal' end as direction,
+        sum(amount)::text as amount, count(*)::int as records
+      from transactions
+      where created_at >= ${from} and status = 'completed' and not is_fee
+        and ((type = 'deposit' and method = 'transfer') or type = 'withdrawal')
+        ${coin === undefined ? sql`` : sql`and coin = ${coin}`}
+      group by 1, 2, 3 order by 1`.execute(ex)
+    return rows
+  },
+}

@@ -1,0 +1,112 @@
+// Accounts as operators see them: search, suspension and the admin role. Each action commits with
+// its audit row; suspending or taking the role also ends the account's admin step-ups.
+import type { Db } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import type { AccountModeration, AccountSearch } from '../account/moderation.ts'
+import type { AdminAccess } from './access.ts'
+import type { AdminActor, AdminAudit } from './audit.ts'
+
+type Row = NonNullable<Awaited<ReturnType<AccountModeration['get']>>>
+
+export function userView(u: Row) {
+  return {
+    _id: u.id,
+    email: u.email,
+    firstName: u.firstName,
+    lastName: u.lastName,
+    userName: u.userName,
+    role: u.role,
+    isVerified: u.emailVerified,
+    twoFaEnabled: u.twoFaEnabled,
+    twoFaType: u.twoFaType,
+    accountType: u.accountType,
+    web3Address: u.web3Address,
+    suspended: !!u.suspendedAt,
+    suspendedAt: u.suspendedAt,
+    suspendedReason: u.suspendedReason,
+    lastLoginAt: u.loggedInAt,
+    createdAt: u.createdAt,
+  }
+}
+
+export class AdminUsers {
+  constructor(
+    private readonly deps: {
+      db: Db
+      moderation: AccountModeration
+      access: AdminAccess
+      audit: AdminAudit
+    },
+  ) {}
+
+  async search(f: AccountSearch) {
+    const { total, rows } = await this.deps.moderation.search(this.deps.db, f)
+    return {
+      page: f.page,
+      pages: Math.ceil(total / f.limit),
+      limit: f.limit,
+      total,
+      data: rows.map(userView),
+    }
+  }
+
+  async get(id: string) {
+    const u = await this.deps.moderation.get(this.deps.db, id)
+    if (!u) throw errors.notFound('user')
+    return userView(u)
+  }
+
+  async suspend(actor: AdminActor, id: string, reason: string) {
+    return this.deps.db.transaction().execute(async (tx) => {
+      const u = await this.deps.moderation.suspend(tx, actor.userId, id, reason)
+      await this.deps.access.dropElevationsOf(tx, id)
+      await this.deps.audit.record(tx, actor, {
+        action: 'user.suspend',
+        targetType: 'user',
+        targetId: id,
+        reason,
+      })
+      return userView(u)
+    })
+  }
+
+  async unsuspend(actor: AdminActor, id: string, reason: string) {
+    return this.deps.db.transaction().execute(async (tx) => {
+      const u = await this.deps.moderation.unsuspend(tx, id)
+      await this.deps.audit.record(tx, actor, {
+        action: 'user.unsuspend',
+        targetType: 'user',
+        targetId: id,
+        reason,
+      })
+      return userView(u)
+    })
+  }
+
+  async grantAdmin(actor: AdminActor, id: string, reason: string) {
+    return this.deps.db.transaction().execute(async (tx) => {
+      const u = await this.deps.moderation.grantAdmin(tx, id)
+      await this.deps.audit.record(tx, actor, {
+        action: 'admin.grant',
+        targetType: 'user',
+        targetId: id,
+        reason,
+      })
+      return userView(u)
+    })
+  }
+
+  async revokeAdmin(actor: AdminActor, id: string, reason: string) {
+    return this.deps.db.transaction().execute(async (tx) => {
+      const u = await this.deps.moderation.revokeAdmin(tx, actor.userId, id)
+      await this.deps.access.dropElevationsOf(tx, id)
+      await this.deps.audit.record(tx, actor, {
+        action: 'admin.revoke',
+        targetType: 'user',
+        targetId: id,
+        reason,
+      })
+      return userView(u)
+    })
+  }
+}

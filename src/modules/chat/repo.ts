@@ -1,0 +1,218 @@
+// The only SQL of chat: conversations, members with their read state, messages; and the one
+// read of who shares a collection (its creator, its talent, its invitees and applicants).
+import { sql } from 'kysely'
+import type { Executor } from '../../db/index.ts'
+
+export interface ConversationRow {
+  id: string
+  type: string
+  collectionId: string | null
+  pairKey: string | null
+  createdAt: Date
+  lastMessageAt: Date | null
+}
+
+export interface MessageRow {
+  id: string
+  conversationId: string
+  senderId: string
+  type: string
+  content: string
+  mediaId: string | null
+  quotedMessageId: string | null
+  createdAt: Date
+}
+
+const MESSAGE_COLUMNS = [
+  'id',
+  'conversationId',
+  'senderId',
+  'type',
+  'content',
+  'mediaId',
+  'quotedMessageId',
+  'createdAt',
+] as const
+
+export const chatRepo = {
+  /** Whether `a` and `b` are two parties of one live collection (creator, talent, invitee, applicant). */
+  async shareCollection(ex: Executor, a: string, b: string): Promise<boolean> {
+    const row = await sql<{ ok: number }>`
+      select 1 as ok from collections c
+      where c.is_deleted = false and (
+        (c.creator_id = ${a} and (c.receiver_id = ${b}
+          or exists (select 1 from invites i where i.collection_id = c.id and i.receiver_id = ${b})
+          or exists (select 1 from applications p where p.collection_id = c.id and p.applicant_id = ${b})))
+        or
+        (c.creator_id = ${b} and (c.receiver_id = ${a}
+          or exists (select 1 from invites i where i.collection_id = c.id and i.receiver_id = ${a})
+          or exists (select 1 from applications p where p.collection_id = c.id and p.applicant_id = ${a}))))
+      limit 1`.execute(ex)
+    return row.rows.length > 0
+  },
+
+  async userExists(ex: Executor, id: string): Promise<boolean> {
+    const row = await ex
+      .selectFrom('users')
+      .select('id')
+      .where('id', '=', id)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst()
+    return row !== undefined
+  },
+
+  async findByCollection(ex: Executor, collectionId: string): Promise<ConversationRow | undefined> {
+    return ex
+      .selectFrom('chatConversations')
+      .selectAll()
+      .where('type', '=', 'collection')
+      .where('collectionId', '=', collectionId)
+      .executeTakeFirst()
+  },
+
+  async findByPair(ex: Executor, pairKey: string): Promise<ConversationRow | undefined> {
+    return ex
+      .selectFrom('chatConversations')
+      .selectAll()
+      .where('type', '=', 'direct')
+      .where('pairKey', '=', pairKey)
+      .executeTakeFirst()
+  },
+
+  async get(ex: Executor, id: string): Promise<ConversationRow | undefined> {
+    return ex.selectFrom('chatConversations').selectAll().where('id', '=', id).executeTakeFirst()
+  },
+
+  /** Inserts unless the collection's or the pair's conversation exists (then nothing). */
+  async insert(ex: Executor, row: ConversationRow): Promise<void> {
+    await sql`
+      insert into chat_conversations (id, type, collection_id, pair_key, created_at, last_message_at)
+      values (${row.id}, ${row.type}, ${row.collectionId}, ${row.pairKey}, ${row.createdAt}, null)
+      on conflict do nothing`.execute(ex)
+  },
+
+  async addMembers(
+    ex: Executor,
+    conversationId: string,
+    userIds: readonly string[],
+    at: Date,
+  ): Promise<void> {
+    if (userIds.length === 0) return
+    await ex
+      .insertInto('chatMembers')
+      .values(userIds.map((userId) => ({ conversationId, userId, joinedAt: at, lastReadAt: null })))
+      .onConflict((oc) => oc.columns(['conversationId', 'userId']).doNothing())
+      .execute()
+  },
+
+  async members(ex: Executor, conversationIds: readonly string[]) {
+    if (conversationIds.length === 0) return []
+    return ex
+      .selectFrom('chatMembers')
+      .select(['conversationId', 'userId', 'lastReadAt', 'joinedAt'])
+      .where('conversationId', 'in', conversationIds)
+      .orderBy('joinedAt')
+      .orderBy('userId')
+      .execute()
+  },
+
+  async isMember(ex: Executor, conversationId: string, userId: string): Promise<boolean> {
+    const row = await ex
+      .selectFrom('chatMembers')
+      .select('userId')
+      .where('conversationId', '=', conversationId)
+      .where('userId', '=', userId)
+      .executeTakeFirst()
+    return row !== undefined
+  },
+
+  /** The caller's conversations, the latest activity first. */
+  async listFor(ex: Executor, userId: string, limit: number, offset: number): Promise<ConversationRow[]> {
+    return ex
+      .selectFrom('chatConversations as c')
+      .innerJoin('chatMembers as m', 'm.conversationId', 'c.id')
+      .selectAll('c')
+      .where('m.userId', '=', userId)
+      .orderBy(sql`coalesce(c.last_message_at, c.created_at)`, 'desc')
+      .orderBy('c.id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute()
+  },
+
+  /** The latest `per` messages of each conversation, oldest first within each. */
+  async latestMessages(ex: Executor, conversationIds: readonly string[], per: number): Promise<MessageRow[]> {
+    if (conversationIds.length === 0) return []
+    const rows = await sql<MessageRow>`
+      select id, conversation_id, sender_id, type, content, media_id, quoted_message_id, created_at
+      from (
+        select m.*, row_number() over (partition by conversation_id order by created_at desc, id desc) as n
+        from chat_messages m where conversation_id in (${sql.join(conversationIds)})
+      ) ranked
+      where n <= ${per}
+      order by conversation_id, created_at, id`.execute(ex)
+    return rows.rows
+  },
+
+  async unreadCounts(ex: Executor, userId: string, conversationIds: readonly string[]) {
+    if (conversationIds.length === 0) return new Map<string, number>()
+    const rows = await sql<{ conversationId: string; unread: number }>`
+      select m.conversation_id, count(x.id)::int as unread
+      from chat_members m
+      left join chat_messages x on x.conversation_id = m.conversation_id and x.sender_id <> m.user_id
+        and (m.last_read_at is null or x.created_at > m.last_read_at)
+      where m.user_id = ${userId} and m.conversation_id in (${sql.join(conversationIds)})
+      group by m.conversation_id`.execute(ex)
+    return new Map(rows.rows.map((r) => [r.conversationId, Number(r.unread)]))
+  },
+
+  async messagesPage(
+    ex: Executor,
+    conversationId: string,
+    limit: number,
+    offset: number,
+  ): Promise<MessageRow[]> {
+    return ex
+      .selectFrom('chatMessages')
+      .select(MESSAGE_COLUMNS)
+      .where('conversationId', '=', conversationId)
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .offset(offset)
+      .execute()
+  },
+
+  async countMessages(ex: Executor, conversationId: string): Promise<number> {
+    const row = await ex
+      .selectFrom('chatMessages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('conversationId', '=', conversationId)
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  },
+
+  async getMessage(ex: Executor, id: string): Promise<MessageRow | undefined> {
+    return ex.selectFrom('chatMessages').select(MESSAGE_COLUMNS).where('id', '=', id).executeTakeFirst()
+  },
+
+  async insertMessage(ex: Executor, row: MessageRow): Promise<void> {
+    await ex.insertInto('chatMessages').values(row).execute()
+    await ex
+      .updateTable('chatConversations')
+      .set({ lastMessageAt: row.createdAt })
+      .where('id', '=', row.conversationId)
+      .execute()
+  },
+
+  /** Moves the member's read mark forward to `at` (never back). */
+  async markRead(ex: Executor, conversationId: string, userId: string, at: Date): Promise<void> {
+    await ex
+      .updateTable('chatMembers')
+      .set({ lastReadAt: at })
+      .where('conversationId', '=', conversationId)
+      .where('userId', '=', userId)
+      .where((eb) => eb.or([eb('lastReadAt', 'is', null), eb('lastReadAt', '<', at)]))
+      .execute()
+  },
+}

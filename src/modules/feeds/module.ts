@@ -1,0 +1,14 @@
+// Feeds: the activity stream read from the domain events (/v1/feeds).
+import type { FastifyInstance } from 'fastify'
+import type { Db } from '../../db/index.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { feedRoutes } from './routes.ts'
+import { FeedService } from './service.ts'
+
+export function buildFeeds(d: { db: Db; clock: Clock }) {
+  return { feeds: new FeedService(d) }
+}
+
+export async function feedsHttp(app: FastifyInstance, s: { feeds: FeedService }) {
+  await app.register(feedRoutes, { feeds: s.feeds })
+}

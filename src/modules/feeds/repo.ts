@@ -1,0 +1,105 @@
+// The only SQL of the feeds: events seen as feed entries, and each viewer's dismissals.
+import { type SqlBool, sql } from 'kysely'
+import type { Executor } from '../../db/index.ts'
+
+export interface FeedFilter {
+  viewerId: string
+  eventTypes: string[]
+  /** only entries that concern the viewer (actor or audience); otherwise also every public one */
+  own: boolean
+  isPublic?: boolean
+  /** entries of this user (actor or audience), as far as the viewer may see them */
+  ownerId?: string
+}
+
+const columns = [
+  'e.id',
+  'e.type',
+  'e.actorId',
+  'e.audience',
+  'e.collectionId',
+  'e.isPublic',
+  'e.data',
+  'e.createdAt',
+] as const
+
+function where(f: FeedFilter) {
+  const mine = sql<SqlBool>`(e.actor_id = ${f.viewerId} or ${f.viewerId} = any(e.audience))`
+  const conds = [
+    sql<SqlBool>`e.type in (${sql.join(f.eventTypes)})`,
+    f.own ? mine : sql<SqlBool>`(e.is_public or ${mine})`,
+    sql<SqlBool>`not exists (select 1 from feed_dismissals d where d.user_id = ${f.viewerId} and d.event_id = e.id)`,
+    sql<SqlBool>`not exists (select 1 from feed_cursors c where c.user_id = ${f.viewerId} and e.created_at <= c.dismissed_before)`,
+  ]
+  if (f.isPublic !== undefined) conds.push(sql<SqlBool>`e.is_public = ${f.isPublic}`)
+  if (f.ownerId) conds.push(sql<SqlBool>`(e.actor_id = ${f.ownerId} or ${f.ownerId} = any(e.audience))`)
+  return sql<SqlBool>`${sql.join(conds, sql` and `)}`
+}
+
+export type FeedRow = Awaited<ReturnType<typeof feedRepo.list>>[number]
+
+export const feedRepo = {
+  list(ex: Executor, f: FeedFilter, offset: number, limit: number) {
+    return ex
+      .selectFrom('events as e')
+      .select(columns)
+      .where(where(f))
+      .orderBy('e.createdAt', 'desc')
+      .orderBy('e.id', 'desc')
+      .offset(offset)
+      .limit(limit)
+      .execute()
+  },
+
+  async count(ex: Executor, f: FeedFilter) {
+    const row = await ex
+      .selectFrom('events as e')
+      .select(sql<number>`count(*)::int`.as('n'))
+      .where(where(f))
+      .executeTakeFirstOrThrow()
+    return row.n
+  },
+
+  /** One entry the viewer may see (dismissed ones included), or undefined. */
+  get(ex: Executor, viewerId: string, id: string, eventTypes: string[]) {
+    return ex
+      .selectFrom('events as e')
+      .select(columns)
+      .where('e.id', '=', id)
+      .where(sql<SqlBool>`e.type in (${sql.join(eventTypes)})`)
+      .where(sql<SqlBool>`(e.is_public or e.actor_id = ${viewerId} or ${viewerId} = any(e.audience))`)
+      .executeTakeFirst()
+  },
+
+  async dismissed(ex: Executor, viewerId: string, id: string, createdAt: Date) {
+    const one = await ex
+      .selectFrom('feedDismissals')
+      .select('eventId')
+      .where('userId', '=', viewerId)
+      .where('eventId', '=', id)
+      .executeTakeFirst()
+    if (one) return true
+    const all = await ex
+      .selectFrom('feedCursors')
+      .select('dismissedBefore')
+      .where('userId', '=', viewerId)
+      .executeTakeFirst()
+    return !!all && createdAt <= all.dismissedBefore
+  },
+
+  async dismiss(ex: Executor, viewerId: string, id: string, at: Date) {
+    await ex
+      .insertInto('feedDismissals')
+      .values({ userId: viewerId, eventId: id, createdAt: at })
+      .onConflict((oc) => oc.columns(['userId', 'eventId']).doNothing())
+      .execute()
+  },
+
+  async dismissAll(ex: Executor, viewerId: string, at: Date) {
+    await ex
+      .insertInto('feedCursors')
+      .values({ userId: viewerId, dismissedBefore: at })
+      .onConflict((oc) => oc.column('userId').doUpdateSet({ dismissedBefore: at }))
+      .execute()
+  },
+}

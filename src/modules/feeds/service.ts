@@ -1,0 +1,80 @@
+// Feeds: the activity stream, read straight from the domain events. Public entries are seen by
+// everyone, the others by the people they concern (actor and audience); each viewer dismisses
+// entries one by one or all up to now, for themselves only.
+import type { Db } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import type { Clock } from '../../platform/clock.ts'
+import type { EventType } from '../events/types.ts'
+import { eventTypesOf, FEED_EVENT_TYPES, FEED_OF, type FeedType } from './catalog.ts'
+import { type FeedRow, feedRepo } from './repo.ts'
+
+export interface FeedQuery {
+  page?: number
+  limit?: number
+  type?: FeedType
+  owner?: string
+  isOwner?: boolean
+  isPublic?: boolean
+}
+
+export class FeedService {
+  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+
+  async list(viewerId: string, q: FeedQuery) {
+    const page = q.page ?? 1
+    const limit = q.limit ?? 12
+    const filter = {
+      viewerId,
+      eventTypes: q.type ? eventTypesOf(q.type) : FEED_EVENT_TYPES,
+      own: q.isOwner === true,
+      ...(q.isPublic !== undefined ? { isPublic: q.isPublic } : {}),
+      ...(q.owner ? { ownerId: q.owner } : {}),
+    }
+    const [rows, total] = await Promise.all([
+      feedRepo.list(this.deps.db, filter, (page - 1) * limit, limit),
+      feedRepo.count(this.deps.db, filter),
+    ])
+    return { data: rows.map((r) => form(r, false)), total, pages: Math.ceil(total / limit), page, limit }
+  }
+
+  async get(viewerId: string, id: string) {
+    const row = await this.#visible(viewerId, id)
+    return form(row, await feedRepo.dismissed(this.deps.db, viewerId, id, row.createdAt))
+  }
+
+  async dismiss(viewerId: string, id: string) {
+    const row = await this.#visible(viewerId, id)
+    await feedRepo.dismiss(this.deps.db, viewerId, row.id, this.deps.clock.now())
+    return form(row, true)
+  }
+
+  async dismissAll(viewerId: string) {
+    await feedRepo.dismissAll(this.deps.db, viewerId, this.deps.clock.now())
+    return {}
+  }
+
+  async #visible(viewerId: string, id: string) {
+    const row = await feedRepo.get(this.deps.db, viewerId, id, FEED_EVENT_TYPES)
+    if (!row) throw errors.notFound('feed')
+    return row
+  }
+}
+
+function form(r: FeedRow, closed: boolean) {
+  const f = FEED_OF[r.type as EventType]!
+  const data = r.data as { collectionId?: string; userId?: string }
+  return {
+    _id: r.id,
+    creator: r.actorId ?? '',
+    owner: r.audience[0] ?? r.actorId ?? '',
+    owners: r.audience,
+    data: r.collectionId ?? data.collectionId ?? data.userId ?? '',
+    title: f.title,
+    description: f.description,
+    type: f.type,
+    isPublic: r.isPublic,
+    closed,
+    createdAt: r.createdAt,
+    updatedAt: r.createdAt,
+  }
+}

@@ -1,0 +1,315 @@
+// The sockets of this process: who is connected, delivery of pushes from the LISTEN connection,
+// client requests (`{type, id?, data}` answered by `ack` or `error` with the same id), heartbeat
+// pings, re-checks of each socket's session, and dropping sockets that do not keep up.
+import { hostname } from 'node:os'
+import type { Logger } from 'pino'
+import type { WebSocket } from 'ws'
+import type { Database } from '../../db/index.ts'
+import type { ChannelListener } from '../../db/listen.ts'
+import type { AuthContext } from '../../http/auth.ts'
+import { AppError } from '../../http/errors.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import type { Presence } from './presence.ts'
+import { LIVE_CHANNEL, type LiveWire } from './publish.ts'
+import { liveRepo } from './repo.ts'
+
+export interface LiveOptions {
+  /** ping every socket this often; one that has not answered the previous ping is closed */
+  heartbeatMs: number
+  /** a socket with more than this many bytes waiting to be sent is dropped */
+  maxBufferedBytes: number
+  /** how long a socket may stay unauthenticated waiting for its `auth` message */
+  authTimeoutMs: number
+}
+
+export const defaultLiveOptions: LiveOptions = {
+  heartbeatMs: 25_000,
+  maxBufferedBytes: 1024 * 1024,
+  authTimeoutMs: 10_000,
+}
+
+/** Close codes the client sees. */
+export const CLOSE = {
+  unauthenticated: 4401,
+  slow: 4408,
+  goingAway: 1001,
+  badMessage: 1003,
+} as const
+
+export type ClientRequestHandler = (ctx: AuthContext, data: unknown) => Promise<unknown>
+
+interface Conn {
+  ws: WebSocket
+  auth: AuthContext
+  token: string
+  alive: boolean
+}
+
+export interface LiveHubDeps {
+  database: Database
+  presence: Presence
+  log: Logger
+  /** resolves a bearer token to its live session (undefined: invalid, expired or revoked) */
+  authenticate(token: string): Promise<AuthContext | undefined>
+  options?: Partial<LiveOptions>
+}
+
+export function newProcessId() {
+  return `${hostname()}:${process.pid}:${newId()}`
+}
+
+export class LiveHub {
+  readonly options: LiveOptions
+  readonly #byUser = new Map<string, Set<Conn>>()
+  readonly #handlers = new Map<string, ClientRequestHandler>()
+  readonly #pending = new Set<Promise<unknown>>()
+  #listener: ChannelListener | undefined
+  #timer: NodeJS.Timeout | undefined
+  #stopping = false
+
+  constructor(private readonly deps: LiveHubDeps) {
+    this.options = { ...defaultLiveOptions, ...deps.options }
+  }
+
+  /** Client requests by message type (e.g. `chat.send`). */
+  handle(type: string, handler: ClientRequestHandler) {
+    this.#handlers.set(type, handler)
+  }
+
+  /** How many sockets this process holds (all users). */
+  get size() {
+    let n = 0
+    for (const set of this.#byUser.values()) n += set.size
+    return n
+  }
+
+  async start(): Promise<void> {
+    await this.deps.presence.beat()
+    this.#listener = await this.deps.database.listen(LIVE_CHANNEL, {
+      onMessage: (payload) => this.#receive(payload),
+      onReconnect: () =>
+        this.deps.log.warn('live: LISTEN connection re-established; pushes sent meanwhile were missed'),
+      onError: (err) => this.deps.log.warn({ err: err.message }, 'live: LISTEN connection lost'),
+    })
+    this.#timer = setInterval(() => this.#tick(), this.options.heartbeatMs)
+    this.#timer.unref()
+  }
+
+  async stop(): Promise<void> {
+    this.#stopping = true
+    if (this.#timer) clearInterval(this.#timer)
+    await this.#listener?.close()
+    for (const set of this.#byUser.values())
+      for (const c of set) c.ws.close(CLOSE.goingAway, 'server shutting down')
+    await Promise.allSettled([...this.#pending])
+    this.#byUser.clear()
+    await this.deps.presence
+      .leave()
+      .catch((err) => this.deps.log.warn({ err }, 'live: leaving presence failed'))
+  }
+
+  /** A socket whose token is known (header or query), or one that must send `auth` first. */
+  accept(ws: WebSocket, auth: { ctx: AuthContext; token: string } | undefined) {
+    if (auth) {
+      this.#attach(ws, auth.ctx, auth.token)
+      return
+    }
+    const timer = setTimeout(
+      () => ws.close(CLOSE.unauthenticated, 'authentication required'),
+      this.options.authTimeoutMs,
+    )
+    timer.unref()
+    const onFirst = (raw: Buffer) => {
+      clearTimeout(timer)
+      const msg = parse(raw)
+      const token = msg?.type === 'auth' ? (msg.data as { token?: unknown } | undefined)?.token : undefined
+      if (typeof token !== 'string' || token.length > 4096) {
+        ws.close(CLOSE.unauthenticated, 'authentication required')
+        return
+      }
+      this.#track(
+        this.deps.authenticate(token).then(
+          (ctx) => {
+            if (!ctx) ws.close(CLOSE.unauthenticated, 'invalid, expired or revoked token')
+            else if (ws.readyState === ws.OPEN) this.#attach(ws, ctx, token, msg?.id)
+          },
+          () => ws.close(CLOSE.unauthenticated, 'authentication failed'),
+        ),
+      )
+    }
+    ws.once('message', onFirst)
+    ws.once('close', () => clearTimeout(timer))
+  }
+
+  #attach(ws: WebSocket, auth: AuthContext, token: string, authId?: unknown) {
+    const conn: Conn = { ws, auth, token, alive: true }
+    const set = this.#byUser.get(auth.userId) ?? new Set<Conn>()
+    this.#byUser.set(auth.userId, set)
+    set.add(conn)
+    const registered = this.#track(
+      this.deps.presence
+        .connected(auth.userId)
+        .catch((err) => this.deps.log.warn({ err }, 'live: presence failed')),
+    )
+    ws.on('pong', () => {
+      conn.alive = true
+    })
+    ws.on('message', (raw: Buffer) => this.#request(conn, raw))
+    ws.on('close', () => {
+      set.delete(conn)
+      if (set.size === 0 && this.#byUser.get(auth.userId) === set) this.#byUser.delete(auth.userId)
+      if (this.#stopping) return
+      // After the connect is recorded, so a quick close never leaves the user ONLINE.
+      this.#track(
+        registered.then(() =>
+          this.deps.presence
+            .disconnected(auth.userId)
+            .catch((err) => this.deps.log.warn({ err }, 'live: presence failed')),
+        ),
+      )
+    })
+    ws.on('error', () => ws.terminate())
+    void registered.then(() =>
+      this.#send(
+        conn,
+        JSON.stringify({
+          type: 'ready',
+          ...(authId !== undefined ? { id: authId } : {}),
+          data: { userId: auth.userId },
+        }),
+      ),
+    )
+  }
+
+  #request(conn: Conn, raw: Buffer) {
+    const msg = parse(raw)
+    if (!msg) {
+      this.#send(
+        conn,
+        JSON.stringify({
+          type: 'error',
+          data: { code: 'VALIDATION_ERROR', message: 'Messages are JSON objects {type, id?, data}' },
+        }),
+      )
+      return
+    }
+    const id = msg.id
+    const reply = (type: string, data: unknown) =>
+      this.#send(conn, JSON.stringify({ type, ...(id !== undefined ? { id } : {}), data }))
+    if (msg.type === 'ping') return reply('pong', null)
+    const handler = this.#handlers.get(msg.type)
+    if (!handler)
+      return reply('error', { code: 'VALIDATION_ERROR', message: `Unknown message type ${msg.type}` })
+    this.#track(
+      Promise.resolve()
+        .then(() => handler(conn.auth, msg.data))
+        .then(
+          (data) => reply('ack', data ?? null),
+          (err: unknown) => {
+            if (err instanceof AppError)
+              reply('error', { code: err.code, message: err.message, ...err.details })
+            else {
+              this.deps.log.error({ err }, 'live: request failed')
+              reply('error', { code: 'INTERNAL', message: 'Internal error' })
+            }
+          },
+        ),
+    )
+  }
+
+  #receive(payload: string) {
+    let wire: LiveWire
+    try {
+      wire = JSON.parse(payload)
+    } catch {
+      return
+    }
+    if ('ref' in wire) {
+      this.#track(
+        liveRepo.loadMessage(this.deps.database.db, wire.ref).then(
+          (stored) => {
+            if (stored) this.#deliver((typeof stored === 'string' ? JSON.parse(stored) : stored) as LiveWire)
+          },
+          (err) => this.deps.log.warn({ err }, 'live: loading a stored push failed'),
+        ),
+      )
+    } else this.#deliver(wire)
+  }
+
+  #deliver(wire: LiveWire) {
+    if ('ref' in wire) return
+    let text: string | undefined
+    for (const userId of wire.u) {
+      const set = this.#byUser.get(userId)
+      if (!set) continue
+      text ??= JSON.stringify({ type: wire.t, data: wire.d })
+      for (const conn of set) this.#send(conn, text)
+    }
+  }
+
+  #send(conn: Conn, text: string) {
+    const { ws } = conn
+    if (ws.readyState !== ws.OPEN) return
+    // A client that does not read is dropped rather than buffered for without bound.
+    if (ws.bufferedAmount > this.options.maxBufferedBytes) {
+      ws.close(CLOSE.slow, 'too slow')
+      setTimeout(() => ws.terminate(), 1000).unref()
+      return
+    }
+    ws.send(text)
+  }
+
+  #tick() {
+    const local = new Map<string, number>()
+    for (const [userId, set] of this.#byUser) {
+      local.set(userId, set.size)
+      for (const conn of set) {
+        if (!conn.alive) {
+          conn.ws.terminate()
+          continue
+        }
+        conn.alive = false
+        conn.ws.ping()
+        // A revoked session (logout, password change) loses its sockets.
+        this.#track(
+          this.deps.authenticate(conn.token).then(
+            (ctx) => {
+              if (!ctx) conn.ws.close(CLOSE.unauthenticated, 'session revoked')
+            },
+            () => {},
+          ),
+        )
+      }
+    }
+    this.#track(
+      this.deps.presence
+        .beat(local)
+        .then(() => liveRepo.pruneMessages(this.deps.database.db, 5 * 60_000))
+        .catch((err) => this.deps.log.warn({ err }, 'live: heartbeat failed')),
+    )
+  }
+
+  /** Runs the periodic work now (tests, and anyone who cannot wait for the timer). */
+  tickNow() {
+    this.#tick()
+  }
+
+  #track<T>(p: Promise<T>): Promise<T> {
+    this.#pending.add(p)
+    void p.finally(() => this.#pending.delete(p))
+    return p
+  }
+
+  /** Resolves once the work started so far (presence writes, requests) is done. */
+  async settle(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
+  }
+}
+
+function parse(raw: Buffer): { type: string; id?: unknown; data?: unknown } | undefined {
+  try {
+    const msg = JSON.parse(raw.toString('utf8'))
+    if (msg && typeof msg === 'object' && !Array.isArray(msg) && typeof msg.type === 'string') return msg
+  } catch {}
+  return undefined
+}

@@ -1,0 +1,36 @@
+// Live pushes to users' sockets, from any process: a `pg_notify` on one channel inside the
+// caller's transaction, so PostgreSQL delivers it to every listening API process on commit and
+// never for a rolled-back change. A payload over NOTIFY's 8000-byte limit is stored in
+// `live_messages` in the same transaction and the notification carries only its id.
+import { Buffer } from 'node:buffer'
+import type { Executor } from '../../db/index.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import { liveRepo } from './repo.ts'
+
+export const LIVE_CHANNEL = 'live_events'
+/** below PostgreSQL's 8000 bytes, with room for the envelope */
+export const NOTIFY_MAX_BYTES = 7900
+
+export interface LivePush {
+  /** the users whose sockets receive it */
+  userIds: string[]
+  /** the socket message's `type` (e.g. `notification`, `wallet.deposit`, `chat.message`) */
+  type: string
+  data: unknown
+}
+
+/** What travels on the channel: the push itself, or a reference to a stored one. */
+export type LiveWire = { u: string[]; t: string; d: unknown } | { ref: string }
+
+export async function publishLive(tx: Executor, push: LivePush): Promise<void> {
+  const userIds = [...new Set(push.userIds)]
+  if (userIds.length === 0) return
+  const body = JSON.stringify({ u: userIds, t: push.type, d: push.data ?? null })
+  if (Buffer.byteLength(body) <= NOTIFY_MAX_BYTES) {
+    await liveRepo.notify(tx, LIVE_CHANNEL, body)
+    return
+  }
+  const id = newId()
+  await liveRepo.storeMessage(tx, id, body)
+  await liveRepo.notify(tx, LIVE_CHANNEL, JSON.stringify({ ref: id }))
+}

@@ -1,0 +1,230 @@
+// The composition root: every service of the product, built once, in dependency order, each with
+// what it needs passed in. Nothing is attached to a service after it is built; a module that needs
+// another is built after it (a cycle is broken by passing a small interface or a function of a
+// service built earlier). Job handlers are registered as their modules are built, so a worker
+// process runs them without building the HTTP app (src/main.ts `worker`).
+import type { Logger } from 'pino'
+import { type Config, notInProduction } from './config.ts'
+import type { Database } from './db/index.ts'
+import { buildAccount } from './modules/account/module.ts'
+import { buildAdmin } from './modules/admin/module.ts'
+import { buildAuth, buildAuthBase } from './modules/auth/module.ts'
+import { startSessionCache } from './modules/auth/session-cache.ts'
+import { buildWeb3 } from './modules/auth/web3-module.ts'
+import { buildChat } from './modules/chat/module.ts'
+import { buildCollections } from './modules/collections/module.ts'
+import { buildEscrow } from './modules/escrow/module.ts'
+import { buildEvents } from './modules/events/module.ts'
+import { buildFeeds } from './modules/feeds/module.ts'
+import { buildFiles } from './modules/files/module.ts'
+import { buildLedger } from './modules/ledger/module.ts'
+import { buildLive } from './modules/live/module.ts'
+import { publishLive } from './modules/live/publish.ts'
+import { buildNotifications } from './modules/notifications/module.ts'
+import { buildPayment } from './modules/payment/module.ts'
+import { buildChainWatch, buildKeys, buildOutgoing } from './modules/settlement/module.ts'
+import { buildTransactions } from './modules/transactions/module.ts'
+import { buildProvisioner, buildWallet } from './modules/wallet/module.ts'
+import { buildWithdrawals } from './modules/withdrawals/module.ts'
+import { buildWork } from './modules/work/module.ts'
+import type { Clock } from './platform/clock.ts'
+import { createSecretBox } from './platform/crypto/secrets.ts'
+import { JobQueue } from './platform/jobs/queue.ts'
+import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail/mailer.ts'
+
+export interface RootDeps {
+  config: Config
+  database: Database
+  clock: Clock
+  log: Logger
+  /** default: SMTP when SMTP_URL is set, else the outbox (not in production) */
+  mailer?: Mailer
+}
+
+/** The platform parts every module may take: configuration, database, clock, log, jobs, mail, secrets. */
+export function buildPlatform(deps: RootDeps) {
+  const { config, database, clock, log } = deps
+  const db = database.db
+  const jobs = new JobQueue(db, log, clock)
+  const mailer =
+    deps.mailer ??
+    (config.smtpUrl
+      ? createSmtpMailer(config.smtpUrl, config.mailFrom)
+      : config.production
+        ? notInProduction('the mail outbox (SMTP_URL is not set)')
+        : createOutboxMailer(db, log, { printText: !config.production }))
+  jobs.register('mail.send', (mail) => mailer.send(mail), { maxAttempts: 8, deleteOnSuccess: true })
+  const secrets = createSecretBox(
+    { ...config.previousKeyEncryptionKeys, [config.keyEncryptionKeyId]: config.keyEncryptionKey },
+    config.keyEncryptionKeyId,
+  )
+  return { config, database, db, clock, log, jobs, mailer, secrets }
+}
+
+/**
+ * Builds every service. `close` releases what the services opened (the chain, the object store
+ * client); the caller stops the job runner first and closes the mailer and database after.
+ */
+export async function buildServices(deps: RootDeps) {
+  const closers: (() => Promise<void>)[] = []
+  const close = async () => {
+    for (const fn of closers.splice(0).reverse()) await fn()
+  }
+  try {
+    const platform = buildPlatform(deps)
+    const { config, database, db, clock, log, jobs, secrets } = platform
+
+    const { events } = buildEvents({ clock })
+    const { feeds } = buildFeeds({ db, clock })
+    const { notifications } = buildNotifications({ db, clock, jobs, events, publishLive })
+    // Sessions cached in process, dropped in every process by PostgreSQL notifications.
+    const sessionCache = await startSessionCache(database, log)
+    closers.push(sessionCache.stop)
+    const authBase = buildAuthBase({ db, config, clock, jobs, sessionCache: sessionCache.cache })
+    const payment = await buildPayment({ db, config, clock, log })
+    closers.push(payment.close)
+    const { chain, coins, rates } = payment
+    const files = buildFiles({ db, config, clock, log, jobs })
+    closers.push(files.close)
+    const { ledger } = buildLedger({ clock })
+    const { keys } = buildKeys({ secrets, clock })
+    const { provisioner } = buildProvisioner({ chain, keys, ledger })
+    const account = buildAccount({
+      ...authBase,
+      db,
+      clock,
+      config,
+      secrets,
+      files: files.files,
+      provisionWallet: provisioner.forNewUser,
+    })
+    const { accounts, accountSecurity } = account
+    const verifySensitiveCode: typeof accountSecurity.verifySensitiveCode = (userId, code, then) =>
+      accountSecurity.verifySensitiveCode(userId, code, then)
+    const { auth } = buildAuth({
+      ...authBase,
+      db,
+      config,
+      clock,
+      accounts,
+      twoFaLogin: accountSecurity.startTwoFaLogin,
+    })
+    const { web3 } = buildWeb3({ db, config, clock, log, flows: authBase.flows, auth, accounts, chain })
+    const { transactions } = buildTransactions({ db, clock, chain, coins, rates })
+    const { settlement } = await buildChainWatch({
+      config,
+      database,
+      chain,
+      clock,
+      log,
+      jobs,
+      ledger,
+      transactions,
+    })
+    const { wallets } = buildWallet({
+      db,
+      clock,
+      log,
+      chain,
+      coins,
+      rates,
+      keys,
+      provisioner,
+      accounts,
+      settlement,
+      verifySensitiveCode,
+    })
+    const { outgoing } = buildOutgoing({ database, chain, clock, log, jobs, ledger, wallets, settlement })
+    const { collections, bookmarks } = buildCollections({ db, clock, files: files.files, events })
+    const { withdrawals } = buildWithdrawals({
+      db,
+      clock,
+      log,
+      config,
+      coins,
+      ledger,
+      wallets,
+      transactions,
+      outgoing,
+      chain,
+      jobs,
+      events,
+      verifySensitiveCode,
+    })
+    const { escrow, payments } = buildEscrow({
+      db,
+      clock,
+      log,
+      chain,
+      coins,
+      ledger,
+      wallets,
+      collections,
+      transactions,
+      events,
+      jobs,
+      outgoing,
+      settlement,
+      verifySensitiveCode,
+      platformFeePercent: config.platformFeePercent,
+    })
+    const { work } = buildWork({ db, clock, jobs, collections, escrow, files: files.files, accounts, events })
+    const { live } = buildLive({ database, log, events, authenticate: (token) => auth.authenticate(token) })
+    const { chat } = buildChat({
+      db,
+      clock,
+      live,
+      files: files.files,
+      collections: { get: (ex, id) => collections.jobs.get(ex, id) },
+    })
+    const { moderation, admin } = await buildAdmin({
+      db,
+      config,
+      clock,
+      auth,
+      accountSecurity,
+      settlement,
+      coins,
+      chain,
+    })
+
+    const services = {
+      ...platform,
+      events,
+      notifications,
+      feeds,
+      ...authBase,
+      auth,
+      accounts,
+      accountSecurity,
+      web3,
+      chain,
+      coins,
+      rates,
+      files: files.files,
+      ledger,
+      keys,
+      wallets,
+      transactions,
+      settlement,
+      outgoing,
+      collections,
+      bookmarks,
+      withdrawals,
+      escrow,
+      payments,
+      work,
+      live,
+      chat,
+      moderation,
+      admin,
+    }
+    return { services, close }
+  } catch (err) {
+    await close().catch(() => {})
+    throw err
+  }
+}
+
+/** Every service of the product, by name (also `app.services`). */
+export type Services = Awaited<ReturnType<typeof buildServices>>['services']
