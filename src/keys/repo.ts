@@ -1,6 +1,6 @@
 // The SQL of key rotation: sealed values read in batches by key id, written back one row at a time
 // only while the row still holds what was read (compare-and-set), and counted per key id.
-import { type Kysely, sql } from 'kysely'
+import { type Kysely, type RawBuilder, sql } from 'kysely'
 import type { SealedColumn } from './sealed-columns.ts'
 
 export interface SealedRow {
@@ -12,11 +12,11 @@ export interface SealedRow {
 // The key id is the second dot-separated field of a sealed value (`v1.<keyId>.…`).
 const keyIdOf = (c: SealedColumn) => sql<string>`split_part(${sql.ref(c.column)}, '.', 2)`
 
-/** Up to `limit` rows not sealed under `keyId`, in id order after `after`. */
-export async function rowsNotUnder(
+/** The sealed rows of the column that match `filter`, up to `limit`, in id order after `after`. */
+async function page(
   db: Kysely<any>,
   c: SealedColumn,
-  keyId: string,
+  filter: RawBuilder<unknown>,
   after: string | undefined,
   limit: number,
 ): Promise<SealedRow[]> {
@@ -24,28 +24,32 @@ export async function rowsNotUnder(
     select ${sql.ref(c.id)}::text as id, ${sql.ref(c.column)} as sealed, ${sql.ref(c.bound)}::text as bound
     from ${sql.table(c.table)}
     where ${sql.ref(c.column)} is not null
-      and ${keyIdOf(c)} <> ${keyId}
+      ${filter}
       ${after === undefined ? sql`` : sql`and ${sql.ref(c.id)} > ${after}`}
     order by ${sql.ref(c.id)}
     limit ${limit}`.execute(db)
   return rows
 }
 
+/** Up to `limit` rows not sealed under `keyId`, in id order after `after`. */
+export function rowsNotUnder(
+  db: Kysely<any>,
+  c: SealedColumn,
+  keyId: string,
+  after: string | undefined,
+  limit: number,
+): Promise<SealedRow[]> {
+  return page(db, c, sql`and ${keyIdOf(c)} <> ${keyId}`, after, limit)
+}
+
 /** Up to `limit` rows of the column in id order after `after` (for verification). */
-export async function rowsAfter(
+export function rowsAfter(
   db: Kysely<any>,
   c: SealedColumn,
   after: string | undefined,
   limit: number,
 ): Promise<SealedRow[]> {
-  const { rows } = await sql<SealedRow>`
-    select ${sql.ref(c.id)}::text as id, ${sql.ref(c.column)} as sealed, ${sql.ref(c.bound)}::text as bound
-    from ${sql.table(c.table)}
-    where ${sql.ref(c.column)} is not null
-      ${after === undefined ? sql`` : sql`and ${sql.ref(c.id)} > ${after}`}
-    order by ${sql.ref(c.id)}
-    limit ${limit}`.execute(db)
-  return rows
+  return page(db, c, sql``, after, limit)
 }
 
 /** One row sealed under `keyId`, if any. */
