@@ -1,6 +1,6 @@
 // Accounts as operators see them: search, suspension and the admin role. Each action commits with
 // its audit row; suspending or taking the role also ends the account's admin step-ups.
-import type { Db } from '../../db/index.ts'
+import type { Db, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { AccountModeration, AccountSearch } from '../account/moderation.ts'
 import type { AdminAccess } from './access.ts'
@@ -56,56 +56,41 @@ export class AdminUsers {
     return userView(u)
   }
 
-  async suspend(actor: AdminActor, id: string, reason: string) {
-    return this.deps.db.transaction().execute(async (tx) => {
+  suspend(actor: AdminActor, id: string, reason: string) {
+    return this.moderate(actor, id, reason, 'user.suspend', async (tx) => {
       const u = await this.deps.moderation.suspend(tx, actor.userId, id, reason)
       await this.deps.access.dropElevationsOf(tx, id)
-      await this.deps.audit.record(tx, actor, {
-        action: 'user.suspend',
-        targetType: 'user',
-        targetId: id,
-        reason,
-      })
-      return userView(u)
+      return u
     })
   }
 
-  async unsuspend(actor: AdminActor, id: string, reason: string) {
-    return this.deps.db.transaction().execute(async (tx) => {
-      const u = await this.deps.moderation.unsuspend(tx, id)
-      await this.deps.audit.record(tx, actor, {
-        action: 'user.unsuspend',
-        targetType: 'user',
-        targetId: id,
-        reason,
-      })
-      return userView(u)
-    })
+  unsuspend(actor: AdminActor, id: string, reason: string) {
+    return this.moderate(actor, id, reason, 'user.unsuspend', (tx) => this.deps.moderation.unsuspend(tx, id))
   }
 
-  async grantAdmin(actor: AdminActor, id: string, reason: string) {
-    return this.deps.db.transaction().execute(async (tx) => {
-      const u = await this.deps.moderation.grantAdmin(tx, id)
-      await this.deps.audit.record(tx, actor, {
-        action: 'admin.grant',
-        targetType: 'user',
-        targetId: id,
-        reason,
-      })
-      return userView(u)
-    })
+  grantAdmin(actor: AdminActor, id: string, reason: string) {
+    return this.moderate(actor, id, reason, 'admin.grant', (tx) => this.deps.moderation.grantAdmin(tx, id))
   }
 
-  async revokeAdmin(actor: AdminActor, id: string, reason: string) {
-    return this.deps.db.transaction().execute(async (tx) => {
+  revokeAdmin(actor: AdminActor, id: string, reason: string) {
+    return this.moderate(actor, id, reason, 'admin.revoke', async (tx) => {
       const u = await this.deps.moderation.revokeAdmin(tx, actor.userId, id)
       await this.deps.access.dropElevationsOf(tx, id)
-      await this.deps.audit.record(tx, actor, {
-        action: 'admin.revoke',
-        targetType: 'user',
-        targetId: id,
-        reason,
-      })
+      return u
+    })
+  }
+
+  /** One change to an account, committed with its audit row; answers the account as it is after. */
+  private moderate(
+    actor: AdminActor,
+    id: string,
+    reason: string,
+    action: string,
+    change: (tx: Tx) => Promise<Row>,
+  ) {
+    return this.deps.db.transaction().execute(async (tx) => {
+      const u = await change(tx)
+      await this.deps.audit.record(tx, actor, { action, targetType: 'user', targetId: id, reason })
       return userView(u)
     })
   }
