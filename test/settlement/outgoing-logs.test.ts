@@ -12,7 +12,14 @@ import { loadConfig } from '../../src/config.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
 import { openTestDatabase, TEST_ENV, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
-import { AVAX, freshAddress, fundUser, settleAll, walletAddress } from '../withdrawals/helpers.ts'
+import {
+  AVAX,
+  freshAddress,
+  fundUser,
+  settleAll,
+  walletAddress,
+  withdrawAvax,
+} from '../withdrawals/helpers.ts'
 
 const lines: Record<string, any>[] = []
 const sink = new Writable({
@@ -56,19 +63,7 @@ afterAll(async () => {
 })
 
 async function withdraw(user: TestUser, amount: number, to: string) {
-  const res = await t.req({
-    method: 'POST',
-    url: '/v1/withdrawals/',
-    token: user.token,
-    payload: { amount, coin: 'avax', address: to, password: user.password },
-  })
-  expect(res.statusCode, res.body).toBe(200)
-  const { outgoingId } = await t.database.db
-    .selectFrom('withdrawals')
-    .select('outgoingId')
-    .where('id', '=', res.json().data.withdrawalId)
-    .executeTakeFirstOrThrow()
-  return outgoingId!
+  return (await withdrawAvax(t, user, amount, to)).transferId
 }
 
 const about = (transferId: string) => lines.filter((l) => l.transferId === transferId)

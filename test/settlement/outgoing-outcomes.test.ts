@@ -17,6 +17,7 @@ import {
   fundUser,
   settleAll,
   walletAddress,
+  withdrawAvax,
 } from '../withdrawals/helpers.ts'
 
 let t: TestApp
@@ -31,22 +32,7 @@ afterEach(() => {
 })
 afterAll(() => t?.close())
 
-async function withdraw(user: TestUser, amount: number, to: string) {
-  const res = await t.req({
-    method: 'POST',
-    url: '/v1/withdrawals/',
-    token: user.token,
-    payload: { amount, coin: 'avax', address: to, password: user.password },
-  })
-  expect(res.statusCode, res.body).toBe(200)
-  const withdrawalId: string = res.json().data.withdrawalId
-  const row = await t.database.db
-    .selectFrom('withdrawals')
-    .select('outgoingId')
-    .where('id', '=', withdrawalId)
-    .executeTakeFirstOrThrow()
-  return { withdrawalId, transferId: row.outgoingId! }
-}
+const withdraw = (user: TestUser, amount: number, to: string) => withdrawAvax(t, user, amount, to)
 
 function withdrawal(id: string) {
   return t.database.db.selectFrom('withdrawals').selectAll().where('id', '=', id).executeTakeFirstOrThrow()

@@ -17,6 +17,7 @@ import {
   fundUser,
   settleAll,
   walletAddress,
+  withdrawAvax,
 } from '../withdrawals/helpers.ts'
 
 let t: TestApp
@@ -44,22 +45,7 @@ afterAll(async () => {
 const chain = () => t.app.services.chain
 const db = () => t.database.db
 
-async function withdraw(user: TestUser, amount: number, to: string) {
-  const res = await t.req({
-    method: 'POST',
-    url: '/v1/withdrawals/',
-    token: user.token,
-    payload: { amount, coin: 'avax', address: to, password: user.password },
-  })
-  expect(res.statusCode, res.body).toBe(200)
-  const withdrawalId: string = res.json().data.withdrawalId
-  const { outgoingId } = await db()
-    .selectFrom('withdrawals')
-    .select('outgoingId')
-    .where('id', '=', withdrawalId)
-    .executeTakeFirstOrThrow()
-  return { withdrawalId, transferId: outgoingId! }
-}
+const withdraw = (user: TestUser, amount: number, to: string) => withdrawAvax(t, user, amount, to)
 
 const transfer = (id: string) =>
   db().selectFrom('outgoingTransfers').selectAll().where('id', '=', id).executeTakeFirstOrThrow()

@@ -3,6 +3,7 @@
 // everything a refused request must leave unchanged.
 import { type Address, type Hex, parseEther } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
+import { expect } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import type { TestUser } from '../helpers/factories.ts'
 import { openTransfers, sendFrom, walletAddress } from '../helpers/money.ts'
@@ -84,3 +85,21 @@ export async function snapshot(t: TestApp) {
 }
 
 export const ether = (s: string) => parseEther(s)
+
+/** A withdrawal of `amount` AVAX to `to` through the API; its id and its outgoing transfer's id. */
+export async function withdrawAvax(t: TestApp, user: TestUser, amount: number, to: string) {
+  const res = await t.req({
+    method: 'POST',
+    url: '/v1/withdrawals/',
+    token: user.token,
+    payload: { amount, coin: 'avax', address: to, password: user.password },
+  })
+  expect(res.statusCode, res.body).toBe(200)
+  const withdrawalId: string = res.json().data.withdrawalId
+  const { outgoingId } = await t.database.db
+    .selectFrom('withdrawals')
+    .select('outgoingId')
+    .where('id', '=', withdrawalId)
+    .executeTakeFirstOrThrow()
+  return { withdrawalId, transferId: outgoingId! }
+}
