@@ -1,32 +1,17 @@
 // The API reference as a person uses it: /docs served by the service, in headless Chromium. The
 // page renders the document, takes a bearer token through "Authorize", and "Try it out" on
 // GET /v1/account shows the real 200 answer; without a token the same call shows 401.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { freePort, launchChromium } from '../helpers/browser.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 
 let t: TestApp
 let user: TestUser
 let baseUrl: string
 let context: BrowserContext
-let profile: string
-
-/** A free loopback port: the document names the address it is served from (PUBLIC_URL). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
+let browser: Browser
 
 beforeAll(async () => {
   const port = await freePort()
@@ -34,26 +19,12 @@ beforeAll(async () => {
   t = await createTestApp({ env: { PUBLIC_URL: baseUrl } })
   user = await createUser(t, { firstName: 'Ada', lastName: 'Lovelace' })
   await t.app.listen({ port, host: '127.0.0.1' })
-  profile = mkdtempSync(join(tmpdir(), 'wp-chromium-'))
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
+  browser = await launchChromium()
+  context = await browser.newContext()
 }, 120_000)
 
 afterAll(async () => {
-  await context?.close()
-  if (profile) rmSync(profile, { recursive: true, force: true })
+  await browser?.close()
   await t?.close()
 })
 
@@ -77,7 +48,9 @@ describe('the API reference at /docs', () => {
       expect(await page.locator('.information-container .title').textContent()).toContain('WorkPay API')
       const doc = await (await page.request.get(`${baseUrl}/openapi.json`)).json()
       for (const tag of doc.tags as Array<{ name: string }>)
-        await expect(page.locator(`#operations-tag-${tag.name}`).count()).resolves.toBe(1)
+        await expect
+          .poll(() => page.locator(`#operations-tag-${tag.name}`).count(), { timeout: 30_000 })
+          .toBe(1)
     } finally {
       await page.close()
     }

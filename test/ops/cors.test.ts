@@ -4,9 +4,10 @@
 // not listed, or with CORS_ORIGINS unset, the browser blocks it.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { launchChromium } from '../helpers/browser.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 
 interface Call {
@@ -87,20 +88,7 @@ beforeAll(async () => {
   withoutCors = await createTestApp()
   userA = await createUser(withCors)
   userB = await createUser(withoutCors)
-  // (Playwright gives the browser a fresh profile directory of its own)
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
+  browser = await launchChromium()
 }, 120_000)
 
 afterAll(async () => {
