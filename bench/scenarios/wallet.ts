@@ -38,9 +38,8 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     { name: 'GET /v1/wallet/coin/usdc', path: '/v1/wallet/coin/usdc', headers: auth },
     { name: 'GET /v1/transaction (200 rows, page 1)', path: '/v1/transaction', headers: auth },
     {
-      name: 'ledger: 500 transfers, 10 in flight on one hot balance',
+      name: 'ledger: 500 holds, 10 in flight on one hot balance',
       async run() {
-        const hold = await s.ledger.ensureAccount(db, 'withdrawal_hold', user.id, 'usdc')
         const wallet = await s.ledger.ensureAccount(db, 'user', user.id, 'usdc')
         const count = 500
         let next = 0
@@ -49,20 +48,18 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
           while (next < count) {
             const i = next++
             await db.transaction().execute((tx) =>
-              s.ledger.transfer(tx, {
+              s.ledger.hold(tx, {
                 key: `bench:hold:${user.id}:${i}`,
                 coin: 'usdc',
-                legs: [
-                  { account: wallet, amount: -1n },
-                  { account: hold, amount: 1n },
-                ],
+                account: wallet,
+                amount: 1n,
               }),
             )
           }
         }
         await Promise.all(Array.from({ length: 10 }, worker))
         const ms = performance.now() - started
-        return { transfers: count, transfersPerSec: Math.round((count / ms) * 1000) }
+        return { holds: count, holdsPerSec: Math.round((count / ms) * 1000) }
       },
     },
     {

@@ -42,7 +42,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
       .execute()
     found += negative.length
     const balance = await s.ledger.balance(db, 'user', userId, 'usdc')
-    const hold = await s.ledger.balance(db, 'withdrawal_hold', userId, 'usdc')
+    const hold = (await s.ledger.accountsOf(db, 'user', userId)).usdc?.held ?? 0n
     const completed = await db
       .selectFrom('withdrawals')
       .select((eb) => eb.fn.countAll<number>().as('n'))

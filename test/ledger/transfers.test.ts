@@ -177,7 +177,7 @@ describe('ledger', () => {
   it('never oversells one balance under 50 concurrent debits', async () => {
     const db = database.db
     const { owner, user } = await funded(1_000n)
-    const hold = await ledger.ensureAccount(db, 'withdrawal_hold', owner, 'usdc')
+    const hold = await ledger.ensureAccount(db, 'escrow', owner, 'usdc')
     const results = await Promise.allSettled(
       Array.from({ length: 50 }, (_, i) =>
         db.transaction().execute((tx) =>
@@ -200,7 +200,7 @@ describe('ledger', () => {
     expect(ok).toBe(14)
     expect(refused).toBe(36)
     expect(await ledger.balance(db, 'user', owner, 'usdc')).toBe(20n)
-    expect(await ledger.balance(db, 'withdrawal_hold', owner, 'usdc')).toBe(980n)
+    expect(await ledger.balance(db, 'escrow', owner, 'usdc')).toBe(980n)
     await expectLedgerConsistent(db)
   })
 

@@ -102,7 +102,8 @@ describe('outcome reports', () => {
         transfer: tr.status,
         withdrawal: w.status,
         wallet: await balanceOf(t, user.id, 'avax'),
-        hold: await t.app.services.ledger.balance(t.database.db, 'withdrawal_hold', user.id, 'avax'),
+        hold: (await t.app.services.ledger.getHold(t.database.db, w.holdId!))?.status,
+        held: (await t.app.services.ledger.accountsOf(t.database.db, 'user', user.id)).avax?.held,
         parkedFee: await t.app.services.ledger.balance(t.database.db, 'treasury', from, 'avax'),
         onChain: await t.app.services.chain.balanceOf(to, 'avax'),
         mails: await countMails(user, 'withdrawal_completed'),
@@ -119,7 +120,8 @@ describe('outcome reports', () => {
       transfer: 'completed',
       withdrawal: 'processing',
       wallet: 2n * AVAX - AVAX / 2n - FEE,
-      hold: 0n,
+      hold: 'posted',
+      held: 0n,
       onChain: AVAX / 2n,
       mails: 0,
       pendingReport: true,
@@ -134,13 +136,13 @@ describe('outcome reports', () => {
     expect(w).toMatchObject({ status: 'completed', txHash: tr.txHash, retryCount: 0 })
     const fees = await feeRecords(user.id)
     expect(fees).toHaveLength(1)
-    // The fee record names the ledger transfer settlement booked for it.
-    const feeTransfer = await t.database.db
-      .selectFrom('ledgerTransfers')
-      .select('id')
-      .where('idempotencyKey', '=', `withdrawal:${withdrawalId}:fee`)
-      .executeTakeFirstOrThrow()
-    expect(fees[0]!.transferId).toBe(feeTransfer.id)
+    // The fee record names the ledger transfer settlement booked for it: the posting of the
+    // withdrawal's hold, the amount to the chain and the fee to the address's treasury account.
+    const hold = (await t.app.services.ledger.getHold(t.database.db, w.holdId!))!
+    expect(hold).toMatchObject({ status: 'posted', postedAmount: AVAX / 2n + FEE, amount: AVAX / 2n + FEE })
+    expect(fees[0]!.transferId).toBe(hold.transferId)
+    const legs = await t.app.services.ledger.entries(t.database.db, hold.transferId!)
+    expect(legs.map((l) => l.amount).sort()).toEqual([-(AVAX / 2n + FEE), FEE, AVAX / 2n].sort())
     expect(await countMails(user, 'withdrawal_completed')).toBe(1)
 
     // The same report run again changes nothing.
@@ -176,7 +178,9 @@ describe('outcome reports', () => {
           transfer: (await transfer(transferId)).status,
           withdrawal: (await withdrawal(withdrawalId)).status,
           wallet: await balanceOf(t, user.id, 'avax'),
-          hold: await t.app.services.ledger.balance(t.database.db, 'withdrawal_hold', user.id, 'avax'),
+          hold: (await t.app.services.ledger.getHold(t.database.db, (await withdrawal(withdrawalId)).holdId!))
+            ?.status,
+          held: (await t.app.services.ledger.accountsOf(t.database.db, 'user', user.id)).avax?.held,
         }
         throw new SimulatedCrash(at)
       }
@@ -187,7 +191,7 @@ describe('outcome reports', () => {
       devnet.setDown(false)
     }
     // With the failure itself, amount and fee are back in the wallet.
-    expect(between).toMatchObject({ transfer: 'failed', wallet: 2n * AVAX, hold: 0n })
+    expect(between).toMatchObject({ transfer: 'failed', wallet: 2n * AVAX, hold: 'voided', held: 0n })
     expect(between!.withdrawal).not.toBe('failed')
 
     await settleAll(t)

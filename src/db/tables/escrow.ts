@@ -39,6 +39,8 @@ export interface EscrowsTable {
   releasedFee: ColumnType<string, string | bigint | undefined, string | bigint>
   /** the outgoing transfer of the latest in-app payment */
   payTransferId: string | null
+  /** the ledger hold of the latest in-app payment */
+  payHoldId: Generated<string | null>
   expiresAt: Timestamp
   paidAt: NullableTimestamp
   releasedAt: NullableTimestamp

@@ -27,6 +27,10 @@ export interface OutgoingTransfersTable {
   toAddress: string
   amount: Units
   fundingAccountId: string | null
+  /** the pending ledger hold the value (and the postings of a success) is posted from */
+  fundingHoldId: Generated<string | null>
+  /** the ledger hold of the gas reserved at the sending address */
+  gasHoldId: Generated<string | null>
   creditAccountId: string | null
   status: Generated<OutgoingStatus>
   startedAt: NullableTimestamp
@@ -70,6 +74,8 @@ export interface WithdrawalsTable {
   errMsg: JsonCol<string[]>
   outgoingId: string | null
   transactionId: string | null
+  /** the ledger hold of amount + fee, posted on success and voided on failure */
+  holdId: Generated<string | null>
   txHash: string | null
   createdAt: Timestamp
   updatedAt: Timestamp

@@ -50,6 +50,14 @@ export interface FlowRow {
 const ENTRY_KINDS = ['platform_fee']
 
 export const statsRepo = {
+  /** Value reserved by pending ledger holds (withdrawals, in-app payments, gas) per coin. */
+  async pendingHolds(ex: Executor): Promise<{ coin: string; amount: string }[]> {
+    const { rows } = await sql<{ coin: string; amount: string }>`
+      select coin, sum(amount)::text as amount from ledger_holds
+      where status = 'pending' group by coin`.execute(ex)
+    return rows
+  },
+
   /** Cached balances of the accounts that hold value for someone, and the entry sum of the fee account. */
   async held(ex: Executor): Promise<HeldRow[]> {
     const cached = await sql<HeldRow>`

@@ -25,8 +25,9 @@ export class AdminStats {
   async overview() {
     const now = this.deps.clock.now()
     const db = this.deps.db
-    const [held, queue, transfers, coins] = await Promise.all([
+    const [held, pending, queue, transfers, coins] = await Promise.all([
       statsRepo.held(db),
+      statsRepo.pendingHolds(db),
       statsRepo.queue(db, now),
       statsRepo.transferStates(db, now),
       this.deps.coins.list(),
@@ -45,22 +46,26 @@ export class AdminStats {
       byCoin.set(coin, parts)
     }
     for (const c of coins) add(c.reference, 'user', 0n)
+    // Each kind shows what is not reserved; what pending holds reserve (withdrawals and in-app
+    // payments on their way out, gas) is one figure of its own, read from the holds.
     for (const row of held) {
-      add(row.coin, row.kind, BigInt(row.balance))
+      add(row.coin, row.kind, BigInt(row.balance) - BigInt(row.held))
       add(row.coin, 'reserved', BigInt(row.held))
     }
+    for (const row of pending) add(row.coin, 'pending', BigInt(row.amount))
     const balances = [...byCoin.entries()]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([coin, parts]) => {
         const part = (k: string) => parts.get(k) ?? 0n
-        const total =
-          part('user') + part('escrow') + part('withdrawal_hold') + part('treasury') + part('platform_fee')
+        // (what is left in the retired reservation accounts counts as on its way out)
+        const outgoing = part('pending') + part('withdrawal_hold')
+        const total = part('user') + part('escrow') + outgoing + part('treasury') + part('platform_fee')
         return {
           coin,
           decimals: decimals.get(coin) ?? null,
           users: part('user').toString(),
           escrow: part('escrow').toString(),
-          withdrawalHolds: part('withdrawal_hold').toString(),
+          withdrawalHolds: outgoing.toString(),
           treasury: part('treasury').toString(),
           platformFees: part('platform_fee').toString(),
           reserved: part('reserved').toString(),

@@ -125,8 +125,8 @@ async function finishIfDone(deps: PayoutsDeps, tx: Tx, escrowId: string) {
   }
 }
 
-/** Handlers of in-app payments (`escrow.pay`): the payment's transaction record follows it (a
- * failed payment's hold went back to the wallet with the failure). */
+/** Handlers of in-app payments (`escrow.pay`): the payment's transaction record follows it (the
+ * payment's hold was posted with its settlement, or voided with its failure). */
 export function payOutcomes(deps: PayoutsDeps): OutcomeHandlers {
   const transactionOf = (e: TransferEvent) => String(e.meta.transactionId ?? '')
   return {

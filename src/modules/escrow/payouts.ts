@@ -177,23 +177,22 @@ export class EscrowPayouts {
   }
 
   /**
-   * In-app payment: `amount` moves from the payer's wallet to a hold in `tx`, then on chain from the
-   * payer's address to the escrow address; the deposit watcher credits the escrow when it is
-   * mined. A payment that fails for good returns the hold to the wallet.
+   * In-app payment: a ledger hold reserves `amount` on the payer's wallet in `tx`, then the value
+   * moves on chain from the payer's address to the escrow address; settlement posts the hold (to
+   * the chain's clearing account) when it is mined, and the deposit watcher credits the escrow. A
+   * payment that fails for good voids the hold: the amount is available in the wallet again.
    */
   async pay(tx: Tx, escrow: EscrowRow, amount: bigint, rate: string | null) {
     const { ledger, transactions, outgoing } = this.deps
     const wallet = await ledger.ensureAccount(tx, 'user', escrow.payerId, escrow.coin)
-    const hold = await ledger.ensureAccount(tx, 'withdrawal_hold', escrow.payerId, escrow.coin)
     const id = newId()
-    await ledger.transfer(tx, {
+    const hold = await ledger.hold(tx, {
       key: `escrow-pay:${id}:hold`,
       coin: escrow.coin,
-      legs: [
-        { account: wallet, amount: -amount },
-        { account: hold, amount },
-      ],
-      kind: 'escrow.pay.hold',
+      account: wallet,
+      amount,
+      kind: 'escrow.pay',
+      description: `In-app payment of escrow ${escrow.id}`,
     })
     const coin = this.deps.chain.coin(escrow.coin)
     const text = unitsToDecimal(amount, coin.decimals)
@@ -221,19 +220,16 @@ export class EscrowPayouts {
       coin: escrow.coin,
       to: escrow.address,
       amount,
-      fundingAccountId: hold,
+      // Posted when the payment is mined; voided, with the failure itself, when it fails for good.
+      fundingHoldId: hold.id,
       meta: { transactionId, holdKey: id },
-      // A payment that fails for good gives the hold back to the wallet, with the failure itself.
-      onFailed: [
-        {
-          key: `escrow-pay:${id}:return`,
-          to: { kind: 'user', ownerId: escrow.payerId },
-          amount,
-          kind: 'escrow.pay.return',
-        },
-      ],
     })
-    await escrowRepo.update(tx, escrow.id, { payTransferId: transfer.id }, this.deps.clock.now())
+    await escrowRepo.update(
+      tx,
+      escrow.id,
+      { payTransferId: transfer.id, payHoldId: hold.id },
+      this.deps.clock.now(),
+    )
   }
 
   /**

@@ -74,6 +74,7 @@ export const escrowRepo = {
       releasedFee: bigint
       receiverId: string
       payTransferId: string | null
+      payHoldId: string | null
       paidAt: Date
       releasedAt: Date
       cancelledAt: Date

@@ -17,9 +17,11 @@ import {
   type HoldInput,
   type HoldOutcome,
   type HoldResult,
+  isRetiredKind,
   isSystemKind,
   type LedgerAccount,
   type LedgerAccountKind,
+  type OpenAccountKind,
   type PostInput,
   type TransferInput,
   type TransferResult,
@@ -62,9 +64,10 @@ export class Ledger {
 
   /**
    * The id of the account (kind, owner, coin), created with a zero balance when missing. System
-   * accounts use the owner id '' (or a chain id for `chain`).
+   * accounts use the owner id '' (or a chain id for `chain`). A retired kind is refused.
    */
-  async ensureAccount(ex: Executor, kind: LedgerAccountKind, ownerId: string, coin: string): Promise<string> {
+  async ensureAccount(ex: Executor, kind: OpenAccountKind, ownerId: string, coin: string): Promise<string> {
+    if (isRetiredKind(kind)) throw new Error(`ledger accounts of kind ${kind} are retired`)
     const existing = await repo.accountId(ex, kind, ownerId, coin)
     if (existing) return existing
     await repo.insertAccount(ex, { id: newId(), kind, ownerId, coin, now: this.deps.clock.now() })
@@ -183,6 +186,10 @@ export class Ledger {
       const row = byId.get(account)
       if (!row) throw new Error(`ledger account ${account} does not exist`)
       if (row.coin !== w.coin) throw new Error(`ledger account ${account} holds ${row.coin}, not ${w.coin}`)
+      if (isRetiredKind(row.kind) && (w.legs.find(([a]) => a === account)?.[1] ?? 0n) > 0n)
+        throw new Error(
+          `ledger account ${account} is of the retired kind ${row.kind}: nothing is credited to it`,
+        )
     }
     for (const [account, amount] of w.legs) {
       if (amount >= 0n || system.has(account)) continue

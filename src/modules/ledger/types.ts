@@ -12,6 +12,17 @@ export type { LedgerAccountKind, LedgerHoldStatus }
 export const SYSTEM_KINDS: readonly LedgerAccountKind[] = ['chain', 'platform_fee']
 export const isSystemKind = (kind: LedgerAccountKind) => SYSTEM_KINDS.includes(kind)
 
+/**
+ * Account kinds nothing posts to any more. `withdrawal_hold` parked value reserved for transfers
+ * not yet mined; reservations are pending holds on the paying account now (migration 0026 moved
+ * what was parked back). Its rows and entries stay readable; no new account of it is opened and
+ * nothing is credited to one.
+ */
+export const RETIRED_KINDS: readonly LedgerAccountKind[] = ['withdrawal_hold']
+export const isRetiredKind = (kind: LedgerAccountKind) => RETIRED_KINDS.includes(kind)
+/** The kinds an account may be opened (and credited) with. */
+export type OpenAccountKind = Exclude<LedgerAccountKind, 'withdrawal_hold'>
+
 export interface LedgerLeg {
   /** ledger account id (from `ensureAccount`) */
   account: string

@@ -1,6 +1,8 @@
 // Custodial wallets: key and ledger-account creation at sign-up (or lazily for older accounts),
 // the wallet views (#18, #19), the key export (#20), and the registry of transactions the
 // platform signs itself (so the deposit watcher does not take them for external withdrawals).
+
+import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import { getAddress } from 'viem'
 import type { Db, Executor, Tx } from '../../db/index.ts'
@@ -101,7 +103,8 @@ export class WalletService {
   }
 
   /**
-   * The user's key and a wallet account for every active coin; created on first use for accounts
+   * The user's key and a wallet account for every active coin (`balance`: available, i.e. less
+   * pending holds); created on first use for accounts
    * made before wallets existed (or for coins activated later).
    */
   async ensureUserWallet(userId: string): Promise<{
@@ -128,7 +131,8 @@ export class WalletService {
           'k.exportedAt',
           'a.id as accountId',
           'a.coin',
-          'a.balance',
+          // What the wallet shows is what it can spend: the balance less pending holds.
+          sql<string | null>`(a.balance - a.held)::text`.as('available'),
         ])
         .where('k.ownerKind', '=', 'user')
         .where('k.ownerId', '=', userId)
@@ -143,8 +147,8 @@ export class WalletService {
         exportedAt: first.exportedAt,
       }
       const accounts = rows.flatMap((r) =>
-        r.accountId && r.coin && r.balance !== null
-          ? [{ id: r.accountId, coin: r.coin, balance: r.balance }]
+        r.accountId && r.coin && r.available !== null
+          ? [{ id: r.accountId, coin: r.coin, balance: r.available }]
           : [],
       )
       return [key, accounts]

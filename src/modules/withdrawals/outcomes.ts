@@ -1,8 +1,8 @@
 // What settlement reports about a withdrawal's transfer, applied to the withdrawal: `processing`
 // when a worker picks it up, each failed attempt (`retryCount`, `errMsg`), and the outcome (status,
 // transaction records, the user's mail). Each handler runs once per report, in its own
-// transaction. The money moved with the outcome itself: settlement booked the amount to the
-// chain and the fee to the address's treasury account, or the hold back to the wallet.
+// transaction. The money moved with the outcome itself: settlement posted the withdrawal's hold
+// (the amount to the chain, the fee to the address's treasury account) or voided it.
 import type { Tx } from '../../db/index.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -14,10 +14,9 @@ import type { TransactionService } from '../transactions/service.ts'
 import { formatExact } from '../wallet/money.ts'
 import { withdrawalRepo } from './repo.ts'
 
-/** The ledger key of a withdrawal's fee, booked by settlement when its transfer completes. */
+/** The key of a withdrawal's fee posting, booked by settlement (with the amount, in the posting
+ * of the withdrawal's hold) when its transfer completes. */
 export const feeKey = (withdrawalId: string) => `withdrawal:${withdrawalId}:fee`
-/** The ledger key of a failed withdrawal's hold going back to the wallet. */
-export const releaseKey = (withdrawalId: string) => `withdrawal:${withdrawalId}:release`
 
 export function withdrawalOutcomes(deps: {
   clock: Clock
@@ -85,6 +84,7 @@ export function withdrawalOutcomes(deps: {
           status: 'completed',
           responseData: e.responseData,
           txHash: e.txHash,
+          ...(e.valueTransferId ? { transferId: e.valueTransferId } : {}),
         })
       if (found.email)
         await jobs.enqueue(

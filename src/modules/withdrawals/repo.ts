@@ -38,14 +38,13 @@ export const withdrawalRepo = {
     await ex.updateTable('withdrawals').set({ outgoingId }).where('id', '=', id).execute()
   },
 
-  /** The withdrawal whose hold is ledger transfer `transferId` (via its transaction record). */
-  byHoldTransfer(ex: Executor, ownerId: string, transferId: string) {
+  /** The withdrawal whose amount and fee ledger hold `holdId` reserves. */
+  byHold(ex: Executor, ownerId: string, holdId: string) {
     return ex
-      .selectFrom('withdrawals as w')
-      .innerJoin('transactions as t', 't.id', 'w.transactionId')
-      .select(['w.id', 'w.coin', 'w.amount', 'w.address'])
-      .where('w.ownerId', '=', ownerId)
-      .where('t.transferId', '=', transferId)
+      .selectFrom('withdrawals')
+      .select(['id', 'coin', 'amount', 'address'])
+      .where('ownerId', '=', ownerId)
+      .where('holdId', '=', holdId)
       .executeTakeFirst()
   },
 

@@ -1,7 +1,9 @@
-// Withdrawals to outside addresses (#22, #23): the request holds amount + fee in one transaction
-// with the withdrawal row, a pending transaction record and the outgoing transfer intent (with
-// what settlement books out of the hold on each outcome); `outcomes.ts` moves the withdrawal
-// through processing to completed or failed from settlement's reports.
+// Withdrawals to outside addresses (#22, #23): the request reserves amount + fee with a ledger
+// hold on the user's wallet, in one transaction with the withdrawal row (linked to the hold), a
+// pending transaction record and the outgoing transfer intent funded by that hold. Settlement
+// posts the hold when the transfer is mined (the amount to the chain, the fee to the address's
+// treasury account) or voids it when it fails; `outcomes.ts` moves the withdrawal through
+// processing to completed or failed from settlement's reports.
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import { getAddress, isAddress } from 'viem'
@@ -22,7 +24,7 @@ import type { TransactionService } from '../transactions/service.ts'
 import type { Ledger } from '../wallet/ledger.ts'
 import { formatExact, toCoinNumber, usdValue } from '../wallet/money.ts'
 import type { WalletService } from '../wallet/service.ts'
-import { feeKey, releaseKey, withdrawalOutcomes } from './outcomes.ts'
+import { feeKey, withdrawalOutcomes } from './outcomes.ts'
 import { withdrawalRepo } from './repo.ts'
 
 export const WITHDRAWAL_PURPOSE = 'withdrawal'
@@ -169,23 +171,22 @@ export class WithdrawalService {
     const { ledger, transactions, outgoing, clock } = this.deps
     const id = newId()
     const user = await ledger.ensureAccount(tx, 'user', w.userId, w.coin.reference)
-    const hold = await ledger.ensureAccount(tx, 'withdrawal_hold', w.userId, w.coin.reference)
     const holdKey = w.requestKey
       ? `withdrawal-request:${w.userId}:${createHash('sha256').update(w.requestKey).digest('hex')}`
       : `withdrawal:${id}:hold`
-    const transfer = await ledger.transfer(tx, {
+    // Amount and fee reserved on the wallet (422 beyond what it has available); the wallet row
+    // lock serialises concurrent withdrawals of one user and coin.
+    const hold = await ledger.hold(tx, {
       key: holdKey,
       coin: w.coin.reference,
-      kind: 'withdrawal.hold',
+      account: user,
+      amount: w.amount + w.fee,
+      kind: 'withdrawal',
       description: `Withdrawal ${id}: amount and network fee held`,
-      legs: [
-        { account: user, amount: -(w.amount + w.fee) },
-        { account: hold, amount: w.amount + w.fee },
-      ],
     })
-    if (transfer.replayed) {
+    if (hold.replayed) {
       // This request already ran to the end: answer its withdrawal, move nothing.
-      const first = await withdrawalRepo.byHoldTransfer(tx, w.userId, transfer.id)
+      const first = await withdrawalRepo.byHold(tx, w.userId, hold.id)
       if (
         !first ||
         first.coin !== w.coin.reference ||
@@ -210,7 +211,6 @@ export class WithdrawalService {
         asset: w.coin.symbol,
         amount: amountText,
       },
-      transferId: transfer.id,
       rate: w.rate,
     })
     const now = clock.now()
@@ -224,6 +224,7 @@ export class WithdrawalService {
       usdValue: usdValue(w.amount, w.coin.decimals, w.rate).toFixed(2),
       usdRate: w.rate,
       transactionId: record.id,
+      holdId: hold.id,
       createdAt: now,
       updatedAt: now,
     })
@@ -235,9 +236,10 @@ export class WithdrawalService {
       coin: w.coin.reference,
       to: w.address,
       amount: w.amount,
-      fundingAccountId: hold,
-      // Booked by settlement with the outcome. On success the fee stays at the user's address as
-      // platform value (it pays the gas of later sends); on failure amount and fee go back.
+      fundingHoldId: hold.id,
+      // Posted from the hold by settlement with the outcome: on success the fee stays at the
+      // user's address as platform value (it pays the gas of later sends); on failure the hold is
+      // voided and amount and fee are available again.
       onCompleted:
         w.fee > 0n
           ? [
@@ -249,15 +251,6 @@ export class WithdrawalService {
               },
             ]
           : [],
-      onFailed: [
-        {
-          key: releaseKey(id),
-          to: { kind: 'user', ownerId: w.userId },
-          amount: w.amount + w.fee,
-          kind: 'withdrawal.release',
-          description: `Withdrawal ${id} failed: amount and fee released`,
-        },
-      ],
     })
     await withdrawalRepo.setOutgoing(tx, id, sent.id)
     await withdrawalRepo.audit(tx, now, w.userId, 'withdrawal.requested', w.ip, {

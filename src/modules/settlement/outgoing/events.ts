@@ -42,14 +42,18 @@ export interface TransferSettled extends TransferEvent {
   /** JSON text of the receipt: transactionHash, blockNumber, blockHash, from, to, status,
    * gasUsed, effectiveGasPrice, logs */
   responseData: string
-  /** the ledger transfer id of each posting booked with the settlement, by its key */
+  /** the ledger transfer id of each posting booked with the settlement, by its key (a transfer
+   * funded by a hold books them with its value, in one posting of the hold) */
   booked: Record<string, string>
+  /** the ledger transfer that moved the value out of the funding (hold or account); absent from
+   * reports written before holds funded transfers */
+  valueTransferId?: string | null
 }
 
 /**
  * Failed for good (retries used up, a permanent refusal, or mined but reverted); this is also
- * the last failed attempt (`attempt`). Nothing left the funding account; the postings for a
- * failure (the hold back to the wallet) are booked.
+ * the last failed attempt (`attempt`). Nothing left the funding: its hold was voided (or, for a
+ * transfer funded by an account, the postings for a failure were booked).
  */
 export interface TransferFailed extends TransferEvent {
   attempt: number

@@ -1,7 +1,9 @@
 // Gas is always the platform's. A transfer from a custodial address reserves its most possible
-// gas cost (gas × maxFeePerGas) of native coin from the `treasury` ledger account of that address
-// (platform value parked there) into a reserve; when the transaction is mined the gas used goes to
-// the chain's clearing account and the rest back. When the parked value is short, the gas wallet
+// gas cost (gas × maxFeePerGas) of native coin with a ledger hold on the `treasury` account of
+// that address (platform value parked there), linked to the transfer (`gas_hold_id`); a
+// replacement with higher fees voids it and holds the larger amount in the same transaction. When
+// the transfer settles the hold is posted for the gas used (to the chain's clearing account, the
+// rest released) or voided when nothing was mined. When the parked value is short, the gas wallet
 // sends the address a top-up (one open top-up per address) and the transfer waits for its credit.
 import type { Executor, Tx } from '../../../db/index.ts'
 import { ChainError } from '../../../platform/chain/types.ts'
@@ -10,15 +12,10 @@ import { lockAddress } from './nonces.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { GAS_TOPUP_PURPOSE, isFinal, type SenderContext } from './types.ts'
 
-/** Account ids of the platform's gas at a sending address: spendable, and reserved. */
+/** The account of the platform's gas at a sending address (holds reserve what transfers need). */
 export async function gasAccounts(s: SenderContext, ex: Executor, address: string) {
   const native = nativeCoin(s)
-  const { ledger } = s.deps
-  return {
-    native,
-    treasury: await ledger.ensureAccount(ex, 'treasury', address, native),
-    reserve: await ledger.ensureAccount(ex, 'withdrawal_hold', `gas:${address}`, native),
-  }
+  return { native, treasury: await s.deps.ledger.ensureAccount(ex, 'treasury', address, native) }
 }
 
 function nativeCoin(s: SenderContext): string {
@@ -69,18 +66,19 @@ function reserveOnce(
     if (reserved >= maxFee) return 'ok'
     const need = maxFee - reserved
     const acc = await gasAccounts(s, tx, row.fromAddress)
-    const spendable = (await ledger.account(tx, acc.treasury, { forUpdate: true }))?.balance ?? 0n
+    const spendable = (await ledger.account(tx, acc.treasury, { forUpdate: true }))?.available ?? 0n
     if (spendable >= need) {
-      await ledger.transfer(tx, {
-        key: `outgoing:${row.id}:gas-reserve:${reserved}`,
+      // One hold per transfer: a larger reservation replaces the smaller one.
+      if (current.gasHoldId) await ledger.void(tx, current.gasHoldId)
+      const hold = await ledger.hold(tx, {
+        key: `outgoing:${row.id}:gas-hold:${maxFee}`,
         coin: acc.native,
-        kind: 'gas.reserve',
-        legs: [
-          { account: acc.treasury, amount: -need },
-          { account: acc.reserve, amount: need },
-        ],
+        account: acc.treasury,
+        amount: maxFee,
+        kind: 'gas',
+        description: `Gas of outgoing transfer ${row.id}`,
       })
-      await outgoingRepo.setGasReserved(tx, row.id, maxFee, clock.now())
+      await outgoingRepo.setGasReserved(tx, row.id, maxFee, hold.id, clock.now())
       return 'ok'
     }
     const topUps = await outgoingRepo.topUpsTo(tx, s.chainKey, row.fromAddress, GAS_TOPUP_PURPOSE)
@@ -116,18 +114,22 @@ function reserveOnce(
   })
 }
 
-/** Books the gas a mined transaction used (0 when nothing was mined) and returns the rest. */
+/** Books the gas a mined transaction used (0 when nothing was mined): the gas hold posted for
+ * it (the rest released), or voided. */
 export async function bookGas(s: SenderContext, tx: Tx, row: OutgoingRow, used: bigint) {
   const reserved = BigInt(row.gasReserved)
-  if (row.fromKind === 'platform' || reserved === 0n) return
+  if (row.fromKind === 'platform' || reserved === 0n || !row.gasHoldId) return
   const { ledger, log } = s.deps
-  const acc = await gasAccounts(s, tx, row.fromAddress)
   const spent = used < reserved ? used : reserved
-  const clearing = await ledger.ensureAccount(tx, 'chain', s.chainKey, acc.native)
-  const legs = [{ account: acc.reserve, amount: -reserved }]
-  if (spent > 0n) legs.push({ account: clearing, amount: spent })
-  if (reserved - spent > 0n) legs.push({ account: acc.treasury, amount: reserved - spent })
-  await ledger.transfer(tx, { key: `outgoing:${row.id}:gas`, coin: acc.native, kind: 'gas.spent', legs })
+  if (spent > 0n) {
+    const clearing = await ledger.ensureAccount(tx, 'chain', s.chainKey, nativeCoin(s))
+    await ledger.post(tx, {
+      hold: row.gasHoldId,
+      to: [{ account: clearing, amount: spent }],
+      key: `outgoing:${row.id}:gas`,
+      kind: 'gas.spent',
+    })
+  } else await ledger.void(tx, row.gasHoldId)
   if (used > reserved)
     log.error(
       { transferId: row.id, used: used.toString(), reserved: reserved.toString() },

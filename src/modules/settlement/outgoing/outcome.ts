@@ -10,7 +10,7 @@ import { ChainError, type TransferReceipt } from '../../../platform/chain/types.
 import { scheduleRun } from './enqueue.ts'
 import { TRANSFER_ATTEMPT_FAILED, TRANSFER_FAILED, TRANSFER_SETTLED } from './events.ts'
 import { bookGas } from './gas.ts'
-import { bookPostings } from './postings.ts'
+import { bookOutcome } from './postings.ts'
 import { hashesOf, minedOf } from './receipts.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { eventOf, report } from './report.ts'
@@ -155,7 +155,7 @@ async function receiptText(s: SenderContext, r: TransferReceipt): Promise<string
 
 /** Settles a mined transfer: completed (value and gas booked) or, when reverted, failed (gas booked). */
 export async function settleWithReceipt(s: SenderContext, id: string, receipt: TransferReceipt) {
-  const { db, ledger, clock, log } = s.deps
+  const { db, clock, log } = s.deps
   const text = await receiptText(s, receipt)
   await db.transaction().execute(async (tx) => {
     const locked = await s.load(tx, id, true)
@@ -168,19 +168,8 @@ export async function settleWithReceipt(s: SenderContext, id: string, receipt: T
     await bookGas(s, tx, row, receipt.fee)
     await wakeLaterNonces(s, tx, row)
     if (receipt.status === 'success') {
-      if (row.fundingAccountId) {
-        const clearing = await ledger.ensureAccount(tx, 'chain', s.chainKey, row.coin)
-        await ledger.transfer(tx, {
-          key: `outgoing:${row.id}:value`,
-          coin: row.coin,
-          kind: `outgoing.${row.purpose}`,
-          legs: [
-            { account: row.fundingAccountId, amount: -BigInt(row.amount) },
-            { account: clearing, amount: BigInt(row.amount) },
-          ],
-        })
-      }
-      const booked = await bookPostings(s, tx, row, 'completed')
+      // The value out of the funding (the hold posted, or the account debited) to the chain.
+      const { valueTransferId, booked } = await bookOutcome(s, tx, row, 'completed')
       await outgoingRepo.markCompleted(tx, id, text, now)
       await report(s, tx, TRANSFER_SETTLED, {
         ...eventOf(row),
@@ -188,6 +177,7 @@ export async function settleWithReceipt(s: SenderContext, id: string, receipt: T
         gasUsed: receipt.gasUsed.toString(),
         responseData: text,
         booked,
+        valueTransferId,
       })
       log.info(
         {
@@ -251,7 +241,8 @@ async function settleFailure(
       ...(f.reason === 'reverted' ? { txHash: row.txHash, receipt: JSON.parse(f.receipt!) } : {}),
     },
   }
-  const booked = await bookPostings(s, tx, row, 'failed')
+  // The hold voided (or the postings for a failure booked): nothing left the funding.
+  const { booked } = await bookOutcome(s, tx, row, 'failed')
   await outgoingRepo.markFailed(tx, row.id, json(error), f.receipt, s.deps.clock.now())
   const txHash = f.reason === 'reverted' ? row.txHash : null
   await report(s, tx, TRANSFER_FAILED, {

@@ -1,12 +1,92 @@
-// Postings: ledger movements out of a transfer's funding account that a caller asks for with its
-// intent (a withdrawal's fee on success, its hold back to the wallet on failure). Settlement books
-// them in the transaction that settles the transfer, so they are atomic with the settlement.
+// What a transfer's outcome books out of its funding, in the transaction that settles it (so the
+// ledger and the chain never disagree in between):
+// - funded by a hold (withdrawals, in-app payments): on success the hold is posted, the value to
+//   the chain's clearing account and the postings the caller asked for (a withdrawal's fee) in one
+//   ledger transfer, the rest released; on failure the hold is voided. Exactly that hold, once.
+// - funded by an account (escrow legs): on success the value moves to the clearing account and the
+//   caller's postings are booked out of the account; on failure its postings for a failure.
 import type { Tx } from '../../../db/index.ts'
+import type { OpenAccountKind } from '../../ledger/types.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import type { SenderContext } from './types.ts'
 
-/** Books the postings the caller asked for with this outcome; their ledger transfer ids by key. */
-export async function bookPostings(
+export interface Booked {
+  /** the ledger transfer that moved the value to the chain (null: nothing moved) */
+  valueTransferId: string | null
+  /** the ledger transfer id of each posting the caller asked for, by its key */
+  booked: Record<string, string>
+}
+
+/** The ledger key of the transfer that moves a settled transfer's value out of its funding. */
+export const valueKey = (transferId: string) => `outgoing:${transferId}:value`
+
+/** Books the outcome's movements out of the transfer's funding (hold or account). */
+export async function bookOutcome(
+  s: SenderContext,
+  tx: Tx,
+  row: OutgoingRow,
+  outcome: 'completed' | 'failed',
+): Promise<Booked> {
+  if (row.fundingHoldId) return resolveHold(s, tx, row, row.fundingHoldId, outcome)
+  const { ledger } = s.deps
+  let valueTransferId: string | null = null
+  if (outcome === 'completed' && row.fundingAccountId) {
+    const clearing = await ledger.ensureAccount(tx, 'chain', s.chainKey, row.coin)
+    const moved = await ledger.transfer(tx, {
+      key: valueKey(row.id),
+      coin: row.coin,
+      kind: `outgoing.${row.purpose}`,
+      legs: [
+        { account: row.fundingAccountId, amount: -BigInt(row.amount) },
+        { account: clearing, amount: BigInt(row.amount) },
+      ],
+    })
+    valueTransferId = moved.id
+  }
+  return { valueTransferId, booked: await bookPostings(s, tx, row, outcome) }
+}
+
+/** Success: posts the hold (value to the clearing account, then each posting). Failure: voids it. */
+async function resolveHold(
+  s: SenderContext,
+  tx: Tx,
+  row: OutgoingRow,
+  holdId: string,
+  outcome: 'completed' | 'failed',
+): Promise<Booked> {
+  const { ledger } = s.deps
+  const postings = await outgoingRepo.postings(tx, row.id, outcome)
+  if (outcome === 'failed') {
+    if (postings.length > 0) throw new Error(`transfer ${row.id} is funded by a hold: a failure voids it`)
+    await ledger.void(tx, holdId)
+    return { valueTransferId: null, booked: {} }
+  }
+  const clearing = await ledger.ensureAccount(tx, 'chain', s.chainKey, row.coin)
+  const to = [{ account: clearing, amount: BigInt(row.amount) }]
+  for (const p of postings)
+    to.push({
+      account: await ledger.ensureAccount(tx, p.accountKind as OpenAccountKind, p.accountOwnerId, row.coin),
+      amount: BigInt(p.amount),
+    })
+  const posted = await ledger.post(tx, {
+    hold: holdId,
+    to,
+    key: valueKey(row.id),
+    kind: `outgoing.${row.purpose}`,
+  })
+  // A hold resolved already (never while the transfer was open) posts nothing again.
+  if (posted.status !== 'posted' || !posted.transferId)
+    throw new Error(`the hold ${holdId} of transfer ${row.id} was ${posted.status} before it settled`)
+  const booked: Record<string, string> = {}
+  for (const p of postings) {
+    await outgoingRepo.setPostingBooked(tx, p, posted.transferId)
+    booked[p.idempotencyKey] = posted.transferId
+  }
+  return { valueTransferId: posted.transferId, booked }
+}
+
+/** Books the postings the caller asked for with this outcome out of the funding account. */
+async function bookPostings(
   s: SenderContext,
   tx: Tx,
   row: OutgoingRow,
@@ -17,7 +97,7 @@ export async function bookPostings(
   const postings = await outgoingRepo.postings(tx, row.id, outcome)
   if (postings.length > 0 && !row.fundingAccountId) throw new Error('postings need a funding account')
   for (const p of postings) {
-    const to = await ledger.ensureAccount(tx, p.accountKind, p.accountOwnerId, row.coin)
+    const to = await ledger.ensureAccount(tx, p.accountKind as OpenAccountKind, p.accountOwnerId, row.coin)
     const amount = BigInt(p.amount)
     const result = await ledger.transfer(tx, {
       key: p.idempotencyKey,

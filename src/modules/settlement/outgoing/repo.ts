@@ -56,10 +56,10 @@ export const outgoingRepo = {
       .execute()
   },
 
-  async setGasReserved(ex: Executor, id: string, reserved: bigint, at: Date) {
+  async setGasReserved(ex: Executor, id: string, reserved: bigint, holdId: string, at: Date) {
     await ex
       .updateTable('outgoingTransfers')
-      .set({ gasReserved: reserved.toString(), updatedAt: at })
+      .set({ gasReserved: reserved.toString(), gasHoldId: holdId, updatedAt: at })
       .where('id', '=', id)
       .execute()
   },

@@ -6,7 +6,7 @@ import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
 import type { ChainAdapter, ChainSigner, FeeEstimate } from '../../../platform/chain/types.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
-import type { Ledger, LedgerAccountKind } from '../../wallet/ledger.ts'
+import type { Ledger, OpenAccountKind } from '../../wallet/ledger.ts'
 import type { WalletService } from '../../wallet/service.ts'
 import type { Halts } from '../reconcile/halts.ts'
 import type { OutgoingRow } from './repo.ts'
@@ -49,13 +49,20 @@ export interface EnqueueTransfer {
    * not book what the platform sends); optional for the platform signers (off-ledger wallets).
    */
   fundingAccountId?: string
+  /**
+   * A pending ledger hold (same coin) that reserves the value and what `onCompleted` posts: on
+   * success settlement posts exactly this hold (the value to the chain's clearing account and
+   * the postings) and releases the rest; on failure it voids it. Its account is the funding
+   * account. A transfer funded by a hold takes no `onFailed` postings (the void gives all back).
+   */
+  fundingHoldId?: string
   /** where the deposit watcher credits what arrives when `to` is a custodial address (default:
    * the address owner's account) */
   creditAccountId?: string
   /** free data kept with the transfer and handed back to the handlers */
   meta?: Record<string, unknown>
-  /** postings out of `fundingAccountId` booked with the settlement when the transfer completes
-   * (besides the value itself, which goes to the chain) */
+  /** postings out of the funding (the hold, or `fundingAccountId`) booked with the settlement
+   * when the transfer completes (besides the value itself, which goes to the chain) */
   onCompleted?: Posting[]
   /** postings out of `fundingAccountId` booked when the transfer fails for good */
   onFailed?: Posting[]
@@ -69,7 +76,7 @@ export interface Posting {
   /** the ledger idempotency key */
   key: string
   /** the credited account, by kind and owner, in the transfer's coin (created when missing) */
-  to: { kind: LedgerAccountKind; ownerId: string }
+  to: { kind: OpenAccountKind; ownerId: string }
   /** base units, > 0 */
   amount: bigint
   /** the ledger transfer's kind */

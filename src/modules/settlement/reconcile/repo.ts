@@ -171,6 +171,26 @@ export const reconcileRepo = {
       .execute()
   },
 
+  /** Accounts whose cached held amount is not the sum of their pending holds. */
+  async heldNotHolds(ex: Executor) {
+    const { rows } = await sql<{
+      id: string
+      kind: LedgerAccountKind
+      ownerId: string
+      coin: string
+      held: string
+      pending: string | null
+    }>`
+      select a.id, a.kind, a.owner_id, a.coin, a.held::text as held, h.pending::text as pending
+      from ledger_accounts a
+      left join (
+        select account_id, sum(amount) as pending from ledger_holds
+        where status = 'pending' group by account_id
+      ) h on h.account_id = a.id
+      where a.held <> coalesce(h.pending, 0)`.execute(ex)
+    return rows
+  },
+
   // ---- ledger = chain ------------------------------------------------------------------------
 
   /** Custodial keys by address order, `limit` after `after` (keyset paging). */

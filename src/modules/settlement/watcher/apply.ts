@@ -9,7 +9,7 @@ import type { ChainAdapter, TransferReceipt } from '../../../platform/chain/type
 import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import type { TransactionService } from '../../transactions/service.ts'
-import type { Ledger, LedgerAccountKind } from '../../wallet/ledger.ts'
+import type { Ledger, OpenAccountKind } from '../../wallet/ledger.ts'
 import { formatExact } from '../../wallet/money.ts'
 import { receiptText } from './fetch.ts'
 import { type EventKey, watcherRepo } from './repo.ts'
@@ -41,7 +41,7 @@ export interface Applied {
   parked: number
 }
 
-const KIND_OF_OWNER: Record<Movement['custodial']['ownerKind'], LedgerAccountKind> = {
+const KIND_OF_OWNER: Record<Movement['custodial']['ownerKind'], OpenAccountKind> = {
   user: 'user',
   escrow: 'escrow',
   treasury: 'treasury',
