@@ -98,14 +98,34 @@ describe('GET /v1/admin/stats/*', () => {
     ])
     expect(overview.transfers[0].oldestSeconds).toBeGreaterThanOrEqual(600)
     expect(overview.transfers[0].oldestSeconds).toBeLessThan(660)
+    // The held figure is what pending ledger holds reserve: the withdrawal's amount + fee (the
+    // transfer has not reserved gas yet); the users' figure is what their wallets can spend.
     const avax = overview.balances.find((b: { coin: string }) => b.coin === 'avax')
-    expect(BigInt(avax.withdrawalHolds) + BigInt(avax.reserved)).toBeGreaterThan(0n)
+    const pending = await t.database.db
+      .selectFrom('ledgerHolds')
+      .select(['amount', 'kind'])
+      .where('coin', '=', 'avax')
+      .where('status', '=', 'pending')
+      .execute()
+    expect(pending.map((h) => h.kind)).toEqual(['withdrawal'])
+    expect(avax.withdrawalHolds).toBe((AVAX + AVAX / 1000n).toString())
+    expect(avax.reserved).toBe(avax.withdrawalHolds)
+    expect(avax.users).toBe((await balanceOf(t, user.id, 'avax')).toString())
+    expect(BigInt(avax.users)).toBe(3n * AVAX - AVAX - AVAX / 1000n)
+    expect(BigInt(avax.total)).toBe(
+      BigInt(avax.users) +
+        BigInt(avax.escrow) +
+        BigInt(avax.withdrawalHolds) +
+        BigInt(avax.treasury) +
+        BigInt(avax.platformFees),
+    )
 
     await settleAll(t)
     ages = expectOk(await get('/v1/admin/stats/transfer-ages'))
     expect(ages.open).toBe(0)
     const after = expectOk(await get('/v1/admin/stats/overview'))
     expect(after.transfers).toEqual([])
+    expect(after.balances.find((b: { coin: string }) => b.coin === 'avax').withdrawalHolds).toBe('0')
     expect(after.balances.find((b: { coin: string }) => b.coin === 'avax').users).toBe(
       (await balanceOf(t, user.id, 'avax')).toString(),
     )
