@@ -5625,17 +5625,17 @@ export interface components {
         coin: string
         /** @description decimals of the coin (null for a coin no longer configured) */
         decimals: number | null
-        /** @description users' wallets */
+        /** @description users' wallets (available: less pending holds) */
         users: string
-        /** @description escrow accounts */
+        /** @description escrow accounts (available) */
         escrow: string
-        /** @description withdrawals on their way out */
+        /** @description reserved by pending ledger holds: withdrawals and in-app payments on their way out, gas reserved at custodial addresses */
         withdrawalHolds: string
-        /** @description platform treasury accounts */
+        /** @description platform treasury accounts (available) */
         treasury: string
         /** @description platform fees collected and not swept */
         platformFees: string
-        /** @description reserved by pending holds (part of the balances above) */
+        /** @description held amounts of the accounts above (equal to withdrawalHolds in a sound ledger) */
         reserved: string
         /** @description everything the ledger says is held in custody */
         total: string
