@@ -1,6 +1,6 @@
 // Migration 0026 on a database written the old way: a withdrawal whose amount + fee, and whose
-// transfer's gas, were parked in `withdrawal_hold` accounts (written here with SQL, as the code
-// before holds left them). The conversion moves them back and holds them instead, the ledger
+// transfer's gas, were parked in `withdrawal_hold` accounts, and an in-app escrow payment parked
+// likewise (written here with SQL, as the code before holds left them). The conversion moves them back and holds them instead, the ledger
 // stays sound, a retry of the request finds the same withdrawal, and the transfer then settles
 // posting exactly those holds, with the ledger equal to the chain.
 import { type Kysely, sql } from 'kysely'
@@ -9,9 +9,11 @@ import { convertParkedHolds } from '../../src/db/migrations/0026-reservation-hol
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
 import { ledgerInvariants } from '../../src/modules/settlement/reconcile/checks.ts'
 import { newId } from '../../src/platform/crypto/ids.ts'
+import { initiate, post, settleAll as settleEscrow } from '../escrow/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
-import { AVAX, expectConsistent, freshAddress, fundUser, settleAll, walletAddress } from './helpers.ts'
+import { sendFrom } from '../helpers/money.ts'
+import { AVAX, expectConsistent, freshAddress, fundUser, settleAll, USDC, walletAddress } from './helpers.ts'
 
 let t: TestApp
 const FEE = AVAX / 1000n
@@ -57,6 +59,26 @@ async function parkInsteadOfHold(holdId: string, to: string, key: string) {
   return { transferId, amount: BigInt(h!.amount) }
 }
 
+/** Runs the sender until the transfer has its gas reserved, and stops it there (before signing). */
+async function stopBeforeSigning(transferId: string) {
+  let stopped = false
+  t.app.services.outgoing.testHook = (at, id) => {
+    if (at !== 'before-sign' || id !== transferId) return
+    stopped = true
+    throw new SimulatedCrash(at)
+  }
+  try {
+    for (let i = 0; i < 30 && !stopped; i++) {
+      await t.app.services.wallets.scanNow()
+      await t.drain()
+      if (!stopped) t.clock.advance(5_000)
+    }
+  } finally {
+    t.app.services.outgoing.testHook = undefined
+  }
+  expect(stopped).toBe(true)
+}
+
 describe('migration 0026: parked reservations become holds', () => {
   it('converts a withdrawal and its gas parked the old way, and the transfer then settles on them', async () => {
     const user = await createUser(t)
@@ -77,22 +99,7 @@ describe('migration 0026: parked reservations become holds', () => {
       .selectAll()
       .where('id', '=', withdrawalId)
       .executeTakeFirstOrThrow()
-    let stopped = false
-    t.app.services.outgoing.testHook = (at, id) => {
-      if (at !== 'before-sign' || id !== w0.outgoingId) return
-      stopped = true
-      throw new SimulatedCrash(at)
-    }
-    try {
-      for (let i = 0; i < 30 && !stopped; i++) {
-        await t.app.services.wallets.scanNow()
-        await t.drain()
-        if (!stopped) t.clock.advance(5_000)
-      }
-    } finally {
-      t.app.services.outgoing.testHook = undefined
-    }
-    expect(stopped).toBe(true)
+    await stopBeforeSigning(w0.outgoingId!)
     const queued = await db()
       .selectFrom('outgoingTransfers')
       .selectAll()
@@ -199,6 +206,86 @@ describe('migration 0026: parked reservations become holds', () => {
     expect((await ledger().getHold(db(), row.gasHoldId!))?.status).toBe('posted')
     expect(await ledger().balance(db(), 'user', user.id, 'avax')).toBe(2n * AVAX - AVAX / 2n - FEE)
     expect((await ledger().accountsOf(db(), 'treasury', address)).avax!.held).toBe(0n)
+    await expectConsistent(t)
+  })
+
+  it('converts an in-app escrow payment parked the old way; the payment then posts its hold', async () => {
+    const payer = await createUser(t)
+    const receiver = await createUser(t)
+    const outsider = t.app.services.chain.devnet!.accounts[1]!
+    await t.app.services.chain.devnet!.fund(outsider.address, 'usdc', 50n * USDC)
+    await sendFrom(t, outsider, await walletAddress(t, payer), 'usdc', 50n * USDC)
+    await t.app.services.wallets.scanNow()
+    const q = await initiate(t, payer, receiver, { coin: 'usdc', amount: 20 })
+    const due = BigInt(q.amountToPayBaseUnits)
+    const paid = await post(t, payer, '/v1/escrow/pay', { escrowId: q.escrowId, password: payer.password })
+    expect(paid.statusCode, paid.body).toBe(200)
+    const e0 = await db()
+      .selectFrom('escrows')
+      .selectAll()
+      .where('id', '=', q.escrowId)
+      .executeTakeFirstOrThrow()
+    await stopBeforeSigning(e0.payTransferId!)
+    const queued = await db()
+      .selectFrom('outgoingTransfers')
+      .selectAll()
+      .where('id', '=', e0.payTransferId)
+      .executeTakeFirstOrThrow()
+
+    // ---- the old shape: the amount parked in the payer's withdrawal_hold account ----
+    const parking = await parkingAccount(payer.id, 'usdc')
+    await sql`
+      update outgoing_transfers set funding_hold_id = null, funding_account_id = ${parking}
+      where id = ${queued.id}`.execute(db())
+    await sql`update escrows set pay_hold_id = null where id = ${q.escrowId}`.execute(db())
+    const holdKey = String((queued.meta as { holdKey?: string }).holdKey)
+    await parkInsteadOfHold(e0.payHoldId!, parking, `escrow-pay:${holdKey}:hold`)
+    await sql`
+      insert into outgoing_postings
+        (transfer_id, outcome, seq, idempotency_key, account_kind, account_owner_id, amount, kind)
+      values (${queued.id}, 'failed', 0, ${`escrow-pay:${holdKey}:return`}, 'user', ${payer.id},
+              ${due.toString()}::numeric, 'escrow.pay.return')`.execute(db())
+    expect(await ledger().balance(db(), 'user', payer.id, 'usdc')).toBe(50n * USDC - due)
+    expect(await ledgerInvariants(db())).toEqual([])
+
+    // ---- the conversion (the gas of this transfer is still a hold: only the value converts) ----
+    expect(await convertParkedHolds(db())).toEqual({ value: 1, gas: 0 })
+    expect(await ledgerInvariants(db())).toEqual([])
+    const e = await db()
+      .selectFrom('escrows')
+      .selectAll()
+      .where('id', '=', q.escrowId)
+      .executeTakeFirstOrThrow()
+    const row = await db()
+      .selectFrom('outgoingTransfers')
+      .selectAll()
+      .where('id', '=', queued.id)
+      .executeTakeFirstOrThrow()
+    expect(e.payHoldId).toBe(row.fundingHoldId)
+    expect(await ledger().getHold(db(), e.payHoldId!)).toMatchObject({
+      status: 'pending',
+      amount: due,
+      kind: 'escrow.pay',
+    })
+    expect((await ledger().accountsOf(db(), 'user', payer.id)).usdc).toMatchObject({
+      balance: 50n * USDC,
+      held: due,
+      available: 50n * USDC - due,
+    })
+    expect(await ledger().balance(db(), 'withdrawal_hold', payer.id, 'usdc')).toBe(0n)
+    const failurePostings = await db()
+      .selectFrom('outgoingPostings')
+      .select('idempotencyKey')
+      .where('transferId', '=', queued.id)
+      .where('outcome', '=', 'failed')
+      .execute()
+    expect(failurePostings).toEqual([])
+
+    await settleEscrow(t)
+    expect(await ledger().getHold(db(), e.payHoldId!)).toMatchObject({ status: 'posted', postedAmount: due })
+    const v = await post(t, payer, '/v1/escrow/validate', { escrowId: q.escrowId })
+    expect(v.json().data.status).toBe('paid')
+    expect(await ledger().balance(db(), 'user', payer.id, 'usdc')).toBe(50n * USDC - due)
     await expectConsistent(t)
   })
 })
