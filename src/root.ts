@@ -135,7 +135,12 @@ export async function buildServices(deps: RootDeps) {
       verifySensitiveCode,
     })
     const { outgoing } = buildOutgoing({ database, chain, clock, log, jobs, ledger, wallets, settlement })
-    const { collections, bookmarks } = buildCollections({ db, clock, files: files.files, events })
+    const { collections, bookmarks, collectionTypes } = buildCollections({
+      db,
+      clock,
+      files: files.files,
+      events,
+    })
     const { withdrawals } = buildWithdrawals({
       db,
       clock,
@@ -186,6 +191,7 @@ export async function buildServices(deps: RootDeps) {
       settlement,
       coins,
       chain,
+      collectionTypes,
     })
 
     const services = {
@@ -210,6 +216,7 @@ export async function buildServices(deps: RootDeps) {
       outgoing,
       collections,
       bookmarks,
+      collectionTypes,
       withdrawals,
       escrow,
       payments,

@@ -955,6 +955,43 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/collection-type': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The types a collection may be created with
+     * @description Active types, oldest first (the defaults lead). Query: `page`, `limit` (12, max 100), `search` (start of a name or value), `name`, `value` (exact, any case).
+     */
+    get: operations['listCollectionTypes']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/collection-type/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One active collection type */
+    get: operations['getCollectionType']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/withdrawals/': {
     parameters: {
       query?: never
@@ -2112,6 +2149,41 @@ export interface paths {
     options?: never
     head?: never
     patch?: never
+    trace?: never
+  }
+  '/v1/admin/collection-types': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Every collection type, retired ones too (`active: false`), oldest first */
+    get: operations['adminCollectionTypes']
+    put?: never
+    /** Add a collection type (audited) */
+    post: operations['adminCreateCollectionType']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/collection-types/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    /** Rename, describe, retire or restore a collection type (audited); its value never changes */
+    patch: operations['adminUpdateCollectionType']
     trace?: never
   }
 }
@@ -4101,6 +4173,65 @@ export interface components {
       /** @description type `user`: the user summary, null once the account is gone or private */
       user?: components['schemas']['UserSummary'] | null
     }
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "_id": "000000000000000000000001",
+     *           "name": "Job",
+     *           "value": "job",
+     *           "description": "",
+     *           "active": true,
+     *           "createdAt": "2026-11-23T18:18:27.534Z",
+     *           "updatedAt": "2026-11-23T18:18:27.534Z",
+     *           "updateAt": "2026-11-23T18:18:27.534Z",
+     *           "deletedAt": null
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "pages": 1,
+     *       "page": 1,
+     *       "limit": 12
+     *     }
+     */
+    CollectionTypePage: {
+      data: components['schemas']['CollectionType'][]
+      total: number
+      pages: number
+      page: number
+      limit: number
+    }
+    /**
+     * @description A type collections may be created with. `updateAt` repeats `updatedAt` under the SDK’s spelling; `deletedAt` is when it was retired.
+     * @example {
+     *       "_id": "000000000000000000000001",
+     *       "name": "Job",
+     *       "value": "job",
+     *       "description": "",
+     *       "active": true,
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z",
+     *       "updateAt": "2026-11-23T18:18:27.534Z",
+     *       "deletedAt": null
+     *     }
+     */
+    CollectionType: {
+      _id: string
+      /** @description what people read */
+      name: string
+      /** @description what a collection’s `type` holds */
+      value: string
+      description: string
+      /** @description false once an admin retired it (admin lists only) */
+      active: boolean
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+      /** Format: date-time */
+      updateAt?: string
+      deletedAt: string | null
+    }
     WithdrawalPage: {
       /** @example 1 */
       pages: number
@@ -5844,6 +5975,8 @@ export type CollectionListItem = components['schemas']['CollectionListItem']
 export type Bookmark = components['schemas']['Bookmark']
 export type BookmarkPage = components['schemas']['BookmarkPage']
 export type BookmarkWithTarget = components['schemas']['BookmarkWithTarget']
+export type CollectionTypePage = components['schemas']['CollectionTypePage']
+export type CollectionType = components['schemas']['CollectionType']
 export type WithdrawalPage = components['schemas']['WithdrawalPage']
 export type Withdrawal = components['schemas']['Withdrawal']
 export type EscrowQuote = components['schemas']['EscrowQuote']
@@ -12364,6 +12497,187 @@ export interface operations {
         }
       }
       /** @description `NOT_FOUND`: no bookmark of the caller has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listCollectionTypes: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description the start of a name or value, any case */
+        search?: string
+        /** @description exact name, any case */
+        name?: string
+        /** @description exact value, any case */
+        value?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Collection types` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collection types",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "000000000000000000000001",
+           *             "name": "Job",
+           *             "value": "job",
+           *             "description": "",
+           *             "active": true,
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z",
+           *             "updateAt": "2026-11-23T18:18:27.534Z",
+           *             "deletedAt": null
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collection types */
+            message: string
+            data: components['schemas']['CollectionTypePage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a query value fails its schema or is unknown. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getCollectionType: {
+    parameters: {
+      query?: {
+        /** @description the same id as the path (the SDK sends it) */
+        id?: string
+      }
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Collection type`. A type collections may be created with. `updateAt` repeats `updatedAt` under the SDK’s spelling; `deletedAt` is when it was retired. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collection type",
+           *       "data": {
+           *         "_id": "000000000000000000000001",
+           *         "name": "Job",
+           *         "value": "job",
+           *         "description": "",
+           *         "active": true,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z",
+           *         "updateAt": "2026-11-23T18:18:27.534Z",
+           *         "deletedAt": null
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collection type */
+            message: string
+            data: components['schemas']['CollectionType']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the id is not a record id, or `?id=` names another one. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no active type has this id. */
       404: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -22418,6 +22732,376 @@ export interface operations {
       }
       /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
       403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminCollectionTypes: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description the start of a name or value */
+        search?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "000000000000000000000001",
+           *             "name": "Job",
+           *             "value": "job",
+           *             "description": "",
+           *             "active": true,
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z",
+           *             "updateAt": "2026-11-23T18:18:27.534Z",
+           *             "deletedAt": null
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['CollectionTypePage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminCreateCollectionType: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Bounty",
+         *       "value": "bounty",
+         *       "reason": "Bounties launch this week"
+         *     }
+         */
+        'application/json': {
+          /** @description what people read */
+          name: string
+          /** @description what a collection’s `type` holds (unique in any case) */
+          value: string
+          description?: string
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Collection type created`. A type collections may be created with. `updateAt` repeats `updatedAt` under the SDK’s spelling; `deletedAt` is when it was retired. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collection type created",
+           *       "data": {
+           *         "_id": "000000000000000000000001",
+           *         "name": "Job",
+           *         "value": "job",
+           *         "description": "",
+           *         "active": true,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z",
+           *         "updateAt": "2026-11-23T18:18:27.534Z",
+           *         "deletedAt": null
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collection type created */
+            message: string
+            data: components['schemas']['CollectionType']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, or the name is blank. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: a type with this value exists (in any case, retired or not). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminUpdateCollectionType: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "active": false,
+         *       "reason": "Gigs are jobs now"
+         *     }
+         */
+        'application/json': {
+          name?: string
+          description?: string
+          /** @description false retires the type (no new collection may use it; existing ones keep it); true restores it */
+          active?: boolean
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Collection type updated`. A type collections may be created with. `updateAt` repeats `updatedAt` under the SDK’s spelling; `deletedAt` is when it was retired. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collection type updated",
+           *       "data": {
+           *         "_id": "000000000000000000000001",
+           *         "name": "Job",
+           *         "value": "job",
+           *         "description": "",
+           *         "active": true,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z",
+           *         "updateAt": "2026-11-23T18:18:27.534Z",
+           *         "deletedAt": null
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collection type updated */
+            message: string
+            data: components['schemas']['CollectionType']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, or the name is blank. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no collection type has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown

@@ -11,6 +11,7 @@ import type { FilesTables } from './tables/files.ts'
 import type { LedgerTables } from './tables/ledger.ts'
 import type { LiveTables } from './tables/live.ts'
 import type { OutgoingTables } from './tables/outgoing.ts'
+import type { SocialTables } from './tables/social.ts'
 import type { WalletTables } from './tables/wallet.ts'
 import type { WithdrawalTables } from './tables/withdrawals.ts'
 import type { WorkTables } from './tables/work.ts'
@@ -162,7 +163,7 @@ export interface TagsTable {
 export interface BookmarksTable {
   id: string
   userId: string
-  type: 'collection' | 'user'
+  type: 'collection' | 'user' | 'feed' | 'invite'
   reference: string
   createdAt: Timestamp
 }
@@ -180,7 +181,8 @@ export interface DB
     EscrowTables,
     EventTables,
     WorkTables,
-    LiveTables {
+    LiveTables,
+    SocialTables {
   tags: TagsTable
   bookmarks: BookmarksTable
   users: UsersTable

@@ -266,8 +266,9 @@ describe('GET /v1/collection (#27): pagination', () => {
   })
 
   it('defaults to 12 per page', async () => {
-    for (let i = 0; i < 12; i++) await createCollection(t, carol.token, { type: 'bulk', name: `Bulk ${i}` })
-    const body = (await list('type=bulk')).data
+    for (let i = 0; i < 12; i++)
+      await createCollection(t, carol.token, { type: 'deliverable', name: `Bulk ${i}` })
+    const body = (await list('type=deliverable')).data
     expect(body).toMatchObject({ total: 12, pages: 1, page: 1, limit: 12 })
     expect(body.data).toHaveLength(12)
     expect(body.data.map((x: any) => x.name)).toEqual(Array.from({ length: 12 }, (_, i) => `Bulk ${11 - i}`))

@@ -7,10 +7,13 @@ import type { Clock } from '../../platform/clock.ts'
 import { AccountModeration } from '../account/moderation.ts'
 import type { AccountSecurityService } from '../account/security.ts'
 import type { AuthService } from '../auth/service.ts'
+import type { CollectionTypeService } from '../collections/collection-types.ts'
 import type { SettlementChecks } from '../settlement/module.ts'
 import { AdminAccess } from './access.ts'
 import { AdminAudit } from './audit.ts'
+import { AdminCollectionTypes } from './collection-types.ts'
 import { AdminReconciliation } from './reconciliation.ts'
+import { adminCollectionTypeRoutes } from './routes/collection-types.ts'
 import { adminPeopleRoutes } from './routes/people.ts'
 import { adminReconciliationRoutes } from './routes/reconciliation.ts'
 import { adminSessionRoutes } from './routes/session.ts'
@@ -27,6 +30,7 @@ export async function buildAdmin(d: {
   settlement: SettlementChecks
   coins: ConstructorParameters<typeof AdminReconciliation>[0]['coins'] & StatsDeps['coins']
   chain: StatsDeps['chain']
+  collectionTypes: CollectionTypeService
 }) {
   const { db, config, clock } = d
   /** the admin role and account suspension */
@@ -51,7 +55,11 @@ export async function buildAdmin(d: {
   const { halts, reconciliation } = d.settlement
   const adminReconciliation = new AdminReconciliation({ db, halts, reconciliation, coins: d.coins, audit })
   const stats = new AdminStats({ db, clock, coins: d.coins, chain: d.chain })
-  return { moderation, admin: { access, audit, users, reconciliation: adminReconciliation, stats } }
+  const collectionTypes = new AdminCollectionTypes({ db, types: d.collectionTypes, audit })
+  return {
+    moderation,
+    admin: { access, audit, users, reconciliation: adminReconciliation, stats, collectionTypes },
+  }
 }
 
 export async function adminHttp(app: FastifyInstance, s: Awaited<ReturnType<typeof buildAdmin>>) {
@@ -61,4 +69,5 @@ export async function adminHttp(app: FastifyInstance, s: Awaited<ReturnType<type
   await app.register(adminReconciliationRoutes, { access, reconciliation })
   // The operator console's dashboard and plots (read-only aggregates).
   await app.register(adminStatsRoutes, { access, stats: s.admin.stats })
+  await app.register(adminCollectionTypeRoutes, { access, types: s.admin.collectionTypes })
 }

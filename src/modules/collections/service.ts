@@ -9,6 +9,7 @@ import { newId } from '../../platform/crypto/ids.ts'
 import { tagService } from '../account/tags.ts'
 import type { EventService } from '../events/service.ts'
 import { bookmarkRepo } from './bookmark-repo.ts'
+import type { CollectionTypeService } from './collection-types.ts'
 import { type EscrowEvent, EscrowLink, type PayoutKind } from './escrow-link.ts'
 import { listFilters } from './filters.ts'
 import {
@@ -79,6 +80,8 @@ export class CollectionService {
       clock: Clock
       /** domain events: a new top-level collection is one */
       events: EventService
+      /** the accepted values of `type` */
+      types: Pick<CollectionTypeService, 'resolve'>
       /** file storage: attachments are the creator's own uploads, shown as file summaries */
       files?: {
         summaries(ex: Executor, ids: readonly string[]): Promise<Map<string, object>>
@@ -180,7 +183,7 @@ export class CollectionService {
     const now = this.deps.clock.now()
     const name = trimmed(input.name, '/name', true)
     const description = trimmed(input.description, '/description', true)
-    const type = input.type.trim()
+    const type = await this.deps.types.resolve(tx, input.type)
     const category = trimmed(input.category ?? '', '/category', false)
     const deliveryDate = this.deliveryDate(input.deliveryDate, escrow.datePath)
     const meta = parseMeta(input.meta)
@@ -313,7 +316,8 @@ export class CollectionService {
       throw errors.conflict('The escrow of this collection is paid; it can no longer be changed')
     const now = this.deps.clock.now()
     const patch: Parameters<typeof collectionRepo.update>[2] = {}
-    if (input.type !== undefined) patch.type = input.type.trim()
+    if (input.type !== undefined && input.type.trim() !== row.type)
+      patch.type = await this.deps.types.resolve(tx, input.type)
     if (input.name !== undefined) {
       patch.name = trimmed(input.name, '/name', true)
       patch.slug = slugify(patch.name, id)
