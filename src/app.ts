@@ -22,6 +22,7 @@ import { accountHttp } from './modules/account/module.ts'
 import { adminHttp } from './modules/admin/module.ts'
 import { authHttp } from './modules/auth/module.ts'
 import { web3Http } from './modules/auth/web3-module.ts'
+import { bookmarksHttp } from './modules/bookmarks/module.ts'
 import { chatHttp } from './modules/chat/module.ts'
 import { collectionsHttp } from './modules/collections/module.ts'
 import type { Services } from './modules/core.ts'
@@ -63,6 +64,7 @@ const routes: ((app: FastifyInstance, s: Services) => Promise<void>)[] = [
   web3Http,
   filesHttp,
   collectionsHttp,
+  bookmarksHttp,
   withdrawalsHttp,
   escrowHttp,
   workHttp,

@@ -11,6 +11,7 @@ import { buildAdmin } from './modules/admin/module.ts'
 import { buildAuth, buildAuthBase } from './modules/auth/module.ts'
 import { startSessionCache } from './modules/auth/session-cache.ts'
 import { buildWeb3 } from './modules/auth/web3-module.ts'
+import { buildBookmarks } from './modules/bookmarks/module.ts'
 import { buildChat } from './modules/chat/module.ts'
 import { buildCollections } from './modules/collections/module.ts'
 import { buildEscrow } from './modules/escrow/module.ts'
@@ -135,7 +136,7 @@ export async function buildServices(deps: RootDeps) {
       verifySensitiveCode,
     })
     const { outgoing } = buildOutgoing({ database, chain, clock, log, jobs, ledger, wallets, settlement })
-    const { collections, bookmarks, collectionTypes } = buildCollections({
+    const { collections, collectionTypes } = buildCollections({
       db,
       clock,
       files: files.files,
@@ -174,6 +175,7 @@ export async function buildServices(deps: RootDeps) {
       platformFeePercent: config.platformFeePercent,
     })
     const { work } = buildWork({ db, clock, jobs, collections, escrow, files: files.files, accounts, events })
+    const { bookmarks } = buildBookmarks({ db, clock, collections, feeds, invites: work.invites })
     const { live } = buildLive({ database, log, events, authenticate: (token) => auth.authenticate(token) })
     const { chat } = buildChat({
       db,

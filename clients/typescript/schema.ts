@@ -907,54 +907,6 @@ export interface paths {
     patch: operations['updateCollection']
     trace?: never
   }
-  '/v1/bookmark': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * The caller’s bookmarks, newest first
-     * @description Each item carries `collection` or `user` (by its type): the referenced summary, or null once it is deleted or no longer visible.
-     */
-    get: operations['listBookmarks']
-    put?: never
-    /**
-     * Bookmark a collection or a user
-     * @description The reference must exist and be visible to the caller (404 otherwise). Bookmarking the same reference again returns the existing bookmark.
-     */
-    post: operations['createBookmark']
-    delete?: never
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
-  '/v1/bookmark/{id}': {
-    parameters: {
-      query?: never
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    /**
-     * One of the caller’s bookmarks
-     * @description The bookmark with `collection` or `user` (by its type) as in the list: the referenced summary, or null once it is deleted or no longer visible. Someone else’s bookmark and unknown ids answer 404.
-     */
-    get: operations['getBookmark']
-    put?: never
-    post?: never
-    /**
-     * Remove one of the caller’s bookmarks
-     * @description Someone else’s bookmark answers 404.
-     */
-    delete: operations['deleteBookmark']
-    options?: never
-    head?: never
-    patch?: never
-    trace?: never
-  }
   '/v1/collection-type': {
     parameters: {
       query?: never
@@ -987,6 +939,54 @@ export interface paths {
     put?: never
     post?: never
     delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/bookmark': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The caller’s bookmarks, newest first
+     * @description Query: `page`, `limit` (12, max 100), `type` (`collection`, `user`, `feed`, `invite`). Each item carries what it points to under the field of its type (`collection`, also as `data`; `user`; `feed`; `invite`), or null once it is deleted or no longer visible to the caller.
+     */
+    get: operations['listBookmarks']
+    put?: never
+    /**
+     * Bookmark a collection, a user, a feed entry or an invite
+     * @description The reference must exist and be visible to the caller (404 otherwise): a collection they may see, a live account that is public (or their own), a feed entry they may see, an invite they sent or received. Bookmarking the same reference again returns the existing bookmark.
+     */
+    post: operations['createBookmark']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/bookmark/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * One of the caller’s bookmarks
+     * @description The bookmark with its target as in the list (null once it is deleted or no longer visible). Someone else’s bookmark and unknown ids answer 404.
+     */
+    get: operations['getBookmark']
+    put?: never
+    post?: never
+    /**
+     * Remove one of the caller’s bookmarks
+     * @description Someone else’s bookmark answers 404.
+     */
+    delete: operations['deleteBookmark']
     options?: never
     head?: never
     patch?: never
@@ -3948,6 +3948,65 @@ export interface components {
     }
     /**
      * @example {
+     *       "data": [
+     *         {
+     *           "_id": "000000000000000000000001",
+     *           "name": "Job",
+     *           "value": "job",
+     *           "description": "",
+     *           "active": true,
+     *           "createdAt": "2026-11-23T18:18:27.534Z",
+     *           "updatedAt": "2026-11-23T18:18:27.534Z",
+     *           "updateAt": "2026-11-23T18:18:27.534Z",
+     *           "deletedAt": null
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "pages": 1,
+     *       "page": 1,
+     *       "limit": 12
+     *     }
+     */
+    CollectionTypePage: {
+      data: components['schemas']['CollectionType'][]
+      total: number
+      pages: number
+      page: number
+      limit: number
+    }
+    /**
+     * @description A type collections may be created with. `updateAt` repeats `updatedAt` under the SDK’s spelling; `deletedAt` is when it was retired.
+     * @example {
+     *       "_id": "000000000000000000000001",
+     *       "name": "Job",
+     *       "value": "job",
+     *       "description": "",
+     *       "active": true,
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z",
+     *       "updateAt": "2026-11-23T18:18:27.534Z",
+     *       "deletedAt": null
+     *     }
+     */
+    CollectionType: {
+      _id: string
+      /** @description what people read */
+      name: string
+      /** @description what a collection’s `type` holds */
+      value: string
+      description: string
+      /** @description false once an admin retired it (admin lists only) */
+      active: boolean
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+      /** Format: date-time */
+      updateAt?: string
+      deletedAt: string | null
+    }
+    /**
+     * @example {
      *       "_id": "6b048378bce238a5cbe00a50",
      *       "owner": "6b048374bce238a5cbe00a1f",
      *       "type": "collection",
@@ -3961,8 +4020,9 @@ export interface components {
       _id: string
       /** @description the user who bookmarked */
       owner: string
-      /** @description `collection` or `user` */
-      type: string
+      /** @description what is bookmarked (the SDK’s BookmarkType) */
+      type: 'collection' | 'user' | 'feed' | 'invite'
+      /** @description the id of what is bookmarked */
       reference: string
       /** Format: date-time */
       createdAt: string
@@ -3982,7 +4042,7 @@ export interface components {
       limit: number
     }
     /**
-     * @description A bookmark with what it points to.
+     * @description A bookmark with what it points to, under the field of its type.
      * @example {
      *       "_id": "6b048378bce238a5cbe00a50",
      *       "owner": "6b048374bce238a5cbe00a1f",
@@ -4070,6 +4130,86 @@ export interface components {
      *           }
      *         },
      *         "collections": []
+     *       },
+     *       "data": {
+     *         "_id": "6b0483b4bce238a5cbe00a4f",
+     *         "name": "Landing page",
+     *         "category": "",
+     *         "description": "One responsive page with a contact form",
+     *         "type": "job",
+     *         "equity": "",
+     *         "owners": [],
+     *         "invites": [],
+     *         "attachments": [],
+     *         "attachmentData": [],
+     *         "ratings": [],
+     *         "payoutTransactions": [],
+     *         "tagsData": [
+     *           "design"
+     *         ],
+     *         "tags": [
+     *           {
+     *             "_id": "6b048361bb429a4777fa640f",
+     *             "name": "Design",
+     *             "key": "design",
+     *             "color": "#ec4899",
+     *             "type": ""
+     *           }
+     *         ],
+     *         "status": "pending",
+     *         "inviteAccepted": false,
+     *         "payoutStatus": "awaiting",
+     *         "feePayoutStatus": "awaiting",
+     *         "platformFeePayoutStatus": "awaiting",
+     *         "paymentFee": 150,
+     *         "isPrivate": false,
+     *         "deliveryDate": "2031-01-01T00:00:00.000Z",
+     *         "recipientCompletedJob": false,
+     *         "score": 0,
+     *         "progress": 0,
+     *         "isDeleted": false,
+     *         "isFundingRequest": false,
+     *         "failedPayoutCount": 0,
+     *         "failedFeePayoutCount": 0,
+     *         "failedPlatformFeePayoutCount": 0,
+     *         "isParentFunded": false,
+     *         "totalChildCollectionsCount": 0,
+     *         "totalChildCollectionEscrowCount": 0,
+     *         "parent": null,
+     *         "escrowPaid": false,
+     *         "meta": {},
+     *         "applications": [],
+     *         "delivery": null,
+     *         "completedDate": null,
+     *         "cancellationReason": "",
+     *         "issue": "",
+     *         "createdAt": "2026-11-23T18:18:27.534Z",
+     *         "updatedAt": "2026-11-23T18:18:27.534Z",
+     *         "__v": 0,
+     *         "creator": {
+     *           "_id": "6b048373bce238a5cbe00a16",
+     *           "firstName": "Ada",
+     *           "lastName": "Lovelace",
+     *           "role": "user",
+     *           "type": "recipient",
+     *           "profile": {
+     *             "talent": {
+     *               "tags": [
+     *                 "typescript",
+     *                 "Design"
+     *               ],
+     *               "availability": "available"
+     *             },
+     *             "verified": false
+     *           },
+     *           "isPrivate": false,
+     *           "score": 0,
+     *           "profileCompleteness": 50,
+     *           "socket": {
+     *             "status": "OFFLINE"
+     *           }
+     *         },
+     *         "collections": []
      *       }
      *     }
      */
@@ -4077,14 +4217,100 @@ export interface components {
       _id: string
       /** @description the user who bookmarked */
       owner: string
-      /** @description `collection` or `user` */
-      type: string
+      /** @description what is bookmarked (the SDK’s BookmarkType) */
+      type: 'collection' | 'user' | 'feed' | 'invite'
+      /** @description the id of what is bookmarked */
       reference: string
       /** Format: date-time */
       createdAt: string
       /** Format: date-time */
       updatedAt: string
       __v: number
+      /** @description type `collection`: the collection (the SDK’s name; the same object as `collection`), null once deleted or no longer visible */
+      data?: {
+        _id: string
+        name: string
+        category: string
+        description: string
+        type: string
+        equity: string
+        /** @description the assigned talent (one id), empty while nobody is */
+        owners: string[]
+        /** @description ids of the invites sent for the job (/v1/invite) */
+        invites: string[]
+        /** @description ids of the applications to the job */
+        applications: string[]
+        attachments: string[]
+        /** @description summaries of the attached files that still exist */
+        attachmentData: components['schemas']['FileSummary'][]
+        /** @description ids of the reviews written about the job (/v1/reviews) */
+        ratings: string[]
+        payoutTransactions: string[]
+        tagsData: string[]
+        tags: components['schemas']['CollectionTag'][]
+        status: string
+        inviteAccepted: boolean
+        payoutStatus: string
+        feePayoutStatus: string
+        platformFeePayoutStatus: string
+        /** @description USD */
+        paymentFee: number
+        isPrivate: boolean
+        deliveryDate: string | null
+        /** @description the talent delivered the job */
+        recipientCompletedJob: boolean
+        /** @description the talent’s delivery; null before it */
+        delivery: {
+          note: string
+          attachments: string[]
+          /** @description summaries of the delivered files that still exist */
+          attachmentData: components['schemas']['FileSummary'][]
+          /** Format: date-time */
+          deliveredAt: string
+        } | null
+        /** @description when the creator completed the job */
+        completedDate: string | null
+        /** @description the creator’s reason, once cancelled; empty otherwise */
+        cancellationReason: string
+        /** @description the reason of the dispute raised on the job; empty otherwise */
+        issue: string
+        /** @description how the escrow was split when a dispute ended */
+        escrowReleased?: {
+          /** @description the creator’s share was sent back to their wallet */
+          creatorReleased: boolean
+          /** @description USD of the escrowed price returned to the creator */
+          creatorAmount: number
+          /** @description the talent’s share was released */
+          ownerReleased: boolean
+          /** @description USD of the escrowed price released to the talent */
+          ownerAmount: number
+        }
+        /** @description average rating of the job’s reviews × 20, rounded (0 without reviews) */
+        score: number
+        /** @description 0–100; the average of its deliverables’ progress when it has any */
+        progress: number
+        isDeleted: boolean
+        isFundingRequest: boolean
+        failedPayoutCount: number
+        failedFeePayoutCount: number
+        failedPlatformFeePayoutCount: number
+        isParentFunded: boolean
+        totalChildCollectionsCount: number
+        totalChildCollectionEscrowCount: number
+        /** @description id of the parent collection */
+        parent: string | null
+        escrowPaid: boolean
+        meta: {
+          [key: string]: unknown
+        }
+        /** Format: date-time */
+        createdAt: string
+        /** Format: date-time */
+        updatedAt: string
+        __v: number
+        creator: components['schemas']['UserSummary']
+        collections: string[]
+      } | null
       /** @description type `collection`: the collection, null once it is deleted or no longer visible */
       collection?: {
         _id: string
@@ -4172,65 +4398,198 @@ export interface components {
       } | null
       /** @description type `user`: the user summary, null once the account is gone or private */
       user?: components['schemas']['UserSummary'] | null
+      /** @description type `feed`: the feed entry, null once the caller may no longer see it */
+      feed?: components['schemas']['Feed'] | null
+      /** @description type `invite`: the invite (the caller sent or received it) */
+      invite?: components['schemas']['Invite'] | null
     }
     /**
+     * @description An entry of the activity stream.
      * @example {
-     *       "data": [
-     *         {
-     *           "_id": "000000000000000000000001",
-     *           "name": "Job",
-     *           "value": "job",
-     *           "description": "",
-     *           "active": true,
-     *           "createdAt": "2026-11-23T18:18:27.534Z",
-     *           "updatedAt": "2026-11-23T18:18:27.534Z",
-     *           "updateAt": "2026-11-23T18:18:27.534Z",
-     *           "deletedAt": null
-     *         }
+     *       "_id": "6b048391bce238a5cbe00a81",
+     *       "creator": "6b048373bce238a5cbe00a16",
+     *       "owner": "6b048373bce238a5cbe00a16",
+     *       "owners": [
+     *         "6b048373bce238a5cbe00a16"
      *       ],
-     *       "total": 1,
-     *       "pages": 1,
-     *       "page": 1,
-     *       "limit": 12
-     *     }
-     */
-    CollectionTypePage: {
-      data: components['schemas']['CollectionType'][]
-      total: number
-      pages: number
-      page: number
-      limit: number
-    }
-    /**
-     * @description A type collections may be created with. `updateAt` repeats `updatedAt` under the SDK’s spelling; `deletedAt` is when it was retired.
-     * @example {
-     *       "_id": "000000000000000000000001",
-     *       "name": "Job",
-     *       "value": "job",
-     *       "description": "",
-     *       "active": true,
+     *       "data": "6b0483b4bce238a5cbe00a4f",
+     *       "title": "New job",
+     *       "description": "A job was posted.",
+     *       "type": "collection_created",
+     *       "isPublic": true,
+     *       "closed": false,
      *       "createdAt": "2026-11-23T18:18:27.534Z",
-     *       "updatedAt": "2026-11-23T18:18:27.534Z",
-     *       "updateAt": "2026-11-23T18:18:27.534Z",
-     *       "deletedAt": null
+     *       "updatedAt": "2026-11-23T18:18:27.534Z"
      *     }
      */
-    CollectionType: {
+    Feed: {
       _id: string
-      /** @description what people read */
-      name: string
-      /** @description what a collection’s `type` holds */
-      value: string
+      /** @description who caused it (empty when the platform did) */
+      creator: string
+      /** @description the first user it concerns */
+      owner: string
+      /** @description the users it concerns */
+      owners: string[]
+      /** @description the collection it is about (the new account for a referral) */
+      data: string
+      title: string
       description: string
-      /** @description false once an admin retired it (admin lists only) */
-      active: boolean
+      /** @description the SDK’s FEED_TYPES */
+      type:
+        | 'collection_invite'
+        | 'collection_invite_rejected'
+        | 'collection_invite_accepted'
+        | 'collection_invite_cancelled'
+        | 'collection_created'
+        | 'collection_update'
+        | 'collection_delivered'
+        | 'collection_cancelled'
+        | 'collection_completed'
+        | 'collection_reviewed'
+        | 'payment_released'
+        | 'referral_signup'
+        | 'referral_job_completion'
+      /** @description shown to everyone; otherwise to the users it concerns only */
+      isPublic: boolean
+      /** @description dismissed by the caller */
+      closed: boolean
       /** Format: date-time */
       createdAt: string
       /** Format: date-time */
       updatedAt: string
+    }
+    /**
+     * @description An invite of a talent to a job (the SDK’s IInviteDto).
+     * @example {
+     *       "_id": "6b0483c0bce238a5cbe00a80",
+     *       "sender": {
+     *         "_id": "6b048373bce238a5cbe00a16",
+     *         "firstName": "Ada",
+     *         "lastName": "Lovelace",
+     *         "role": "user",
+     *         "type": "recipient",
+     *         "profile": {
+     *           "talent": {
+     *             "tags": [
+     *               "typescript",
+     *               "Design"
+     *             ],
+     *             "availability": "available"
+     *           },
+     *           "verified": false
+     *         },
+     *         "isPrivate": false,
+     *         "score": 0,
+     *         "profileCompleteness": 50,
+     *         "socket": {
+     *           "status": "OFFLINE"
+     *         }
+     *       },
+     *       "receiver": {
+     *         "_id": "6b048374bce238a5cbe00a1f",
+     *         "firstName": "Grace",
+     *         "lastName": "Hopper",
+     *         "role": "user",
+     *         "type": "recipient",
+     *         "profile": {
+     *           "talent": {
+     *             "tags": [
+     *               "typescript",
+     *               "Design"
+     *             ],
+     *             "availability": "available"
+     *           },
+     *           "verified": false
+     *         },
+     *         "isPrivate": false,
+     *         "score": 0,
+     *         "profileCompleteness": 50,
+     *         "socket": {
+     *           "status": "OFFLINE"
+     *         }
+     *       },
+     *       "data": {
+     *         "_id": "6b0483b4bce238a5cbe00a4f",
+     *         "name": "Landing page",
+     *         "description": "One responsive page with a contact form",
+     *         "type": "job",
+     *         "category": "",
+     *         "status": "pending",
+     *         "paymentFee": 150,
+     *         "isPrivate": true,
+     *         "deliveryDate": "2031-01-01T00:00:00.000Z",
+     *         "creator": "6b048373bce238a5cbe00a16",
+     *         "owners": [],
+     *         "parent": null,
+     *         "escrowPaid": false,
+     *         "isDeleted": false
+     *       },
+     *       "message": "Would you build this page?",
+     *       "description": "Ada Lovelace invited you to “Landing page”",
+     *       "status": "pending",
+     *       "emailToken": "",
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z"
+     *     }
+     */
+    Invite: {
+      _id: string
+      sender: components['schemas']['UserSummary']
+      receiver: components['schemas']['UserSummary']
+      data: components['schemas']['CollectionRef']
+      message: string
+      /** @description a sentence naming the sender and the job */
+      description: string
+      /** @description `pending` until the talent accepts (`accepted`) or declines (`rejected`), the creator cancels it (`cancelled`), or it closes because the job got its talent or ended (`expired`) */
+      status: 'pending' | 'accepted' | 'rejected' | 'cancelled' | 'expired'
+      /** @description always empty: invites are answered with the token of the account */
+      emailToken: string
       /** Format: date-time */
-      updateAt?: string
-      deletedAt: string | null
+      acceptedAt?: string
+      /** Format: date-time */
+      deletedAt?: string
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    /**
+     * @description The collection (job) an invite, application or review is about.
+     * @example {
+     *       "_id": "6b0483b4bce238a5cbe00a4f",
+     *       "name": "Landing page",
+     *       "description": "One responsive page with a contact form",
+     *       "type": "job",
+     *       "category": "",
+     *       "status": "pending",
+     *       "paymentFee": 150,
+     *       "isPrivate": true,
+     *       "deliveryDate": "2031-01-01T00:00:00.000Z",
+     *       "creator": "6b048373bce238a5cbe00a16",
+     *       "owners": [],
+     *       "parent": null,
+     *       "escrowPaid": false,
+     *       "isDeleted": false
+     *     }
+     */
+    CollectionRef: {
+      _id: string
+      name: string
+      description: string
+      type: string
+      category: string
+      status: string
+      /** @description USD */
+      paymentFee: number
+      isPrivate: boolean
+      deliveryDate: string | null
+      /** @description id of the creator */
+      creator: string
+      /** @description the assigned talent (one id), empty while nobody is */
+      owners: string[]
+      parent: string | null
+      escrowPaid: boolean
+      isDeleted: boolean
     }
     WithdrawalPage: {
       /** @example 1 */
@@ -4453,139 +4812,6 @@ export interface components {
       fee: string
       /** @description true when this call released all that remained: the escrow becomes `released` once its transfers are confirmed */
       final: boolean
-    }
-    /**
-     * @description An invite of a talent to a job (the SDK’s IInviteDto).
-     * @example {
-     *       "_id": "6b0483c0bce238a5cbe00a80",
-     *       "sender": {
-     *         "_id": "6b048373bce238a5cbe00a16",
-     *         "firstName": "Ada",
-     *         "lastName": "Lovelace",
-     *         "role": "user",
-     *         "type": "recipient",
-     *         "profile": {
-     *           "talent": {
-     *             "tags": [
-     *               "typescript",
-     *               "Design"
-     *             ],
-     *             "availability": "available"
-     *           },
-     *           "verified": false
-     *         },
-     *         "isPrivate": false,
-     *         "score": 0,
-     *         "profileCompleteness": 50,
-     *         "socket": {
-     *           "status": "OFFLINE"
-     *         }
-     *       },
-     *       "receiver": {
-     *         "_id": "6b048374bce238a5cbe00a1f",
-     *         "firstName": "Grace",
-     *         "lastName": "Hopper",
-     *         "role": "user",
-     *         "type": "recipient",
-     *         "profile": {
-     *           "talent": {
-     *             "tags": [
-     *               "typescript",
-     *               "Design"
-     *             ],
-     *             "availability": "available"
-     *           },
-     *           "verified": false
-     *         },
-     *         "isPrivate": false,
-     *         "score": 0,
-     *         "profileCompleteness": 50,
-     *         "socket": {
-     *           "status": "OFFLINE"
-     *         }
-     *       },
-     *       "data": {
-     *         "_id": "6b0483b4bce238a5cbe00a4f",
-     *         "name": "Landing page",
-     *         "description": "One responsive page with a contact form",
-     *         "type": "job",
-     *         "category": "",
-     *         "status": "pending",
-     *         "paymentFee": 150,
-     *         "isPrivate": true,
-     *         "deliveryDate": "2031-01-01T00:00:00.000Z",
-     *         "creator": "6b048373bce238a5cbe00a16",
-     *         "owners": [],
-     *         "parent": null,
-     *         "escrowPaid": false,
-     *         "isDeleted": false
-     *       },
-     *       "message": "Would you build this page?",
-     *       "description": "Ada Lovelace invited you to “Landing page”",
-     *       "status": "pending",
-     *       "emailToken": "",
-     *       "createdAt": "2026-11-23T18:18:27.534Z",
-     *       "updatedAt": "2026-11-23T18:18:27.534Z"
-     *     }
-     */
-    Invite: {
-      _id: string
-      sender: components['schemas']['UserSummary']
-      receiver: components['schemas']['UserSummary']
-      data: components['schemas']['CollectionRef']
-      message: string
-      /** @description a sentence naming the sender and the job */
-      description: string
-      /** @description `pending` until the talent accepts (`accepted`) or declines (`rejected`), the creator cancels it (`cancelled`), or it closes because the job got its talent or ended (`expired`) */
-      status: 'pending' | 'accepted' | 'rejected' | 'cancelled' | 'expired'
-      /** @description always empty: invites are answered with the token of the account */
-      emailToken: string
-      /** Format: date-time */
-      acceptedAt?: string
-      /** Format: date-time */
-      deletedAt?: string
-      /** Format: date-time */
-      createdAt: string
-      /** Format: date-time */
-      updatedAt: string
-    }
-    /**
-     * @description The collection (job) an invite, application or review is about.
-     * @example {
-     *       "_id": "6b0483b4bce238a5cbe00a4f",
-     *       "name": "Landing page",
-     *       "description": "One responsive page with a contact form",
-     *       "type": "job",
-     *       "category": "",
-     *       "status": "pending",
-     *       "paymentFee": 150,
-     *       "isPrivate": true,
-     *       "deliveryDate": "2031-01-01T00:00:00.000Z",
-     *       "creator": "6b048373bce238a5cbe00a16",
-     *       "owners": [],
-     *       "parent": null,
-     *       "escrowPaid": false,
-     *       "isDeleted": false
-     *     }
-     */
-    CollectionRef: {
-      _id: string
-      name: string
-      description: string
-      type: string
-      category: string
-      status: string
-      /** @description USD */
-      paymentFee: number
-      isPrivate: boolean
-      deliveryDate: string | null
-      /** @description id of the creator */
-      creator: string
-      /** @description the assigned talent (one id), empty while nobody is */
-      owners: string[]
-      parent: string | null
-      escrowPaid: boolean
-      isDeleted: boolean
     }
     InvitePage: {
       data: components['schemas']['Invite'][]
@@ -5383,61 +5609,6 @@ export interface components {
       limit: number
     }
     /**
-     * @description An entry of the activity stream.
-     * @example {
-     *       "_id": "6b048391bce238a5cbe00a81",
-     *       "creator": "6b048373bce238a5cbe00a16",
-     *       "owner": "6b048373bce238a5cbe00a16",
-     *       "owners": [
-     *         "6b048373bce238a5cbe00a16"
-     *       ],
-     *       "data": "6b0483b4bce238a5cbe00a4f",
-     *       "title": "New job",
-     *       "description": "A job was posted.",
-     *       "type": "collection_created",
-     *       "isPublic": true,
-     *       "closed": false,
-     *       "createdAt": "2026-11-23T18:18:27.534Z",
-     *       "updatedAt": "2026-11-23T18:18:27.534Z"
-     *     }
-     */
-    Feed: {
-      _id: string
-      /** @description who caused it (empty when the platform did) */
-      creator: string
-      /** @description the first user it concerns */
-      owner: string
-      /** @description the users it concerns */
-      owners: string[]
-      /** @description the collection it is about (the new account for a referral) */
-      data: string
-      title: string
-      description: string
-      /** @description the SDK’s FEED_TYPES */
-      type:
-        | 'collection_invite'
-        | 'collection_invite_rejected'
-        | 'collection_invite_accepted'
-        | 'collection_invite_cancelled'
-        | 'collection_created'
-        | 'collection_update'
-        | 'collection_delivered'
-        | 'collection_cancelled'
-        | 'collection_completed'
-        | 'collection_reviewed'
-        | 'payment_released'
-        | 'referral_signup'
-        | 'referral_job_completion'
-      /** @description shown to everyone; otherwise to the users it concerns only */
-      isPublic: boolean
-      /** @description dismissed by the caller */
-      closed: boolean
-      /** Format: date-time */
-      createdAt: string
-      /** Format: date-time */
-      updatedAt: string
-    }
-    /**
      * @example {
      *       "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
      *       "email": "ops@example.com",
@@ -5972,19 +6143,20 @@ export type UserSummary = components['schemas']['UserSummary']
 export type ChildCollection = components['schemas']['ChildCollection']
 export type CollectionPage = components['schemas']['CollectionPage']
 export type CollectionListItem = components['schemas']['CollectionListItem']
+export type CollectionTypePage = components['schemas']['CollectionTypePage']
+export type CollectionType = components['schemas']['CollectionType']
 export type Bookmark = components['schemas']['Bookmark']
 export type BookmarkPage = components['schemas']['BookmarkPage']
 export type BookmarkWithTarget = components['schemas']['BookmarkWithTarget']
-export type CollectionTypePage = components['schemas']['CollectionTypePage']
-export type CollectionType = components['schemas']['CollectionType']
+export type Feed = components['schemas']['Feed']
+export type Invite = components['schemas']['Invite']
+export type CollectionRef = components['schemas']['CollectionRef']
 export type WithdrawalPage = components['schemas']['WithdrawalPage']
 export type Withdrawal = components['schemas']['Withdrawal']
 export type EscrowQuote = components['schemas']['EscrowQuote']
 export type EscrowStatus = components['schemas']['EscrowStatus']
 export type PaymentData = components['schemas']['PaymentData']
 export type PaymentRelease = components['schemas']['PaymentRelease']
-export type Invite = components['schemas']['Invite']
-export type CollectionRef = components['schemas']['CollectionRef']
 export type InvitePage = components['schemas']['InvitePage']
 export type Application = components['schemas']['Application']
 export type ApplicationPage = components['schemas']['ApplicationPage']
@@ -6001,7 +6173,6 @@ export type ChatMessage = components['schemas']['ChatMessage']
 export type ChatMessagePage = components['schemas']['ChatMessagePage']
 export type ChatReceipt = components['schemas']['ChatReceipt']
 export type FeedPage = components['schemas']['FeedPage']
-export type Feed = components['schemas']['Feed']
 export type AdminSession = components['schemas']['AdminSession']
 export type AdminAuditPage = components['schemas']['AdminAuditPage']
 export type AdminAuditRecord = components['schemas']['AdminAuditRecord']
@@ -11995,12 +12166,194 @@ export interface operations {
       }
     }
   }
+  listCollectionTypes: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description the start of a name or value, any case */
+        search?: string
+        /** @description exact name, any case */
+        name?: string
+        /** @description exact value, any case */
+        value?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Collection types` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collection types",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "000000000000000000000001",
+           *             "name": "Job",
+           *             "value": "job",
+           *             "description": "",
+           *             "active": true,
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z",
+           *             "updateAt": "2026-11-23T18:18:27.534Z",
+           *             "deletedAt": null
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collection types */
+            message: string
+            data: components['schemas']['CollectionTypePage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a query value fails its schema or is unknown. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getCollectionType: {
+    parameters: {
+      query?: {
+        /** @description the same id as the path (the SDK sends it) */
+        id?: string
+      }
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Collection type`. A type collections may be created with. `updateAt` repeats `updatedAt` under the SDK’s spelling; `deletedAt` is when it was retired. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collection type",
+           *       "data": {
+           *         "_id": "000000000000000000000001",
+           *         "name": "Job",
+           *         "value": "job",
+           *         "description": "",
+           *         "active": true,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z",
+           *         "updateAt": "2026-11-23T18:18:27.534Z",
+           *         "deletedAt": null
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collection type */
+            message: string
+            data: components['schemas']['CollectionType']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the id is not a record id, or `?id=` names another one. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no active type has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
   listBookmarks: {
     parameters: {
       query?: {
         page?: number
         limit?: number
-        type?: 'collection' | 'user'
+        /** @description what is bookmarked (the SDK’s BookmarkType) */
+        type?: 'collection' | 'user' | 'feed' | 'invite'
       }
       header?: never
       path?: never
@@ -12108,6 +12461,86 @@ export interface operations {
            *                 }
            *               },
            *               "collections": []
+           *             },
+           *             "data": {
+           *               "_id": "6b0483b4bce238a5cbe00a4f",
+           *               "name": "Landing page",
+           *               "category": "",
+           *               "description": "One responsive page with a contact form",
+           *               "type": "job",
+           *               "equity": "",
+           *               "owners": [],
+           *               "invites": [],
+           *               "attachments": [],
+           *               "attachmentData": [],
+           *               "ratings": [],
+           *               "payoutTransactions": [],
+           *               "tagsData": [
+           *                 "design"
+           *               ],
+           *               "tags": [
+           *                 {
+           *                   "_id": "6b048361bb429a4777fa640f",
+           *                   "name": "Design",
+           *                   "key": "design",
+           *                   "color": "#ec4899",
+           *                   "type": ""
+           *                 }
+           *               ],
+           *               "status": "pending",
+           *               "inviteAccepted": false,
+           *               "payoutStatus": "awaiting",
+           *               "feePayoutStatus": "awaiting",
+           *               "platformFeePayoutStatus": "awaiting",
+           *               "paymentFee": 150,
+           *               "isPrivate": false,
+           *               "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *               "recipientCompletedJob": false,
+           *               "score": 0,
+           *               "progress": 0,
+           *               "isDeleted": false,
+           *               "isFundingRequest": false,
+           *               "failedPayoutCount": 0,
+           *               "failedFeePayoutCount": 0,
+           *               "failedPlatformFeePayoutCount": 0,
+           *               "isParentFunded": false,
+           *               "totalChildCollectionsCount": 0,
+           *               "totalChildCollectionEscrowCount": 0,
+           *               "parent": null,
+           *               "escrowPaid": false,
+           *               "meta": {},
+           *               "applications": [],
+           *               "delivery": null,
+           *               "completedDate": null,
+           *               "cancellationReason": "",
+           *               "issue": "",
+           *               "createdAt": "2026-11-23T18:18:27.534Z",
+           *               "updatedAt": "2026-11-23T18:18:27.534Z",
+           *               "__v": 0,
+           *               "creator": {
+           *                 "_id": "6b048373bce238a5cbe00a16",
+           *                 "firstName": "Ada",
+           *                 "lastName": "Lovelace",
+           *                 "role": "user",
+           *                 "type": "recipient",
+           *                 "profile": {
+           *                   "talent": {
+           *                     "tags": [
+           *                       "typescript",
+           *                       "Design"
+           *                     ],
+           *                     "availability": "available"
+           *                   },
+           *                   "verified": false
+           *                 },
+           *                 "isPrivate": false,
+           *                 "score": 0,
+           *                 "profileCompleteness": 50,
+           *                 "socket": {
+           *                   "status": "OFFLINE"
+           *                 }
+           *               },
+           *               "collections": []
            *             }
            *           }
            *         ],
@@ -12127,7 +12560,7 @@ export interface operations {
           }
         }
       }
-      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      /** @description `VALIDATION_ERROR`: a query value is out of range or an unknown type. */
       400: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -12175,9 +12608,10 @@ export interface operations {
          *     }
          */
         'application/json': {
-          /** @description id of the bookmarked collection or user */
+          /** @description id of the bookmarked collection, user, feed entry or invite */
           reference: string
-          type: 'collection' | 'user'
+          /** @description what is bookmarked (the SDK’s BookmarkType) */
+          type: 'collection' | 'user' | 'feed' | 'invite'
         }
       }
     }
@@ -12233,7 +12667,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
-      /** @description `NOT_FOUND`: the referenced collection or user does not exist or is hidden from the caller. */
+      /** @description `NOT_FOUND`: the reference does not exist or is hidden from the caller. */
       404: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -12287,7 +12721,7 @@ export interface operations {
     }
     requestBody?: never
     responses: {
-      /** @description Success: `Bookmark`. A bookmark with what it points to. */
+      /** @description Success: `Bookmark`. A bookmark with what it points to, under the field of its type. */
       200: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -12307,6 +12741,86 @@ export interface operations {
            *         "updatedAt": "2026-11-23T18:18:30.449Z",
            *         "__v": 0,
            *         "collection": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "category": "",
+           *           "description": "One responsive page with a contact form",
+           *           "type": "job",
+           *           "equity": "",
+           *           "owners": [],
+           *           "invites": [],
+           *           "attachments": [],
+           *           "attachmentData": [],
+           *           "ratings": [],
+           *           "payoutTransactions": [],
+           *           "tagsData": [
+           *             "design"
+           *           ],
+           *           "tags": [
+           *             {
+           *               "_id": "6b048361bb429a4777fa640f",
+           *               "name": "Design",
+           *               "key": "design",
+           *               "color": "#ec4899",
+           *               "type": ""
+           *             }
+           *           ],
+           *           "status": "pending",
+           *           "inviteAccepted": false,
+           *           "payoutStatus": "awaiting",
+           *           "feePayoutStatus": "awaiting",
+           *           "platformFeePayoutStatus": "awaiting",
+           *           "paymentFee": 150,
+           *           "isPrivate": false,
+           *           "deliveryDate": "2031-01-01T00:00:00.000Z",
+           *           "recipientCompletedJob": false,
+           *           "score": 0,
+           *           "progress": 0,
+           *           "isDeleted": false,
+           *           "isFundingRequest": false,
+           *           "failedPayoutCount": 0,
+           *           "failedFeePayoutCount": 0,
+           *           "failedPlatformFeePayoutCount": 0,
+           *           "isParentFunded": false,
+           *           "totalChildCollectionsCount": 0,
+           *           "totalChildCollectionEscrowCount": 0,
+           *           "parent": null,
+           *           "escrowPaid": false,
+           *           "meta": {},
+           *           "applications": [],
+           *           "delivery": null,
+           *           "completedDate": null,
+           *           "cancellationReason": "",
+           *           "issue": "",
+           *           "createdAt": "2026-11-23T18:18:27.534Z",
+           *           "updatedAt": "2026-11-23T18:18:27.534Z",
+           *           "__v": 0,
+           *           "creator": {
+           *             "_id": "6b048373bce238a5cbe00a16",
+           *             "firstName": "Ada",
+           *             "lastName": "Lovelace",
+           *             "role": "user",
+           *             "type": "recipient",
+           *             "profile": {
+           *               "talent": {
+           *                 "tags": [
+           *                   "typescript",
+           *                   "Design"
+           *                 ],
+           *                 "availability": "available"
+           *               },
+           *               "verified": false
+           *             },
+           *             "isPrivate": false,
+           *             "score": 0,
+           *             "profileCompleteness": 50,
+           *             "socket": {
+           *               "status": "OFFLINE"
+           *             }
+           *           },
+           *           "collections": []
+           *         },
+           *         "data": {
            *           "_id": "6b0483b4bce238a5cbe00a4f",
            *           "name": "Landing page",
            *           "category": "",
@@ -12497,187 +13011,6 @@ export interface operations {
         }
       }
       /** @description `NOT_FOUND`: no bookmark of the caller has this id. */
-      404: {
-        headers: {
-          'x-request-id': components['headers']['RequestId']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-    }
-  }
-  listCollectionTypes: {
-    parameters: {
-      query?: {
-        page?: number
-        limit?: number
-        /** @description the start of a name or value, any case */
-        search?: string
-        /** @description exact name, any case */
-        name?: string
-        /** @description exact value, any case */
-        value?: string
-      }
-      header?: never
-      path?: never
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description Success: `Collection types` */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId']
-          [name: string]: unknown
-        }
-        content: {
-          /**
-           * @example {
-           *       "status": "success",
-           *       "message": "Collection types",
-           *       "data": {
-           *         "data": [
-           *           {
-           *             "_id": "000000000000000000000001",
-           *             "name": "Job",
-           *             "value": "job",
-           *             "description": "",
-           *             "active": true,
-           *             "createdAt": "2026-11-23T18:18:27.534Z",
-           *             "updatedAt": "2026-11-23T18:18:27.534Z",
-           *             "updateAt": "2026-11-23T18:18:27.534Z",
-           *             "deletedAt": null
-           *           }
-           *         ],
-           *         "total": 1,
-           *         "pages": 1,
-           *         "page": 1,
-           *         "limit": 12
-           *       }
-           *     }
-           */
-          'application/json': {
-            /** @enum {string} */
-            status: 'success'
-            /** @example Collection types */
-            message: string
-            data: components['schemas']['CollectionTypePage']
-          }
-        }
-      }
-      /** @description `VALIDATION_ERROR`: a query value fails its schema or is unknown. */
-      400: {
-        headers: {
-          'x-request-id': components['headers']['RequestId']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
-      500: {
-        headers: {
-          'x-request-id': components['headers']['RequestId']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-    }
-  }
-  getCollectionType: {
-    parameters: {
-      query?: {
-        /** @description the same id as the path (the SDK sends it) */
-        id?: string
-      }
-      header?: never
-      path: {
-        /** @description record identifier (24 hexadecimal characters) */
-        id: string
-      }
-      cookie?: never
-    }
-    requestBody?: never
-    responses: {
-      /** @description Success: `Collection type`. A type collections may be created with. `updateAt` repeats `updatedAt` under the SDK’s spelling; `deletedAt` is when it was retired. */
-      200: {
-        headers: {
-          'x-request-id': components['headers']['RequestId']
-          [name: string]: unknown
-        }
-        content: {
-          /**
-           * @example {
-           *       "status": "success",
-           *       "message": "Collection type",
-           *       "data": {
-           *         "_id": "000000000000000000000001",
-           *         "name": "Job",
-           *         "value": "job",
-           *         "description": "",
-           *         "active": true,
-           *         "createdAt": "2026-11-23T18:18:27.534Z",
-           *         "updatedAt": "2026-11-23T18:18:27.534Z",
-           *         "updateAt": "2026-11-23T18:18:27.534Z",
-           *         "deletedAt": null
-           *       }
-           *     }
-           */
-          'application/json': {
-            /** @enum {string} */
-            status: 'success'
-            /** @example Collection type */
-            message: string
-            data: components['schemas']['CollectionType']
-          }
-        }
-      }
-      /** @description `VALIDATION_ERROR`: the id is not a record id, or `?id=` names another one. */
-      400: {
-        headers: {
-          'x-request-id': components['headers']['RequestId']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
-      401: {
-        headers: {
-          'x-request-id': components['headers']['RequestId']
-          [name: string]: unknown
-        }
-        content: {
-          'application/json': components['schemas']['ErrorEnvelope']
-        }
-      }
-      /** @description `NOT_FOUND`: no active type has this id. */
       404: {
         headers: {
           'x-request-id': components['headers']['RequestId']

@@ -37,7 +37,10 @@ const TAGS = [
     description: 'Quotes, payment, validation and release of escrows that fund collections.',
   },
   { name: 'collections', description: 'Jobs and funding requests, with child collections.' },
-  { name: 'bookmarks', description: 'The caller’s bookmarks of collections and users.' },
+  {
+    name: 'bookmarks',
+    description: 'The caller’s bookmarks of collections, users, feed entries and invites.',
+  },
   { name: 'files', description: 'Uploads (public and private), file records and pre-signed URLs.' },
   { name: 'invites', description: 'Invitations of talents to private jobs.' },
   { name: 'applications', description: 'Talents applying to jobs, and the creator’s answer.' },

@@ -104,6 +104,12 @@ describe('GET /v1/bookmark', () => {
     const b2 = (await add(dave.token, { type: 'user', reference: erin.id })).json().data
     const res = await listOf(dave.token)
     expect(res.statusCode).toBe(200)
+    const bookmarked = fullForm(bob, {
+      _id: col._id,
+      name: 'Bookmarked job',
+      tagsData: ['Vue'],
+      tags: col.tags,
+    })
     expect(res.json()).toEqual({
       status: 'success',
       message: expect.any(String),
@@ -112,12 +118,9 @@ describe('GET /v1/bookmark', () => {
           { ...b2, user: summaryOf(erin) },
           {
             ...b1,
-            collection: fullForm(bob, {
-              _id: col._id,
-              name: 'Bookmarked job',
-              tagsData: ['Vue'],
-              tags: col.tags,
-            }),
+            collection: bookmarked,
+            // the SDK's name for the same collection
+            data: bookmarked,
           },
         ],
         total: 2,

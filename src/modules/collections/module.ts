@@ -1,7 +1,6 @@
-// Collections and bookmarks (spec #26–#30) and collection types. `collections` is also the
+// Collections (spec #26–#30) and collection types. `collections` is also the
 // escrow feature's way to create and update a collection's escrow and payout state.
 import type { FastifyInstance } from 'fastify'
-import { BookmarkService } from './bookmarks.ts'
 import { collectionTypeRoutes } from './collection-type-routes.ts'
 import { CollectionTypeService } from './collection-types.ts'
 import { collectionRoutes } from './routes.ts'
@@ -10,11 +9,10 @@ import { CollectionService } from './service.ts'
 export function buildCollections(d: Omit<ConstructorParameters<typeof CollectionService>[0], 'types'>) {
   const collectionTypes = new CollectionTypeService({ db: d.db, clock: d.clock })
   const collections = new CollectionService({ ...d, types: collectionTypes })
-  const bookmarks = new BookmarkService({ db: d.db, clock: d.clock, collections })
-  return { collections, bookmarks, collectionTypes }
+  return { collections, collectionTypes }
 }
 
 export async function collectionsHttp(app: FastifyInstance, s: ReturnType<typeof buildCollections>) {
-  await app.register(collectionRoutes, { collections: s.collections, bookmarks: s.bookmarks })
+  await app.register(collectionRoutes, { collections: s.collections })
   await app.register(collectionTypeRoutes, { types: s.collectionTypes })
 }

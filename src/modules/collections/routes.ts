@@ -1,24 +1,15 @@
-// HTTP for collections (spec #26–#28, #30) and bookmarks. Every route needs a bearer token: privacy
-// and `isBookmarked` depend on who asks. The update (#29), which also moves a job through its
+// HTTP for collections (spec #26–#28, #30). Every route needs a bearer token: privacy and
+// `isBookmarked` depend on who asks. The update (#29), which also moves a job through its
 // states, is the work feature's (work/routes-jobs.ts).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
 import { bearer, EmptyObject, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
-import {
-  Bookmark,
-  BookmarkListItem,
-  BookmarkPage,
-  CreateBookmarkBody,
-  ListBookmarksQuery,
-} from './bookmark-schemas.ts'
-import type { BookmarkService } from './bookmarks.ts'
 import { Collection, CollectionPage, CreateCollectionBody, ListCollectionsQuery } from './schemas.ts'
 import type { CollectionService } from './service.ts'
 
 export const collectionRoutes: FastifyPluginAsyncTypebox<{
   collections: CollectionService
-  bookmarks: BookmarkService
-}> = async (app, { collections, bookmarks }) => {
+}> = async (app, { collections }) => {
   const tags = ['collections']
   const security = bearer
   const HIDDEN = {
@@ -135,100 +126,6 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
     async (req) => {
       await collections.remove(req.params.id, caller(req).userId)
       return ok({}, 'Collection deleted')
-    },
-  )
-
-  const bookmarkTags = ['bookmarks']
-
-  app.post(
-    '/v1/bookmark',
-    {
-      schema: {
-        operationId: 'createBookmark',
-        summary: 'Bookmark a collection or a user',
-        description:
-          'The reference must exist and be visible to the caller (404 otherwise). Bookmarking the same reference again returns the existing bookmark.',
-        tags: bookmarkTags,
-        security,
-        body: CreateBookmarkBody,
-        response: {
-          200: envelope(Bookmark, 'Bookmarked'),
-          ...guardedErrors({
-            NOT_FOUND: {
-              when: 'the referenced collection or user does not exist or is hidden from the caller',
-              message: 'collection not found',
-            },
-          }),
-        },
-      },
-      onRequest: app.authenticate,
-    },
-    async (req) => ok(await bookmarks.add(caller(req).userId, req.body), 'Bookmarked'),
-  )
-
-  app.get(
-    '/v1/bookmark',
-    {
-      schema: {
-        operationId: 'listBookmarks',
-        summary: 'The caller’s bookmarks, newest first',
-        description:
-          'Each item carries `collection` or `user` (by its type): the referenced summary, or null once it is deleted or no longer visible.',
-        tags: bookmarkTags,
-        security,
-        querystring: ListBookmarksQuery,
-        response: { 200: envelope(BookmarkPage, 'Bookmarks'), ...guardedErrors() },
-      },
-      onRequest: app.authenticate,
-    },
-    async (req) => ok(await bookmarks.list(caller(req).userId, req.query), 'Bookmarks'),
-  )
-
-  app.get(
-    '/v1/bookmark/:id',
-    {
-      schema: {
-        operationId: 'getBookmark',
-        summary: 'One of the caller’s bookmarks',
-        description:
-          'The bookmark with `collection` or `user` (by its type) as in the list: the referenced summary, or null once it is deleted or no longer visible. Someone else’s bookmark and unknown ids answer 404.',
-        tags: bookmarkTags,
-        security,
-        params: IdParams,
-        response: {
-          200: envelope(BookmarkListItem, 'Bookmark'),
-          ...guardedErrors({
-            NOT_FOUND: { when: 'no bookmark of the caller has this id', message: 'bookmark not found' },
-          }),
-        },
-      },
-      onRequest: app.authenticate,
-    },
-    async (req) => ok(await bookmarks.get(caller(req).userId, req.params.id), 'Bookmark'),
-  )
-
-  app.delete(
-    '/v1/bookmark/:id',
-    {
-      schema: {
-        operationId: 'deleteBookmark',
-        summary: 'Remove one of the caller’s bookmarks',
-        description: 'Someone else’s bookmark answers 404.',
-        tags: bookmarkTags,
-        security,
-        params: IdParams,
-        response: {
-          200: envelope(EmptyObject, 'Bookmark removed'),
-          ...guardedErrors({
-            NOT_FOUND: { when: 'no bookmark of the caller has this id', message: 'bookmark not found' },
-          }),
-        },
-      },
-      onRequest: app.authenticate,
-    },
-    async (req) => {
-      await bookmarks.remove(caller(req).userId, req.params.id)
-      return ok({}, 'Bookmark removed')
     },
   )
 }

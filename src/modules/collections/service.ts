@@ -8,7 +8,6 @@ import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { tagService } from '../account/tags.ts'
 import type { EventService } from '../events/service.ts'
-import { bookmarkRepo } from './bookmark-repo.ts'
 import type { CollectionTypeService } from './collection-types.ts'
 import { type EscrowEvent, EscrowLink, type PayoutKind } from './escrow-link.ts'
 import { listFilters } from './filters.ts'
@@ -155,6 +154,22 @@ export class CollectionService {
       creator: userSummary(rel.users.get(row.creatorId)!),
       collections: rel.childIds.get(row.id) ?? [],
     }
+  }
+
+  /**
+   * The collections of `ids` the viewer may see, in their list form (creator summary, child ids),
+   * by id; hidden and deleted ones are left out.
+   */
+  async visibleForms(ex: Executor, viewerId: string, ids: string[]) {
+    const rows = await collectionRepo.visibleByIds(ex, [...new Set(ids)], viewerId)
+    const rel = await this.related(ex, viewerId, rows)
+    return new Map(rows.map((r) => [r.id, this.withChildIds(r, rel)]))
+  }
+
+  /** User summaries of the accounts of `ids` the viewer may see (public ones, and their own). */
+  async visibleUsers(ex: Executor, viewerId: string, ids: string[]) {
+    const rows = await collectionRepo.visibleUsers(ex, [...new Set(ids)], viewerId)
+    return new Map(rows.map((u) => [u.id, userSummary(u)]))
   }
 
   /** Creates a collection for `creatorId` (#26). */
@@ -387,9 +402,8 @@ export class CollectionService {
       )
       if (row.parentId)
         await collectionRepo.bumpChildCounts(tx, row.parentId, -1, row.escrowPaid ? -1 : 0, now)
-      await bookmarkRepo.deleteForReferences(
+      await collectionRepo.deleteBookmarksOf(
         tx,
-        'collection',
         family.map((c) => c.id),
       )
     })

@@ -71,6 +71,24 @@ export const feedRepo = {
       .executeTakeFirst()
   },
 
+  /** The entries of `ids` the viewer may see, each with whether the viewer dismissed it. */
+  getMany(ex: Executor, viewerId: string, ids: string[], eventTypes: string[]) {
+    if (ids.length === 0) return Promise.resolve([])
+    return ex
+      .selectFrom('events as e')
+      .select(columns)
+      .select(
+        sql<boolean>`(exists (select 1 from feed_dismissals d where d.user_id = ${viewerId} and d.event_id = e.id)
+          or exists (select 1 from feed_cursors c where c.user_id = ${viewerId} and e.created_at <= c.dismissed_before))`.as(
+          'closed',
+        ),
+      )
+      .where('e.id', 'in', ids)
+      .where(sql<SqlBool>`e.type in (${sql.join(eventTypes)})`)
+      .where(sql<SqlBool>`(e.is_public or e.actor_id = ${viewerId} or ${viewerId} = any(e.audience))`)
+      .execute()
+  },
+
   async dismissed(ex: Executor, viewerId: string, id: string, createdAt: Date) {
     const one = await ex
       .selectFrom('feedDismissals')

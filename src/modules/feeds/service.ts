@@ -42,6 +42,12 @@ export class FeedService {
     return form(row, await feedRepo.dismissed(this.deps.db, viewerId, id, row.createdAt))
   }
 
+  /** The entries of `ids` the viewer may see, in their API form, by id. */
+  async visibleForms(viewerId: string, ids: string[]) {
+    const rows = await feedRepo.getMany(this.deps.db, viewerId, [...new Set(ids)], FEED_EVENT_TYPES)
+    return new Map(rows.map((r) => [r.id, form(r, r.closed)]))
+  }
+
   async dismiss(viewerId: string, id: string) {
     const row = await this.#visible(viewerId, id)
     await feedRepo.dismiss(this.deps.db, viewerId, row.id, this.deps.clock.now())

@@ -67,6 +67,17 @@ export const inviteRepo = {
     return q.executeTakeFirst()
   },
 
+  /** The invites of `ids` that `userId` sent or received. */
+  ofParty(ex: Executor, ids: string[], userId: string) {
+    if (ids.length === 0) return Promise.resolve([])
+    return ex
+      .selectFrom('invites')
+      .selectAll()
+      .where('id', 'in', ids)
+      .where((eb) => eb.or([eb('senderId', '=', userId), eb('receiverId', '=', userId)]))
+      .execute()
+  },
+
   pendingOf(ex: Executor, collectionId: string, receiverId: string) {
     return ex
       .selectFrom('invites')

@@ -135,6 +135,19 @@ export class InviteService {
     return this.#form(await this.#mine(userId, id))
   }
 
+  /** The invites of `ids` the caller sent or received, in their API form, by id. */
+  async visibleForms(userId: string, ids: string[]) {
+    const { db, collections } = this.deps
+    const rows = await inviteRepo.ofParty(db, [...new Set(ids)], userId)
+    const l = await lookups(
+      collections,
+      db,
+      rows.flatMap((r) => [r.senderId, r.receiverId]),
+      rows.map((r) => r.collectionId),
+    )
+    return new Map(rows.map((r) => [r.id, inviteForm(r, l)]))
+  }
+
   /** The caller's sent and received invites, newest first. */
   async list(userId: string, q: ListInvitesQueryT) {
     const { db, collections } = this.deps

@@ -1,13 +1,13 @@
-// The only SQL on bookmarks: one per caller and reference, with the referenced collections and
-// user summaries read as the caller may see them.
+// The only SQL on bookmarks (besides removing those of deleted collections and accounts, which
+// their modules do with the deletion): one per caller, type and reference.
 import type { Executor } from '../../db/index.ts'
-import { selectCollections, USER_COLUMNS, visibleTo } from './repo.ts'
+import type { BookmarkType } from './schemas.ts'
 
 export const bookmarkRepo = {
   /** Inserts the bookmark unless the caller has one for that reference; returns the row either way. */
   async upsert(
     ex: Executor,
-    b: { id: string; userId: string; type: 'collection' | 'user'; reference: string; now: Date },
+    b: { id: string; userId: string; type: BookmarkType; reference: string; now: Date },
   ) {
     await ex
       .insertInto('bookmarks')
@@ -23,13 +23,13 @@ export const bookmarkRepo = {
       .executeTakeFirstOrThrow()
   },
 
-  page(ex: Executor, userId: string, type: 'collection' | 'user' | undefined, limit: number, offset: number) {
+  page(ex: Executor, userId: string, type: BookmarkType | undefined, limit: number, offset: number) {
     let q = ex.selectFrom('bookmarks').selectAll().where('userId', '=', userId)
     if (type) q = q.where('type', '=', type)
     return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
   },
 
-  async count(ex: Executor, userId: string, type: 'collection' | 'user' | undefined) {
+  async count(ex: Executor, userId: string, type: BookmarkType | undefined) {
     let q = ex
       .selectFrom('bookmarks')
       .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -56,28 +56,5 @@ export const bookmarkRepo = {
       .where('userId', '=', userId)
       .executeTakeFirst()
     return Number(res.numDeletedRows) > 0
-  },
-
-  async deleteForReferences(ex: Executor, type: 'collection' | 'user', references: string[]) {
-    if (references.length === 0) return
-    await ex.deleteFrom('bookmarks').where('type', '=', type).where('reference', 'in', references).execute()
-  },
-
-  /** Visible user summaries by id (live accounts that are public, or the viewer). */
-  users(ex: Executor, ids: string[], viewerId: string) {
-    if (ids.length === 0) return Promise.resolve([])
-    return ex
-      .selectFrom('users')
-      .select(USER_COLUMNS)
-      .where('id', 'in', ids)
-      .where('deletedAt', 'is', null)
-      .where((eb) => eb.or([eb('isPrivate', '=', false), eb('id', '=', viewerId)]))
-      .execute()
-  },
-
-  /** Visible collections by id, with creators. */
-  collections(ex: Executor, ids: string[], viewerId: string) {
-    if (ids.length === 0) return Promise.resolve([])
-    return selectCollections(ex).where('c.id', 'in', ids).where(visibleTo(viewerId)).execute()
   },
 }
