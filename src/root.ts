@@ -142,7 +142,7 @@ export async function buildServices(deps: RootDeps) {
       files: files.files,
       events,
     })
-    const { withdrawals } = buildWithdrawals({
+    const { withdrawals, withdrawalView } = buildWithdrawals({
       db,
       clock,
       log,
@@ -157,7 +157,7 @@ export async function buildServices(deps: RootDeps) {
       events,
       verifySensitiveCode,
     })
-    const { escrow, payments } = buildEscrow({
+    const { escrow, payments, escrowLegs } = buildEscrow({
       db,
       clock,
       log,
@@ -194,6 +194,9 @@ export async function buildServices(deps: RootDeps) {
       coins,
       chain,
       collectionTypes,
+      outgoing,
+      withdrawalView,
+      escrowLegs,
     })
 
     const services = {

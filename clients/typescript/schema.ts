@@ -2100,6 +2100,227 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/admin/transfers': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Outgoing transfers by state, coin and purpose, oldest first, with their age */
+    get: operations['adminTransfers']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/transfers/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One outgoing transfer: attempts, signed transactions, postings and reported events */
+    get: operations['adminTransfer']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/transfers/{id}/retry': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Outgoing transfer: run now, without waiting for its backoff */
+    post: operations['adminTransferRetry']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/transfers/{id}/replace': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Outgoing transfer: replace its pending transaction now: same nonce, fees at least 12.5 % higher */
+    post: operations['adminTransferReplace']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/transfers/{id}/cancel': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Outgoing transfer: cancel a transfer that was never signed: it fails for good and its caller is refunded once, by its report */
+    post: operations['adminTransferCancel']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/withdrawals': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Every account's withdrawals by status (`failing`), coin and user, oldest first */
+    get: operations['adminWithdrawals']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/withdrawals/{id}/retry': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Withdrawal, through its transfer: run now, without waiting for its backoff */
+    post: operations['adminWithdrawalRetry']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/withdrawals/{id}/replace': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Withdrawal, through its transfer: replace its pending transaction now: same nonce, fees at least 12.5 % higher */
+    post: operations['adminWithdrawalReplace']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/withdrawals/{id}/cancel': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Withdrawal, through its transfer: cancel a transfer that was never signed: it fails for good and its caller is refunded once, by its report */
+    post: operations['adminWithdrawalCancel']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/escrow-legs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Escrow payout legs by status (`failing`), kind, coin and escrow, oldest first */
+    get: operations['adminEscrowLegs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/escrow-legs/{id}/retry': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Escrow leg: run its open transfer now, or send the escrow's legs that failed for good again */
+    post: operations['adminEscrowLegRetry']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/escrow-legs/{id}/replace': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Escrow leg, through its transfer: replace its pending transaction now: same nonce, fees at least 12.5 % higher */
+    post: operations['adminEscrowLegReplace']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/escrow-legs/{id}/cancel': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Escrow leg, through its transfer: cancel a transfer that was never signed: it fails for good and its caller is refunded once, by its report */
+    post: operations['adminEscrowLegCancel']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/admin/stats/overview': {
     parameters: {
       query?: never
@@ -5879,6 +6100,477 @@ export interface components {
     }
     /**
      * @example {
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1,
+     *       "data": [
+     *         {
+     *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+     *           "purpose": "withdrawal",
+     *           "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+     *           "coin": "avax",
+     *           "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+     *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *           "amount": "500000000000000000",
+     *           "amountText": "0.5 AVAX",
+     *           "status": "sent",
+     *           "failures": 0,
+     *           "lastError": null,
+     *           "nonce": 4,
+     *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+     *           "replacements": 0,
+     *           "ageSeconds": 420,
+     *           "createdAt": "2026-01-01T12:00:00.000Z",
+     *           "updatedAt": "2026-01-01T12:00:00.000Z",
+     *           "signedAt": "2026-01-01T12:00:00.000Z",
+     *           "broadcastAt": "2026-01-01T12:00:00.000Z",
+     *           "settledAt": null,
+     *           "actions": {
+     *             "retry": true,
+     *             "replace": true,
+     *             "cancel": false
+     *           }
+     *         }
+     *       ]
+     *     }
+     */
+    AdminTransferPage: {
+      page: number
+      pages: number
+      limit: number
+      total: number
+      data: components['schemas']['AdminTransfer'][]
+    }
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+     *       "purpose": "withdrawal",
+     *       "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+     *       "coin": "avax",
+     *       "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+     *       "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *       "amount": "500000000000000000",
+     *       "amountText": "0.5 AVAX",
+     *       "status": "sent",
+     *       "failures": 0,
+     *       "lastError": null,
+     *       "nonce": 4,
+     *       "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+     *       "replacements": 0,
+     *       "ageSeconds": 420,
+     *       "createdAt": "2026-01-01T12:00:00.000Z",
+     *       "updatedAt": "2026-01-01T12:00:00.000Z",
+     *       "signedAt": "2026-01-01T12:00:00.000Z",
+     *       "broadcastAt": "2026-01-01T12:00:00.000Z",
+     *       "settledAt": null,
+     *       "actions": {
+     *         "retry": true,
+     *         "replace": true,
+     *         "cancel": false
+     *       }
+     *     }
+     */
+    AdminTransfer: {
+      _id: string
+      /** @description `withdrawal`, `escrow.leg`, `escrow.pay`, `gas.topup`, `fee.sweep` */
+      purpose: string
+      /** @description the caller's record: withdrawal id, escrow leg id, ... */
+      referenceId: string
+      coin: string
+      from: string
+      to: string
+      /** @description base units */
+      amount: string
+      /** @description the amount in coin units with its symbol */
+      amountText: string
+      /** @description queued (not signed) → signed (stored) → sent (broadcast) → completed | failed */
+      status: 'queued' | 'signed' | 'sent' | 'completed' | 'failed'
+      /** @description failed attempts so far */
+      failures: number
+      lastError: string | null
+      nonce: number | null
+      txHash: string | null
+      /** @description signed transactions beyond the first (same nonce, higher fees) */
+      replacements: number
+      /** @description seconds since the record was created */
+      ageSeconds: number
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+      signedAt: string | null
+      broadcastAt: string | null
+      settledAt: string | null
+      /** @description the operator actions the transfer allows now */
+      actions: {
+        /** @description not settled: it can be run now */
+        retry: boolean
+        /** @description signed: its pending transaction can be replaced with higher fees */
+        replace: boolean
+        /** @description never signed: it can be cancelled and its caller refunded */
+        cancel: boolean
+      }
+    }
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+     *       "purpose": "withdrawal",
+     *       "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+     *       "coin": "avax",
+     *       "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+     *       "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *       "amount": "500000000000000000",
+     *       "amountText": "0.5 AVAX",
+     *       "status": "sent",
+     *       "failures": 0,
+     *       "lastError": null,
+     *       "nonce": 4,
+     *       "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+     *       "replacements": 0,
+     *       "ageSeconds": 420,
+     *       "createdAt": "2026-01-01T12:00:00.000Z",
+     *       "updatedAt": "2026-01-01T12:00:00.000Z",
+     *       "signedAt": "2026-01-01T12:00:00.000Z",
+     *       "broadcastAt": "2026-01-01T12:00:00.000Z",
+     *       "settledAt": null,
+     *       "actions": {
+     *         "retry": true,
+     *         "replace": true,
+     *         "cancel": false
+     *       },
+     *       "errors": [],
+     *       "error": null,
+     *       "meta": {},
+     *       "gasReserved": "52500000000000",
+     *       "transactions": [
+     *         {
+     *           "seq": 0,
+     *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+     *           "status": "pending",
+     *           "maxFee": "52500000000000",
+     *           "signedAt": "2026-01-01T12:00:00.000Z"
+     *         }
+     *       ],
+     *       "postings": [
+     *         {
+     *           "outcome": "failed",
+     *           "kind": "withdrawal.release",
+     *           "key": "withdrawal:65f1c0a2b3c4d5e6f7a8b9d2:release",
+     *           "account": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+     *           "amount": "501000000000000000",
+     *           "ledgerTransferId": null
+     *         }
+     *       ],
+     *       "events": [
+     *         {
+     *           "event": "started",
+     *           "appliedAt": "2026-01-01T12:00:00.000Z"
+     *         }
+     *       ]
+     *     }
+     */
+    AdminTransferDetail: {
+      _id: string
+      /** @description `withdrawal`, `escrow.leg`, `escrow.pay`, `gas.topup`, `fee.sweep` */
+      purpose: string
+      /** @description the caller's record: withdrawal id, escrow leg id, ... */
+      referenceId: string
+      coin: string
+      from: string
+      to: string
+      /** @description base units */
+      amount: string
+      /** @description the amount in coin units with its symbol */
+      amountText: string
+      /** @description queued (not signed) → signed (stored) → sent (broadcast) → completed | failed */
+      status: 'queued' | 'signed' | 'sent' | 'completed' | 'failed'
+      /** @description failed attempts so far */
+      failures: number
+      lastError: string | null
+      nonce: number | null
+      txHash: string | null
+      /** @description signed transactions beyond the first (same nonce, higher fees) */
+      replacements: number
+      /** @description seconds since the record was created */
+      ageSeconds: number
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+      signedAt: string | null
+      broadcastAt: string | null
+      settledAt: string | null
+      /** @description the operator actions the transfer allows now */
+      actions: {
+        /** @description not settled: it can be run now */
+        retry: boolean
+        /** @description signed: its pending transaction can be replaced with higher fees */
+        replace: boolean
+        /** @description never signed: it can be cancelled and its caller refunded */
+        cancel: boolean
+      }
+      /** @description every failed attempt, first first */
+      errors: string[]
+      /** @description the outcome of a failed transfer */
+      error: {
+        [key: string]: unknown
+      } | null
+      meta: {
+        [key: string]: unknown
+      }
+      /** @description native base units reserved for its gas */
+      gasReserved: string
+      transactions: {
+        /** @description 0: the first; 1…: replacements */
+        seq: number
+        txHash: string
+        status: 'pending' | 'mined' | 'replaced'
+        /** @description the most its gas can cost (native base units) */
+        maxFee: string
+        /** Format: date-time */
+        signedAt: string
+      }[]
+      /** @description what settlement books for the caller with each outcome */
+      postings: {
+        outcome: 'completed' | 'failed'
+        kind: string
+        /** @description the ledger idempotency key */
+        key: string
+        /** @description the credited ledger account: kind:owner */
+        account: string
+        /** @description base units */
+        amount: string
+        ledgerTransferId: string | null
+      }[]
+      /** @description reports applied to the caller's records (`started`, `attempt:n`, `outcome`) */
+      events: {
+        event: string
+        /** Format: date-time */
+        appliedAt: string
+      }[]
+    }
+    /**
+     * @example {
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1,
+     *       "data": [
+     *         {
+     *           "_id": "65f1c0a2b3c4d5e6f7a8b9d2",
+     *           "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *           "email": "ada@example.com",
+     *           "userName": "ada",
+     *           "coin": "avax",
+     *           "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *           "amount": "500000000000000000",
+     *           "fee": "1000000000000000",
+     *           "amountText": "0.5 AVAX",
+     *           "status": "processing",
+     *           "retryCount": 1,
+     *           "lastError": "devnet is down (simulated outage)",
+     *           "txHash": null,
+     *           "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+     *           "transferStatus": "queued",
+     *           "ageSeconds": 95,
+     *           "createdAt": "2026-01-01T12:00:00.000Z",
+     *           "updatedAt": "2026-01-01T12:00:00.000Z",
+     *           "actions": {
+     *             "retry": true,
+     *             "replace": false,
+     *             "cancel": true
+     *           }
+     *         }
+     *       ]
+     *     }
+     */
+    AdminWithdrawalPage: {
+      page: number
+      pages: number
+      limit: number
+      total: number
+      data: components['schemas']['AdminWithdrawal'][]
+    }
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9d2",
+     *       "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *       "email": "ada@example.com",
+     *       "userName": "ada",
+     *       "coin": "avax",
+     *       "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *       "amount": "500000000000000000",
+     *       "fee": "1000000000000000",
+     *       "amountText": "0.5 AVAX",
+     *       "status": "processing",
+     *       "retryCount": 1,
+     *       "lastError": "devnet is down (simulated outage)",
+     *       "txHash": null,
+     *       "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+     *       "transferStatus": "queued",
+     *       "ageSeconds": 95,
+     *       "createdAt": "2026-01-01T12:00:00.000Z",
+     *       "updatedAt": "2026-01-01T12:00:00.000Z",
+     *       "actions": {
+     *         "retry": true,
+     *         "replace": false,
+     *         "cancel": true
+     *       }
+     *     }
+     */
+    AdminWithdrawal: {
+      _id: string
+      userId: string
+      email: string | null
+      userName: string | null
+      coin: string
+      address: string
+      /** @description base units sent */
+      amount: string
+      /** @description base units of network fee charged */
+      fee: string
+      amountText: string
+      status: 'pending' | 'processing' | 'completed' | 'failed'
+      retryCount: number
+      lastError: string | null
+      txHash: string | null
+      transferId: string | null
+      transferStatus: string | null
+      /** @description seconds since the record was created */
+      ageSeconds: number
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+      /** @description the operator actions the transfer allows now */
+      actions: {
+        /** @description not settled: it can be run now */
+        retry: boolean
+        /** @description signed: its pending transaction can be replaced with higher fees */
+        replace: boolean
+        /** @description never signed: it can be cancelled and its caller refunded */
+        cancel: boolean
+      }
+    }
+    /**
+     * @example {
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1,
+     *       "data": [
+     *         {
+     *           "_id": "65f1c0a2b3c4d5e6f7a8b9d3",
+     *           "escrowId": "65f1c0a2b3c4d5e6f7a8b9d4",
+     *           "collectionId": "65f1c0a2b3c4d5e6f7a8b9d5",
+     *           "kind": "payout",
+     *           "seq": 1,
+     *           "coin": "usdc",
+     *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *           "amount": "95000000",
+     *           "amountText": "95 USDC",
+     *           "status": "failed",
+     *           "attempt": 1,
+     *           "failures": 5,
+     *           "lastError": "the transaction was mined but reverted",
+     *           "txHash": null,
+     *           "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+     *           "transferStatus": "failed",
+     *           "payerId": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *           "receiverId": "65f1c0a2b3c4d5e6f7a8b9c1",
+     *           "receiverEmail": "bob@example.com",
+     *           "ageSeconds": 3600,
+     *           "createdAt": "2026-01-01T12:00:00.000Z",
+     *           "updatedAt": "2026-01-01T12:00:00.000Z",
+     *           "actions": {
+     *             "retry": true,
+     *             "replace": false,
+     *             "cancel": false
+     *           }
+     *         }
+     *       ]
+     *     }
+     */
+    AdminEscrowLegPage: {
+      page: number
+      pages: number
+      limit: number
+      total: number
+      data: components['schemas']['AdminEscrowLeg'][]
+    }
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9d3",
+     *       "escrowId": "65f1c0a2b3c4d5e6f7a8b9d4",
+     *       "collectionId": "65f1c0a2b3c4d5e6f7a8b9d5",
+     *       "kind": "payout",
+     *       "seq": 1,
+     *       "coin": "usdc",
+     *       "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *       "amount": "95000000",
+     *       "amountText": "95 USDC",
+     *       "status": "failed",
+     *       "attempt": 1,
+     *       "failures": 5,
+     *       "lastError": "the transaction was mined but reverted",
+     *       "txHash": null,
+     *       "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+     *       "transferStatus": "failed",
+     *       "payerId": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *       "receiverId": "65f1c0a2b3c4d5e6f7a8b9c1",
+     *       "receiverEmail": "bob@example.com",
+     *       "ageSeconds": 3600,
+     *       "createdAt": "2026-01-01T12:00:00.000Z",
+     *       "updatedAt": "2026-01-01T12:00:00.000Z",
+     *       "actions": {
+     *         "retry": true,
+     *         "replace": false,
+     *         "cancel": false
+     *       }
+     *     }
+     */
+    AdminEscrowLeg: {
+      _id: string
+      escrowId: string
+      collectionId: string
+      /** @description `payout`, `fee`, `platformFee`, `refund` or `fund` */
+      kind: string
+      seq: number
+      coin: string
+      to: string
+      /** @description base units */
+      amount: string
+      amountText: string
+      status: 'awaiting' | 'processing' | 'completed' | 'failed'
+      /** @description transfers made for this leg (a failed leg sent again adds one) */
+      attempt: number
+      failures: number
+      lastError: string | null
+      txHash: string | null
+      transferId: string | null
+      transferStatus: string | null
+      payerId: string
+      receiverId: string | null
+      receiverEmail: string | null
+      /** @description seconds since the record was created */
+      ageSeconds: number
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+      /** @description the operator actions the transfer allows now */
+      actions: {
+        /** @description not settled: it can be run now */
+        retry: boolean
+        /** @description signed: its pending transaction can be replaced with higher fees */
+        replace: boolean
+        /** @description never signed: it can be cancelled and its caller refunded */
+        cancel: boolean
+      }
+    }
+    /**
+     * @example {
      *       "generatedAt": "2026-01-01T12:00:00.000Z",
      *       "balances": [
      *         {
@@ -6182,6 +6874,13 @@ export type AdminReconciliationReport = components['schemas']['AdminReconciliati
 export type AdminCoinHalt = components['schemas']['AdminCoinHalt']
 export type AdminReconciliationRun = components['schemas']['AdminReconciliationRun']
 export type AdminReconciliationResult = components['schemas']['AdminReconciliationResult']
+export type AdminTransferPage = components['schemas']['AdminTransferPage']
+export type AdminTransfer = components['schemas']['AdminTransfer']
+export type AdminTransferDetail = components['schemas']['AdminTransferDetail']
+export type AdminWithdrawalPage = components['schemas']['AdminWithdrawalPage']
+export type AdminWithdrawal = components['schemas']['AdminWithdrawal']
+export type AdminEscrowLegPage = components['schemas']['AdminEscrowLegPage']
+export type AdminEscrowLeg = components['schemas']['AdminEscrowLeg']
 export type AdminStatsOverview = components['schemas']['AdminStatsOverview']
 export type AdminTransferAges = components['schemas']['AdminTransferAges']
 export type AdminFlows = components['schemas']['AdminFlows']
@@ -22690,6 +23389,2129 @@ export interface operations {
       }
       /** @description `NOT_FOUND`: the coin is not halted. */
       404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminTransfers: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description a status, `open` (not settled) or `failing` (not settled, with failed attempts) */
+        status?: 'queued' | 'signed' | 'sent' | 'completed' | 'failed' | 'open' | 'failing'
+        coin?: string
+        purpose?: string
+        referenceId?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1,
+           *         "data": [
+           *           {
+           *             "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *             "purpose": "withdrawal",
+           *             "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *             "coin": "avax",
+           *             "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+           *             "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *             "amount": "500000000000000000",
+           *             "amountText": "0.5 AVAX",
+           *             "status": "sent",
+           *             "failures": 0,
+           *             "lastError": null,
+           *             "nonce": 4,
+           *             "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *             "replacements": 0,
+           *             "ageSeconds": 420,
+           *             "createdAt": "2026-01-01T12:00:00.000Z",
+           *             "updatedAt": "2026-01-01T12:00:00.000Z",
+           *             "signedAt": "2026-01-01T12:00:00.000Z",
+           *             "broadcastAt": "2026-01-01T12:00:00.000Z",
+           *             "settledAt": null,
+           *             "actions": {
+           *               "retry": true,
+           *               "replace": true,
+           *               "cancel": false
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminTransferPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminTransfer: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *         "purpose": "withdrawal",
+           *         "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *         "coin": "avax",
+           *         "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+           *         "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *         "amount": "500000000000000000",
+           *         "amountText": "0.5 AVAX",
+           *         "status": "sent",
+           *         "failures": 0,
+           *         "lastError": null,
+           *         "nonce": 4,
+           *         "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *         "replacements": 0,
+           *         "ageSeconds": 420,
+           *         "createdAt": "2026-01-01T12:00:00.000Z",
+           *         "updatedAt": "2026-01-01T12:00:00.000Z",
+           *         "signedAt": "2026-01-01T12:00:00.000Z",
+           *         "broadcastAt": "2026-01-01T12:00:00.000Z",
+           *         "settledAt": null,
+           *         "actions": {
+           *           "retry": true,
+           *           "replace": true,
+           *           "cancel": false
+           *         },
+           *         "errors": [],
+           *         "error": null,
+           *         "meta": {},
+           *         "gasReserved": "52500000000000",
+           *         "transactions": [
+           *           {
+           *             "seq": 0,
+           *             "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *             "status": "pending",
+           *             "maxFee": "52500000000000",
+           *             "signedAt": "2026-01-01T12:00:00.000Z"
+           *           }
+           *         ],
+           *         "postings": [
+           *           {
+           *             "outcome": "failed",
+           *             "kind": "withdrawal.release",
+           *             "key": "withdrawal:65f1c0a2b3c4d5e6f7a8b9d2:release",
+           *             "account": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+           *             "amount": "501000000000000000",
+           *             "ledgerTransferId": null
+           *           }
+           *         ],
+           *         "events": [
+           *           {
+           *             "event": "started",
+           *             "appliedAt": "2026-01-01T12:00:00.000Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminTransferDetail']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no transfer has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminTransferRetry: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Queued to run now` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Queued to run now",
+           *       "data": {
+           *         "transfer": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "purpose": "withdrawal",
+           *           "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "coin": "avax",
+           *           "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "sent",
+           *           "failures": 0,
+           *           "lastError": null,
+           *           "nonce": 4,
+           *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *           "replacements": 0,
+           *           "ageSeconds": 420,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "signedAt": "2026-01-01T12:00:00.000Z",
+           *           "broadcastAt": "2026-01-01T12:00:00.000Z",
+           *           "settledAt": null,
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": true,
+           *             "cancel": false
+           *           },
+           *           "errors": [],
+           *           "error": null,
+           *           "meta": {},
+           *           "gasReserved": "52500000000000",
+           *           "transactions": [
+           *             {
+           *               "seq": 0,
+           *               "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *               "status": "pending",
+           *               "maxFee": "52500000000000",
+           *               "signedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ],
+           *           "postings": [
+           *             {
+           *               "outcome": "failed",
+           *               "kind": "withdrawal.release",
+           *               "key": "withdrawal:65f1c0a2b3c4d5e6f7a8b9d2:release",
+           *               "account": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+           *               "amount": "501000000000000000",
+           *               "ledgerTransferId": null
+           *             }
+           *           ],
+           *           "events": [
+           *             {
+           *               "event": "started",
+           *               "appliedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ]
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Queued to run now */
+            message: string
+            data: {
+              transfer: components['schemas']['AdminTransferDetail']
+              /** @description replace: the replacement transaction */
+              txHash?: string
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no transfer has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: it settled already (a withdrawal that failed for good was refunded). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminTransferReplace: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Replaced` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Replaced",
+           *       "data": {
+           *         "transfer": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "purpose": "withdrawal",
+           *           "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "coin": "avax",
+           *           "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "sent",
+           *           "failures": 0,
+           *           "lastError": null,
+           *           "nonce": 4,
+           *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *           "replacements": 0,
+           *           "ageSeconds": 420,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "signedAt": "2026-01-01T12:00:00.000Z",
+           *           "broadcastAt": "2026-01-01T12:00:00.000Z",
+           *           "settledAt": null,
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": true,
+           *             "cancel": false
+           *           },
+           *           "errors": [],
+           *           "error": null,
+           *           "meta": {},
+           *           "gasReserved": "52500000000000",
+           *           "transactions": [
+           *             {
+           *               "seq": 0,
+           *               "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *               "status": "pending",
+           *               "maxFee": "52500000000000",
+           *               "signedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ],
+           *           "postings": [
+           *             {
+           *               "outcome": "failed",
+           *               "kind": "withdrawal.release",
+           *               "key": "withdrawal:65f1c0a2b3c4d5e6f7a8b9d2:release",
+           *               "account": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+           *               "amount": "501000000000000000",
+           *               "ledgerTransferId": null
+           *             }
+           *           ],
+           *           "events": [
+           *             {
+           *               "event": "started",
+           *               "appliedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ]
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Replaced */
+            message: string
+            data: {
+              transfer: components['schemas']['AdminTransferDetail']
+              /** @description replace: the replacement transaction */
+              txHash?: string
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no transfer has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: not signed yet, settled, its nonce taken already, an earlier nonce pending, the coin halted, replacements used up, or a gas top-up needed first. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminTransferCancel: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Cancelled` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Cancelled",
+           *       "data": {
+           *         "transfer": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "purpose": "withdrawal",
+           *           "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "coin": "avax",
+           *           "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "sent",
+           *           "failures": 0,
+           *           "lastError": null,
+           *           "nonce": 4,
+           *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *           "replacements": 0,
+           *           "ageSeconds": 420,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "signedAt": "2026-01-01T12:00:00.000Z",
+           *           "broadcastAt": "2026-01-01T12:00:00.000Z",
+           *           "settledAt": null,
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": true,
+           *             "cancel": false
+           *           },
+           *           "errors": [],
+           *           "error": null,
+           *           "meta": {},
+           *           "gasReserved": "52500000000000",
+           *           "transactions": [
+           *             {
+           *               "seq": 0,
+           *               "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *               "status": "pending",
+           *               "maxFee": "52500000000000",
+           *               "signedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ],
+           *           "postings": [
+           *             {
+           *               "outcome": "failed",
+           *               "kind": "withdrawal.release",
+           *               "key": "withdrawal:65f1c0a2b3c4d5e6f7a8b9d2:release",
+           *               "account": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+           *               "amount": "501000000000000000",
+           *               "ledgerTransferId": null
+           *             }
+           *           ],
+           *           "events": [
+           *             {
+           *               "event": "started",
+           *               "appliedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ]
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Cancelled */
+            message: string
+            data: {
+              transfer: components['schemas']['AdminTransferDetail']
+              /** @description replace: the replacement transaction */
+              txHash?: string
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no transfer has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: it is signed (it may still be mined) or settled already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminWithdrawals: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description a status, or `failing` (not settled, with failed attempts) */
+        status?: 'pending' | 'processing' | 'completed' | 'failed' | 'failing'
+        coin?: string
+        /** @description the requesting account */
+        user?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1,
+           *         "data": [
+           *           {
+           *             "_id": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *             "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *             "email": "ada@example.com",
+           *             "userName": "ada",
+           *             "coin": "avax",
+           *             "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *             "amount": "500000000000000000",
+           *             "fee": "1000000000000000",
+           *             "amountText": "0.5 AVAX",
+           *             "status": "processing",
+           *             "retryCount": 1,
+           *             "lastError": "devnet is down (simulated outage)",
+           *             "txHash": null,
+           *             "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *             "transferStatus": "queued",
+           *             "ageSeconds": 95,
+           *             "createdAt": "2026-01-01T12:00:00.000Z",
+           *             "updatedAt": "2026-01-01T12:00:00.000Z",
+           *             "actions": {
+           *               "retry": true,
+           *               "replace": false,
+           *               "cancel": true
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminWithdrawalPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminWithdrawalRetry: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Queued to run now` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Queued to run now",
+           *       "data": {
+           *         "withdrawal": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *           "email": "ada@example.com",
+           *           "userName": "ada",
+           *           "coin": "avax",
+           *           "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "fee": "1000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "processing",
+           *           "retryCount": 1,
+           *           "lastError": "devnet is down (simulated outage)",
+           *           "txHash": null,
+           *           "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "transferStatus": "queued",
+           *           "ageSeconds": 95,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": false,
+           *             "cancel": true
+           *           }
+           *         },
+           *         "transfer": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "purpose": "withdrawal",
+           *           "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "coin": "avax",
+           *           "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "sent",
+           *           "failures": 0,
+           *           "lastError": null,
+           *           "nonce": 4,
+           *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *           "replacements": 0,
+           *           "ageSeconds": 420,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "signedAt": "2026-01-01T12:00:00.000Z",
+           *           "broadcastAt": "2026-01-01T12:00:00.000Z",
+           *           "settledAt": null,
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": true,
+           *             "cancel": false
+           *           },
+           *           "errors": [],
+           *           "error": null,
+           *           "meta": {},
+           *           "gasReserved": "52500000000000",
+           *           "transactions": [
+           *             {
+           *               "seq": 0,
+           *               "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *               "status": "pending",
+           *               "maxFee": "52500000000000",
+           *               "signedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ],
+           *           "postings": [
+           *             {
+           *               "outcome": "failed",
+           *               "kind": "withdrawal.release",
+           *               "key": "withdrawal:65f1c0a2b3c4d5e6f7a8b9d2:release",
+           *               "account": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+           *               "amount": "501000000000000000",
+           *               "ledgerTransferId": null
+           *             }
+           *           ],
+           *           "events": [
+           *             {
+           *               "event": "started",
+           *               "appliedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ]
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Queued to run now */
+            message: string
+            data: {
+              withdrawal: components['schemas']['AdminWithdrawal']
+              transfer: components['schemas']['AdminTransferDetail']
+              /** @description replace: the replacement transaction */
+              txHash?: string
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no withdrawal has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: it settled already (a withdrawal that failed for good was refunded). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminWithdrawalReplace: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Replaced` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Replaced",
+           *       "data": {
+           *         "withdrawal": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *           "email": "ada@example.com",
+           *           "userName": "ada",
+           *           "coin": "avax",
+           *           "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "fee": "1000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "processing",
+           *           "retryCount": 1,
+           *           "lastError": "devnet is down (simulated outage)",
+           *           "txHash": null,
+           *           "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "transferStatus": "queued",
+           *           "ageSeconds": 95,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": false,
+           *             "cancel": true
+           *           }
+           *         },
+           *         "transfer": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "purpose": "withdrawal",
+           *           "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "coin": "avax",
+           *           "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "sent",
+           *           "failures": 0,
+           *           "lastError": null,
+           *           "nonce": 4,
+           *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *           "replacements": 0,
+           *           "ageSeconds": 420,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "signedAt": "2026-01-01T12:00:00.000Z",
+           *           "broadcastAt": "2026-01-01T12:00:00.000Z",
+           *           "settledAt": null,
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": true,
+           *             "cancel": false
+           *           },
+           *           "errors": [],
+           *           "error": null,
+           *           "meta": {},
+           *           "gasReserved": "52500000000000",
+           *           "transactions": [
+           *             {
+           *               "seq": 0,
+           *               "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *               "status": "pending",
+           *               "maxFee": "52500000000000",
+           *               "signedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ],
+           *           "postings": [
+           *             {
+           *               "outcome": "failed",
+           *               "kind": "withdrawal.release",
+           *               "key": "withdrawal:65f1c0a2b3c4d5e6f7a8b9d2:release",
+           *               "account": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+           *               "amount": "501000000000000000",
+           *               "ledgerTransferId": null
+           *             }
+           *           ],
+           *           "events": [
+           *             {
+           *               "event": "started",
+           *               "appliedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ]
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Replaced */
+            message: string
+            data: {
+              withdrawal: components['schemas']['AdminWithdrawal']
+              transfer: components['schemas']['AdminTransferDetail']
+              /** @description replace: the replacement transaction */
+              txHash?: string
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no withdrawal has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: not signed yet, settled, its nonce taken already, an earlier nonce pending, the coin halted, replacements used up, or a gas top-up needed first. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminWithdrawalCancel: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Cancelled` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Cancelled",
+           *       "data": {
+           *         "withdrawal": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *           "email": "ada@example.com",
+           *           "userName": "ada",
+           *           "coin": "avax",
+           *           "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "fee": "1000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "processing",
+           *           "retryCount": 1,
+           *           "lastError": "devnet is down (simulated outage)",
+           *           "txHash": null,
+           *           "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "transferStatus": "queued",
+           *           "ageSeconds": 95,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": false,
+           *             "cancel": true
+           *           }
+           *         },
+           *         "transfer": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "purpose": "withdrawal",
+           *           "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "coin": "avax",
+           *           "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "sent",
+           *           "failures": 0,
+           *           "lastError": null,
+           *           "nonce": 4,
+           *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *           "replacements": 0,
+           *           "ageSeconds": 420,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "signedAt": "2026-01-01T12:00:00.000Z",
+           *           "broadcastAt": "2026-01-01T12:00:00.000Z",
+           *           "settledAt": null,
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": true,
+           *             "cancel": false
+           *           },
+           *           "errors": [],
+           *           "error": null,
+           *           "meta": {},
+           *           "gasReserved": "52500000000000",
+           *           "transactions": [
+           *             {
+           *               "seq": 0,
+           *               "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *               "status": "pending",
+           *               "maxFee": "52500000000000",
+           *               "signedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ],
+           *           "postings": [
+           *             {
+           *               "outcome": "failed",
+           *               "kind": "withdrawal.release",
+           *               "key": "withdrawal:65f1c0a2b3c4d5e6f7a8b9d2:release",
+           *               "account": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+           *               "amount": "501000000000000000",
+           *               "ledgerTransferId": null
+           *             }
+           *           ],
+           *           "events": [
+           *             {
+           *               "event": "started",
+           *               "appliedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ]
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Cancelled */
+            message: string
+            data: {
+              withdrawal: components['schemas']['AdminWithdrawal']
+              transfer: components['schemas']['AdminTransferDetail']
+              /** @description replace: the replacement transaction */
+              txHash?: string
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no withdrawal has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: it is signed (it may still be mined) or settled already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminEscrowLegs: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description a status, or `failing` (not settled, with failed attempts) */
+        status?: 'awaiting' | 'processing' | 'completed' | 'failed' | 'failing'
+        kind?: 'payout' | 'fee' | 'platformFee' | 'refund' | 'fund'
+        coin?: string
+        /** @description the escrow */
+        escrow?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1,
+           *         "data": [
+           *           {
+           *             "_id": "65f1c0a2b3c4d5e6f7a8b9d3",
+           *             "escrowId": "65f1c0a2b3c4d5e6f7a8b9d4",
+           *             "collectionId": "65f1c0a2b3c4d5e6f7a8b9d5",
+           *             "kind": "payout",
+           *             "seq": 1,
+           *             "coin": "usdc",
+           *             "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *             "amount": "95000000",
+           *             "amountText": "95 USDC",
+           *             "status": "failed",
+           *             "attempt": 1,
+           *             "failures": 5,
+           *             "lastError": "the transaction was mined but reverted",
+           *             "txHash": null,
+           *             "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *             "transferStatus": "failed",
+           *             "payerId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *             "receiverId": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *             "receiverEmail": "bob@example.com",
+           *             "ageSeconds": 3600,
+           *             "createdAt": "2026-01-01T12:00:00.000Z",
+           *             "updatedAt": "2026-01-01T12:00:00.000Z",
+           *             "actions": {
+           *               "retry": true,
+           *               "replace": false,
+           *               "cancel": false
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminEscrowLegPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminEscrowLegRetry: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Queued to run now` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Queued to run now */
+            message: string
+            data: {
+              leg: components['schemas']['AdminEscrowLeg']
+              transfer: components['schemas']['AdminTransferDetail'] | null
+              /** @description failed legs of the escrow sent again */
+              resent: number
+              /** @description replace: the replacement transaction */
+              txHash?: string
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no escrow leg has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: it settled already (a withdrawal that failed for good was refunded). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminEscrowLegReplace: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Replaced` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Replaced */
+            message: string
+            data: {
+              leg: components['schemas']['AdminEscrowLeg']
+              transfer: components['schemas']['AdminTransferDetail'] | null
+              /** @description failed legs of the escrow sent again */
+              resent: number
+              /** @description replace: the replacement transaction */
+              txHash?: string
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no escrow leg has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: not signed yet, settled, its nonce taken already, an earlier nonce pending, the coin halted, replacements used up, or a gas top-up needed first. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminEscrowLegCancel: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Cancelled` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Cancelled */
+            message: string
+            data: {
+              leg: components['schemas']['AdminEscrowLeg']
+              transfer: components['schemas']['AdminTransferDetail'] | null
+              /** @description failed legs of the escrow sent again */
+              resent: number
+              /** @description replace: the replacement transaction */
+              txHash?: string
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no escrow leg has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: it is signed (it may still be mined) or settled already. */
+      409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown

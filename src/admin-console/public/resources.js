@@ -11,7 +11,6 @@ const state = (v) =>
 const ageOf = (row) => age(row.ageSeconds ?? since(row.createdAt))
 const idOf = (row) => row.id ?? row._id
 const usd = (v) => (typeof v === 'number' ? `$${v.toFixed(2)}` : '—')
-const open = (row) => ['queued', 'signed', 'sent'].includes(row.status)
 const statusFilter = (options) => ({
   name: 'status',
   label: 'State',
@@ -28,7 +27,7 @@ export const resources = [
       'Every transfer the platform signs (withdrawals, escrow payouts, fee sweeps, gas top-ups). An open one can be run again now, a signed one replaced with higher fees, or cancelled with its value returned once nothing of it can be mined.',
     path: '/v1/admin/transfers',
     filters: [
-      statusFilter(['open', 'queued', 'signed', 'sent', 'failed', 'completed']),
+      statusFilter(['open', 'failing', 'queued', 'signed', 'sent', 'failed', 'completed']),
       { name: 'purpose', label: 'Purpose', type: 'search', placeholder: 'withdrawal, escrow.payout…' },
     ],
     rowLabel: (r) => `transfer ${short(idOf(r), 8)}`,
@@ -37,21 +36,21 @@ export const resources = [
       { label: 'Purpose', cell: (r) => r.purpose },
       { label: 'Amount', num: true, cell: (r) => money(r) },
       { label: 'To', cell: (r) => code(r.to ?? r.toAddress, 10) },
-      { label: 'State', cell: (r) => state(r.cancelling ? 'cancelling' : r.status) },
+      { label: 'State', cell: (r) => state(r.status) },
       { label: 'Age', num: true, cell: ageOf },
       { label: 'Failures', num: true, cell: (r) => String(r.failures ?? 0) },
-      { label: 'Last error', cell: (r) => (r.errors ?? []).at(-1) ?? '' },
+      { label: 'Last error', cell: (r) => r.lastError ?? '' },
     ],
     actions: [
       {
         label: 'Run now',
-        when: (r) => open(r),
+        when: (r) => r.actions?.retry,
         path: (r) => `/v1/admin/transfers/${idOf(r)}/retry`,
         text: () => 'Runs the transfer again now instead of at its next scheduled look.',
       },
       {
         label: 'Replace',
-        when: (r) => (r.status === 'signed' || r.status === 'sent') && !r.cancelling,
+        when: (r) => r.actions?.replace,
         path: (r) => `/v1/admin/transfers/${idOf(r)}/replace`,
         text: () =>
           'Signs the same transfer at the same nonce with fees at least 12.5 % higher; whichever is mined settles it.',
@@ -59,10 +58,10 @@ export const resources = [
       {
         label: 'Cancel',
         danger: true,
-        when: (r) => open(r) && !r.cancelling,
+        when: (r) => r.actions?.cancel,
         path: (r) => `/v1/admin/transfers/${idOf(r)}/cancel`,
         text: () =>
-          'Ends the transfer and returns its value to the account that funded it, exactly once, as soon as none of its transactions can be mined any more.',
+          'Only while nothing of it was signed: the transfer fails and its value goes back to the account that funded it, exactly once.',
       },
     ],
   },
@@ -71,41 +70,41 @@ export const resources = [
     key: 'w',
     title: 'Withdrawals',
     intro:
-      "Users' withdrawals with the transfer carrying each. An open one can be sent again now, replaced with higher fees once signed, or cancelled: the amount and fee go back to the wallet, exactly once.",
+      "Users' withdrawals with the transfer carrying each. An open one can be sent again now, replaced with higher fees once signed, or cancelled before it is signed: the amount and fee go back to the wallet, exactly once.",
     path: '/v1/admin/withdrawals',
-    filters: [statusFilter(['pending', 'processing', 'completed', 'failed'])],
+    filters: [statusFilter(['failing', 'pending', 'processing', 'completed', 'failed'])],
     rowLabel: (r) => `withdrawal ${short(idOf(r), 8)}`,
     columns: [
       { label: 'Withdrawal', cell: (r) => code(idOf(r), 8) },
-      { label: 'User', cell: (r) => code(r.owner ?? r.ownerId, 8) },
+      { label: 'User', cell: (r) => r.email ?? code(r.userId, 8) },
       { label: 'Amount', num: true, cell: (r) => money(r) },
       { label: 'Fee', num: true, cell: (r) => money(r, 'fee') },
       { label: 'Address', cell: (r) => code(r.address, 10) },
       { label: 'State', cell: (r) => state(r.status) },
       { label: 'Attempts', num: true, cell: (r) => String(r.retryCount ?? 0) },
       { label: 'Age', num: true, cell: ageOf },
-      { label: 'Last error', cell: (r) => (r.errMsg ?? []).at(-1) ?? '' },
+      { label: 'Last error', cell: (r) => r.lastError ?? '' },
     ],
     actions: [
       {
         label: 'Retry',
-        when: (r) => r.status === 'pending' || r.status === 'processing',
+        when: (r) => r.actions?.retry,
         path: (r) => `/v1/admin/withdrawals/${idOf(r)}/retry`,
         text: () => "Runs the withdrawal's transfer again now instead of at its next scheduled attempt.",
       },
       {
         label: 'Replace',
-        when: (r) => r.status === 'processing' && r.txHash,
+        when: (r) => r.actions?.replace,
         path: (r) => `/v1/admin/withdrawals/${idOf(r)}/replace`,
         text: () => 'Signs the same transfer at the same nonce with fees at least 12.5 % higher.',
       },
       {
         label: 'Cancel',
         danger: true,
-        when: (r) => r.status === 'pending' || r.status === 'processing',
+        when: (r) => r.actions?.cancel,
         path: (r) => `/v1/admin/withdrawals/${idOf(r)}/cancel`,
         text: () =>
-          'Fails the withdrawal and gives the amount and fee back to the wallet, exactly once, as soon as none of its transactions can be mined any more.',
+          'Only while nothing of it was signed: fails the withdrawal and gives the amount and fee back to the wallet, exactly once.',
       },
     ],
   },
@@ -117,7 +116,7 @@ export const resources = [
       "Each release of an escrow pays legs (the worker's payout, fees); an escrow's failed legs can be sent again.",
     path: '/v1/admin/escrow-legs',
     filters: [
-      statusFilter(['awaiting', 'processing', 'completed', 'failed']),
+      statusFilter(['failing', 'awaiting', 'processing', 'completed', 'failed']),
       {
         name: 'kind',
         label: 'Kind',
@@ -139,10 +138,26 @@ export const resources = [
     ],
     actions: [
       {
-        label: 'Retry failed legs',
-        when: (r) => r.status === 'failed',
-        path: (r) => `/v1/admin/escrows/${r.escrowId}/retry-legs`,
-        text: () => "Sends every failed payout leg of this escrow again (new transfers, the escrow's value).",
+        label: 'Retry',
+        when: (r) => r.actions?.retry,
+        path: (r) => `/v1/admin/escrow-legs/${idOf(r)}/retry`,
+        text: (r) =>
+          r.status === 'failed'
+            ? "Sends every failed payout leg of this escrow again (new transfers, the escrow's value)."
+            : "Runs the leg's transfer again now instead of at its next scheduled attempt.",
+      },
+      {
+        label: 'Replace',
+        when: (r) => r.actions?.replace,
+        path: (r) => `/v1/admin/escrow-legs/${idOf(r)}/replace`,
+        text: () => 'Signs the same transfer at the same nonce with fees at least 12.5 % higher.',
+      },
+      {
+        label: 'Cancel',
+        danger: true,
+        when: (r) => r.actions?.cancel,
+        path: (r) => `/v1/admin/escrow-legs/${idOf(r)}/cancel`,
+        text: () => 'Only while nothing of it was signed: the leg fails and its value stays in the escrow.',
       },
     ],
   },

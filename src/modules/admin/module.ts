@@ -3,12 +3,16 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config.ts'
 import type { Db } from '../../db/index.ts'
+import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { AccountModeration } from '../account/moderation.ts'
 import type { AccountSecurityService } from '../account/security.ts'
 import type { AuthService } from '../auth/service.ts'
 import type { CollectionTypeService } from '../collections/collection-types.ts'
+import type { EscrowLegOperations } from '../escrow/operator.ts'
 import type { SettlementChecks } from '../settlement/module.ts'
+import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
+import type { WithdrawalOperatorView } from '../withdrawals/operator.ts'
 import { AdminAccess } from './access.ts'
 import { AdminAudit } from './audit.ts'
 import { AdminCollectionTypes } from './collection-types.ts'
@@ -17,8 +21,10 @@ import { adminCollectionTypeRoutes } from './routes/collection-types.ts'
 import { adminPeopleRoutes } from './routes/people.ts'
 import { adminReconciliationRoutes } from './routes/reconciliation.ts'
 import { adminSessionRoutes } from './routes/session.ts'
+import { adminTransferRoutes } from './routes/transfers.ts'
 import { AdminStats, type StatsDeps } from './stats.ts'
 import { adminStatsRoutes } from './stats-routes.ts'
+import { AdminTransfers } from './transfers.ts'
 import { AdminUsers } from './users.ts'
 
 export async function buildAdmin(d: {
@@ -29,8 +35,11 @@ export async function buildAdmin(d: {
   accountSecurity: AccountSecurityService
   settlement: SettlementChecks
   coins: ConstructorParameters<typeof AdminReconciliation>[0]['coins'] & StatsDeps['coins']
-  chain: StatsDeps['chain']
+  chain: StatsDeps['chain'] & Pick<ChainAdapter, 'coins'>
   collectionTypes: CollectionTypeService
+  outgoing: OutgoingSender
+  withdrawalView: WithdrawalOperatorView
+  escrowLegs: EscrowLegOperations
 }) {
   const { db, config, clock } = d
   /** the admin role and account suspension */
@@ -56,9 +65,18 @@ export async function buildAdmin(d: {
   const adminReconciliation = new AdminReconciliation({ db, halts, reconciliation, coins: d.coins, audit })
   const stats = new AdminStats({ db, clock, coins: d.coins, chain: d.chain })
   const collectionTypes = new AdminCollectionTypes({ db, types: d.collectionTypes, audit })
+  const transfers = new AdminTransfers({
+    db,
+    clock,
+    chain: d.chain,
+    outgoing: d.outgoing,
+    withdrawals: d.withdrawalView,
+    legs: d.escrowLegs,
+    audit,
+  })
   return {
     moderation,
-    admin: { access, audit, users, reconciliation: adminReconciliation, stats, collectionTypes },
+    admin: { access, audit, users, reconciliation: adminReconciliation, stats, collectionTypes, transfers },
   }
 }
 
@@ -67,6 +85,7 @@ export async function adminHttp(app: FastifyInstance, s: Awaited<ReturnType<type
   await app.register(adminSessionRoutes, { access })
   await app.register(adminPeopleRoutes, { access, audit, users })
   await app.register(adminReconciliationRoutes, { access, reconciliation })
+  await app.register(adminTransferRoutes, { access, transfers: s.admin.transfers })
   // The operator console's dashboard and plots (read-only aggregates).
   await app.register(adminStatsRoutes, { access, stats: s.admin.stats })
   await app.register(adminCollectionTypeRoutes, { access, types: s.admin.collectionTypes })

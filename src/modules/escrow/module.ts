@@ -7,6 +7,7 @@ import type { SettlementChecks } from '../settlement/module.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import { DEPOSIT_CREDITED_JOB, type DepositCredited } from '../settlement/watcher/types.ts'
 import { CollectionPayments } from './collection-payment.ts'
+import { EscrowLegOperations } from './operator.ts'
 import { paymentRoutes } from './payment-routes.ts'
 import { EscrowPayouts } from './payouts.ts'
 import { escrowRoutes } from './routes.ts'
@@ -40,10 +41,14 @@ export function buildEscrow(
     collections: d.collections,
     escrow,
   })
-  return { escrow, payments }
+  const escrowLegs = new EscrowLegOperations({ db: d.db, clock: d.clock, payouts })
+  return { escrow, payments, escrowLegs }
 }
 
-export async function escrowHttp(app: FastifyInstance, s: ReturnType<typeof buildEscrow> & { db: Db }) {
+export async function escrowHttp(
+  app: FastifyInstance,
+  s: Pick<ReturnType<typeof buildEscrow>, 'escrow' | 'payments'> & { db: Db },
+) {
   await app.register(escrowRoutes, { escrow: s.escrow, db: s.db })
   await app.register(paymentRoutes, { payments: s.payments, db: s.db })
 }

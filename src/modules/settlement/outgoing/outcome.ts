@@ -215,8 +215,9 @@ export async function settleWithReceipt(s: SenderContext, id: string, receipt: T
 }
 
 /** Settles a transfer as failed for good: its gas reservation back (when nothing was mined), the
- * postings for a failure booked, and the failure reported. `row` counts the last attempt. */
-async function settleFailure(
+ * postings for a failure booked, and the failure reported. `row` counts the last attempt. The
+ * caller holds the transfer's row lock and has checked that nothing of it can still be mined. */
+export async function settleFailure(
   s: SenderContext,
   tx: Tx,
   row: OutgoingRow,

@@ -6,6 +6,7 @@
 // whichever is mined settles the transfer. Only the address's lowest pending nonce is replaced:
 // a later transaction waits for it, it is not stuck itself. Nothing is replaced in a halted coin.
 import { type Hex, parseTransaction } from 'viem'
+import type { Tx } from '../../../db/index.ts'
 import type { FeeEstimate } from '../../../platform/chain/types.ts'
 import { reserveGas } from './gas.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
@@ -41,18 +42,28 @@ function feesOf(raw: Hex): FeeEstimate {
   return { type: 'legacy', gasPrice: t.gasPrice ?? 0n }
 }
 
-export type ReplaceResult = 'replaced' | 'not-stuck' | 'wait' | 'exhausted'
+/** `raced`: another run replaced or settled the transfer first (nothing was stored). */
+export type ReplaceResult = 'replaced' | 'not-stuck' | 'wait' | 'exhausted' | 'raced'
 
 /**
  * Replaces the transfer's current transaction when it is stuck. `wait`: the replacement needs more
  * gas than is parked at the address, and a top-up was asked for.
  */
-export async function replaceIfStuck(s: SenderContext, row: OutgoingRow): Promise<ReplaceResult> {
+export async function replaceIfStuck(
+  s: SenderContext,
+  row: OutgoingRow,
+  opts: {
+    /** an operator's "replace now": no need to wait `stuckAfterMs` */
+    now?: boolean
+    /** runs in the transaction that stores the replacement (e.g. the operator's audit row) */
+    inTransaction?: (tx: Tx, txHash: string) => Promise<void>
+  } = {},
+): Promise<ReplaceResult> {
   const { db, chain, clock, log, wallets } = s.deps
   const stored = await outgoingRepo.transactions(db, row.id)
   const current = stored.find((t) => t.txHash === row.txHash)
   const since = current?.signedAt ?? row.signedAt ?? row.createdAt
-  if (clock.now().getTime() - since.getTime() < s.options.stuckAfterMs) return 'not-stuck'
+  if (!opts.now && clock.now().getTime() - since.getTime() < s.options.stuckAfterMs) return 'not-stuck'
   // A replacement is a new signature: none in a halted coin (the stored transaction stays watched).
   if (await s.deps.halts.isHalted(row.coin)) return 'not-stuck'
   // An earlier nonce of the address still pending holds this one back: that one is the stuck one.
@@ -71,11 +82,11 @@ export async function replaceIfStuck(s: SenderContext, row: OutgoingRow): Promis
   const maxFee = gas * (fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice)
   if (row.fromKind !== 'platform' && !(await reserveGas(s, row, maxFee, { signed: true }))) return 'wait'
 
-  await db.transaction().execute(async (tx) => {
+  const done = await db.transaction().execute(async (tx) => {
     const locked = await s.load(tx, row.id, true)
     // Another run replaced or settled it meanwhile.
     if (!locked || (locked.status !== 'signed' && locked.status !== 'sent') || locked.txHash !== row.txHash)
-      return
+      return false
     const signed = await signFor(s, tx, locked, {
       coin: locked.coin,
       to: locked.toAddress,
@@ -118,9 +129,13 @@ export async function replaceIfStuck(s: SenderContext, row: OutgoingRow): Promis
         before: perGas(old),
         after: perGas(fees),
       },
-      'outgoing transfer replaced: not mined in time, sent again with higher fees',
+      opts.now
+        ? 'outgoing transfer replaced by an operator: sent again with higher fees'
+        : 'outgoing transfer replaced: not mined in time, sent again with higher fees',
     )
+    await opts.inTransaction?.(tx, txHash)
+    return true
   })
   await s.crashPoint('after-replace', row.id)
-  return 'replaced'
+  return done ? 'replaced' : 'raced'
 }

@@ -70,7 +70,7 @@ async function advance(s: SenderContext, first: OutgoingRow) {
         await defer(s, row.id, s.options.gasWaitMs)
         return
       }
-      if (replaced === 'replaced') {
+      if (replaced === 'replaced' || replaced === 'raced') {
         row = (await s.load(db, row.id))!
         if (isFinal(row.status)) return
         receipt = await broadcastCurrent(s, row)

@@ -7,6 +7,7 @@ import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import { enqueueTransfer } from './enqueue.ts'
 import type { OutcomeHandlers } from './events.ts'
+import { OutgoingOperations } from './operator.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { registerReportJobs } from './report.ts'
 import { runTransfer } from './runner.ts'
@@ -25,6 +26,8 @@ import {
 export class OutgoingSender implements SenderContext {
   readonly #handlers = new Map<string, OutcomeHandlers>()
   readonly options: SenderOptions
+  /** what operators may do with transfers (lists, run now, replace now, cancel) */
+  readonly operations: OutgoingOperations = new OutgoingOperations(this)
   /** tests only: called at each crash point; throw SimulatedCrash to "kill" the worker there */
   testHook: ((at: CrashPoint, transferId: string) => void | Promise<void>) | undefined
 

@@ -1,0 +1,233 @@
+// Money on its way out: outgoing transfers, withdrawals and escrow payout legs, with the actions
+// retry (run now / send a failed leg again), replace (higher fees, same nonce) and cancel (refund).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
+import { envelope, IdParams, ok } from '../../../http/schemas.ts'
+import type { AdminAccess } from '../access.ts'
+import { Page, ReasonBody } from '../schemas.ts'
+import {
+  AdminEscrowLeg,
+  AdminTransfer,
+  AdminTransferDetail,
+  AdminWithdrawal,
+  LegQuery,
+  TransferQuery,
+  WithdrawalQuery,
+} from '../schemas-transfers.ts'
+import type { AdminTransfers, TransferAction } from '../transfers.ts'
+import { actorOf, adminErrors, guardElevated, pageOf, security, tags } from './common.ts'
+
+const TransferPage = Page(AdminTransfer, 'AdminTransferPage')
+const WithdrawalPage = Page(AdminWithdrawal, 'AdminWithdrawalPage')
+const LegPage = Page(AdminEscrowLeg, 'AdminEscrowLegPage')
+const TxHash = Type.Optional(Type.String({ description: 'replace: the replacement transaction' }))
+
+const WHAT: Record<TransferAction, { summary: string; conflict: string; message: string }> = {
+  retry: {
+    summary: 'run now, without waiting for its backoff',
+    conflict: 'it settled already (a withdrawal that failed for good was refunded)',
+    message: 'Queued to run now',
+  },
+  replace: {
+    summary: 'replace its pending transaction now: same nonce, fees at least 12.5 % higher',
+    conflict:
+      'not signed yet, settled, its nonce taken already, an earlier nonce pending, the coin halted, replacements used up, or a gas top-up needed first',
+    message: 'Replaced',
+  },
+  cancel: {
+    summary:
+      'cancel a transfer that was never signed: it fails for good and its caller is refunded once, by its report',
+    conflict: 'it is signed (it may still be mined) or settled already',
+    message: 'Cancelled',
+  },
+}
+const ACTIONS = Object.keys(WHAT) as TransferAction[]
+
+const page = <T>(
+  q: { page?: number | undefined; limit?: number | undefined },
+  r: { total: number; rows: T[] },
+) => {
+  const { page, limit } = pageOf(q)
+  return { page, pages: Math.ceil(r.total / limit), limit, total: r.total, data: r.rows }
+}
+
+export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
+  access: AdminAccess
+  transfers: AdminTransfers
+}> = async (app, { access, transfers }) => {
+  guardElevated(app, access)
+
+  app.get(
+    '/v1/admin/transfers',
+    {
+      schema: {
+        operationId: 'adminTransfers',
+        summary: 'Outgoing transfers by state, coin and purpose, oldest first, with their age',
+        tags,
+        security,
+        querystring: TransferQuery,
+        response: { 200: envelope(TransferPage), ...adminErrors() },
+      },
+    },
+    async (req) => {
+      const q = req.query
+      const r = await transfers.transfers({
+        ...pageOf(q),
+        state: q.status as never,
+        coin: q.coin?.toLowerCase(),
+        purpose: q.purpose,
+        referenceId: q.referenceId,
+      })
+      return ok(page(q, r))
+    },
+  )
+
+  app.get(
+    '/v1/admin/transfers/:id',
+    {
+      schema: {
+        operationId: 'adminTransfer',
+        summary: 'One outgoing transfer: attempts, signed transactions, postings and reported events',
+        tags,
+        security,
+        params: IdParams,
+        response: {
+          200: envelope(AdminTransferDetail),
+          ...adminErrors({ NOT_FOUND: 'no transfer has this id' }),
+        },
+      },
+    },
+    async (req) => ok(await transfers.transfer(req.params.id)),
+  )
+
+  for (const action of ACTIONS) {
+    const w = WHAT[action]
+    app.post(
+      `/v1/admin/transfers/:id/${action}`,
+      {
+        schema: {
+          operationId: `adminTransfer${action[0]!.toUpperCase()}${action.slice(1)}`,
+          summary: `Outgoing transfer: ${w.summary}`,
+          tags,
+          security,
+          params: IdParams,
+          body: ReasonBody,
+          response: {
+            200: envelope(Type.Object({ transfer: AdminTransferDetail, txHash: TxHash }), w.message),
+            ...adminErrors({ NOT_FOUND: 'no transfer has this id', CONFLICT: w.conflict }),
+          },
+        },
+      },
+      async (req) => ok(await transfers.act(actorOf(req), req.params.id, action, req.body.reason), w.message),
+    )
+  }
+
+  app.get(
+    '/v1/admin/withdrawals',
+    {
+      schema: {
+        operationId: 'adminWithdrawals',
+        summary: "Every account's withdrawals by status (`failing`), coin and user, oldest first",
+        tags,
+        security,
+        querystring: WithdrawalQuery,
+        response: { 200: envelope(WithdrawalPage), ...adminErrors() },
+      },
+    },
+    async (req) => {
+      const q = req.query
+      const r = await transfers.withdrawals({
+        ...pageOf(q),
+        status: q.status as never,
+        coin: q.coin?.toLowerCase(),
+        userId: q.user,
+      })
+      return ok(page(q, r))
+    },
+  )
+
+  for (const action of ACTIONS) {
+    const w = WHAT[action]
+    app.post(
+      `/v1/admin/withdrawals/:id/${action}`,
+      {
+        schema: {
+          operationId: `adminWithdrawal${action[0]!.toUpperCase()}${action.slice(1)}`,
+          summary: `Withdrawal, through its transfer: ${w.summary}`,
+          tags,
+          security,
+          params: IdParams,
+          body: ReasonBody,
+          response: {
+            200: envelope(
+              Type.Object({ withdrawal: AdminWithdrawal, transfer: AdminTransferDetail, txHash: TxHash }),
+              w.message,
+            ),
+            ...adminErrors({ NOT_FOUND: 'no withdrawal has this id', CONFLICT: w.conflict }),
+          },
+        },
+      },
+      async (req) =>
+        ok(await transfers.actOnWithdrawal(actorOf(req), req.params.id, action, req.body.reason), w.message),
+    )
+  }
+
+  app.get(
+    '/v1/admin/escrow-legs',
+    {
+      schema: {
+        operationId: 'adminEscrowLegs',
+        summary: 'Escrow payout legs by status (`failing`), kind, coin and escrow, oldest first',
+        tags,
+        security,
+        querystring: LegQuery,
+        response: { 200: envelope(LegPage), ...adminErrors() },
+      },
+    },
+    async (req) => {
+      const q = req.query
+      const r = await transfers.legs({
+        ...pageOf(q),
+        status: q.status as never,
+        kind: q.kind as never,
+        coin: q.coin?.toLowerCase(),
+        escrowId: q.escrow,
+      })
+      return ok(page(q, r))
+    },
+  )
+
+  for (const action of ACTIONS) {
+    const w = WHAT[action]
+    app.post(
+      `/v1/admin/escrow-legs/:id/${action}`,
+      {
+        schema: {
+          operationId: `adminEscrowLeg${action[0]!.toUpperCase()}${action.slice(1)}`,
+          summary:
+            action === 'retry'
+              ? "Escrow leg: run its open transfer now, or send the escrow's legs that failed for good again"
+              : `Escrow leg, through its transfer: ${w.summary}`,
+          tags,
+          security,
+          params: IdParams,
+          body: ReasonBody,
+          response: {
+            200: envelope(
+              Type.Object({
+                leg: AdminEscrowLeg,
+                transfer: Type.Union([AdminTransferDetail, Type.Null()]),
+                resent: Type.Integer({ description: 'failed legs of the escrow sent again' }),
+                txHash: TxHash,
+              }),
+              w.message,
+            ),
+            ...adminErrors({ NOT_FOUND: 'no escrow leg has this id', CONFLICT: w.conflict }),
+          },
+        },
+      },
+      async (req) =>
+        ok(await transfers.actOnLeg(actorOf(req), req.params.id, action, req.body.reason), w.message),
+    )
+  }
+}

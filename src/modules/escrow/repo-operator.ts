@@ -1,0 +1,74 @@
+// SQL of the operator's list of escrow payout legs (tables `escrow_legs`, `escrows`, with the
+// receiver's account).
+import type { Executor } from '../../db/index.ts'
+import type { LegKind, LegStatus } from '../../db/tables/escrow.ts'
+
+export interface LegFilter {
+  /** a stored status, or `failing`: not settled yet with failed attempts */
+  status?: LegStatus | 'failing' | undefined
+  kind?: LegKind | undefined
+  coin?: string | undefined
+  escrowId?: string | undefined
+  page: number
+  limit: number
+}
+
+const columns = [
+  'l.id',
+  'l.escrowId',
+  'l.kind',
+  'l.seq',
+  'l.toAddress',
+  'l.amount',
+  'l.status',
+  'l.attempt',
+  'l.failures',
+  'l.lastError',
+  'l.outgoingId',
+  'l.txHash',
+  'l.createdAt',
+  'l.updatedAt',
+  'e.coin',
+  'e.payerId',
+  'e.receiverId',
+  'e.collectionId',
+  'u.email as receiverEmail',
+] as const
+
+export const legOperatorRepo = {
+  async list(ex: Executor, f: LegFilter) {
+    let q = ex
+      .selectFrom('escrowLegs as l')
+      .innerJoin('escrows as e', 'e.id', 'l.escrowId')
+      .leftJoin('users as u', 'u.id', 'e.receiverId')
+    if (f.status === 'failing')
+      q = q.where('l.status', 'in', ['awaiting', 'processing']).where('l.failures', '>', 0)
+    else if (f.status) q = q.where('l.status', '=', f.status)
+    if (f.kind) q = q.where('l.kind', '=', f.kind)
+    if (f.coin) q = q.where('e.coin', '=', f.coin)
+    if (f.escrowId) q = q.where('l.escrowId', '=', f.escrowId)
+    const [{ total }, rows] = await Promise.all([
+      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      q
+        .select(columns)
+        .orderBy('l.createdAt', 'asc')
+        .orderBy('l.id', 'asc')
+        .limit(f.limit)
+        .offset((f.page - 1) * f.limit)
+        .execute(),
+    ])
+    return { total: Number(total), rows }
+  },
+
+  get(ex: Executor, id: string) {
+    return ex
+      .selectFrom('escrowLegs as l')
+      .innerJoin('escrows as e', 'e.id', 'l.escrowId')
+      .leftJoin('users as u', 'u.id', 'e.receiverId')
+      .select(columns)
+      .where('l.id', '=', id)
+      .executeTakeFirst()
+  },
+}
+
+export type LegOperatorRow = NonNullable<Awaited<ReturnType<typeof legOperatorRepo.get>>>

@@ -1,0 +1,73 @@
+// SQL of the operator's view of outgoing transfers: lists by state, coin and purpose, and the
+// events reported for one transfer (tables `outgoing_transfers`, `outgoing_events`,
+// `outgoing_postings`, `outgoing_transactions`).
+import { sql } from 'kysely'
+import type { Executor } from '../../../db/index.ts'
+import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
+
+/** A transfer's state as operators filter it: a stored status, or `open` (not settled) and
+ * `failing` (not settled, with failed attempts). */
+export type TransferState = OutgoingStatus | 'open' | 'failing'
+
+export interface TransferFilter {
+  state?: TransferState | undefined
+  coin?: string | undefined
+  purpose?: string | undefined
+  /** the caller's record (withdrawal id, escrow leg id) */
+  referenceId?: string | undefined
+  page: number
+  limit: number
+}
+
+const OPEN: OutgoingStatus[] = ['queued', 'signed', 'sent']
+
+export const operatorRepo = {
+  async list(ex: Executor, f: TransferFilter) {
+    let q = ex.selectFrom('outgoingTransfers')
+    if (f.state === 'open') q = q.where('status', 'in', OPEN)
+    else if (f.state === 'failing') q = q.where('status', 'in', OPEN).where('failures', '>', 0)
+    else if (f.state) q = q.where('status', '=', f.state)
+    if (f.coin) q = q.where('coin', '=', f.coin)
+    if (f.purpose) q = q.where('purpose', '=', f.purpose)
+    if (f.referenceId) q = q.where('referenceId', '=', f.referenceId)
+    const [{ total }, rows] = await Promise.all([
+      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      q
+        .selectAll()
+        .select((eb) =>
+          eb
+            .selectFrom('outgoingTransactions as t')
+            .whereRef('t.transferId', '=', 'outgoingTransfers.id')
+            .select(sql<number>`count(*)::int`.as('n'))
+            .as('transactionCount'),
+        )
+        // Oldest first: what waits longest is what an operator looks at first.
+        .orderBy('createdAt', 'asc')
+        .orderBy('id', 'asc')
+        .limit(f.limit)
+        .offset((f.page - 1) * f.limit)
+        .execute(),
+    ])
+    return { total: Number(total), rows }
+  },
+
+  events(ex: Executor, transferId: string) {
+    return ex
+      .selectFrom('outgoingEvents')
+      .select(['event', 'appliedAt'])
+      .where('transferId', '=', transferId)
+      .orderBy('appliedAt')
+      .orderBy('event')
+      .execute()
+  },
+
+  postings(ex: Executor, transferId: string) {
+    return ex
+      .selectFrom('outgoingPostings')
+      .selectAll()
+      .where('transferId', '=', transferId)
+      .orderBy('outcome')
+      .orderBy('seq')
+      .execute()
+  },
+}

@@ -1,0 +1,63 @@
+// SQL of the operator's list of withdrawals (table `withdrawals`, with the requester's account).
+import type { Executor } from '../../db/index.ts'
+import type { WithdrawalStatus } from '../../db/tables/withdrawals.ts'
+
+export interface WithdrawalFilter {
+  /** a stored status, or `failing`: still processing with failed attempts */
+  status?: WithdrawalStatus | 'failing' | undefined
+  coin?: string | undefined
+  userId?: string | undefined
+  page: number
+  limit: number
+}
+
+const columns = [
+  'w.id',
+  'w.ownerId',
+  'u.email',
+  'u.userName',
+  'w.coin',
+  'w.address',
+  'w.amount',
+  'w.fee',
+  'w.status',
+  'w.retryCount',
+  'w.errMsg',
+  'w.outgoingId',
+  'w.txHash',
+  'w.createdAt',
+  'w.updatedAt',
+] as const
+
+export const withdrawalOperatorRepo = {
+  async list(ex: Executor, f: WithdrawalFilter) {
+    let q = ex.selectFrom('withdrawals as w').leftJoin('users as u', 'u.id', 'w.ownerId')
+    if (f.status === 'failing')
+      q = q.where('w.status', 'in', ['pending', 'processing']).where('w.retryCount', '>', 0)
+    else if (f.status) q = q.where('w.status', '=', f.status)
+    if (f.coin) q = q.where('w.coin', '=', f.coin)
+    if (f.userId) q = q.where('w.ownerId', '=', f.userId)
+    const [{ total }, rows] = await Promise.all([
+      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      q
+        .select(columns)
+        .orderBy('w.createdAt', 'asc')
+        .orderBy('w.id', 'asc')
+        .limit(f.limit)
+        .offset((f.page - 1) * f.limit)
+        .execute(),
+    ])
+    return { total: Number(total), rows }
+  },
+
+  get(ex: Executor, id: string) {
+    return ex
+      .selectFrom('withdrawals as w')
+      .leftJoin('users as u', 'u.id', 'w.ownerId')
+      .select(columns)
+      .where('w.id', '=', id)
+      .executeTakeFirst()
+  },
+}
+
+export type WithdrawalOperatorRow = NonNullable<Awaited<ReturnType<typeof withdrawalOperatorRepo.get>>>
