@@ -10,6 +10,7 @@ import { newId } from '../../platform/crypto/ids.ts'
 import type { RateSource } from '../../platform/rates/types.ts'
 import type { CoinRecord, CoinService } from '../payment/types.ts'
 import { toCoinNumber, usdValue } from '../wallet/money.ts'
+import { type TransactionChange, type TransactionPage, transactionsRepo } from './repo.ts'
 
 export type TransactionType = TransactionsTable['type']
 export type TransactionStatus = TransactionsTable['status']
@@ -40,21 +41,8 @@ export interface RecordTransaction {
   rate?: string | null
 }
 
-export interface TransactionUpdate {
-  status?: TransactionStatus
-  responseData?: string
-  txHash?: string | null
-  transferId?: string | null
-  description?: string
-}
-
-export interface ListFilter {
-  page: number
-  limit: number
-  type?: TransactionType
-  status?: TransactionStatus
-  coin?: string
-}
+export type TransactionUpdate = TransactionChange
+export type ListFilter = TransactionPage
 
 type Row = TransactionsTable extends infer T ? { [K in keyof T]: any } : never
 
@@ -111,65 +99,39 @@ export class TransactionService {
     const rate = input.rate === undefined ? await this.rateOf(input.coin) : input.rate
     const now = this.deps.clock.now()
     const id = newId()
-    await ex
-      .insertInto('transactions')
-      .values({
-        id,
-        ownerId: input.ownerId,
-        amount: input.amount.toString(),
-        coin: coin.reference,
-        chainId: this.#chainRecordId ?? '',
-        usdValue: rate === null ? null : usdValue(input.amount, coin.decimals, rate).toFixed(2),
-        rate,
-        description: input.description ?? '',
-        txInfo: input.txInfo ? JSON.stringify(input.txInfo) : null,
-        type: input.type,
-        method: input.method,
-        status: input.status,
-        isFee: input.isFee ?? false,
-        isPlatformFee: input.isPlatformFee ?? false,
-        isExternal: input.isExternal ?? null,
-        responseData: input.responseData ?? '',
-        transferId: input.transferId ?? null,
-        txHash: input.txHash ?? null,
-        createdAt: now,
-        updatedAt: now,
-      })
-      .execute()
+    await transactionsRepo.insert(ex, {
+      id,
+      ownerId: input.ownerId,
+      amount: input.amount.toString(),
+      coin: coin.reference,
+      chainId: this.#chainRecordId ?? '',
+      usdValue: rate === null ? null : usdValue(input.amount, coin.decimals, rate).toFixed(2),
+      rate,
+      description: input.description ?? '',
+      txInfo: input.txInfo ? JSON.stringify(input.txInfo) : null,
+      type: input.type,
+      method: input.method,
+      status: input.status,
+      isFee: input.isFee ?? false,
+      isPlatformFee: input.isPlatformFee ?? false,
+      isExternal: input.isExternal ?? null,
+      responseData: input.responseData ?? '',
+      transferId: input.transferId ?? null,
+      txHash: input.txHash ?? null,
+      createdAt: now,
+      updatedAt: now,
+    })
     return { id }
   }
 
-  async update(ex: Executor, id: string, change: TransactionUpdate): Promise<void> {
-    await ex
-      .updateTable('transactions')
-      .set((eb) => ({
-        ...change,
-        updatedAt: this.deps.clock.now(),
-        version: eb('version', '+', 1),
-      }))
-      .where('id', '=', id)
-      .execute()
+  update(ex: Executor, id: string, change: TransactionUpdate): Promise<void> {
+    return transactionsRepo.update(ex, id, change, this.deps.clock.now())
   }
 
   /** #24: the caller's transactions, newest first. */
   async list(ownerId: string, filter: ListFilter) {
-    const { db } = this.deps
-    let base = db.selectFrom('transactions').where('ownerId', '=', ownerId)
-    if (filter.type) base = base.where('type', '=', filter.type)
-    if (filter.status) base = base.where('status', '=', filter.status)
-    if (filter.coin) base = base.where('coin', '=', filter.coin.toLowerCase())
-    const [{ total }, rows] = await Promise.all([
-      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      base
-        .selectAll()
-        .orderBy('createdAt', 'desc')
-        .orderBy('id', 'desc')
-        .limit(filter.limit)
-        .offset((filter.page - 1) * filter.limit)
-        .execute(),
-    ])
+    const { total: count, rows } = await transactionsRepo.page(this.deps.db, ownerId, filter)
     const coins = await this.#coinRecords()
-    const count = Number(total)
     return {
       transactions: rows.map((r) => this.#toApi(r, coins)),
       pages: Math.ceil(count / filter.limit),
@@ -181,12 +143,7 @@ export class TransactionService {
 
   /** #25: one of the caller's transactions; someone else's is 404 like an unknown id. */
   async get(ownerId: string, id: string) {
-    const row = await this.deps.db
-      .selectFrom('transactions')
-      .selectAll()
-      .where('id', '=', id)
-      .where('ownerId', '=', ownerId)
-      .executeTakeFirst()
+    const row = await transactionsRepo.ownedBy(this.deps.db, ownerId, id)
     if (!row) throw errors.notFound('transaction')
     return this.#toApi(row, await this.#coinRecords())
   }
