@@ -7,6 +7,7 @@ import type { KeyOwnerKind } from '../../db/tables/wallet.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
+import { keysRepo } from './keys-repo.ts'
 
 export type { KeyOwnerKind }
 
@@ -20,7 +21,6 @@ export interface CustodialKey {
 }
 
 const aad = (address: string) => `wallet-key:${address.toLowerCase()}`
-const columns = ['id', 'ownerKind', 'ownerId', 'address', 'exportedAt'] as const
 
 export class KeyStore {
   constructor(private readonly deps: { secrets: SecretBox; clock: Clock }) {}
@@ -31,51 +31,37 @@ export class KeyStore {
     if (existing) return existing
     const privateKey = generatePrivateKey()
     const address = privateKeyToAddress(privateKey).toLowerCase()
-    await tx
-      .insertInto('walletKeys')
-      .values({
-        id: newId(),
-        ownerKind,
-        ownerId,
-        address,
-        sealedKey: this.deps.secrets.seal(privateKey, aad(address)),
-        createdAt: this.deps.clock.now(),
-      })
-      .onConflict((oc) => oc.columns(['ownerKind', 'ownerId']).doNothing())
-      .execute()
+    await keysRepo.insertIfAbsent(tx, {
+      id: newId(),
+      ownerKind,
+      ownerId,
+      address,
+      sealedKey: this.deps.secrets.seal(privateKey, aad(address)),
+      createdAt: this.deps.clock.now(),
+    })
     const key = await this.find(tx, ownerKind, ownerId)
     if (!key) throw new Error('custodial key was not stored')
     return key
   }
 
   find(ex: Executor, ownerKind: KeyOwnerKind, ownerId: string): Promise<CustodialKey | undefined> {
-    return ex
-      .selectFrom('walletKeys')
-      .select(columns)
-      .where('ownerKind', '=', ownerKind)
-      .where('ownerId', '=', ownerId)
-      .executeTakeFirst()
+    return keysRepo.byOwner(ex, ownerKind, ownerId)
   }
 
   byAddress(ex: Executor, address: string): Promise<CustodialKey | undefined> {
-    return ex
-      .selectFrom('walletKeys')
-      .select(columns)
-      .where('address', '=', address.toLowerCase())
-      .executeTakeFirst()
+    return keysRepo.byAddress(ex, address.toLowerCase())
   }
 
   /** Keys whose address is in `addresses` (any case). */
   async byAddresses(ex: Executor, addresses: string[]): Promise<CustodialKey[]> {
     const list = [...new Set(addresses.map((a) => a.toLowerCase()))]
     if (list.length === 0) return []
-    return ex.selectFrom('walletKeys').select(columns).where('address', 'in', list).execute()
+    return keysRepo.byAddresses(ex, list)
   }
 
   /** Every custodial address (lower case). */
-  async allAddresses(ex: Executor): Promise<string[]> {
-    const rows = await ex.selectFrom('walletKeys').select('address').execute()
-    return rows.map((r) => r.address)
+  allAddresses(ex: Executor): Promise<string[]> {
+    return keysRepo.allAddresses(ex)
   }
 
   /**
@@ -83,21 +69,12 @@ export class KeyStore {
    * and for the export flow. Never log it or put it in an error.
    */
   async privateKey(ex: Executor, address: string): Promise<`0x${string}`> {
-    const row = await ex
-      .selectFrom('walletKeys')
-      .select(['address', 'sealedKey'])
-      .where('address', '=', address.toLowerCase())
-      .executeTakeFirst()
+    const row = await keysRepo.sealed(ex, address.toLowerCase())
     if (!row) throw new Error('no custodial key for this address')
     return this.deps.secrets.open(row.sealedKey, aad(row.address)) as `0x${string}`
   }
 
-  async markExported(ex: Executor, id: string) {
-    await ex
-      .updateTable('walletKeys')
-      .set({ exportedAt: this.deps.clock.now() })
-      .where('id', '=', id)
-      .where('exportedAt', 'is', null)
-      .execute()
+  markExported(ex: Executor, id: string): Promise<void> {
+    return keysRepo.markExported(ex, id, this.deps.clock.now())
   }
 }

@@ -10,7 +10,6 @@
 // - A processed block that the chain replaced (a reorg deeper than CONFIRMATIONS) halts every
 //   coin of the chain: the watcher goes on reading, but parks what it finds until an operator
 //   resumes the coins (docs/operations.md). A coin halted by reconciliation is parked the same way.
-import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Database, Executor } from '../../../db/index.ts'
 import type { ChainAdapter } from '../../../platform/chain/types.ts'
@@ -238,16 +237,8 @@ export class DepositWatcher {
   async #leading(fn: () => Promise<Omit<ScanResult, 'leader'>>): Promise<ScanResult> {
     const { database, chain } = this.deps
     if (database.kind === 'pglite') return { leader: true, ...(await fn()) }
-    return database.db.connection().execute(async (conn) => {
-      const got = await sql<{ ok: boolean }>`
-        select pg_try_advisory_lock(${LOCK_NAMESPACE}, ${chain.chainId}) as ok`.execute(conn)
-      if (!got.rows[0]?.ok) return { leader: false, cursor: null, applied: 0 }
-      try {
-        return { leader: true, ...(await fn()) }
-      } finally {
-        await sql`select pg_advisory_unlock(${LOCK_NAMESPACE}, ${chain.chainId})`.execute(conn)
-      }
-    })
+    const led = await watcherRepo.whileLeading(database.db, LOCK_NAMESPACE, chain.chainId, fn)
+    return led === undefined ? { leader: false, cursor: null, applied: 0 } : { leader: true, ...led }
   }
 
   async #pass(maxBlocks?: number): Promise<Omit<ScanResult, 'leader'>> {

@@ -1,6 +1,7 @@
 // The only SQL over the deposit watcher's tables: the chain cursor, chain events (credited,
 // parked or reported), the transactions the platform signed, and the custodial address lookup.
-import type { Executor, Tx } from '../../../db/index.ts'
+import { sql } from 'kysely'
+import type { Db, Executor, Tx } from '../../../db/index.ts'
 import type { ChainEventKind } from '../../../db/tables/chain.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
 import type { Custodial, Movement, OwnTransaction } from './types.ts'
@@ -45,6 +46,29 @@ export interface UnreportedDeposit {
 }
 
 export const watcherRepo = {
+  /**
+   * Runs `fn` holding the session advisory lock (namespace, chain id) on a dedicated connection;
+   * undefined without running it when another session holds the lock.
+   */
+  async whileLeading<T>(
+    db: Db,
+    namespace: number,
+    chainId: number,
+    fn: () => Promise<T>,
+  ): Promise<T | undefined> {
+    return db.connection().execute(async (conn) => {
+      const got = await sql<{
+        ok: boolean
+      }>`select pg_try_advisory_lock(${namespace}, ${chainId}) as ok`.execute(conn)
+      if (!got.rows[0]?.ok) return undefined
+      try {
+        return await fn()
+      } finally {
+        await sql`select pg_advisory_unlock(${namespace}, ${chainId})`.execute(conn)
+      }
+    })
+  },
+
   async cursor(ex: Executor, chainId: string) {
     const row = await ex
       .selectFrom('chainCursors')
