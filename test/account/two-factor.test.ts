@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { matchTotpStep } from '../../src/modules/account/security.ts'
+import { matchTotpStep } from '../../src/modules/account/totp.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, lastCode, mailCount, type TestUser, uniqueEmail } from '../helpers/factories.ts'
 import { api, base32Decode, expectError, expectOk, hotp, login, totpAt } from './helpers.ts'

@@ -2,11 +2,10 @@
 // deletion, sensitive-action codes, key export, withdrawals, escrow payment). Wrong passwords are
 // counted per account across all of them, whatever the client IP, so that a stolen access token is
 // not an unlimited oracle for the password (which, with the token, moves money).
-import { sql } from 'kysely'
 import type { Db } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
-import { newId } from '../../platform/crypto/ids.ts'
 import { verifyPassword } from '../../platform/crypto/passwords.ts'
+import { securityRepo } from './security-repo.ts'
 
 /** Wrong passwords per account within the window; the next attempt, right or wrong, is 429. */
 export const MAX_WRONG_PASSWORDS = 5
@@ -36,27 +35,20 @@ export interface PasswordCheck {
 export async function confirmPassword(db: Db, check: PasswordCheck): Promise<void> {
   const windowMs = WRONG_PASSWORD_WINDOW_MS
   const outcome = await db.transaction().execute(async (tx) => {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`password:${check.userId}`}, 0))`.execute(tx)
-    const counted = await tx
-      .selectFrom('auditLog')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('userId', '=', check.userId)
-      .where('action', '=', WRONG_PASSWORD_ACTION)
-      .where('createdAt', '>', new Date(check.now.getTime() - windowMs))
-      .executeTakeFirstOrThrow()
-    if (Number(counted.n) >= MAX_WRONG_PASSWORDS) return 'locked' as const
+    await securityRepo.lockPasswordChecks(tx, check.userId)
+    const since = new Date(check.now.getTime() - windowMs)
+    if (
+      (await securityRepo.countSince(tx, check.userId, WRONG_PASSWORD_ACTION, since)) >= MAX_WRONG_PASSWORDS
+    )
+      return 'locked' as const
     if (await verifyPassword(check.passwordHash, check.password)) return 'ok' as const
-    await tx
-      .insertInto('auditLog')
-      .values({
-        id: newId(check.now.getTime()),
-        userId: check.userId,
-        action: WRONG_PASSWORD_ACTION,
-        ip: check.ip,
-        meta: JSON.stringify({ action: check.action }),
-        createdAt: check.now,
-      })
-      .execute()
+    await securityRepo.audit(tx, {
+      userId: check.userId,
+      action: WRONG_PASSWORD_ACTION,
+      ip: check.ip,
+      meta: { action: check.action },
+      at: check.now,
+    })
     return 'wrong' as const
   })
   if (outcome === 'locked') throw errors.rateLimited(Math.ceil(windowMs / 1000))

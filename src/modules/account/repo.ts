@@ -57,6 +57,26 @@ export const accountRepo = {
       .executeTakeFirst()
   },
 
+  async emailTaken(ex: Executor, email: string): Promise<boolean> {
+    const row = await ex
+      .selectFrom('users')
+      .select('id')
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst()
+    return !!row
+  },
+
+  /** The sign-in facts of a live account by email (any case). */
+  liveByEmail(ex: Executor, email: string) {
+    return ex
+      .selectFrom('users')
+      .select(['id', 'firstName', 'emailVerified', 'twoFaEnabled', 'twoFaType'])
+      .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst()
+  },
+
   getUser(ex: Executor, id: string) {
     return ex
       .selectFrom('users')
@@ -79,27 +99,15 @@ export const accountRepo = {
 export type UserRow = NonNullable<Awaited<ReturnType<typeof accountRepo.getUser>>>
 
 /** The Tag columns as a JSON object per tag, for pages that embed tags in one query. */
-const TAG_JSON = sql`jsonb_build_object(
+export const TAG_JSON = sql`jsonb_build_object(
   'id', t.id, 'name', t.name, 'key', t.key, 'color', t.color, 'description', t.description,
   'icon', t.icon, 'categories', t.categories, 'isParent', t.is_parent, 'type', t.type,
   'entryCount', t.entry_count, 'createdAt', t.created_at, 'updatedAt', t.updated_at,
   'version', t.version)`
 
-const ACHIEVEMENT_JSON = sql`jsonb_build_object(
+export const ACHIEVEMENT_JSON = sql`jsonb_build_object(
   'id', a.id, 'owner', a.owner, 'type', a.type, 'total', a.total, 'value', a.value,
   'createdAt', a.created_at, 'updatedAt', a.updated_at, 'version', a.version)`
-
-export interface SearchFilters {
-  callerId: string
-  role?: string
-  completenessMin?: number
-  completenessMax?: number
-  tagKeys?: string[]
-  referredBy?: string
-  tsquery?: string
-  limit: number
-  offset: number
-}
 
 export const profileRepo = {
   lockUser(tx: Tx, id: string) {
@@ -244,75 +252,6 @@ export const profileRepo = {
     return ex.selectFrom('users').select('referredBy').where('id', '=', id).executeTakeFirst()
   },
 
-  /** One page of the people search, each row with its tags, achievements and the caller's bookmark. */
-  async search(ex: Executor, f: SearchFilters) {
-    let q = ex
-      .selectFrom('users')
-      .where('users.deletedAt', 'is', null)
-      .where('users.emailVerified', '=', true)
-      // A private profile is listed to no one but its owner.
-      .where((eb) => eb.or([eb('users.isPrivate', '=', false), eb('users.id', '=', f.callerId)]))
-    if (f.role !== undefined) q = q.where('users.role', '=', f.role)
-    if (f.completenessMin !== undefined) q = q.where('users.profileCompleteness', '>=', f.completenessMin)
-    if (f.completenessMax !== undefined) q = q.where('users.profileCompleteness', '<=', f.completenessMax)
-    if (f.referredBy !== undefined) q = q.where('users.referredBy', '=', f.referredBy)
-    if (f.tagKeys?.length) {
-      const keys = f.tagKeys
-      q = q.where(({ exists, selectFrom }) =>
-        exists(
-          selectFrom('userTags')
-            .innerJoin('tags', 'tags.id', 'userTags.tagId')
-            .select('userTags.tagId')
-            .whereRef('userTags.userId', '=', 'users.id')
-            .where('tags.key', 'in', keys),
-        ),
-      )
-    }
-    if (f.tsquery !== undefined)
-      q = q.where(sql<boolean>`users.search_vector @@ to_tsquery('simple', ${f.tsquery})`)
-
-    const [counted, rows] = await Promise.all([
-      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      q
-        .leftJoin('bookmarks', (join) =>
-          join
-            .onRef('bookmarks.reference', '=', 'users.id')
-            .on('bookmarks.userId', '=', f.callerId)
-            .on('bookmarks.type', '=', 'user'),
-        )
-        .select([
-          'users.id',
-          'users.firstName',
-          'users.lastName',
-          'users.role',
-          'users.type',
-          'users.profile',
-          'users.verified',
-          'users.isPrivate',
-          'users.score',
-          'users.profileCompleteness',
-          'users.socketStatus',
-          'users.kyc',
-          'users.kycStatus',
-          'users.createdAt',
-          'users.updatedAt',
-          'bookmarks.id as bookmarkId',
-          sql<TagJson[]>`(select coalesce(jsonb_agg(${TAG_JSON} order by ut.position), '[]'::jsonb)
-            from user_tags ut join tags t on t.id = ut.tag_id where ut.user_id = users.id)`.as('tagList'),
-          sql<
-            AchievementJson[]
-          >`(select coalesce(jsonb_agg(${ACHIEVEMENT_JSON} order by a.created_at, a.id), '[]'::jsonb)
-            from achievements a where a.owner = users.id)`.as('achievementList'),
-        ])
-        .orderBy('users.createdAt', 'desc')
-        .orderBy('users.id', 'desc')
-        .limit(f.limit)
-        .offset(f.offset)
-        .execute(),
-    ])
-    return { total: Number(counted.total), rows }
-  },
-
   /**
    * Removes the personal data of a deleted account and frees its email and user name. Financial
    * records (wallets, ledger, transactions, withdrawals) reference the id and are kept.
@@ -357,53 +296,6 @@ export const profileRepo = {
       )
       .execute()
     if (email) await tx.deleteFrom('mails').where('toAddress', '=', email.toLowerCase()).execute()
-  },
-
-  getSetup(ex: Executor, userId: string) {
-    return ex.selectFrom('twoFaSetups').selectAll().where('userId', '=', userId).executeTakeFirst()
-  },
-
-  async putSetup(ex: Executor, userId: string, type: string, secret: string | null, now: Date) {
-    await ex
-      .insertInto('twoFaSetups')
-      .values({ userId, type, secret, createdAt: now })
-      .onConflict((oc) => oc.column('userId').doUpdateSet({ type, secret, createdAt: now }))
-      .execute()
-  },
-
-  async deleteSetup(ex: Executor, userId: string) {
-    await ex.deleteFrom('twoFaSetups').where('userId', '=', userId).execute()
-  },
-
-  async setTwoFa(
-    ex: Executor,
-    userId: string,
-    set: { enabled: boolean; type: string; secret: string | null; lastStep: number | null },
-    now: Date,
-  ) {
-    await ex
-      .updateTable('users')
-      .set((eb) => ({
-        twoFaEnabled: set.enabled,
-        twoFaType: set.type,
-        twoFaSecret: set.secret,
-        twoFaLastStep: set.lastStep,
-        updatedAt: now,
-        version: eb('version', '+', 1),
-      }))
-      .where('id', '=', userId)
-      .execute()
-  },
-
-  /** Records a used TOTP step; false when that step (or a later one) was already used. */
-  async useTotpStep(ex: Executor, userId: string, step: number): Promise<boolean> {
-    const res = await ex
-      .updateTable('users')
-      .set({ twoFaLastStep: step })
-      .where('id', '=', userId)
-      .where((eb) => eb.or([eb('twoFaLastStep', 'is', null), eb('twoFaLastStep', '<', step)]))
-      .executeTakeFirst()
-    return Number(res.numUpdatedRows) === 1
   },
 }
 

@@ -1,7 +1,5 @@
 // Account security: password change, logout, deletion, two-factor setup and login, and the codes
 // that confirm sensitive actions (used by other modules through `verifySensitiveCode`).
-import { timingSafeEqual } from 'node:crypto'
-import { Secret, TOTP } from 'otpauth'
 import type { Config } from '../../config.ts'
 import type { Db, Tx } from '../../db/index.ts'
 import { type AppError, errors } from '../../http/errors.ts'
@@ -10,22 +8,17 @@ import { hashCode, newCode } from '../../platform/crypto/codes.ts'
 import { hashPassword, isStrongPassword } from '../../platform/crypto/passwords.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import { checkFlowCode, type FlowRow, type FlowService } from '../auth/flows.ts'
-import { authRepo } from '../auth/repo.ts'
 import type { RequestMeta, TwoFaChallenge } from '../auth/service.ts'
 import type { SessionIssuer } from '../auth/sessions.ts'
 import { TEMP_TOKEN_TTL_MS, type TokenService } from '../auth/tokens.ts'
 import { confirmPassword } from './password-guard.ts'
 import { accountRepo, profileRepo } from './repo.ts'
+import { securityRepo } from './security-repo.ts'
 import type { AccountService } from './service.ts'
 import { tagService } from './tags.ts'
+import { matchTotpStep, newTotpSecret, totp } from './totp.ts'
 
 export type TwoFaType = 'email' | 'google_auth'
-
-/** TOTP parameters (RFC 6238): SHA-1, 6 digits, 30-second steps, one step of drift either way. */
-export const TOTP_PERIOD = 30
-export const TOTP_DIGITS = 6
-export const TOTP_WINDOW = 1
-const TOTP_ISSUER = 'WorkPay'
 
 /**
  * Flow purposes of codes that go to a signed-in account (no temporary token): the code that
@@ -87,10 +80,10 @@ export class AccountSecurityService {
     const passwordHash = await hashPassword(newPassword)
     await this.deps.db.transaction().execute(async (tx) => {
       const now = this.deps.clock.now()
-      await authRepo.setPassword(tx, userId, passwordHash, now)
+      await securityRepo.setPassword(tx, userId, passwordHash, now)
       await this.deps.sessions.revokeAll(tx, userId, sessionId)
-      await authRepo.killOpenFlows(tx, userId, 'reset_password', now)
-      await authRepo.audit(tx, userId, 'password.changed', meta.ip)
+      await this.deps.flows.endAll(tx, userId, 'reset_password', now)
+      await securityRepo.audit(tx, { userId, action: 'password.changed', ip: meta.ip })
     })
   }
 
@@ -114,8 +107,8 @@ export class AccountSecurityService {
       await tagService.swap(tx, await profileRepo.userTagIds(tx, userId), [])
       await profileRepo.anonymise(tx, userId, locked.email, now)
       await this.deps.sessions.revokeAll(tx, userId)
-      await authRepo.forgetFlows(tx, userId, now)
-      await authRepo.audit(tx, userId, 'account.deleted', meta.ip)
+      await this.deps.flows.forgetAccount(tx, userId, now)
+      await securityRepo.audit(tx, { userId, action: 'account.deleted', ip: meta.ip })
     })
   }
 
@@ -133,13 +126,13 @@ export class AccountSecurityService {
     return this.deps.db.transaction().execute(async (tx) => {
       const now = this.deps.clock.now()
       if (type === 'email') {
-        await profileRepo.putSetup(tx, userId, 'email', null, now)
+        await securityRepo.putSetup(tx, userId, 'email', null, now)
         const code = await this.#newFlow(tx, userId, SETUP, true)
         await this.deps.flows.mailCode(tx, 'two_fa', user.email!, user.firstName, code!)
         return { type }
       }
-      const secret = new Secret({ size: 20 }).base32
-      await profileRepo.putSetup(tx, userId, 'google_auth', this.#seal(userId, secret), now)
+      const secret = newTotpSecret()
+      await securityRepo.putSetup(tx, userId, 'google_auth', this.#seal(userId, secret), now)
       await this.#newFlow(tx, userId, SETUP, false)
       const otpauthUrl = totp(secret, user.email || user.userName).toString()
       return { type, secret, otpauthUrl }
@@ -152,8 +145,8 @@ export class AccountSecurityService {
       const user = await profileRepo.lockUser(tx, userId)
       if (!user) return { error: errors.unauthenticated() }
       if (user.twoFaEnabled) return { error: errors.conflict('Two-factor authentication is already on') }
-      const setup = await profileRepo.getSetup(tx, userId)
-      const flow = setup && (await authRepo.lockLatestFlow(tx, userId, SETUP))
+      const setup = await securityRepo.getSetup(tx, userId)
+      const flow = setup && (await this.deps.flows.lockLatest(tx, userId, SETUP))
       if (!setup || !flow)
         return {
           error: errors.invalidCode(
@@ -171,13 +164,13 @@ export class AccountSecurityService {
         },
         async () => {
           const now = this.deps.clock.now()
-          await profileRepo.setTwoFa(
+          await securityRepo.setTwoFa(
             tx,
             userId,
             { enabled: true, type: setup.type, secret: setup.secret, lastStep: step ?? null },
             now,
           )
-          await profileRepo.deleteSetup(tx, userId)
+          await securityRepo.deleteSetup(tx, userId)
         },
       )
     })
@@ -190,7 +183,7 @@ export class AccountSecurityService {
     if (!user) throw errors.unauthenticated()
     if (!user.twoFaEnabled) throw errors.conflict('Two-factor authentication is not on')
     await this.verifySensitiveCode(userId, code, async (tx) => {
-      await profileRepo.setTwoFa(
+      await securityRepo.setTwoFa(
         tx,
         userId,
         { enabled: false, type: '', secret: null, lastStep: null },
@@ -242,11 +235,11 @@ export class AccountSecurityService {
       if (!user) return { error: errors.unauthenticated() }
       const done = async () => (then ? then(tx) : (undefined as T))
       if (user.twoFaEnabled && user.twoFaType === 'google_auth' && user.twoFaSecret) {
-        let flow = await authRepo.lockLatestFlow(tx, userId, TOTP_GUARD)
+        let flow = await this.deps.flows.lockLatest(tx, userId, TOTP_GUARD)
         const now = this.deps.clock.now()
         if (!flow || flow.consumedAt || flow.expiresAt <= now) {
           await this.#newFlow(tx, userId, TOTP_GUARD, false)
-          flow = await authRepo.lockLatestFlow(tx, userId, TOTP_GUARD)
+          flow = await this.deps.flows.lockLatest(tx, userId, TOTP_GUARD)
         }
         const secret = this.#open(userId, user.twoFaSecret)
         return this.#attempt(
@@ -257,7 +250,7 @@ export class AccountSecurityService {
           'Wrong code; after 5 wrong codes authenticator codes are refused for 15 minutes',
         )
       }
-      const flow = await authRepo.lockLatestFlow(tx, userId, SENSITIVE)
+      const flow = await this.deps.flows.lockLatest(tx, userId, SENSITIVE)
       if (!flow?.codeHash)
         return { error: errors.invalidCode('No code was requested; request one with /v1/account/2fa/email') }
       return this.#attempt(tx, flow, () => this.deps.flows.codeMatches(tx, flow, code), done)
@@ -296,7 +289,7 @@ export class AccountSecurityService {
     if (claims === 'expired') throw errors.invalidCode('The code has expired; log in again')
     if (!claims) throw errors.unauthenticated('Invalid temporary token for this step')
     const outcome = await this.deps.db.transaction().execute(async (tx) => {
-      const flow = await authRepo.lockFlow(tx, claims.flowId)
+      const flow = await this.deps.flows.lock(tx, claims.flowId)
       if (!flow?.userId || flow.purpose !== 'login_2fa') return { error: errors.unauthenticated() }
       const user = await profileRepo.lockUser(tx, flow.userId)
       if (!user) return { error: errors.unauthenticated('The account no longer exists') }
@@ -325,10 +318,10 @@ export class AccountSecurityService {
    */
   async resendLoginCode(emailRaw: string) {
     const email = emailRaw.trim().toLowerCase()
-    const user = await authRepo.findLiveUserByEmail(this.deps.db, email)
+    const user = await accountRepo.liveByEmail(this.deps.db, email)
     if (!user?.emailVerified || !user.twoFaEnabled || user.twoFaType !== 'email') return
     await this.deps.db.transaction().execute(async (tx) => {
-      const flow = await authRepo.lockLatestFlow(tx, user.id, 'login_2fa')
+      const flow = await this.deps.flows.lockLatest(tx, user.id, 'login_2fa')
       const now = this.deps.clock.now()
       if (!flow?.codeHash || flow.consumedAt || flow.deadAt || flow.expiresAt <= now) return
       const code = await this.deps.flows.replaceCode(tx, flow)
@@ -365,7 +358,7 @@ export class AccountSecurityService {
     const now = this.deps.clock.now()
     const inherit = await this.deps.flows.endOpenFlows(tx, userId, purpose)
     const code = withCode ? newCode() : undefined
-    const { id } = await authRepo.insertFlow(tx, {
+    const { id } = await this.deps.flows.create(tx, {
       purpose,
       userId,
       codeHash: code ? hashCode(this.deps.config.jwtSecret, code) : null,
@@ -391,14 +384,14 @@ export class AccountSecurityService {
     const now = this.deps.clock.now()
     const error = await checkFlowCode(tx, flow, now, check, wrongMessage)
     if (error) return { error }
-    await authRepo.updateFlow(tx, flow.id, { consumedAt: now })
+    await this.deps.flows.markUsed(tx, flow.id)
     return { value: await onSuccess() }
   }
 
   /** An authenticator code of the current window that has not been used before (then marks it used). */
   async #useTotp(tx: Tx, userId: string, secret: string, code: string) {
     const step = matchTotpStep(secret, code, this.deps.clock.now().getTime())
-    return step !== undefined && (await profileRepo.useTotpStep(tx, userId, step))
+    return step !== undefined && (await securityRepo.useTotpStep(tx, userId, step))
   }
 
   #seal(userId: string, secret: string) {
@@ -413,36 +406,4 @@ export class AccountSecurityService {
 function unwrap<T>(outcome: Outcome<T>): T {
   if ('error' in outcome) throw outcome.error
   return outcome.value
-}
-
-export function totp(secretBase32: string, label: string) {
-  return new TOTP({
-    issuer: TOTP_ISSUER,
-    label,
-    algorithm: 'SHA1',
-    digits: TOTP_DIGITS,
-    period: TOTP_PERIOD,
-    secret: Secret.fromBase32(secretBase32),
-  })
-}
-
-/** The time step (within ±TOTP_WINDOW of now) whose code is `code`, or undefined. */
-export function matchTotpStep(secretBase32: string, code: string, nowMs: number): number | undefined {
-  if (!/^\d{6}$/.test(code)) return
-  const secret = Secret.fromBase32(secretBase32)
-  const current = Math.floor(nowMs / 1000 / TOTP_PERIOD)
-  let found: number | undefined
-  for (let d = -TOTP_WINDOW; d <= TOTP_WINDOW; d++) {
-    const step = current + d
-    const expected = TOTP.generate({
-      secret,
-      algorithm: 'SHA1',
-      digits: TOTP_DIGITS,
-      period: TOTP_PERIOD,
-      timestamp: step * TOTP_PERIOD * 1000,
-    })
-    // Compare every candidate in constant time; keep the latest matching step.
-    if (timingSafeEqual(Buffer.from(expected), Buffer.from(code))) found = step
-  }
-  return found
 }

@@ -17,6 +17,7 @@ import {
   searchQuery,
 } from './profile.ts'
 import { accountRepo, profileRepo } from './repo.ts'
+import { searchRepo } from './search-repo.ts'
 import { type TagRow, tagKey, tagService, toTag } from './tags.ts'
 
 /** Points a referrer's `referral` achievement gains per account that signs up with the code. */
@@ -139,14 +140,8 @@ export class AccountService {
     throw new Error('could not generate a unique user name')
   }
 
-  async emailTaken(ex: Executor, email: string): Promise<boolean> {
-    const row = await ex
-      .selectFrom('users')
-      .select('id')
-      .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
-      .where('deletedAt', 'is', null)
-      .executeTakeFirst()
-    return !!row
+  emailTaken(ex: Executor, email: string): Promise<boolean> {
+    return accountRepo.emailTaken(ex, email)
   }
 
   async getFullUser(id: string, ex: Executor = this.deps.db) {
@@ -263,7 +258,7 @@ export class AccountService {
         : [...new Set(params.tags.split(',').map(tagKey).filter(Boolean))].slice(0, 30)
     const offset = (page - 1) * limit
     // A tag list with no usable key, like a search without a word, filters nothing.
-    const { total, rows } = await profileRepo.search(this.deps.db, {
+    const { total, rows } = await searchRepo.search(this.deps.db, {
       callerId,
       ...(params.role !== undefined ? { role: params.role } : {}),
       // Completeness is a whole number, so fractional bounds round inwards.

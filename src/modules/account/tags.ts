@@ -3,11 +3,11 @@
 // the seeded parent tags whose keywords hold the key. entryCount counts the profiles and
 // collections that carry the tag and is kept exact by `swap`.
 import { createHash } from 'node:crypto'
-import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import type { TagsTable } from '../../db/types.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { tagsRepo } from './tags-repo.ts'
 import { TAXONOMY } from './taxonomy.ts'
 
 export const MAX_TAGS = 30
@@ -66,7 +66,7 @@ export const tagService = {
   async ensure(ex: Executor, names: string[], path = '/tags'): Promise<TagRow[]> {
     const wanted = normaliseTags(names, path)
     if (wanted.length === 0) return []
-    const parents = await ex.selectFrom('tags').select(['id', 'key']).where('isParent', '=', true).execute()
+    const parents = await tagsRepo.parents(ex)
     const parentId = new Map(parents.map((p) => [p.key, p.id]))
     const rows = wanted.map(({ key, name }) => {
       const categories = TAXONOMY.filter((p) => p.keywords.includes(key) || p.key === key)
@@ -76,20 +76,11 @@ export const tagService = {
     })
     // Inserted in key order, so two transactions saving overlapping new tags cannot deadlock.
     rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    await ex
-      .insertInto('tags')
-      .values(rows)
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute()
-    const found = await ex
-      .selectFrom('tags')
-      .selectAll()
-      .where(
-        'key',
-        'in',
-        wanted.map((w) => w.key),
-      )
-      .execute()
+    await tagsRepo.insertMissing(ex, rows)
+    const found = await tagsRepo.byKeys(
+      ex,
+      wanted.map((w) => w.key),
+    )
     const byKey = new Map(found.map((t) => [t.key, t]))
     return wanted.map((w) => byKey.get(w.key)!) as TagRow[]
   },
@@ -98,23 +89,13 @@ export const tagService = {
   async swap(ex: Executor, before: string[], after: string[]) {
     const removed = before.filter((id) => !after.includes(id))
     const added = after.filter((id) => !before.includes(id))
-    if (added.length)
-      await ex
-        .updateTable('tags')
-        .set({ entryCount: sql`entry_count + 1`, updatedAt: new Date() })
-        .where('id', 'in', added)
-        .execute()
-    if (removed.length)
-      await ex
-        .updateTable('tags')
-        .set({ entryCount: sql`greatest(entry_count - 1, 0)`, updatedAt: new Date() })
-        .where('id', 'in', removed)
-        .execute()
+    if (added.length) await tagsRepo.addEntries(ex, added, 1)
+    if (removed.length) await tagsRepo.addEntries(ex, removed, -1)
   },
 
   async byIds(ex: Executor, ids: string[]): Promise<TagRow[]> {
     if (ids.length === 0) return []
-    const rows = await ex.selectFrom('tags').selectAll().where('id', 'in', ids).execute()
+    const rows = await tagsRepo.byIds(ex, ids)
     const byId = new Map(rows.map((r) => [r.id, r]))
     return ids.map((id) => byId.get(id)).filter((r): r is (typeof rows)[number] => !!r) as TagRow[]
   },

@@ -200,15 +200,44 @@ export class FlowService {
     return outcome.value as T
   }
 
+  // ---- flows of a signed-in account (two-factor setup, sensitive-action codes) ----------------
+
+  /** The newest flow of one purpose for an account, locked. */
+  lockLatest(tx: Tx, userId: string, purpose: string) {
+    return authRepo.lockLatestFlow(tx, userId, purpose)
+  }
+
+  /** A flow by id, locked. */
+  lock(tx: Tx, flowId: string) {
+    return authRepo.lockFlow(tx, flowId)
+  }
+
+  /** A new flow of an account with an optional code hash, for the temporary-token life. */
+  create(
+    tx: Tx,
+    flow: { purpose: string; userId: string; codeHash: string | null; expiresAt: Date; createdAt: Date },
+  ) {
+    return authRepo.insertFlow(tx, flow)
+  }
+
+  /** Marks a flow used now (after its code matched). */
+  async markUsed(tx: Tx, flowId: string): Promise<void> {
+    await authRepo.updateFlow(tx, flowId, { consumedAt: this.deps.clock.now() })
+  }
+
+  /** Ends the account's open flows of one purpose. */
+  async endAll(tx: Tx, userId: string, purpose: string, now: Date): Promise<void> {
+    await authRepo.killOpenFlows(tx, userId, purpose, now)
+  }
+
+  /** Ends every open flow of an account and forgets the email kept on them (account deletion). */
+  async forgetAccount(tx: Tx, userId: string, now: Date): Promise<void> {
+    await authRepo.forgetFlows(tx, userId, now)
+  }
+
   /** Marks a flow used (for steps without a code). */
   async consume(ex: Executor, flowId: string) {
-    const res = await ex
-      .updateTable('authFlows')
-      .set({ consumedAt: this.deps.clock.now() })
-      .where('id', '=', flowId)
-      .where('consumedAt', 'is', null)
-      .executeTakeFirst()
-    if (Number(res.numUpdatedRows) !== 1)
+    if (!(await authRepo.consumeFlow(ex, flowId, this.deps.clock.now())))
       throw errors.unauthenticated('This temporary token was already used')
   }
 }

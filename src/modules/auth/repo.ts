@@ -106,6 +106,21 @@ export const authRepo = {
       .execute()
   },
 
+  setEmail(ex: Executor, userId: string, email: string) {
+    return ex.updateTable('users').set({ email }).where('id', '=', userId).execute()
+  },
+
+  /** Marks a flow used unless it already was; false when it was. */
+  async consumeFlow(ex: Executor, id: string, now: Date): Promise<boolean> {
+    const res = await ex
+      .updateTable('authFlows')
+      .set({ consumedAt: now })
+      .where('id', '=', id)
+      .where('consumedAt', 'is', null)
+      .executeTakeFirst()
+    return Number(res.numUpdatedRows) === 1
+  },
+
   markEmailVerified(ex: Executor, userId: string, now: Date) {
     return ex
       .updateTable('users')

@@ -110,9 +110,7 @@ export class AuthService {
       const now = this.deps.clock.now()
       await authRepo.markEmailVerified(tx, user.id, now)
       // Web3 accounts confirm the email they gave at onboarding.
-      if (flow.email && flow.email !== user.email) {
-        await tx.updateTable('users').set({ email: flow.email }).where('id', '=', user.id).execute()
-      }
+      if (flow.email && flow.email !== user.email) await authRepo.setEmail(tx, user.id, flow.email)
       const token = await this.issueSession(user.id, meta, tx)
       return { ...token, isVerified: true }
     })

@@ -1,0 +1,96 @@
+// The SQL of account security: two-factor setups and state, the password, the audit rows of
+// security events, and the per-account serialisation of password checks.
+import { sql } from 'kysely'
+import type { Executor, Tx } from '../../db/index.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+
+export const securityRepo = {
+  getSetup(ex: Executor, userId: string) {
+    return ex.selectFrom('twoFaSetups').selectAll().where('userId', '=', userId).executeTakeFirst()
+  },
+
+  async putSetup(ex: Executor, userId: string, type: string, secret: string | null, now: Date) {
+    await ex
+      .insertInto('twoFaSetups')
+      .values({ userId, type, secret, createdAt: now })
+      .onConflict((oc) => oc.column('userId').doUpdateSet({ type, secret, createdAt: now }))
+      .execute()
+  },
+
+  async deleteSetup(ex: Executor, userId: string) {
+    await ex.deleteFrom('twoFaSetups').where('userId', '=', userId).execute()
+  },
+
+  async setTwoFa(
+    ex: Executor,
+    userId: string,
+    set: { enabled: boolean; type: string; secret: string | null; lastStep: number | null },
+    now: Date,
+  ) {
+    await ex
+      .updateTable('users')
+      .set((eb) => ({
+        twoFaEnabled: set.enabled,
+        twoFaType: set.type,
+        twoFaSecret: set.secret,
+        twoFaLastStep: set.lastStep,
+        updatedAt: now,
+        version: eb('version', '+', 1),
+      }))
+      .where('id', '=', userId)
+      .execute()
+  },
+
+  /** Records a used TOTP step; false when that step (or a later one) was already used. */
+  async useTotpStep(ex: Executor, userId: string, step: number): Promise<boolean> {
+    const res = await ex
+      .updateTable('users')
+      .set({ twoFaLastStep: step })
+      .where('id', '=', userId)
+      .where((eb) => eb.or([eb('twoFaLastStep', 'is', null), eb('twoFaLastStep', '<', step)]))
+      .executeTakeFirst()
+    return Number(res.numUpdatedRows) === 1
+  },
+
+  async setPassword(ex: Executor, userId: string, passwordHash: string, now: Date): Promise<void> {
+    await ex
+      .updateTable('users')
+      .set((eb) => ({ passwordHash, updatedAt: now, version: eb('version', '+', 1) }))
+      .where('id', '=', userId)
+      .execute()
+  },
+
+  async audit(
+    ex: Executor,
+    row: { userId: string; action: string; ip: string | null; meta?: Record<string, unknown>; at?: Date },
+  ): Promise<void> {
+    await ex
+      .insertInto('auditLog')
+      .values({
+        id: newId(row.at?.getTime()),
+        userId: row.userId,
+        action: row.action,
+        ip: row.ip,
+        meta: JSON.stringify(row.meta ?? {}),
+        ...(row.at ? { createdAt: row.at } : {}),
+      })
+      .execute()
+  },
+
+  /** Password checks of one account run one at a time (a transaction-scoped advisory lock). */
+  async lockPasswordChecks(tx: Tx, userId: string): Promise<void> {
+    await sql`select pg_advisory_xact_lock(hashtextextended(${`password:${userId}`}, 0))`.execute(tx)
+  },
+
+  /** How many audit rows of `action` the account has since `since`. */
+  async countSince(ex: Executor, userId: string, action: string, since: Date): Promise<number> {
+    const row = await ex
+      .selectFrom('auditLog')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('userId', '=', userId)
+      .where('action', '=', action)
+      .where('createdAt', '>', since)
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  },
+}
