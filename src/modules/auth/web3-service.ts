@@ -24,7 +24,7 @@ import {
 } from './web3-siwe.ts'
 
 /** What this module uses of the chain adapter, when one is configured. */
-export type Web3Chain = Pick<ChainAdapter, 'chainId' | 'client'>
+export type Web3Chain = Pick<ChainAdapter, 'chainId' | 'isContract' | 'verifySignature'>
 
 export interface Web3SignIn {
   account: Address
@@ -214,9 +214,8 @@ export class Web3Service {
     const chain = this.deps.chain()
     if (!chain) return false
     try {
-      const code = await chain.client.getCode({ address })
-      if (!code || code === '0x') return false
-      return await chain.client.verifyMessage({ address, message, signature })
+      if (!(await chain.isContract(address))) return false
+      return await chain.verifySignature(address, message, signature)
     } catch (err) {
       this.deps.log.warn({ err, address }, 'contract wallet signature check failed')
       throw errors.unavailable('The chain could not be reached to check a contract wallet signature')

@@ -11,10 +11,10 @@ import {
   isAddress,
   keccak256,
   type PublicClient,
-  parseEventLogs,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { isAlreadyKnown, toChainError } from './errors.ts'
+import { transferScans } from './evm-transfers.ts'
 import {
   type ChainAdapter,
   type ChainBlock,
@@ -25,18 +25,13 @@ import {
   type ChainSigner,
   type DevnetControls,
   type FeeEstimate,
-  type NativeTransfer,
   type SignedTransfer,
-  type TokenTransfer,
-  type TransferFilter,
   type TransferReceipt,
   type TransferRequest,
 } from './types.ts'
 
 const NATIVE_TRANSFER_GAS = 21_000n
 /** node limits on eth_getLogs ranges vary (2k–10k blocks); stay under the common ones */
-const LOG_RANGE = 2_000n
-const BLOCK_CONCURRENCY = 8
 
 export interface EvmAdapterOptions {
   kind: ChainKind
@@ -49,9 +44,6 @@ export interface EvmAdapterOptions {
   devnet?: DevnetControls
   onClose?: () => Promise<void>
 }
-
-const lowerSet = (it: Iterable<string> | undefined): Set<string> | undefined =>
-  it === undefined ? undefined : new Set([...it].map((a) => a.toLowerCase()))
 
 function checkAddress(value: string, what: string): Address {
   if (!isAddress(value, { strict: false }))
@@ -296,84 +288,15 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
     }
   }
 
-  async function nativeTransfers(fromBlock: bigint, toBlock: bigint, filter: TransferFilter = {}) {
-    const toSet = lowerSet(filter.to)
-    const fromSet = lowerSet(filter.from)
-    const out: NativeTransfer[] = []
-    const nativeCoin = coins.find((c) => !c.isToken)
-    if (!nativeCoin || toBlock < fromBlock) return out
-    const numbers: bigint[] = []
-    for (let n = fromBlock; n <= toBlock; n++) numbers.push(n)
-    for (let i = 0; i < numbers.length; i += BLOCK_CONCURRENCY) {
-      const blocks = await Promise.all(numbers.slice(i, i + BLOCK_CONCURRENCY).map((n) => getBlock(n)))
-      for (const block of blocks) {
-        if (!block) continue
-        const candidates = block.transactions.filter(
-          (tx) =>
-            tx.to !== null &&
-            tx.value > 0n &&
-            (!toSet || toSet.has(tx.to.toLowerCase())) &&
-            (!fromSet || fromSet.has(tx.from.toLowerCase())),
-        )
-        const receipts = await Promise.all(candidates.map((tx) => getReceipt(tx.hash)))
-        candidates.forEach((tx, k) => {
-          if (receipts[k]?.status !== 'success') return
-          out.push({
-            coin: nativeCoin.reference,
-            hash: tx.hash,
-            from: tx.from,
-            to: tx.to!,
-            amount: tx.value,
-            blockNumber: block.number,
-            blockHash: block.hash,
-          })
-        })
-      }
-    }
-    return out
-  }
-
-  async function tokenTransfers(
-    fromBlock: bigint,
-    toBlock: bigint,
-    o: TransferFilter & { coins?: string[] } = {},
-  ): Promise<TokenTransfer[]> {
-    const wanted = (o.coins ?? coins.filter((c) => c.isToken).map((c) => c.reference)).map(coin)
-    const addresses = wanted.filter((c) => c.isToken).map((c) => c.contractAddress!)
-    if (addresses.length === 0 || toBlock < fromBlock) return []
-    const toSet = lowerSet(o.to)
-    const fromSet = lowerSet(o.from)
-    const out: TokenTransfer[] = []
-    for (let start = fromBlock; start <= toBlock; start += LOG_RANGE) {
-      const end = start + LOG_RANGE - 1n < toBlock ? start + LOG_RANGE - 1n : toBlock
-      const logs = await call('get logs', () =>
-        client.getLogs({ address: addresses, fromBlock: start, toBlock: end }),
-      )
-      const events = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs, strict: true })
-      for (const ev of events) {
-        if (ev.removed || ev.blockNumber === null || ev.transactionHash === null) continue
-        const c = byToken.get(ev.address.toLowerCase())
-        if (!c) continue
-        if (toSet && !toSet.has(ev.args.to.toLowerCase())) continue
-        if (fromSet && !fromSet.has(ev.args.from.toLowerCase())) continue
-        out.push({
-          coin: c.reference,
-          token: c.contractAddress!,
-          hash: ev.transactionHash,
-          logIndex: ev.logIndex!,
-          from: getAddress(ev.args.from),
-          to: getAddress(ev.args.to),
-          amount: ev.args.value,
-          blockNumber: ev.blockNumber,
-          blockHash: ev.blockHash!,
-        })
-      }
-    }
-    out.sort((a, b) =>
-      a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
-    )
-    return out
-  }
+  const { nativeTransfers, tokenTransfers } = transferScans({
+    client,
+    coins,
+    byToken,
+    coin,
+    call,
+    getBlock,
+    getReceipt,
+  })
 
   function signer(privateKey: Hex): ChainSigner {
     const address = accountOf(privateKey).address
@@ -420,6 +343,44 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
     broadcast,
     getReceipt,
     waitForReceipt,
+    async receiptDetails(hash) {
+      const full = await call('get receipt', () => client.getTransactionReceipt({ hash }))
+      return {
+        transactionHash: full.transactionHash,
+        blockNumber: full.blockNumber,
+        blockHash: full.blockHash,
+        from: full.from,
+        to: full.to,
+        status: full.status,
+        gasUsed: full.gasUsed,
+        effectiveGasPrice: full.effectiveGasPrice,
+        logs: full.logs.map((l) => ({
+          address: l.address,
+          topics: l.topics,
+          data: l.data,
+          logIndex: l.logIndex,
+        })),
+      }
+    },
+    async isContract(address) {
+      const code = await call('get code', () => client.getCode({ address: checkAddress(address, 'address') }))
+      return !!code && code !== '0x'
+    },
+    async estimateValueGas(from, to, value) {
+      try {
+        return await client.estimateGas({
+          account: checkAddress(from, 'from'),
+          to: checkAddress(to, 'to'),
+          value,
+        })
+      } catch (err) {
+        const e = toChainError(err, 'estimate gas')
+        if (e.code === 'UNAVAILABLE') throw e
+        throw new ChainError('REJECTED', 'estimate gas: the recipient contract refuses the transfer', false)
+      }
+    },
+    verifySignature: (address, message, signature) =>
+      call('verify signature', () => client.verifyMessage({ address, message, signature })),
     treasury: signer(opts.treasuryKey),
     gasWallet: signer(opts.gasWalletKey),
     ...(opts.devnet ? { devnet: opts.devnet } : {}),

@@ -213,8 +213,8 @@ export interface ChainAdapter {
   readonly chain: Chain
   readonly info: ChainInfo
   /**
-   * A viem PublicClient on this chain for anything not covered below: readContract, getLogs,
-   * getTransactionReceipt, verifyMessage (EIP-191 and EIP-1271 contract wallets), ...
+   * The viem PublicClient under this adapter, for tests and tools. Service code uses the methods
+   * below, whose failures are mapped to ChainError.
    */
   readonly client: PublicClient
   /** configured coins (active and inactive), in `order`, with token addresses resolved */
@@ -267,6 +267,14 @@ export interface ChainAdapter {
   broadcast(raw: Hex): Promise<Hash>
   /** the receipt of a mined transaction; null while it is pending or unknown */
   getReceipt(hash: Hash): Promise<TransferReceipt | null>
+  /** the whole receipt of a mined transaction (gas price, logs), for records */
+  receiptDetails(hash: Hash): Promise<ReceiptDetails>
+  /** whether code is deployed at `address` (a contract or a contract wallet) */
+  isContract(address: string): Promise<boolean>
+  /** gas a plain value transfer `from` → `to` takes (eth_estimateGas; a refusal is REJECTED) */
+  estimateValueGas(from: string, to: string, value: bigint): Promise<bigint>
+  /** an EIP-191 signature of `message` by `address`, or the contract wallet's EIP-1271 answer */
+  verifySignature(address: Address, message: string, signature: Hex): Promise<boolean>
   /** polls until the receipt exists (default timeout 30 s → ChainError UNAVAILABLE) */
   waitForReceipt(hash: Hash, opts?: { timeoutMs?: number; pollMs?: number }): Promise<TransferReceipt>
 
@@ -317,4 +325,17 @@ export interface DevnetJournal {
 export interface DevnetJournalEntry {
   method: string
   params: unknown[]
+}
+
+/** The whole receipt of a mined transaction. */
+export interface ReceiptDetails {
+  transactionHash: Hash
+  blockNumber: bigint
+  blockHash: Hash
+  from: Address
+  to: Address | null
+  status: 'success' | 'reverted'
+  gasUsed: bigint
+  effectiveGasPrice: bigint
+  logs: Array<{ address: Address; topics: Hex[]; data: Hex; logIndex: number }>
 }

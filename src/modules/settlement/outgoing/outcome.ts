@@ -123,23 +123,7 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown) 
 /** Full receipt (hash, block, gas, logs) as JSON text. */
 async function receiptText(s: SenderContext, r: TransferReceipt): Promise<string> {
   try {
-    const full = await s.deps.chain.client.getTransactionReceipt({ hash: r.hash })
-    return json({
-      transactionHash: full.transactionHash,
-      blockNumber: full.blockNumber,
-      blockHash: full.blockHash,
-      from: full.from,
-      to: full.to,
-      status: full.status,
-      gasUsed: full.gasUsed,
-      effectiveGasPrice: full.effectiveGasPrice,
-      logs: full.logs.map((l) => ({
-        address: l.address,
-        topics: l.topics,
-        data: l.data,
-        logIndex: l.logIndex,
-      })),
-    })
+    return json(await s.deps.chain.receiptDetails(r.hash))
   } catch {
     return json({
       transactionHash: r.hash,

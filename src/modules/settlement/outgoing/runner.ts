@@ -2,9 +2,9 @@
 // sign and STORE the signed transaction (one database transaction) → broadcast → receipt →
 // settle. Whatever step a worker dies after, the next run resumes from the stored state: a stored
 // transaction is re-broadcast (broadcasting is idempotent) or its receipt found, never re-signed.
-import { getAddress, type Hex } from 'viem'
+import type { Hex } from 'viem'
 import { toChainError } from '../../../platform/chain/errors.ts'
-import { ChainError, type TransferReceipt } from '../../../platform/chain/types.ts'
+import type { TransferReceipt } from '../../../platform/chain/types.ts'
 import { scheduleRun } from './enqueue.ts'
 import { TRANSFER_STARTED } from './events.ts'
 import { reserveGas } from './gas.ts'
@@ -155,23 +155,8 @@ async function prepare(s: SenderContext, row: OutgoingRow): Promise<Prepared> {
     gas = NATIVE_GAS
     // A contract recipient may need more than 21000 gas, or refuse the value: simulate it so a
     // refusal costs no gas.
-    const code = await chain.client.getCode({ address: getAddress(row.toAddress) }).catch((err) => {
-      throw toChainError(err, 'get code')
-    })
-    if (code && code !== '0x') {
-      try {
-        const estimate = await chain.client.estimateGas({
-          account: getAddress(row.fromAddress),
-          to: getAddress(row.toAddress),
-          value: amount,
-        })
-        gas = (estimate * 12n) / 10n
-      } catch (err) {
-        const e = toChainError(err, 'estimate gas')
-        if (e.code === 'UNAVAILABLE') throw e
-        throw new ChainError('REJECTED', 'estimate gas: the recipient contract refuses the transfer', false)
-      }
-    }
+    if (await chain.isContract(row.toAddress))
+      gas = ((await chain.estimateValueGas(row.fromAddress, row.toAddress, amount)) * 12n) / 10n
   }
   const perGas = fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice
   return { fees, gas, maxFee: gas * perGas }
