@@ -34,6 +34,7 @@ import { notificationsHttp } from './modules/notifications/module.ts'
 import { paymentHttp } from './modules/payment/module.ts'
 import { transactionsHttp } from './modules/transactions/module.ts'
 import { walletHttp } from './modules/wallet/module.ts'
+import { webhooksHttp } from './modules/webhooks/module.ts'
 import { withdrawalsHttp } from './modules/withdrawals/module.ts'
 import { workHttp } from './modules/work/module.ts'
 import { type Clock, systemClock } from './platform/clock.ts'
@@ -72,6 +73,7 @@ const routes: ((app: FastifyInstance, s: Services) => Promise<void>)[] = [
   liveHttp,
   chatHttp,
   feedsHttp,
+  webhooksHttp,
   adminHttp,
 ]
 

@@ -26,6 +26,7 @@ import { buildPayment } from './modules/payment/module.ts'
 import { buildChainWatch, buildKeys, buildOutgoing } from './modules/settlement/module.ts'
 import { buildTransactions } from './modules/transactions/module.ts'
 import { buildProvisioner, buildWallet } from './modules/wallet/module.ts'
+import { buildWebhooks } from './modules/webhooks/module.ts'
 import { buildWithdrawals } from './modules/withdrawals/module.ts'
 import { buildWork } from './modules/work/module.ts'
 import type { Clock } from './platform/clock.ts'
@@ -78,6 +79,17 @@ export async function buildServices(deps: RootDeps) {
     const { events } = buildEvents({ clock })
     const { feeds } = buildFeeds({ db, clock })
     const { notifications } = buildNotifications({ db, clock, jobs, events, publishLive })
+    // Production: https only, public addresses only (checked at every call), 10 s per call.
+    const { webhooks, webhookDelivery } = buildWebhooks({
+      db,
+      clock,
+      log,
+      jobs,
+      secrets,
+      events,
+      production: config.production,
+      policy: { publicOnly: config.production, httpsOnly: config.production, timeoutMs: 10_000 },
+    })
     // Sessions cached in process, dropped in every process by PostgreSQL notifications.
     const sessionCache = await startSessionCache(database, log)
     closers.push(sessionCache.stop)
@@ -141,6 +153,7 @@ export async function buildServices(deps: RootDeps) {
       clock,
       files: files.files,
       events,
+      hooks: webhooks.collectionHooks,
     })
     const { withdrawals, withdrawalView } = buildWithdrawals({
       db,
@@ -204,6 +217,8 @@ export async function buildServices(deps: RootDeps) {
       events,
       notifications,
       feeds,
+      webhooks,
+      webhookDelivery,
       ...authBase,
       auth,
       accounts,

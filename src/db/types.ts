@@ -13,6 +13,7 @@ import type { LiveTables } from './tables/live.ts'
 import type { OutgoingTables } from './tables/outgoing.ts'
 import type { SocialTables } from './tables/social.ts'
 import type { WalletTables } from './tables/wallet.ts'
+import type { WebhookTables } from './tables/webhooks.ts'
 import type { WithdrawalTables } from './tables/withdrawals.ts'
 import type { WorkTables } from './tables/work.ts'
 
@@ -182,7 +183,8 @@ export interface DB
     EventTables,
     WorkTables,
     LiveTables,
-    SocialTables {
+    SocialTables,
+    WebhookTables {
   tags: TagsTable
   bookmarks: BookmarksTable
   users: UsersTable

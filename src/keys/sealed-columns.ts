@@ -39,6 +39,14 @@ export const sealedColumns: readonly SealedColumn[] = [
     bound: 'user_id',
     aad: (userId) => `totp:${userId}`,
   },
+  {
+    name: 'webhook_endpoints.secret_sealed',
+    table: 'webhook_endpoints',
+    id: 'id',
+    column: 'secret_sealed',
+    bound: 'id',
+    aad: (endpointId) => `webhook:${endpointId}`,
+  },
 ]
 
 /** The key id a sealed secret names (`v1.<keyId>.<wrapped>.<body>`), or undefined when malformed. */

@@ -284,6 +284,7 @@ describe('sealed columns', () => {
   const known: Record<string, string[]> = {
     'modules/settlement/keys.ts': ['wallet_keys.sealed_key'],
     'modules/account/security.ts': ['users.two_fa_secret', 'two_fa_setups.secret'],
+    'modules/webhooks/service.ts': ['webhook_endpoints.secret_sealed'],
   }
 
   it('every file that seals a secret has its columns in the rotation list', () => {

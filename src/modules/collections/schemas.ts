@@ -38,6 +38,10 @@ const CollectionType = Type.String({
 })
 const TagNames = Type.Array(Text(50), { maxItems: 30, description: 'tag names; at most 30' })
 
+const PAYMENT_WEB_HOOK =
+  'called with signed JSON when this collection’s payment moves (escrow.funded, escrow.released): an https URL on the public internet (in development and tests also http://localhost); see docs/webhooks.md'
+const PaymentWebHook = Type.String({ minLength: 1, maxLength: 2048, description: PAYMENT_WEB_HOOK })
+
 const Attachments = Type.Array(Id(), {
   maxItems: 20,
   description:
@@ -60,6 +64,7 @@ export const CreateCollectionBody = Type.Object(
     ),
     parent: Type.Optional(Id('id of the parent collection (one of the caller’s own top-level ones)')),
     attachments: Type.Optional(Attachments),
+    paymentWebHook: Type.Optional(PaymentWebHook),
   },
   {
     additionalProperties: false,
@@ -116,14 +121,27 @@ const updateFields = {
   ),
 }
 
-export const UpdateCollectionBody = Type.Object(updateFields, {
-  additionalProperties: false,
-  minProperties: 1,
-  examples: [{ name: 'Landing page v2' }],
-})
+export const UpdateCollectionBody = Type.Object(
+  {
+    ...updateFields,
+    paymentWebHook: Type.Optional(
+      Type.Union([Type.String({ maxLength: 2048 }), Type.Null()], {
+        description: `${PAYMENT_WEB_HOOK}. \`null\` or \`""\` removes it. Changes even after the escrow is paid.`,
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ name: 'Landing page v2' }],
+  },
+)
 export type UpdateCollectionBodyT = Static<typeof UpdateCollectionBody>
-/** The details of #29 (what the creator edits), without the work fields. */
-export type UpdateCollectionInput = Omit<UpdateCollectionBodyT, 'status' | 'progress' | 'cancellationReason'>
+/** The details of #29 (what the creator edits), without the work fields and the webhook. */
+export type UpdateCollectionInput = Omit<
+  UpdateCollectionBodyT,
+  'status' | 'progress' | 'cancellationReason' | 'paymentWebHook'
+>
 
 const ManyItem = Type.Object(
   { id: Id('the collection to update'), ...updateFields },
@@ -292,10 +310,20 @@ export const fullFields = {
   parent: Type.Union([Type.String(), Type.Null()], { description: 'id of the parent collection' }),
   escrowPaid: Type.Boolean(),
   meta: Type.Object({}, { additionalProperties: true }),
+  paymentWebHook: Type.Optional(
+    Type.String({ description: 'the collection’s webhook URL; shown to its creator only, when set' }),
+  ),
   createdAt: Timestamp,
   updatedAt: Timestamp,
   __v: Type.Number(),
 }
+
+const PaymentWebHookSecret = Type.Optional(
+  Type.String({
+    description:
+      'the signing secret of the collection’s webhook, in the answer that first set `paymentWebHook` only (a new one: POST /v1/webhooks/{id}/rotate)',
+  }),
+)
 
 /** A child collection inside its parent's `collections` (its own `collections` are ids). */
 export const ChildCollection = Type.Object(
@@ -317,6 +345,7 @@ export const Collection = Type.Object(
     ...fullFields,
     creator: UserSummary,
     collections: Type.Array(ChildCollection),
+    paymentWebHookSecret: PaymentWebHookSecret,
   },
   {
     $id: 'Collection',
@@ -385,6 +414,10 @@ export const CollectionUpdateShape = Type.Object(
     updatedAt: Timestamp,
     slug: Type.String(),
     __v: Type.Number(),
+    paymentWebHook: Type.Optional(
+      Type.String({ description: 'the collection’s webhook URL (the caller is its creator), when set' }),
+    ),
+    paymentWebHookSecret: PaymentWebHookSecret,
   },
   {
     $id: 'CollectionUpdate',

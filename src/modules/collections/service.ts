@@ -23,6 +23,7 @@ import {
 } from './forms.ts'
 import { CollectionJobs } from './jobs.ts'
 import { paymentFeeText } from './payment-fee.ts'
+import { applyPaymentHook, type CollectionHooks, hookField, hooksOf } from './payment-hooks.ts'
 import { type CollectionRow, collectionRepo, type UserRow } from './repo.ts'
 import type { CreateCollectionInput, ListCollectionsQueryT, UpdateCollectionInput } from './schemas.ts'
 
@@ -34,6 +35,8 @@ export interface Related {
   childIds: Map<string, string[]>
   bookmarks: Map<string, string>
   files: FileLookup
+  /** paymentWebHook URLs of the viewer's own collections */
+  hooks: Map<string, string>
 }
 
 export type { EscrowEvent, EscrowState, PayoutKind } from './escrow-link.ts'
@@ -91,6 +94,8 @@ export class CollectionService {
           opts?: { path?: string },
         ): Promise<unknown>
       }
+      /** webhooks: a collection's paymentWebHook */
+      hooks?: CollectionHooks
     },
   ) {
     this.#escrow = new EscrowLink(deps)
@@ -128,7 +133,7 @@ export class CollectionService {
     const userIds = new Set(rows.map((r) => r.creatorId))
     if (want.receivers) for (const r of rows) if (r.receiverId) userIds.add(r.receiverId)
     const fileIds = [...new Set(rows.flatMap((r) => [...r.attachmentIds, ...r.deliveryAttachmentIds]))]
-    const [users, tagRows, childIds, bookmarks, files] = await Promise.all([
+    const [users, tagRows, childIds, bookmarks, files, hooks] = await Promise.all([
       collectionRepo.users(ex, [...userIds]),
       tagService.byIds(ex, [...new Set(rows.flatMap((r) => r.tagIds))]),
       collectionRepo.childIds(ex, unknownChildren, viewerId).then((m) => {
@@ -137,6 +142,7 @@ export class CollectionService {
       }),
       want.bookmarks ? collectionRepo.bookmarksOf(ex, viewerId, ids) : new Map<string, string>(),
       fileIds.length && this.deps.files ? this.deps.files.summaries(ex, fileIds) : new Map<string, object>(),
+      hooksOf(this.deps.hooks, ex, viewerId, rows),
     ])
     return {
       users: new Map(users.map((u) => [u.id, u])),
@@ -144,6 +150,7 @@ export class CollectionService {
       childIds,
       bookmarks,
       files,
+      hooks,
     }
   }
 
@@ -151,6 +158,7 @@ export class CollectionService {
   withChildIds(row: CollectionRow, rel: Related) {
     return {
       ...fullFields(row, rel.tags, rel.files),
+      ...hookField(rel.hooks, row.id),
       creator: userSummary(rel.users.get(row.creatorId)!),
       collections: rel.childIds.get(row.id) ?? [],
     }
@@ -174,8 +182,12 @@ export class CollectionService {
 
   /** Creates a collection for `creatorId` (#26). */
   async create(creatorId: string, input: CreateCollectionInput) {
-    const id = await inTransaction(this.deps.db, (tx) => this.createIn(tx, creatorId, input))
-    return this.get(id, creatorId)
+    const { paymentWebHook, ...fields } = input
+    const [id, secret] = await inTransaction(this.deps.db, async (tx) => {
+      const id = await this.createIn(tx, creatorId, fields)
+      return [id, await applyPaymentHook(this.deps.hooks, tx, { id, creatorId }, paymentWebHook)] as const
+    })
+    return { ...(await this.get(id, creatorId)), ...secret }
   }
 
   /** Creates a collection inside the caller's transaction and returns its id. */
@@ -270,6 +282,7 @@ export class CollectionService {
     })
     return {
       ...fullFields(row, rel.tags, rel.files),
+      ...hookField(rel.hooks, row.id),
       creator: userSummary(rel.users.get(row.creatorId)!),
       collections: children.map((c) => this.withChildIds(c, rel)),
     }
@@ -297,6 +310,7 @@ export class CollectionService {
         const receiver = r.receiverId ? rel.users.get(r.receiverId) : undefined
         return {
           ...fullFields(r, rel.tags, rel.files),
+          ...hookField(rel.hooks, r.id),
           creator: withCreator ? userSummary(rel.users.get(r.creatorId)!) : r.creatorId,
           ...(withReceiver ? { receiver: receiver ? userSummary(receiver) : null } : {}),
           collections: rel.childIds.get(r.id) ?? [],
@@ -319,16 +333,26 @@ export class CollectionService {
     return row
   }
 
-  /** Updates the fields of #29 and answers the older update shape. */
-  update(id: string, userId: string, input: UpdateCollectionInput) {
-    return inTransaction(this.deps.db, (tx) => this.updateIn(tx, id, userId, input))
+  /**
+   * Updates the fields of #29 and answers the older update shape. `paymentWebHook` (null or '':
+   * removed) may change even once the escrow is paid: it moves no money.
+   */
+  update(id: string, userId: string, input: UpdateCollectionInput, paymentWebHook?: string | null) {
+    return inTransaction(this.deps.db, (tx) => this.updateIn(tx, id, userId, input, paymentWebHook))
   }
 
   /** #29 inside the caller's transaction (the bulk update runs several in one). */
-  async updateIn(tx: Tx, id: string, userId: string, input: UpdateCollectionInput) {
+  async updateIn(
+    tx: Tx,
+    id: string,
+    userId: string,
+    input: UpdateCollectionInput,
+    paymentWebHook?: string | null,
+  ) {
     const row = await this.ownedForChange(tx, id, userId)
-    if (row.escrowPaid)
+    if (row.escrowPaid && Object.values(input).some((v) => v !== undefined))
       throw errors.conflict('The escrow of this collection is paid; it can no longer be changed')
+    const secret = await applyPaymentHook(this.deps.hooks, tx, row, paymentWebHook)
     const now = this.deps.clock.now()
     const patch: Parameters<typeof collectionRepo.update>[2] = {}
     if (input.type !== undefined && input.type.trim() !== row.type)
@@ -366,7 +390,11 @@ export class CollectionService {
     await collectionRepo.update(tx, id, patch, now)
     const updated = (await collectionRepo.getForChange(tx, id))!
     const rel = await this.related(tx, userId, [updated])
-    return updateShape(updated, rel.tags, rel.childIds.get(id) ?? [])
+    return {
+      ...updateShape(updated, rel.tags, rel.childIds.get(id) ?? []),
+      ...hookField(rel.hooks, id),
+      ...secret,
+    }
   }
 
   /** The older update shape of a collection as it is now (after a status change). */
@@ -374,7 +402,7 @@ export class CollectionService {
     const row = await collectionRepo.getForChange(ex, id)
     if (!row || !canSee(row, viewerId)) throw errors.notFound('collection')
     const rel = await this.related(ex, viewerId, [row])
-    return updateShape(row, rel.tags, rel.childIds.get(id) ?? [])
+    return { ...updateShape(row, rel.tags, rel.childIds.get(id) ?? []), ...hookField(rel.hooks, id) }
   }
 
   /** Soft-deletes a collection and its children (#28); tag counts and bookmarks go with them. */

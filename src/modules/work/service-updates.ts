@@ -32,12 +32,14 @@ export class UpdateService {
   /** PATCH /v1/collection/{id}: details, or one work step; answers the older update shape. */
   async patch(userId: string, id: string, body: UpdateCollectionBodyT) {
     const { collections, db } = this.deps
-    const { status, progress, cancellationReason, ...details } = body
+    const { status, progress, cancellationReason, paymentWebHook, ...details } = body
     if (status === undefined && progress === undefined) {
       if (cancellationReason !== undefined)
         throw errors.field('/cancellationReason', 'cancellationReason goes with status `cancelled`')
-      return collections.update(id, userId, details)
+      return collections.update(id, userId, details, paymentWebHook)
     }
+    if (paymentWebHook !== undefined)
+      throw errors.field('/paymentWebHook', 'set paymentWebHook in an update without a status or progress')
     const job = await visibleJob(this.deps, db, id, userId)
     this.#sameDetails(job, details, '')
     if (!isDeliverable(job) && status === 'cancelled') {

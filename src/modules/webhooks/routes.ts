@@ -1,0 +1,151 @@
+// HTTP for webhook endpoints (/v1/webhooks): register, list, read, delete, rotate the secret, and
+// read an endpoint's delivery log. Everything is the caller's own: another user's endpoint is 404.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { caller } from '../../http/auth.ts'
+import { bearer, EmptyObject, envelope, guardedErrors, ok } from '../../http/schemas.ts'
+import { MAX_ACCOUNT_ENDPOINTS } from './catalog.ts'
+import {
+  CreateWebhookBody,
+  ListDeliveriesQuery,
+  ListWebhooksQuery,
+  WebhookDeliveryPage,
+  WebhookEndpoint,
+  WebhookEndpointPage,
+  WebhookEndpointWithSecret,
+  WebhookIdParams,
+} from './schemas.ts'
+import type { WebhookService } from './service.ts'
+
+export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService }> = async (
+  app,
+  { webhooks },
+) => {
+  const tags = ['webhooks']
+  const security = bearer
+  const HIDDEN = {
+    NOT_FOUND: { when: 'no endpoint of the caller has this id', message: 'webhook endpoint not found' },
+  }
+
+  app.post(
+    '/v1/webhooks',
+    {
+      schema: {
+        operationId: 'createWebhook',
+        summary: 'Register a webhook endpoint for the caller’s money events',
+        description: `Deliveries are JSON POSTs signed with the endpoint’s secret (\`webhook-signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">\`, \`webhook-id\`: the event id), retried for about a day until a 2xx answer; see docs/webhooks.md. \`events\` (default: all) picks among deposit.credited, withdrawal.sent, withdrawal.failed, escrow.funded and escrow.released, for the caller’s own wallet and the escrows they pay or are paid from. The answer carries \`secret\`, shown only here (a new one: POST /v1/webhooks/{id}/rotate). At most ${MAX_ACCOUNT_ENDPOINTS} endpoints per account.`,
+        tags,
+        security,
+        body: CreateWebhookBody,
+        response: {
+          200: envelope(WebhookEndpointWithSecret, 'Webhook endpoint created'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a URL that is not https (http only for localhost outside production), carries credentials or a fragment, or names a host that is not on the public internet; an unknown event',
+            BUSINESS_RULE: {
+              when: `the caller already has ${MAX_ACCOUNT_ENDPOINTS} endpoints`,
+              message: `An account may have at most ${MAX_ACCOUNT_ENDPOINTS} webhook endpoints`,
+            },
+          }),
+        },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await webhooks.create(caller(req).userId, req.body), 'Webhook endpoint created'),
+  )
+
+  app.get(
+    '/v1/webhooks',
+    {
+      schema: {
+        operationId: 'listWebhooks',
+        summary: 'The caller’s webhook endpoints, newest first',
+        description:
+          'Account endpoints and the endpoints of the caller’s collections (`collectionId` set: a collection’s `paymentWebHook`). Secrets are never listed.',
+        tags,
+        security,
+        querystring: ListWebhooksQuery,
+        response: { 200: envelope(WebhookEndpointPage, 'Webhook endpoints'), ...guardedErrors() },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await webhooks.list(caller(req).userId, req.query), 'Webhook endpoints'),
+  )
+
+  app.get(
+    '/v1/webhooks/:id',
+    {
+      schema: {
+        operationId: 'getWebhook',
+        summary: 'One of the caller’s webhook endpoints',
+        tags,
+        security,
+        params: WebhookIdParams,
+        response: { 200: envelope(WebhookEndpoint, 'Webhook endpoint'), ...guardedErrors(HIDDEN) },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await webhooks.get(caller(req).userId, req.params.id), 'Webhook endpoint'),
+  )
+
+  app.delete(
+    '/v1/webhooks/:id',
+    {
+      schema: {
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook endpoint and its delivery log',
+        description:
+          'Attempts still due are dropped. Deleting a collection’s endpoint removes the collection’s `paymentWebHook`.',
+        tags,
+        security,
+        params: WebhookIdParams,
+        response: { 200: envelope(EmptyObject, 'Webhook endpoint deleted'), ...guardedErrors(HIDDEN) },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => {
+      await webhooks.remove(caller(req).userId, req.params.id)
+      return ok({}, 'Webhook endpoint deleted')
+    },
+  )
+
+  app.post(
+    '/v1/webhooks/:id/rotate',
+    {
+      schema: {
+        operationId: 'rotateWebhookSecret',
+        summary: 'Give a webhook endpoint a new signing secret',
+        description:
+          'The new secret is in this answer only. It signs every attempt from now on, retries of earlier events included; the old secret stops at once.',
+        tags,
+        security,
+        params: WebhookIdParams,
+        response: {
+          200: envelope(WebhookEndpointWithSecret, 'Webhook secret rotated'),
+          ...guardedErrors(HIDDEN),
+        },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await webhooks.rotate(caller(req).userId, req.params.id), 'Webhook secret rotated'),
+  )
+
+  app.get(
+    '/v1/webhooks/:id/deliveries',
+    {
+      schema: {
+        operationId: 'listWebhookDeliveries',
+        summary: 'The delivery log of one of the caller’s endpoints, newest first',
+        description:
+          'One entry per event sent to the endpoint: its status, attempts, the last answer’s status code and a short excerpt of its body, and when the next attempt is due. Query `status` filters.',
+        tags,
+        security,
+        params: WebhookIdParams,
+        querystring: ListDeliveriesQuery,
+        response: { 200: envelope(WebhookDeliveryPage, 'Webhook deliveries'), ...guardedErrors(HIDDEN) },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) =>
+      ok(await webhooks.deliveries(caller(req).userId, req.params.id, req.query), 'Webhook deliveries'),
+  )
+}

@@ -1,0 +1,171 @@
+// Webhook endpoints: an account's (choosing its events) and a collection's paymentWebHook (its
+// money events), each with its own signing secret, shown once (on creation and on rotation) and
+// sealed at rest; and each endpoint's delivery log. Only the owner ever sees an endpoint: anyone
+// else's id is 404.
+import { type Db, type Executor, inTransaction, type Tx } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { newId } from '../../platform/crypto/ids.ts'
+import type { SecretBox } from '../../platform/crypto/secrets.ts'
+import { COLLECTION_EVENTS, MAX_ACCOUNT_ENDPOINTS, secretAad, WEBHOOK_EVENTS } from './catalog.ts'
+import { type DeliveryRow, type EndpointRow, webhookRepo } from './repo.ts'
+import { newSecret } from './signing.ts'
+import { checkEndpointUrl } from './urls.ts'
+
+export interface WebhookServiceDeps {
+  db: Db
+  clock: Clock
+  secrets: SecretBox
+  /** production rules for URLs (https, public hosts) */
+  production: boolean
+}
+
+export interface CreateEndpointInput {
+  url: string
+  events?: string[]
+  description?: string
+}
+
+function endpointView(row: EndpointRow) {
+  return {
+    _id: row.id,
+    url: row.url,
+    description: row.description,
+    events: row.events,
+    collectionId: row.collectionId,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  }
+}
+
+function deliveryView(row: DeliveryRow) {
+  return {
+    _id: row.id,
+    endpointId: row.endpointId,
+    eventId: row.eventId,
+    type: row.eventType,
+    status: row.status,
+    attempts: row.attempts,
+    maxAttempts: row.maxAttempts,
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    responseExcerpt: row.responseExcerpt,
+    nextAttemptAt: row.nextAttemptAt,
+    lastAttemptAt: row.lastAttemptAt,
+    deliveredAt: row.deliveredAt,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  }
+}
+
+export class WebhookService {
+  constructor(private readonly deps: WebhookServiceDeps) {}
+
+  #seal(endpointId: string): { secret: string; sealed: string } {
+    const secret = newSecret()
+    return { secret, sealed: this.deps.secrets.seal(secret, secretAad(endpointId)) }
+  }
+
+  /** Registers an account endpoint; the answer carries its secret, shown this once. */
+  async create(ownerId: string, input: CreateEndpointInput) {
+    const url = checkEndpointUrl(input.url, this.deps.production)
+    const events = [...new Set(input.events ?? WEBHOOK_EVENTS)]
+    if (events.length === 0) throw errors.field('/events', 'name at least one event')
+    const id = newId(this.deps.clock.now().getTime())
+    const { secret, sealed } = this.#seal(id)
+    await inTransaction(this.deps.db, async (tx) => {
+      if ((await webhookRepo.countOwned(tx, ownerId, true)) >= MAX_ACCOUNT_ENDPOINTS)
+        throw errors.businessRule(`An account may have at most ${MAX_ACCOUNT_ENDPOINTS} webhook endpoints`)
+      await webhookRepo.insertEndpoint(tx, {
+        id,
+        ownerId,
+        collectionId: null,
+        url,
+        description: (input.description ?? '').trim(),
+        events,
+        secretSealed: sealed,
+        now: this.deps.clock.now(),
+      })
+    })
+    return { ...(await this.get(ownerId, id)), secret }
+  }
+
+  async list(ownerId: string, q: { page?: number; limit?: number }) {
+    const page = q.page ?? 1
+    const limit = q.limit ?? 12
+    const [rows, total] = await Promise.all([
+      webhookRepo.listOwned(this.deps.db, ownerId, (page - 1) * limit, limit),
+      webhookRepo.countOwned(this.deps.db, ownerId),
+    ])
+    return { data: rows.map(endpointView), total, pages: Math.ceil(total / limit), page, limit }
+  }
+
+  async get(ownerId: string, id: string) {
+    const row = await webhookRepo.getOwned(this.deps.db, ownerId, id)
+    if (!row) throw errors.notFound('webhook endpoint')
+    return endpointView(row)
+  }
+
+  /** Deletes an endpoint and its delivery log; deliveries still queued are dropped. */
+  async remove(ownerId: string, id: string) {
+    if (!(await webhookRepo.deleteOwned(this.deps.db, ownerId, id))) throw errors.notFound('webhook endpoint')
+  }
+
+  /** A new secret for the endpoint, shown this once; the old one stops signing at once. */
+  async rotate(ownerId: string, id: string) {
+    const { secret, sealed } = this.#seal(id)
+    if (!(await webhookRepo.setSecret(this.deps.db, ownerId, id, sealed, this.deps.clock.now())))
+      throw errors.notFound('webhook endpoint')
+    return { ...(await this.get(ownerId, id)), secret }
+  }
+
+  async deliveries(ownerId: string, id: string, q: { page?: number; limit?: number; status?: string }) {
+    await this.get(ownerId, id)
+    const page = q.page ?? 1
+    const limit = q.limit ?? 12
+    const [rows, total] = await Promise.all([
+      webhookRepo.listDeliveries(this.deps.db, id, q.status, (page - 1) * limit, limit),
+      webhookRepo.countDeliveries(this.deps.db, id, q.status),
+    ])
+    return { data: rows.map(deliveryView), total, pages: Math.ceil(total / limit), page, limit }
+  }
+
+  /** What the collections feature uses for a collection's paymentWebHook (in its transactions). */
+  readonly collectionHooks = {
+    /**
+     * Sets (or with null removes) the collection's endpoint, owned by its creator. A new endpoint's
+     * secret is returned (shown once); changing the URL keeps the secret.
+     */
+    set: async (
+      tx: Tx,
+      input: { collectionId: string; ownerId: string; url: string | null; path?: string },
+    ): Promise<{ secret: string | null }> => {
+      const url = input.url === null ? null : checkEndpointUrl(input.url, this.deps.production, input.path)
+      const now = this.deps.clock.now()
+      const current = await webhookRepo.ofCollection(tx, input.collectionId)
+      if (url === null) {
+        if (current) await webhookRepo.deleteById(tx, current.id)
+        return { secret: null }
+      }
+      if (current) {
+        if (current.url !== url) await webhookRepo.setUrl(tx, current.id, url, now)
+        return { secret: null }
+      }
+      const id = newId(now.getTime())
+      const { secret, sealed } = this.#seal(id)
+      await webhookRepo.insertEndpoint(tx, {
+        id,
+        ownerId: input.ownerId,
+        collectionId: input.collectionId,
+        url,
+        description: '',
+        events: [...COLLECTION_EVENTS],
+        secretSealed: sealed,
+        now,
+      })
+      return { secret }
+    },
+    /** The paymentWebHook URL of each collection that has one. */
+    urls: (ex: Executor, collectionIds: readonly string[]) => webhookRepo.collectionUrls(ex, collectionIds),
+  }
+}
