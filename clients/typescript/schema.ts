@@ -870,7 +870,7 @@ export interface paths {
     put?: never
     /**
      * Create a collection (#26)
-     * @description Required: `type`, `name`, `description`. `paymentFee` is USD, 0 to 999999999999.99 with at most two decimals, as a decimal string or a JSON number (a number that is not exactly a cent amount, e.g. 0.1 + 0.2, is 400; default `0`; answered as a number); `deliveryDate` is `YYYY-MM-DD`, today or later (UTC); `meta` is at most 4 KiB as JSON. `parent` puts the new collection under one of the caller’s own top-level collections (404 when unknown or hidden, 403 when someone else’s, 422 when the parent is itself a child).
+     * @description Required: `type`, `name`, `description`. `paymentFee` is USD, 0 to 999999999999.99 with at most two decimals, as a decimal string or a JSON number (a number that is not exactly a cent amount, e.g. 0.1 + 0.2, is 400; default `0`; answered as a number); `deliveryDate` is `YYYY-MM-DD`, today or later (UTC); `meta` is at most 4 KiB as JSON. `parent` puts the new collection under one of the caller’s own top-level collections (404 when unknown or hidden, 403 when someone else’s, 422 when the parent is itself a child). `paymentWebHook` (an https URL; http://localhost outside production) is called with signed JSON when the collection’s payment moves; this answer carries its `paymentWebHookSecret`, shown once (docs/webhooks.md).
      */
     post: operations['createCollection']
     delete?: never
@@ -902,7 +902,7 @@ export interface paths {
     head?: never
     /**
      * Update a collection, or move its job a step (#29)
-     * @description Details (type, name, category, description, paymentFee, isPrivate, deliveryDate, tags, attachments): the creator only (403; 404 when hidden), at least one field, refused with 409 once an escrow on the collection is paid; `paymentFee` follows #26 and is answered as a string with two decimals. `status` moves the job as the SDK does: `completed` from the talent delivers it, from the creator completes it (the rest of the escrow is released); `cancelled` (the creator, with `cancellationReason`) cancels it; `ongoing` from the creator asks for changes to a delivery. `progress` (0–100) is the talent’s, on a job without deliverables. On a deliverable (a child collection without an escrow) the job’s talent sets `status` (`pending`, `ongoing`, `completed`) and `progress`, and the job’s progress becomes their average. Details sent with `status` or `progress` must equal the current ones (400 otherwise). A job is `pending` (posted) → `waiting` (a talent assigned, payment awaited) → `ongoing` (assigned and its escrow paid; `recipientCompletedJob` once delivered) → `completed`, or `cancelled`, or `disputed` → `resolved`. A step the caller may not take is 403, one the job is already past or closed for is 409, one that does not start from the job’s state is 422. Answers the older update shape with message `Accepted`.
+     * @description Details (type, name, category, description, paymentFee, isPrivate, deliveryDate, tags, attachments): the creator only (403; 404 when hidden), at least one field, refused with 409 once an escrow on the collection is paid; `paymentFee` follows #26 and is answered as a string with two decimals. `paymentWebHook` (the creator; `null` or `""` removes it) may change even once the escrow is paid, in a request without `status` or `progress`; the answer carries `paymentWebHookSecret` when the collection had none (docs/webhooks.md). `status` moves the job as the SDK does: `completed` from the talent delivers it, from the creator completes it (the rest of the escrow is released); `cancelled` (the creator, with `cancellationReason`) cancels it; `ongoing` from the creator asks for changes to a delivery. `progress` (0–100) is the talent’s, on a job without deliverables. On a deliverable (a child collection without an escrow) the job’s talent sets `status` (`pending`, `ongoing`, `completed`) and `progress`, and the job’s progress becomes their average. Details sent with `status` or `progress` must equal the current ones (400 otherwise). A job is `pending` (posted) → `waiting` (a talent assigned, payment awaited) → `ongoing` (assigned and its escrow paid; `recipientCompletedJob` once delivered) → `completed`, or `cancelled`, or `disputed` → `resolved`. A step the caller may not take is 403, one the job is already past or closed for is 409, one that does not start from the job’s state is 422. Answers the older update shape with message `Accepted`.
      */
     patch: operations['updateCollection']
     trace?: never
@@ -1864,6 +1864,91 @@ export interface paths {
     get?: never
     /** Dismisses one entry, for the caller only */
     put: operations['dismissFeed']
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhooks': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The caller’s webhook endpoints, newest first
+     * @description Account endpoints and the endpoints of the caller’s collections (`collectionId` set: a collection’s `paymentWebHook`). Secrets are never listed.
+     */
+    get: operations['listWebhooks']
+    put?: never
+    /**
+     * Register a webhook endpoint for the caller’s money events
+     * @description Deliveries are JSON POSTs signed with the endpoint’s secret (`webhook-signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, `webhook-id`: the event id), retried for about a day until a 2xx answer; see docs/webhooks.md. `events` (default: all) picks among deposit.credited, withdrawal.sent, withdrawal.failed, escrow.funded and escrow.released, for the caller’s own wallet and the escrows they pay or are paid from. The answer carries `secret`, shown only here (a new one: POST /v1/webhooks/{id}/rotate). At most 20 endpoints per account.
+     */
+    post: operations['createWebhook']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhooks/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One of the caller’s webhook endpoints */
+    get: operations['getWebhook']
+    put?: never
+    post?: never
+    /**
+     * Delete a webhook endpoint and its delivery log
+     * @description Attempts still due are dropped. Deleting a collection’s endpoint removes the collection’s `paymentWebHook`.
+     */
+    delete: operations['deleteWebhook']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhooks/{id}/rotate': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Give a webhook endpoint a new signing secret
+     * @description The new secret is in this answer only. It signs every attempt from now on, retries of earlier events included; the old secret stops at once.
+     */
+    post: operations['rotateWebhookSecret']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The delivery log of one of the caller’s endpoints, newest first
+     * @description One entry per event sent to the endpoint: its status, attempts, the last answer’s status code and a short excerpt of its body, and when the next attempt is due. Query `status` filters.
+     */
+    get: operations['listWebhookDeliveries']
+    put?: never
     post?: never
     delete?: never
     options?: never
@@ -3726,6 +3811,8 @@ export interface components {
       meta: {
         [key: string]: unknown
       }
+      /** @description the collection’s webhook URL; shown to its creator only, when set */
+      paymentWebHook?: string
       /** Format: date-time */
       createdAt: string
       /** Format: date-time */
@@ -3733,6 +3820,8 @@ export interface components {
       __v: number
       creator: components['schemas']['UserSummary']
       collections: components['schemas']['ChildCollection'][]
+      /** @description the signing secret of the collection’s webhook, in the answer that first set `paymentWebHook` only (a new one: POST /v1/webhooks/{id}/rotate) */
+      paymentWebHookSecret?: string
     }
     /**
      * @description file summary
@@ -3973,6 +4062,8 @@ export interface components {
       meta: {
         [key: string]: unknown
       }
+      /** @description the collection’s webhook URL; shown to its creator only, when set */
+      paymentWebHook?: string
       /** Format: date-time */
       createdAt: string
       /** Format: date-time */
@@ -4155,6 +4246,8 @@ export interface components {
       meta: {
         [key: string]: unknown
       }
+      /** @description the collection’s webhook URL; shown to its creator only, when set */
+      paymentWebHook?: string
       /** Format: date-time */
       createdAt: string
       /** Format: date-time */
@@ -4524,6 +4617,8 @@ export interface components {
         meta: {
           [key: string]: unknown
         }
+        /** @description the collection’s webhook URL; shown to its creator only, when set */
+        paymentWebHook?: string
         /** Format: date-time */
         createdAt: string
         /** Format: date-time */
@@ -4609,6 +4704,8 @@ export interface components {
         meta: {
           [key: string]: unknown
         }
+        /** @description the collection’s webhook URL; shown to its creator only, when set */
+        paymentWebHook?: string
         /** Format: date-time */
         createdAt: string
         /** Format: date-time */
@@ -5193,6 +5290,10 @@ export interface components {
       updatedAt: string
       slug: string
       __v: number
+      /** @description the collection’s webhook URL (the caller is its creator), when set */
+      paymentWebHook?: string
+      /** @description the signing secret of the collection’s webhook, in the answer that first set `paymentWebHook` only (a new one: POST /v1/webhooks/{id}/rotate) */
+      paymentWebHookSecret?: string
     }
     /**
      * @description The dispute over a job and how it ends.
@@ -5828,6 +5929,186 @@ export interface components {
       pages: number
       page: number
       limit: number
+    }
+    /**
+     * @description A new endpoint, or one whose secret was just rotated, with its secret: shown this once.
+     * @example {
+     *       "_id": "6b0483c0bce238a5cbe00a90",
+     *       "url": "https://shop.example.com/hooks/workpay",
+     *       "description": "Order fulfilment",
+     *       "events": [
+     *         "escrow.funded",
+     *         "escrow.released"
+     *       ],
+     *       "collectionId": null,
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z",
+     *       "secret": "whsec_q0sO3tY2w7lmB1xq2mV0c5o3QdpQ9Q1l6m8b7c9x0zY"
+     *     }
+     */
+    WebhookEndpointWithSecret: {
+      _id: string
+      url: string
+      description: string
+      /** @description the events delivered to it */
+      events: (
+        | 'deposit.credited'
+        | 'withdrawal.sent'
+        | 'withdrawal.failed'
+        | 'escrow.funded'
+        | 'escrow.released'
+      )[]
+      /** @description set for a collection’s `paymentWebHook` (its payment confirmed and released); null for an account endpoint */
+      collectionId: string | null
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+      /** @description the signing secret (HMAC-SHA256 key, the whole string): shown only in this answer; store it now */
+      secret: string
+    }
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "_id": "6b0483c0bce238a5cbe00a90",
+     *           "url": "https://shop.example.com/hooks/workpay",
+     *           "description": "Order fulfilment",
+     *           "events": [
+     *             "escrow.funded",
+     *             "escrow.released"
+     *           ],
+     *           "collectionId": null,
+     *           "createdAt": "2026-11-23T18:18:27.534Z",
+     *           "updatedAt": "2026-11-23T18:18:27.534Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "pages": 1,
+     *       "page": 1,
+     *       "limit": 12
+     *     }
+     */
+    WebhookEndpointPage: {
+      data: components['schemas']['WebhookEndpoint'][]
+      total: number
+      pages: number
+      page: number
+      limit: number
+    }
+    /**
+     * @description A URL the platform POSTs signed money events to.
+     * @example {
+     *       "_id": "6b0483c0bce238a5cbe00a90",
+     *       "url": "https://shop.example.com/hooks/workpay",
+     *       "description": "Order fulfilment",
+     *       "events": [
+     *         "escrow.funded",
+     *         "escrow.released"
+     *       ],
+     *       "collectionId": null,
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z"
+     *     }
+     */
+    WebhookEndpoint: {
+      _id: string
+      url: string
+      description: string
+      /** @description the events delivered to it */
+      events: (
+        | 'deposit.credited'
+        | 'withdrawal.sent'
+        | 'withdrawal.failed'
+        | 'escrow.funded'
+        | 'escrow.released'
+      )[]
+      /** @description set for a collection’s `paymentWebHook` (its payment confirmed and released); null for an account endpoint */
+      collectionId: string | null
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "_id": "6b0483c1bce238a5cbe00a91",
+     *           "endpointId": "6b0483c0bce238a5cbe00a90",
+     *           "eventId": "6b0483c1bce238a5cbe00a92",
+     *           "type": "escrow.funded",
+     *           "status": "pending",
+     *           "attempts": 2,
+     *           "maxAttempts": 10,
+     *           "lastStatusCode": 503,
+     *           "lastError": "HTTP 503",
+     *           "responseExcerpt": "Service Unavailable",
+     *           "nextAttemptAt": "2026-11-23T18:19:31.848Z",
+     *           "lastAttemptAt": "2026-11-23T18:18:30.449Z",
+     *           "deliveredAt": null,
+     *           "createdAt": "2026-11-23T18:18:27.534Z",
+     *           "updatedAt": "2026-11-23T18:18:30.449Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "pages": 1,
+     *       "page": 1,
+     *       "limit": 12
+     *     }
+     */
+    WebhookDeliveryPage: {
+      data: components['schemas']['WebhookDelivery'][]
+      total: number
+      pages: number
+      page: number
+      limit: number
+    }
+    /**
+     * @description One event sent (or being sent) to one endpoint.
+     * @example {
+     *       "_id": "6b0483c1bce238a5cbe00a91",
+     *       "endpointId": "6b0483c0bce238a5cbe00a90",
+     *       "eventId": "6b0483c1bce238a5cbe00a92",
+     *       "type": "escrow.funded",
+     *       "status": "pending",
+     *       "attempts": 2,
+     *       "maxAttempts": 10,
+     *       "lastStatusCode": 503,
+     *       "lastError": "HTTP 503",
+     *       "responseExcerpt": "Service Unavailable",
+     *       "nextAttemptAt": "2026-11-23T18:19:31.848Z",
+     *       "lastAttemptAt": "2026-11-23T18:18:30.449Z",
+     *       "deliveredAt": null,
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:30.449Z"
+     *     }
+     */
+    WebhookDelivery: {
+      _id: string
+      endpointId: string
+      /** @description the event’s id, sent as `webhook-id` (the same on every attempt) */
+      eventId: string
+      /** @description a money event */
+      type: 'deposit.credited' | 'withdrawal.sent' | 'withdrawal.failed' | 'escrow.funded' | 'escrow.released'
+      /** @description `pending`: an attempt is due at `nextAttemptAt`; `delivered`: a 2xx answer; `failed`: every attempt failed */
+      status: 'pending' | 'delivered' | 'failed'
+      /** @description attempts made so far */
+      attempts: number
+      maxAttempts: number
+      /** @description the HTTP status of the last answer; null before one, or when none came (timeout, refused) */
+      lastStatusCode: number | null
+      /** @description why the last attempt failed (`HTTP 500`, `failed: …`, `refused: …`) */
+      lastError: string | null
+      /** @description the first 256 characters of the last answer’s body (nothing more is kept) */
+      responseExcerpt: string | null
+      nextAttemptAt: string | null
+      lastAttemptAt: string | null
+      deliveredAt: string | null
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
     }
     /**
      * @example {
@@ -6865,6 +7146,11 @@ export type ChatMessage = components['schemas']['ChatMessage']
 export type ChatMessagePage = components['schemas']['ChatMessagePage']
 export type ChatReceipt = components['schemas']['ChatReceipt']
 export type FeedPage = components['schemas']['FeedPage']
+export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret']
+export type WebhookEndpointPage = components['schemas']['WebhookEndpointPage']
+export type WebhookEndpoint = components['schemas']['WebhookEndpoint']
+export type WebhookDeliveryPage = components['schemas']['WebhookDeliveryPage']
+export type WebhookDelivery = components['schemas']['WebhookDelivery']
 export type AdminSession = components['schemas']['AdminSession']
 export type AdminAuditPage = components['schemas']['AdminAuditPage']
 export type AdminAuditRecord = components['schemas']['AdminAuditRecord']
@@ -12067,6 +12353,8 @@ export interface operations {
           parent?: string
           /** @description ids of your own uploaded files (#31, #32), at most 20; shown as file summaries in `attachmentData` */
           attachments?: string[]
+          /** @description called with signed JSON when this collection’s payment moves (escrow.funded, escrow.released): an https URL on the public internet (in development and tests also http://localhost); see docs/webhooks.md */
+          paymentWebHook?: string
         }
       }
     }
@@ -12254,7 +12542,7 @@ export interface operations {
           }
         }
       }
-      /** @description `VALIDATION_ERROR`: a field fails its schema, a blank name or description, a paymentFee that is not a cent amount, a past deliveryDate, `meta` over 4 KiB, or an attachment that is not one of your files. */
+      /** @description `VALIDATION_ERROR`: a field fails its schema, a blank name or description, a paymentFee that is not a cent amount, a past deliveryDate, `meta` over 4 KiB, an attachment that is not one of your files, or a paymentWebHook that is not an https URL on the public internet. */
       400: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -12712,6 +13000,8 @@ export interface operations {
           progress?: number
           /** @description required with status `cancelled` */
           cancellationReason?: string
+          /** @description called with signed JSON when this collection’s payment moves (escrow.funded, escrow.released): an https URL on the public internet (in development and tests also http://localhost); see docs/webhooks.md. `null` or `""` removes it. Changes even after the escrow is paid. */
+          paymentWebHook?: string | null
         }
       }
     }
@@ -17439,6 +17729,8 @@ export interface operations {
             }
             /** @description ids of your own uploaded files (#31, #32), at most 20; shown as file summaries in `attachmentData` */
             attachments?: string[]
+            /** @description called with signed JSON when this collection’s payment moves (escrow.funded, escrow.released): an https URL on the public internet (in development and tests also http://localhost); see docs/webhooks.md */
+            paymentWebHook?: string
           }[]
         }
       }
@@ -21622,6 +21914,587 @@ export interface operations {
         }
       }
       /** @description `NOT_FOUND`: no entry the caller may see has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listWebhooks: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Webhook endpoints` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Webhook endpoints",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "6b0483c0bce238a5cbe00a90",
+           *             "url": "https://shop.example.com/hooks/workpay",
+           *             "description": "Order fulfilment",
+           *             "events": [
+           *               "escrow.funded",
+           *               "escrow.released"
+           *             ],
+           *             "collectionId": null,
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Webhook endpoints */
+            message: string
+            data: components['schemas']['WebhookEndpointPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  createWebhook: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "url": "https://shop.example.com/hooks/workpay",
+         *       "events": [
+         *         "escrow.funded",
+         *         "escrow.released"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description where deliveries are POSTed: an https URL on the public internet (in development and tests also http://localhost)
+           * @example https://shop.example.com/hooks/workpay
+           */
+          url: string
+          /** @description default: every money event */
+          events?: (
+            | 'deposit.credited'
+            | 'withdrawal.sent'
+            | 'withdrawal.failed'
+            | 'escrow.funded'
+            | 'escrow.released'
+          )[]
+          description?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Webhook endpoint created`. A new endpoint, or one whose secret was just rotated, with its secret: shown this once. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Webhook endpoint created",
+           *       "data": {
+           *         "_id": "6b0483c0bce238a5cbe00a90",
+           *         "url": "https://shop.example.com/hooks/workpay",
+           *         "description": "Order fulfilment",
+           *         "events": [
+           *           "escrow.funded",
+           *           "escrow.released"
+           *         ],
+           *         "collectionId": null,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z",
+           *         "secret": "whsec_q0sO3tY2w7lmB1xq2mV0c5o3QdpQ9Q1l6m8b7c9x0zY"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Webhook endpoint created */
+            message: string
+            data: components['schemas']['WebhookEndpointWithSecret']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a URL that is not https (http only for localhost outside production), carries credentials or a fragment, or names a host that is not on the public internet; an unknown event. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the caller already has 20 endpoints. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getWebhook: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description the endpoint’s id */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Webhook endpoint`. A URL the platform POSTs signed money events to. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Webhook endpoint",
+           *       "data": {
+           *         "_id": "6b0483c0bce238a5cbe00a90",
+           *         "url": "https://shop.example.com/hooks/workpay",
+           *         "description": "Order fulfilment",
+           *         "events": [
+           *           "escrow.funded",
+           *           "escrow.released"
+           *         ],
+           *         "collectionId": null,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Webhook endpoint */
+            message: string
+            data: components['schemas']['WebhookEndpoint']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no endpoint of the caller has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  deleteWebhook: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description the endpoint’s id */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Webhook endpoint deleted` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Webhook endpoint deleted",
+           *       "data": {}
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Webhook endpoint deleted */
+            message: string
+            /** @example {} */
+            data: Record<string, never>
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no endpoint of the caller has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description the endpoint’s id */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Webhook secret rotated`. A new endpoint, or one whose secret was just rotated, with its secret: shown this once. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Webhook secret rotated",
+           *       "data": {
+           *         "_id": "6b0483c0bce238a5cbe00a90",
+           *         "url": "https://shop.example.com/hooks/workpay",
+           *         "description": "Order fulfilment",
+           *         "events": [
+           *           "escrow.funded",
+           *           "escrow.released"
+           *         ],
+           *         "collectionId": null,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z",
+           *         "secret": "whsec_q0sO3tY2w7lmB1xq2mV0c5o3QdpQ9Q1l6m8b7c9x0zY"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Webhook secret rotated */
+            message: string
+            data: components['schemas']['WebhookEndpointWithSecret']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no endpoint of the caller has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description `pending`: an attempt is due at `nextAttemptAt`; `delivered`: a 2xx answer; `failed`: every attempt failed */
+        status?: 'pending' | 'delivered' | 'failed'
+      }
+      header?: never
+      path: {
+        /** @description the endpoint’s id */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Webhook deliveries` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Webhook deliveries",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "6b0483c1bce238a5cbe00a91",
+           *             "endpointId": "6b0483c0bce238a5cbe00a90",
+           *             "eventId": "6b0483c1bce238a5cbe00a92",
+           *             "type": "escrow.funded",
+           *             "status": "pending",
+           *             "attempts": 2,
+           *             "maxAttempts": 10,
+           *             "lastStatusCode": 503,
+           *             "lastError": "HTTP 503",
+           *             "responseExcerpt": "Service Unavailable",
+           *             "nextAttemptAt": "2026-11-23T18:19:31.848Z",
+           *             "lastAttemptAt": "2026-11-23T18:18:30.449Z",
+           *             "deliveredAt": null,
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:30.449Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Webhook deliveries */
+            message: string
+            data: components['schemas']['WebhookDeliveryPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no endpoint of the caller has this id. */
       404: {
         headers: {
           'x-request-id': components['headers']['RequestId']

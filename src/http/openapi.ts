@@ -64,6 +64,11 @@ const TAGS = [
   },
   { name: 'reviews', description: 'Reviews the two parties of a finished job write about each other.' },
   {
+    name: 'webhooks',
+    description:
+      'HTTPS endpoints called with signed JSON when money moves (deposits, withdrawals, escrows), with their delivery logs.',
+  },
+  {
     name: 'admin',
     description:
       'The operator’s API: admins only, each route but the session’s own behind a fresh second factor (POST /v1/admin/session); every action is audited.',

@@ -257,15 +257,13 @@ describe('exactly one delivery per event and endpoint', () => {
       .select('id')
       .where('kind', '=', 'webhooks.deliver')
       .execute()
-    await db
-      .transaction()
-      .execute((tx) =>
-        t.app.services.webhookDelivery.onEvent(tx, {
-          ...event,
-          data: event.data as never,
-          type: 'deposit.credited',
-        }),
-      )
+    await db.transaction().execute((tx) =>
+      t.app.services.webhookDelivery.onEvent(tx, {
+        ...event,
+        data: event.data as never,
+        type: 'deposit.credited',
+      }),
+    )
     const jobsAfter = await db
       .selectFrom('jobs')
       .select('id')

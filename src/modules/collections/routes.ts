@@ -24,7 +24,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
         operationId: 'createCollection',
         summary: 'Create a collection (#26)',
         description:
-          'Required: `type`, `name`, `description`. `paymentFee` is USD, 0 to 999999999999.99 with at most two decimals, as a decimal string or a JSON number (a number that is not exactly a cent amount, e.g. 0.1 + 0.2, is 400; default `0`; answered as a number); `deliveryDate` is `YYYY-MM-DD`, today or later (UTC); `meta` is at most 4 KiB as JSON. `parent` puts the new collection under one of the caller’s own top-level collections (404 when unknown or hidden, 403 when someone else’s, 422 when the parent is itself a child).',
+          'Required: `type`, `name`, `description`. `paymentFee` is USD, 0 to 999999999999.99 with at most two decimals, as a decimal string or a JSON number (a number that is not exactly a cent amount, e.g. 0.1 + 0.2, is 400; default `0`; answered as a number); `deliveryDate` is `YYYY-MM-DD`, today or later (UTC); `meta` is at most 4 KiB as JSON. `parent` puts the new collection under one of the caller’s own top-level collections (404 when unknown or hidden, 403 when someone else’s, 422 when the parent is itself a child). `paymentWebHook` (an https URL; http://localhost outside production) is called with signed JSON when the collection’s payment moves; this answer carries its `paymentWebHookSecret`, shown once (docs/webhooks.md).',
         tags,
         security,
         body: CreateCollectionBody,
@@ -32,7 +32,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
           200: envelope(Collection, 'Collection created'),
           ...guardedErrors({
             VALIDATION_ERROR:
-              'a field fails its schema, a blank name or description, a paymentFee that is not a cent amount, a past deliveryDate, `meta` over 4 KiB, or an attachment that is not one of your files',
+              'a field fails its schema, a blank name or description, a paymentFee that is not a cent amount, a past deliveryDate, `meta` over 4 KiB, an attachment that is not one of your files, or a paymentWebHook that is not an https URL on the public internet',
             FORBIDDEN: {
               when: '`parent` is someone else’s collection',
               message: 'Child collections can only be added under your own collections',
