@@ -94,7 +94,7 @@ export async function buildServices(deps: RootDeps) {
     const sessionCache = await startSessionCache(database, log)
     closers.push(sessionCache.stop)
     const authBase = buildAuthBase({ db, config, clock, jobs, sessionCache: sessionCache.cache })
-    const payment = await buildPayment({ db, config, clock, log })
+    const payment = await buildPayment({ db, config, clock, log, listen: database.listen })
     closers.push(payment.close)
     const { chain, coins, rates } = payment
     const files = buildFiles({ db, config, clock, log, jobs })

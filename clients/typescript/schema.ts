@@ -2406,6 +2406,74 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/admin/coins': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Every configured coin: active or not, halted or not, and its USD rate */
+    get: operations['adminCoins']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/coins/{coin}/activate': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Activate a coin: it takes deposits to wallets, withdrawals and payments again */
+    post: operations['adminActivateCoin']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/coins/{coin}/deactivate': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Deactivate a coin: new deposits to wallets, withdrawals and escrow payments in it are refused from the next request; what is under way settles */
+    post: operations['adminDeactivateCoin']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/coins/{coin}/rate': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Set a static USD rate for a coin (or null: back to the configured rate or the feed) */
+    post: operations['adminSetCoinRate']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/admin/stats/overview': {
     parameters: {
       query?: never
@@ -6852,6 +6920,46 @@ export interface components {
     }
     /**
      * @example {
+     *       "reference": "usdc",
+     *       "name": "USD Coin",
+     *       "symbol": "USDC",
+     *       "decimals": 6,
+     *       "isToken": true,
+     *       "contractAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+     *       "active": false,
+     *       "configuredActive": true,
+     *       "usdRate": "1",
+     *       "configuredUsdRate": "1",
+     *       "rateSet": false,
+     *       "halted": false,
+     *       "updatedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *       "updatedAt": "2026-01-01T12:00:00.000Z"
+     *     }
+     */
+    AdminCoin: {
+      reference: string
+      name: string
+      symbol: string
+      decimals: number
+      isToken: boolean
+      contractAddress: string | null
+      /** @description takes new deposits to wallets, withdrawals and payments */
+      active: boolean
+      /** @description as the configuration (COINS_FILE) says */
+      configuredActive: boolean
+      /** @description the static USD rate per whole coin in force (an HTTP feed, when configured, gives the rate unless an operator set one) */
+      usdRate: string
+      configuredUsdRate: string
+      /** @description an operator set the USD rate */
+      rateSet: boolean
+      /** @description halted by reconciliation or by hand (see /v1/admin/reconciliation) */
+      halted: boolean
+      /** @description the admin who changed the coin's settings last */
+      updatedBy: string | null
+      updatedAt: string | null
+    }
+    /**
+     * @example {
      *       "generatedAt": "2026-01-01T12:00:00.000Z",
      *       "balances": [
      *         {
@@ -7167,6 +7275,7 @@ export type AdminWithdrawalPage = components['schemas']['AdminWithdrawalPage']
 export type AdminWithdrawal = components['schemas']['AdminWithdrawal']
 export type AdminEscrowLegPage = components['schemas']['AdminEscrowLegPage']
 export type AdminEscrowLeg = components['schemas']['AdminEscrowLeg']
+export type AdminCoin = components['schemas']['AdminCoin']
 export type AdminStatsOverview = components['schemas']['AdminStatsOverview']
 export type AdminTransferAges = components['schemas']['AdminTransferAges']
 export type AdminFlows = components['schemas']['AdminFlows']
@@ -26385,6 +26494,501 @@ export interface operations {
       }
       /** @description `CONFLICT`: it is signed (it may still be mined) or settled already. */
       409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminCoins: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": [
+           *         {
+           *           "reference": "usdc",
+           *           "name": "USD Coin",
+           *           "symbol": "USDC",
+           *           "decimals": 6,
+           *           "isToken": true,
+           *           "contractAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *           "active": false,
+           *           "configuredActive": true,
+           *           "usdRate": "1",
+           *           "configuredUsdRate": "1",
+           *           "rateSet": false,
+           *           "halted": false,
+           *           "updatedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminCoin'][]
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminActivateCoin: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description coin reference */
+        coin: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Coin activated` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Coin activated",
+           *       "data": {
+           *         "reference": "usdc",
+           *         "name": "USD Coin",
+           *         "symbol": "USDC",
+           *         "decimals": 6,
+           *         "isToken": true,
+           *         "contractAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *         "active": false,
+           *         "configuredActive": true,
+           *         "usdRate": "1",
+           *         "configuredUsdRate": "1",
+           *         "rateSet": false,
+           *         "halted": false,
+           *         "updatedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "updatedAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Coin activated */
+            message: string
+            data: components['schemas']['AdminCoin']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an unknown coin. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the coin is active already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminDeactivateCoin: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description coin reference */
+        coin: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Coin deactivated` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Coin deactivated",
+           *       "data": {
+           *         "reference": "usdc",
+           *         "name": "USD Coin",
+           *         "symbol": "USDC",
+           *         "decimals": 6,
+           *         "isToken": true,
+           *         "contractAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *         "active": false,
+           *         "configuredActive": true,
+           *         "usdRate": "1",
+           *         "configuredUsdRate": "1",
+           *         "rateSet": false,
+           *         "halted": false,
+           *         "updatedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "updatedAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Coin deactivated */
+            message: string
+            data: components['schemas']['AdminCoin']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an unknown coin. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the coin is inactive already, or it is the native coin. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminSetCoinRate: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description coin reference */
+        coin: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Feed outage: price from the issuer",
+         *       "usdRate": "25.40"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+          /** @description a decimal string; `null` goes back to the configured rate or the feed */
+          usdRate: string | null
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Rate set` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Rate set",
+           *       "data": {
+           *         "reference": "usdc",
+           *         "name": "USD Coin",
+           *         "symbol": "USDC",
+           *         "decimals": 6,
+           *         "isToken": true,
+           *         "contractAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *         "active": false,
+           *         "configuredActive": true,
+           *         "usdRate": "1",
+           *         "configuredUsdRate": "1",
+           *         "rateSet": false,
+           *         "halted": false,
+           *         "updatedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "updatedAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Rate set */
+            message: string
+            data: components['schemas']['AdminCoin']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: an unknown coin, or a rate that is not a positive decimal. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown

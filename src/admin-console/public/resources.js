@@ -287,41 +287,60 @@ export const resources = [
     key: 'c',
     title: 'Coins',
     intro:
-      'The coins the platform handles (from its configuration). Halting a coin stops crediting and sending in it until it is resumed; reconciliation halts a coin by itself when the ledger and the chain disagree.',
+      "The coins the platform handles (from its configuration, with operators' settings over it). An inactive coin takes no new withdrawals, payments or wallet views; halting a coin stops crediting and sending in it until it is resumed (reconciliation halts a coin by itself when the ledger and the chain disagree).",
     unpaged: true,
-    load: async () => {
-      const [coins, report] = await Promise.all([
-        get('/v1/payment/coins'),
-        get('/v1/admin/reconciliation?limit=1'),
-      ])
-      const halts = new Map(report.halts.map((x) => [x.coin, x]))
-      return coins.map((c) => ({ ...c, halt: halts.get(c.reference) ?? null }))
-    },
+    load: () => get('/v1/admin/coins'),
     rowLabel: (r) => String(r.reference).toUpperCase(),
     rowId: (r) => r.reference,
     columns: [
       { label: 'Coin', cell: (r) => String(r.reference).toUpperCase() },
       { label: 'Name', cell: (r) => r.name },
       { label: 'Contract', cell: (r) => (r.isToken ? code(r.contractAddress, 12) : 'native') },
-      { label: 'Decimals', num: true, cell: (r) => String(r.decimal) },
-      { label: 'State', cell: (r) => state(r.halt ? 'halted' : 'running') },
-      {
-        label: 'Halted',
-        cell: (r) => (r.halt ? `${r.halt.reason.replaceAll('_', ' ')} since ${time(r.halt.haltedAt)}` : ''),
-      },
+      { label: 'Decimals', num: true, cell: (r) => String(r.decimals) },
+      { label: 'Active', cell: (r) => state(r.active ? 'active' : 'inactive') },
+      { label: 'USD rate', num: true, cell: (r) => `$${r.usdRate}${r.rateSet ? ' (set)' : ''}` },
+      { label: 'State', cell: (r) => state(r.halted ? 'halted' : 'running') },
     ],
     actions: [
       {
+        label: 'Deactivate',
+        danger: true,
+        when: (r) => r.active && r.isToken,
+        path: (r) => `/v1/admin/coins/${r.reference}/deactivate`,
+        text: () =>
+          'New withdrawals, payments and wallet views in this coin are refused from the next request; what is under way settles.',
+      },
+      {
+        label: 'Activate',
+        when: (r) => !r.active,
+        path: (r) => `/v1/admin/coins/${r.reference}/activate`,
+      },
+      {
+        label: 'Set USD rate',
+        path: (r) => `/v1/admin/coins/${r.reference}/rate`,
+        text: () =>
+          'A static USD rate per whole coin; it wins over the configured rate and the feed. Empty: back to them.',
+        fields: (r) => [
+          {
+            name: 'usdRate',
+            label: 'USD per whole coin',
+            required: false,
+            value: r.rateSet ? r.usdRate : '',
+          },
+        ],
+        body: (v) => ({ ...v, usdRate: v.usdRate ? String(v.usdRate) : null }),
+      },
+      {
         label: 'Halt',
         danger: true,
-        when: (r) => !r.halt,
+        when: (r) => !r.halted,
         path: (r) => `/v1/admin/coins/${r.reference}/halt`,
         text: () =>
           'Nothing is credited or sent in this coin until it is resumed (movements are parked, not lost).',
       },
       {
         label: 'Resume',
-        when: (r) => r.halt,
+        when: (r) => r.halted,
         path: (r) => `/v1/admin/coins/${r.reference}/resume`,
         text: () => 'Crediting and sending start again; parked movements are credited in chain order.',
       },

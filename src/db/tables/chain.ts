@@ -141,9 +141,20 @@ export interface ReconciliationResultsTable {
   mismatches: JsonCol<unknown[]>
 }
 
+/** An operator's settings of a coin over its configuration (null: as configured). */
+export interface CoinSettingsTable {
+  reference: string
+  active: boolean | null
+  /** USD per whole coin: numeric, read as a decimal string */
+  usdRate: ColumnType<string | null, string | null, string | null>
+  updatedBy: string | null
+  updatedAt: Timestamp
+}
+
 export interface ChainTables {
   chains: ChainsTable
   coins: CoinsTable
+  coinSettings: CoinSettingsTable
   devnetJournal: DevnetJournalTable
   chainCursors: ChainCursorsTable
   chainEvents: ChainEventsTable

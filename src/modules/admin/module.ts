@@ -10,13 +10,16 @@ import type { AccountSecurityService } from '../account/security.ts'
 import type { AuthService } from '../auth/service.ts'
 import type { CollectionTypeService } from '../collections/collection-types.ts'
 import type { EscrowLegOperations } from '../escrow/operator.ts'
+import type { PaymentService } from '../payment/service.ts'
 import type { SettlementChecks } from '../settlement/module.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import type { WithdrawalOperatorView } from '../withdrawals/operator.ts'
 import { AdminAccess } from './access.ts'
 import { AdminAudit } from './audit.ts'
+import { AdminCoins } from './coins.ts'
 import { AdminCollectionTypes } from './collection-types.ts'
 import { AdminReconciliation } from './reconciliation.ts'
+import { adminCoinRoutes } from './routes/coins.ts'
 import { adminCollectionTypeRoutes } from './routes/collection-types.ts'
 import { adminPeopleRoutes } from './routes/people.ts'
 import { adminReconciliationRoutes } from './routes/reconciliation.ts'
@@ -34,7 +37,7 @@ export async function buildAdmin(d: {
   auth: AuthService
   accountSecurity: AccountSecurityService
   settlement: SettlementChecks
-  coins: ConstructorParameters<typeof AdminReconciliation>[0]['coins'] & StatsDeps['coins']
+  coins: PaymentService
   chain: StatsDeps['chain'] & Pick<ChainAdapter, 'coins'>
   collectionTypes: CollectionTypeService
   outgoing: OutgoingSender
@@ -74,9 +77,19 @@ export async function buildAdmin(d: {
     legs: d.escrowLegs,
     audit,
   })
+  const coins = new AdminCoins({ db, coins: d.coins, halts, audit })
   return {
     moderation,
-    admin: { access, audit, users, reconciliation: adminReconciliation, stats, collectionTypes, transfers },
+    admin: {
+      access,
+      audit,
+      users,
+      reconciliation: adminReconciliation,
+      stats,
+      collectionTypes,
+      transfers,
+      coins,
+    },
   }
 }
 
@@ -86,6 +99,7 @@ export async function adminHttp(app: FastifyInstance, s: Awaited<ReturnType<type
   await app.register(adminPeopleRoutes, { access, audit, users })
   await app.register(adminReconciliationRoutes, { access, reconciliation })
   await app.register(adminTransferRoutes, { access, transfers: s.admin.transfers })
+  await app.register(adminCoinRoutes, { access, coins: s.admin.coins })
   // The operator console's dashboard and plots (read-only aggregates).
   await app.register(adminStatsRoutes, { access, stats: s.admin.stats })
   await app.register(adminCollectionTypeRoutes, { access, types: s.admin.collectionTypes })

@@ -2,12 +2,13 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from '../../config.ts'
-import type { Db } from '../../db/index.ts'
+import type { Database, Db } from '../../db/index.ts'
+import type { ChannelListener } from '../../db/listen.ts'
 import { openChain } from '../../platform/chain/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { httpRates, staticRates } from '../../platform/rates/sources.ts'
 import type { RateSource } from '../../platform/rates/types.ts'
-import { dbJournal } from './repo.ts'
+import { COINS_CHANNEL, dbJournal } from './repo.ts'
 import { paymentRoutes } from './routes.ts'
 import { PaymentService } from './service.ts'
 
@@ -16,18 +17,27 @@ import { PaymentService } from './service.ts'
  * coins, lookups, exact amount conversions) and the USD price source (`rates`: static from the
  * coin configuration, or an HTTP feed). `close` closes the chain.
  */
-export async function buildPayment(d: { db: Db; config: Config; clock: Clock; log: Logger }) {
+export async function buildPayment(d: {
+  db: Db
+  config: Config
+  clock: Clock
+  log: Logger
+  /** LISTEN for changes of operators' coin settings (every process re-reads them) */
+  listen?: Database['listen']
+}) {
   const { config, db, clock, log } = d
   const { chain, settings } = await openChain(config, {
     journal: dbJournal(db),
     onWarning: (message) => log.warn(message),
   })
+  let listener: ChannelListener | undefined
   const close = async () => {
+    await listener?.close()
     await chain.close()
   }
   try {
     const references = chain.coins.map((c) => c.reference)
-    const rates: RateSource = config.rateFeedUrl
+    const source: RateSource = config.rateFeedUrl
       ? httpRates({
           url: config.rateFeedUrl,
           references,
@@ -36,8 +46,29 @@ export async function buildPayment(d: { db: Db; config: Config; clock: Clock; lo
           now: () => clock.now().getTime(),
         })
       : staticRates(Object.fromEntries(chain.coins.map((c) => [c.reference, c.usdRate])))
-    const coins = new PaymentService({ db, clock, chain, rates, chainSettings: settings.chain })
+    // A static USD rate an operator set for a coin wins over the configured rate or the feed.
+    const rates: RateSource = {
+      kind: source.kind,
+      getRates: async () => ({ ...(await source.getRates()), ...coins.rateOverrides() }),
+      getRate: async (reference) => coins.rateOverride(reference) ?? source.getRate(reference),
+    }
+    const coins: PaymentService = new PaymentService({
+      db,
+      clock,
+      chain,
+      rates,
+      chainSettings: settings.chain,
+    })
     await coins.init()
+    if (d.listen) {
+      const reload = () =>
+        coins.reload().catch((err) => log.error({ err }, 'coin settings could not be re-read'))
+      try {
+        listener = await d.listen(COINS_CHANNEL, { onMessage: reload, onReconnect: reload })
+      } catch (err) {
+        log.warn({ err: err instanceof Error ? err.message : String(err) }, 'coin settings: cannot listen')
+      }
+    }
     log.info(
       { chain: chain.kind, chainId: chain.chainId, rpcUrl: chain.devnet?.rpcUrl, coins: references },
       'chain ready',

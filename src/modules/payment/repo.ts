@@ -163,3 +163,35 @@ export function dbJournal(db: Db): DevnetJournal {
     },
   }
 }
+
+/** The channel on which a change of coin settings is announced to every API process. */
+export const COINS_CHANNEL = 'coins_changed'
+
+export function listCoinSettings(db: Executor) {
+  return db.selectFrom('coinSettings').selectAll().execute()
+}
+
+/** Writes an operator's settings of a coin and announces them (delivered at commit). */
+export async function saveCoinSetting(
+  tx: Executor,
+  row: {
+    reference: string
+    active?: boolean | null
+    usdRate?: string | null
+    updatedBy: string
+    updatedAt: Date
+  },
+) {
+  const set = {
+    ...(row.active === undefined ? {} : { active: row.active }),
+    ...(row.usdRate === undefined ? {} : { usdRate: row.usdRate }),
+    updatedBy: row.updatedBy,
+    updatedAt: row.updatedAt,
+  }
+  await tx
+    .insertInto('coinSettings')
+    .values({ reference: row.reference, active: null, usdRate: null, ...set })
+    .onConflict((oc) => oc.column('reference').doUpdateSet(set))
+    .execute()
+  await sql`select pg_notify(${COINS_CHANNEL}, ${row.reference})`.execute(tx)
+}

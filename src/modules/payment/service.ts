@@ -1,12 +1,20 @@
 // The coin registry (services.coins) and the payment configuration endpoints' logic.
-import type { Db } from '../../db/index.ts'
+import type { Db, Executor } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { ChainSettings } from '../../platform/chain/coins-config.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { RateError, type RateSource } from '../../platform/rates/types.ts'
 import { AmountError, formatUnits, parseUnits } from './amounts.ts'
-import { type CoinRow, getChain, listCoins, syncChain, syncCoins } from './repo.ts'
+import {
+  type CoinRow,
+  getChain,
+  listCoinSettings,
+  listCoins,
+  saveCoinSetting,
+  syncChain,
+  syncCoins,
+} from './repo.ts'
 import type { ChainRecord, Coin, CoinRecord, CoinService } from './types.ts'
 
 export interface PaymentServiceDeps {
@@ -36,12 +44,24 @@ function toRecord(row: CoinRow): CoinRecord {
   }
 }
 
+/** An operator's settings of a coin over its configuration (null: as configured). */
+export interface CoinSetting {
+  active: boolean | null
+  usdRate: string | null
+  updatedBy: string | null
+  updatedAt: Date
+}
+
 /**
  * Coins are configuration: written at start-up from COINS_FILE (or the built-ins) and read into
- * memory, so lookups on hot paths cost no query.
+ * memory, so lookups on hot paths cost no query. Operators' settings (`coin_settings`: active or
+ * not, a static USD rate) lie over the configuration; a change is announced on `coins_changed` and
+ * every process re-reads them (`reload`).
  */
 export class PaymentService implements CoinService {
   #all: Coin[] = []
+  #configured: Coin[] = []
+  #settings = new Map<string, CoinSetting>()
   #chain: ChainRecord | undefined
 
   constructor(private readonly deps: PaymentServiceDeps) {}
@@ -74,10 +94,11 @@ export class PaymentService implements CoinService {
     })
     const rows = await listCoins(db)
     const byRef = new Map(chain.coins.map((c) => [c.reference, c]))
-    this.#all = rows.flatMap((row) => {
+    this.#configured = rows.flatMap((row) => {
       const c = byRef.get(row.reference)
       return c ? [{ ...c, id: row.id, record: toRecord(row) }] : []
     })
+    await this.reload()
     const ch = await getChain(db, rpcChainId)
     this.#chain = {
       _id: ch.id,
@@ -93,12 +114,73 @@ export class PaymentService implements CoinService {
     }
   }
 
+  /** Re-reads the operators' settings (at start-up, and when a change is announced). */
+  async reload(): Promise<void> {
+    const rows = await listCoinSettings(this.deps.db)
+    this.#settings = new Map(
+      rows.map((r) => [
+        r.reference,
+        { active: r.active, usdRate: r.usdRate, updatedBy: r.updatedBy, updatedAt: r.updatedAt },
+      ]),
+    )
+    this.#all = this.#configured.map((c) => {
+      const s = this.#settings.get(c.reference)
+      if (!s) return c
+      const active = s.active ?? c.active
+      const usdRate = s.usdRate ?? c.usdRate
+      return { ...c, active, usdRate, record: { ...c.record, active } }
+    })
+  }
+
+  /** The operator's setting of a coin, if any. */
+  setting(reference: string): CoinSetting | undefined {
+    return this.#settings.get(reference)
+  }
+
+  /** The configured coin as it was before operators' settings. */
+  configured(reference: string): Coin | undefined {
+    return this.#configured.find((c) => c.reference === reference)
+  }
+
+  /** A static USD rate an operator set for the coin (it wins over the rate source). */
+  rateOverride(reference: string): string | undefined {
+    return this.#settings.get(String(reference).toLowerCase())?.usdRate ?? undefined
+  }
+
+  /** Every USD rate operators set, by coin reference. */
+  rateOverrides(): Record<string, string> {
+    const out: Record<string, string> = {}
+    for (const [ref, s] of this.#settings) if (s.usdRate) out[ref] = s.usdRate
+    return out
+  }
+
+  /**
+   * Writes an operator's settings of a configured coin in `tx` and announces them; every process
+   * (this one included) re-reads them once the transaction commits. `null` resets a setting to
+   * the configuration.
+   */
+  async saveSetting(
+    tx: Executor,
+    reference: string,
+    patch: { active?: boolean | null; usdRate?: string | null },
+    by: string,
+  ): Promise<void> {
+    const ref = reference.trim().toLowerCase()
+    if (!this.#configured.some((c) => c.reference === ref))
+      throw errors.field('/coin', `unknown coin reference "${reference.slice(0, 40)}"`)
+    await saveCoinSetting(tx, { reference: ref, ...patch, updatedBy: by, updatedAt: this.deps.clock.now() })
+  }
+
   async list(): Promise<Coin[]> {
     return this.#all.filter((c) => c.active)
   }
 
   /** every configured coin, active or not, in display order */
   async listAll(): Promise<Coin[]> {
+    return [...this.#all]
+  }
+
+  listAllSync(): Coin[] {
     return [...this.#all]
   }
 
