@@ -4,6 +4,7 @@
 // delivery per event and endpoint however often a job runs, rotation, deletion and permissions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { secretAad } from '../../src/modules/webhooks/catalog.ts'
+import { WebhookDelivery } from '../../src/modules/webhooks/delivery.ts'
 import { verifySignature } from '../../src/modules/webhooks/signing.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
@@ -304,6 +305,38 @@ describe('exactly one delivery per event and endpoint', () => {
     t.clock.advance(MINUTE)
     await t.drain()
     expect(at('/race')).toHaveLength(before)
+    await t.req({ method: 'DELETE', url: `/v1/webhooks/${ep._id}`, token: ada.token })
+  })
+})
+
+describe('production mode', () => {
+  it('refuses to call a loopback receiver and logs the refusal as a failed attempt', async () => {
+    // https to localhost: taken at registration outside production; the receiver speaks plain
+    // http, so the first attempt (development rules) fails its TLS handshake and a second is due
+    const ep = await register(ada, {
+      url: r.url('/prod').replace('http:', 'https:'),
+      events: ['deposit.credited'],
+    })
+    await deposit(ada, USDC)
+    const tried = r.received.length
+    const [d] = (await deliveries(ada, ep._id)).data
+    // the same delivery, attempted by a worker under the production rules
+    const s = t.app.services
+    const strict = new WebhookDelivery({
+      db: t.database.db,
+      clock: t.clock,
+      log: s.log,
+      jobs: s.jobs,
+      secrets: s.secrets,
+      policy: { publicOnly: true, httpsOnly: true, timeoutMs: 5_000 },
+    })
+    expect(d).toMatchObject({ status: 'pending', attempts: 1, lastStatusCode: null })
+    await strict.deliver({ deliveryId: d!._id, attempt: 2 })
+    // nothing reached the receiver: localhost resolves to loopback addresses only
+    expect(r.received.length).toBe(tried)
+    const [after] = (await deliveries(ada, ep._id)).data
+    expect(after).toMatchObject({ status: 'pending', attempts: 2, lastStatusCode: null })
+    expect(after!.lastError).toMatch(/^refused: localhost resolves to .*, which is not a public address$/)
     await t.req({ method: 'DELETE', url: `/v1/webhooks/${ep._id}`, token: ada.token })
   })
 })

@@ -9,7 +9,12 @@ import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
-import { type OutboundPolicy, postJson, type Resolver } from '../../platform/outbound/post.ts'
+import {
+  type OutboundPolicy,
+  type PostResult,
+  postJson,
+  type Resolver,
+} from '../../platform/outbound/post.ts'
 import type { DomainEvent } from '../events/types.ts'
 import { deliveryBody, isWebhookEvent, RETRY_DELAYS_MS, secretAad } from './catalog.ts'
 import { webhookRepo } from './repo.ts'
@@ -77,6 +82,22 @@ export class WebhookDelivery {
     }
   }
 
+  /**
+   * The endpoint's secret; undefined when it cannot be opened (a key-encryption key missing from
+   * the configuration): the attempt then fails like any other and the schedule goes on.
+   */
+  #secret(d: { id: string; endpointId: string; secretSealed: string }): string | undefined {
+    try {
+      return this.deps.secrets.open(d.secretSealed, secretAad(d.endpointId))
+    } catch (err) {
+      this.deps.log.error(
+        { deliveryId: d.id, endpointId: d.endpointId, err: err instanceof Error ? err.message : String(err) },
+        'webhook secret cannot be opened',
+      )
+      return undefined
+    }
+  }
+
   /** The job: one attempt of one delivery. */
   readonly deliver = async (job: DeliverJob): Promise<void> => {
     const { db, clock, log } = this.deps
@@ -84,20 +105,23 @@ export class WebhookDelivery {
     // Gone with its endpoint, finished, or this attempt already recorded: nothing to send.
     if (d?.status !== 'pending' || d.attempts >= job.attempt) return
     const timestamp = Math.floor(clock.now().getTime() / 1000)
-    const secret = this.deps.secrets.open(d.secretSealed, secretAad(d.endpointId))
-    const result = await postJson(
-      d.url,
-      d.body,
-      {
-        'user-agent': 'WorkPay-Webhooks/1',
-        'webhook-id': d.eventId,
-        'webhook-timestamp': String(timestamp),
-        'webhook-signature': signatureHeader(secret, timestamp, d.body),
-        'webhook-attempt': String(job.attempt),
-      },
-      this.deps.policy,
-      this.deps.resolve,
-    )
+    const secret = this.#secret(d)
+    const result: PostResult =
+      secret === undefined
+        ? { kind: 'failed', reason: 'the signing secret cannot be opened' }
+        : await postJson(
+            d.url,
+            d.body,
+            {
+              'user-agent': 'WorkPay-Webhooks/1',
+              'webhook-id': d.eventId,
+              'webhook-timestamp': String(timestamp),
+              'webhook-signature': signatureHeader(secret, timestamp, d.body),
+              'webhook-attempt': String(job.attempt),
+            },
+            this.deps.policy,
+            this.deps.resolve,
+          )
     const delivered = result.kind === 'answered' && result.status >= 200 && result.status < 300
     const now = clock.now()
     const last = job.attempt >= d.maxAttempts
