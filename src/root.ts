@@ -114,6 +114,8 @@ export async function buildServices(deps: RootDeps) {
     const { accounts, accountSecurity } = account
     const verifySensitiveCode: typeof accountSecurity.verifySensitiveCode = (userId, code, then) =>
       accountSecurity.verifySensitiveCode(userId, code, then)
+    const confirmPassword: typeof accountSecurity.confirmPassword = (...args) =>
+      accountSecurity.confirmPassword(...args)
     const { auth } = buildAuth({
       ...authBase,
       db,
@@ -146,6 +148,7 @@ export async function buildServices(deps: RootDeps) {
       accounts,
       settlement,
       verifySensitiveCode,
+      confirmPassword,
     })
     const { outgoing } = buildOutgoing({ database, chain, clock, log, jobs, ledger, wallets, settlement })
     const { collections, collectionTypes } = buildCollections({
@@ -169,6 +172,7 @@ export async function buildServices(deps: RootDeps) {
       jobs,
       events,
       verifySensitiveCode,
+      confirmPassword,
     })
     const { escrow, payments, escrowLegs } = buildEscrow({
       db,
@@ -185,6 +189,7 @@ export async function buildServices(deps: RootDeps) {
       outgoing,
       settlement,
       verifySensitiveCode,
+      confirmPassword,
       platformFeePercent: config.platformFeePercent,
     })
     const { work } = buildWork({ db, clock, jobs, collections, escrow, files: files.files, accounts, events })

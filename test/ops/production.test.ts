@@ -124,6 +124,7 @@ describe('the production shape (dev chain service, API and worker processes)', (
     expect(a.body.data).toEqual({
       database: 'postgres',
       checks: { database: 'ok', chain: 'ok', storage: 'ok', redis: 'ok' },
+      haltedCoins: [],
     })
     const w = await getJson(`${worker.baseUrl}/ready`)
     expect(w.status, JSON.stringify(w.body)).toBe(200)

@@ -31,6 +31,9 @@ const TOTP_GUARD = 'two_fa_totp'
 
 type Outcome<T> = { value: T } | { error: AppError }
 
+/** Confirms the account password of an action (see AccountSecurityService.confirmPassword). */
+export type ConfirmPassword = AccountSecurityService['confirmPassword']
+
 export class AccountSecurityService {
   constructor(
     private readonly deps: {
@@ -327,6 +330,24 @@ export class AccountSecurityService {
       const code = await this.deps.flows.replaceCode(tx, flow)
       await this.deps.flows.mailCode(tx, 'login_2fa', email, user.firstName, code)
     })
+  }
+
+  /**
+   * The password of an action another module guards (a withdrawal, a key export, an escrow
+   * payment), with wrong ones counted per account; answers whether two-factor login is on, so the
+   * caller can ask for its code.
+   */
+  async confirmPassword(
+    userId: string,
+    password: string,
+    action: string,
+    ip: string | null,
+    message = 'Wrong password',
+  ): Promise<{ twoFaEnabled: boolean }> {
+    const user = await accountRepo.getUser(this.deps.db, userId)
+    if (!user) throw errors.unauthenticated()
+    await this.#confirmPassword(user, password, action, ip, message)
+    return { twoFaEnabled: user.twoFaEnabled }
   }
 
   // ---- helpers --------------------------------------------------------------------------------

@@ -1,7 +1,6 @@
 // Paying an escrow from the payer's in-app wallet (an addition to the spec).
 import type { Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
-import { confirmPassword } from '../account/password-guard.ts'
 import type { EscrowRow } from './release.ts'
 import { escrowRepo } from './repo.ts'
 import type { PayInput } from './schemas.ts'
@@ -14,22 +13,7 @@ import type { EscrowDeps } from './service.ts'
  */
 export async function payFromWallet(deps: EscrowDeps, row: EscrowRow, userId: string, input: PayInput) {
   const { db } = deps
-  const user = await db
-    .selectFrom('users')
-    .select(['passwordHash', 'twoFaEnabled'])
-    .where('id', '=', userId)
-    .where('deletedAt', 'is', null)
-    .executeTakeFirst()
-  if (!user) throw errors.unauthenticated()
-  await confirmPassword(db, {
-    userId,
-    passwordHash: user.passwordHash,
-    password: input.password,
-    action: 'escrow.pay',
-    ip: null,
-    now: deps.clock.now(),
-    message: 'Wrong password',
-  })
+  const user = await deps.confirmPassword(userId, input.password, 'escrow.pay', null)
   if (user.twoFaEnabled && !input.code)
     throw errors.field('/code', 'the two-factor code is required when two-factor login is on')
   const rate = await deps.transactions.rateOf(row.coin)

@@ -9,6 +9,7 @@ import { AppError, errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import type { ConfirmPassword } from '../account/security.ts'
 import type { CollectionService } from '../collections/service.ts'
 import type { EventService } from '../events/service.ts'
 import type { CoinService } from '../payment/types.ts'
@@ -63,6 +64,8 @@ export interface EscrowDeps {
   halts: Pick<Halts, 'assertNotHalted'>
   /** checks the code confirming a sensitive action and runs `then` in the transaction using it up */
   verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
+  /** the account password of a payment from the in-app wallet */
+  confirmPassword: ConfirmPassword
   platformFeePercent: number
   /** payment methods beside crypto (a card provider when configured) */
   cardPayments: boolean

@@ -7,6 +7,7 @@ import type { Db, Tx } from '../../db/index.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { RateSource } from '../../platform/rates/types.ts'
+import type { ConfirmPassword } from '../account/security.ts'
 import type { Ledger } from '../ledger/service.ts'
 import type { CoinService } from '../payment/types.ts'
 import type { KeyStore } from '../settlement/keys.ts'
@@ -33,6 +34,7 @@ export function buildWallet(d: {
   settlement: SettlementChecks
   /** checks the code confirming a sensitive action and runs `then` in the transaction using it */
   verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
+  confirmPassword: ConfirmPassword
 }) {
   /** custodial keys and wallets */
   const wallets = new WalletService({ ...d, watcher: d.settlement.watcher })

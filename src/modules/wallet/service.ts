@@ -2,22 +2,21 @@
 // the wallet views (#18, #19), the key export (#20), and the registry of transactions the
 // platform signs itself (so the deposit watcher does not take them for external withdrawals).
 
-import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import { getAddress } from 'viem'
 import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
-import { newId } from '../../platform/crypto/ids.ts'
 import type { RateSource } from '../../platform/rates/types.ts'
-import { confirmPassword } from '../account/password-guard.ts'
+import type { ConfirmPassword } from '../account/security.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { CustodialKey, KeyOwnerKind, KeyStore } from '../settlement/keys.ts'
 import type { DepositWatcher, ScanResult } from '../settlement/watcher/job.ts'
 import { usableRate } from '../transactions/service.ts'
 import { centsToNumber, formatFixed, toCoinNumber, usdCents } from './money.ts'
 import type { WalletProvisioner } from './provision.ts'
+import { walletRepo } from './repo.ts'
 
 export interface RegisterOutgoing {
   /** the signed transaction's hash (known before broadcasting) */
@@ -55,6 +54,7 @@ export class WalletService {
       /** checks the code confirming a sensitive action (TOTP or the code mailed by #44) and runs
        * `then` in the transaction that uses it up */
       verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
+      confirmPassword: ConfirmPassword
     },
   ) {}
 
@@ -118,25 +118,7 @@ export class WalletService {
     const read = async (): Promise<
       [CustodialKey | undefined, { id: string; coin: string; balance: string }[]]
     > => {
-      const rows = await db
-        .selectFrom('walletKeys as k')
-        .leftJoin('ledgerAccounts as a', (j) =>
-          j.on('a.kind', '=', 'user').onRef('a.ownerId', '=', 'k.ownerId'),
-        )
-        .select([
-          'k.id',
-          'k.ownerKind',
-          'k.ownerId',
-          'k.address',
-          'k.exportedAt',
-          'a.id as accountId',
-          'a.coin',
-          // What the wallet shows is what it can spend: the balance less pending holds.
-          sql<string | null>`(a.balance - a.held)::text`.as('available'),
-        ])
-        .where('k.ownerKind', '=', 'user')
-        .where('k.ownerId', '=', userId)
-        .execute()
+      const rows = await walletRepo.keyWithAccounts(db, userId)
       const first = rows[0]
       if (!first) return [undefined, []]
       const key: CustodialKey = {
@@ -242,42 +224,13 @@ export class WalletService {
    * on the watcher expects transfers the platform did not sign and books them as external.
    */
   async exportKey(userId: string, input: { code: string; password: string }, ip: string | null) {
-    const { db } = this.deps
-    const user = await db
-      .selectFrom('users')
-      .select(['id', 'passwordHash'])
-      .where('id', '=', userId)
-      .where('deletedAt', 'is', null)
-      .executeTakeFirst()
-    if (!user) throw errors.unauthenticated()
-    await confirmPassword(db, {
-      userId,
-      passwordHash: user.passwordHash,
-      password: input.password,
-      action: 'wallet.export_key',
-      ip,
-      now: this.deps.clock.now(),
-      message: 'Wrong password',
-    })
+    await this.deps.confirmPassword(userId, input.password, 'wallet.export_key', ip)
     const { key } = await this.ensureUserWallet(userId)
     return this.deps.verifySensitiveCode(userId, input.code, async (tx) => {
       const secretKey = await this.deps.keys.privateKey(tx, key.address)
       await this.deps.keys.markExported(tx, key.id)
-      await this.#audit(tx, userId, 'wallet.export_key', ip, { address: key.address })
+      await walletRepo.audit(tx, userId, 'wallet.export_key', ip, { address: key.address })
       return { secretKey, walletAddress: checksum(key.address) }
     })
-  }
-
-  async #audit(
-    ex: Executor,
-    userId: string,
-    action: string,
-    ip: string | null,
-    meta: Record<string, unknown>,
-  ) {
-    await ex
-      .insertInto('auditLog')
-      .values({ id: newId(), userId, action, ip, meta: JSON.stringify(meta) })
-      .execute()
   }
 }

@@ -15,7 +15,7 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
-import { confirmPassword } from '../account/password-guard.ts'
+import type { ConfirmPassword } from '../account/security.ts'
 import type { EventService } from '../events/service.ts'
 import { AmountError, parseUnits } from '../payment/amounts.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
@@ -76,6 +76,8 @@ export class WithdrawalService {
       jobs: JobQueue
       events: EventService
       verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
+      /** the account password of a withdrawal */
+      confirmPassword: ConfirmPassword
     },
   ) {
     deps.outgoing.handle(WITHDRAWAL_PURPOSE, withdrawalOutcomes(deps))
@@ -92,7 +94,7 @@ export class WithdrawalService {
     ip: string | null,
     requestKey?: string,
   ): Promise<{ withdrawalId: string }> {
-    const { db, coins, wallets, transactions, clock } = this.deps
+    const { db, coins, wallets, transactions } = this.deps
     const coin = await coins.get(input.coin)
     const amount = this.#parseAmount(input.amount, coin)
     const fee = feeOf(coin)
@@ -106,17 +108,8 @@ export class WithdrawalService {
     if (key && key.address.toLowerCase() === address.toLowerCase())
       throw errors.field('/address', 'The address is your own wallet address')
 
-    const user = await withdrawalRepo.user(db, userId)
-    if (!user || !key) throw errors.unauthenticated()
-    await confirmPassword(db, {
-      userId,
-      passwordHash: user.passwordHash,
-      password: input.password,
-      action: 'withdrawal',
-      ip,
-      now: clock.now(),
-      message: 'Wrong password',
-    })
+    if (!key) throw errors.unauthenticated()
+    const user = await this.deps.confirmPassword(userId, input.password, 'withdrawal', ip)
     if (user.twoFaEnabled && (input.code === undefined || input.code === ''))
       throw errors.field('/code', 'A two-factor code is required: two-factor authentication is on')
 
