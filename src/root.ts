@@ -215,6 +215,7 @@ export async function buildServices(deps: RootDeps) {
       outgoing,
       withdrawalView,
       escrowLegs,
+      disputes: work.disputes,
     })
 
     const services = {

@@ -2474,6 +2474,40 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/admin/disputes': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Every dispute with its evidence and the USD still in escrow, oldest first */
+    get: operations['adminDisputes']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/disputes/{id}/decide': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Decide a dispute (`:id` is the job's collection id): the split of what is still in escrow, paid to both parties through the escrow */
+    post: operations['adminDecideDispute']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/admin/stats/overview': {
     parameters: {
       query?: never
@@ -6960,6 +6994,49 @@ export interface components {
     }
     /**
      * @example {
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1,
+     *       "data": [
+     *         {
+     *           "_id": "6b0483c3bce238a5cbe00a83",
+     *           "collection": "6b0483b4bce238a5cbe00a4f",
+     *           "escrowId": "6b0483b5bce238a5cbe00a51",
+     *           "raisedBy": "6b048374bce238a5cbe00a1f",
+     *           "reason": "The delivery was accepted by mail but not completed here.",
+     *           "evidence": [],
+     *           "evidenceData": [],
+     *           "status": "open",
+     *           "escrowAmount": 150,
+     *           "proposal": {
+     *             "proposedBy": "6b048373bce238a5cbe00a16",
+     *             "creatorAmount": 50,
+     *             "ownerAmount": 100,
+     *             "proposedAt": "2026-11-23T18:19:31.848Z"
+     *           },
+     *           "resolution": null,
+     *           "creatorAmount": null,
+     *           "ownerAmount": null,
+     *           "decidedBy": null,
+     *           "note": "",
+     *           "resolvedAt": null,
+     *           "paidAt": null,
+     *           "createdAt": "2026-11-23T18:18:30.449Z",
+     *           "updatedAt": "2026-11-23T18:19:31.848Z"
+     *         }
+     *       ]
+     *     }
+     */
+    AdminDisputePage: {
+      page: number
+      pages: number
+      limit: number
+      total: number
+      data: components['schemas']['Dispute'][]
+    }
+    /**
+     * @example {
      *       "generatedAt": "2026-01-01T12:00:00.000Z",
      *       "balances": [
      *         {
@@ -7276,6 +7353,7 @@ export type AdminWithdrawal = components['schemas']['AdminWithdrawal']
 export type AdminEscrowLegPage = components['schemas']['AdminEscrowLegPage']
 export type AdminEscrowLeg = components['schemas']['AdminEscrowLeg']
 export type AdminCoin = components['schemas']['AdminCoin']
+export type AdminDisputePage = components['schemas']['AdminDisputePage']
 export type AdminStatsOverview = components['schemas']['AdminStatsOverview']
 export type AdminTransferAges = components['schemas']['AdminTransferAges']
 export type AdminFlows = components['schemas']['AdminFlows']
@@ -27009,6 +27087,292 @@ export interface operations {
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
       415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminDisputes: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        status?: 'open' | 'settling' | 'settled'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1,
+           *         "data": [
+           *           {
+           *             "_id": "6b0483c3bce238a5cbe00a83",
+           *             "collection": "6b0483b4bce238a5cbe00a4f",
+           *             "escrowId": "6b0483b5bce238a5cbe00a51",
+           *             "raisedBy": "6b048374bce238a5cbe00a1f",
+           *             "reason": "The delivery was accepted by mail but not completed here.",
+           *             "evidence": [],
+           *             "evidenceData": [],
+           *             "status": "open",
+           *             "escrowAmount": 150,
+           *             "proposal": {
+           *               "proposedBy": "6b048373bce238a5cbe00a16",
+           *               "creatorAmount": 50,
+           *               "ownerAmount": 100,
+           *               "proposedAt": "2026-11-23T18:19:31.848Z"
+           *             },
+           *             "resolution": null,
+           *             "creatorAmount": null,
+           *             "ownerAmount": null,
+           *             "decidedBy": null,
+           *             "note": "",
+           *             "resolvedAt": null,
+           *             "paidAt": null,
+           *             "createdAt": "2026-11-23T18:18:30.449Z",
+           *             "updatedAt": "2026-11-23T18:19:31.848Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminDisputePage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminDecideDispute: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "creatorAmount": 50,
+         *       "ownerAmount": 100,
+         *       "note": "Half of the pages were delivered",
+         *       "reason": "Ticket 88: evidence reviewed"
+         *     }
+         */
+        'application/json': {
+          /** @description returned to the creator; USD with at most two decimals, a JSON number or a decimal string */
+          creatorAmount: string | number
+          /** @description released to the talent; USD with at most two decimals, a JSON number or a decimal string */
+          ownerAmount: string | number
+          note?: string
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Dispute decided`. The dispute over a job and how it ends. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Dispute decided",
+           *       "data": {
+           *         "_id": "6b0483c3bce238a5cbe00a83",
+           *         "collection": "6b0483b4bce238a5cbe00a4f",
+           *         "escrowId": "6b0483b5bce238a5cbe00a51",
+           *         "raisedBy": "6b048374bce238a5cbe00a1f",
+           *         "reason": "The delivery was accepted by mail but not completed here.",
+           *         "evidence": [],
+           *         "evidenceData": [],
+           *         "status": "open",
+           *         "escrowAmount": 150,
+           *         "proposal": {
+           *           "proposedBy": "6b048373bce238a5cbe00a16",
+           *           "creatorAmount": 50,
+           *           "ownerAmount": 100,
+           *           "proposedAt": "2026-11-23T18:19:31.848Z"
+           *         },
+           *         "resolution": null,
+           *         "creatorAmount": null,
+           *         "ownerAmount": null,
+           *         "decidedBy": null,
+           *         "note": "",
+           *         "resolvedAt": null,
+           *         "paidAt": null,
+           *         "createdAt": "2026-11-23T18:18:30.449Z",
+           *         "updatedAt": "2026-11-23T18:19:31.848Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Dispute decided */
+            message: string
+            data: components['schemas']['Dispute']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no job or no dispute has this collection id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the dispute is settled already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the two amounts do not add up to what is still in escrow. */
+      422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown

@@ -14,13 +14,16 @@ import type { PaymentService } from '../payment/service.ts'
 import type { SettlementChecks } from '../settlement/module.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import type { WithdrawalOperatorView } from '../withdrawals/operator.ts'
+import type { DisputeService } from '../work/service-disputes.ts'
 import { AdminAccess } from './access.ts'
 import { AdminAudit } from './audit.ts'
 import { AdminCoins } from './coins.ts'
 import { AdminCollectionTypes } from './collection-types.ts'
+import { AdminDisputes } from './disputes.ts'
 import { AdminReconciliation } from './reconciliation.ts'
 import { adminCoinRoutes } from './routes/coins.ts'
 import { adminCollectionTypeRoutes } from './routes/collection-types.ts'
+import { adminDisputeRoutes } from './routes/disputes.ts'
 import { adminPeopleRoutes } from './routes/people.ts'
 import { adminReconciliationRoutes } from './routes/reconciliation.ts'
 import { adminSessionRoutes } from './routes/session.ts'
@@ -43,6 +46,7 @@ export async function buildAdmin(d: {
   outgoing: OutgoingSender
   withdrawalView: WithdrawalOperatorView
   escrowLegs: EscrowLegOperations
+  disputes: DisputeService
 }) {
   const { db, config, clock } = d
   /** the admin role and account suspension */
@@ -78,6 +82,7 @@ export async function buildAdmin(d: {
     audit,
   })
   const coins = new AdminCoins({ db, coins: d.coins, halts, audit })
+  const disputes = new AdminDisputes({ disputes: d.disputes, audit })
   return {
     moderation,
     admin: {
@@ -89,6 +94,7 @@ export async function buildAdmin(d: {
       collectionTypes,
       transfers,
       coins,
+      disputes,
     },
   }
 }
@@ -100,6 +106,7 @@ export async function adminHttp(app: FastifyInstance, s: Awaited<ReturnType<type
   await app.register(adminReconciliationRoutes, { access, reconciliation })
   await app.register(adminTransferRoutes, { access, transfers: s.admin.transfers })
   await app.register(adminCoinRoutes, { access, coins: s.admin.coins })
+  await app.register(adminDisputeRoutes, { access, disputes: s.admin.disputes })
   // The operator console's dashboard and plots (read-only aggregates).
   await app.register(adminStatsRoutes, { access, stats: s.admin.stats })
   await app.register(adminCollectionTypeRoutes, { access, types: s.admin.collectionTypes })

@@ -1,11 +1,28 @@
 // The only SQL on disputes.
 import { type Insertable, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
-import type { DisputesTable } from '../../db/tables/work.ts'
+import type { DisputeStatus, DisputesTable } from '../../db/tables/work.ts'
 
 export const disputeRepo = {
   async insert(ex: Executor, row: Insertable<DisputesTable>) {
     await ex.insertInto('disputes').values(row).execute()
+  },
+
+  /** Every dispute (operators), oldest first, by status. */
+  async list(ex: Executor, f: { status?: DisputeStatus | undefined; page: number; limit: number }) {
+    let q = ex.selectFrom('disputes')
+    if (f.status) q = q.where('status', '=', f.status)
+    const [{ total }, rows] = await Promise.all([
+      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
+      q
+        .selectAll()
+        .orderBy('createdAt', 'asc')
+        .orderBy('id', 'asc')
+        .limit(f.limit)
+        .offset((f.page - 1) * f.limit)
+        .execute(),
+    ])
+    return { total: Number(total), rows }
   },
 
   byCollection(ex: Executor, collectionId: string, forUpdate = false) {

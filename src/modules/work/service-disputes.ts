@@ -5,6 +5,7 @@
 // normal legs; `escrowReleased` on the job records it.
 import type { Tx } from '../../db/index.ts'
 import { inTransaction } from '../../db/index.ts'
+import type { DisputeStatus } from '../../db/tables/work.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { JobRow } from '../collections/jobs.ts'
@@ -156,11 +157,23 @@ export class DisputeService {
     return this.get(userId, collectionId)
   }
 
+  /** Every dispute, for operators (the admin API checks the caller), oldest first. */
+  async listAll(f: { status?: DisputeStatus | undefined; page: number; limit: number }) {
+    const { total, rows } = await disputeRepo.list(this.deps.db, f)
+    return { total, rows: await Promise.all(rows.map((r) => this.#form(r))) }
+  }
+
   /**
-   * An arbiter (an account with the admin role) decides the split. The route lands with the admin
-   * API; until then this is the service call it will make.
+   * An arbiter (an account with the admin role) decides the split (`POST
+   * /v1/admin/disputes/:id/decide`); `inTransaction` runs in the decision's transaction (the
+   * operator's audit row).
    */
-  async decide(arbiterId: string, collectionId: string, input: SplitInput & { note?: string }) {
+  async decide(
+    arbiterId: string,
+    collectionId: string,
+    input: SplitInput & { note?: string },
+    inTransaction_?: (tx: Tx, disputeId: string) => Promise<void>,
+  ) {
     const { deps } = this
     const arbiter = await deps.accounts.getFullUser(arbiterId).catch(() => undefined)
     if (arbiter?.role !== ARBITER_ROLE) throw errors.forbidden('Only an arbiter may decide a dispute')
@@ -178,6 +191,7 @@ export class DisputeService {
         by: arbiterId,
         note: (input.note ?? '').trim(),
       })
+      await inTransaction_?.(tx, row.id)
     })
     const row = (await disputeRepo.byCollection(deps.db, collectionId))!
     return this.#form(row)
