@@ -20,7 +20,9 @@ beforeAll(async () => {
   user = await createUser(t, { firstName: 'Ada', lastName: 'Lovelace' })
   await t.app.listen({ port, host: '127.0.0.1' })
   browser = await launchChromium()
-  context = await browser.newContext()
+  // The reference renders only the operations near the viewport (scrolling brings the others in,
+  // and takes the far ones out): a page tall enough for the whole document has them all at once.
+  context = await browser.newContext({ viewport: { width: 1280, height: 20_000 } })
 }, 120_000)
 
 afterAll(async () => {
