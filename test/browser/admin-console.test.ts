@@ -227,6 +227,64 @@ describe('the operator console at /admin', () => {
     expect(audit).toEqual([{ action: 'coin.resume', targetId: 'usdc', reason: 'Contract incident closed' }])
   })
 
+  it('retries a withdrawal that failed on the dev chain from the console, and it lands', async () => {
+    const devnet = t.app.services.chain.devnet!
+    const to = freshAddress()
+    // The chain is down for the withdrawal's first attempt: a real failed attempt, retried later.
+    devnet.setDown(true)
+    let id: string
+    try {
+      id = (await withdraw(users[0]!, 0.2, 'avax', to)).id
+      await t.drain()
+    } finally {
+      devnet.setDown(false)
+    }
+    const row = await t.database.db
+      .selectFrom('withdrawals')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+    expect(row).toMatchObject({ status: 'processing', retryCount: 1 })
+
+    await page.keyboard.press('g')
+    await page.keyboard.press('w')
+    await page.getByRole('heading', { name: 'Withdrawals', level: 1 }).waitFor()
+    await page.getByLabel('State').selectOption('failing')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await settled()
+    expect(await page.getByRole('row').count()).toBe(2) // the header and the failing withdrawal
+    const label = `withdrawal ${id.slice(0, 8)}…`
+    await page.getByRole('button', { name: `Retry ${label}` }).click()
+    const dialog = page.getByRole('dialog', { name: `Retry ${label}` })
+    await dialog.getByLabel('Reason (kept in the audit log)').fill('Chain endpoint is back')
+    await dialog.getByRole('button', { name: 'Retry' }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Retry ${label}: Queued to run now` })
+      .waitFor()
+    await shot('withdrawals')
+
+    // The retried run sends it at once (no backoff wait): it lands on chain.
+    await t.drain()
+    const after = await t.database.db
+      .selectFrom('withdrawals')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow()
+    expect(after.status).toBe('completed')
+    expect(await t.app.services.chain.balanceOf(to, 'avax')).toBe(AVAX / 5n)
+    const audit = await t.database.db
+      .selectFrom('adminAudit')
+      .select(['action', 'targetId', 'reason'])
+      .where('action', '=', 'withdrawal.retry')
+      .execute()
+    expect(audit).toEqual([{ action: 'withdrawal.retry', targetId: id, reason: 'Chain endpoint is back' }])
+    await page.getByLabel('State').selectOption('completed')
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await settled()
+    await page.getByRole('row', { name: new RegExp(id.slice(0, 8)) }).waitFor()
+  })
+
   it('moves around with the keyboard: shortcuts, a visible focus ring, the help dialog', async () => {
     await page.keyboard.press('g')
     await page.keyboard.press('u')
