@@ -32,6 +32,7 @@ import { filesHttp } from './modules/files/module.ts'
 import { liveHttp } from './modules/live/module.ts'
 import { notificationsHttp } from './modules/notifications/module.ts'
 import { paymentHttp } from './modules/payment/module.ts'
+import { referralsHttp } from './modules/referrals/module.ts'
 import { transactionsHttp } from './modules/transactions/module.ts'
 import { walletHttp } from './modules/wallet/module.ts'
 import { webhooksHttp } from './modules/webhooks/module.ts'
@@ -74,6 +75,7 @@ const routes: ((app: FastifyInstance, s: Services) => Promise<void>)[] = [
   chatHttp,
   feedsHttp,
   webhooksHttp,
+  referralsHttp,
   adminHttp,
 ]
 

@@ -57,6 +57,10 @@ export interface Config {
   uploadMaxBytes: number
   redisUrl: string | undefined
   platformFeePercent: number
+  /** how many accounts may sign up with one referral code (REFERRAL_LIMIT) */
+  referralLimit: number
+  /** how many addresses one user may invite by e-mail per 24 hours (REFERRAL_INVITES_PER_DAY) */
+  referralInvitesPerDay: number
   logLevel: string
   trustProxy: boolean
   rateLimit: RateLimitConfig
@@ -251,6 +255,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     uploadMaxBytes: int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
     redisUrl: url('REDIS_URL', ['redis:', 'rediss:']),
     platformFeePercent: num('PLATFORM_FEE_PERCENT', 5, 0, 50),
+    referralLimit: int('REFERRAL_LIMIT', 100, 1, 1_000_000),
+    referralInvitesPerDay: int('REFERRAL_INVITES_PER_DAY', 20, 1, 10_000),
     logLevel: str('LOG_LEVEL') ?? 'info',
     trustProxy: bool('TRUST_PROXY', false),
     rateLimit: {

@@ -23,6 +23,7 @@ import { buildLive } from './modules/live/module.ts'
 import { publishLive } from './modules/live/publish.ts'
 import { buildNotifications } from './modules/notifications/module.ts'
 import { buildPayment } from './modules/payment/module.ts'
+import { buildReferrals } from './modules/referrals/module.ts'
 import { buildChainWatch, buildKeys, buildOutgoing } from './modules/settlement/module.ts'
 import { buildTransactions } from './modules/transactions/module.ts'
 import { buildProvisioner, buildWallet } from './modules/wallet/module.ts'
@@ -90,6 +91,8 @@ export async function buildServices(deps: RootDeps) {
       production: config.production,
       policy: { publicOnly: config.production, httpsOnly: config.production, timeoutMs: 10_000 },
     })
+    // Referral sign-ups (for accounts) and first completed jobs (a subscriber of the events).
+    const { referrals } = buildReferrals({ db, clock, config, jobs, events })
     // Sessions cached in process, dropped in every process by PostgreSQL notifications.
     const sessionCache = await startSessionCache(database, log)
     closers.push(sessionCache.stop)
@@ -110,6 +113,7 @@ export async function buildServices(deps: RootDeps) {
       secrets,
       files: files.files,
       provisionWallet: provisioner.forNewUser,
+      referrals,
     })
     const { accounts, accountSecurity } = account
     const verifySensitiveCode: typeof accountSecurity.verifySensitiveCode = (userId, code, then) =>
@@ -225,6 +229,7 @@ export async function buildServices(deps: RootDeps) {
       feeds,
       webhooks,
       webhookDelivery,
+      referrals,
       ...authBase,
       auth,
       accounts,

@@ -71,7 +71,7 @@ export interface paths {
     put?: never
     /**
      * Register with email and password (#1)
-     * @description Creates an unverified account and emails a 6-digit code. The passwords must match (400 PASSWORD_MISMATCH) and be at least 8 characters with 3 of: lower, upper, digit, symbol (400 WEAK_PASSWORD). An optional `referralCode` (or `referral`, the public SDK’s name for it; both sent and different is 400) links the account to the referrer; an unknown code is 400. An optional `type` (`talent` or `business`) is the account type shown as `type` on the User forms (`recipient` when absent). The temporary token’s subject is the flow, never the account id.
+     * @description Creates an unverified account and emails a 6-digit code. The passwords must match (400 PASSWORD_MISMATCH) and be at least 8 characters with 3 of: lower, upper, digit, symbol (400 WEAK_PASSWORD). An optional `referralCode` (or `referral`, the public SDK’s name for it; both sent and different is 400) links the account to the referrer (any case); an unknown code is 400, a code used REFERRAL_LIMIT times already is 422. An optional `type` (`talent` or `business`) is the account type shown as `type` on the User forms (`recipient` when absent). The temporary token’s subject is the flow, never the account id.
      */
     post: operations['createAccount']
     delete?: never
@@ -1950,6 +1950,83 @@ export interface paths {
     get: operations['listWebhookDeliveries']
     put?: never
     post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/auth/referral/validate': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Check a referral code before sign-up (the SDK’s auth.validateReferral)
+     * @description Public. Answers who the code belongs to and whether it can still be used (`valid`: fewer than REFERRAL_LIMIT accounts signed up with it). Codes match in any case. Limited per client IP like the other sign-up steps.
+     */
+    post: operations['validateReferral']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/referrals': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The accounts that signed up with the caller’s referral code, newest first
+     * @description Deleted accounts are left out. Query: `page`, `limit` (12, max 100).
+     */
+    get: operations['listReferrals']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/referrals/stats': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The caller’s referral code and how it did */
+    get: operations['referralStats']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/referrals/invite': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Invite people by e-mail with the caller’s referral code
+     * @description Mails each address (1 to 10, case-insensitive, repeats dropped) an invitation with the caller’s code. An address that has an account, or that the caller invited in the last 24 hours, gets no mail, and the answer is the same either way (it would tell who has an account). At most REFERRAL_INVITES_PER_DAY addresses per 24 hours (422 beyond).
+     */
+    post: operations['sendReferralInvites']
     delete?: never
     options?: never
     head?: never
@@ -6214,6 +6291,138 @@ export interface components {
     }
     /**
      * @example {
+     *       "valid": true,
+     *       "userId": "6b048373bce238a5cbe00a16",
+     *       "referralCounts": 3,
+     *       "totalAllowedReferrals": 100,
+     *       "referralId": "K7QX2MPA",
+     *       "role": "user",
+     *       "isKyc": false
+     *     }
+     */
+    ValidateReferral: {
+      /** @description whether a new account may still sign up with it */
+      valid: boolean
+      /** @description the referrer */
+      userId: string
+      /** @description accounts that signed up with it so far */
+      referralCounts: number
+      /** @description how many may (REFERRAL_LIMIT) */
+      totalAllowedReferrals: number
+      /** @description the code as stored */
+      referralId: string
+      /** @description the referrer’s role */
+      role: string
+      /** @description whether the referrer passed identity checks */
+      isKyc: boolean
+    }
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "_id": "6b048374bce238a5cbe00a1f",
+     *           "firstName": "Grace",
+     *           "lastName": "Hopper",
+     *           "userName": "gracehopper4821",
+     *           "type": "talent",
+     *           "isVerified": true,
+     *           "completedJob": true,
+     *           "firstJob": "6b0483b4bce238a5cbe00a4f",
+     *           "firstJobCompletedAt": "2026-11-23T18:19:31.848Z",
+     *           "createdAt": "2026-11-23T18:18:27.534Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "pages": 1,
+     *       "page": 1,
+     *       "limit": 12
+     *     }
+     */
+    ReferredPage: {
+      data: components['schemas']['ReferredUser'][]
+      total: number
+      pages: number
+      page: number
+      limit: number
+    }
+    /**
+     * @description An account that signed up with the caller’s code.
+     * @example {
+     *       "_id": "6b048374bce238a5cbe00a1f",
+     *       "firstName": "Grace",
+     *       "lastName": "Hopper",
+     *       "userName": "gracehopper4821",
+     *       "type": "talent",
+     *       "isVerified": true,
+     *       "completedJob": true,
+     *       "firstJob": "6b0483b4bce238a5cbe00a4f",
+     *       "firstJobCompletedAt": "2026-11-23T18:19:31.848Z",
+     *       "createdAt": "2026-11-23T18:18:27.534Z"
+     *     }
+     */
+    ReferredUser: {
+      /** @description the referred account */
+      _id: string
+      firstName: string
+      lastName: string
+      userName: string
+      /** @description the account type */
+      type: string
+      /** @description the account verified its email */
+      isVerified: boolean
+      /** @description it completed a job (as creator or talent) */
+      completedJob: boolean
+      /** @description the collection of its first completed job */
+      firstJob: string | null
+      firstJobCompletedAt: string | null
+      /** Format: date-time */
+      createdAt: string
+    }
+    /**
+     * @example {
+     *       "referralCode": "K7QX2MPA",
+     *       "totalReferrals": 3,
+     *       "verifiedReferrals": 2,
+     *       "completedJobReferrals": 1,
+     *       "totalAllowedReferrals": 100,
+     *       "remainingReferrals": 97,
+     *       "invitesSent": 5,
+     *       "points": 30
+     *     }
+     */
+    ReferralStats: {
+      /** @description the caller’s code */
+      referralCode: string
+      /** @description accounts that signed up with it (deleted ones too) */
+      totalReferrals: number
+      /** @description of those, live accounts that verified their email */
+      verifiedReferrals: number
+      /** @description of those, accounts that completed a job */
+      completedJobReferrals: number
+      /** @description how many may sign up with it (REFERRAL_LIMIT) */
+      totalAllowedReferrals: number
+      remainingReferrals: number
+      /** @description addresses the caller invited by e-mail */
+      invitesSent: number
+      /** @description the value of the caller’s `referral` achievement */
+      points: number
+    }
+    /**
+     * @example {
+     *       "emails": [
+     *         "grace@example.com"
+     *       ],
+     *       "referralCode": "K7QX2MPA"
+     *     }
+     */
+    ReferralInviteResult: {
+      /** @description the addresses, lower-cased, without repeats */
+      emails: string[]
+      /** @description the code the mail carries */
+      referralCode: string
+    }
+    /**
+     * @example {
      *       "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
      *       "email": "ops@example.com",
      *       "elevated": true,
@@ -7336,6 +7545,11 @@ export type WebhookEndpointPage = components['schemas']['WebhookEndpointPage']
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint']
 export type WebhookDeliveryPage = components['schemas']['WebhookDeliveryPage']
 export type WebhookDelivery = components['schemas']['WebhookDelivery']
+export type ValidateReferral = components['schemas']['ValidateReferral']
+export type ReferredPage = components['schemas']['ReferredPage']
+export type ReferredUser = components['schemas']['ReferredUser']
+export type ReferralStats = components['schemas']['ReferralStats']
+export type ReferralInviteResult = components['schemas']['ReferralInviteResult']
 export type AdminSession = components['schemas']['AdminSession']
 export type AdminAuditPage = components['schemas']['AdminAuditPage']
 export type AdminAuditRecord = components['schemas']['AdminAuditRecord']
@@ -7678,6 +7892,16 @@ export interface operations {
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
       415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: the referral code was used the allowed number of times (REFERRAL_LIMIT). */
+      422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
@@ -22683,6 +22907,393 @@ export interface operations {
       }
       /** @description `NOT_FOUND`: no endpoint of the caller has this id. */
       404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  validateReferral: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "token": "K7QX2MPA"
+         *     }
+         */
+        'application/json': {
+          /** @description the referral code (any case) */
+          token: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Referral code` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Referral code",
+           *       "data": {
+           *         "valid": true,
+           *         "userId": "6b048373bce238a5cbe00a16",
+           *         "referralCounts": 3,
+           *         "totalAllowedReferrals": 100,
+           *         "referralId": "K7QX2MPA",
+           *         "role": "user",
+           *         "isKyc": false
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Referral code */
+            message: string
+            data: components['schemas']['ValidateReferral']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the body fails its schema. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no live account has this code. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `RATE_LIMITED`: too many requests from this IP address; see `Retry-After`. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listReferrals: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Referrals` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Referrals",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "6b048374bce238a5cbe00a1f",
+           *             "firstName": "Grace",
+           *             "lastName": "Hopper",
+           *             "userName": "gracehopper4821",
+           *             "type": "talent",
+           *             "isVerified": true,
+           *             "completedJob": true,
+           *             "firstJob": "6b0483b4bce238a5cbe00a4f",
+           *             "firstJobCompletedAt": "2026-11-23T18:19:31.848Z",
+           *             "createdAt": "2026-11-23T18:18:27.534Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Referrals */
+            message: string
+            data: components['schemas']['ReferredPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a query value is out of range or unknown. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  referralStats: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Referral stats` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Referral stats",
+           *       "data": {
+           *         "referralCode": "K7QX2MPA",
+           *         "totalReferrals": 3,
+           *         "verifiedReferrals": 2,
+           *         "completedJobReferrals": 1,
+           *         "totalAllowedReferrals": 100,
+           *         "remainingReferrals": 97,
+           *         "invitesSent": 5,
+           *         "points": 30
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Referral stats */
+            message: string
+            data: components['schemas']['ReferralStats']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  sendReferralInvites: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "emails": [
+         *         "grace@example.com"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /** @description 1 to 10 addresses */
+          emails: string[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Invitations sent` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Invitations sent",
+           *       "data": {
+           *         "emails": [
+           *           "grace@example.com"
+           *         ],
+           *         "referralCode": "K7QX2MPA"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Invitations sent */
+            message: string
+            data: components['schemas']['ReferralInviteResult']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the body fails its schema, or names the caller’s own address. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: more addresses than REFERRAL_INVITES_PER_DAY in 24 hours. */
+      422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown

@@ -41,6 +41,11 @@ const TAGS = [
     name: 'bookmarks',
     description: 'The caller’s bookmarks of collections, users, feed entries and invites.',
   },
+  {
+    name: 'referrals',
+    description:
+      'Referral codes: validation before sign-up, the referrer’s referred accounts, stats and invitations.',
+  },
   { name: 'files', description: 'Uploads (public and private), file records and pre-signed URLs.' },
   { name: 'invites', description: 'Invitations of talents to private jobs.' },
   { name: 'applications', description: 'Talents applying to jobs, and the creator’s answer.' },

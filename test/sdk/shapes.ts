@@ -359,7 +359,12 @@ export const CollectionUpdate = Type.Object({
 export const Bookmark = Type.Object({
   _id: Id,
   owner: Id,
-  type: Type.Union([Type.Literal('collection'), Type.Literal('user')]),
+  type: Type.Union([
+    Type.Literal('collection'),
+    Type.Literal('user'),
+    Type.Literal('feed'),
+    Type.Literal('invite'),
+  ]),
   ...stamps,
 })
 export const FindBookmarks = Type.Object({
@@ -368,6 +373,16 @@ export const FindBookmarks = Type.Object({
   total: Int,
   limit: Int,
   data: Type.Array(Bookmark),
+})
+
+/** ICollectionTypeDto and FindCollectionTypeDto. */
+export const CollectionType = Type.Object({ _id: Id, name: Str, value: Str, createdAt: Iso, updateAt: Iso })
+export const FindCollectionTypes = Type.Object({
+  page: Int,
+  pages: Int,
+  total: Int,
+  limit: Int,
+  data: Type.Array(CollectionType),
 })
 
 // Payments (/v1/payment/ of the SDK: IPaymentDataDto)

@@ -9,7 +9,7 @@ import type { SessionIssuer } from '../auth/sessions.ts'
 import type { TokenService } from '../auth/tokens.ts'
 import { accountRoutes } from './routes.ts'
 import { AccountSecurityService } from './security.ts'
-import { AccountService, type FileLookup } from './service.ts'
+import { AccountService, type FileLookup, type ReferralHooks } from './service.ts'
 import { twoFactorRoutes } from './two-factor-routes.ts'
 
 export interface AccountDeps {
@@ -22,6 +22,8 @@ export interface AccountDeps {
   sessions: SessionIssuer
   files: FileLookup
   provisionWallet: (tx: Tx, userId: string) => Promise<void>
+  /** referral codes at sign-up (the referrals service) */
+  referrals: ReferralHooks
 }
 
 export function buildAccount(d: AccountDeps) {
@@ -30,6 +32,7 @@ export function buildAccount(d: AccountDeps) {
     clock: d.clock,
     files: d.files,
     provisionWallet: d.provisionWallet,
+    referrals: d.referrals,
   })
   /** password change, logout, deletion, two-factor, and codes for sensitive actions */
   const accountSecurity = new AccountSecurityService({

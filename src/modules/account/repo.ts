@@ -48,15 +48,6 @@ export const accountRepo = {
       .executeTakeFirst()
   },
 
-  findByReferralCode(ex: Executor, code: string) {
-    return ex
-      .selectFrom('users')
-      .select('id')
-      .where('referralCode', '=', code)
-      .where('deletedAt', 'is', null)
-      .executeTakeFirst()
-  },
-
   async emailTaken(ex: Executor, email: string): Promise<boolean> {
     const row = await ex
       .selectFrom('users')

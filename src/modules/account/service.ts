@@ -74,6 +74,14 @@ export interface SearchParams {
   search?: string
 }
 
+/** What sign-up needs of referrals (the referrals service), in the sign-up transaction. */
+export interface ReferralHooks {
+  /** the referrer whose code this is (400 at `path` when unknown, 422 when used up) */
+  claim(tx: Tx, code: string, path: string): Promise<string>
+  /** the account exists: the referrer's news */
+  signedUp(tx: Tx, user: { id: string; referrerId: string }): Promise<void>
+}
+
 /** What the account needs of file storage (the files module's service). */
 export interface FileLookup {
   summaries(ex: Executor, ids: readonly string[]): Promise<Map<string, object>>
@@ -94,6 +102,7 @@ export class AccountService {
       files: FileLookup
       /** the new account's custodial key and wallets, in the creating transaction */
       provisionWallet: (tx: Tx, userId: string) => Promise<void>
+      referrals: ReferralHooks
     },
   ) {}
 
@@ -101,11 +110,12 @@ export class AccountService {
   async createUser(tx: Tx, input: NewUser): Promise<{ id: string; userName: string }> {
     const now = this.deps.clock.now()
     let referredBy: string | null = null
-    if (input.referralCode) {
-      const referrer = await accountRepo.findByReferralCode(tx, input.referralCode)
-      if (!referrer) throw errors.field(input.referralPath ?? '/referralCode', 'Unknown referral code')
-      referredBy = referrer.id
-    }
+    if (input.referralCode)
+      referredBy = await this.deps.referrals.claim(
+        tx,
+        input.referralCode,
+        input.referralPath ?? '/referralCode',
+      )
     const base = userNameBase(input)
     for (let attempt = 0; attempt < 10; attempt++) {
       const userName = `${base}${randomInt(1000, 10 ** (4 + Math.min(attempt, 4)))}`
@@ -133,6 +143,7 @@ export class AccountService {
         continue
       }
       await this.#referral(tx, { id })
+      if (referredBy) await this.deps.referrals.signedUp(tx, { id, referrerId: referredBy })
       await this.deps.provisionWallet(tx, id)
       await accountRepo.markWalletGenerated(tx, id)
       return { id, userName }

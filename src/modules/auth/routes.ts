@@ -39,7 +39,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
         operationId: 'createAccount',
         summary: 'Register with email and password (#1)',
         description:
-          'Creates an unverified account and emails a 6-digit code. The passwords must match (400 PASSWORD_MISMATCH) and be at least 8 characters with 3 of: lower, upper, digit, symbol (400 WEAK_PASSWORD). An optional `referralCode` (or `referral`, the public SDK’s name for it; both sent and different is 400) links the account to the referrer; an unknown code is 400. An optional `type` (`talent` or `business`) is the account type shown as `type` on the User forms (`recipient` when absent). The temporary token’s subject is the flow, never the account id.',
+          'Creates an unverified account and emails a 6-digit code. The passwords must match (400 PASSWORD_MISMATCH) and be at least 8 characters with 3 of: lower, upper, digit, symbol (400 WEAK_PASSWORD). An optional `referralCode` (or `referral`, the public SDK’s name for it; both sent and different is 400) links the account to the referrer (any case); an unknown code is 400, a code used REFERRAL_LIMIT times already is 422. An optional `type` (`talent` or `business`) is the account type shown as `type` on the User forms (`recipient` when absent). The temporary token’s subject is the flow, never the account id.',
         tags,
         security,
         body: RegisterBody,
@@ -52,6 +52,10 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
             CONFLICT: {
               when: 'the email is already registered',
               message: 'This email is already registered',
+            },
+            BUSINESS_RULE: {
+              when: 'the referral code was used the allowed number of times (REFERRAL_LIMIT)',
+              message: 'This referral code has been used the allowed number of times',
             },
             RATE_LIMITED,
           }),
