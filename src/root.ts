@@ -155,7 +155,7 @@ export async function buildServices(deps: RootDeps) {
       confirmPassword,
     })
     const { outgoing } = buildOutgoing({ database, chain, clock, log, jobs, ledger, wallets, settlement })
-    const { collections, collectionTypes } = buildCollections({
+    const { collections, collectionTypes, collectionReferences } = buildCollections({
       db,
       clock,
       files: files.files,
@@ -197,7 +197,13 @@ export async function buildServices(deps: RootDeps) {
       platformFeePercent: config.platformFeePercent,
     })
     const { work } = buildWork({ db, clock, jobs, collections, escrow, files: files.files, accounts, events })
-    const { bookmarks } = buildBookmarks({ db, clock, collections, feeds, invites: work.invites })
+    const { bookmarks } = buildBookmarks({
+      db,
+      clock,
+      collections: collectionReferences,
+      feeds,
+      invites: work.invites,
+    })
     const { live } = buildLive({ database, log, events, authenticate: (token) => auth.authenticate(token) })
     const { chat } = buildChat({
       db,

@@ -6,7 +6,7 @@ import type { Db } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import type { CollectionService } from '../collections/service.ts'
+import type { CollectionReferences } from '../collections/references.ts'
 import type { FeedService } from '../feeds/service.ts'
 import type { InviteService } from '../work/service-invites.ts'
 import { bookmarkRepo } from './repo.ts'
@@ -17,7 +17,7 @@ type BookmarkRow = { id: string; userId: string; type: string; reference: string
 export interface BookmarkDeps {
   db: Db
   clock: Clock
-  collections: Pick<CollectionService, 'visibleForms' | 'visibleUsers'>
+  collections: CollectionReferences
   feeds: Pick<FeedService, 'visibleForms'>
   invites: Pick<InviteService, 'visibleForms'>
 }

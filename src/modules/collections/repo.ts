@@ -1,4 +1,5 @@
-// The only SQL on collections (and the bookmarks of deleted collections). Reads join the creator (and,
+// The only SQL on collections (bookmarks of deleted collections and the reads by id other modules
+// need: reference-repo.ts). Reads join the creator (and,
 // when asked, the receiver) and the caller's bookmark in one query; list filters are raw fragments
 // over the `c` alias so the same conditions serve the page and its count.
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely'
@@ -241,34 +242,6 @@ export const collectionRepo = {
   users(ex: Executor, ids: string[]) {
     if (ids.length === 0) return Promise.resolve([])
     return ex.selectFrom('users').select(USER_COLUMNS).where('id', 'in', ids).execute()
-  },
-
-  /** Visible collections by id (for other modules' lists of references). */
-  visibleByIds(ex: Executor, ids: string[], viewerId: string) {
-    if (ids.length === 0) return Promise.resolve([])
-    return selectCollections(ex).where('c.id', 'in', ids).where(visibleTo(viewerId)).execute()
-  },
-
-  /** Live accounts by id that the viewer may see: public ones, and the viewer's own. */
-  visibleUsers(ex: Executor, ids: string[], viewerId: string) {
-    if (ids.length === 0) return Promise.resolve([])
-    return ex
-      .selectFrom('users')
-      .select(USER_COLUMNS)
-      .where('id', 'in', ids)
-      .where('deletedAt', 'is', null)
-      .where((eb) => eb.or([eb('isPrivate', '=', false), eb('id', '=', viewerId)]))
-      .execute()
-  },
-
-  /** Bookmarks of deleted collections go with them. */
-  async deleteBookmarksOf(ex: Executor, collectionIds: string[]) {
-    if (collectionIds.length === 0) return
-    await ex
-      .deleteFrom('bookmarks')
-      .where('type', '=', 'collection')
-      .where('reference', 'in', collectionIds)
-      .execute()
   },
 
   /** The viewer's bookmark ids of the given collections, by collection id. */

@@ -24,6 +24,7 @@ import {
 import { CollectionJobs } from './jobs.ts'
 import { paymentFeeText } from './payment-fee.ts'
 import { applyPaymentHook, type CollectionHooks, hookField, hooksOf } from './payment-hooks.ts'
+import { referenceRepo } from './reference-repo.ts'
 import { type CollectionRow, collectionRepo, type UserRow } from './repo.ts'
 import type { CreateCollectionInput, ListCollectionsQueryT, UpdateCollectionInput } from './schemas.ts'
 
@@ -162,22 +163,6 @@ export class CollectionService {
       creator: userSummary(rel.users.get(row.creatorId)!),
       collections: rel.childIds.get(row.id) ?? [],
     }
-  }
-
-  /**
-   * The collections of `ids` the viewer may see, in their list form (creator summary, child ids),
-   * by id; hidden and deleted ones are left out.
-   */
-  async visibleForms(ex: Executor, viewerId: string, ids: string[]) {
-    const rows = await collectionRepo.visibleByIds(ex, [...new Set(ids)], viewerId)
-    const rel = await this.related(ex, viewerId, rows)
-    return new Map(rows.map((r) => [r.id, this.withChildIds(r, rel)]))
-  }
-
-  /** User summaries of the accounts of `ids` the viewer may see (public ones, and their own). */
-  async visibleUsers(ex: Executor, viewerId: string, ids: string[]) {
-    const rows = await collectionRepo.visibleUsers(ex, [...new Set(ids)], viewerId)
-    return new Map(rows.map((u) => [u.id, userSummary(u)]))
   }
 
   /** Creates a collection for `creatorId` (#26). */
@@ -430,7 +415,7 @@ export class CollectionService {
       )
       if (row.parentId)
         await collectionRepo.bumpChildCounts(tx, row.parentId, -1, row.escrowPaid ? -1 : 0, now)
-      await collectionRepo.deleteBookmarksOf(
+      await referenceRepo.deleteBookmarksOf(
         tx,
         family.map((c) => c.id),
       )
