@@ -26861,6 +26861,100 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Queued to run now",
+           *       "data": {
+           *         "leg": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d3",
+           *           "escrowId": "65f1c0a2b3c4d5e6f7a8b9d4",
+           *           "collectionId": "65f1c0a2b3c4d5e6f7a8b9d5",
+           *           "kind": "payout",
+           *           "seq": 1,
+           *           "coin": "usdc",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "95000000",
+           *           "amountText": "95 USDC",
+           *           "status": "failed",
+           *           "attempt": 1,
+           *           "failures": 5,
+           *           "lastError": "the transaction was mined but reverted",
+           *           "txHash": null,
+           *           "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "transferStatus": "failed",
+           *           "payerId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *           "receiverId": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *           "receiverEmail": "bob@example.com",
+           *           "ageSeconds": 3600,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": false,
+           *             "cancel": false
+           *           }
+           *         },
+           *         "transfer": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "purpose": "withdrawal",
+           *           "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "coin": "avax",
+           *           "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "sent",
+           *           "failures": 0,
+           *           "lastError": null,
+           *           "nonce": 4,
+           *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *           "replacements": 0,
+           *           "ageSeconds": 420,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "signedAt": "2026-01-01T12:00:00.000Z",
+           *           "broadcastAt": "2026-01-01T12:00:00.000Z",
+           *           "settledAt": null,
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": true,
+           *             "cancel": false
+           *           },
+           *           "errors": [],
+           *           "error": null,
+           *           "meta": {},
+           *           "gasReserved": "52500000000000",
+           *           "transactions": [
+           *             {
+           *               "seq": 0,
+           *               "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *               "status": "pending",
+           *               "maxFee": "52500000000000",
+           *               "signedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ],
+           *           "postings": [
+           *             {
+           *               "outcome": "failed",
+           *               "kind": "withdrawal.release",
+           *               "key": "withdrawal:65f1c0a2b3c4d5e6f7a8b9d2:release",
+           *               "account": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+           *               "amount": "501000000000000000",
+           *               "ledgerTransferId": null
+           *             }
+           *           ],
+           *           "events": [
+           *             {
+           *               "event": "started",
+           *               "appliedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ]
+           *         },
+           *         "resent": 0
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
@@ -26869,7 +26963,10 @@ export interface operations {
             data: {
               leg: components['schemas']['AdminEscrowLeg']
               transfer: components['schemas']['AdminTransferDetail'] | null
-              /** @description failed legs of the escrow sent again */
+              /**
+               * @description failed legs of the escrow sent again
+               * @example 0
+               */
               resent: number
               /** @description replace: the replacement transaction */
               txHash?: string
@@ -26993,6 +27090,100 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Replaced",
+           *       "data": {
+           *         "leg": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d3",
+           *           "escrowId": "65f1c0a2b3c4d5e6f7a8b9d4",
+           *           "collectionId": "65f1c0a2b3c4d5e6f7a8b9d5",
+           *           "kind": "payout",
+           *           "seq": 1,
+           *           "coin": "usdc",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "95000000",
+           *           "amountText": "95 USDC",
+           *           "status": "failed",
+           *           "attempt": 1,
+           *           "failures": 5,
+           *           "lastError": "the transaction was mined but reverted",
+           *           "txHash": null,
+           *           "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "transferStatus": "failed",
+           *           "payerId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *           "receiverId": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *           "receiverEmail": "bob@example.com",
+           *           "ageSeconds": 3600,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": false,
+           *             "cancel": false
+           *           }
+           *         },
+           *         "transfer": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "purpose": "withdrawal",
+           *           "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "coin": "avax",
+           *           "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "sent",
+           *           "failures": 0,
+           *           "lastError": null,
+           *           "nonce": 4,
+           *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *           "replacements": 0,
+           *           "ageSeconds": 420,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "signedAt": "2026-01-01T12:00:00.000Z",
+           *           "broadcastAt": "2026-01-01T12:00:00.000Z",
+           *           "settledAt": null,
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": true,
+           *             "cancel": false
+           *           },
+           *           "errors": [],
+           *           "error": null,
+           *           "meta": {},
+           *           "gasReserved": "52500000000000",
+           *           "transactions": [
+           *             {
+           *               "seq": 0,
+           *               "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *               "status": "pending",
+           *               "maxFee": "52500000000000",
+           *               "signedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ],
+           *           "postings": [
+           *             {
+           *               "outcome": "failed",
+           *               "kind": "withdrawal.release",
+           *               "key": "withdrawal:65f1c0a2b3c4d5e6f7a8b9d2:release",
+           *               "account": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+           *               "amount": "501000000000000000",
+           *               "ledgerTransferId": null
+           *             }
+           *           ],
+           *           "events": [
+           *             {
+           *               "event": "started",
+           *               "appliedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ]
+           *         },
+           *         "resent": 0
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
@@ -27001,7 +27192,10 @@ export interface operations {
             data: {
               leg: components['schemas']['AdminEscrowLeg']
               transfer: components['schemas']['AdminTransferDetail'] | null
-              /** @description failed legs of the escrow sent again */
+              /**
+               * @description failed legs of the escrow sent again
+               * @example 0
+               */
               resent: number
               /** @description replace: the replacement transaction */
               txHash?: string
@@ -27125,6 +27319,100 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Cancelled",
+           *       "data": {
+           *         "leg": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d3",
+           *           "escrowId": "65f1c0a2b3c4d5e6f7a8b9d4",
+           *           "collectionId": "65f1c0a2b3c4d5e6f7a8b9d5",
+           *           "kind": "payout",
+           *           "seq": 1,
+           *           "coin": "usdc",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "95000000",
+           *           "amountText": "95 USDC",
+           *           "status": "failed",
+           *           "attempt": 1,
+           *           "failures": 5,
+           *           "lastError": "the transaction was mined but reverted",
+           *           "txHash": null,
+           *           "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "transferStatus": "failed",
+           *           "payerId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *           "receiverId": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *           "receiverEmail": "bob@example.com",
+           *           "ageSeconds": 3600,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": false,
+           *             "cancel": false
+           *           }
+           *         },
+           *         "transfer": {
+           *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *           "purpose": "withdrawal",
+           *           "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *           "coin": "avax",
+           *           "from": "0x5a0b54d5dc17e0aadc383d2db43b0a0d3e029c4c",
+           *           "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *           "amount": "500000000000000000",
+           *           "amountText": "0.5 AVAX",
+           *           "status": "sent",
+           *           "failures": 0,
+           *           "lastError": null,
+           *           "nonce": 4,
+           *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *           "replacements": 0,
+           *           "ageSeconds": 420,
+           *           "createdAt": "2026-01-01T12:00:00.000Z",
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "signedAt": "2026-01-01T12:00:00.000Z",
+           *           "broadcastAt": "2026-01-01T12:00:00.000Z",
+           *           "settledAt": null,
+           *           "actions": {
+           *             "retry": true,
+           *             "replace": true,
+           *             "cancel": false
+           *           },
+           *           "errors": [],
+           *           "error": null,
+           *           "meta": {},
+           *           "gasReserved": "52500000000000",
+           *           "transactions": [
+           *             {
+           *               "seq": 0,
+           *               "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
+           *               "status": "pending",
+           *               "maxFee": "52500000000000",
+           *               "signedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ],
+           *           "postings": [
+           *             {
+           *               "outcome": "failed",
+           *               "kind": "withdrawal.release",
+           *               "key": "withdrawal:65f1c0a2b3c4d5e6f7a8b9d2:release",
+           *               "account": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+           *               "amount": "501000000000000000",
+           *               "ledgerTransferId": null
+           *             }
+           *           ],
+           *           "events": [
+           *             {
+           *               "event": "started",
+           *               "appliedAt": "2026-01-01T12:00:00.000Z"
+           *             }
+           *           ]
+           *         },
+           *         "resent": 0
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
@@ -27133,7 +27421,10 @@ export interface operations {
             data: {
               leg: components['schemas']['AdminEscrowLeg']
               transfer: components['schemas']['AdminTransferDetail'] | null
-              /** @description failed legs of the escrow sent again */
+              /**
+               * @description failed legs of the escrow sent again
+               * @example 0
+               */
               resent: number
               /** @description replace: the replacement transaction */
               txHash?: string

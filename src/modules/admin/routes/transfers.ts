@@ -217,7 +217,7 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
               Type.Object({
                 leg: AdminEscrowLeg,
                 transfer: Type.Union([AdminTransferDetail, Type.Null()]),
-                resent: Type.Integer({ description: 'failed legs of the escrow sent again' }),
+                resent: Type.Integer({ description: 'failed legs of the escrow sent again', examples: [0] }),
                 txHash: TxHash,
               }),
               w.message,
