@@ -158,6 +158,8 @@ describe('GET /v1/bookmark/{id}', () => {
         updatedAt: isoTimestamp,
         __v: 0,
         collection: fullForm(bob, { _id: col._id, name: 'Marked job' }),
+        // the SDK's field for the bookmarked item
+        data: fullForm(bob, { _id: col._id, name: 'Marked job' }),
       },
     })
     const user = (await getOne(carol.token, onUser._id)).json().data
