@@ -1,46 +1,25 @@
 // Collections: creation (optionally under a parent), the filtered list, one collection with its
 // children, update and soft delete; and the methods the escrow feature calls to keep a
 // collection's escrow and payout state (all inside the caller's transaction).
-import type { Db, Executor, Tx } from '../../db/index.ts'
+import type { Executor, Tx } from '../../db/index.ts'
 import { inTransaction } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
-import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { tagService } from '../account/tags.ts'
-import type { EventService } from '../events/service.ts'
-import type { CollectionTypeService } from './collection-types.ts'
 import { type EscrowEvent, EscrowLink, type PayoutKind } from './escrow-link.ts'
-import { listFilters } from './filters.ts'
-import {
-  canSee,
-  type FileLookup,
-  fullFields,
-  searchDocument,
-  slugify,
-  type TagLookup,
-  updateShape,
-  userSummary,
-} from './forms.ts'
+import { canSee, searchDocument, slugify, updateShape } from './forms.ts'
 import { CollectionJobs } from './jobs.ts'
 import { paymentFeeText } from './payment-fee.ts'
-import { applyPaymentHook, type CollectionHooks, hookField, hooksOf } from './payment-hooks.ts'
+import { applyPaymentHook, hookField } from './payment-hooks.ts'
+import { type CollectionDeps, CollectionReads } from './reads.ts'
 import { referenceRepo } from './reference-repo.ts'
-import { type CollectionRow, collectionRepo, type UserRow } from './repo.ts'
-import type { CreateCollectionInput, ListCollectionsQueryT, UpdateCollectionInput } from './schemas.ts'
+import { collectionRepo } from './repo.ts'
+import type { CreateCollectionInput, UpdateCollectionInput } from './schemas.ts'
 
 export const META_MAX_BYTES = 4096
 
-export interface Related {
-  users: Map<string, UserRow>
-  tags: TagLookup
-  childIds: Map<string, string[]>
-  bookmarks: Map<string, string>
-  files: FileLookup
-  /** paymentWebHook URLs of the viewer's own collections */
-  hooks: Map<string, string>
-}
-
 export type { EscrowEvent, EscrowState, PayoutKind } from './escrow-link.ts'
+export type { CollectionDeps, Related } from './reads.ts'
 
 export interface EscrowCollectionInput {
   type?: string
@@ -72,33 +51,13 @@ function trimmed(value: string, path: string, required: boolean): string {
   return v
 }
 
-export class CollectionService {
+export class CollectionService extends CollectionReads {
   readonly #escrow: EscrowLink
   /** what the work feature (invites, delivery, completion, disputes, reviews) records on a job */
   readonly jobs: CollectionJobs
 
-  constructor(
-    private readonly deps: {
-      db: Db
-      clock: Clock
-      /** domain events: a new top-level collection is one */
-      events: EventService
-      /** the accepted values of `type` */
-      types: Pick<CollectionTypeService, 'resolve'>
-      /** file storage: attachments are the creator's own uploads, shown as file summaries */
-      files?: {
-        summaries(ex: Executor, ids: readonly string[]): Promise<Map<string, object>>
-        assertOwned(
-          ex: Executor,
-          userId: string,
-          ids: readonly string[],
-          opts?: { path?: string },
-        ): Promise<unknown>
-      }
-      /** webhooks: a collection's paymentWebHook */
-      hooks?: CollectionHooks
-    },
-  ) {
+  constructor(deps: CollectionDeps) {
+    super(deps)
     this.#escrow = new EscrowLink(deps)
     this.jobs = new CollectionJobs(deps)
   }
@@ -116,53 +75,6 @@ export class CollectionService {
     const today = this.deps.clock.now().toISOString().slice(0, 10)
     if (date < today) throw errors.field(path, `${path.slice(1)} must be today or later (UTC)`)
     return new Date(`${date}T00:00:00.000Z`)
-  }
-
-  /**
-   * What the forms need beside the collection rows, each in one query by id: the creators (and
-   * receivers), the tags, the ids of the visible children and the viewer's bookmarks.
-   */
-  async related(
-    ex: Executor,
-    viewerId: string,
-    rows: CollectionRow[],
-    want: { receivers?: boolean; bookmarks?: boolean; knownChildren?: Map<string, string[]> } = {},
-  ): Promise<Related> {
-    // Children already read need no second look.
-    const ids = rows.map((r) => r.id)
-    const unknownChildren = ids.filter((id) => !want.knownChildren?.has(id))
-    const userIds = new Set(rows.map((r) => r.creatorId))
-    if (want.receivers) for (const r of rows) if (r.receiverId) userIds.add(r.receiverId)
-    const fileIds = [...new Set(rows.flatMap((r) => [...r.attachmentIds, ...r.deliveryAttachmentIds]))]
-    const [users, tagRows, childIds, bookmarks, files, hooks] = await Promise.all([
-      collectionRepo.users(ex, [...userIds]),
-      tagService.byIds(ex, [...new Set(rows.flatMap((r) => r.tagIds))]),
-      collectionRepo.childIds(ex, unknownChildren, viewerId).then((m) => {
-        for (const [k, v] of want.knownChildren ?? []) m.set(k, v)
-        return m
-      }),
-      want.bookmarks ? collectionRepo.bookmarksOf(ex, viewerId, ids) : new Map<string, string>(),
-      fileIds.length && this.deps.files ? this.deps.files.summaries(ex, fileIds) : new Map<string, object>(),
-      hooksOf(this.deps.hooks, ex, viewerId, rows),
-    ])
-    return {
-      users: new Map(users.map((u) => [u.id, u])),
-      tags: new Map(tagRows.map((t) => [t.id, t])),
-      childIds,
-      bookmarks,
-      files,
-      hooks,
-    }
-  }
-
-  /** A collection with `collections` as the ids of its visible children. */
-  withChildIds(row: CollectionRow, rel: Related) {
-    return {
-      ...fullFields(row, rel.tags, rel.files),
-      ...hookField(rel.hooks, row.id),
-      creator: userSummary(rel.users.get(row.creatorId)!),
-      collections: rel.childIds.get(row.id) ?? [],
-    }
   }
 
   /** Creates a collection for `creatorId` (#26). */
@@ -256,58 +168,6 @@ export class CollectionService {
         data: { collectionId: id, title: name, type },
       })
     return id
-  }
-
-  /** One collection with its visible children (#30); someone else's private one is not found. */
-  async get(id: string, viewerId: string, ex: Executor = this.deps.db) {
-    const [row, ...children] = await collectionRepo.getVisibleWithChildren(ex, id, viewerId)
-    if (row?.id !== id) throw errors.notFound('collection')
-    const rel = await this.related(ex, viewerId, [row, ...children], {
-      knownChildren: new Map([[id, children.map((c) => c.id)]]),
-    })
-    return {
-      ...fullFields(row, rel.tags, rel.files),
-      ...hookField(rel.hooks, row.id),
-      creator: userSummary(rel.users.get(row.creatorId)!),
-      collections: children.map((c) => this.withChildIds(c, rel)),
-    }
-  }
-
-  /** The filtered, paginated list (#27). */
-  async list(viewerId: string, q: ListCollectionsQueryT) {
-    const page = q.page ?? 1
-    const limit = q.limit ?? 12
-    const filters = listFilters(q)
-    const db = this.deps.db
-    const withCreator = q.creator ?? true
-    const withReceiver = q.receiver ?? false
-    const offset = (page - 1) * limit
-    const rows = await collectionRepo.listPage(db, viewerId, filters, { limit, offset })
-    // A short page that is not past the end holds the tail of the matches: no count needed.
-    const counted =
-      rows.length < limit && (rows.length > 0 || page === 1)
-        ? offset + rows.length
-        : await collectionRepo.count(db, viewerId, filters)
-    const rel = await this.related(db, viewerId, rows, { receivers: withReceiver, bookmarks: true })
-    return {
-      data: rows.map((r) => {
-        const bookmarkId = rel.bookmarks.get(r.id)
-        const receiver = r.receiverId ? rel.users.get(r.receiverId) : undefined
-        return {
-          ...fullFields(r, rel.tags, rel.files),
-          ...hookField(rel.hooks, r.id),
-          creator: withCreator ? userSummary(rel.users.get(r.creatorId)!) : r.creatorId,
-          ...(withReceiver ? { receiver: receiver ? userSummary(receiver) : null } : {}),
-          collections: rel.childIds.get(r.id) ?? [],
-          isBookmarked: bookmarkId !== undefined,
-          bookmarkId: bookmarkId ?? '',
-        }
-      }),
-      total: counted,
-      pages: Math.ceil(counted / limit),
-      page,
-      limit,
-    }
   }
 
   /** Loads a collection the caller means to change: 404 when hidden, 403 when not theirs. */

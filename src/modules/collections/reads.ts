@@ -1,0 +1,148 @@
+// Reading collections: one with its children (#30) and the filtered list (#27), and the lookups the
+// forms need beside the rows (users, tags, children, bookmarks, files, hooks), each in one query by
+// id. CollectionService extends it with the changes.
+import type { Db, Executor } from '../../db/index.ts'
+import { errors } from '../../http/errors.ts'
+import type { Clock } from '../../platform/clock.ts'
+import { tagService } from '../account/tags.ts'
+import type { EventService } from '../events/service.ts'
+import type { CollectionTypeService } from './collection-types.ts'
+import { listFilters } from './filters.ts'
+import { type FileLookup, fullFields, type TagLookup, userSummary } from './forms.ts'
+import { type CollectionHooks, hookField, hooksOf } from './payment-hooks.ts'
+import { type CollectionRow, collectionRepo, type UserRow } from './repo.ts'
+import type { ListCollectionsQueryT } from './schemas.ts'
+
+export interface Related {
+  users: Map<string, UserRow>
+  tags: TagLookup
+  childIds: Map<string, string[]>
+  bookmarks: Map<string, string>
+  files: FileLookup
+  /** paymentWebHook URLs of the viewer's own collections */
+  hooks: Map<string, string>
+}
+
+export interface CollectionDeps {
+  db: Db
+  clock: Clock
+  /** domain events: a new top-level collection is one */
+  events: EventService
+  /** the accepted values of `type` */
+  types: Pick<CollectionTypeService, 'resolve'>
+  /** file storage: attachments are the creator's own uploads, shown as file summaries */
+  files?: {
+    summaries(ex: Executor, ids: readonly string[]): Promise<Map<string, object>>
+    assertOwned(
+      ex: Executor,
+      userId: string,
+      ids: readonly string[],
+      opts?: { path?: string },
+    ): Promise<unknown>
+  }
+  /** webhooks: a collection's paymentWebHook */
+  hooks?: CollectionHooks
+}
+
+export class CollectionReads {
+  constructor(protected readonly deps: CollectionDeps) {}
+
+  /**
+   * What the forms need beside the collection rows, each in one query by id: the creators (and
+   * receivers), the tags, the ids of the visible children and the viewer's bookmarks.
+   */
+  async related(
+    ex: Executor,
+    viewerId: string,
+    rows: CollectionRow[],
+    want: { receivers?: boolean; bookmarks?: boolean; knownChildren?: Map<string, string[]> } = {},
+  ): Promise<Related> {
+    // Children already read need no second look.
+    const ids = rows.map((r) => r.id)
+    const unknownChildren = ids.filter((id) => !want.knownChildren?.has(id))
+    const userIds = new Set(rows.map((r) => r.creatorId))
+    if (want.receivers) for (const r of rows) if (r.receiverId) userIds.add(r.receiverId)
+    const fileIds = [...new Set(rows.flatMap((r) => [...r.attachmentIds, ...r.deliveryAttachmentIds]))]
+    const [users, tagRows, childIds, bookmarks, files, hooks] = await Promise.all([
+      collectionRepo.users(ex, [...userIds]),
+      tagService.byIds(ex, [...new Set(rows.flatMap((r) => r.tagIds))]),
+      collectionRepo.childIds(ex, unknownChildren, viewerId).then((m) => {
+        for (const [k, v] of want.knownChildren ?? []) m.set(k, v)
+        return m
+      }),
+      want.bookmarks ? collectionRepo.bookmarksOf(ex, viewerId, ids) : new Map<string, string>(),
+      fileIds.length && this.deps.files ? this.deps.files.summaries(ex, fileIds) : new Map<string, object>(),
+      hooksOf(this.deps.hooks, ex, viewerId, rows),
+    ])
+    return {
+      users: new Map(users.map((u) => [u.id, u])),
+      tags: new Map(tagRows.map((t) => [t.id, t])),
+      childIds,
+      bookmarks,
+      files,
+      hooks,
+    }
+  }
+
+  /** A collection with `collections` as the ids of its visible children. */
+  withChildIds(row: CollectionRow, rel: Related) {
+    return {
+      ...fullFields(row, rel.tags, rel.files),
+      ...hookField(rel.hooks, row.id),
+      creator: userSummary(rel.users.get(row.creatorId)!),
+      collections: rel.childIds.get(row.id) ?? [],
+    }
+  }
+
+  /** One collection with its visible children (#30); someone else's private one is not found. */
+  async get(id: string, viewerId: string, ex: Executor = this.deps.db) {
+    const [row, ...children] = await collectionRepo.getVisibleWithChildren(ex, id, viewerId)
+    if (row?.id !== id) throw errors.notFound('collection')
+    const rel = await this.related(ex, viewerId, [row, ...children], {
+      knownChildren: new Map([[id, children.map((c) => c.id)]]),
+    })
+    return {
+      ...fullFields(row, rel.tags, rel.files),
+      ...hookField(rel.hooks, row.id),
+      creator: userSummary(rel.users.get(row.creatorId)!),
+      collections: children.map((c) => this.withChildIds(c, rel)),
+    }
+  }
+
+  /** The filtered, paginated list (#27). */
+  async list(viewerId: string, q: ListCollectionsQueryT) {
+    const page = q.page ?? 1
+    const limit = q.limit ?? 12
+    const filters = listFilters(q)
+    const db = this.deps.db
+    const withCreator = q.creator ?? true
+    const withReceiver = q.receiver ?? false
+    const offset = (page - 1) * limit
+    const rows = await collectionRepo.listPage(db, viewerId, filters, { limit, offset })
+    // A short page that is not past the end holds the tail of the matches: no count needed.
+    const counted =
+      rows.length < limit && (rows.length > 0 || page === 1)
+        ? offset + rows.length
+        : await collectionRepo.count(db, viewerId, filters)
+    const rel = await this.related(db, viewerId, rows, { receivers: withReceiver, bookmarks: true })
+    return {
+      data: rows.map((r) => {
+        const bookmarkId = rel.bookmarks.get(r.id)
+        const receiver = r.receiverId ? rel.users.get(r.receiverId) : undefined
+        return {
+          ...fullFields(r, rel.tags, rel.files),
+          ...hookField(rel.hooks, r.id),
+          creator: withCreator ? userSummary(rel.users.get(r.creatorId)!) : r.creatorId,
+          ...(withReceiver ? { receiver: receiver ? userSummary(receiver) : null } : {}),
+          collections: rel.childIds.get(r.id) ?? [],
+          isBookmarked: bookmarkId !== undefined,
+          bookmarkId: bookmarkId ?? '',
+        }
+      }),
+      total: counted,
+      pages: Math.ceil(counted / limit),
+      page,
+      limit,
+    }
+  }
+}
