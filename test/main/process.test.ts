@@ -164,7 +164,7 @@ describe('the service process', () => {
     expect(readdirSync(dir)).toEqual([])
   })
 
-  it('completes a withdrawal cut by kill -9 within 30 s of the restart, once', {
+  it('completes a withdrawal cut by kill -9 within 30 s of the restart, once, with its event once', {
     timeout: 300_000,
   }, async () => {
     const db = await serviceDatabase()
@@ -238,6 +238,20 @@ describe('the service process', () => {
       expect(await chain.getBalance({ address: dest1 })).toBe(parseEther('0.1'))
       expect(await avaxBalance(second.baseUrl, token)).toBe('0.698000')
       expect(reorgAlarms(second.lines)).toEqual([])
+      // its event, and what is fed from it, exactly once despite the crash: one `new_withdrawal`
+      // notification per withdrawal, the interrupted one included
+      const sent = await call(
+        second.baseUrl,
+        'GET',
+        '/v1/notifications/?type=new_withdrawal',
+        undefined,
+        token,
+      )
+      expect(sent.status).toBe(200)
+      const refs = (sent.body.data.notification as { data: string }[]).map((n) => n.data).sort()
+      expect(refs).toHaveLength(2)
+      expect(refs).toContain(requested.body.data.withdrawalId)
+      expect(new Set(refs).size).toBe(2)
       // the embedded database is the process's alone: what it left running is resumed at once;
       // on PostgreSQL the job is claimed again when the dead process's lease lapses
       if (db.kind === 'pglite')

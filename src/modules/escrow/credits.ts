@@ -14,15 +14,17 @@ type UserAddress = (tx: Tx, userId: string) => Promise<string>
 export async function onDepositCredited(deps: EscrowDeps, report: DepositCredited, userAddress: UserAddress) {
   if (report.ownerKind === 'escrow') return absorbCredits(deps, report.ownerId, userAddress)
   // A user's deposit: the report is handled, and the credit is a domain event (notification).
+  // Value the platform sent to the address itself (gas for a transfer) has no transaction record
+  // of the user's and is no deposit of theirs.
   await deps.db.transaction().execute(async (tx) => {
     const first = await deps.watcher.reports.markReported(tx, report.transferId)
-    if (first && report.ownerKind === 'user')
+    if (first && report.ownerKind === 'user' && report.transactionId !== null)
       await deps.events.emit(tx, {
         type: 'deposit.credited',
         actorId: null,
         audience: [report.ownerId],
         data: {
-          transactionId: report.transactionId ?? report.transferId,
+          transactionId: report.transactionId,
           coin: report.coin,
           amount: formatExact(BigInt(report.amount), deps.chain.coin(report.coin).decimals),
           txHash: report.txHash,

@@ -69,7 +69,7 @@ export function withdrawalOutcomes(deps: {
       await withdrawalRepo.update(tx, clock.now(), w.id, { status: 'completed', txHash: e.txHash })
       await deps.events.emit(tx, {
         type: 'withdrawal.sent',
-        actorId: w.ownerId,
+        actorId: null,
         audience: [w.ownerId],
         data: {
           withdrawalId: w.id,
@@ -111,7 +111,7 @@ export function withdrawalOutcomes(deps: {
       })
       await deps.events.emit(tx, {
         type: 'withdrawal.failed',
-        actorId: w.ownerId,
+        actorId: null,
         audience: [w.ownerId],
         data: {
           withdrawalId: w.id,
