@@ -4,13 +4,13 @@
 // (the chain was down for every attempt) retried from the console and landing on chain.
 // With SCREENSHOTS=1 (`npm run screenshots`) it also writes docs/img/admin-*.png.
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminEnv, createAdmin, runId } from '../admin/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { freePort } from '../helpers/browser.ts'
 import { createUser, lastCode, type TestUser } from '../helpers/factories.ts'
 import { AVAX, freshAddress, fundUser, settleAll, USDC } from '../withdrawals/helpers.ts'
 
@@ -27,17 +27,6 @@ let context: BrowserContext
 let page: Page
 let profile: string
 const cspViolations: string[] = []
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer()
-    server.once('error', reject)
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number }
-      server.close(() => resolve(port))
-    })
-  })
-}
 
 async function withdraw(user: TestUser, amount: number, coin = 'avax', address: string = freshAddress()) {
   const res = await t.req({
