@@ -1,8 +1,10 @@
-// The only reader of process.env: every variable is parsed and validated once, all problems are
-// reported together, and the result is a frozen object passed to whoever needs it.
+// The only reader of process.env: every variable is parsed and validated once (the readers of
+// single variables are in config-env.ts), all problems are reported together, and the result is a
+// frozen object passed to whoever needs it.
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
+import { corsOrigins, type Env, envReader, feeSweepAddresses } from './config-env.ts'
 
 export interface RateLimitConfig {
   /** requests per window per client IP on the sensitive auth routes */
@@ -93,55 +95,10 @@ export class ConfigError extends Error {
   }
 }
 
-type Env = Record<string, string | undefined>
-
 /** Reads and validates the environment. `overrides` lets tests and tools replace single values. */
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const problems: string[] = []
-  const str = (name: string): string | undefined => {
-    const v = env[name]
-    return v === undefined || v.trim() === '' ? undefined : v.trim()
-  }
-  const int = (name: string, def: number, min: number, max: number): number => {
-    const raw = str(name)
-    if (raw === undefined) return def
-    const n = Number(raw)
-    if (!Number.isInteger(n) || n < min || n > max) {
-      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`)
-      return def
-    }
-    return n
-  }
-  const num = (name: string, def: number, min: number, max: number): number => {
-    const raw = str(name)
-    if (raw === undefined) return def
-    const n = Number(raw)
-    if (!Number.isFinite(n) || n < min || n > max) {
-      problems.push(`${name} must be a number between ${min} and ${max} (got "${raw}")`)
-      return def
-    }
-    return n
-  }
-  const bool = (name: string, def: boolean): boolean => {
-    const raw = str(name)
-    if (raw === undefined) return def
-    if (/^(1|true|yes|on)$/i.test(raw)) return true
-    if (/^(0|false|no|off)$/i.test(raw)) return false
-    problems.push(`${name} must be true or false (got "${raw}")`)
-    return def
-  }
-  const url = (name: string, protocols: string[]): string | undefined => {
-    const raw = str(name)
-    if (raw === undefined) return undefined
-    try {
-      const u = new URL(raw)
-      if (!protocols.includes(u.protocol)) throw new Error('protocol')
-      return raw
-    } catch {
-      problems.push(`${name} must be a URL with one of ${protocols.join(', ')}`)
-      return undefined
-    }
-  }
+  const { str, int, num, bool, url, privateKey } = envReader(env, problems)
 
   const production = str('NODE_ENV') === 'production'
   const port = int('PORT', 3000, 0, 65535)
@@ -218,16 +175,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push('S3_BUCKET is required when S3 is configured')
 
   const devchainPortRaw = str('DEVCHAIN_PORT')
-  const privateKey = (name: string): `0x${string}` | undefined => {
-    const raw = str(name)
-    if (raw === undefined) return undefined
-    const hex = raw.startsWith('0x') ? raw : `0x${raw}`
-    if (!/^0x[0-9a-fA-F]{64}$/.test(hex)) {
-      problems.push(`${name} must be a private key of 64 hex characters`)
-      return undefined
-    }
-    return hex as `0x${string}`
-  }
   const cfg: Config = {
     production,
     port,
@@ -303,51 +250,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     cfg.jwtSecret = jwtSecret
   }
   return Object.freeze({ ...cfg, ...overrides })
-}
-
-/**
- * CORS_ORIGINS: comma-separated origins (`https://app.example.com`, `http://localhost:5173`), or
- * `*` for any origin. An origin is a scheme, a host and an optional port: no path, no trailing
- * slash.
- */
-function corsOrigins(raw: string | undefined, problems: string[]): string[] {
-  if (raw === undefined) return []
-  const list = raw
-    .split(',')
-    .map((o) => o.trim())
-    .filter(Boolean)
-  if (list.includes('*')) {
-    if (list.length > 1) problems.push('CORS_ORIGINS is either * or a list of origins, not both')
-    return ['*']
-  }
-  for (const origin of list) {
-    let ok = false
-    try {
-      const u = new URL(origin)
-      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === origin
-    } catch {}
-    if (!ok)
-      problems.push(
-        `CORS_ORIGINS: "${origin}" is not an origin (scheme://host[:port], no path or trailing slash)`,
-      )
-  }
-  return list
-}
-
-/** FEE_SWEEP_ADDRESS (any coin, key `*`) and FEE_SWEEP_ADDRESS_<COIN> (one coin, by reference). */
-function feeSweepAddresses(env: Env, problems: string[]): Record<string, string> {
-  const out: Record<string, string> = {}
-  for (const [name, raw] of Object.entries(env)) {
-    const m = /^FEE_SWEEP_ADDRESS(?:_([A-Z0-9_]+))?$/.exec(name)
-    const value = raw?.trim()
-    if (!m || !value) continue
-    if (!/^0x[0-9a-fA-F]{40}$/.test(value) || /^0x0{40}$/i.test(value)) {
-      problems.push(`${name} must be an EVM address (0x + 40 hex), not the zero address`)
-      continue
-    }
-    out[m[1] ? m[1].toLowerCase() : '*'] = value.toLowerCase()
-  }
-  return out
 }
 
 function embeddedSecrets(dataDir: string): { jwtSecret: string; keyEncryptionKey: string } {

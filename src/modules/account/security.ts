@@ -2,17 +2,17 @@
 // that confirm sensitive actions (used by other modules through `verifySensitiveCode`).
 import type { Config } from '../../config.ts'
 import type { Db, Tx } from '../../db/index.ts'
-import { type AppError, errors } from '../../http/errors.ts'
+import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
-import { hashCode, newCode } from '../../platform/crypto/codes.ts'
 import { hashPassword, isStrongPassword } from '../../platform/crypto/passwords.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
-import { checkFlowCode, type FlowRow, type FlowService } from '../auth/flows.ts'
+import type { FlowService } from '../auth/flows.ts'
 import type { RequestMeta, TwoFaChallenge } from '../auth/service.ts'
 import type { SessionIssuer } from '../auth/sessions.ts'
-import { TEMP_TOKEN_TTL_MS, type TokenService } from '../auth/tokens.ts'
+import type { TokenService } from '../auth/tokens.ts'
 import { confirmPassword } from './password-guard.ts'
 import { accountRepo, profileRepo } from './repo.ts'
+import { AccountCodes, type Outcome, unwrap } from './security-codes.ts'
 import { securityRepo } from './security-repo.ts'
 import type { AccountService } from './service.ts'
 import { tagService } from './tags.ts'
@@ -29,12 +29,12 @@ const SETUP = 'two_fa_setup'
 const SENSITIVE = 'two_fa'
 const TOTP_GUARD = 'two_fa_totp'
 
-type Outcome<T> = { value: T } | { error: AppError }
-
 /** Confirms the account password of an action (see AccountSecurityService.confirmPassword). */
 export type ConfirmPassword = AccountSecurityService['confirmPassword']
 
 export class AccountSecurityService {
+  readonly #codes: AccountCodes
+
   constructor(
     private readonly deps: {
       db: Db
@@ -56,7 +56,9 @@ export class AccountSecurityService {
       /** revocations, so every API process forgets the sessions at once */
       sessions: Pick<SessionIssuer, 'revokeAll' | 'revokeOne'>
     },
-  ) {}
+  ) {
+    this.#codes = new AccountCodes(deps)
+  }
 
   // ---- passwords, sessions, deletion ----------------------------------------------------------
 
@@ -130,13 +132,13 @@ export class AccountSecurityService {
       const now = this.deps.clock.now()
       if (type === 'email') {
         await securityRepo.putSetup(tx, userId, 'email', null, now)
-        const code = await this.#newFlow(tx, userId, SETUP, true)
+        const code = await this.#codes.newFlow(tx, userId, SETUP, true)
         await this.deps.flows.mailCode(tx, 'two_fa', user.email!, user.firstName, code!)
         return { type }
       }
       const secret = newTotpSecret()
-      await securityRepo.putSetup(tx, userId, 'google_auth', this.#seal(userId, secret), now)
-      await this.#newFlow(tx, userId, SETUP, false)
+      await securityRepo.putSetup(tx, userId, 'google_auth', this.#codes.sealTotp(userId, secret), now)
+      await this.#codes.newFlow(tx, userId, SETUP, false)
       const otpauthUrl = totp(secret, user.email || user.userName).toString()
       return { type, secret, otpauthUrl }
     })
@@ -157,12 +159,16 @@ export class AccountSecurityService {
           ),
         }
       let step: number | undefined
-      return this.#attempt(
+      return this.#codes.attempt(
         tx,
         flow,
         async () => {
           if (setup.type === 'email') return !!flow.codeHash && this.deps.flows.codeMatches(tx, flow, code)
-          step = matchTotpStep(this.#open(userId, setup.secret!), code, this.deps.clock.now().getTime())
+          step = matchTotpStep(
+            this.#codes.openTotp(userId, setup.secret!),
+            code,
+            this.deps.clock.now().getTime(),
+          )
           return step !== undefined
         },
         async () => {
@@ -213,7 +219,7 @@ export class AccountSecurityService {
       throw errors.businessRule('Two-factor uses an authenticator app: use its current code instead')
     if (!user.email) throw errors.businessRule('The account has no email address')
     await this.deps.db.transaction().execute(async (tx) => {
-      const code = await this.#newFlow(tx, userId, SENSITIVE, true)
+      const code = await this.#codes.newFlow(tx, userId, SENSITIVE, true)
       await this.deps.flows.mailCode(tx, 'two_fa', user.email!, user.firstName, code!)
     })
   }
@@ -241,14 +247,14 @@ export class AccountSecurityService {
         let flow = await this.deps.flows.lockLatest(tx, userId, TOTP_GUARD)
         const now = this.deps.clock.now()
         if (!flow || flow.consumedAt || flow.expiresAt <= now) {
-          await this.#newFlow(tx, userId, TOTP_GUARD, false)
+          await this.#codes.newFlow(tx, userId, TOTP_GUARD, false)
           flow = await this.deps.flows.lockLatest(tx, userId, TOTP_GUARD)
         }
-        const secret = this.#open(userId, user.twoFaSecret)
-        return this.#attempt(
+        const secret = this.#codes.openTotp(userId, user.twoFaSecret)
+        return this.#codes.attempt(
           tx,
           flow!,
-          () => this.#useTotp(tx, userId, secret, code),
+          () => this.#codes.useTotp(tx, userId, secret, code),
           done,
           'Wrong code; after 5 wrong codes authenticator codes are refused for 15 minutes',
         )
@@ -256,7 +262,7 @@ export class AccountSecurityService {
       const flow = await this.deps.flows.lockLatest(tx, userId, SENSITIVE)
       if (!flow?.codeHash)
         return { error: errors.invalidCode('No code was requested; request one with /v1/account/2fa/email') }
-      return this.#attempt(tx, flow, () => this.deps.flows.codeMatches(tx, flow, code), done)
+      return this.#codes.attempt(tx, flow, () => this.deps.flows.codeMatches(tx, flow, code), done)
     })
     return unwrap(outcome)
   }
@@ -296,13 +302,13 @@ export class AccountSecurityService {
       if (!flow?.userId || flow.purpose !== 'login_2fa') return { error: errors.unauthenticated() }
       const user = await profileRepo.lockUser(tx, flow.userId)
       if (!user) return { error: errors.unauthenticated('The account no longer exists') }
-      return this.#attempt(
+      return this.#codes.attempt(
         tx,
         flow,
         async () => {
           if (flow.codeHash) return this.deps.flows.codeMatches(tx, flow, code)
           if (!user.twoFaSecret) return false
-          return this.#useTotp(tx, user.id, this.#open(user.id, user.twoFaSecret), code)
+          return this.#codes.useTotp(tx, user.id, this.#codes.openTotp(user.id, user.twoFaSecret), code)
         },
         async () => {
           const token = await this.deps.issueSession(user.id, meta, tx)
@@ -370,61 +376,4 @@ export class AccountSecurityService {
       message,
     })
   }
-
-  /**
-   * A new flow for a signed-in account's code, ending the open ones of the same purpose; the codes
-   * of the flow it replaces stay valid until they expire, and its wrong attempts still count.
-   */
-  async #newFlow(tx: Tx, userId: string, purpose: string, withCode: boolean) {
-    const now = this.deps.clock.now()
-    const inherit = await this.deps.flows.endOpenFlows(tx, userId, purpose)
-    const code = withCode ? newCode() : undefined
-    const { id } = await this.deps.flows.create(tx, {
-      purpose,
-      userId,
-      codeHash: code ? hashCode(this.deps.config.jwtSecret, code) : null,
-      expiresAt: new Date(now.getTime() + TEMP_TOKEN_TTL_MS),
-      createdAt: now,
-    })
-    if (code) await this.deps.flows.inherit(tx, id, null, inherit)
-    return code
-  }
-
-  /**
-   * Checks one code against a locked flow with the attempt rules of every code: used, replaced,
-   * expired and dead flows refuse; a wrong code is counted (the fifth kills the flow) and that
-   * count is kept even though the request fails.
-   */
-  async #attempt<T>(
-    tx: Tx,
-    flow: FlowRow,
-    check: () => Promise<boolean>,
-    onSuccess: () => Promise<T>,
-    wrongMessage?: string,
-  ): Promise<Outcome<T>> {
-    const now = this.deps.clock.now()
-    const error = await checkFlowCode(tx, flow, now, check, wrongMessage)
-    if (error) return { error }
-    await this.deps.flows.markUsed(tx, flow.id)
-    return { value: await onSuccess() }
-  }
-
-  /** An authenticator code of the current window that has not been used before (then marks it used). */
-  async #useTotp(tx: Tx, userId: string, secret: string, code: string) {
-    const step = matchTotpStep(secret, code, this.deps.clock.now().getTime())
-    return step !== undefined && (await securityRepo.useTotpStep(tx, userId, step))
-  }
-
-  #seal(userId: string, secret: string) {
-    return this.deps.secrets.seal(secret, `totp:${userId}`)
-  }
-
-  #open(userId: string, sealed: string) {
-    return this.deps.secrets.open(sealed, `totp:${userId}`)
-  }
-}
-
-function unwrap<T>(outcome: Outcome<T>): T {
-  if ('error' in outcome) throw outcome.error
-  return outcome.value
 }

@@ -5,10 +5,10 @@
 import type { Db, Executor, Tx } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { canSee, type EscrowReleased, userSummary } from './forms.ts'
+import type { UpdateCollectionInput } from './input-schemas.ts'
 import { type JobPatch, jobRepo } from './job-repo.ts'
 import { paymentFeeText } from './payment-fee.ts'
 import { type CollectionRow, collectionRepo } from './repo.ts'
-import type { UpdateCollectionInput } from './schemas.ts'
 
 export type JobRow = CollectionRow
 

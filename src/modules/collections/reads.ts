@@ -9,9 +9,9 @@ import type { EventService } from '../events/service.ts'
 import type { CollectionTypeService } from './collection-types.ts'
 import { listFilters } from './filters.ts'
 import { type FileLookup, fullFields, type TagLookup, userSummary } from './forms.ts'
+import type { ListCollectionsQueryT } from './input-schemas.ts'
 import { type CollectionHooks, hookField, hooksOf } from './payment-hooks.ts'
 import { type CollectionRow, collectionRepo, type UserRow } from './repo.ts'
-import type { ListCollectionsQueryT } from './schemas.ts'
 
 export interface Related {
   users: Map<string, UserRow>

@@ -4,7 +4,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
 import { bearer, EmptyObject, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
-import { Collection, CollectionPage, CreateCollectionBody, ListCollectionsQuery } from './schemas.ts'
+import { CreateCollectionBody, ListCollectionsQuery } from './input-schemas.ts'
+import { Collection, CollectionPage } from './schemas.ts'
 import type { CollectionService } from './service.ts'
 
 export const collectionRoutes: FastifyPluginAsyncTypebox<{

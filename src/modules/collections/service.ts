@@ -8,13 +8,13 @@ import { newId } from '../../platform/crypto/ids.ts'
 import { tagService } from '../account/tags.ts'
 import { type EscrowEvent, EscrowLink, type PayoutKind } from './escrow-link.ts'
 import { canSee, searchDocument, slugify, updateShape } from './forms.ts'
+import type { CreateCollectionInput, UpdateCollectionInput } from './input-schemas.ts'
 import { CollectionJobs } from './jobs.ts'
 import { paymentFeeText } from './payment-fee.ts'
 import { applyPaymentHook, hookField } from './payment-hooks.ts'
 import { type CollectionDeps, CollectionReads } from './reads.ts'
 import { referenceRepo } from './reference-repo.ts'
 import { collectionRepo } from './repo.ts'
-import type { CreateCollectionInput, UpdateCollectionInput } from './schemas.ts'
 
 export const META_MAX_BYTES = 4096
 

@@ -1,6 +1,6 @@
-// Escrow rules: initiation with a quote (#13), payment detection (the deposit.credited job) and
-// validation (#14), cancellation and in-app payment. Release is `release.ts`; legs are sent by
-// `payouts.ts`.
+// Escrow rules: quotes and the escrow's opening, payment detection (the deposit.credited job) and
+// validation (#14), cancellation and in-app payment. Initiation (#13) is `initiate.ts`, release
+// `release.ts`; legs are sent by `payouts.ts`.
 import type { Logger } from 'pino'
 import { getAddress } from 'viem'
 import type { Db, Tx } from '../../db/index.ts'
@@ -8,7 +8,6 @@ import type { EscrowStatus } from '../../db/tables/escrow.ts'
 import { AppError, errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
-import { newId } from '../../platform/crypto/ids.ts'
 import type { ConfirmPassword } from '../account/security.ts'
 import type { CollectionService } from '../collections/service.ts'
 import type { EventService } from '../events/service.ts'
@@ -21,21 +20,13 @@ import type { Ledger } from '../wallet/ledger.ts'
 import type { WalletService } from '../wallet/service.ts'
 import { absorbCredits, onDepositCredited } from './credits.ts'
 import { type SplitWant, settleSplit, splitState } from './dispute-split.ts'
+import { initiateEscrow } from './initiate.ts'
 import { payFromWallet } from './pay.ts'
 import type { EscrowPayouts } from './payouts.ts'
-import {
-  centsToNumber,
-  centsToText,
-  computeQuote,
-  QuoteError,
-  unitsToDecimal,
-  unitsToNumber,
-  usdToCents,
-} from './quote.ts'
+import { centsToText, computeQuote, QuoteError, unitsToDecimal, unitsToNumber } from './quote.ts'
 import { EscrowRelease, type EscrowRow, type ReleaseOptions } from './release.ts'
 import { escrowRepo } from './repo.ts'
 import type { InitiateInput, PayInput } from './schemas.ts'
-import { fundChild, parentFor } from './trees.ts'
 
 /** How long a quote's rate is guaranteed. */
 export const QUOTE_VALIDITY_MS = 30 * 60 * 1000
@@ -158,101 +149,9 @@ export class EscrowService {
     return { address: key.address, expiresAt }
   }
 
-  /** #13 */
-  async initiate(payerId: string, input: InitiateInput) {
-    const { db, clock, chain, collections } = this.deps
-    const title = input.title.trim()
-    const description = input.description.trim()
-    if (!title) throw errors.field('/title', 'must not be blank')
-    if (!description) throw errors.field('/description', 'must not be blank')
-    let cents: bigint
-    try {
-      cents = usdToCents(input.amount)
-    } catch (err) {
-      if (err instanceof QuoteError) throw errors.field('/amount', err.message)
-      throw err
-    }
-    const coin = await this.coin(input.coin)
-    const now = clock.now()
-    if (input.dueDate !== undefined) {
-      const d = new Date(`${input.dueDate}T00:00:00.000Z`)
-      if (Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== input.dueDate)
-        throw errors.field('/dueDate', 'dueDate must be a real date, YYYY-MM-DD')
-      if (input.dueDate < now.toISOString().slice(0, 10))
-        throw errors.field('/dueDate', 'dueDate must be today or later')
-    }
-    if (input.receiverId === payerId) throw errors.field('/receiverId', 'the receiver cannot be yourself')
-    const receiver = await escrowRepo.userLive(db, input.receiverId)
-    if (!receiver) throw errors.notFound('receiver')
-
-    const { rate, quote } = await this.quote(cents, coin)
-    const escrowId = newId(now.getTime())
-    // The parent's payment state decides: what was credited to it counts first.
-    if (input.parent) {
-      const parentEscrow = (await collections.escrowState(db, input.parent))?.escrowId
-      if (parentEscrow) await this.absorb(parentEscrow)
-    }
-    const parent = input.parent
-      ? await parentFor(this.deps, payerId, input.parent, coin.reference)
-      : undefined
-    const { collectionId, address, expiresAt } = await db.transaction().execute(async (tx) => {
-      const fields = {
-        name: title,
-        description,
-        paymentFee: unitsToDecimal(cents, 2),
-        ...(input.dueDate !== undefined ? { deliveryDate: input.dueDate } : {}),
-        isPrivate: input.isPrivate ?? false,
-      }
-      const link = {
-        receiverId: input.receiverId,
-        escrowId,
-        isFundingRequest: input.isFundingRequest ?? false,
-      }
-      const collectionId = parent
-        ? await collections.createIn(
-            tx,
-            payerId,
-            { type: 'job', ...fields, parent: parent.collectionId, isParentFunded: true },
-            link,
-          )
-        : await collections.createForEscrow(tx, payerId, { ...fields, ...link })
-      const opened = await this.open(tx, {
-        id: escrowId,
-        collectionId,
-        payerId,
-        receiverId: input.receiverId,
-        parentEscrowId: parent?.escrowId ?? null,
-        coin,
-        rate,
-        quote,
-        now,
-      })
-      if (parent) await fundChild(this.deps, tx, parent.escrowId, opened.address, quote.amountToPay, rate)
-      return { collectionId, ...opened }
-    })
-    const d = coin.decimals
-    return {
-      coin: coin.reference,
-      address: getAddress(address),
-      escrowAmount: centsToNumber(cents),
-      coinEscrowAmount: unitsToNumber(quote.coinEscrowAmount, d),
-      expectedFee: unitsToNumber(quote.expectedFee, d),
-      amountToPay: unitsToNumber(quote.amountToPay, d),
-      usdFee: centsToNumber(quote.usdFeeCents),
-      usdAmount: centsToNumber(quote.usdAmountCents),
-      feePercentage: this.deps.platformFeePercent,
-      rate: Number(rate),
-      chainId: String(chain.chainId),
-      contractAddress: coin.contractAddress ?? '',
-      paymentMethods: this.deps.cardPayments ? ['crypto', 'card'] : ['crypto'],
-      collectionId,
-      escrowId,
-      expiresAt: expiresAt.toISOString(),
-      decimals: d,
-      coinEscrowAmountBaseUnits: quote.coinEscrowAmount.toString(),
-      expectedFeeBaseUnits: quote.expectedFee.toString(),
-      amountToPayBaseUnits: quote.amountToPay.toString(),
-    }
+  /** #13 (see initiate.ts) */
+  initiate(payerId: string, input: InitiateInput) {
+    return initiateEscrow(this.deps, this, payerId, input)
   }
 
   /** An escrow the caller may see (payer or receiver); anyone else gets 404. */

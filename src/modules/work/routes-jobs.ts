@@ -5,12 +5,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { caller } from '../../http/auth.ts'
 import { bearer, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
-import {
-  Collection,
-  CollectionUpdateShape,
-  UpdateCollectionBody,
-  UpdateManyCollectionsBody,
-} from '../collections/schemas.ts'
+import { UpdateCollectionBody, UpdateManyCollectionsBody } from '../collections/input-schemas.ts'
+import { Collection, CollectionUpdateShape } from '../collections/schemas.ts'
 import type { CollectionService } from '../collections/service.ts'
 import { CancelBody, CreateManyBody, DeliverBody } from './schemas.ts'
 import type { LifecycleService } from './service-lifecycle.ts'

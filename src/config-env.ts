@@ -1,0 +1,109 @@
+// Readers of single environment variables for config.ts: each trims, parses and checks one value
+// and, when it is wrong, notes why in `problems` and answers the default, so that every bad
+// variable is reported at once.
+
+export type Env = Record<string, string | undefined>
+
+/** The readers of `env`, each noting its problems in `problems`. */
+export function envReader(env: Env, problems: string[]) {
+  const str = (name: string): string | undefined => {
+    const v = env[name]
+    return v === undefined || v.trim() === '' ? undefined : v.trim()
+  }
+  const int = (name: string, def: number, min: number, max: number): number => {
+    const raw = str(name)
+    if (raw === undefined) return def
+    const n = Number(raw)
+    if (!Number.isInteger(n) || n < min || n > max) {
+      problems.push(`${name} must be an integer between ${min} and ${max} (got "${raw}")`)
+      return def
+    }
+    return n
+  }
+  const num = (name: string, def: number, min: number, max: number): number => {
+    const raw = str(name)
+    if (raw === undefined) return def
+    const n = Number(raw)
+    if (!Number.isFinite(n) || n < min || n > max) {
+      problems.push(`${name} must be a number between ${min} and ${max} (got "${raw}")`)
+      return def
+    }
+    return n
+  }
+  const bool = (name: string, def: boolean): boolean => {
+    const raw = str(name)
+    if (raw === undefined) return def
+    if (/^(1|true|yes|on)$/i.test(raw)) return true
+    if (/^(0|false|no|off)$/i.test(raw)) return false
+    problems.push(`${name} must be true or false (got "${raw}")`)
+    return def
+  }
+  const url = (name: string, protocols: string[]): string | undefined => {
+    const raw = str(name)
+    if (raw === undefined) return undefined
+    try {
+      const u = new URL(raw)
+      if (!protocols.includes(u.protocol)) throw new Error('protocol')
+      return raw
+    } catch {
+      problems.push(`${name} must be a URL with one of ${protocols.join(', ')}`)
+      return undefined
+    }
+  }
+  const privateKey = (name: string): `0x${string}` | undefined => {
+    const raw = str(name)
+    if (raw === undefined) return undefined
+    const hex = raw.startsWith('0x') ? raw : `0x${raw}`
+    if (!/^0x[0-9a-fA-F]{64}$/.test(hex)) {
+      problems.push(`${name} must be a private key of 64 hex characters`)
+      return undefined
+    }
+    return hex as `0x${string}`
+  }
+  return { str, int, num, bool, url, privateKey }
+}
+
+/**
+ * CORS_ORIGINS: comma-separated origins (`https://app.example.com`, `http://localhost:5173`), or
+ * `*` for any origin. An origin is a scheme, a host and an optional port: no path, no trailing
+ * slash.
+ */
+export function corsOrigins(raw: string | undefined, problems: string[]): string[] {
+  if (raw === undefined) return []
+  const list = raw
+    .split(',')
+    .map((o) => o.trim())
+    .filter(Boolean)
+  if (list.includes('*')) {
+    if (list.length > 1) problems.push('CORS_ORIGINS is either * or a list of origins, not both')
+    return ['*']
+  }
+  for (const origin of list) {
+    let ok = false
+    try {
+      const u = new URL(origin)
+      ok = (u.protocol === 'http:' || u.protocol === 'https:') && u.origin === origin
+    } catch {}
+    if (!ok)
+      problems.push(
+        `CORS_ORIGINS: "${origin}" is not an origin (scheme://host[:port], no path or trailing slash)`,
+      )
+  }
+  return list
+}
+
+/** FEE_SWEEP_ADDRESS (any coin, key `*`) and FEE_SWEEP_ADDRESS_<COIN> (one coin, by reference). */
+export function feeSweepAddresses(env: Env, problems: string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [name, raw] of Object.entries(env)) {
+    const m = /^FEE_SWEEP_ADDRESS(?:_([A-Z0-9_]+))?$/.exec(name)
+    const value = raw?.trim()
+    if (!m || !value) continue
+    if (!/^0x[0-9a-fA-F]{40}$/.test(value) || /^0x0{40}$/i.test(value)) {
+      problems.push(`${name} must be an EVM address (0x + 40 hex), not the zero address`)
+      continue
+    }
+    out[m[1] ? m[1].toLowerCase() : '*'] = value.toLowerCase()
+  }
+  return out
+}
