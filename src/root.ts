@@ -6,6 +6,7 @@
 import type { Logger } from 'pino'
 import { type Config, notInProduction } from './config.ts'
 import type { Database } from './db/index.ts'
+import { listenReadCaches } from './db/read-cache.ts'
 import { buildAccount } from './modules/account/module.ts'
 import { buildAdmin } from './modules/admin/module.ts'
 import { buildAuth, buildAuthBase } from './modules/auth/module.ts'
@@ -96,6 +97,9 @@ export async function buildServices(deps: RootDeps) {
     // Sessions cached in process, dropped in every process by PostgreSQL notifications.
     const sessionCache = await startSessionCache(database, log)
     closers.push(sessionCache.stop)
+    // Hot reads (profiles, wallet balances, one collection) cached in process, emptied by writes
+    // committed here and, through notifications, by those of every other process.
+    closers.push(await listenReadCaches(database.caches, database.listen, database.kind === 'postgres', log))
     const authBase = buildAuthBase({ db, config, clock, jobs, sessionCache: sessionCache.cache })
     const payment = await buildPayment({ db, config, clock, log, listen: database.listen })
     closers.push(payment.close)
@@ -114,6 +118,7 @@ export async function buildServices(deps: RootDeps) {
       files: files.files,
       provisionWallet: provisioner.forNewUser,
       referrals,
+      caches: database.caches,
     })
     const { accounts, accountSecurity } = account
     const verifySensitiveCode: typeof accountSecurity.verifySensitiveCode = (userId, code, then) =>
@@ -153,6 +158,7 @@ export async function buildServices(deps: RootDeps) {
       settlement,
       verifySensitiveCode,
       confirmPassword,
+      caches: database.caches,
     })
     const { outgoing } = buildOutgoing({ database, chain, clock, log, jobs, ledger, wallets, settlement })
     const { collections, collectionTypes, collectionReferences } = buildCollections({
@@ -161,6 +167,7 @@ export async function buildServices(deps: RootDeps) {
       files: files.files,
       events,
       hooks: webhooks.collectionHooks,
+      caches: database.caches,
     })
     const { withdrawals, withdrawalView } = buildWithdrawals({
       db,

@@ -19,7 +19,9 @@ import {
 import pg from 'pg'
 import { type ChannelListener, type ListenHandlers, listenPGlite, listenPostgres } from './listen.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
+import { ReadCaches } from './read-cache.ts'
 import type { DB } from './types.ts'
+import { watchWrites } from './watch-writes.ts'
 
 export type Db = Kysely<DB>
 export type Tx = Transaction<DB>
@@ -34,6 +36,8 @@ export interface Database {
   close(): Promise<void>
   /** LISTEN on a channel over a connection of its own (live pushes between processes) */
   listen(channel: string, handlers: ListenHandlers): Promise<ChannelListener>
+  /** the in-process read caches, told of every write this process commits */
+  caches: ReadCaches
 }
 
 /** Counts the statements sent (transaction BEGIN/COMMIT aside): the bench's queries per request. */
@@ -66,9 +70,12 @@ export function openPostgres(url: string, poolSize = 10): Database {
   // An idle client that errors (server restart) must not crash the process.
   pool.on('error', () => {})
   const counter = new QueryCounter()
-  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }), plugins: plugins(counter) })
+  const caches = new ReadCaches()
+  const dialect = watchWrites(new PostgresDialect({ pool }), caches)
+  const db = new Kysely<DB>({ dialect, plugins: plugins(counter) })
   return {
     db,
+    caches,
     queryCount: () => counter.count,
     kind: 'postgres',
     ping: async () => {
@@ -93,9 +100,14 @@ export async function openPGlite(opts: PGliteOptions = {}): Promise<Database & {
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
   })
   const counter = new QueryCounter()
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(client), plugins: plugins(counter) })
+  const caches = new ReadCaches()
+  const db = new Kysely<DB>({
+    dialect: watchWrites(new PGliteDialect(client), caches),
+    plugins: plugins(counter),
+  })
   return {
     db,
+    caches,
     queryCount: () => counter.count,
     client,
     kind: 'pglite',

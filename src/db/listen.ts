@@ -5,6 +5,8 @@ import pg from 'pg'
 
 export interface ChannelListener {
   close(): Promise<void>
+  /** NOTIFY on the same channel, outside any transaction (PostgreSQL; throws while disconnected) */
+  notify?(payload: string): Promise<void>
 }
 
 export interface ListenHandlers {
@@ -59,6 +61,8 @@ export async function listenPostgres(
     c.on('end', () => lost())
     client = c
     await c.connect()
+    // What this connection sends is only notifications: no reason to wait for the disk.
+    await c.query('SET synchronous_commit = off')
     await c.query(`LISTEN ${pg.escapeIdentifier(channel)}`)
   }
   const schedule = () => {
@@ -87,6 +91,10 @@ export async function listenPostgres(
 
   await connect()
   return {
+    notify: async (payload) => {
+      if (!client) throw new Error(`not connected to ${channel}`)
+      await client.query('select pg_notify($1, $2)', [channel, payload])
+    },
     close: async () => {
       closed = true
       if (timer) clearTimeout(timer)

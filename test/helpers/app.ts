@@ -22,7 +22,8 @@ export const TEST_ENV = {
   LOG_LEVEL: 'silent',
 }
 
-export async function openTestDatabase(): Promise<Database> {
+/** A database of this test file's own; `url` names it on PostgreSQL (for a second connection). */
+export async function openTestDatabase(): Promise<Database & { url?: string }> {
   if (inject('testDb') === 'postgres') {
     const adminUrl = inject('postgresUrl')
     const name = `wp_test_${randomBytes(6).toString('hex')}`
@@ -37,6 +38,7 @@ export async function openTestDatabase(): Promise<Database> {
     const close = database.close
     return {
       ...database,
+      url: url.toString(),
       close: async () => {
         await close()
         const a = new pg.Client({ connectionString: adminUrl })

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config.ts'
 import type { Db, Tx } from '../../db/index.ts'
+import type { ReadCaches } from '../../db/read-cache.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import type { FlowService } from '../auth/flows.ts'
@@ -9,7 +10,7 @@ import type { SessionIssuer } from '../auth/sessions.ts'
 import type { TokenService } from '../auth/tokens.ts'
 import { accountRoutes } from './routes.ts'
 import { AccountSecurityService } from './security.ts'
-import { AccountService, type FileLookup, type ReferralHooks } from './service.ts'
+import { AccountService, type FileLookup, type FullUser, type ReferralHooks } from './service.ts'
 import { twoFactorRoutes } from './two-factor-routes.ts'
 
 export interface AccountDeps {
@@ -24,7 +25,12 @@ export interface AccountDeps {
   provisionWallet: (tx: Tx, userId: string) => Promise<void>
   /** referral codes at sign-up (the referrals service) */
   referrals: ReferralHooks
+  /** where the full-profile cache lives (absent: every read goes to the database) */
+  caches?: ReadCaches
 }
+
+/** What a full profile is read from: a write to any of them empties the cached profiles. */
+export const PROFILE_TABLES = ['users', 'user_tags', 'achievements', 'tags', 'files'] as const
 
 export function buildAccount(d: AccountDeps) {
   const accounts = new AccountService({
@@ -33,6 +39,7 @@ export function buildAccount(d: AccountDeps) {
     files: d.files,
     provisionWallet: d.provisionWallet,
     referrals: d.referrals,
+    ...(d.caches ? { profiles: d.caches.create<FullUser>('profiles', PROFILE_TABLES) } : {}),
   })
   /** password change, logout, deletion, two-factor, and codes for sensitive actions */
   const accountSecurity = new AccountSecurityService({

@@ -2,6 +2,7 @@
 // tags and completeness, the people search and achievements.
 import { randomInt } from 'node:crypto'
 import type { Db, Executor, Tx } from '../../db/index.ts'
+import type { ReadCache } from '../../db/read-cache.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
@@ -25,6 +26,8 @@ export const REFERRAL_POINTS = 10
 
 /** Called in the sign-up transaction for every new account. */
 export type UserCreatedHook = (tx: Tx, user: { id: string }) => Promise<void>
+
+export type FullUser = ReturnType<typeof toFullUser>
 
 export interface NewUser {
   email: string | null
@@ -103,6 +106,8 @@ export class AccountService {
       /** the new account's custodial key and wallets, in the creating transaction */
       provisionWallet: (tx: Tx, userId: string) => Promise<void>
       referrals: ReferralHooks
+      /** full profiles by account id, dropped by any write to what they are read from */
+      profiles?: ReadCache<FullUser>
     },
   ) {}
 
@@ -155,7 +160,13 @@ export class AccountService {
     return accountRepo.emailTaken(ex, email)
   }
 
-  async getFullUser(id: string, ex: Executor = this.deps.db) {
+  async getFullUser(id: string, ex: Executor = this.deps.db): Promise<FullUser> {
+    const { profiles } = this.deps
+    if (profiles && ex === this.deps.db) return profiles.get(id, () => this.#loadFullUser(id, ex))
+    return this.#loadFullUser(id, ex)
+  }
+
+  async #loadFullUser(id: string, ex: Executor): Promise<FullUser> {
     // One query for the account, its tags and achievements; a second only when it has images.
     const found = await profileRepo.getUserWithLists(ex, id)
     if (!found) throw errors.notFound('account')

@@ -1,15 +1,27 @@
 // Collections (spec #26–#30) and collection types. `collections` is also the
 // escrow feature's way to create and update a collection's escrow and payout state.
 import type { FastifyInstance } from 'fastify'
+import type { ReadCaches } from '../../db/read-cache.ts'
 import { collectionTypeRoutes } from './collection-type-routes.ts'
 import { CollectionTypeService } from './collection-types.ts'
+import { COLLECTION_TABLES, type CollectionForm } from './reads.ts'
 import { CollectionReferences } from './references.ts'
 import { collectionRoutes } from './routes.ts'
 import { CollectionService } from './service.ts'
 
-export function buildCollections(d: Omit<ConstructorParameters<typeof CollectionService>[0], 'types'>) {
+export function buildCollections(
+  d: Omit<ConstructorParameters<typeof CollectionService>[0], 'types' | 'cache'> & {
+    /** where the one-collection cache lives (absent: every read goes to the database) */
+    caches?: ReadCaches
+  },
+) {
+  const { caches, ...rest } = d
   const collectionTypes = new CollectionTypeService({ db: d.db, clock: d.clock })
-  const collections = new CollectionService({ ...d, types: collectionTypes })
+  const collections = new CollectionService({
+    ...rest,
+    types: collectionTypes,
+    ...(caches ? { cache: caches.create<CollectionForm>('collections', COLLECTION_TABLES) } : {}),
+  })
   return { collections, collectionTypes, collectionReferences: new CollectionReferences(collections) }
 }
 

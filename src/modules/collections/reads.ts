@@ -2,6 +2,7 @@
 // forms need beside the rows (users, tags, children, bookmarks, files, hooks), each in one query by
 // id. CollectionService extends it with the changes.
 import type { Db, Executor } from '../../db/index.ts'
+import type { ReadCache } from '../../db/read-cache.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { tagService } from '../account/tags.ts'
@@ -42,7 +43,14 @@ export interface CollectionDeps {
   }
   /** webhooks: a collection's paymentWebHook */
   hooks?: CollectionHooks
+  /** one collection's form by id and viewer, dropped by any write to what it is read from */
+  cache?: ReadCache<CollectionForm>
 }
+
+/** What one collection's form is read from: a write to any of them empties the cached forms. */
+export const COLLECTION_TABLES = ['collections', 'webhook_endpoints', 'users', 'tags', 'files'] as const
+
+export type CollectionForm = Awaited<ReturnType<CollectionReads['load']>>
 
 export class CollectionReads {
   constructor(protected readonly deps: CollectionDeps) {}
@@ -95,7 +103,13 @@ export class CollectionReads {
   }
 
   /** One collection with its visible children (#30); someone else's private one is not found. */
-  async get(id: string, viewerId: string, ex: Executor = this.deps.db) {
+  async get(id: string, viewerId: string, ex: Executor = this.deps.db): Promise<CollectionForm> {
+    const { cache } = this.deps
+    if (cache && ex === this.deps.db) return cache.get(id, () => this.load(id, viewerId, ex), viewerId)
+    return this.load(id, viewerId, ex)
+  }
+
+  protected async load(id: string, viewerId: string, ex: Executor) {
     const [row, ...children] = await collectionRepo.getVisibleWithChildren(ex, id, viewerId)
     if (row?.id !== id) throw errors.notFound('collection')
     const rel = await this.related(ex, viewerId, [row, ...children], {

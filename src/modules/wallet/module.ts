@@ -2,13 +2,14 @@
 // and the provisioning of a user's key and wallets.
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config.ts'
+import type { ReadCaches } from '../../db/read-cache.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Ledger } from '../ledger/service.ts'
 import type { KeyStore } from '../settlement/keys.ts'
 import type { SettlementChecks } from '../settlement/module.ts'
 import { WalletProvisioner } from './provision.ts'
 import { walletRoutes } from './routes.ts'
-import { WalletService } from './service.ts'
+import { WALLET_TABLES, type WalletRead, WalletService } from './service.ts'
 
 /** Built before the account module, which provisions every new account's wallets with it. */
 export function buildProvisioner(d: { chain: ChainAdapter; keys: KeyStore; ledger: Ledger }) {
@@ -16,13 +17,20 @@ export function buildProvisioner(d: { chain: ChainAdapter; keys: KeyStore; ledge
 }
 
 /** What the wallet service takes, with the settlement module in place of its deposit watcher. */
-type WalletDeps = Omit<ConstructorParameters<typeof WalletService>[0], 'watcher'> & {
+type WalletDeps = Omit<ConstructorParameters<typeof WalletService>[0], 'watcher' | 'balances'> & {
   settlement: SettlementChecks
+  /** where the balance cache lives (absent: every read goes to the database) */
+  caches?: ReadCaches
 }
 
 export function buildWallet(d: WalletDeps) {
   /** custodial keys and wallets */
-  const wallets = new WalletService({ ...d, watcher: d.settlement.watcher })
+  const { caches, ...rest } = d
+  const wallets = new WalletService({
+    ...rest,
+    watcher: d.settlement.watcher,
+    ...(caches ? { balances: caches.create<WalletRead>('wallet balances', WALLET_TABLES) } : {}),
+  })
   return { wallets }
 }
 

@@ -5,6 +5,7 @@
 import type { Logger } from 'pino'
 import { getAddress } from 'viem'
 import type { Db, Executor, Tx } from '../../db/index.ts'
+import type { ReadCache } from '../../db/read-cache.ts'
 import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -38,6 +39,12 @@ export interface WalletAccounts {
   markWalletGenerated(tx: Tx, userId: string): Promise<void>
 }
 
+/** A user's custodial key (none yet: undefined) and wallet accounts with available balances. */
+export type WalletRead = [CustodialKey | undefined, { id: string; coin: string; balance: string }[]]
+
+/** What a wallet read is made of: a write to either empties the cached reads. */
+export const WALLET_TABLES = ['wallet_keys', 'ledger_accounts'] as const
+
 export class WalletService {
   constructor(
     private readonly deps: {
@@ -55,6 +62,8 @@ export class WalletService {
        * `then` in the transaction that uses it up */
       verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
       confirmPassword: ConfirmPassword
+      /** a user's key and wallet balances, dropped by any write to them (see WALLET_TABLES) */
+      balances?: ReadCache<WalletRead>
     },
   ) {}
 
@@ -114,10 +123,9 @@ export class WalletService {
   }> {
     const { db, coins } = this.deps
     const active = await coins.list()
-    // One query: the key and its wallet accounts (the hot path of every wallet read).
-    const read = async (): Promise<
-      [CustodialKey | undefined, { id: string; coin: string; balance: string }[]]
-    > => {
+    // One query: the key and its wallet accounts (the hot path of every wallet read), or none
+    // while the cached answer stands.
+    const load = async (): Promise<WalletRead> => {
       const rows = await walletRepo.keyWithAccounts(db, userId)
       const first = rows[0]
       if (!first) return [undefined, []]
@@ -135,6 +143,8 @@ export class WalletService {
       )
       return [key, accounts]
     }
+    const { balances } = this.deps
+    const read = () => (balances ? balances.get(userId, load) : load())
     let [key, accounts] = await read()
     const complete = () => key && active.every((c) => accounts.some((a) => a.coin === c.reference))
     if (!complete()) {
