@@ -23,10 +23,27 @@ const MAY_WRITE = /^\s*(?:with|insert|update|delete|merge|truncate)\b/i
 const WRITE_TARGET =
   /\b(?:insert\s+into|update|delete\s+from|merge\s+into|truncate(?:\s+table)?)\s+(?:only\s+)?(?:"?public"?\.)?"?([a-z_][a-z0-9_]*)"?/gi
 
+/** Database functions that write tables, called from a `select` (see `registerWritingFunction`). */
+const writingFunctions = new Map<string, readonly string[]>()
+let FUNCTION_CALL: RegExp | undefined
+
+/**
+ * Declares that `select name(…)` writes `tables`: a repo whose writes run inside a database
+ * function registers it, so the read caches see those writes too.
+ */
+export function registerWritingFunction(name: string, tables: readonly string[]): void {
+  writingFunctions.set(name.toLowerCase(), tables)
+  const names = [...writingFunctions.keys()].map((n) => n.replace(/[^a-z0-9_]/g, ''))
+  FUNCTION_CALL = new RegExp(`\\b(${names.join('|')})"?\\s*\\(`, 'gi')
+}
+
 /** The tables a statement writes (empty for a read); names that are not tables are harmless. */
 export function writtenTables(sqlText: string): string[] {
-  if (!MAY_WRITE.test(sqlText)) return []
   const out: string[] = []
+  if (FUNCTION_CALL)
+    for (const m of sqlText.matchAll(FUNCTION_CALL))
+      out.push(...(writingFunctions.get(m[1]!.toLowerCase()) ?? []))
+  if (!MAY_WRITE.test(sqlText)) return out
   for (const m of sqlText.matchAll(WRITE_TARGET)) out.push(m[1]!.toLowerCase())
   return out
 }

@@ -5,7 +5,7 @@ import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
 import { type Database, openPostgres } from '../../src/db/index.ts'
-import { ReadCache, ReadCaches, writtenTables } from '../../src/db/read-cache.ts'
+import { ReadCache, ReadCaches, registerWritingFunction, writtenTables } from '../../src/db/read-cache.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 import { sendFrom, USDC, walletAddress } from '../helpers/money.ts'
@@ -23,6 +23,14 @@ describe('writtenTables', () => {
     ).toEqual(['ledger_accounts'])
     expect(writtenTables('select * from users where id = $1 for update')).toEqual([])
     expect(writtenTables('select 1')).toEqual([])
+  })
+
+  it('counts a call of a registered database function as a write of its tables', () => {
+    expect(writtenTables('select test_writer_fn($1, $2)')).toEqual([])
+    registerWritingFunction('test_writer_fn', ['ledger_accounts', 'ledger_entries'])
+    expect(writtenTables('select test_writer_fn($1, $2)')).toEqual(['ledger_accounts', 'ledger_entries'])
+    expect(writtenTables('select * from "test_writer_fn"($1)')).toEqual(['ledger_accounts', 'ledger_entries'])
+    expect(writtenTables('select test_writer_fnx($1)')).toEqual([])
   })
 })
 
