@@ -144,6 +144,7 @@ export async function buildServices(deps: RootDeps) {
       jobs,
       ledger,
       transactions,
+      coins,
     })
     const { wallets } = buildWallet({
       db,

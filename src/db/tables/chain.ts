@@ -44,6 +44,8 @@ export interface CoinsTable {
   createdAt: Timestamp
   updatedAt: Timestamp
   version: Generated<number>
+  /** the admin who added the coin at run time; null for a coin of the configuration */
+  addedBy: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface DevnetJournalTable {

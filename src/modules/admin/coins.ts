@@ -1,21 +1,41 @@
-// Coins for operators: every configured coin with its state (active, halted) and USD rate, and the
-// settings an operator changes at run time: activate, deactivate, a static USD rate (or back to the
-// configured one). Each change is audited in the transaction that writes it, and every API process
-// re-reads the settings when it commits (payment's `coins_changed` notification), so the next
-// request anywhere sees it.
+// Coins for operators: every coin with its state (active, halted) and USD rate, the settings an
+// operator changes at run time (activate, deactivate, a static USD rate or back to the configured
+// one), and ERC-20 tokens added at run time. Each change is audited in the transaction that writes
+// it, and every process re-reads the coins when it commits (payment's `coins_changed`
+// notification), so the next request anywhere sees it; chain reads happen before that transaction.
+import { getAddress, isAddress } from 'viem'
 import type { Db } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
+import { type ChainAdapter, ChainError } from '../../platform/chain/types.ts'
 import type { PaymentService } from '../payment/service.ts'
 import type { Halts } from '../settlement/reconcile/halts.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 
 const RATE = /^(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,18})?$/
+const REFERENCE = /^[a-z0-9][a-z0-9._-]{0,31}$/
+/** a decimal string above 0 */
+const positive = (rate: string | null | undefined): rate is string =>
+  !!rate && RATE.test(rate) && !/^0(?:\.0+)?$/.test(rate)
+
+/** A token to add, as the admin API takes it. */
+export interface AddCoinInput {
+  symbol: string
+  reference?: string | undefined
+  name: string
+  contractAddress: string
+  decimals?: number | undefined
+  chain: string
+  icon?: string | undefined
+  rate?: string | undefined
+  active?: boolean | undefined
+}
 
 export class AdminCoins {
   constructor(
     private readonly deps: {
       db: Db
       coins: PaymentService
+      chain: Pick<ChainAdapter, 'chainId' | 'isContract' | 'tokenInfo'>
       halts: Pick<Halts, 'list'>
       audit: AdminAudit
     },
@@ -32,6 +52,8 @@ export class AdminCoins {
     const c = coins.configured(reference)!
     const now = coins.listAllSync().find((x) => x.reference === reference)!
     const s = coins.setting(reference)
+    const added = coins.addition(reference)
+    const configuredRate = positive(c.usdRate) ? c.usdRate : null
     return {
       reference,
       name: c.name,
@@ -41,13 +63,33 @@ export class AdminCoins {
       contractAddress: c.contractAddress ?? null,
       active: now.active,
       configuredActive: c.active,
-      usdRate: s?.usdRate ?? c.usdRate,
-      configuredUsdRate: c.usdRate,
+      usdRate: s?.usdRate ?? configuredRate,
+      configuredUsdRate: added ? null : c.usdRate,
       rateSet: !!s?.usdRate,
       halted,
       updatedBy: s?.updatedBy ?? null,
       updatedAt: s?.updatedAt ?? null,
+      addedBy: added?.by ?? null,
+      addedAt: added?.at ?? null,
     }
+  }
+
+  /**
+   * Without a price feed a coin's only price is a static rate: an active coin without one would
+   * make every wallet view answer 503 (the one rule for a price that cannot be had). With a feed,
+   * the feed is trusted to price it.
+   */
+  #assertPriced(reference: string, after: { active: boolean; usdRate: string | null }) {
+    if (!this.deps.coins.staticRates || !after.active || positive(after.usdRate)) return
+    throw errors.businessRule(
+      `The coin "${reference}" would be active without a USD rate, and every wallet view needs one: set a rate first (or add it inactive)`,
+    )
+  }
+
+  /** The static rate in force for a coin, were its operator's rate `setting`. */
+  #rateWith(reference: string, setting: string | null | undefined) {
+    const c = this.deps.coins.configured(reference)!
+    return setting ?? (positive(c.usdRate) ? c.usdRate : null)
   }
 
   async #one(reference: string) {
@@ -74,6 +116,7 @@ export class AdminCoins {
       throw errors.conflict('The native coin pays the gas of every transfer: it cannot be deactivated')
     const before = (await this.deps.coins.listAll()).find((x) => x.reference === ref)!.active
     if (before === active) throw errors.conflict(`The coin is ${active ? 'active' : 'inactive'} already`)
+    this.#assertPriced(ref, { active, usdRate: this.#rateWith(ref, this.deps.coins.setting(ref)?.usdRate) })
     await this.deps.db.transaction().execute(async (tx) => {
       await this.deps.coins.saveSetting(tx, ref, { active }, actor.userId)
       await this.deps.audit.record(tx, actor, {
@@ -94,6 +137,8 @@ export class AdminCoins {
     if (usdRate !== null && (!RATE.test(usdRate) || /^0(?:\.0+)?$/.test(usdRate)))
       throw errors.field('/usdRate', 'must be a positive decimal number of USD per whole coin, e.g. "25.40"')
     const before = this.deps.coins.setting(ref)?.usdRate ?? null
+    const active = (await this.deps.coins.listAll()).find((x) => x.reference === ref)!.active
+    this.#assertPriced(ref, { active, usdRate: this.#rateWith(ref, usdRate) })
     await this.deps.db.transaction().execute(async (tx) => {
       await this.deps.coins.saveSetting(tx, ref, { usdRate }, actor.userId)
       await this.deps.audit.record(tx, actor, {
@@ -106,5 +151,95 @@ export class AdminCoins {
     })
     await this.deps.coins.reload()
     return this.#one(ref)
+  }
+
+  /**
+   * Adds an ERC-20 token already deployed on the configured chain. The contract is read before
+   * the database transaction (code at the address, its `decimals()`); the coin, the operator's rate
+   * and the audit row are written in one transaction, and every process takes the coin when it
+   * commits.
+   */
+  async add(actor: AdminActor, input: AddCoinInput, reason: string) {
+    const { coins, chain } = this.deps
+    if (input.chain !== String(chain.chainId))
+      throw errors.field('/chain', `the configured chain is ${chain.chainId}; coins are added to it only`)
+    const address = input.contractAddress
+    if (!isAddress(address))
+      throw errors.field(
+        '/contractAddress',
+        'not an address: a mixed-case address needs a valid EIP-55 checksum',
+      )
+    const contractAddress = getAddress(address)
+    const reference = (input.reference ?? input.symbol).toLowerCase()
+    if (!REFERENCE.test(reference))
+      throw errors.field('/reference', 'a reference is a slug of a-z, 0-9, . _ - (up to 32 characters)')
+    const symbol = input.symbol.toUpperCase()
+    const name = input.name.trim()
+    const active = input.active ?? false
+    const usdRate = input.rate ?? null
+    if (usdRate !== null && !positive(usdRate))
+      throw errors.field('/rate', 'must be a positive decimal number of USD per whole coin, e.g. "1.00"')
+    // What this process knows answers most conflicts before the chain is asked (checked again,
+    // under a lock, in the transaction).
+    const known = coins.listAllSync()
+    const sameContract = (c: { contractAddress: string | null }) =>
+      c.contractAddress?.toLowerCase() === contractAddress.toLowerCase()
+    const taken =
+      known.find((c) => c.reference === reference) ??
+      known.find(sameContract) ??
+      known.find((c) => c.symbol.toLowerCase() === symbol.toLowerCase())
+    if (taken) {
+      const what =
+        taken.reference === reference
+          ? `the reference "${reference}"`
+          : sameContract(taken)
+            ? 'the contract'
+            : `the symbol ${symbol}`
+      throw errors.conflict(`The coin "${taken.reference}" has ${what} already`)
+    }
+    this.#assertPriced(reference, { active, usdRate })
+
+    let decimals: number
+    try {
+      if (!(await chain.isContract(contractAddress)))
+        throw errors.businessRule(`No contract is deployed at ${contractAddress} on chain ${chain.chainId}`)
+      decimals = (await chain.tokenInfo(contractAddress)).decimals
+    } catch (err) {
+      if (err instanceof ChainError && err.code === 'REJECTED')
+        throw errors.businessRule(`The contract at ${contractAddress} is not an ERC-20 token: ${err.message}`)
+      if (err instanceof ChainError)
+        throw errors.unavailable('The chain could not be read; try again shortly')
+      throw err
+    }
+    if (decimals > 36)
+      throw errors.businessRule(`The token has ${decimals} decimals; at most 36 are supported`)
+    if (input.decimals !== undefined && input.decimals !== decimals)
+      throw errors.businessRule(
+        `The contract says the token has ${decimals} decimals, not ${input.decimals}`,
+        { decimals },
+      )
+
+    const coin = {
+      reference,
+      symbol,
+      name,
+      icon: input.icon ?? '',
+      contractAddress,
+      decimals,
+      active,
+      usdRate,
+    }
+    await this.deps.db.transaction().execute(async (tx) => {
+      await coins.add(tx, coin, actor.userId)
+      await this.deps.audit.record(tx, actor, {
+        action: 'coin.add',
+        targetType: 'coin',
+        targetId: reference,
+        reason,
+        details: { symbol, name, contractAddress, decimals, chainId: chain.chainId, active, usdRate },
+      })
+    })
+    await coins.reload()
+    return this.#one(reference)
   }
 }

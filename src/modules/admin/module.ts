@@ -41,7 +41,7 @@ export async function buildAdmin(d: {
   accountSecurity: AccountSecurityService
   settlement: SettlementChecks
   coins: PaymentService
-  chain: StatsDeps['chain'] & Pick<ChainAdapter, 'coins'>
+  chain: StatsDeps['chain'] & Pick<ChainAdapter, 'chainId' | 'coins' | 'isContract' | 'tokenInfo'>
   collectionTypes: CollectionTypeService
   outgoing: OutgoingSender
   withdrawalView: WithdrawalOperatorView
@@ -81,7 +81,7 @@ export async function buildAdmin(d: {
     legs: d.escrowLegs,
     audit,
   })
-  const coins = new AdminCoins({ db, coins: d.coins, halts, audit })
+  const coins = new AdminCoins({ db, coins: d.coins, chain: d.chain, halts, audit })
   const disputes = new AdminDisputes({ disputes: d.disputes, audit })
   return {
     moderation,

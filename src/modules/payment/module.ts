@@ -22,7 +22,7 @@ export async function buildPayment(d: {
   config: Config
   clock: Clock
   log: Logger
-  /** LISTEN for changes of operators' coin settings (every process re-reads them) */
+  /** LISTEN for coins operators add and their settings (every process re-reads them) */
   listen?: Database['listen']
 }) {
   const { config, db, clock, log } = d
@@ -40,7 +40,8 @@ export async function buildPayment(d: {
     const source: RateSource = config.rateFeedUrl
       ? httpRates({
           url: config.rateFeedUrl,
-          references,
+          // asked at every read: coins operators add at run time are priced by the feed too
+          references: () => chain.coins.map((c) => c.reference),
           ttlMs: config.rateFeedTtlMs,
           maxAgeMs: config.rateFeedMaxAgeMs,
           now: () => clock.now().getTime(),
@@ -58,6 +59,7 @@ export async function buildPayment(d: {
       chain,
       rates,
       chainSettings: settings.chain,
+      log,
     })
     await coins.init()
     if (d.listen) {

@@ -35,12 +35,14 @@ export const coinColumns = [
   'createdAt',
   'updatedAt',
   'version',
+  'addedBy',
 ] as const
 
 /**
  * Makes the coins table match the configuration: inserts new coins, updates changed ones (the
  * record version and updatedAt move only when something changed) and deactivates coins that are
- * no longer configured. Ids of existing coins never change.
+ * no longer configured, except coins operators added at run time. Ids of existing coins never
+ * change.
  */
 export async function syncCoins(db: Executor, coins: CoinUpsert[], now: Date): Promise<void> {
   for (const c of coins) {
@@ -76,13 +78,15 @@ export async function syncCoins(db: Executor, coins: CoinUpsert[], now: Date): P
             active: eb.ref('excluded.active'),
             displayOrder: eb.ref('excluded.displayOrder'),
             usdRate: eb.ref('excluded.usdRate'),
+            addedBy: null,
             updatedAt: eb.ref('excluded.updatedAt'),
             version: sql<number>`coins.version + 1`,
           }))
+          // A coin an operator added and the configuration now names is the configuration's.
           .where(
-            sql<boolean>`(coins.name, coins.symbol, coins.icon, coins.contract_address, coins."decimal", coins.is_token, coins.rpc_chain_id, coins.active, coins.display_order, coins.usd_rate)
+            sql<boolean>`(coins.name, coins.symbol, coins.icon, coins.contract_address, coins."decimal", coins.is_token, coins.rpc_chain_id, coins.active, coins.display_order, coins.usd_rate, coins.added_by)
               is distinct from
-              (excluded.name, excluded.symbol, excluded.icon, excluded.contract_address, excluded."decimal", excluded.is_token, excluded.rpc_chain_id, excluded.active, excluded.display_order, excluded.usd_rate)`,
+              (excluded.name, excluded.symbol, excluded.icon, excluded.contract_address, excluded."decimal", excluded.is_token, excluded.rpc_chain_id, excluded.active, excluded.display_order, excluded.usd_rate, null)`,
           ),
       )
       .execute()
@@ -92,6 +96,7 @@ export async function syncCoins(db: Executor, coins: CoinUpsert[], now: Date): P
     .updateTable('coins')
     .set({ active: false, updatedAt: now, version: sql<number>`version + 1` })
     .where('active', '=', true)
+    .where('addedBy', 'is', null)
     .$if(configured.length > 0, (q) => q.where('reference', 'not in', configured))
     .execute()
 }
@@ -194,4 +199,89 @@ export async function saveCoinSetting(
     .onConflict((oc) => oc.column('reference').doUpdateSet(set))
     .execute()
   await sql`select pg_notify(${COINS_CHANNEL}, ${row.reference})`.execute(tx)
+}
+
+/** Coins operators added at run time on the chain, in the order they were added. */
+export function listAddedCoins(ex: Executor, rpcChainId: string) {
+  return ex
+    .selectFrom('coins')
+    .select(coinColumns)
+    .where('addedBy', 'is not', null)
+    .where('rpcChainId', '=', rpcChainId)
+    .orderBy('createdAt')
+    .orderBy('id')
+    .execute()
+}
+
+/** Serialises additions of coins on one chain (a row lock on the chain, until `tx` ends). */
+export async function lockChainRow(tx: Executor, rpcChainId: string): Promise<void> {
+  await tx.selectFrom('chains').select('id').where('rpcChainId', '=', rpcChainId).forUpdate().execute()
+}
+
+/**
+ * Coins (of any chain, retired ones too) that already use the reference, or on this chain the
+ * symbol (any case) or the contract (any case).
+ */
+export function coinClashes(
+  ex: Executor,
+  c: { reference: string; symbol: string; contractAddress: string; rpcChainId: string },
+) {
+  return ex
+    .selectFrom('coins')
+    .select(['reference', 'symbol', 'contractAddress'])
+    .where((eb) =>
+      eb.or([
+        eb('reference', '=', c.reference),
+        eb.and([
+          eb('rpcChainId', '=', c.rpcChainId),
+          eb.or([
+            eb(sql`lower(symbol)`, '=', c.symbol.toLowerCase()),
+            eb(sql`lower(contract_address)`, '=', c.contractAddress.toLowerCase()),
+          ]),
+        ]),
+      ]),
+    )
+    .execute()
+}
+
+/** The display order after every coin of the chain. */
+export async function nextDisplayOrder(ex: Executor, rpcChainId: string): Promise<number> {
+  const row = await ex
+    .selectFrom('coins')
+    .select((eb) => eb.fn.max('displayOrder').as('max'))
+    .where('rpcChainId', '=', rpcChainId)
+    .executeTakeFirst()
+  return Number(row?.max ?? 0) + 1
+}
+
+/** Inserts a coin an operator added and announces it (delivered at commit). */
+export async function insertAddedCoin(
+  tx: Executor,
+  c: Omit<CoinUpsert, 'isToken' | 'contractAddress'> & {
+    contractAddress: string
+    addedBy: string
+    now: Date
+  },
+): Promise<void> {
+  await tx
+    .insertInto('coins')
+    .values({
+      id: newId(c.now.getTime()),
+      name: c.name,
+      symbol: c.symbol,
+      reference: c.reference,
+      icon: c.icon,
+      contractAddress: c.contractAddress,
+      decimal: c.decimal,
+      isToken: true,
+      rpcChainId: c.rpcChainId,
+      active: c.active,
+      displayOrder: c.order,
+      usdRate: c.usdRate,
+      addedBy: c.addedBy,
+      createdAt: c.now,
+      updatedAt: c.now,
+    })
+    .execute()
+  await sql`select pg_notify(${COINS_CHANNEL}, ${c.reference})`.execute(tx)
 }

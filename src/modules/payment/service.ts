@@ -1,4 +1,5 @@
 // The coin registry (services.coins) and the payment configuration endpoints' logic.
+import type { Logger } from 'pino'
 import type { Db, Executor } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { ChainSettings } from '../../platform/chain/coins-config.ts'
@@ -8,9 +9,14 @@ import { RateError, type RateSource } from '../../platform/rates/types.ts'
 import { AmountError, formatUnits, parseUnits } from './amounts.ts'
 import {
   type CoinRow,
+  coinClashes,
   getChain,
+  insertAddedCoin,
+  listAddedCoins,
   listCoinSettings,
   listCoins,
+  lockChainRow,
+  nextDisplayOrder,
   saveCoinSetting,
   syncChain,
   syncCoins,
@@ -23,6 +29,26 @@ export interface PaymentServiceDeps {
   chain: ChainAdapter
   rates: RateSource
   chainSettings: ChainSettings
+  log?: Pick<Logger, 'warn'>
+}
+
+/** A token an operator adds at run time (its contract checked on chain before). */
+export interface NewCoin {
+  reference: string
+  symbol: string
+  name: string
+  icon: string
+  contractAddress: string
+  decimals: number
+  active: boolean
+  /** an operator's static USD rate, or null: none (the feed's price, if any) */
+  usdRate: string | null
+}
+
+/** Who added a coin at run time, and when. */
+export interface CoinAddition {
+  by: string
+  at: Date
 }
 
 function toRecord(row: CoinRow): CoinRecord {
@@ -54,15 +80,22 @@ export interface CoinSetting {
 
 /**
  * Coins are configuration: written at start-up from COINS_FILE (or the built-ins) and read into
- * memory, so lookups on hot paths cost no query. Operators' settings (`coin_settings`: active or
- * not, a static USD rate) lie over the configuration; a change is announced on `coins_changed` and
- * every process re-reads them (`reload`).
+ * memory, so lookups on hot paths cost no query. Operators add tokens at run time (rows of `coins`
+ * with `added_by`) and change settings (`coin_settings`: active or not, a static USD rate) over
+ * them; a change is announced on `coins_changed` and every process re-reads both (`reload`),
+ * registering added tokens with its chain adapter.
  */
 export class PaymentService implements CoinService {
   #all: Coin[] = []
+  /** the coins' own definitions: the configuration's and those operators added */
   #configured: Coin[] = []
+  #added = new Map<string, CoinAddition>()
+  /** added coins this process cannot take (their contract or reference is configured): warned once */
+  #refused = new Set<string>()
   #settings = new Map<string, CoinSetting>()
   #chain: ChainRecord | undefined
+  #rpcChainId = ''
+  #reloading: Promise<void> = Promise.resolve()
 
   constructor(private readonly deps: PaymentServiceDeps) {}
 
@@ -71,6 +104,7 @@ export class PaymentService implements CoinService {
     const { db, clock, chain, chainSettings } = this.deps
     const now = clock.now()
     const rpcChainId = String(chain.chainId)
+    this.#rpcChainId = rpcChainId
     const settings = { ...chainSettings, rpcChainId, rpcUrls: chain.info.rpcUrls }
     await db.transaction().execute(async (tx) => {
       await syncChain(tx, settings, now)
@@ -114,9 +148,23 @@ export class PaymentService implements CoinService {
     }
   }
 
-  /** Re-reads the operators' settings (at start-up, and when a change is announced). */
-  async reload(): Promise<void> {
-    const rows = await listCoinSettings(this.deps.db)
+  /**
+   * Re-reads the coins operators added and their settings (at start-up, when a change is
+   * announced, and when the deposit watcher finds a coin it has not read yet). Calls run one after
+   * the other, so an older read never overwrites a newer one.
+   */
+  reload(): Promise<void> {
+    const run = this.#reloading.then(() => this.#reload())
+    this.#reloading = run.catch(() => {})
+    return run
+  }
+
+  async #reload(): Promise<void> {
+    const [rows, added] = await Promise.all([
+      listCoinSettings(this.deps.db),
+      listAddedCoins(this.deps.db, this.#rpcChainId),
+    ])
+    for (const row of added) this.#learn(row)
     this.#settings = new Map(
       rows.map((r) => [
         r.reference,
@@ -132,12 +180,116 @@ export class PaymentService implements CoinService {
     })
   }
 
+  /** Whether this process takes an added coin: the configuration wins over an addition. */
+  #takes(row: CoinRow): boolean {
+    const contract = row.contractAddress?.toLowerCase()
+    return !this.#configured.some(
+      (c) =>
+        !this.#added.has(c.reference) &&
+        (c.reference === row.reference || (!!contract && c.contractAddress?.toLowerCase() === contract)),
+    )
+  }
+
+  /** Registers a coin an operator added with the chain adapter and the registry. */
+  #learn(row: CoinRow): void {
+    if (this.#added.has(row.reference) || this.#refused.has(row.reference)) return
+    try {
+      if (!this.#takes(row) || !row.contractAddress)
+        throw new Error('its reference or contract is a configured coin')
+      const c = this.deps.chain.addToken({
+        reference: row.reference,
+        name: row.name,
+        symbol: row.symbol,
+        icon: row.icon,
+        decimals: row.decimal,
+        isToken: true,
+        contractAddress: row.contractAddress as `0x${string}`,
+        order: row.displayOrder,
+        active: row.active,
+        usdRate: String(row.usdRate),
+      })
+      const at = this.#configured.findIndex((x) => x.order > c.order)
+      this.#configured.splice(at === -1 ? this.#configured.length : at, 0, {
+        ...c,
+        id: row.id,
+        record: toRecord(row),
+      })
+      this.#added.set(row.reference, { by: row.addedBy!, at: row.createdAt })
+    } catch (err) {
+      this.#refused.add(row.reference)
+      this.deps.log?.warn(
+        { coin: row.reference, err: err instanceof Error ? err.message : String(err) },
+        'a coin added by an operator is not taken',
+      )
+    }
+  }
+
+  /**
+   * Coins added at run time (read in `ex`) that `known` lacks: a reader that scanned the chain
+   * with `known` alone must read again after `reload`.
+   */
+  async missing(ex: Executor, known: readonly string[]): Promise<string[]> {
+    const have = new Set(known)
+    const rows = await listAddedCoins(ex, this.#rpcChainId)
+    return rows
+      .filter((r) => !have.has(r.reference) && !this.#refused.has(r.reference) && this.#takes(r))
+      .map((r) => r.reference)
+  }
+
+  /**
+   * Adds an ERC-20 token (its contract and decimals checked on chain before) in `tx`, with the
+   * operator's static USD rate when given, and announces it; every process (this one included)
+   * takes it once the transaction commits. 409 when the reference, symbol or contract is a coin's
+   * already (retired coins included).
+   */
+  async add(tx: Executor, c: NewCoin, by: string): Promise<void> {
+    const rpcChainId = this.#rpcChainId
+    await lockChainRow(tx, rpcChainId)
+    const clash = (await coinClashes(tx, { ...c, rpcChainId }))[0]
+    if (clash) {
+      const what =
+        clash.reference === c.reference
+          ? `the reference "${c.reference}"`
+          : clash.contractAddress?.toLowerCase() === c.contractAddress.toLowerCase()
+            ? 'the contract'
+            : `the symbol ${c.symbol}`
+      throw errors.conflict(`The coin "${clash.reference}" has ${what} already`)
+    }
+    const now = this.deps.clock.now()
+    await insertAddedCoin(tx, {
+      reference: c.reference,
+      name: c.name,
+      symbol: c.symbol,
+      icon: c.icon,
+      contractAddress: c.contractAddress,
+      decimal: c.decimals,
+      rpcChainId,
+      active: c.active,
+      order: await nextDisplayOrder(tx, rpcChainId),
+      usdRate: '0',
+      addedBy: by,
+      now,
+    })
+    if (c.usdRate !== null)
+      await saveCoinSetting(tx, { reference: c.reference, usdRate: c.usdRate, updatedBy: by, updatedAt: now })
+  }
+
+  /** Who added the coin at run time, and when; undefined for a coin of the configuration. */
+  addition(reference: string): CoinAddition | undefined {
+    return this.#added.get(reference)
+  }
+
+  /** Whether USD prices come only from static rates (no feed): a coin without one has no price. */
+  get staticRates(): boolean {
+    return this.deps.rates.kind === 'static'
+  }
+
   /** The operator's setting of a coin, if any. */
   setting(reference: string): CoinSetting | undefined {
     return this.#settings.get(reference)
   }
 
-  /** The configured coin as it was before operators' settings. */
+  /** The coin as configured (or as an operator added it), before operators' settings. */
   configured(reference: string): Coin | undefined {
     return this.#configured.find((c) => c.reference === reference)
   }

@@ -18,7 +18,7 @@ import { OutgoingSender } from './outgoing/sender.ts'
 import { GAS_TOPUP_PURPOSE } from './outgoing/types.ts'
 import { Halts, type SettlementReadiness } from './reconcile/halts.ts'
 import { Reconciler } from './reconcile/job.ts'
-import { DepositWatcher } from './watcher/job.ts'
+import { DepositWatcher, type WatchedCoins } from './watcher/job.ts'
 
 /** The chain side of settlement, as other modules and the operator API use it. */
 export interface SettlementChecks {
@@ -50,6 +50,8 @@ export async function buildChainWatch(d: {
   jobs: JobQueue
   ledger: Ledger
   transactions: TransactionService
+  /** the coin registry: coins operators add at run time are scanned for from their addition on */
+  coins: WatchedCoins
 }): Promise<{ settlement: SettlementChecks }> {
   const { config, database, chain, clock, log, jobs } = d
   const halts = new Halts({ db: database.db, clock, log })
@@ -63,6 +65,7 @@ export async function buildChainWatch(d: {
     transactions: d.transactions,
     halts,
     confirmations: config.confirmations,
+    coins: d.coins,
   })
   const reconciliation = new Reconciler({ database, chain, clock, log, jobs, halts })
   watcher.register()

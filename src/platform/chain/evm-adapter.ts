@@ -13,8 +13,10 @@ import {
   type PublicClient,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { coinRegistry } from './coin-registry.ts'
 import { isAlreadyKnown, toChainError } from './errors.ts'
 import { transferScans } from './evm-transfers.ts'
+import { readTokenInfo } from './token-info.ts'
 import {
   type ChainAdapter,
   type ChainBlock,
@@ -66,11 +68,8 @@ const maxFeeOf = (fees: FeeEstimate, gas: bigint) =>
 
 export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
   const { client, chain } = opts
-  const coins = [...opts.coins].sort((a, b) => a.order - b.order)
-  const byRef = new Map(coins.map((c) => [c.reference, c]))
-  const byToken = new Map(
-    coins.filter((c) => c.contractAddress).map((c) => [c.contractAddress!.toLowerCase(), c]),
-  )
+  const registry = coinRegistry(opts.coins)
+  const { coins, byToken, coin } = registry
 
   /** runs a node call, mapping its failure to a ChainError */
   async function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
@@ -79,12 +78,6 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
     } catch (err) {
       throw toChainError(err, what)
     }
-  }
-
-  function coin(reference: string): ChainCoin {
-    const c = typeof reference === 'string' ? byRef.get(reference.toLowerCase()) : undefined
-    if (!c) throw new ChainError('UNKNOWN_COIN', `unknown coin "${String(reference)}"`)
-    return c
   }
 
   async function balanceOf(address: string, reference: string, blockNumber?: bigint): Promise<bigint> {
@@ -324,6 +317,8 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
     client,
     coins,
     coin,
+    addToken: (c: ChainCoin) => registry.add(c),
+    tokenInfo: (address) => readTokenInfo(client, checkAddress(address, 'address')),
     balanceOf,
     async balances(address) {
       const entries = await Promise.all(

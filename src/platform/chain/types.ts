@@ -38,6 +38,17 @@ export interface ChainCoin {
   usdRate: string
 }
 
+/** What an ERC-20 contract reports about itself. */
+export interface TokenInfo {
+  /** the contract, checksummed */
+  address: Address
+  decimals: number
+  /** null when the contract does not answer `name()` */
+  name: string | null
+  /** null when the contract does not answer `symbol()` */
+  symbol: string | null
+}
+
 /** The chain's identity and public connection data (what `GET /v1/payment/rpc` shows). */
 export interface ChainInfo {
   /** EVM chain id (31337 on the devnet) */
@@ -217,10 +228,25 @@ export interface ChainAdapter {
    * below, whose failures are mapped to ChainError.
    */
   readonly client: PublicClient
-  /** configured coins (active and inactive), in `order`, with token addresses resolved */
+  /**
+   * configured coins (active and inactive) and tokens added at run time, in `order`, with token
+   * addresses resolved; the same array from start to end (a coin added later appears in it)
+   */
   readonly coins: readonly ChainCoin[]
   /** a coin by reference; throws ChainError UNKNOWN_COIN */
   coin(reference: string): ChainCoin
+  /**
+   * Registers an ERC-20 token added at run time: from then on it is moved (`signTransfer`), read
+   * (`balanceOf`) and scanned (`tokenTransfers`) like a configured one. The same reference and
+   * contract again answers the known coin; a reference or contract of another coin is
+   * INVALID_ARGUMENT. Nothing is read from the chain.
+   */
+  addToken(coin: ChainCoin): ChainCoin
+  /**
+   * What an ERC-20 contract says of itself: `decimals()` (REJECTED when it has none, e.g. no
+   * contract at the address or not a token), and `name()` and `symbol()` when it answers them.
+   */
+  tokenInfo(address: string): Promise<TokenInfo>
 
   /** balance of `address` in base units of `coin` (at `blockNumber`, default the latest block) */
   balanceOf(address: string, coin: string, blockNumber?: bigint): Promise<bigint>

@@ -40,8 +40,9 @@ export function staticRates(rates: Record<string, string>): RateSource {
 
 export interface HttpRatesOptions {
   url: string
-  /** coin references to keep from the feed's answer (others are ignored) */
-  references: string[]
+  /** coin references to keep from the feed's answer (others are ignored); a function is asked at
+   * every read, so coins added at run time are priced by the feed too */
+  references: string[] | (() => Iterable<string>)
   /** reuse a fetched answer this long (ms) */
   ttlMs: number
   /** after a failed refresh, an answer up to this old (ms) is still served; older → STALE */
@@ -61,7 +62,11 @@ export interface HttpRatesOptions {
 export function httpRates(opts: HttpRatesOptions): RateSource {
   const now = opts.now ?? Date.now
   const doFetch = opts.fetch ?? fetch
-  const wanted = new Set(opts.references.map((r) => r.toLowerCase()))
+  const fixed = Array.isArray(opts.references)
+    ? new Set(opts.references.map((r) => r.toLowerCase()))
+    : undefined
+  const wanted = (): Set<string> =>
+    fixed ?? new Set([...(opts.references as () => Iterable<string>)()].map((r) => r.toLowerCase()))
   let cache: { at: number; rates: Record<string, string> } | undefined
   let inflight: Promise<Record<string, string>> | undefined
 
@@ -79,15 +84,24 @@ export function httpRates(opts: HttpRatesOptions): RateSource {
     }
     if (typeof body !== 'object' || body === null || Array.isArray(body))
       throw new RateError('INVALID', 'the price feed answered something other than an object')
+    // Every valid price is kept (a coin added before the next refresh is priced from this answer);
+    // an invalid price of a wanted coin makes the whole answer invalid.
+    const want = wanted()
     const rates: Record<string, string> = {}
     for (const [k, v] of Object.entries(body)) {
       const ref = k.toLowerCase()
-      if (!wanted.has(ref)) continue
       const d = toDecimal(v)
-      if (d === undefined) throw new RateError('INVALID', `the price feed gave an invalid price for ${ref}`)
-      rates[ref] = d
+      if (d !== undefined) rates[ref] = d
+      else if (want.has(ref))
+        throw new RateError('INVALID', `the price feed gave an invalid price for ${ref}`)
     }
     return rates
+  }
+
+  /** the prices of the wanted coins */
+  const only = (rates: Record<string, string>) => {
+    const want = wanted()
+    return Object.fromEntries(Object.entries(rates).filter(([ref]) => want.has(ref)))
   }
 
   async function current(): Promise<Record<string, string>> {
@@ -115,9 +129,9 @@ export function httpRates(opts: HttpRatesOptions): RateSource {
 
   return {
     kind: 'http',
-    getRates: current,
+    getRates: async () => only(await current()),
     async getRate(reference) {
-      const rates = await current()
+      const rates = only(await current())
       const r = rates[String(reference).toLowerCase()]
       if (r === undefined) throw new RateError('UNKNOWN', `no USD rate for ${reference}`)
       return r

@@ -1,12 +1,12 @@
-// Coins: the list with their state and USD rate, activate, deactivate and a static USD rate,
-// effective in every API process without a restart.
+// Coins: the list with their state and USD rate, a token added at run time, activate, deactivate
+// and a static USD rate, effective in every process without a restart.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { envelope, ok } from '../../../http/schemas.ts'
 import type { AdminAccess } from '../access.ts'
 import type { AdminCoins } from '../coins.ts'
 import { ReasonBody } from '../schemas.ts'
-import { AdminCoin, RateBody } from '../schemas-coins.ts'
+import { AddCoinBody, AdminCoin, RateBody } from '../schemas-coins.ts'
 import { CoinParams } from '../schemas-money.ts'
 import { actorOf, adminErrors, guardElevated, security, tags } from './common.ts'
 
@@ -21,13 +21,46 @@ export const adminCoinRoutes: FastifyPluginAsyncTypebox<{ access: AdminAccess; c
     {
       schema: {
         operationId: 'adminCoins',
-        summary: 'Every configured coin: active or not, halted or not, and its USD rate',
+        summary:
+          'Every coin, configured or added at run time: active or not, halted or not, and its USD rate',
         tags,
         security,
         response: { 200: envelope(Type.Array(AdminCoin)), ...adminErrors() },
       },
     },
     async () => ok(await coins.list()),
+  )
+
+  app.post(
+    '/v1/admin/coins',
+    {
+      schema: {
+        operationId: 'adminAddCoin',
+        summary:
+          'Add an ERC-20 token already deployed on the configured chain: every process takes it without a restart (audited)',
+        description:
+          'The contract is read first: it must have code and answer `decimals()` (equal to `decimals` when given). The coin starts inactive unless `active` is true; without a price feed an active coin needs `rate`. Deposits of the token to custodial addresses are credited from its addition on.',
+        tags,
+        security,
+        body: AddCoinBody,
+        response: {
+          200: envelope(AdminCoin, 'Coin added'),
+          ...adminErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, the address has a wrong checksum, or the chain is not the configured one',
+            CONFLICT:
+              "the reference, the symbol or the contract is a coin's already (retired coins included)",
+            BUSINESS_RULE:
+              'no contract at the address, the contract is no ERC-20 token, its decimals differ from `decimals` or exceed 36, or the coin would be active without a USD rate (no feed configured)',
+            UNAVAILABLE: 'the chain could not be read',
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const { reason, ...input } = req.body
+      return ok(await coins.add(actorOf(req), input, reason), 'Coin added')
+    },
   )
 
   for (const active of [true, false]) {
@@ -51,6 +84,9 @@ export const adminCoinRoutes: FastifyPluginAsyncTypebox<{ access: AdminAccess; c
               CONFLICT: active
                 ? 'the coin is active already'
                 : 'the coin is inactive already, or it is the native coin',
+              ...(active
+                ? { BUSINESS_RULE: 'the coin has no USD rate and no price feed is configured' }
+                : {}),
             }),
           },
         },
@@ -75,7 +111,11 @@ export const adminCoinRoutes: FastifyPluginAsyncTypebox<{ access: AdminAccess; c
         body: RateBody,
         response: {
           200: envelope(AdminCoin, 'Rate set'),
-          ...adminErrors({ VALIDATION_ERROR: 'an unknown coin, or a rate that is not a positive decimal' }),
+          ...adminErrors({
+            VALIDATION_ERROR: 'an unknown coin, or a rate that is not a positive decimal',
+            BUSINESS_RULE:
+              'null for an active coin that has no other USD rate, with no price feed configured',
+          }),
         },
       },
     },

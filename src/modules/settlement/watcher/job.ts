@@ -34,6 +34,14 @@ import { type FetchedRange, type ScanResult, WATCH_JOB } from './types.ts'
 
 export type { ScanResult }
 
+/** The coins operators add at run time, as the watcher needs them (the coin registry). */
+export interface WatchedCoins {
+  /** coins added (read in `ex`) that `known` lacks */
+  missing(ex: Executor, known: readonly string[]): Promise<string[]>
+  /** re-reads them, registering new ones with the chain adapter */
+  reload(): Promise<void>
+}
+
 export interface WatcherDeps {
   database: Database
   chain: ChainAdapter
@@ -45,6 +53,8 @@ export interface WatcherDeps {
   halts: Halts
   /** blocks before a deposit counts (CONFIRMATIONS) */
   confirmations: number
+  /** coins added at run time; absent: the adapter's coins never change */
+  coins?: WatchedCoins
 }
 
 export interface WatcherOptions {
@@ -247,6 +257,7 @@ export class DepositWatcher {
     let applied = await this.#applyParked()
     let budget = maxBlocks ?? Number.POSITIVE_INFINITY
     let read = false
+    let stale = 0
     for (;;) {
       let cursor = await this.cursor()
       if (!cursor) return { cursor: null, applied }
@@ -259,6 +270,8 @@ export class DepositWatcher {
       const span = BigInt(Math.min(this.options.batchBlocks, budget))
       const from = cursor.number + 1n
       const to = safe < from + span - 1n ? safe : from + span - 1n
+      // the tokens the range is read with (a coin added meanwhile is in the read or not: never lost)
+      const tokens = chain.coins.filter((c) => c.isToken).map((c) => c.reference)
       const range = await fetchRange(chain, from, to)
       read = true
       const parent = range.blocks[0]!.parentHash
@@ -266,7 +279,15 @@ export class DepositWatcher {
         await this.#deepReorg(cursor, parent)
         cursor = { number: cursor.number, hash: parent }
       }
-      applied += await this.#range(cursor.number, range)
+      const done = await this.#range(cursor.number, range, tokens)
+      if (done === 'stale') {
+        // A coin was added that this read did not scan for: take it, and read the range again.
+        if (stale++ > 0) throw new Error('a coin added at run time could not be taken by the watcher')
+        await this.deps.coins!.reload()
+        continue
+      }
+      stale = 0
+      applied += done
       budget -= Number(to - from + 1n)
     }
   }
@@ -305,8 +326,13 @@ export class DepositWatcher {
       )
   }
 
-  /** Reads what a range needs besides its blocks (no database transaction open), then applies it. */
-  async #range(cursorAt: bigint, range: FetchedRange): Promise<number> {
+  /**
+   * Reads what a range needs besides its blocks (no database transaction open), then applies it.
+   * 'stale' (nothing applied): a coin added at run time is missing from `tokens`, the tokens the
+   * range was read with; checked under the cursor's lock, so every range applied after a coin's
+   * addition committed has been read with it.
+   */
+  async #range(cursorAt: bigint, range: FetchedRange, tokens: string[]): Promise<number | 'stale'> {
     const { database, chain, halts, transactions, clock } = this.deps
     const db = database.db
     const custodial = await watcherRepo.custodialByAddresses(db, candidateAddresses(range))
@@ -323,14 +349,16 @@ export class DepositWatcher {
     const prepared = await prepare(this.#ctx, classified.ordered, receipts)
     await transactions.chainRecordId()
     const last = range.blocks[range.blocks.length - 1]!
-    const result = await db.transaction().execute(async (tx): Promise<Applied | undefined> => {
+    const result = await db.transaction().execute(async (tx): Promise<Applied | 'stale' | undefined> => {
       // Someone else applied this range meanwhile: nothing to do.
       if ((await watcherRepo.lockCursor(tx, this.chainKey)) !== cursorAt) return undefined
+      if (this.deps.coins && (await this.deps.coins.missing(tx, tokens)).length > 0) return 'stale'
       const halted = await halts.haltedCoins(tx)
       const applied = await applyMovements(tx, this.#ctx, { movements: classified.ordered, halted, prepared })
       await watcherRepo.moveCursor(tx, this.chainKey, last, clock.now())
       return applied
     })
+    if (result === 'stale') return result
     this.#logApplied(result)
     return result?.applied ?? 0
   }
