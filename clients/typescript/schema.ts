@@ -2490,10 +2490,14 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Every configured coin: active or not, halted or not, and its USD rate */
+    /** Every coin, configured or added at run time: active or not, halted or not, and its USD rate */
     get: operations['adminCoins']
     put?: never
-    post?: never
+    /**
+     * Add an ERC-20 token already deployed on the configured chain: every process takes it without a restart (audited)
+     * @description The contract is read first: it must have code and answer `decimals()` (equal to `decimals` when given). The coin starts inactive unless `active` is true; without a price feed an active coin needs `rate`. Deposits of the token to custodial addresses are credited from its addition on.
+     */
+    post: operations['adminAddCoin']
     delete?: never
     options?: never
     head?: never
@@ -7176,7 +7180,9 @@ export interface components {
      *       "rateSet": false,
      *       "halted": false,
      *       "updatedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
-     *       "updatedAt": "2026-01-01T12:00:00.000Z"
+     *       "updatedAt": "2026-01-01T12:00:00.000Z",
+     *       "addedBy": null,
+     *       "addedAt": null
      *     }
      */
     AdminCoin: {
@@ -7190,9 +7196,10 @@ export interface components {
       active: boolean
       /** @description as the configuration (COINS_FILE) says */
       configuredActive: boolean
-      /** @description the static USD rate per whole coin in force (an HTTP feed, when configured, gives the rate unless an operator set one) */
-      usdRate: string
-      configuredUsdRate: string
+      /** @description the static USD rate per whole coin in force (an HTTP feed, when configured, gives the rate unless an operator set one); null: none (a coin added without a rate) */
+      usdRate: string | null
+      /** @description as the configuration says; null for a coin added at run time */
+      configuredUsdRate: string | null
       /** @description an operator set the USD rate */
       rateSet: boolean
       /** @description halted by reconciliation or by hand (see /v1/admin/reconciliation) */
@@ -7200,6 +7207,9 @@ export interface components {
       /** @description the admin who changed the coin's settings last */
       updatedBy: string | null
       updatedAt: string | null
+      /** @description the admin who added the coin at run time; null for a coin of the configuration */
+      addedBy: string | null
+      addedAt: string | null
     }
     /**
      * @example {
@@ -27549,7 +27559,9 @@ export interface operations {
            *           "rateSet": false,
            *           "halted": false,
            *           "updatedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
-           *           "updatedAt": "2026-01-01T12:00:00.000Z"
+           *           "updatedAt": "2026-01-01T12:00:00.000Z",
+           *           "addedBy": null,
+           *           "addedAt": null
            *         }
            *       ]
            *     }
@@ -27597,6 +27609,188 @@ export interface operations {
       500: {
         headers: {
           'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminAddCoin: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Listing DAI, approved in change 118",
+         *       "symbol": "DAI",
+         *       "name": "Dai Stablecoin",
+         *       "contractAddress": "0x6B175474E89094C44Da98b954EedeAC495271d0F",
+         *       "decimals": 18,
+         *       "chain": "31337",
+         *       "rate": "1",
+         *       "active": true
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+          /** @description the ticker wallets show, unique among coins in any case (e.g. `DAI`) */
+          symbol: string
+          /** @description the coin's key in the API (wallets, rates, transactions), stored in lower case; default: the symbol in lower case */
+          reference?: string
+          /** @description e.g. `Dai Stablecoin` */
+          name: string
+          /** @description the ERC-20 contract on the chain (a mixed-case address must carry a valid EIP-55 checksum) */
+          contractAddress: string
+          /** @description the token's decimals: must equal what the contract says; default: the contract's */
+          decimals?: number
+          /** @description the chain id of the configured chain (`GET /v1/payment/rpc`: `rpcChainId`) */
+          chain: string
+          /** @description image URL clients show */
+          icon?: string
+          /** @description USD per whole coin, > 0 */
+          rate?: string
+          /** @description take deposits to wallets, withdrawals and payments at once (default false: added inactive, activated later) */
+          active?: boolean
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Coin added` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Coin added",
+           *       "data": {
+           *         "reference": "usdc",
+           *         "name": "USD Coin",
+           *         "symbol": "USDC",
+           *         "decimals": 6,
+           *         "isToken": true,
+           *         "contractAddress": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *         "active": false,
+           *         "configuredActive": true,
+           *         "usdRate": "1",
+           *         "configuredUsdRate": "1",
+           *         "rateSet": false,
+           *         "halted": false,
+           *         "updatedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "updatedAt": "2026-01-01T12:00:00.000Z",
+           *         "addedBy": null,
+           *         "addedAt": null
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Coin added */
+            message: string
+            data: components['schemas']['AdminCoin']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, the address has a wrong checksum, or the chain is not the configured one. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the reference, the symbol or the contract is a coin's already (retired coins included). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: no contract at the address, the contract is no ERC-20 token, its decimals differ from `decimals` or exceed 36, or the coin would be active without a USD rate (no feed configured). */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAVAILABLE`: the chain could not be read. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
           [name: string]: unknown
         }
         content: {
@@ -27657,7 +27851,9 @@ export interface operations {
            *         "rateSet": false,
            *         "halted": false,
            *         "updatedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
-           *         "updatedAt": "2026-01-01T12:00:00.000Z"
+           *         "updatedAt": "2026-01-01T12:00:00.000Z",
+           *         "addedBy": null,
+           *         "addedAt": null
            *       }
            *     }
            */
@@ -27730,6 +27926,16 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
+      /** @description `BUSINESS_RULE`: the coin has no USD rate and no price feed is configured. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
       500: {
         headers: {
@@ -27794,7 +28000,9 @@ export interface operations {
            *         "rateSet": false,
            *         "halted": false,
            *         "updatedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
-           *         "updatedAt": "2026-01-01T12:00:00.000Z"
+           *         "updatedAt": "2026-01-01T12:00:00.000Z",
+           *         "addedBy": null,
+           *         "addedAt": null
            *       }
            *     }
            */
@@ -27934,7 +28142,9 @@ export interface operations {
            *         "rateSet": false,
            *         "halted": false,
            *         "updatedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
-           *         "updatedAt": "2026-01-01T12:00:00.000Z"
+           *         "updatedAt": "2026-01-01T12:00:00.000Z",
+           *         "addedBy": null,
+           *         "addedAt": null
            *       }
            *     }
            */
@@ -27989,6 +28199,16 @@ export interface operations {
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
       415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: null for an active coin that has no other USD rate, with no price feed configured. */
+      422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown

@@ -370,4 +370,30 @@ describe('adding a coin at run time: inactive at first, and the watcher never mi
     }>`select count(*)::int as n from coins where added_by is not null`.execute(t.database.db)
     expect(rows[0]!.n).toBe(3)
   })
+
+  it('takes one of two additions of one contract made at the same time, once', async () => {
+    const tin = await deployToken(t, owner(), { name: 'Tin Token', symbol: 'TIN', decimals: 2 })
+    const body = (symbol: string) => ({ symbol, name: 'Tin Token', contractAddress: tin })
+    const answers = await Promise.all([add(body('TIN')), add(body('TINB'))])
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 409])
+    const rows = await t.database.db
+      .selectFrom('coins')
+      .select('reference')
+      .where('contractAddress', '=', tin)
+      .execute()
+    expect(rows).toHaveLength(1)
+    expect((await auditRows(t, 'coin.add')).filter((a) => a.targetId.startsWith('tin'))).toHaveLength(1)
+  })
+
+  it('is there from the start in a process started after it was added', async () => {
+    const later = await openSecondApp(t, adminEnv(run))
+    try {
+      expect(later.app.services.chain.coin('gld').contractAddress).toBe(gold)
+      expect(await publicCoins(later.app)).toEqual(['avax', 'usdc', 'gld', 'slv'])
+      // its start-up, which writes the configuration's coins, retired none of the added ones
+      expect(await publicCoins()).toEqual(['avax', 'usdc', 'gld', 'slv'])
+    } finally {
+      await later.close()
+    }
+  })
 })

@@ -6,17 +6,14 @@ import type { ChainSettings } from '../../platform/chain/coins-config.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { RateError, type RateSource } from '../../platform/rates/types.ts'
+import { insertNewCoin, type NewCoin } from './added-coins.ts'
 import { AmountError, formatUnits, parseUnits } from './amounts.ts'
 import {
   type CoinRow,
-  coinClashes,
   getChain,
-  insertAddedCoin,
   listAddedCoins,
   listCoinSettings,
   listCoins,
-  lockChainRow,
-  nextDisplayOrder,
   saveCoinSetting,
   syncChain,
   syncCoins,
@@ -30,19 +27,6 @@ export interface PaymentServiceDeps {
   rates: RateSource
   chainSettings: ChainSettings
   log?: Pick<Logger, 'warn'>
-}
-
-/** A token an operator adds at run time (its contract checked on chain before). */
-export interface NewCoin {
-  reference: string
-  symbol: string
-  name: string
-  icon: string
-  contractAddress: string
-  decimals: number
-  active: boolean
-  /** an operator's static USD rate, or null: none (the feed's price, if any) */
-  usdRate: string | null
 }
 
 /** Who added a coin at run time, and when. */
@@ -242,36 +226,8 @@ export class PaymentService implements CoinService {
    * takes it once the transaction commits. 409 when the reference, symbol or contract is a coin's
    * already (retired coins included).
    */
-  async add(tx: Executor, c: NewCoin, by: string): Promise<void> {
-    const rpcChainId = this.#rpcChainId
-    await lockChainRow(tx, rpcChainId)
-    const clash = (await coinClashes(tx, { ...c, rpcChainId }))[0]
-    if (clash) {
-      const what =
-        clash.reference === c.reference
-          ? `the reference "${c.reference}"`
-          : clash.contractAddress?.toLowerCase() === c.contractAddress.toLowerCase()
-            ? 'the contract'
-            : `the symbol ${c.symbol}`
-      throw errors.conflict(`The coin "${clash.reference}" has ${what} already`)
-    }
-    const now = this.deps.clock.now()
-    await insertAddedCoin(tx, {
-      reference: c.reference,
-      name: c.name,
-      symbol: c.symbol,
-      icon: c.icon,
-      contractAddress: c.contractAddress,
-      decimal: c.decimals,
-      rpcChainId,
-      active: c.active,
-      order: await nextDisplayOrder(tx, rpcChainId),
-      usdRate: '0',
-      addedBy: by,
-      now,
-    })
-    if (c.usdRate !== null)
-      await saveCoinSetting(tx, { reference: c.reference, usdRate: c.usdRate, updatedBy: by, updatedAt: now })
+  add(tx: Executor, c: NewCoin, by: string): Promise<void> {
+    return insertNewCoin(tx, c, { by, rpcChainId: this.#rpcChainId, now: this.deps.clock.now() })
   }
 
   /** Who added the coin at run time, and when; undefined for a coin of the configuration. */

@@ -228,3 +228,31 @@ export function parkedMovement(held: Record<string, unknown>): Movement {
     },
   }
 }
+
+/** One info line per credited deposit, and a warning when movements were parked. */
+export function logApplied(log: Logger, chainId: number, result: Applied | undefined) {
+  if (!result) return
+  for (const d of result.credited)
+    log.info(
+      {
+        event: 'deposit.credited',
+        chainId: d.chainId,
+        transferId: d.transferId,
+        txHash: d.txHash,
+        logIndex: d.logIndex,
+        coin: d.coin,
+        amount: d.amount,
+        address: d.address,
+        ownerKind: d.ownerKind,
+        ownerId: d.ownerId,
+        accountId: d.accountId,
+        transactionId: d.transactionId,
+      },
+      'deposit credited',
+    )
+  if (result.parked > 0)
+    log.warn(
+      { event: 'movements.parked', chainId, count: result.parked },
+      'chain movements of halted coins parked until they are resumed',
+    )
+}

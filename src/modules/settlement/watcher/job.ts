@@ -23,6 +23,7 @@ import {
   type ApplyContext,
   applyMovements,
   applyParked,
+  logApplied,
   parkedMovement,
   prepare,
 } from './apply.ts'
@@ -359,7 +360,7 @@ export class DepositWatcher {
       return applied
     })
     if (result === 'stale') return result
-    this.#logApplied(result)
+    logApplied(this.deps.log, this.deps.chain.chainId, result)
     return result?.applied ?? 0
   }
 
@@ -381,34 +382,7 @@ export class DepositWatcher {
         { event: 'parked.applied', count: result.applied },
         'parked chain movements of resumed coins applied',
       )
-    this.#logApplied(result)
+    logApplied(this.deps.log, this.deps.chain.chainId, result)
     return result.applied
-  }
-
-  #logApplied(result: Applied | undefined) {
-    if (!result) return
-    for (const d of result.credited)
-      this.deps.log.info(
-        {
-          event: 'deposit.credited',
-          chainId: d.chainId,
-          transferId: d.transferId,
-          txHash: d.txHash,
-          logIndex: d.logIndex,
-          coin: d.coin,
-          amount: d.amount,
-          address: d.address,
-          ownerKind: d.ownerKind,
-          ownerId: d.ownerId,
-          accountId: d.accountId,
-          transactionId: d.transactionId,
-        },
-        'deposit credited',
-      )
-    if (result.parked > 0)
-      this.deps.log.warn(
-        { event: 'movements.parked', chainId: this.deps.chain.chainId, count: result.parked },
-        'chain movements of halted coins parked until they are resumed',
-      )
   }
 }
