@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deployToken } from '../admin/coin-add-support.ts'
 import { adminEnv, createAdmin, runId } from '../admin/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { freePort } from '../helpers/browser.ts'
@@ -313,6 +314,46 @@ describe('the operator console at /admin', () => {
     await page.getByRole('heading', { name: 'Platform fees', level: 1 }).waitFor()
     await settled()
     expect(await page.locator('tr[data-id="avax"]').textContent()).toMatch(/AVAX.*AVAX/)
+    expect(cspViolations).toEqual([])
+  })
+
+  it("adds a token already on the chain from the coins page's Add coin form", async () => {
+    const owner = t.app.services.chain.devnet!.accounts[6]!
+    const token = await deployToken(t, owner, { name: 'Dai Stablecoin', symbol: 'DAI', decimals: 18 })
+    await page.keyboard.press('g')
+    await page.keyboard.press('c')
+    await page.getByRole('heading', { name: 'Coins', level: 1 }).waitFor()
+    await settled()
+    await page.getByRole('button', { name: 'Add coin' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Add coin' })
+    await dialog.getByLabel('Symbol').fill('DAI')
+    await dialog.getByLabel('Name').fill('Dai Stablecoin')
+    await dialog.getByLabel('Contract address').fill(token)
+    // the configured chain is filled in
+    await expect(dialog.getByLabel('Chain id').inputValue()).resolves.toBe('31337')
+    await dialog.getByLabel('USD per whole coin').fill('1')
+    await dialog.getByLabel('Active at once').selectOption('yes')
+    // A wrong number of decimals is the API's answer, shown in the dialog.
+    await dialog.getByLabel('Decimals').fill('6')
+    await dialog.getByLabel('Reason (kept in the audit log)').fill('Listing DAI')
+    await dialog.getByRole('button', { name: 'Add coin' }).click()
+    await dialog.getByText('The contract says the token has 18 decimals, not 6 (BUSINESS_RULE)').waitFor()
+    await dialog.getByLabel('Decimals').fill('')
+    await dialog.getByRole('button', { name: 'Add coin' }).click()
+    await page.getByRole('status').filter({ hasText: 'Add coin: Coin added' }).waitFor()
+    await settled()
+    const row = page.locator('tr[data-id="dai"]')
+    await expect(row.textContent()).resolves.toMatch(
+      /DAI.*Dai Stablecoin.*18.*active.*\$1 \(set\).*running.*added/,
+    )
+    await shot('coins')
+    expect(await t.app.services.chain.coin('dai').contractAddress).toBe(token)
+    const audit = await t.database.db
+      .selectFrom('adminAudit')
+      .select(['action', 'targetId', 'reason'])
+      .where('action', '=', 'coin.add')
+      .execute()
+    expect(audit).toEqual([{ action: 'coin.add', targetId: 'dai', reason: 'Listing DAI' }])
     expect(cspViolations).toEqual([])
   })
 })
