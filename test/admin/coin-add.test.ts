@@ -153,7 +153,7 @@ describe('adding a coin at run time: the coin works without a restart', () => {
   it('adds the token, audited, with the decimals its contract gives', async () => {
     const coin = expectOk(
       await add({
-        symbol: 'gld',
+        symbol: 'GLD',
         name: 'Gold Token',
         contractAddress: gold.toLowerCase(),
         icon: 'https://example.com/gld.png',

@@ -173,7 +173,7 @@ export class AdminCoins {
     const reference = (input.reference ?? input.symbol).toLowerCase()
     if (!REFERENCE.test(reference))
       throw errors.field('/reference', 'a reference is a slug of a-z, 0-9, . _ - (up to 32 characters)')
-    const symbol = input.symbol.toUpperCase()
+    const symbol = input.symbol
     const name = input.name.trim()
     const active = input.active ?? false
     const usdRate = input.rate ?? null
