@@ -316,4 +316,53 @@ export function adapterSuite(name: string, ctx: SuiteContext) {
       await expect(chain.broadcast('0xzz' as Hex)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' })
     })
   })
+
+  // Last: it leaves a coin registered on the adapter the file shares.
+  describe(`${name}: tokens added at run time`, () => {
+    it('reads what a token contract says of itself; an address without one is REJECTED', async () => {
+      const chain = ctx.adapter()
+      const usdc = chain.coin('usdc').contractAddress!
+      expect(await chain.tokenInfo(usdc.toLowerCase())).toEqual({
+        address: usdc,
+        decimals: 6,
+        name: 'USD Coin',
+        symbol: 'USDC',
+      })
+      await expect(chain.tokenInfo(fresh().address)).rejects.toMatchObject({ code: 'REJECTED' })
+      await expect(chain.tokenInfo('0x1234')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT' })
+    })
+
+    it('registers a token once, in display order; a reference or contract of another coin is refused', () => {
+      const chain = ctx.adapter()
+      const usdc = chain.coin('usdc')
+      const token = fresh().address
+      const coin = {
+        reference: 'tkn',
+        name: 'Token',
+        symbol: 'TKN',
+        icon: '',
+        decimals: 8,
+        isToken: true,
+        contractAddress: token.toLowerCase() as Address,
+        order: 2,
+        active: true,
+        usdRate: '0',
+      }
+      expect(() => chain.coin('tkn')).toThrow(ChainError)
+      const added = chain.addToken(coin)
+      expect(added.contractAddress).toBe(token)
+      expect(chain.coin('TKN')).toBe(added)
+      // after the configured coin of the same order
+      expect(chain.coins.map((c) => c.reference)).toEqual(['avax', 'usdc', 'tkn'])
+      expect(chain.addToken(coin)).toBe(added)
+      const refused = (c: Partial<typeof coin>) => () => chain.addToken({ ...coin, ...c })
+      expect(refused({ contractAddress: fresh().address })).toThrow(/reference "tkn" is taken/)
+      expect(refused({ reference: 'other', contractAddress: usdc.contractAddress! })).toThrow(
+        /the coin "usdc" already/,
+      )
+      expect(refused({ reference: 'other', isToken: false })).toThrow(ChainError)
+      expect(refused({ reference: 'Other!' })).toThrow(ChainError)
+      expect(refused({ reference: 'other', decimals: 37 })).toThrow(ChainError)
+    })
+  })
 }

@@ -67,6 +67,34 @@ describe('HTTP price feed', () => {
     await expect(src.getRate('shib')).rejects.toMatchObject({ code: 'UNKNOWN' })
   })
 
+  it('asks for the coins it keeps at every read: a coin added later is priced from the same answer', async () => {
+    feed = { status: 200, body: { avax: 20, gld: '3.5', junk: 'abc' }, hits: 0 }
+    const known = ['avax']
+    const src = httpRates({
+      url,
+      references: () => known,
+      ttlMs: 60_000,
+      maxAgeMs: 600_000,
+      now: clock().now,
+    })
+    expect(await src.getRates()).toEqual({ avax: '20' })
+    await expect(src.getRate('gld')).rejects.toMatchObject({ code: 'UNKNOWN' })
+    known.push('gld')
+    expect(await src.getRate('gld')).toBe('3.5')
+    expect(await src.getRates()).toEqual({ avax: '20', gld: '3.5' })
+    expect(feed.hits).toBe(1)
+    // an invalid price of a coin it keeps is refused, as before
+    known.push('junk')
+    const again = httpRates({
+      url,
+      references: () => known,
+      ttlMs: 60_000,
+      maxAgeMs: 600_000,
+      now: clock().now,
+    })
+    await expect(again.getRates()).rejects.toMatchObject({ code: 'INVALID' })
+  })
+
   it('concurrent callers share one refresh', async () => {
     feed = { status: 200, body: { avax: 1 }, hits: 0 }
     const src = httpRates({ url, references: ['avax'], ttlMs: 1000, maxAgeMs: 10_000, now: clock().now })

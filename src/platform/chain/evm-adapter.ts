@@ -318,7 +318,7 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
     coins,
     coin,
     addToken: (c: ChainCoin) => registry.add(c),
-    tokenInfo: (address) => readTokenInfo(client, checkAddress(address, 'address')),
+    tokenInfo: async (address) => readTokenInfo(client, checkAddress(address, 'address')),
     balanceOf,
     async balances(address) {
       const entries = await Promise.all(
