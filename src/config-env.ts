@@ -1,6 +1,7 @@
 // Readers of single environment variables for config.ts: each trims, parses and checks one value
 // and, when it is wrong, notes why in `problems` and answers the default, so that every bad
 // variable is reported at once.
+import { isAddress } from 'viem'
 
 export type Env = Record<string, string | undefined>
 
@@ -96,11 +97,24 @@ export function corsOrigins(raw: string | undefined, problems: string[]): string
 export function feeSweepAddresses(env: Env, problems: string[]): Record<string, string> {
   const out: Record<string, string> = {}
   for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith('FEE_SWEEP_ADDRESS')) continue
     const m = /^FEE_SWEEP_ADDRESS(?:_([A-Z0-9_]+))?$/.exec(name)
     const value = raw?.trim()
-    if (!m || !value) continue
+    if (!value) continue
+    if (!m) {
+      problems.push(
+        `${name}: a per-coin cold address is FEE_SWEEP_ADDRESS_<COIN> (upper case, e.g. FEE_SWEEP_ADDRESS_USDC)`,
+      )
+      continue
+    }
     if (!/^0x[0-9a-fA-F]{40}$/.test(value) || /^0x0{40}$/i.test(value)) {
       problems.push(`${name} must be an EVM address (0x + 40 hex), not the zero address`)
+      continue
+    }
+    // Mixed case carries an EIP-55 checksum, which must be right (a mistyped address is refused).
+    const body = value.slice(2)
+    if (body !== body.toLowerCase() && body !== body.toUpperCase() && !isAddress(value, { strict: true })) {
+      problems.push(`${name}: the address checksum (EIP-55 mixed case) is wrong`)
       continue
     }
     out[m[1] ? m[1].toLowerCase() : '*'] = value.toLowerCase()

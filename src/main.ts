@@ -171,6 +171,12 @@ async function start() {
 try {
   await start()
 } catch (err) {
+  // A configuration only the running service can check (e.g. a cold address against the coins
+  // and the platform's own addresses) exits like every configuration error: status 2.
+  if (err instanceof ConfigError) {
+    log.fatal({ problems: err.problems }, err.message)
+    await shutdown('invalid configuration', 2)
+  }
   log.fatal({ err }, 'start-up failed')
   await shutdown('start-up failure', 1)
 }

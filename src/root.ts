@@ -18,6 +18,7 @@ import { buildCollections } from './modules/collections/module.ts'
 import { buildEscrow } from './modules/escrow/module.ts'
 import { buildEvents } from './modules/events/module.ts'
 import { buildFeeds } from './modules/feeds/module.ts'
+import { buildFees } from './modules/fees/module.ts'
 import { buildFiles } from './modules/files/module.ts'
 import { buildLedger } from './modules/ledger/module.ts'
 import { buildLive } from './modules/live/module.ts'
@@ -162,6 +163,19 @@ export async function buildServices(deps: RootDeps) {
       caches: database.caches,
     })
     const { outgoing } = buildOutgoing({ database, chain, clock, log, jobs, ledger, wallets, settlement })
+    // The fee address (escrow releases pay their platform fee there) and sweeps to a cold address.
+    const { fees } = await buildFees({
+      db,
+      config,
+      clock,
+      log,
+      chain,
+      coins,
+      ledger,
+      keys,
+      outgoing,
+      settlement,
+    })
     const { collections, collectionTypes, collectionReferences } = buildCollections({
       db,
       clock,
@@ -203,6 +217,7 @@ export async function buildServices(deps: RootDeps) {
       verifySensitiveCode,
       confirmPassword,
       platformFeePercent: config.platformFeePercent,
+      platformFeeAddress: fees.feeAddress,
     })
     const { work } = buildWork({ db, clock, jobs, collections, escrow, files: files.files, accounts, events })
     const { bookmarks } = buildBookmarks({
@@ -234,6 +249,7 @@ export async function buildServices(deps: RootDeps) {
       withdrawalView,
       escrowLegs,
       disputes: work.disputes,
+      fees,
     })
 
     const services = {
@@ -259,6 +275,7 @@ export async function buildServices(deps: RootDeps) {
       transactions,
       settlement,
       outgoing,
+      fees,
       collections,
       bookmarks,
       collectionTypes,

@@ -7,6 +7,7 @@ import type { ChainTables } from './tables/chain.ts'
 import type { CollectionTables } from './tables/collections.ts'
 import type { EscrowTables } from './tables/escrow.ts'
 import type { EventTables } from './tables/events.ts'
+import type { FeeTables } from './tables/fees.ts'
 import type { FilesTables } from './tables/files.ts'
 import type { LedgerTables } from './tables/ledger.ts'
 import type { LiveTables } from './tables/live.ts'
@@ -181,6 +182,7 @@ export interface DB
     OutgoingTables,
     EscrowTables,
     EventTables,
+    FeeTables,
     WorkTables,
     LiveTables,
     SocialTables,

@@ -231,11 +231,12 @@ describe('POST /v1/payment/validate and /v1/payment/release', () => {
     expect(tooMuch.json().data.errors[0].path).toBe('/amount')
 
     const receiverAddress = await walletAddress(t, talent)
-    const treasury = chain().treasury.address
-    const [chainBefore, ledgerBefore, treasuryBefore] = await Promise.all([
+    // Platform fees go to the platform's fee address.
+    const feeAddress = t.app.services.fees.feeAddress
+    const [chainBefore, ledgerBefore, feesBefore] = await Promise.all([
       chain().balanceOf(receiverAddress, 'avax'),
       userBalance(t, talent.id, 'avax'),
-      chain().balanceOf(treasury, 'avax'),
+      chain().balanceOf(feeAddress, 'avax'),
     ])
 
     // first part: 30 of 100 USD
@@ -297,7 +298,7 @@ describe('POST /v1/payment/validate and /v1/payment/release', () => {
     const platformFees = sum(legs.filter((l) => l.kind === 'platformFee'))
     expect(await chain().balanceOf(receiverAddress, 'avax')).toBe(chainBefore + 4n * AVAX)
     expect(await userBalance(t, talent.id, 'avax')).toBe(ledgerBefore + 4n * AVAX)
-    expect(await chain().balanceOf(treasury, 'avax')).toBe(treasuryBefore + platformFees)
+    expect(await chain().balanceOf(feeAddress, 'avax')).toBe(feesBefore + platformFees)
     expect(await escrowBalance(q.escrowId, 'avax')).toBe(0n)
     expect((await validate(creator, { collection: id })).json().data.status).toBe('released')
     expect(await collection(t, creator, id)).toMatchObject({

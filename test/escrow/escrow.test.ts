@@ -185,11 +185,14 @@ describe('payment from an outside wallet, validation (#14) and release (#15)', (
     expectError(await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId }), 409, 'CONFLICT')
 
     const receiverAddress = await walletAddress(t, receiver)
-    const treasury = chain().treasury.address
-    const [receiverBefore, treasuryBefore, receiverLedgerBefore] = await Promise.all([
+    // The platform fee goes to the platform's fee address, credited to its fee account.
+    const feeAddress = t.app.services.fees.feeAddress
+    const feeAccount = () => t.app.services.ledger.balance(t.database.db, 'treasury', 'fees', 'avax')
+    const [receiverBefore, feesBefore, receiverLedgerBefore, feeLedgerBefore] = await Promise.all([
       chain().balanceOf(receiverAddress, 'avax'),
-      chain().balanceOf(treasury, 'avax'),
+      chain().balanceOf(feeAddress, 'avax'),
       userBalance(t, receiver.id, 'avax'),
+      feeAccount(),
     ])
 
     const r = await post(
@@ -236,7 +239,8 @@ describe('payment from an outside wallet, validation (#14) and release (#15)', (
     expect(fee > 0n).toBe(true)
 
     expect(await chain().balanceOf(receiverAddress, 'avax')).toBe(receiverBefore + 4n * AVAX)
-    expect(await chain().balanceOf(treasury, 'avax')).toBe(treasuryBefore + platformFee)
+    expect(await chain().balanceOf(feeAddress, 'avax')).toBe(feesBefore + platformFee)
+    expect(await feeAccount()).toBe(feeLedgerBefore + platformFee)
     expect(await userBalance(t, receiver.id, 'avax')).toBe(receiverLedgerBefore + 4n * AVAX)
     expect(await t.app.services.ledger.balance(t.database.db, 'escrow', q.escrowId, 'avax')).toBe(0n)
 

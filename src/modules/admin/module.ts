@@ -10,6 +10,7 @@ import type { AccountSecurityService } from '../account/security.ts'
 import type { AuthService } from '../auth/service.ts'
 import type { CollectionTypeService } from '../collections/collection-types.ts'
 import type { EscrowLegOperations } from '../escrow/operator.ts'
+import type { FeeService } from '../fees/service.ts'
 import type { PaymentService } from '../payment/service.ts'
 import type { SettlementChecks } from '../settlement/module.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
@@ -20,10 +21,12 @@ import { AdminAudit } from './audit.ts'
 import { AdminCoins } from './coins.ts'
 import { AdminCollectionTypes } from './collection-types.ts'
 import { AdminDisputes } from './disputes.ts'
+import { AdminFees } from './fees.ts'
 import { AdminReconciliation } from './reconciliation.ts'
 import { adminCoinRoutes } from './routes/coins.ts'
 import { adminCollectionTypeRoutes } from './routes/collection-types.ts'
 import { adminDisputeRoutes } from './routes/disputes.ts'
+import { adminFeeRoutes } from './routes/fees.ts'
 import { adminPeopleRoutes } from './routes/people.ts'
 import { adminReconciliationRoutes } from './routes/reconciliation.ts'
 import { adminSessionRoutes } from './routes/session.ts'
@@ -47,6 +50,7 @@ export async function buildAdmin(d: {
   withdrawalView: WithdrawalOperatorView
   escrowLegs: EscrowLegOperations
   disputes: DisputeService
+  fees: FeeService
 }) {
   const { db, config, clock } = d
   /** the admin role and account suspension */
@@ -83,6 +87,7 @@ export async function buildAdmin(d: {
   })
   const coins = new AdminCoins({ db, coins: d.coins, chain: d.chain, halts, audit })
   const disputes = new AdminDisputes({ disputes: d.disputes, audit })
+  const fees = new AdminFees({ fees: d.fees, audit })
   return {
     moderation,
     admin: {
@@ -95,11 +100,15 @@ export async function buildAdmin(d: {
       transfers,
       coins,
       disputes,
+      fees,
     },
   }
 }
 
-export async function adminHttp(app: FastifyInstance, s: Awaited<ReturnType<typeof buildAdmin>>) {
+export async function adminHttp(
+  app: FastifyInstance,
+  s: Awaited<ReturnType<typeof buildAdmin>> & { db: Db },
+) {
   const { access, audit, users, reconciliation } = s.admin
   await app.register(adminSessionRoutes, { access })
   await app.register(adminPeopleRoutes, { access, audit, users })
@@ -107,6 +116,7 @@ export async function adminHttp(app: FastifyInstance, s: Awaited<ReturnType<type
   await app.register(adminTransferRoutes, { access, transfers: s.admin.transfers })
   await app.register(adminCoinRoutes, { access, coins: s.admin.coins })
   await app.register(adminDisputeRoutes, { access, disputes: s.admin.disputes })
+  await app.register(adminFeeRoutes, { access, fees: s.admin.fees, db: s.db })
   // The operator console's dashboard and plots (read-only aggregates).
   await app.register(adminStatsRoutes, { access, stats: s.admin.stats })
   await app.register(adminCollectionTypeRoutes, { access, types: s.admin.collectionTypes })

@@ -223,7 +223,7 @@ export class EscrowRelease {
       const legs: PlannedLeg[] = [
         { kind: 'payout', to: receiverAddress, amount: part.payout },
         { kind: 'fee', to: this.deps.chain.gasWallet.address.toLowerCase(), amount: fee.network },
-        { kind: 'platformFee', to: this.deps.chain.treasury.address.toLowerCase(), amount: fee.platform },
+        { kind: 'platformFee', to: this.deps.platformFeeAddress, amount: fee.platform },
       ]
       // What the escrow keeps: its ledger balance less the legs of earlier parts not yet mined.
       const free =

@@ -108,7 +108,7 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
         operationId: 'releaseEscrow',
         summary: 'Release a paid escrow to the receiver (#15)',
         description:
-          'Payer only (403 for the receiver, 404 for anyone else), once (409 when released or being released), only when paid (422 before). Sends the payout to the receiver’s wallet, the network fee to the gas wallet and the platform fee to the treasury, each an on-chain transfer recorded as a `payout` transaction; an overpayment goes back to the payer’s wallet. Failed transfers are retried; when one ran out of retries, calling this again retries it (also a failed refund of a payment that arrived after the release). A parent escrow is released only once every child funding is settled (422 before). Honours `Idempotency-Key`.',
+          'Payer only (403 for the receiver, 404 for anyone else), once (409 when released or being released), only when paid (422 before). Sends the payout to the receiver’s wallet, the network fee to the gas wallet and the platform fee to the platform’s fee address, each an on-chain transfer recorded as a `payout` transaction; an overpayment goes back to the payer’s wallet. Failed transfers are retried; when one ran out of retries, calling this again retries it (also a failed refund of a payment that arrived after the release). A parent escrow is released only once every child funding is settled (422 before). Honours `Idempotency-Key`.',
         tags,
         security,
         ...withIdempotencyKey,

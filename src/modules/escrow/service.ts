@@ -58,6 +58,8 @@ export interface EscrowDeps {
   /** the account password of a payment from the in-app wallet */
   confirmPassword: ConfirmPassword
   platformFeePercent: number
+  /** where releases pay the platform fee: the platform's fee address (lower case) */
+  platformFeeAddress: string
   /** payment methods beside crypto (a card provider when configured) */
   cardPayments: boolean
 }
