@@ -1067,7 +1067,7 @@ export interface paths {
     put?: never
     /**
      * Release a paid escrow to the receiver (#15)
-     * @description Payer only (403 for the receiver, 404 for anyone else), once (409 when released or being released), only when paid (422 before). Sends the payout to the receiver’s wallet, the network fee to the gas wallet and the platform fee to the treasury, each an on-chain transfer recorded as a `payout` transaction; an overpayment goes back to the payer’s wallet. Failed transfers are retried; when one ran out of retries, calling this again retries it (also a failed refund of a payment that arrived after the release). A parent escrow is released only once every child funding is settled (422 before). Honours `Idempotency-Key`.
+     * @description Payer only (403 for the receiver, 404 for anyone else), once (409 when released or being released), only when paid (422 before). Sends the payout to the receiver’s wallet, the network fee to the gas wallet and the platform fee to the platform’s fee address, each an on-chain transfer recorded as a `payout` transaction; an overpayment goes back to the payer’s wallet. Failed transfers are retried; when one ran out of retries, calling this again retries it (also a failed refund of a payment that arrived after the release). A parent escrow is released only once every child funding is settled (422 before). Honours `Idempotency-Key`.
      */
     post: operations['releaseEscrow']
     delete?: never
@@ -1167,7 +1167,7 @@ export interface paths {
     put?: never
     /**
      * Release a collection’s payment, all of it or a part
-     * @description `amount` is USD of the collection’s escrowed price (at most two decimals; ≤ 0 or more decimals is 400, more than what remains is 422). It is converted at the escrow’s fixed quote: the part pays `amount / remaining` of what is left of the payout to the receiver and of the fee (the network fee of the part’s transfers to the gas wallet, the rest to the treasury); the last part takes exactly what is left, so the parts add up to a full release to the base unit. The rest stays in escrow for later calls; releasing all that remains completes the escrow as #15 does (an overpayment goes back to the payer). Creator only (403 for others who can see the collection, 404 when hidden); 422 before payment, when the collection has no payment, or when it has no receiver; 409 once all was released. Transfers of earlier parts that ran out of retries are sent again with the next call (and, once all was released, by calling again). Honours `Idempotency-Key`: a request run twice releases once.
+     * @description `amount` is USD of the collection’s escrowed price (at most two decimals; ≤ 0 or more decimals is 400, more than what remains is 422). It is converted at the escrow’s fixed quote: the part pays `amount / remaining` of what is left of the payout to the receiver and of the fee (the network fee of the part’s transfers to the gas wallet, the rest to the platform’s fee address); the last part takes exactly what is left, so the parts add up to a full release to the base unit. The rest stays in escrow for later calls; releasing all that remains completes the escrow as #15 does (an overpayment goes back to the payer). Creator only (403 for others who can see the collection, 404 when hidden); 422 before payment, when the collection has no payment, or when it has no receiver; 409 once all was released. Transfers of earlier parts that ran out of retries are sent again with the next call (and, once all was released, by calling again). Honours `Idempotency-Key`: a request run twice releases once.
      */
     post: operations['releaseCollectionPayment']
     delete?: never
@@ -2583,6 +2583,43 @@ export interface paths {
     put?: never
     /** Decide a dispute (`:id` is the job's collection id): the split of what is still in escrow, paid to both parties through the escrow */
     post: operations['adminDecideDispute']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/fees': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Platform fees per coin: the fee address's balance, what a sweep in flight reserves, what can be swept, the cold address and the latest sweeps */
+    get: operations['adminFees']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/fees/sweep': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Sweep a coin's platform fees from the fee address to its cold address
+     * @description Holds `amount` (default: all that is sweepable) on the fee account and queues an outgoing transfer to the cold address funded by that hold, in one transaction with the audit row (`fee.sweep`); answers at once with the sweep `pending`. Settlement posts the hold when the transfer is mined (`confirmed`) and voids it when the transfer fails for good (`failed`: the amount is sweepable again). Its gas is paid from the platform value at the fee address, topped up by the gas wallet. One sweep per coin at a time. Errors carry `data.cause`. Honours `Idempotency-Key`.
+     */
+    post: operations['adminSweepFees']
     delete?: never
     options?: never
     head?: never
@@ -7254,6 +7291,117 @@ export interface components {
       total: number
       data: components['schemas']['Dispute'][]
     }
+    AdminFees: {
+      /** @description the platform's fee address: escrow releases pay their platform fee there */
+      feeAddress: string
+      coins: components['schemas']['AdminFeeCoin'][]
+    }
+    /**
+     * @example {
+     *       "coin": "avax",
+     *       "symbol": "AVAX",
+     *       "decimals": 18,
+     *       "isToken": false,
+     *       "active": true,
+     *       "halted": false,
+     *       "balance": "2000000000000000000",
+     *       "reserved": "0",
+     *       "sweepable": "2000000000000000000",
+     *       "sweepableText": "2 AVAX",
+     *       "collected": "3250000000000000000",
+     *       "swept": "1250000000000000000",
+     *       "withdrawalFees": "40000000000000000",
+     *       "parkedAtAddresses": "95000000000000000",
+     *       "coldAddress": "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc",
+     *       "coldAddressSource": "FEE_SWEEP_ADDRESS",
+     *       "inFlight": null,
+     *       "sweeps": []
+     *     }
+     */
+    AdminFeeCoin: {
+      coin: string
+      symbol: string
+      decimals: number
+      isToken: boolean
+      active: boolean
+      /** @description a halted coin is not swept until it is resumed */
+      halted: boolean
+      /** @description platform fees at the fee address (the fee account), in flight included */
+      balance: string
+      /** @description what the sweep in flight reserves (a ledger hold on the fee account) */
+      reserved: string
+      /** @description what can be swept now: balance − reserved */
+      sweepable: string
+      /** @description sweepable in whole coins with the symbol */
+      sweepableText: string
+      /** @description everything credited to the fee account so far (escrow platform fees) */
+      collected: string
+      /** @description confirmed sweeps so far */
+      swept: string
+      /** @description fees of completed withdrawals so far; they stay at the users' addresses, where they pay the gas of later transfers, and are not swept */
+      withdrawalFees: string
+      /** @description platform value parked at custodial addresses now (withdrawal fees and gas top-ups, less the gas spent); not swept */
+      parkedAtAddresses: string
+      /** @description null: none is configured and the coin is not swept */
+      coldAddress: string | null
+      /** @description the variable the cold address comes from: FEE_SWEEP_ADDRESS_<COIN> or FEE_SWEEP_ADDRESS */
+      coldAddressSource: string | null
+      /** @description the sweep not settled yet (one at a time) */
+      inFlight: components['schemas']['AdminFeeSweep'] | null
+      /** @description the latest sweeps, newest first (at most 10) */
+      sweeps: components['schemas']['AdminFeeSweep'][]
+    }
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9f1",
+     *       "coin": "avax",
+     *       "amount": "1250000000000000000",
+     *       "amountText": "1.25 AVAX",
+     *       "from": "0x8a791620dd6260079bf849dc5567adc3f2fdc318",
+     *       "to": "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc",
+     *       "status": "confirmed",
+     *       "txHash": "0x3f1c0a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f",
+     *       "transferId": "65f1c0a2b3c4d5e6f7a8b9f2",
+     *       "transferStatus": "completed",
+     *       "failures": 0,
+     *       "lastError": null,
+     *       "reason": "Monthly sweep to the cold wallet",
+     *       "requestedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *       "createdAt": "2026-01-01T12:00:00.000Z",
+     *       "updatedAt": "2026-01-01T12:00:00.000Z",
+     *       "settledAt": "2026-01-01T12:00:00.000Z"
+     *     }
+     */
+    AdminFeeSweep: {
+      _id: string
+      coin: string
+      /** @description base units swept */
+      amount: string
+      /** @description the amount in whole coins with the symbol */
+      amountText: string
+      /** @description the fee address */
+      from: string
+      /** @description the cold address */
+      to: string
+      /** @description `pending` (queued, not signed yet), `sent` (signed and broadcast, not mined yet), `confirmed` (mined: the amount left the fee account), `failed` (failed for good: nothing left, the amount is sweepable again) */
+      status: 'pending' | 'sent' | 'confirmed' | 'failed'
+      txHash: string | null
+      /** @description the outgoing transfer (GET /v1/admin/transfers/{id}; retry, replace and cancel act on it) */
+      transferId: string | null
+      transferStatus: string | null
+      /** @description failed attempts so far */
+      failures: number
+      lastError: string | null
+      /** @description why the admin swept */
+      reason: string
+      /** @description the admin who swept */
+      requestedBy: string
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+      settledAt: string | null
+    }
     /**
      * @example {
      *       "generatedAt": "2026-01-01T12:00:00.000Z",
@@ -7310,9 +7458,9 @@ export interface components {
         escrow: string
         /** @description reserved by pending ledger holds: withdrawals and in-app payments on their way out, gas reserved at custodial addresses */
         withdrawalHolds: string
-        /** @description platform treasury accounts (available) */
+        /** @description platform value parked at custodial addresses: withdrawal fees and gas top-ups (available) */
         treasury: string
-        /** @description platform fees collected and not swept */
+        /** @description platform fees at the fee address, not swept (available; what a sweep in flight holds is in reserved) */
         platformFees: string
         /** @description held amounts of the accounts above (equal to withdrawalHolds in a sound ledger) */
         reserved: string
@@ -7578,6 +7726,9 @@ export type AdminEscrowLegPage = components['schemas']['AdminEscrowLegPage']
 export type AdminEscrowLeg = components['schemas']['AdminEscrowLeg']
 export type AdminCoin = components['schemas']['AdminCoin']
 export type AdminDisputePage = components['schemas']['AdminDisputePage']
+export type AdminFees = components['schemas']['AdminFees']
+export type AdminFeeCoin = components['schemas']['AdminFeeCoin']
+export type AdminFeeSweep = components['schemas']['AdminFeeSweep']
 export type AdminStatsOverview = components['schemas']['AdminStatsOverview']
 export type AdminTransferAges = components['schemas']['AdminTransferAges']
 export type AdminFlows = components['schemas']['AdminFlows']
@@ -28494,6 +28645,239 @@ export interface operations {
         }
       }
       /** @description `BUSINESS_RULE`: the two amounts do not add up to what is still in escrow. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminFees: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminFees']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminSweepFees: {
+    parameters: {
+      query?: never
+      header?: {
+        /**
+         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 CONFLICT. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
+         * @example 4f9c2d7e-3b1a-4c8e-9f60-2a7d5b1c0e93
+         */
+        'Idempotency-Key'?: string
+      }
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "coin": "avax",
+         *       "amount": "1250000000000000000",
+         *       "reason": "Monthly sweep to the cold wallet"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description coin reference
+           * @example avax
+           */
+          coin: string
+          /**
+           * @description base units to sweep (> 0, at most what is sweepable); all that is sweepable when absent
+           * @example 1250000000000000000
+           */
+          amount?: string
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Sweep queued` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'idempotent-replayed': components['headers']['IdempotentReplayed']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Sweep queued",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9f1",
+           *         "coin": "avax",
+           *         "amount": "1250000000000000000",
+           *         "amountText": "1.25 AVAX",
+           *         "from": "0x8a791620dd6260079bf849dc5567adc3f2fdc318",
+           *         "to": "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc",
+           *         "status": "confirmed",
+           *         "txHash": "0x3f1c0a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f",
+           *         "transferId": "65f1c0a2b3c4d5e6f7a8b9f2",
+           *         "transferStatus": "completed",
+           *         "failures": 0,
+           *         "lastError": null,
+           *         "reason": "Monthly sweep to the cold wallet",
+           *         "requestedBy": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "createdAt": "2026-01-01T12:00:00.000Z",
+           *         "updatedAt": "2026-01-01T12:00:00.000Z",
+           *         "settledAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Sweep queued */
+            message: string
+            data: components['schemas']['AdminFeeSweep']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, an unknown coin, or an amount of 0. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the coin is halted (`COIN_HALTED`), a sweep of the coin is in flight (`SWEEP_IN_FLIGHT`), or the Idempotency-Key was used with another request. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `BUSINESS_RULE`: no cold address is configured for the coin (`NO_COLD_ADDRESS`), or it is an address of the platform’s own (`COLD_ADDRESS_REFUSED`). `INSUFFICIENT_BALANCE`: nothing can be swept (`NOTHING_TO_SWEEP`), or the amount is more than what is sweepable (`OVER_SWEEPABLE`, with `sweepable`). */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']

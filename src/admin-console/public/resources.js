@@ -2,6 +2,7 @@
 // and each row's actions (every action asks for a reason; the audit log keeps it).
 import { get } from './api.js'
 import { h } from './dom.js'
+import { feesResource } from './fees.js'
 import { age, amount, short, since, time } from './format.js'
 
 const code = (v, n) => (v ? h('code', { title: String(v) }, short(v, n)) : '—')
@@ -414,27 +415,7 @@ export const resources = [
       },
     ],
   },
-  {
-    id: 'fees',
-    key: 'f',
-    title: 'Platform fees',
-    intro:
-      'Platform fees collected per coin, as the ledger holds them. Sweeping them to a cold address is not offered by this version of the service.',
-    unpaged: true,
-    load: async () => (await get('/v1/admin/stats/overview')).balances,
-    rowLabel: (r) => `${String(r.coin).toUpperCase()} fees`,
-    rowId: (r) => r.coin,
-    columns: [
-      { label: 'Coin', cell: (r) => String(r.coin).toUpperCase() },
-      {
-        label: 'Collected, not swept',
-        num: true,
-        cell: (r) => amount(r.platformFees, r.coin, r.decimals ?? undefined),
-      },
-      { label: 'Held for users', num: true, cell: (r) => amount(r.users, r.coin, r.decimals ?? undefined) },
-      { label: 'In escrow', num: true, cell: (r) => amount(r.escrow, r.coin, r.decimals ?? undefined) },
-    ],
-  },
+  feesResource,
   {
     id: 'audit',
     key: 'a',

@@ -218,5 +218,5 @@ export async function renderList(main, res, { query, navigate }) {
         )
       : null
   region.removeAttribute('aria-busy')
-  clear(region).append(h('div', { class: 'scroll' }, table), pager ?? '')
+  clear(region).append(h('div', { class: 'scroll' }, table), pager ?? '', res.after ? res.after(data) : '')
 }

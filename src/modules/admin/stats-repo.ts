@@ -4,6 +4,7 @@
 // service's clock, which wrote the timestamps).
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { FEE_VAULT_KIND, FEE_VAULT_OWNER } from '../fees/vault.ts'
 
 export interface HeldRow {
   kind: string
@@ -58,13 +59,17 @@ export const statsRepo = {
     return rows
   },
 
-  /** Cached balances of the accounts that hold value for someone, and the entry sum of the fee account. */
+  /** Cached balances of the accounts that hold value for someone (the fee account's as `platform_fee`),
+   * and the entry sums of the system fee accounts. */
   async held(ex: Executor): Promise<HeldRow[]> {
+    // The fee account (the platform's value at its fee address) shows as the platform's fees.
     const cached = await sql<HeldRow>`
-      select kind, coin, sum(balance)::text as balance, sum(held)::text as held, count(*)::int as accounts
+      select case when kind = ${FEE_VAULT_KIND} and owner_id = ${FEE_VAULT_OWNER} then 'platform_fee' else kind end
+               as kind,
+             coin, sum(balance)::text as balance, sum(held)::text as held, count(*)::int as accounts
       from ledger_accounts
       where kind in ('user', 'escrow', 'withdrawal_hold', 'treasury')
-      group by kind, coin`.execute(ex)
+      group by 1, coin`.execute(ex)
     const entries = await sql<HeldRow>`
       select a.kind, a.coin, coalesce(sum(e.amount), 0)::text as balance, '0' as held,
              count(distinct a.id)::int as accounts

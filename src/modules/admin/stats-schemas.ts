@@ -21,8 +21,12 @@ export const StatsOverview = Type.Object(
         withdrawalHolds: Units(
           'reserved by pending ledger holds: withdrawals and in-app payments on their way out, gas reserved at custodial addresses',
         ),
-        treasury: Units('platform treasury accounts (available)'),
-        platformFees: Units('platform fees collected and not swept'),
+        treasury: Units(
+          'platform value parked at custodial addresses: withdrawal fees and gas top-ups (available)',
+        ),
+        platformFees: Units(
+          'platform fees at the fee address, not swept (available; what a sweep in flight holds is in reserved)',
+        ),
         reserved: Units('held amounts of the accounts above (equal to withdrawalHolds in a sound ledger)'),
         total: Units('everything the ledger says is held in custody'),
       }),

@@ -5,9 +5,10 @@ export type { LedgerAccountKind, LedgerHoldStatus }
 
 /**
  * Accounts that keep no cached balance and take no row lock: the chain's clearing account (it
- * mirrors value outside custody and may go below zero) and the platform's fee account (credited
- * by every escrow release). Their balance is the sum of their entries; nothing debits them
- * without a balance check of its own.
+ * mirrors value outside custody and may go below zero) and `platform_fee` (a revenue account the
+ * service does not credit: the platform's fees are value at its fee address, booked on that
+ * address's `treasury` account of owner `fees`, see modules/fees). Their balance is the sum of
+ * their entries; nothing debits them without a balance check of its own.
  */
 export const SYSTEM_KINDS: readonly LedgerAccountKind[] = ['chain', 'platform_fee']
 export const isSystemKind = (kind: LedgerAccountKind) => SYSTEM_KINDS.includes(kind)

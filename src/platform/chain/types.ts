@@ -304,7 +304,7 @@ export interface ChainAdapter {
   /** polls until the receipt exists (default timeout 30 s → ChainError UNAVAILABLE) */
   waitForReceipt(hash: Hash, opts?: { timeoutMs?: number; pollMs?: number }): Promise<TransferReceipt>
 
-  /** the platform treasury: receives platform fees, pays out nothing unasked */
+  /** the platform treasury (platform fees go to the custodial fee address): pays out nothing unasked */
   readonly treasury: ChainSigner
   /** the gas wallet: tops up custodial addresses with native coin so they can move tokens */
   readonly gasWallet: ChainSigner
