@@ -7291,6 +7291,33 @@ export interface components {
       total: number
       data: components['schemas']['Dispute'][]
     }
+    /**
+     * @example {
+     *       "feeAddress": "0x8a791620dd6260079bf849dc5567adc3f2fdc318",
+     *       "coins": [
+     *         {
+     *           "coin": "avax",
+     *           "symbol": "AVAX",
+     *           "decimals": 18,
+     *           "isToken": false,
+     *           "active": true,
+     *           "halted": false,
+     *           "balance": "2000000000000000000",
+     *           "reserved": "0",
+     *           "sweepable": "2000000000000000000",
+     *           "sweepableText": "2 AVAX",
+     *           "collected": "3250000000000000000",
+     *           "swept": "1250000000000000000",
+     *           "withdrawalFees": "40000000000000000",
+     *           "parkedAtAddresses": "95000000000000000",
+     *           "coldAddress": "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc",
+     *           "coldAddressSource": "FEE_SWEEP_ADDRESS",
+     *           "inFlight": null,
+     *           "sweeps": []
+     *         }
+     *       ]
+     *     }
+     */
     AdminFees: {
       /** @description the platform's fee address: escrow releases pay their platform fee there */
       feeAddress: string
@@ -28682,6 +28709,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "feeAddress": "0x8a791620dd6260079bf849dc5567adc3f2fdc318",
+           *         "coins": [
+           *           {
+           *             "coin": "avax",
+           *             "symbol": "AVAX",
+           *             "decimals": 18,
+           *             "isToken": false,
+           *             "active": true,
+           *             "halted": false,
+           *             "balance": "2000000000000000000",
+           *             "reserved": "0",
+           *             "sweepable": "2000000000000000000",
+           *             "sweepableText": "2 AVAX",
+           *             "collected": "3250000000000000000",
+           *             "swept": "1250000000000000000",
+           *             "withdrawalFees": "40000000000000000",
+           *             "parkedAtAddresses": "95000000000000000",
+           *             "coldAddress": "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc",
+           *             "coldAddressSource": "FEE_SWEEP_ADDRESS",
+           *             "inFlight": null,
+           *             "sweeps": []
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'

@@ -188,6 +188,7 @@ describe('the OpenAPI document', () => {
       .sort()
     expect(withKey).toEqual(
       [
+        'POST /v1/admin/fees/sweep',
         'POST /v1/escrow/cancel',
         'POST /v1/escrow/initiate',
         'POST /v1/escrow/pay',

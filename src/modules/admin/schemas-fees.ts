@@ -1,7 +1,7 @@
 // Admin API resources about the platform's fees: per coin what the fee address holds, what a sweep
 // in flight reserves and what can be swept, the cold address, and the sweeps to it.
 import { Type } from 'typebox'
-import { NullableTimestamp, Timestamp } from '../../http/schemas.ts'
+import { exampleOf, NullableTimestamp, Timestamp } from '../../http/schemas.ts'
 import { EX_ADMIN_ID, EX_TIME, Reason } from './schemas.ts'
 
 const Units = (description: string) => Type.String({ pattern: '^[0-9]+$', description })
@@ -127,7 +127,7 @@ export const FeesOverview = Type.Object(
     feeAddress: Address("the platform's fee address: escrow releases pay their platform fee there"),
     coins: Type.Array(FeeCoin),
   },
-  { $id: 'AdminFees' },
+  { $id: 'AdminFees', examples: [{ feeAddress: EX_FEE_ADDRESS, coins: [exampleOf(FeeCoin)] }] },
 )
 
 export const SweepBody = Type.Object(
