@@ -358,3 +358,20 @@ describe('refusals', () => {
     await expectReconciled()
   })
 })
+
+describe('sweeps at the same moment', () => {
+  it('let one of them go and refuse the others while it is in flight', async () => {
+    const before = (await feeBalance('usdc'))!
+    expect(before.available > 0n).toBe(true)
+    const answers = await Promise.all(Array.from({ length: 3 }, () => sweep({ coin: 'usdc' })))
+    expect(answers.map((r) => r.statusCode).sort(), answers.map((r) => r.body).join('\n')).toEqual([
+      200, 409, 409,
+    ])
+    for (const r of answers.filter((x) => x.statusCode === 409))
+      expect(r.json().data).toMatchObject({ cause: 'SWEEP_IN_FLIGHT' })
+    await settleAll(t)
+    expect(await feeBalance('usdc')).toMatchObject({ balance: 0n, held: 0n })
+    expect(await chain().balanceOf(coldUsdc, 'usdc')).toBe(BigInt((await feesOf('usdc')).swept))
+    await expectReconciled()
+  })
+})

@@ -314,6 +314,10 @@ describe('the operator console at /admin', () => {
     await page.getByRole('heading', { name: 'Platform fees', level: 1 }).waitFor()
     await settled()
     expect(await page.locator('tr[data-id="avax"]').textContent()).toMatch(/AVAX.*AVAX/)
+    // No cold address is configured here: nothing to sweep, and no sweep yet.
+    expect(await page.locator('tr[data-id="avax"]').textContent()).toContain('not configured')
+    await expect(page.getByRole('button', { name: /^Sweep / }).count()).resolves.toBe(0)
+    await page.getByRole('heading', { name: 'Latest sweeps', level: 2 }).waitFor()
     expect(cspViolations).toEqual([])
   })
 

@@ -83,13 +83,14 @@ export class FeeService {
   }
 
   #view(r: FeeSweepRow, statuses: Map<string, OutgoingStatus>) {
-    const coin = this.#coin(r.coin)
+    // (a coin no longer configured still shows its sweeps, in base units)
+    const coin = this.deps.chain.coins.find((c) => c.reference === r.coin)
     const transferStatus = r.outgoingId ? (statuses.get(r.outgoingId) ?? null) : null
     return {
       _id: r.id,
       coin: r.coin,
       amount: String(r.amount),
-      amountText: this.#text(BigInt(r.amount), coin),
+      amountText: coin ? this.#text(BigInt(r.amount), coin) : `${r.amount} ${r.coin}`,
       from: r.fromAddress,
       to: r.toAddress,
       status: statusOf(r.status, transferStatus),
@@ -237,9 +238,7 @@ export class FeeService {
           'INSUFFICIENT_BALANCE',
           'NOTHING_TO_SWEEP',
           `There are no ${coin.symbol} fees to sweep`,
-          {
-            sweepable: '0',
-          },
+          { sweepable: '0' },
         )
       const amount = asked ?? sweepable
       if (amount > sweepable)
@@ -291,20 +290,21 @@ export class FeeService {
         sweepable,
         transferId: sent.id,
       })
-      log.info(
-        {
-          sweepId,
-          transferId: sent.id,
-          coin: coin.reference,
-          amount: amount.toString(),
-          to: cold.address,
-          by: actorId,
-        },
-        'fee sweep requested',
-      )
       return sweepId
     })
-    return this.sweepById(id)
+    const sweep = await this.sweepById(id)
+    log.info(
+      {
+        sweepId: id,
+        transferId: sweep.transferId,
+        coin: coin.reference,
+        amount: sweep.amount,
+        to: sweep.to,
+        by: actorId,
+      },
+      'fee sweep requested',
+    )
+    return sweep
   }
 }
 
