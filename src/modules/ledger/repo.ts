@@ -2,8 +2,13 @@
 // ledger_holds). Callers pass the database or their transaction.
 import { sql } from 'kysely'
 import type { Executor, Tx } from '../../db/index.ts'
+import { registerWritingFunction } from '../../db/read-cache.ts'
 import type { LedgerAccountKind, LedgerHoldStatus } from '../../db/tables/ledger.ts'
 import type { Hold } from './types.ts'
+
+// A whole transfer may be written by one database function call: the read caches (wallet
+// balances) must count it as the write it is.
+registerWritingFunction('ledger_write_transfer', ['ledger_accounts', 'ledger_entries', 'ledger_transfers'])
 
 const units = (v: bigint) => v.toString()
 
