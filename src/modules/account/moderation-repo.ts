@@ -1,6 +1,7 @@
 // SQL of account moderation: the admin role, suspension, and the operator's search of accounts.
 import { sql } from 'kysely'
 import type { Executor, Tx } from '../../db/index.ts'
+import { countedPage } from '../../db/reads.ts'
 
 export const ADMIN_ROLE = 'admin'
 export const USER_ROLE = 'user'
@@ -120,16 +121,11 @@ export const moderationRepo = {
         ]),
       )
     }
-    const [{ total }, rows] = await Promise.all([
-      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      q
-        .select(MODERATION_COLUMNS)
-        .orderBy('createdAt', 'desc')
-        .orderBy('id', 'desc')
-        .limit(f.limit)
-        .offset((f.page - 1) * f.limit)
-        .execute(),
-    ])
-    return { total: Number(total), rows }
+    return countedPage(
+      q,
+      (q) => q.select(MODERATION_COLUMNS),
+      { by: ['createdAt', 'id'], first: 'newest' },
+      f,
+    )
   },
 }

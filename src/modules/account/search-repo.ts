@@ -2,6 +2,7 @@
 // achievements and the caller's bookmark in one query.
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { countedPage, type PageRequest } from '../../db/reads.ts'
 import { ACHIEVEMENT_JSON, type AchievementJson, TAG_JSON, type TagJson } from './repo.ts'
 
 export interface SearchFilters {
@@ -12,13 +13,11 @@ export interface SearchFilters {
   tagKeys?: string[]
   referredBy?: string
   tsquery?: string
-  limit: number
-  offset: number
 }
 
 export const searchRepo = {
   /** One page of the people search, each row with its tags, achievements and the caller's bookmark. */
-  async search(ex: Executor, f: SearchFilters) {
+  async search(ex: Executor, f: SearchFilters, p: PageRequest) {
     let q = ex
       .selectFrom('users')
       .where('users.deletedAt', 'is', null)
@@ -44,16 +43,17 @@ export const searchRepo = {
     if (f.tsquery !== undefined)
       q = q.where(sql<boolean>`users.search_vector @@ to_tsquery('simple', ${f.tsquery})`)
 
-    const [counted, rows] = await Promise.all([
-      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      q
-        .leftJoin('bookmarks', (join) =>
-          join
-            .onRef('bookmarks.reference', '=', 'users.id')
-            .on('bookmarks.userId', '=', f.callerId)
-            .on('bookmarks.type', '=', 'user'),
-        )
-        .select([
+    // The caller's bookmark: one at most per user (unique), so the join adds no row to count.
+    const withBookmark = q.leftJoin('bookmarks', (join) =>
+      join
+        .onRef('bookmarks.reference', '=', 'users.id')
+        .on('bookmarks.userId', '=', f.callerId)
+        .on('bookmarks.type', '=', 'user'),
+    )
+    return countedPage(
+      withBookmark,
+      (q) =>
+        q.select([
           'users.id',
           'users.firstName',
           'users.lastName',
@@ -76,13 +76,9 @@ export const searchRepo = {
             AchievementJson[]
           >`(select coalesce(jsonb_agg(${ACHIEVEMENT_JSON} order by a.created_at, a.id), '[]'::jsonb)
             from achievements a where a.owner = users.id)`.as('achievementList'),
-        ])
-        .orderBy('users.createdAt', 'desc')
-        .orderBy('users.id', 'desc')
-        .limit(f.limit)
-        .offset(f.offset)
-        .execute(),
-    ])
-    return { total: Number(counted.total), rows }
+        ]),
+      { by: ['users.createdAt', 'users.id'], first: 'newest' },
+      p,
+    )
   },
 }

@@ -280,18 +280,20 @@ export class AccountService {
         : [...new Set(params.tags.split(',').map(tagKey).filter(Boolean))].slice(0, 30)
     const offset = (page - 1) * limit
     // A tag list with no usable key, like a search without a word, filters nothing.
-    const { total, rows } = await searchRepo.search(this.deps.db, {
-      callerId,
-      ...(params.role !== undefined ? { role: params.role } : {}),
-      // Completeness is a whole number, so fractional bounds round inwards.
-      ...(min !== undefined ? { completenessMin: Math.ceil(min) } : {}),
-      ...(max !== undefined ? { completenessMax: Math.floor(max) } : {}),
-      ...(tagKeys?.length ? { tagKeys } : {}),
-      ...(params.owner ? { referredBy: callerId } : {}),
-      ...(searchQuery(params.search) ? { tsquery: searchQuery(params.search)! } : {}),
-      limit,
-      offset,
-    })
+    const { total, rows } = await searchRepo.search(
+      this.deps.db,
+      {
+        callerId,
+        ...(params.role !== undefined ? { role: params.role } : {}),
+        // Completeness is a whole number, so fractional bounds round inwards.
+        ...(min !== undefined ? { completenessMin: Math.ceil(min) } : {}),
+        ...(max !== undefined ? { completenessMax: Math.floor(max) } : {}),
+        ...(tagKeys?.length ? { tagKeys } : {}),
+        ...(params.owner ? { referredBy: callerId } : {}),
+        ...(searchQuery(params.search) ? { tsquery: searchQuery(params.search)! } : {}),
+      },
+      { page, limit },
+    )
     return {
       pages: Math.ceil(total / limit),
       page,

@@ -1,6 +1,7 @@
 // SQL of the admin module: session step-ups (`admin_elevations`) and the audit log (`admin_audit`).
 import type { Insertable } from 'kysely'
 import type { Executor, Tx } from '../../db/index.ts'
+import { countedPage } from '../../db/reads.ts'
 import type { AdminAuditTable } from '../../db/tables/admin.ts'
 
 export interface AuditFilter {
@@ -62,16 +63,6 @@ export const adminRepo = {
     if (f.targetType) q = q.where('targetType', '=', f.targetType)
     if (f.from) q = q.where('createdAt', '>=', f.from)
     if (f.to) q = q.where('createdAt', '<', f.to)
-    const [{ total }, rows] = await Promise.all([
-      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      q
-        .selectAll()
-        .orderBy('createdAt', 'desc')
-        .orderBy('id', 'desc')
-        .limit(f.limit)
-        .offset((f.page - 1) * f.limit)
-        .execute(),
-    ])
-    return { total: Number(total), rows }
+    return countedPage(q, (q) => q.selectAll(), { by: ['createdAt', 'id'], first: 'newest' }, f)
   },
 }

@@ -1,6 +1,7 @@
 // The only SQL on bookmarks (besides removing those of deleted collections and accounts, which
 // their modules do with the deletion): one per caller, type and reference.
 import type { Executor } from '../../db/index.ts'
+import { countedPage, type PageRequest } from '../../db/reads.ts'
 import type { BookmarkType } from './schemas.ts'
 
 export const bookmarkRepo = {
@@ -23,20 +24,11 @@ export const bookmarkRepo = {
       .executeTakeFirstOrThrow()
   },
 
-  page(ex: Executor, userId: string, type: BookmarkType | undefined, limit: number, offset: number) {
-    let q = ex.selectFrom('bookmarks').selectAll().where('userId', '=', userId)
+  /** One page of the caller's bookmarks (of one type), newest first, with the number of all. */
+  page(ex: Executor, userId: string, type: BookmarkType | undefined, p: PageRequest) {
+    let q = ex.selectFrom('bookmarks').where('userId', '=', userId)
     if (type) q = q.where('type', '=', type)
-    return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').limit(limit).offset(offset).execute()
-  },
-
-  async count(ex: Executor, userId: string, type: BookmarkType | undefined) {
-    let q = ex
-      .selectFrom('bookmarks')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('userId', '=', userId)
-    if (type) q = q.where('type', '=', type)
-    const row = await q.executeTakeFirstOrThrow()
-    return Number(row.n)
+    return countedPage(q, (q) => q.selectAll(), { by: ['createdAt', 'id'], first: 'newest' }, p)
   },
 
   /** One bookmark of the caller; undefined for someone else's or an unknown one. */

@@ -55,10 +55,7 @@ export class BookmarkService {
     const db = this.deps.db
     const page = q.page ?? 1
     const limit = q.limit ?? 12
-    const [rows, total] = await Promise.all([
-      bookmarkRepo.page(db, userId, q.type, limit, (page - 1) * limit),
-      bookmarkRepo.count(db, userId, q.type),
-    ])
+    const { total, rows } = await bookmarkRepo.page(db, userId, q.type, { page, limit })
     return {
       data: await this.#withTargets(userId, rows),
       total,

@@ -2,6 +2,7 @@
 // read of who shares a collection (its creator, its talent, its invitees and applicants).
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { countedPage, exists, type PageRequest } from '../../db/reads.ts'
 
 export interface ConversationRow {
   id: string
@@ -51,32 +52,21 @@ export const chatRepo = {
     return row.rows.length > 0
   },
 
-  async userExists(ex: Executor, id: string): Promise<boolean> {
-    const row = await ex
-      .selectFrom('users')
-      .select('id')
-      .where('id', '=', id)
-      .where('deletedAt', 'is', null)
-      .executeTakeFirst()
-    return row !== undefined
+  userExists(ex: Executor, id: string): Promise<boolean> {
+    return exists(ex.selectFrom('users').select('id').where('id', '=', id).where('deletedAt', 'is', null))
   },
 
-  async findByCollection(ex: Executor, collectionId: string): Promise<ConversationRow | undefined> {
-    return ex
-      .selectFrom('chatConversations')
-      .selectAll()
-      .where('type', '=', 'collection')
-      .where('collectionId', '=', collectionId)
-      .executeTakeFirst()
-  },
-
-  async findByPair(ex: Executor, pairKey: string): Promise<ConversationRow | undefined> {
-    return ex
-      .selectFrom('chatConversations')
-      .selectAll()
-      .where('type', '=', 'direct')
-      .where('pairKey', '=', pairKey)
-      .executeTakeFirst()
+  /** The conversation of a collection, or of a pair of users (its `pairKey`). */
+  async find(
+    ex: Executor,
+    key: { collectionId: string } | { pairKey: string },
+  ): Promise<ConversationRow | undefined> {
+    const q = ex.selectFrom('chatConversations').selectAll()
+    const match =
+      'collectionId' in key
+        ? q.where('type', '=', 'collection').where('collectionId', '=', key.collectionId)
+        : q.where('type', '=', 'direct').where('pairKey', '=', key.pairKey)
+    return match.executeTakeFirst()
   },
 
   async get(ex: Executor, id: string): Promise<ConversationRow | undefined> {
@@ -116,14 +106,14 @@ export const chatRepo = {
       .execute()
   },
 
-  async isMember(ex: Executor, conversationId: string, userId: string): Promise<boolean> {
-    const row = await ex
-      .selectFrom('chatMembers')
-      .select('userId')
-      .where('conversationId', '=', conversationId)
-      .where('userId', '=', userId)
-      .executeTakeFirst()
-    return row !== undefined
+  isMember(ex: Executor, conversationId: string, userId: string): Promise<boolean> {
+    return exists(
+      ex
+        .selectFrom('chatMembers')
+        .select('userId')
+        .where('conversationId', '=', conversationId)
+        .where('userId', '=', userId),
+    )
   },
 
   /** The caller's conversations, the latest activity first. */
@@ -166,30 +156,19 @@ export const chatRepo = {
     return new Map(rows.rows.map((r) => [r.conversationId, Number(r.unread)]))
   },
 
-  async messagesPage(
+  /** One page of a conversation's messages, newest first, with the number of all (counted only when needed). */
+  messagesPage(
     ex: Executor,
     conversationId: string,
-    limit: number,
-    offset: number,
-  ): Promise<MessageRow[]> {
-    return ex
-      .selectFrom('chatMessages')
-      .select(MESSAGE_COLUMNS)
-      .where('conversationId', '=', conversationId)
-      .orderBy('createdAt', 'desc')
-      .orderBy('id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute()
-  },
-
-  async countMessages(ex: Executor, conversationId: string): Promise<number> {
-    const row = await ex
-      .selectFrom('chatMessages')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('conversationId', '=', conversationId)
-      .executeTakeFirstOrThrow()
-    return Number(row.n)
+    p: PageRequest,
+  ): Promise<{ total: number; rows: MessageRow[] }> {
+    return countedPage(
+      ex.selectFrom('chatMessages').where('conversationId', '=', conversationId),
+      (q) => q.select(MESSAGE_COLUMNS),
+      { by: ['createdAt', 'id'], first: 'newest' },
+      p,
+      'when-needed',
+    )
   },
 
   async getMessage(ex: Executor, id: string): Promise<MessageRow | undefined> {

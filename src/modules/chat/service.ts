@@ -59,7 +59,7 @@ export class ChatService {
           createdAt: now,
           lastMessageAt: null,
         })
-        const conv = await chatRepo.findByCollection(tx, input.collectionId)
+        const conv = await chatRepo.find(tx, { collectionId: input.collectionId })
         if (!conv) throw new Error('conversation vanished')
         await chatRepo.addMembers(tx, conv.id, parties, now)
         return conv.id
@@ -79,7 +79,7 @@ export class ChatService {
         createdAt: now,
         lastMessageAt: null,
       })
-      const conv = await chatRepo.findByPair(tx, pairKey)
+      const conv = await chatRepo.find(tx, { pairKey })
       if (!conv) throw new Error('conversation vanished')
       await chatRepo.addMembers(tx, conv.id, [userId, other], now)
       return conv.id
@@ -105,11 +105,7 @@ export class ChatService {
     await this.#readable(ex, id, userId)
     const page = q.page ?? 1
     const limit = q.limit ?? 12
-    const rows = await chatRepo.messagesPage(ex, id, limit, (page - 1) * limit)
-    const total =
-      rows.length < limit && (rows.length > 0 || page === 1)
-        ? (page - 1) * limit + rows.length
-        : await chatRepo.countMessages(ex, id)
+    const { total, rows } = await chatRepo.messagesPage(ex, id, { page, limit })
     const members = await chatRepo.members(ex, [id])
     return {
       data: await this.#messages(ex, rows, members),

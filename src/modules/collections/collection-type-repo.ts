@@ -1,6 +1,7 @@
 // The only SQL on collection types.
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { countedPage, type PageRequest } from '../../db/reads.ts'
 
 export interface CollectionTypeFilter {
   /** include retired types (admin views) */
@@ -26,19 +27,9 @@ function filtered(ex: Executor, f: CollectionTypeFilter) {
 export type CollectionTypeRow = Awaited<ReturnType<typeof collectionTypeRepo.get>> & {}
 
 export const collectionTypeRepo = {
-  page(ex: Executor, f: CollectionTypeFilter, limit: number, offset: number) {
-    return filtered(ex, f)
-      .selectAll()
-      .orderBy('createdAt', 'asc')
-      .orderBy('id', 'asc')
-      .limit(limit)
-      .offset(offset)
-      .execute()
-  },
-
-  async count(ex: Executor, f: CollectionTypeFilter) {
-    const row = await filtered(ex, f).select(sql<number>`count(*)::int`.as('n')).executeTakeFirstOrThrow()
-    return row.n
+  /** One page of the types, oldest first (the seeded defaults lead), with the number of all. */
+  page(ex: Executor, f: CollectionTypeFilter, p: PageRequest) {
+    return countedPage(filtered(ex, f), (q) => q.selectAll(), { by: ['createdAt', 'id'], first: 'oldest' }, p)
   },
 
   get(ex: Executor, id: string, all = false) {

@@ -48,10 +48,7 @@ export class CollectionTypeService {
       ...(q.name !== undefined ? { name: q.name.trim() } : {}),
       ...(q.value !== undefined ? { value: q.value.trim() } : {}),
     }
-    const [rows, total] = await Promise.all([
-      collectionTypeRepo.page(this.deps.db, f, limit, (page - 1) * limit),
-      collectionTypeRepo.count(this.deps.db, f),
-    ])
+    const { total, rows } = await collectionTypeRepo.page(this.deps.db, f, { page, limit })
     return { data: rows.map(form), total, pages: Math.ceil(total / limit), page, limit }
   }
 

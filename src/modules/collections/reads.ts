@@ -3,6 +3,7 @@
 // id. CollectionService extends it with the changes.
 import type { Db, Executor } from '../../db/index.ts'
 import type { ReadCache } from '../../db/read-cache.ts'
+import { totalOf } from '../../db/reads.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { tagService } from '../account/tags.ts'
@@ -133,11 +134,9 @@ export class CollectionReads {
     const withReceiver = q.receiver ?? false
     const offset = (page - 1) * limit
     const rows = await collectionRepo.listPage(db, viewerId, filters, { limit, offset })
-    // A short page that is not past the end holds the tail of the matches: no count needed.
-    const counted =
-      rows.length < limit && (rows.length > 0 || page === 1)
-        ? offset + rows.length
-        : await collectionRepo.count(db, viewerId, filters)
+    const counted = await totalOf(rows.length, { page, limit }, () =>
+      collectionRepo.count(db, viewerId, filters),
+    )
     const rel = await this.related(db, viewerId, rows, { receivers: withReceiver, bookmarks: true })
     return {
       data: rows.map((r) => {

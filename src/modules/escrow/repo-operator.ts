@@ -1,6 +1,7 @@
 // SQL of the operator's list of escrow payout legs (tables `escrow_legs`, `escrows`, with the
 // receiver's account).
 import type { Executor } from '../../db/index.ts'
+import { countedPage } from '../../db/reads.ts'
 import type { LegKind, LegStatus } from '../../db/tables/escrow.ts'
 
 export interface LegFilter {
@@ -47,17 +48,7 @@ export const legOperatorRepo = {
     if (f.kind) q = q.where('l.kind', '=', f.kind)
     if (f.coin) q = q.where('e.coin', '=', f.coin)
     if (f.escrowId) q = q.where('l.escrowId', '=', f.escrowId)
-    const [{ total }, rows] = await Promise.all([
-      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      q
-        .select(columns)
-        .orderBy('l.createdAt', 'asc')
-        .orderBy('l.id', 'asc')
-        .limit(f.limit)
-        .offset((f.page - 1) * f.limit)
-        .execute(),
-    ])
-    return { total: Number(total), rows }
+    return countedPage(q, (q) => q.select(columns), { by: ['l.createdAt', 'l.id'], first: 'oldest' }, f)
   },
 
   get(ex: Executor, id: string) {

@@ -1,6 +1,7 @@
 // The only SQL of the feeds: events seen as feed entries, and each viewer's dismissals.
 import { type SqlBool, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { countedPage, type PageRequest } from '../../db/reads.ts'
 
 export interface FeedFilter {
   viewerId: string
@@ -36,28 +37,17 @@ function where(f: FeedFilter) {
   return sql<SqlBool>`${sql.join(conds, sql` and `)}`
 }
 
-export type FeedRow = Awaited<ReturnType<typeof feedRepo.list>>[number]
+export type FeedRow = Awaited<ReturnType<typeof feedRepo.page>>['rows'][number]
 
 export const feedRepo = {
-  list(ex: Executor, f: FeedFilter, offset: number, limit: number) {
-    return ex
-      .selectFrom('events as e')
-      .select(columns)
-      .where(where(f))
-      .orderBy('e.createdAt', 'desc')
-      .orderBy('e.id', 'desc')
-      .offset(offset)
-      .limit(limit)
-      .execute()
-  },
-
-  async count(ex: Executor, f: FeedFilter) {
-    const row = await ex
-      .selectFrom('events as e')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where(where(f))
-      .executeTakeFirstOrThrow()
-    return row.n
+  /** One page of the viewer's entries, newest first, with the number of all of them. */
+  page(ex: Executor, f: FeedFilter, p: PageRequest) {
+    return countedPage(
+      ex.selectFrom('events as e').where(where(f)),
+      (q) => q.select(columns),
+      { by: ['e.createdAt', 'e.id'], first: 'newest' },
+      p,
+    )
   },
 
   /** One entry the viewer may see (dismissed ones included), or undefined. */

@@ -30,10 +30,7 @@ export class FeedService {
       ...(q.isPublic !== undefined ? { isPublic: q.isPublic } : {}),
       ...(q.owner ? { ownerId: q.owner } : {}),
     }
-    const [rows, total] = await Promise.all([
-      feedRepo.list(this.deps.db, filter, (page - 1) * limit, limit),
-      feedRepo.count(this.deps.db, filter),
-    ])
+    const { total, rows } = await feedRepo.page(this.deps.db, filter, { page, limit })
     return { data: rows.map((r) => form(r, false)), total, pages: Math.ceil(total / limit), page, limit }
   }
 

@@ -1,6 +1,7 @@
 // SQL for the files table.
 import type { Selectable } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { countedPage } from '../../db/reads.ts'
 import type { FilesTable } from '../../db/tables/files.ts'
 
 export type FileRow = Selectable<FilesTable>
@@ -60,17 +61,13 @@ export const filesRepo = {
     // The filter value is pattern-checked to MIME characters, so it holds no LIKE wildcard.
     if (f.type) q = q.where('type', 'like', `${f.type}%`)
     if (f.visibility) q = q.where('visibility', '=', f.visibility)
-    const [rows, total] = await Promise.all([
-      q
-        .selectAll()
-        .orderBy('createdAt', 'desc')
-        .orderBy('id', 'desc')
-        .limit(f.limit)
-        .offset((f.page - 1) * f.limit)
-        .execute(),
-      q.select((eb) => eb.fn.countAll<string | number>().as('n')).executeTakeFirstOrThrow(),
-    ])
-    return { rows, count: Number(total.n) }
+    const { total, rows } = await countedPage(
+      q,
+      (q) => q.selectAll(),
+      { by: ['createdAt', 'id'], first: 'newest' },
+      f,
+    )
+    return { rows, count: total }
   },
 
   /** Soft-deletes a live file of `uploadedBy`; returns it, or undefined when there was none. */

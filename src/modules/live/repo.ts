@@ -2,6 +2,7 @@
 // and presence counts.
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { exists } from '../../db/reads.ts'
 
 export const liveRepo = {
   async notify(ex: Executor, channel: string, payload: string): Promise<void> {
@@ -33,13 +34,8 @@ export const liveRepo = {
       .execute()
   },
 
-  async processKnown(ex: Executor, processId: string): Promise<boolean> {
-    const row = await ex
-      .selectFrom('liveProcesses')
-      .select('id')
-      .where('id', '=', processId)
-      .executeTakeFirst()
-    return row !== undefined
+  processKnown(ex: Executor, processId: string): Promise<boolean> {
+    return exists(ex.selectFrom('liveProcesses').select('id').where('id', '=', processId))
   },
 
   async setSockets(ex: Executor, processId: string, userId: string, sockets: number): Promise<void> {
@@ -74,14 +70,8 @@ export const liveRepo = {
   },
 
   /** Locks the user's row so that presence changes of one user are serialised across processes. */
-  async lockUser(ex: Executor, userId: string): Promise<boolean> {
-    const row = await ex
-      .selectFrom('users')
-      .select('id')
-      .where('id', '=', userId)
-      .forUpdate()
-      .executeTakeFirst()
-    return row !== undefined
+  lockUser(ex: Executor, userId: string): Promise<boolean> {
+    return exists(ex.selectFrom('users').select('id').where('id', '=', userId).forUpdate())
   },
 
   async addSocket(ex: Executor, processId: string, userId: string): Promise<void> {
@@ -110,13 +100,8 @@ export const liveRepo = {
       .execute()
   },
 
-  async isConnected(ex: Executor, userId: string): Promise<boolean> {
-    const row = await ex
-      .selectFrom('livePresence')
-      .select('userId')
-      .where('userId', '=', userId)
-      .executeTakeFirst()
-    return row !== undefined
+  isConnected(ex: Executor, userId: string): Promise<boolean> {
+    return exists(ex.selectFrom('livePresence').select('userId').where('userId', '=', userId))
   },
 
   async setSocketStatus(ex: Executor, userId: string, status: 'ONLINE' | 'OFFLINE'): Promise<void> {

@@ -1,6 +1,7 @@
 // The only SQL on notifications, their mail digests and e-mail preferences.
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { countedPage, type PageRequest } from '../../db/reads.ts'
 
 export interface NewNotification {
   id: string
@@ -56,21 +57,12 @@ export const notificationRepo = {
       .executeTakeFirst()
   },
 
-  list(ex: Executor, f: ListFilter, offset: number, limit: number) {
-    let q = ex.selectFrom('notifications').select(columns).where('userId', '=', f.userId)
+  /** One page of the user's notifications, newest first, with the number of all that match. */
+  page(ex: Executor, f: ListFilter, p: PageRequest) {
+    let q = ex.selectFrom('notifications').where('userId', '=', f.userId)
     if (f.read !== undefined) q = q.where('readAt', f.read ? 'is not' : 'is', null)
     if (f.type) q = q.where('type', '=', f.type)
-    return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute()
-  },
-
-  async count(ex: Executor, f: ListFilter) {
-    let q = ex
-      .selectFrom('notifications')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('userId', '=', f.userId)
-    if (f.read !== undefined) q = q.where('readAt', f.read ? 'is not' : 'is', null)
-    if (f.type) q = q.where('type', '=', f.type)
-    return (await q.executeTakeFirstOrThrow()).n
+    return countedPage(q, (q) => q.select(columns), { by: ['createdAt', 'id'], first: 'newest' }, p)
   },
 
   async unread(ex: Executor, userId: string) {

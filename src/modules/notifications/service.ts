@@ -148,9 +148,8 @@ export class NotificationService {
       ...(q.read !== undefined ? { read: q.read } : {}),
       ...(q.type ? { type: q.type } : {}),
     }
-    const [rows, total, unread] = await Promise.all([
-      notificationRepo.list(db, filter, (page - 1) * limit, limit),
-      notificationRepo.count(db, filter),
+    const [{ total, rows }, unread] = await Promise.all([
+      notificationRepo.page(db, filter, { page, limit }),
       notificationRepo.unread(db, userId),
     ])
     return {

@@ -2,6 +2,7 @@
 // of accounts by referral code and by referrer.
 import { sql } from 'kysely'
 import type { Executor, Tx } from '../../db/index.ts'
+import { countedPage, type PageRequest } from '../../db/reads.ts'
 
 export const referralRepo = {
   /** The live account whose code this is (exact match: codes are upper case). */
@@ -29,29 +30,30 @@ export const referralRepo = {
     return row.n
   },
 
-  /** The live referred accounts, newest first, with their first completed job. */
-  referred(ex: Executor, referrerId: string, limit: number, offset: number) {
-    return ex
-      .selectFrom('users as u')
-      .leftJoin('referralCompletions as rc', 'rc.userId', 'u.id')
-      .select([
-        'u.id',
-        'u.firstName',
-        'u.lastName',
-        'u.userName',
-        'u.type',
-        'u.emailVerified',
-        'u.createdAt',
-        'rc.collectionId as firstJobId',
-        'rc.completedAt as firstJobCompletedAt',
-      ])
-      .where('u.referredBy', '=', referrerId)
-      .where('u.deletedAt', 'is', null)
-      .orderBy('u.createdAt', 'desc')
-      .orderBy('u.id', 'desc')
-      .limit(limit)
-      .offset(offset)
-      .execute()
+  /** One page of the live referred accounts, newest first, with their first completed job. */
+  referred(ex: Executor, referrerId: string, p: PageRequest) {
+    return countedPage(
+      ex
+        .selectFrom('users as u')
+        // one completion at most per account: the join adds no row
+        .leftJoin('referralCompletions as rc', 'rc.userId', 'u.id')
+        .where('u.referredBy', '=', referrerId)
+        .where('u.deletedAt', 'is', null),
+      (q) =>
+        q.select([
+          'u.id',
+          'u.firstName',
+          'u.lastName',
+          'u.userName',
+          'u.type',
+          'u.emailVerified',
+          'u.createdAt',
+          'rc.collectionId as firstJobId',
+          'rc.completedAt as firstJobCompletedAt',
+        ]),
+      { by: ['u.createdAt', 'u.id'], first: 'newest' },
+      p,
+    )
   },
 
   async stats(ex: Executor, referrerId: string) {
@@ -60,7 +62,6 @@ export const referralRepo = {
       .select([
         sql<number>`count(*)::int`.as('total'),
         sql<number>`(count(*) filter (where u.email_verified and u.deleted_at is null))::int`.as('verified'),
-        sql<number>`(count(*) filter (where u.deleted_at is null))::int`.as('live'),
         sql<number>`(select count(*)::int from referral_completions rc where rc.referrer_id = ${referrerId})`.as(
           'completed',
         ),

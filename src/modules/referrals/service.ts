@@ -103,11 +103,7 @@ export class ReferralService {
   async list(userId: string, q: { page?: number; limit?: number }) {
     const page = q.page ?? 1
     const limit = q.limit ?? 12
-    const [rows, stats] = await Promise.all([
-      referralRepo.referred(this.deps.db, userId, limit, (page - 1) * limit),
-      referralRepo.stats(this.deps.db, userId),
-    ])
-    const total = stats.live
+    const { total, rows } = await referralRepo.referred(this.deps.db, userId, { page, limit })
     return {
       data: rows.map((r) => ({
         _id: r.id,

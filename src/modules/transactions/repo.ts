@@ -1,6 +1,7 @@
 // The SQL of the user-facing transaction records: written in the caller's database transaction,
 // read by #24 and #25.
 import type { Executor } from '../../db/index.ts'
+import { countedPage } from '../../db/reads.ts'
 import type { TransactionsTable } from '../../db/tables/wallet.ts'
 
 type Status = TransactionsTable['status']
@@ -64,17 +65,7 @@ export const transactionsRepo = {
     if (f.type) base = base.where('type', '=', f.type)
     if (f.status) base = base.where('status', '=', f.status)
     if (f.coin) base = base.where('coin', '=', f.coin.toLowerCase())
-    const [{ total }, rows] = await Promise.all([
-      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      base
-        .selectAll()
-        .orderBy('createdAt', 'desc')
-        .orderBy('id', 'desc')
-        .limit(f.limit)
-        .offset((f.page - 1) * f.limit)
-        .execute(),
-    ])
-    return { total: Number(total), rows }
+    return countedPage(base, (q) => q.selectAll(), { by: ['createdAt', 'id'], first: 'newest' }, f)
   },
 
   ownedBy(ex: Executor, ownerId: string, id: string) {

@@ -1,6 +1,7 @@
 // The only SQL on webhook endpoints and their deliveries.
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { countedPage, type PageRequest } from '../../db/reads.ts'
 
 export const endpointColumns = [
   'id',
@@ -95,16 +96,14 @@ export const webhookRepo = {
       .executeTakeFirst()
   },
 
-  listOwned(ex: Executor, ownerId: string, offset: number, limit: number) {
-    return ex
-      .selectFrom('webhookEndpoints')
-      .select(endpointColumns)
-      .where('ownerId', '=', ownerId)
-      .orderBy('createdAt', 'desc')
-      .orderBy('id', 'desc')
-      .offset(offset)
-      .limit(limit)
-      .execute()
+  /** One page of the owner's endpoints, newest first, with the number of all. */
+  pageOwned(ex: Executor, ownerId: string, p: PageRequest) {
+    return countedPage(
+      ex.selectFrom('webhookEndpoints').where('ownerId', '=', ownerId),
+      (q) => q.select(endpointColumns),
+      { by: ['createdAt', 'id'], first: 'newest' },
+      p,
+    )
   },
 
   async countOwned(ex: Executor, ownerId: string, accountOnly = false) {
@@ -253,27 +252,13 @@ export const webhookRepo = {
     return Number(res.numUpdatedRows) > 0
   },
 
-  listDeliveries(
-    ex: Executor,
-    endpointId: string,
-    status: string | undefined,
-    offset: number,
-    limit: number,
-  ) {
-    let q = ex.selectFrom('webhookDeliveries').select(deliveryColumns).where('endpointId', '=', endpointId)
+  /** One page of an endpoint's deliveries (of one status), newest first, with the number of all. */
+  pageDeliveries(ex: Executor, endpointId: string, status: string | undefined, p: PageRequest) {
+    let q = ex.selectFrom('webhookDeliveries').where('endpointId', '=', endpointId)
     if (status) q = q.where('status', '=', status)
-    return q.orderBy('createdAt', 'desc').orderBy('id', 'desc').offset(offset).limit(limit).execute()
-  },
-
-  async countDeliveries(ex: Executor, endpointId: string, status: string | undefined) {
-    let q = ex
-      .selectFrom('webhookDeliveries')
-      .select((eb) => eb.fn.countAll<string>().as('n'))
-      .where('endpointId', '=', endpointId)
-    if (status) q = q.where('status', '=', status)
-    return Number((await q.executeTakeFirstOrThrow()).n)
+    return countedPage(q, (q) => q.select(deliveryColumns), { by: ['createdAt', 'id'], first: 'newest' }, p)
   },
 }
 
 export type EndpointRow = NonNullable<Awaited<ReturnType<typeof webhookRepo.getOwned>>>
-export type DeliveryRow = Awaited<ReturnType<typeof webhookRepo.listDeliveries>>[number]
+export type DeliveryRow = Awaited<ReturnType<typeof webhookRepo.pageDeliveries>>['rows'][number]

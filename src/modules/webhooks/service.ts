@@ -93,10 +93,7 @@ export class WebhookService {
   async list(ownerId: string, q: { page?: number; limit?: number }) {
     const page = q.page ?? 1
     const limit = q.limit ?? 12
-    const [rows, total] = await Promise.all([
-      webhookRepo.listOwned(this.deps.db, ownerId, (page - 1) * limit, limit),
-      webhookRepo.countOwned(this.deps.db, ownerId),
-    ])
+    const { total, rows } = await webhookRepo.pageOwned(this.deps.db, ownerId, { page, limit })
     return { data: rows.map(endpointView), total, pages: Math.ceil(total / limit), page, limit }
   }
 
@@ -123,10 +120,7 @@ export class WebhookService {
     await this.get(ownerId, id)
     const page = q.page ?? 1
     const limit = q.limit ?? 12
-    const [rows, total] = await Promise.all([
-      webhookRepo.listDeliveries(this.deps.db, id, q.status, (page - 1) * limit, limit),
-      webhookRepo.countDeliveries(this.deps.db, id, q.status),
-    ])
+    const { total, rows } = await webhookRepo.pageDeliveries(this.deps.db, id, q.status, { page, limit })
     return { data: rows.map(deliveryView), total, pages: Math.ceil(total / limit), page, limit }
   }
 

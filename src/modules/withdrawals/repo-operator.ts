@@ -1,5 +1,6 @@
 // SQL of the operator's list of withdrawals (table `withdrawals`, with the requester's account).
 import type { Executor } from '../../db/index.ts'
+import { countedPage } from '../../db/reads.ts'
 import type { WithdrawalStatus } from '../../db/tables/withdrawals.ts'
 
 export interface WithdrawalFilter {
@@ -37,17 +38,7 @@ export const withdrawalOperatorRepo = {
     else if (f.status) q = q.where('w.status', '=', f.status)
     if (f.coin) q = q.where('w.coin', '=', f.coin)
     if (f.userId) q = q.where('w.ownerId', '=', f.userId)
-    const [{ total }, rows] = await Promise.all([
-      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      q
-        .select(columns)
-        .orderBy('w.createdAt', 'asc')
-        .orderBy('w.id', 'asc')
-        .limit(f.limit)
-        .offset((f.page - 1) * f.limit)
-        .execute(),
-    ])
-    return { total: Number(total), rows }
+    return countedPage(q, (q) => q.select(columns), { by: ['w.createdAt', 'w.id'], first: 'oldest' }, f)
   },
 
   get(ex: Executor, id: string) {

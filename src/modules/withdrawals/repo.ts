@@ -3,6 +3,7 @@
 import type { Insertable } from 'kysely'
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { countedPage } from '../../db/reads.ts'
 import type { WithdrawalStatus, WithdrawalsTable } from '../../db/tables/withdrawals.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 
@@ -88,16 +89,6 @@ export const withdrawalRepo = {
     let base = ex.selectFrom('withdrawals').where('ownerId', '=', ownerId)
     if (q.status) base = base.where('status', '=', q.status)
     if (q.coin) base = base.where('coin', '=', q.coin.toLowerCase())
-    const [{ total }, rows] = await Promise.all([
-      base.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      base
-        .selectAll()
-        .orderBy('createdAt', 'desc')
-        .orderBy('id', 'desc')
-        .limit(q.limit)
-        .offset((q.page - 1) * q.limit)
-        .execute(),
-    ])
-    return { total: Number(total), rows }
+    return countedPage(base, (q) => q.selectAll(), { by: ['createdAt', 'id'], first: 'newest' }, q)
   },
 }

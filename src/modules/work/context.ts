@@ -2,6 +2,7 @@
 // see it, the caller's part in it, amounts in USD cents, pages, and assigning the talent (an
 // accepted invite or application) through the state machine.
 import type { Db, Executor, Tx } from '../../db/index.ts'
+import type { PageRequest } from '../../db/reads.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
@@ -82,20 +83,12 @@ export function toCents(value: string | number, path: string): bigint {
 export const centsToUsd = (cents: bigint | string | null) =>
   cents === null ? null : Number(BigInt(cents)) / 100
 
-export function pageOf(q: { page?: number; limit?: number }) {
-  const page = q.page ?? 1
-  const limit = q.limit ?? 12
-  return { page, limit, offset: (page - 1) * limit }
+export function pageOf(q: { page?: number; limit?: number }): PageRequest {
+  return { page: q.page ?? 1, limit: q.limit ?? 12 }
 }
 
-/** The list answer: items, and the total (counted only when the page does not tell it). */
-export async function paged<T>(
-  rows: T[],
-  p: { page: number; limit: number; offset: number },
-  count: () => Promise<number>,
-) {
-  const total =
-    rows.length < p.limit && (rows.length > 0 || p.page === 1) ? p.offset + rows.length : await count()
+/** The paging fields of a list answer. */
+export function pageInfo(p: PageRequest, total: number) {
   return { total, pages: Math.ceil(total / p.limit), page: p.page, limit: p.limit }
 }
 

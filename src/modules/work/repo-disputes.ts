@@ -1,6 +1,7 @@
 // The only SQL on disputes.
 import { type Insertable, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { countedPage } from '../../db/reads.ts'
 import type { DisputeStatus, DisputesTable } from '../../db/tables/work.ts'
 
 export const disputeRepo = {
@@ -12,17 +13,7 @@ export const disputeRepo = {
   async list(ex: Executor, f: { status?: DisputeStatus | undefined; page: number; limit: number }) {
     let q = ex.selectFrom('disputes')
     if (f.status) q = q.where('status', '=', f.status)
-    const [{ total }, rows] = await Promise.all([
-      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      q
-        .selectAll()
-        .orderBy('createdAt', 'asc')
-        .orderBy('id', 'asc')
-        .limit(f.limit)
-        .offset((f.page - 1) * f.limit)
-        .execute(),
-    ])
-    return { total: Number(total), rows }
+    return countedPage(q, (q) => q.selectAll(), { by: ['createdAt', 'id'], first: 'oldest' }, f)
   },
 
   byCollection(ex: Executor, collectionId: string, forUpdate = false) {

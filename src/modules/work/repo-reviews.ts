@@ -1,9 +1,9 @@
 // The only SQL on reviews.
 import { type ExpressionBuilder, type Insertable, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { countedPage, type PageRequest } from '../../db/reads.ts'
 import type { ReviewsTable } from '../../db/tables/work.ts'
 import type { DB } from '../../db/types.ts'
-import type { Page } from './repo.ts'
 
 export interface ReviewFilters {
   /** who reads: public reviews, and the private-job reviews they wrote or received */
@@ -61,24 +61,14 @@ export const reviewRepo = {
     return { average: row.avg === null ? 0 : Number(row.avg), count: Number(row.n) }
   },
 
-  list(ex: Executor, f: ReviewFilters, page: Page) {
-    return ex
-      .selectFrom('reviews')
-      .selectAll()
-      .where(reviewWhere(f))
-      .orderBy('createdAt', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute()
-  },
-
-  async count(ex: Executor, f: ReviewFilters): Promise<number> {
-    const row = await ex
-      .selectFrom('reviews')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(reviewWhere(f))
-      .executeTakeFirstOrThrow()
-    return Number(row.n)
+  /** One page, newest first, with the number of all that match (counted only when needed). */
+  page(ex: Executor, f: ReviewFilters, p: PageRequest) {
+    return countedPage(
+      ex.selectFrom('reviews').where(reviewWhere(f)),
+      (q) => q.selectAll(),
+      { by: ['createdAt', 'id'], first: 'newest' },
+      p,
+      'when-needed',
+    )
   },
 }

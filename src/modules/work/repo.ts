@@ -1,7 +1,8 @@
 // The only SQL on invites and applications, and the work feature's audit records. Lists are one
-// page of ids by an indexed order, then the rows; the count runs only when the page is full.
+// page by an indexed order; the count runs only when the page does not tell the total.
 import { type ExpressionBuilder, type Insertable, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { countedPage, type PageRequest } from '../../db/reads.ts'
 import type {
   ApplicationStatus,
   ApplicationsTable,
@@ -10,11 +11,6 @@ import type {
 } from '../../db/tables/work.ts'
 import type { DB } from '../../db/types.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-
-export interface Page {
-  limit: number
-  offset: number
-}
 
 export interface InviteFilters {
   /** the caller: their sent and received invites */
@@ -112,25 +108,15 @@ export const inviteRepo = {
     return (await q.returning('id').execute()).map((r) => r.id)
   },
 
-  async list(ex: Executor, f: InviteFilters, page: Page) {
-    return ex
-      .selectFrom('invites')
-      .selectAll()
-      .where(inviteWhere(f))
-      .orderBy('createdAt', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute()
-  },
-
-  async count(ex: Executor, f: InviteFilters): Promise<number> {
-    const row = await ex
-      .selectFrom('invites')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(inviteWhere(f))
-      .executeTakeFirstOrThrow()
-    return Number(row.n)
+  /** One page, newest first, with the number of all that match. */
+  page(ex: Executor, f: InviteFilters, p: PageRequest) {
+    return countedPage(
+      ex.selectFrom('invites').where(inviteWhere(f)),
+      (q) => q.selectAll(),
+      { by: ['createdAt', 'id'], first: 'newest' },
+      p,
+      'when-needed',
+    )
   },
 }
 
@@ -174,25 +160,15 @@ export const applicationRepo = {
     await q.execute()
   },
 
-  list(ex: Executor, f: ApplicationFilters, page: Page) {
-    return ex
-      .selectFrom('applications')
-      .selectAll()
-      .where(applicationWhere(f))
-      .orderBy('createdAt', 'desc')
-      .orderBy('id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
-      .execute()
-  },
-
-  async count(ex: Executor, f: ApplicationFilters): Promise<number> {
-    const row = await ex
-      .selectFrom('applications')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where(applicationWhere(f))
-      .executeTakeFirstOrThrow()
-    return Number(row.n)
+  /** One page, newest first, with the number of all that match. */
+  page(ex: Executor, f: ApplicationFilters, p: PageRequest) {
+    return countedPage(
+      ex.selectFrom('applications').where(applicationWhere(f)),
+      (q) => q.selectAll(),
+      { by: ['createdAt', 'id'], first: 'newest' },
+      p,
+      'when-needed',
+    )
   },
 }
 

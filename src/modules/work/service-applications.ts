@@ -3,7 +3,15 @@
 import { inTransaction } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import { assertTopLevel, assignTalent, paged, pageOf, toCents, visibleJob, type WorkDeps } from './context.ts'
+import {
+  assertTopLevel,
+  assignTalent,
+  pageInfo,
+  pageOf,
+  toCents,
+  visibleJob,
+  type WorkDeps,
+} from './context.ts'
 import { type ApplicationRow, applicationForm, lookups } from './forms.ts'
 import { type ApplicationFilters, applicationRepo, audit } from './repo.ts'
 import type { ApplyInput, ListApplicationsQueryT, MyApplicationsQueryT } from './schemas.ts'
@@ -17,7 +25,7 @@ export class ApplicationService {
   async #page(filters: ApplicationFilters, q: { page?: number; limit?: number }) {
     const { db, collections } = this.deps
     const p = pageOf(q)
-    const rows = await applicationRepo.list(db, filters, p)
+    const { total, rows } = await applicationRepo.page(db, filters, p)
     const l = await lookups(
       collections,
       db,
@@ -26,7 +34,7 @@ export class ApplicationService {
     )
     return {
       data: rows.map((r) => applicationForm(r, l)),
-      ...(await paged(rows, p, () => applicationRepo.count(db, filters))),
+      ...pageInfo(p, total),
     }
   }
 

@@ -4,7 +4,7 @@
 import { inTransaction } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import { assertTopLevel, assignTalent, paged, pageOf, visibleJob, type WorkDeps } from './context.ts'
+import { assertTopLevel, assignTalent, pageInfo, pageOf, visibleJob, type WorkDeps } from './context.ts'
 import { type InviteRow, inviteForm, lookups } from './forms.ts'
 import { audit, inviteRepo } from './repo.ts'
 import type { ListInvitesQueryT, SendInviteInput } from './schemas.ts'
@@ -161,7 +161,7 @@ export class InviteService {
       ...(q.status ? { status: q.status } : {}),
       ...(collectionId ? { collectionId } : {}),
     }
-    const rows = await inviteRepo.list(db, filters, p)
+    const { total, rows } = await inviteRepo.page(db, filters, p)
     const l = await lookups(
       collections,
       db,
@@ -170,7 +170,7 @@ export class InviteService {
     )
     return {
       data: rows.map((r) => inviteForm(r, l)),
-      ...(await paged(rows, p, () => inviteRepo.count(db, filters))),
+      ...pageInfo(p, total),
     }
   }
 }

@@ -5,7 +5,7 @@
 import { inTransaction } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import { paged, pageOf, roleOf, visibleJob, type WorkDeps } from './context.ts'
+import { pageInfo, pageOf, roleOf, visibleJob, type WorkDeps } from './context.ts'
 import { lookups, type ReviewRow, reviewForm } from './forms.ts'
 import { audit } from './repo.ts'
 import { type ReviewFilters, reviewRepo } from './repo-reviews.ts'
@@ -105,14 +105,13 @@ export class ReviewService {
       ...(q.rating !== undefined ? { rating: q.rating } : {}),
     }
     const p = pageOf(q)
-    const rows = await reviewRepo.list(db, f, p)
+    const { total, rows } = await reviewRepo.page(db, f, p)
     const l = await lookups(
       collections,
       db,
       rows.flatMap((r) => [r.ownerId, r.receiverId]),
       rows.map((r) => r.collectionId),
     )
-    const page = await paged(rows, p, () => reviewRepo.count(db, f))
-    return { data: rows.map((r) => reviewForm(r, l)), count: page.total, ...page }
+    return { data: rows.map((r) => reviewForm(r, l)), count: total, ...pageInfo(p, total) }
   }
 }

@@ -1,9 +1,10 @@
 // Money on its way out: outgoing transfers, withdrawals and escrow payout legs, with the actions
 // retry (run now / send a failed leg again), replace (higher fees, same nonce) and cancel (refund).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from 'typebox'
+import { type TSchema, Type } from 'typebox'
 import { envelope, IdParams, ok } from '../../../http/schemas.ts'
 import type { AdminAccess } from '../access.ts'
+import type { AdminActor } from '../audit.ts'
 import { Page, ReasonBody } from '../schemas.ts'
 import {
   AdminEscrowLeg,
@@ -42,6 +43,8 @@ const WHAT: Record<TransferAction, { summary: string; conflict: string; message:
   },
 }
 const ACTIONS = Object.keys(WHAT) as TransferAction[]
+
+type AdminApp = Parameters<FastifyPluginAsyncTypebox>[0]
 
 const page = <T>(
   q: { page?: number | undefined; limit?: number | undefined },
@@ -100,27 +103,14 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
     async (req) => ok(await transfers.transfer(req.params.id)),
   )
 
-  for (const action of ACTIONS) {
-    const w = WHAT[action]
-    app.post(
-      `/v1/admin/transfers/:id/${action}`,
-      {
-        schema: {
-          operationId: `adminTransfer${action[0]!.toUpperCase()}${action.slice(1)}`,
-          summary: `Outgoing transfer: ${w.summary}`,
-          tags,
-          security,
-          params: IdParams,
-          body: ReasonBody,
-          response: {
-            200: envelope(Type.Object({ transfer: AdminTransferDetail, txHash: TxHash }), w.message),
-            ...adminErrors({ NOT_FOUND: 'no transfer has this id', CONFLICT: w.conflict }),
-          },
-        },
-      },
-      async (req) => ok(await transfers.act(actorOf(req), req.params.id, action, req.body.reason), w.message),
-    )
-  }
+  actionRoutes(app, {
+    path: 'transfers',
+    operation: 'adminTransfer',
+    summary: (action) => `Outgoing transfer: ${WHAT[action].summary}`,
+    notFound: 'no transfer has this id',
+    data: Type.Object({ transfer: AdminTransferDetail, txHash: TxHash }),
+    act: (actor, id, action, reason) => transfers.act(actor, id, action, reason),
+  })
 
   app.get(
     '/v1/admin/withdrawals',
@@ -146,31 +136,14 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
     },
   )
 
-  for (const action of ACTIONS) {
-    const w = WHAT[action]
-    app.post(
-      `/v1/admin/withdrawals/:id/${action}`,
-      {
-        schema: {
-          operationId: `adminWithdrawal${action[0]!.toUpperCase()}${action.slice(1)}`,
-          summary: `Withdrawal, through its transfer: ${w.summary}`,
-          tags,
-          security,
-          params: IdParams,
-          body: ReasonBody,
-          response: {
-            200: envelope(
-              Type.Object({ withdrawal: AdminWithdrawal, transfer: AdminTransferDetail, txHash: TxHash }),
-              w.message,
-            ),
-            ...adminErrors({ NOT_FOUND: 'no withdrawal has this id', CONFLICT: w.conflict }),
-          },
-        },
-      },
-      async (req) =>
-        ok(await transfers.actOnWithdrawal(actorOf(req), req.params.id, action, req.body.reason), w.message),
-    )
-  }
+  actionRoutes(app, {
+    path: 'withdrawals',
+    operation: 'adminWithdrawal',
+    summary: (action) => `Withdrawal, through its transfer: ${WHAT[action].summary}`,
+    notFound: 'no withdrawal has this id',
+    data: Type.Object({ withdrawal: AdminWithdrawal, transfer: AdminTransferDetail, txHash: TxHash }),
+    act: (actor, id, action, reason) => transfers.actOnWithdrawal(actor, id, action, reason),
+  })
 
   app.get(
     '/v1/admin/escrow-legs',
@@ -197,37 +170,60 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
     },
   )
 
+  actionRoutes(app, {
+    path: 'escrow-legs',
+    operation: 'adminEscrowLeg',
+    summary: (action) =>
+      action === 'retry'
+        ? "Escrow leg: run its open transfer now, or send the escrow's legs that failed for good again"
+        : `Escrow leg, through its transfer: ${WHAT[action].summary}`,
+    notFound: 'no escrow leg has this id',
+    data: Type.Object({
+      leg: AdminEscrowLeg,
+      transfer: Type.Union([AdminTransferDetail, Type.Null()]),
+      resent: Type.Integer({ description: 'failed legs of the escrow sent again', examples: [0] }),
+      txHash: TxHash,
+    }),
+    act: (actor, id, action, reason) => transfers.actOnLeg(actor, id, action, reason),
+  })
+}
+
+/**
+ * The routes of every action on one kind of money on its way out: `POST /v1/admin/<path>/{id}/<action>`
+ * with a reason, answering `data` with the action's message.
+ */
+function actionRoutes(
+  app: AdminApp,
+  kind: {
+    path: string
+    /** the operationId's stem; the action follows it, capitalised */
+    operation: string
+    summary: (action: TransferAction) => string
+    notFound: string
+    /** the answer's `data`, which serialises what `act` returns */
+    data: TSchema
+    act: (actor: AdminActor, id: string, action: TransferAction, reason: string) => Promise<unknown>
+  },
+) {
   for (const action of ACTIONS) {
     const w = WHAT[action]
     app.post(
-      `/v1/admin/escrow-legs/:id/${action}`,
+      `/v1/admin/${kind.path}/:id/${action}`,
       {
         schema: {
-          operationId: `adminEscrowLeg${action[0]!.toUpperCase()}${action.slice(1)}`,
-          summary:
-            action === 'retry'
-              ? "Escrow leg: run its open transfer now, or send the escrow's legs that failed for good again"
-              : `Escrow leg, through its transfer: ${w.summary}`,
+          operationId: `${kind.operation}${action[0]!.toUpperCase()}${action.slice(1)}`,
+          summary: kind.summary(action),
           tags,
           security,
           params: IdParams,
           body: ReasonBody,
           response: {
-            200: envelope(
-              Type.Object({
-                leg: AdminEscrowLeg,
-                transfer: Type.Union([AdminTransferDetail, Type.Null()]),
-                resent: Type.Integer({ description: 'failed legs of the escrow sent again', examples: [0] }),
-                txHash: TxHash,
-              }),
-              w.message,
-            ),
-            ...adminErrors({ NOT_FOUND: 'no escrow leg has this id', CONFLICT: w.conflict }),
+            200: envelope(kind.data, w.message),
+            ...adminErrors({ NOT_FOUND: kind.notFound, CONFLICT: w.conflict }),
           },
         },
       },
-      async (req) =>
-        ok(await transfers.actOnLeg(actorOf(req), req.params.id, action, req.body.reason), w.message),
+      async (req) => ok(await kind.act(actorOf(req), req.params.id, action, req.body.reason), w.message),
     )
   }
 }

@@ -3,6 +3,7 @@
 // `outgoing_postings`, `outgoing_transactions`).
 import { sql } from 'kysely'
 import type { Executor } from '../../../db/index.ts'
+import { countedPage } from '../../../db/reads.ts'
 import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
 
 /** A transfer's state as operators filter it: a stored status, or `open` (not settled) and
@@ -30,25 +31,21 @@ export const operatorRepo = {
     if (f.coin) q = q.where('coin', '=', f.coin)
     if (f.purpose) q = q.where('purpose', '=', f.purpose)
     if (f.referenceId) q = q.where('referenceId', '=', f.referenceId)
-    const [{ total }, rows] = await Promise.all([
-      q.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-      q
-        .selectAll()
-        .select((eb) =>
-          eb
-            .selectFrom('outgoingTransactions as t')
-            .whereRef('t.transferId', '=', 'outgoingTransfers.id')
-            .select(sql<number>`count(*)::int`.as('n'))
-            .as('transactionCount'),
-        )
-        // Oldest first: what waits longest is what an operator looks at first.
-        .orderBy('createdAt', 'asc')
-        .orderBy('id', 'asc')
-        .limit(f.limit)
-        .offset((f.page - 1) * f.limit)
-        .execute(),
-    ])
-    return { total: Number(total), rows }
+    return countedPage(
+      q,
+      (q) =>
+        q
+          .selectAll()
+          .select((eb) =>
+            eb
+              .selectFrom('outgoingTransactions as t')
+              .whereRef('t.transferId', '=', 'outgoingTransfers.id')
+              .select(sql<number>`count(*)::int`.as('n'))
+              .as('transactionCount'),
+          ),
+      { by: ['createdAt', 'id'], first: 'oldest' },
+      f,
+    )
   },
 
   events(ex: Executor, transferId: string) {

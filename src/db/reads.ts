@@ -1,0 +1,66 @@
+// Read shapes the repositories share: whether a query finds a row, and one page of a list with the
+// number of all the rows it matches.
+import type { SelectQueryBuilder, StringReference } from 'kysely'
+
+/** Whether `q` finds a row (only its first row is fetched). */
+export async function exists<DB, TB extends keyof DB, O>(q: SelectQueryBuilder<DB, TB, O>): Promise<boolean> {
+  return (await q.executeTakeFirst()) !== undefined
+}
+
+/** A page of a list: `page` from 1, `limit` rows at most. */
+export interface PageRequest {
+  page: number
+  limit: number
+}
+
+/** How a page is ordered: by creation time, the id breaking ties, both the same way. */
+export interface PageOrder<DB, TB extends keyof DB> {
+  /** the creation time column and the id column, e.g. `['w.createdAt', 'w.id']` */
+  by: readonly [StringReference<DB, TB>, StringReference<DB, TB>]
+  /** `oldest` first (an operator's queue: what waits longest comes first) or `newest` first */
+  first: 'oldest' | 'newest'
+}
+
+/**
+ * One page of `filtered` and the number of all the rows it matches: `rows` are what `select` makes
+ * of it (its columns), ordered by `order` and cut to the page; `total` counts `filtered` itself.
+ * `count`: `always` reads the count beside the page; `when-needed` reads the page first and counts
+ * only when the page does not tell the total (see totalOf), for lists whose count is costly.
+ */
+export async function countedPage<DB, TB extends keyof DB, F, O>(
+  filtered: SelectQueryBuilder<DB, TB, F>,
+  select: (q: SelectQueryBuilder<DB, TB, F>) => SelectQueryBuilder<DB, TB, O>,
+  order: PageOrder<DB, TB>,
+  p: PageRequest,
+  count: 'always' | 'when-needed' = 'always',
+): Promise<{ total: number; rows: O[] }> {
+  const direction = order.first === 'oldest' ? 'asc' : 'desc'
+  const page = select(filtered)
+    .orderBy(order.by[0], direction)
+    .orderBy(order.by[1], direction)
+    .limit(p.limit)
+    .offset((p.page - 1) * p.limit)
+  const countAll = async () => {
+    const row = await filtered
+      .select((eb) => eb.fn.countAll().as('total'))
+      // The selection's type does not resolve over a generic table: it is this one column.
+      .$castTo<{ total: number | string | bigint }>()
+      .executeTakeFirstOrThrow()
+    return Number(row.total)
+  }
+  if (count === 'when-needed') {
+    const rows = await page.execute()
+    return { total: await totalOf(rows.length, p, countAll), rows }
+  }
+  const [total, rows] = await Promise.all([countAll(), page.execute()])
+  return { total, rows }
+}
+
+/**
+ * The number of all the matches of a list, given how many rows its page `p` holds: a short page
+ * that is not past the end holds the tail of the matches, so only a full page (or an empty one
+ * past the end) needs `count`.
+ */
+export async function totalOf(onPage: number, p: PageRequest, count: () => Promise<number>): Promise<number> {
+  return onPage < p.limit && (onPage > 0 || p.page === 1) ? (p.page - 1) * p.limit + onPage : count()
+}
