@@ -118,6 +118,38 @@ export const ledgerRepo = {
     return inserted !== undefined
   },
 
+  /**
+   * A whole transfer in one round trip (the `ledger_write_transfer` function, migration 0034):
+   * claims the key; unless another transfer holds it, locks the `changes` rows (the non-system
+   * accounts) in id order, checks that each exists and that none is left below what its pending
+   * holds reserve, and only when both hold changes the balances and inserts the entries. When a
+   * check fails nothing but the claim is written (the caller throws, rolling back its transaction).
+   */
+  async writeTransfer(
+    tx: Tx,
+    row: {
+      id: string
+      key: string
+      inputHash: string
+      coin: string
+      kind: string
+      description: string
+      now: Date
+    },
+    changes: { account: string; delta: bigint; released: bigint }[],
+    legs: [string, bigint][],
+  ): Promise<{ claimed: boolean; present: number; fits: boolean }> {
+    const { rows } = await sql<{ claimed: boolean; present: number; fits: boolean }>`
+      select claimed, present, fits from ledger_write_transfer(
+        ${row.id}, ${row.key}, ${row.inputHash}, ${row.coin}, ${row.kind}, ${row.description}, ${row.now},
+        ${changes.map((c) => c.account)}::char(24)[],
+        ${changes.map((c) => units(c.delta))}::numeric[],
+        ${changes.map((c) => units(c.released))}::numeric[],
+        ${legs.map(([account]) => account)}::char(24)[],
+        ${legs.map(([, amount]) => units(amount))}::numeric[])`.execute(tx)
+    return rows[0]!
+  },
+
   async transferByKey(ex: Executor, key: string) {
     return ex
       .selectFrom('ledgerTransfers')

@@ -12,6 +12,7 @@ import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { ledgerRepo as repo } from './repo.ts'
+import { type AccountShape, AccountShapes } from './shapes.ts'
 import {
   type Hold,
   type HoldInput,
@@ -48,6 +49,15 @@ function netLegs(legs: { account: string; amount: bigint }[]): [string, bigint][
   return [...net.entries()].filter(([, v]) => v !== 0n).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 }
 
+/** Whether the transfer fits its accounts: each of its coin, and no retired kind credited. */
+function fits(w: Write, shapes: ReadonlyMap<string, AccountShape>): boolean {
+  for (const [account, shape] of shapes) {
+    if (shape.coin !== w.coin) return false
+    if (isRetiredKind(shape.kind) && (w.legs.find(([a]) => a === account)?.[1] ?? 0n) > 0n) return false
+  }
+  return true
+}
+
 interface Write {
   key: string
   hash: string
@@ -60,6 +70,8 @@ interface Write {
 }
 
 export class Ledger {
+  readonly #shapes = new AccountShapes()
+
   constructor(private readonly deps: { clock: Clock }) {}
 
   /**
@@ -149,7 +161,67 @@ export class Ledger {
     })
   }
 
+  /**
+   * Writes a transfer. When every account is known in process (kind and coin) and fits the
+   * transfer, in one statement (`repo.writeTransfer`); otherwise step by step, which also finds
+   * and reports what does not fit. Both claim the key first and lock the non-system rows in id
+   * order; both refuse the same inputs with the same errors.
+   */
   async #write(tx: Tx, w: Write): Promise<TransferResult> {
+    const ids = w.legs.map(([a]) => a)
+    if (w.release && !ids.includes(w.release.account)) ids.push(w.release.account)
+    const shapes = await this.#shapesOf(tx, ids)
+    if (!shapes || !fits(w, shapes)) return this.#writeStepwise(tx, w)
+    const now = this.deps.clock.now()
+    const id = newId()
+    const changes = ids
+      .filter((a) => !isSystemKind(shapes.get(a)!.kind))
+      .sort()
+      .map((account) => ({
+        account,
+        delta: w.legs.find(([a]) => a === account)?.[1] ?? 0n,
+        released: w.release?.account === account ? w.release.amount : 0n,
+      }))
+    const r = await repo.writeTransfer(
+      tx,
+      { id, key: w.key, inputHash: w.hash, coin: w.coin, kind: w.kind, description: w.description, now },
+      changes,
+      w.legs,
+    )
+    if (!r.claimed) return this.#replay(tx, w)
+    if (r.present < changes.length) {
+      this.#shapes.forget(ids)
+      const present = new Set((await repo.accounts(tx, ids)).map((row) => row.id))
+      throw new Error(`ledger account ${ids.find((a) => !present.has(a))} does not exist`)
+    }
+    if (!r.fits) throw errors.insufficientBalance()
+    return { id, replayed: false }
+  }
+
+  /** Kind and coin of each account (read once per process), or undefined when one is missing. */
+  async #shapesOf(ex: Executor, ids: string[]): Promise<Map<string, AccountShape> | undefined> {
+    const missing = ids.filter((a) => !this.#shapes.get(a))
+    if (missing.length > 0) this.#shapes.remember(await repo.accounts(ex, missing))
+    const out = new Map<string, AccountShape>()
+    for (const a of ids) {
+      const shape = this.#shapes.get(a)
+      if (!shape) return undefined
+      out.set(a, shape)
+    }
+    return out
+  }
+
+  /** The first transfer of a key already used: the same input answers it, another is a conflict. */
+  async #replay(tx: Tx, w: Write): Promise<TransferResult> {
+    const first = await repo.transferByKey(tx, w.key)
+    if (!first) throw new Error(`ledger transfer ${w.key} vanished`)
+    // Transfers written before inputs were hashed are compared by coin only.
+    const same = first.inputHash === '' ? first.coin === w.coin : first.inputHash === w.hash
+    if (!same) throw errors.conflict('This idempotency key was already used for another movement')
+    return { id: first.id, replayed: true }
+  }
+
+  async #writeStepwise(tx: Tx, w: Write): Promise<TransferResult> {
     const now = this.deps.clock.now()
     const id = newId()
     const claimed = await repo.claimTransfer(tx, {
@@ -161,18 +233,12 @@ export class Ledger {
       description: w.description,
       now,
     })
-    if (!claimed) {
-      const first = await repo.transferByKey(tx, w.key)
-      if (!first) throw new Error(`ledger transfer ${w.key} vanished`)
-      // Transfers written before inputs were hashed are compared by coin only.
-      const same = first.inputHash === '' ? first.coin === w.coin : first.inputHash === w.hash
-      if (!same) throw errors.conflict('This idempotency key was already used for another movement')
-      return { id: first.id, replayed: true }
-    }
+    if (!claimed) return this.#replay(tx, w)
 
     const ids = w.legs.map(([a]) => a)
     if (w.release && !ids.includes(w.release.account)) ids.push(w.release.account)
     const all = await repo.accounts(tx, ids)
+    this.#shapes.remember(all)
     const system = new Set(all.filter((r) => isSystemKind(r.kind)).map((r) => r.id))
     // Lock the non-system rows in id order: two transfers over the same accounts queue instead of
     // deadlocking. System rows are only read.
