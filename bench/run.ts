@@ -11,7 +11,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs'
-import { cpus, tmpdir } from 'node:os'
+import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify from 'fastify'
 import { buildApp } from '../src/app.ts'
@@ -95,6 +95,9 @@ const ctx: BenchContext = {
   large: database.kind === 'postgres' && !quick,
 }
 
+// The machine's 1-minute load average when the run starts and ends: the machine may be shared,
+// and the figures mean little when it was busy.
+const loadAtStart = loadavg()[0]!
 // The ceiling: a bare Fastify route on the same machine, measured the same way.
 const bare = Fastify()
 bare.get('/hello', async () => ({ hello: 'world' }))
@@ -167,6 +170,7 @@ const meta = {
   node: process.version,
   cpus: cpus().length,
   cpu: cpus()[0]?.model,
+  load: { start: Number(loadAtStart.toFixed(2)), end: Number(loadavg()[0]!.toFixed(2)) },
   database: database.kind,
 }
 const resultsDir = new URL('./results/', import.meta.url)
@@ -187,7 +191,7 @@ const fmt = (r: Record<string, number | string>) =>
         .join(', ')
 appendFileSync(
   history,
-  `\n## ${meta.date} (${meta.database}, ${meta.cpus} cores, Node ${meta.node}${quick ? ', --quick' : ''})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
+  `\n## ${meta.date} (${meta.database}, ${meta.cpus} cores, Node ${meta.node}, load ${meta.load.start} → ${meta.load.end}${quick ? ', --quick' : ''})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
 )
 console.log('\nwrote bench/results/latest.json and bench/HISTORY.md')
 process.exit(0)
