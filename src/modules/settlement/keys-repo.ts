@@ -41,11 +41,6 @@ export const keysRepo = {
     return ex.selectFrom('walletKeys').select(columns).where('address', 'in', addresses).execute()
   },
 
-  async allAddresses(ex: Executor): Promise<string[]> {
-    const rows = await ex.selectFrom('walletKeys').select('address').execute()
-    return rows.map((r) => r.address)
-  },
-
   sealed(ex: Executor, address: string) {
     return ex
       .selectFrom('walletKeys')

@@ -59,11 +59,6 @@ export class KeyStore {
     return keysRepo.byAddresses(ex, list)
   }
 
-  /** Every custodial address (lower case). */
-  allAddresses(ex: Executor): Promise<string[]> {
-    return keysRepo.allAddresses(ex)
-  }
-
   /**
    * The private key of a custodial address, for the platform's own signing (payouts, withdrawals)
    * and for the export flow. Never log it or put it in an error.
