@@ -77,6 +77,37 @@ describe('a transfer in one round trip', () => {
     expect(await account(user)).toMatchObject({ balance: 98n })
   })
 
+  it('counts as a write of the ledger tables for the read caches', async () => {
+    const { user, clearing } = await funded(100n)
+    database.caches.setOn(true)
+    try {
+      const cache = database.caches.create<bigint>('test balance', ['ledger_accounts'])
+      let loads = 0
+      const read = () =>
+        cache.get(user, async () => {
+          loads++
+          return (await account(user))!.balance
+        })
+      expect(await read()).toBe(100n)
+      expect(await read()).toBe(100n)
+      expect(loads).toBe(1)
+      await tx((t) =>
+        ledger.transfer(t, {
+          key: `cached:${user}`,
+          coin: 'usdc',
+          legs: [
+            { account: user, amount: -30n },
+            { account: clearing, amount: 30n },
+          ],
+        }),
+      )
+      expect(await read()).toBe(70n)
+      expect(loads).toBe(2)
+    } finally {
+      database.caches.setOn(false)
+    }
+  })
+
   it('changes no balance when one debit of several overdraws, even if the caller commits anyway', async () => {
     const a = await funded(100n)
     const b = await funded(100n)
