@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Config, ConfigError, loadConfig } from './config.ts'
+import { embeddedSettings } from './db/embedded.ts'
 import { type Database, openPGlite, openPostgres } from './db/index.ts'
 import { keyStatus, RotationRefused, rotateKeys, verifyKeys } from './keys/rotation.ts'
 import { createSecretBox } from './platform/crypto/secrets.ts'
@@ -45,7 +46,7 @@ function open(): Promise<Database> {
     console.error(`no embedded database in ${dir}: set DATA_DIR (or DATABASE_URL) as the service has it`)
     process.exit(2)
   }
-  return openPGlite({ dataDir: dir })
+  return openPGlite({ dataDir: dir, settings: embeddedSettings })
 }
 
 async function status(database: Database): Promise<number> {

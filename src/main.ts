@@ -15,6 +15,7 @@ import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { buildApp } from './app.ts'
 import { type Config, ConfigError, loadConfig, notInProduction } from './config.ts'
+import { embeddedSettings } from './db/embedded.ts'
 import { type Database, openPGlite, openPostgres } from './db/index.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { Readiness, startOpsServer } from './http/ready.ts'
@@ -80,7 +81,7 @@ async function openDatabase(): Promise<Database> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl)
   if (config.production) notInProduction('the embedded database (DATABASE_URL is not set)')
   log.info({ dir: join(config.dataDir, 'pg') }, 'using embedded PostgreSQL (PGlite)')
-  return openPGlite({ dataDir: join(config.dataDir, 'pg') })
+  return openPGlite({ dataDir: join(config.dataDir, 'pg'), settings: embeddedSettings })
 }
 
 async function shutdown(reason: string, exitCode = 0) {
@@ -111,10 +112,21 @@ async function shutdown(reason: string, exitCode = 0) {
   process.exit(exitCode)
 }
 
+/** Milliseconds each start-up step took, logged with `started` (`imports`: since the process began). */
+const startupMs: Record<string, number> = { imports: Math.round(performance.now()) }
+let stepStarted = performance.now()
+function stepDone(step: string) {
+  const now = performance.now()
+  startupMs[step] = Math.round(now - stepStarted)
+  stepStarted = now
+}
+
 async function start() {
   database = await openDatabase()
+  stepDone('database')
   const applied = await migrateToLatest(database.db)
   if (applied.length) log.info({ applied }, 'migrations applied')
+  stepDone('migrate')
   if (mode === 'migrate') {
     await database.close()
     process.exit(0)
@@ -122,10 +134,12 @@ async function start() {
   if (stopSignal) return
 
   built = await buildServices({ config, database, clock: systemClock, log })
+  stepDone('services')
   const { jobs } = built.services
   if (stopSignal) return
   if (mode !== 'worker')
     app = await buildApp({ config, database, logger: log, role: mode as 'all' | 'api', built })
+  stepDone('app')
   if (stopSignal) return
   if (mode !== 'api' && config.runWorkers) {
     // The embedded database is this process's alone: what a previous run left running died with it.
@@ -156,6 +170,8 @@ async function start() {
     })
     opsServer = await startOpsServer({ metrics, readiness, database, config, log, port: config.workerPort })
   }
+  stepDone('listen')
+  startupMs.total = Math.round(performance.now())
   log.info(
     {
       mode,
@@ -163,6 +179,7 @@ async function start() {
       publicUrl: config.publicUrl,
       mail: built.services.mailer.kind,
       database: database.kind,
+      startupMs,
     },
     'started',
   )

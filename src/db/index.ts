@@ -17,6 +17,7 @@ import {
   type UnknownRow,
 } from 'kysely'
 import pg from 'pg'
+import { ensureCluster } from './embedded.ts'
 import { type ChannelListener, type ListenHandlers, listenPGlite, listenPostgres } from './listen.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
 import { ReadCaches } from './read-cache.ts'
@@ -87,17 +88,28 @@ export function openPostgres(url: string, poolSize = 10): Database {
 }
 
 export interface PGliteOptions {
-  /** directory for a durable database; in memory when omitted */
+  /**
+   * directory for a durable database; in memory when omitted. When it is absent or empty, the
+   * cluster is unpacked there from the machine's cluster template (src/db/embedded.ts) instead of
+   * running initdb in this process.
+   */
   dataDir?: string
   /** a tarball from `dumpDataDir()` to start from (tests use a migrated template) */
   loadDataDir?: Blob
+  /** server settings, each passed as `-c name=value` at start (`embeddedSettings` for the service) */
+  settings?: Readonly<Record<string, string>>
 }
 
 export async function openPGlite(opts: PGliteOptions = {}): Promise<Database & { client: PGlite }> {
-  if (opts.dataDir) mkdirSync(opts.dataDir, { recursive: true })
+  if (opts.dataDir) {
+    if (opts.loadDataDir) mkdirSync(opts.dataDir, { recursive: true })
+    else await ensureCluster(opts.dataDir)
+  }
+  const settings = Object.entries(opts.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`])
   const client = await PGlite.create({
     ...(opts.dataDir ? { dataDir: opts.dataDir } : {}),
     ...(opts.loadDataDir ? { loadDataDir: opts.loadDataDir } : {}),
+    ...(settings.length ? { startParams: [...PGlite.defaultStartParams, ...settings] } : {}),
   })
   const counter = new QueryCounter()
   const caches = new ReadCaches()

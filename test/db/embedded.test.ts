@@ -1,0 +1,97 @@
+// The embedded database's files: a new data directory is unpacked from the cluster template (made in
+// a worker thread when absent or damaged, then kept), comes up with the service's settings and
+// keeps its data across a reopen; a directory holding anything is left alone; the tar reader
+// refuses what a cluster never holds.
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { gunzipSync } from 'node:zlib'
+import { sql } from 'kysely'
+import { afterAll, describe, expect, it } from 'vitest'
+import { embeddedSettings, ensureCluster, extractTar, templateFile } from '../../src/db/embedded.ts'
+import { openPGlite } from '../../src/db/index.ts'
+
+const root = mkdtempSync(join(tmpdir(), 'wp-embedded-'))
+afterAll(() => rmSync(root, { recursive: true, force: true }))
+const template = join(root, 'cache', 'cluster.tar.gz')
+
+/** One tar header block (ustar) followed by the data blocks of `data`. */
+function tarEntry(name: string, type: string, data = new Uint8Array()): Uint8Array {
+  const header = new Uint8Array(512)
+  const put = (at: number, text: string) => header.set(new TextEncoder().encode(text), at)
+  put(0, name)
+  put(100, '0000600\0')
+  put(124, `${data.length.toString(8).padStart(11, '0')}\0`)
+  put(156, type)
+  put(257, 'ustar\0')
+  const blocks = new Uint8Array(512 + Math.ceil(data.length / 512) * 512)
+  blocks.set(header)
+  blocks.set(data, 512)
+  return blocks
+}
+const tarOf = (...entries: Uint8Array[]) => Buffer.concat([...entries, new Uint8Array(1024)])
+
+describe('the embedded database', () => {
+  it('unpacks a new data directory from a template made once, with the settings, and keeps its data', async () => {
+    const dataDir = join(root, 'one', 'pg')
+    expect(await ensureCluster(dataDir, template)).toEqual({ unpacked: true, templateMade: true })
+    expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true)
+    expect(gunzipSync(readFileSync(template)).length).toBeGreaterThan(1024)
+    // nothing half-made is left beside it
+    expect(readdirSync(join(root, 'one'))).toEqual(['pg'])
+
+    const first = await openPGlite({ dataDir, settings: embeddedSettings })
+    const shown = await sql<{ sharedBuffers: string }>`show shared_buffers`.execute(first.db)
+    expect(shown.rows[0]?.sharedBuffers).toBe('16MB')
+    await sql`create table kept (note text)`.execute(first.db)
+    await sql`insert into kept values ('still here')`.execute(first.db)
+    await first.close()
+
+    expect(await ensureCluster(dataDir, template)).toEqual({ unpacked: false, templateMade: false })
+    const again = await openPGlite({ dataDir, settings: embeddedSettings })
+    const rows = await sql<{ note: string }>`select note from kept`.execute(again.db)
+    expect(rows.rows).toEqual([{ note: 'still here' }])
+    await again.close()
+  })
+
+  it('uses the kept template for the next new directory, and makes a damaged one again', async () => {
+    expect(await ensureCluster(join(root, 'two', 'pg'), template)).toEqual({
+      unpacked: true,
+      templateMade: false,
+    })
+    writeFileSync(template, 'not a gzipped tar')
+    const dataDir = join(root, 'three', 'pg')
+    expect(await ensureCluster(dataDir, template)).toEqual({ unpacked: true, templateMade: true })
+    expect(gunzipSync(readFileSync(template)).length).toBeGreaterThan(1024)
+    const database = await openPGlite({ dataDir })
+    const one = await sql<{ one: number }>`select 1 as one`.execute(database.db)
+    expect(one.rows).toEqual([{ one: 1 }])
+    await database.close()
+  })
+
+  it('leaves a directory that holds anything as it is', async () => {
+    const dataDir = join(root, 'four', 'pg')
+    mkdirSync(dataDir, { recursive: true })
+    writeFileSync(join(dataDir, 'something'), 'x')
+    expect(await ensureCluster(dataDir, template)).toEqual({ unpacked: false, templateMade: false })
+    expect(readdirSync(dataDir)).toEqual(['something'])
+  })
+
+  it('keeps the template of the installed PGlite version beside the installed packages', () => {
+    const { version } = JSON.parse(
+      readFileSync(join(import.meta.dirname, '../../node_modules/@electric-sql/pglite/package.json'), 'utf8'),
+    ) as { version: string }
+    expect(templateFile()).toMatch(
+      new RegExp(`node_modules/\\.cache/workpay/pglite-${version}-cluster\\.tar\\.gz$`),
+    )
+  })
+
+  it('reads files and directories from a tar, and refuses links and names leaving the directory', () => {
+    const dir = join(root, 'tar')
+    extractTar(tarOf(tarEntry('/base', '5'), tarEntry('/base/1', '0', new TextEncoder().encode('page'))), dir)
+    expect(readFileSync(join(dir, 'base', '1'), 'utf8')).toBe('page')
+    expect(() => extractTar(tarOf(tarEntry('../outside', '0')), join(root, 'tar2'))).toThrow(/outside/)
+    expect(() => extractTar(tarOf(tarEntry('/link', '2')), join(root, 'tar3'))).toThrow(/entry type/)
+    expect(existsSync(join(root, 'outside'))).toBe(false)
+  })
+})

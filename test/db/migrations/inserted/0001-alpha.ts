@@ -1,0 +1,1 @@
+export { up } from '../first/0001-alpha.ts'

@@ -1,0 +1,1 @@
+export { up } from '../first/0002-beta.ts'

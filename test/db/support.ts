@@ -1,0 +1,56 @@
+// A new, empty database of the driver under test (no migration applied): PGlite in a directory of
+// its own (unpacked from the machine's cluster template, as the service's embedded database is), or
+// with TEST_DB=postgres a new PostgreSQL database, dropped by `close`.
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+import { inject } from 'vitest'
+import { type Database, openPGlite, openPostgres } from '../../src/db/index.ts'
+
+export interface EmptyDatabase {
+  /** another handle on the same database (its own pool on PostgreSQL; the same one on PGlite) */
+  second(): Database
+  database: Database
+  close(): Promise<void>
+}
+
+export async function emptyDatabase(): Promise<EmptyDatabase> {
+  if (inject('testDb') === 'postgres') {
+    const adminUrl = inject('postgresUrl')
+    const name = `wp_db_${randomBytes(6).toString('hex')}`
+    const admin = new pg.Client({ connectionString: adminUrl })
+    await admin.connect()
+    await admin.query(`create database ${name}`)
+    await admin.end()
+    const url = new URL(adminUrl)
+    url.pathname = `/${name}`
+    const opened = [openPostgres(url.toString(), 4)]
+    return {
+      database: opened[0]!,
+      second: () => {
+        const another = openPostgres(url.toString(), 4)
+        opened.push(another)
+        return another
+      },
+      async close() {
+        for (const d of opened) await d.close()
+        const a = new pg.Client({ connectionString: adminUrl })
+        await a.connect()
+        await a.query(`drop database if exists ${name} with (force)`)
+        await a.end()
+      },
+    }
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'wp-db-'))
+  const database = await openPGlite({ dataDir: join(dir, 'pg') })
+  return {
+    database,
+    second: () => database,
+    async close() {
+      await database.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
