@@ -9,12 +9,16 @@ ARG NODE_IMAGE=node:22-bookworm-slim
 FROM ${NODE_IMAGE} AS deps
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The `prepare` script npm ci runs: on a production install it does nothing.
+COPY scripts/prepare.mjs scripts/prepare.mjs
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
 # Every dependency (TypeScript, ...) to compile src/ into dist/.
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
+# The `prepare` script npm ci runs: without src/ yet, it does nothing.
+COPY scripts/prepare.mjs scripts/prepare.mjs
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs scripts/build.mjs

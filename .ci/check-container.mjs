@@ -1,9 +1,10 @@
 // Checks the container files where no container engine can build them: the Dockerfile through a
 // Dockerfile linter (dockerfile-utils) and the rules this image keeps (multi-stage, production
 // dependencies only, non-root user, health check, Node.js as PID 1 in exec form, COPY sources
-// that exist and are not ignored), and compose.yaml against the Compose specification's JSON
-// schema plus references between its services. `node .ci/check-container.mjs [dir]` (default: the
-// repository); exits 1 listing every problem.
+// that exist and are not ignored, the files npm ci's install scripts run copied before it), and
+// compose.yaml against the Compose specification's JSON schema plus references between its
+// services. `node .ci/check-container.mjs [dir]` (default: the repository); exits 1 listing every
+// problem.
 import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import Ajv2019 from 'ajv/dist/2019.js'
@@ -77,6 +78,29 @@ for (const i of instructions.filter((x) => x.keyword === 'COPY' && !/--from=/.te
       problems.push(`Dockerfile: COPY ${src}: no such file in the build context`)
     else if (isIgnored(src)) problems.push(`Dockerfile: COPY ${src}: excluded by .dockerignore`)
   }
+}
+// npm ci runs the root package's install scripts (`prepare`, ...): a file they run must be in the
+// stage before its `npm ci`, which copies only the package files otherwise.
+const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'))
+const installScripts = ['preinstall', 'install', 'postinstall', 'prepare']
+  .map((name) => pkg.scripts?.[name])
+  .filter(Boolean)
+const scriptFiles = installScripts.flatMap((cmd) => cmd.match(/[\w./-]+\.(?:mjs|cjs|js)\b/g) ?? [])
+for (const stage of stages) {
+  const at = stage.findIndex((i) => i.keyword === 'RUN' && /\bnpm (ci|install)\b/.test(i.rest))
+  if (at < 0) continue
+  const copied = stage
+    .slice(0, at)
+    .filter((i) => i.keyword === 'COPY' && !/--from=/.test(i.rest))
+    .flatMap((i) =>
+      i.rest
+        .split(/\s+/)
+        .filter((a) => !a.startsWith('--'))
+        .slice(0, -1),
+    )
+  for (const file of scriptFiles)
+    if (!copied.some((c) => c.replace(/^\.\//, '') === file || file.startsWith(`${c.replace(/\/$/, '')}/`)))
+      problems.push(`Dockerfile: ${file} (run by npm ci) is not copied before \`${stage[at].rest}\``)
 }
 
 // ---- compose.yaml ------------------------------------------------------------------------------

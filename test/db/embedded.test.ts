@@ -1,7 +1,8 @@
 // The embedded database's files: a new data directory is unpacked from the cluster template (made in
 // a worker thread when absent or damaged, then kept), comes up with the service's settings and
-// keeps its data across a reopen; a directory holding anything is left alone; the tar reader
-// refuses what a cluster never holds.
+// keeps its data across a reopen; a directory holding anything is left alone; npm ci's prepare
+// script makes the machine's template; the tar reader refuses what a cluster never holds.
+import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -84,6 +85,15 @@ describe('the embedded database', () => {
     expect(templateFile()).toMatch(
       new RegExp(`node_modules/\\.cache/workpay/pglite-${version}-cluster\\.tar\\.gz$`),
     )
+  })
+
+  it("is prepared by npm ci's prepare script, which does nothing on a production install", () => {
+    const script = join(import.meta.dirname, '../../scripts/prepare.mjs')
+    const run = (env: Record<string, string>) =>
+      execFileSync(process.execPath, [script], { env: { PATH: process.env.PATH!, ...env }, encoding: 'utf8' })
+    expect(run({ NODE_ENV: 'production', npm_config_omit: 'dev' })).toContain('production install')
+    expect(run({})).toContain(`embedded database template`)
+    expect(gunzipSync(readFileSync(templateFile())).length).toBeGreaterThan(1024)
   })
 
   it('reads files and directories from a tar, and refuses links and names leaving the directory', () => {

@@ -90,6 +90,12 @@ describe('container files', () => {
     ],
     ['no health check', 'Dockerfile', (t: string) => t.replace(/^HEALTHCHECK .*$/m, ''), /HEALTHCHECK/],
     [
+      'the prepare script npm ci runs not copied before it',
+      'Dockerfile',
+      (t: string) => t.replace(/^COPY scripts\/prepare\.mjs .*$/gm, ''),
+      /scripts\/prepare\.mjs \(run by npm ci\) is not copied/,
+    ],
+    [
       'an unknown service key',
       'compose.yaml',
       (t: string) => t.replace('  redis:\n', '  redis:\n    restrat: always\n'),

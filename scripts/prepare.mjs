@@ -1,0 +1,26 @@
+// The root package's `prepare` script (`npm ci`, `npm install`): makes this machine's cluster
+// template of the embedded database (src/db/embedded.ts), so that `npm start` on a new data
+// directory unpacks it instead of running initdb. Nothing is done on a production install
+// (`--omit=dev` or NODE_ENV=production: production never runs the embedded database) nor where the
+// sources are absent (the container image's dependency stages copy only the package files). A
+// failure is reported without failing the install: a start makes the template when it is missing.
+import { existsSync } from 'node:fs'
+
+const source = new URL('../src/db/embedded.ts', import.meta.url)
+const omitted = (process.env.npm_config_omit ?? '').split(/[\s,]+/)
+if (omitted.includes('dev') || process.env.NODE_ENV === 'production') {
+  console.log('prepare: production install, no embedded database template')
+  process.exit(0)
+}
+if (!existsSync(source)) process.exit(0)
+
+try {
+  const { tsImport } = await import('tsx/esm/api')
+  const { prepareClusterTemplate } = await tsImport(source.href, import.meta.url)
+  const started = performance.now()
+  const { file, made } = await prepareClusterTemplate()
+  const took = ((performance.now() - started) / 1000).toFixed(1)
+  console.log(`prepare: embedded database template ${made ? `made in ${took} s` : 'already there'}: ${file}`)
+} catch (err) {
+  console.warn(`prepare: no embedded database template (a start makes it): ${err?.message ?? err}`)
+}
