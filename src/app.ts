@@ -12,6 +12,7 @@ import { connectionOptions } from './http/connections.ts'
 import { registerCors } from './http/cors.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
 import { registerJsonBody } from './http/json-body.ts'
+import { lazySerializers, lazyValidatorCompiler } from './http/lazy-schemas.ts'
 import { requestLogView } from './http/log-serializers.ts'
 import { registerNulGuard } from './http/nul-guard.ts'
 import { registerOpenApi } from './http/openapi.ts'
@@ -110,9 +111,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         })
     },
     ajv: { customOptions: { removeAdditional: false } },
+    // Outside production, response serializers are compiled at their first use (lazy-schemas.ts).
+    ...(config.production ? {} : { schemaController: lazySerializers() }),
   }).withTypeProvider<TypeBoxTypeProvider>() as unknown as FastifyInstance
 
-  app.setValidatorCompiler(validatorCompiler)
+  app.setValidatorCompiler(config.production ? validatorCompiler : lazyValidatorCompiler(validatorCompiler))
   registerJsonBody(app)
   registerNulGuard(app)
   app.addHook('onRequest', async (req, reply) => {

@@ -47,14 +47,14 @@ export interface RootDeps {
 }
 
 /** The platform parts every module may take: configuration, database, clock, log, jobs, mail, secrets. */
-export function buildPlatform(deps: RootDeps) {
+export async function buildPlatform(deps: RootDeps) {
   const { config, database, clock, log } = deps
   const db = database.db
   const jobs = new JobQueue(db, log, clock)
   const mailer =
     deps.mailer ??
     (config.smtpUrl
-      ? createSmtpMailer(config.smtpUrl, config.mailFrom)
+      ? await createSmtpMailer(config.smtpUrl, config.mailFrom)
       : config.production
         ? notInProduction('the mail outbox (SMTP_URL is not set)')
         : createOutboxMailer(db, log, { printText: !config.production }))
@@ -76,7 +76,7 @@ export async function buildServices(deps: RootDeps) {
     for (const fn of closers.splice(0).reverse()) await fn()
   }
   try {
-    const platform = buildPlatform(deps)
+    const platform = await buildPlatform(deps)
     const { config, database, db, clock, log, jobs, secrets } = platform
 
     const { events } = buildEvents({ clock })
@@ -105,7 +105,7 @@ export async function buildServices(deps: RootDeps) {
     const payment = await buildPayment({ db, config, clock, log, listen: database.listen })
     closers.push(payment.close)
     const { chain, coins, rates } = payment
-    const files = buildFiles({ db, config, clock, log, jobs })
+    const files = await buildFiles({ db, config, clock, log, jobs })
     closers.push(files.close)
     const { ledger } = buildLedger({ clock })
     const { keys } = buildKeys({ secrets, clock })

@@ -8,10 +8,9 @@
 // see the halt in the answer (and its message), in the metrics and in the log.
 import { access, constants, mkdir } from 'node:fs/promises'
 import { join } from 'node:path'
-import { HeadBucketCommand, S3Client } from '@aws-sdk/client-s3'
+import type { S3Client } from '@aws-sdk/client-s3'
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from 'fastify'
 import type { Redis } from 'ioredis'
-import nodemailer from 'nodemailer'
 import type { Logger } from 'pino'
 import type { Config } from '../config.ts'
 import type { Database } from '../db/index.ts'
@@ -102,6 +101,8 @@ export class Readiness {
       }
       case 'storage': {
         if (config.s3) {
+          // the S3 client and nodemailer (below) are loaded only where those parts are configured
+          const { HeadBucketCommand, S3Client } = await import('@aws-sdk/client-s3')
           const { endpoint, region, accessKeyId, secretAccessKey, forcePathStyle, bucket } = config.s3
           this.#s3 ??= new S3Client({
             region,
@@ -120,6 +121,7 @@ export class Readiness {
         return access(dir, constants.W_OK)
       }
       case 'mail': {
+        const { default: nodemailer } = await import('nodemailer')
         const transport = nodemailer.createTransport({
           url: config.smtpUrl!,
           connectionTimeout: ms,

@@ -206,10 +206,12 @@ describe('production never runs the embedded parts, even from a configuration bu
   })
 
   it('refuses files under DATA_DIR, and keeps files in FILES_DIR when it is set', async () => {
-    expect(() => createBlobStore(forced(), systemClock)).toThrow(/never runs when NODE_ENV=production/)
+    await expect(createBlobStore(forced(), systemClock)).rejects.toThrow(
+      /never runs when NODE_ENV=production/,
+    )
     const filesDir = join(tmp(), 'objects')
     const config = loadConfig({ ...secrets, DATA_DIR: tmp(), FILES_DIR: filesDir }, { production: true })
-    const store = createBlobStore(config, systemClock)
+    const store = await createBlobStore(config, systemClock)
     await store.put('public/a.txt', Readable.from([Buffer.from('hello')]), { contentType: 'text/plain' })
     expect(existsSync(join(filesDir, 'public', 'a.txt'))).toBe(true)
     expect(existsSync(join(config.dataDir, 'files'))).toBe(false)

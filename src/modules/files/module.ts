@@ -6,7 +6,7 @@ import type { Config } from '../../config.ts'
 import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
-import { createBlobStore, S3BlobStore } from '../../platform/storage/index.ts'
+import { createBlobStore, type S3BlobStore } from '../../platform/storage/index.ts'
 import { filesRoutes } from './routes.ts'
 import { DELETE_OBJECT_JOB, FileService } from './service.ts'
 
@@ -16,8 +16,8 @@ declare module '../../platform/jobs/queue.ts' {
   }
 }
 
-export function buildFiles(d: { db: Db; config: Config; clock: Clock; log: Logger; jobs: JobQueue }) {
-  const store = createBlobStore(d.config, d.clock)
+export async function buildFiles(d: { db: Db; config: Config; clock: Clock; log: Logger; jobs: JobQueue }) {
+  const store = await createBlobStore(d.config, d.clock)
   /** uploads, file records, and `summaries`/`assertOwned` for records that embed files */
   const files = new FileService({
     db: d.db,
@@ -32,7 +32,7 @@ export function buildFiles(d: { db: Db; config: Config; clock: Clock; log: Logge
     deleteOnSuccess: true,
   })
   const close = async () => {
-    if (store instanceof S3BlobStore) store.destroy()
+    if (store.driver === 's3') (store as S3BlobStore).destroy()
   }
   return { files, close }
 }

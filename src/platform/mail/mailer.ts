@@ -1,6 +1,6 @@
 // Mail delivery: SMTP through nodemailer when SMTP_URL is set, otherwise an outbox table whose
 // rows are also printed to the log (outside production) so a local user can read their codes.
-import nodemailer from 'nodemailer'
+// nodemailer is loaded only when SMTP is configured.
 import type { Logger } from 'pino'
 import type { Db } from '../../db/index.ts'
 import { newId } from '../crypto/ids.ts'
@@ -26,7 +26,8 @@ export interface Mailer {
   close(): Promise<void>
 }
 
-export function createSmtpMailer(url: string, from: string): Mailer {
+export async function createSmtpMailer(url: string, from: string): Promise<Mailer> {
+  const { default: nodemailer } = await import('nodemailer')
   const transport = nodemailer.createTransport(url)
   return {
     kind: 'smtp',
