@@ -15,7 +15,7 @@ import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { buildApp } from './app.ts'
 import { type Config, ConfigError, loadConfig, notInProduction } from './config.ts'
-import { embeddedSettings } from './db/embedded.ts'
+import { embeddedSettings, ensureCluster } from './db/embedded.ts'
 import { type Database, openPGlite, openPostgres } from './db/index.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { Readiness, startOpsServer } from './http/ready.ts'
@@ -80,8 +80,19 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 async function openDatabase(): Promise<Database> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl)
   if (config.production) notInProduction('the embedded database (DATABASE_URL is not set)')
-  log.info({ dir: join(config.dataDir, 'pg') }, 'using embedded PostgreSQL (PGlite)')
-  return openPGlite({ dataDir: join(config.dataDir, 'pg'), settings: embeddedSettings })
+  const dir = join(config.dataDir, 'pg')
+  // A new data directory is unpacked from the machine's cluster template (src/db/embedded.ts).
+  const { unpacked, templateMade } = await ensureCluster(dir)
+  log.info(
+    {
+      dir,
+      ...(unpacked
+        ? { created: templateMade ? 'from a cluster template made now' : 'from the cluster template' }
+        : {}),
+    },
+    'using embedded PostgreSQL (PGlite)',
+  )
+  return openPGlite({ dataDir: dir, settings: embeddedSettings })
 }
 
 async function shutdown(reason: string, exitCode = 0) {
