@@ -7,20 +7,26 @@
 // ends. The cluster is unpacked into a sibling directory and renamed into place, so a start cut
 // short leaves either no database or a whole one.
 import {
+  closeSync,
+  createReadStream,
   existsSync,
   mkdirSync,
+  openSync,
   readdirSync,
   readFileSync,
   renameSync,
   rmdirSync,
   rmSync,
   writeFileSync,
+  writeSync,
 } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
+import { Readable, Writable } from 'node:stream'
+import { pipeline } from 'node:stream/promises'
 import { Worker } from 'node:worker_threads'
-import { gunzipSync } from 'node:zlib'
+import { createGunzip } from 'node:zlib'
 
 /**
  * Server settings of the service's embedded database. shared_buffers is PostgreSQL's page cache,
@@ -95,69 +101,131 @@ function writeWhole(file: string, bytes: Uint8Array) {
   }
 }
 
-/** The cluster template as a tar: the kept one, or a new one made (and kept when possible). */
-export async function clusterTemplate(file = templateFile()): Promise<{ tar: Uint8Array; made: boolean }> {
-  if (existsSync(file)) {
-    try {
-      return { tar: gunzipSync(readFileSync(file)), made: false }
-    } catch {
-      // damaged: made again below
-    }
-  }
+/** Streams the gzipped template, the kept one; `undefined` when there is none. */
+function keptTemplate(file: string): Readable | undefined {
+  return existsSync(file) ? createReadStream(file) : undefined
+}
+
+/** Makes a template in a worker thread and keeps it (when the installation can be written to). */
+async function newTemplate(file: string): Promise<Uint8Array> {
   const gzipped = await initdbInWorker()
   try {
     writeWhole(file, gzipped)
   } catch {
     // a read-only installation: this start goes on without keeping it
   }
-  return { tar: gunzipSync(gzipped), made: true }
+  return gzipped
 }
 
-/** Makes the cluster template unless it is there already; answers its file and whether it was made. */
+/** Makes the cluster template unless a whole one is there; answers its file and whether it was made. */
 export async function prepareClusterTemplate(
   file = templateFile(),
 ): Promise<{ file: string; made: boolean }> {
-  if (existsSync(file)) {
+  const kept = keptTemplate(file)
+  if (kept) {
     try {
-      gunzipSync(readFileSync(file))
+      // read through, so that a damaged one (its gzip checksum) is made again
+      await pipeline(kept, createGunzip(), new Writable({ write: (_chunk, _enc, done) => done() }))
       return { file, made: false }
     } catch {}
   }
-  writeWhole(file, await initdbInWorker())
+  await newTemplate(file)
   return { file, made: true }
 }
 
 /**
- * Unpacks a tar of regular files and directories (what PGlite's `dumpDataDir` writes) under `dir`.
- * Anything else in it (links, devices, names leaving `dir`) is refused.
+ * Unpacks a gzipped tar of regular files and directories (what PGlite's `dumpDataDir` writes)
+ * under `dir` as it streams in, never holding the archive (40 MB unpacked) in memory. Anything
+ * else in it (links, devices, names leaving `dir`) is refused, as is an archive cut short.
  */
-export function extractTar(tar: Uint8Array, dir: string) {
+export async function extractTarGz(source: Readable, dir: string): Promise<void> {
   const root = resolve(dir)
+  mkdirSync(root, { recursive: true, mode: 0o700 })
+  const header = Buffer.alloc(512)
+  let headerFill = 0
+  /** the file being written, the bytes of it still to come, the padding after it */
+  let fd: number | undefined
+  let remaining = 0
+  let padding = 0
+  let ended = false
+
   const text = (from: number, length: number) => {
-    const bytes = tar.subarray(from, from + length)
+    const bytes = header.subarray(from, from + length)
     const end = bytes.indexOf(0)
-    return Buffer.from(end < 0 ? bytes : bytes.subarray(0, end)).toString('utf8')
+    return (end < 0 ? bytes : bytes.subarray(0, end)).toString('utf8')
   }
-  let at = 0
-  while (at + 512 <= tar.length) {
-    const name = text(at, 100)
-    if (name === '') break // the two empty blocks that end the archive
-    const prefix = text(at + 257, 6).startsWith('ustar') ? text(at + 345, 155) : ''
+  const entry = () => {
+    const name = text(0, 100)
+    if (name === '') {
+      ended = true // the empty blocks that end the archive
+      return
+    }
+    const prefix = text(257, 6).startsWith('ustar') ? text(345, 155) : ''
     const path = resolve(root, `./${prefix ? `${prefix}/` : ''}${name}`)
     if (path !== root && !path.startsWith(`${root}/`))
       throw new Error(`tar entry outside the directory: ${name}`)
-    const size = Number.parseInt(text(at + 124, 12).trim() || '0', 8)
-    const mode = Number.parseInt(text(at + 100, 8).trim() || '0', 8) & 0o777
-    const type = String.fromCharCode(tar[at + 156] ?? 0)
-    const data = at + 512
+    const size = Number.parseInt(text(124, 12).trim() || '0', 8)
+    const mode = Number.parseInt(text(100, 8).trim() || '0', 8) & 0o777
+    const type = String.fromCharCode(header[156] ?? 0)
     if (type === '5') mkdirSync(path, { recursive: true, mode: mode || 0o700 })
     else if (type === '0' || type === '\0') {
-      if (data + size > tar.length) throw new Error(`tar entry cut short: ${name}`)
       mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
-      writeFileSync(path, tar.subarray(data, data + size), { mode: mode || 0o600 })
+      fd = openSync(path, 'w', mode || 0o600)
+      remaining = size
+      padding = (512 - (size % 512)) % 512
+      if (remaining === 0) fd = closeFile(fd)
     } else throw new Error(`unexpected tar entry type ${JSON.stringify(type)}: ${name}`)
-    at = data + Math.ceil(size / 512) * 512
   }
+  const closeFile = (open: number) => {
+    closeSync(open)
+    return undefined
+  }
+
+  try {
+    for await (const chunk of source.pipe(createGunzip()) as AsyncIterable<Buffer>) {
+      let at = 0
+      while (at < chunk.length && !ended) {
+        if (fd !== undefined) {
+          const n = Math.min(remaining, chunk.length - at)
+          writeSync(fd, chunk, at, n)
+          at += n
+          remaining -= n
+          if (remaining === 0) fd = closeFile(fd)
+        } else if (padding > 0) {
+          const n = Math.min(padding, chunk.length - at)
+          at += n
+          padding -= n
+        } else {
+          const n = Math.min(512 - headerFill, chunk.length - at)
+          chunk.copy(header, headerFill, at, at + n)
+          at += n
+          headerFill += n
+          if (headerFill === 512) {
+            headerFill = 0
+            entry()
+          }
+        }
+      }
+    }
+  } finally {
+    if (fd !== undefined) closeSync(fd)
+  }
+  if (!ended || fd !== undefined) throw new Error('tar archive cut short')
+}
+
+/** Unpacks the template into `partial`: the kept one, or one made now (also when the kept one is damaged). */
+async function unpackTemplate(file: string, partial: string): Promise<{ made: boolean }> {
+  const kept = keptTemplate(file)
+  if (kept) {
+    try {
+      await extractTarGz(kept, partial)
+      return { made: false }
+    } catch {
+      rmSync(partial, { recursive: true, force: true })
+    }
+  }
+  await extractTarGz(Readable.from([await newTemplate(file)]), partial)
+  return { made: true }
 }
 
 /**
@@ -171,17 +239,16 @@ export async function ensureCluster(
 ): Promise<{ unpacked: boolean; templateMade: boolean }> {
   if (existsSync(join(dataDir, 'PG_VERSION'))) return { unpacked: false, templateMade: false }
   if (existsSync(dataDir) && readdirSync(dataDir).length > 0) return { unpacked: false, templateMade: false }
-  const { tar, made } = await clusterTemplate(template)
   const target = resolve(dataDir)
   mkdirSync(dirname(target), { recursive: true })
   const partial = `${target}.${process.pid}.${Date.now()}.partial`
   try {
-    extractTar(tar, partial)
+    const { made } = await unpackTemplate(template, partial)
     if (existsSync(target)) rmdirSync(target) // empty (checked above); fails otherwise
     renameSync(partial, target)
+    return { unpacked: true, templateMade: made }
   } catch (err) {
     rmSync(partial, { recursive: true, force: true })
     throw err
   }
-  return { unpacked: true, templateMade: made }
 }

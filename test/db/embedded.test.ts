@@ -6,10 +6,11 @@ import { execFileSync } from 'node:child_process'
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { gunzipSync } from 'node:zlib'
+import { Readable } from 'node:stream'
+import { gunzipSync, gzipSync } from 'node:zlib'
 import { sql } from 'kysely'
 import { afterAll, describe, expect, it } from 'vitest'
-import { embeddedSettings, ensureCluster, extractTar, templateFile } from '../../src/db/embedded.ts'
+import { embeddedSettings, ensureCluster, extractTarGz, templateFile } from '../../src/db/embedded.ts'
 import { openPGlite } from '../../src/db/index.ts'
 
 const root = mkdtempSync(join(tmpdir(), 'wp-embedded-'))
@@ -31,6 +32,7 @@ function tarEntry(name: string, type: string, data = new Uint8Array()): Uint8Arr
   return blocks
 }
 const tarOf = (...entries: Uint8Array[]) => Buffer.concat([...entries, new Uint8Array(1024)])
+const streamOf = (tar: Uint8Array) => Readable.from([gzipSync(tar)])
 
 describe('the embedded database', () => {
   it('unpacks a new data directory from a template made once, with the settings, and keeps its data', async () => {
@@ -96,12 +98,23 @@ describe('the embedded database', () => {
     expect(gunzipSync(readFileSync(templateFile())).length).toBeGreaterThan(1024)
   })
 
-  it('reads files and directories from a tar, and refuses links and names leaving the directory', () => {
+  it('reads files and directories from a gzipped tar, and refuses links, names leaving the directory and a cut archive', async () => {
     const dir = join(root, 'tar')
-    extractTar(tarOf(tarEntry('/base', '5'), tarEntry('/base/1', '0', new TextEncoder().encode('page'))), dir)
-    expect(readFileSync(join(dir, 'base', '1'), 'utf8')).toBe('page')
-    expect(() => extractTar(tarOf(tarEntry('../outside', '0')), join(root, 'tar2'))).toThrow(/outside/)
-    expect(() => extractTar(tarOf(tarEntry('/link', '2')), join(root, 'tar3'))).toThrow(/entry type/)
+    const page = new Uint8Array(70_000).fill(7)
+    await extractTarGz(
+      streamOf(tarOf(tarEntry('/base', '5'), tarEntry('/base/1', '0', page), tarEntry('/empty', '0'))),
+      dir,
+    )
+    expect(readFileSync(join(dir, 'base', '1'))).toEqual(Buffer.from(page))
+    expect(readFileSync(join(dir, 'empty'))).toHaveLength(0)
+    await expect(
+      extractTarGz(streamOf(tarOf(tarEntry('../outside', '0'))), join(root, 'tar2')),
+    ).rejects.toThrow(/outside/)
+    await expect(extractTarGz(streamOf(tarOf(tarEntry('/link', '2'))), join(root, 'tar3'))).rejects.toThrow(
+      /entry type/,
+    )
+    const cut = tarEntry('/base/2', '0', page).subarray(0, 20_000)
+    await expect(extractTarGz(streamOf(cut), join(root, 'tar4'))).rejects.toThrow(/cut short/)
     expect(existsSync(join(root, 'outside'))).toBe(false)
   })
 })
