@@ -1,6 +1,7 @@
-// `node scripts/measure-start.mjs [--runs N] [--cmd "npm start"]`: how fast the service starts on
-// its embedded defaults and how much memory it holds once started. Each run starts the command on
-// a new, empty DATA_DIR (fresh) and then again on that same directory (warm), measuring:
+// `node scripts/measure-start.mjs [--runs N] [--cmd "npm start"] [--dir checkout]`: how fast the
+// service starts on its embedded defaults and how much memory it holds once started. Each run
+// starts the command on a new, empty DATA_DIR (fresh) and then again on that same directory
+// (warm), measuring:
 //
 // - the time from spawning the command to the first 200 from `GET /health` (polled every 20 ms);
 // - the start-up steps the service logs with `started` (`startupMs`);
@@ -25,8 +26,11 @@ const { values: args } = parseArgs({
     cmd: { type: 'string', default: 'npm start' },
     settle: { type: 'string', default: '2000' },
     markdown: { type: 'boolean', default: false },
+    // another checkout to run the command in (e.g. an older commit, for before/after figures)
+    dir: { type: 'string' },
   },
 })
+const cwd = args.dir ?? root
 const runs = Number(args.runs)
 const settleMs = Number(args.settle)
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
@@ -69,7 +73,7 @@ async function startOnce(dataDir) {
   const [cmd, ...cmdArgs] = args.cmd.split(/\s+/)
   const t0 = performance.now()
   const child = spawn(cmd, cmdArgs, {
-    cwd: root,
+    cwd,
     env: { ...process.env, DATA_DIR: dataDir, PORT: String(port), NODE_ENV: 'development' },
     stdio: ['ignore', 'pipe', 'pipe'],
   })
