@@ -1,11 +1,12 @@
 // Once per test run: a migrated PGlite database dumped to a file that every test file starts
-// from (opening a fresh PGlite costs seconds; loading a dump well under one), or, on PostgreSQL,
-// a check that the server answers.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+// from (opening a fresh PGlite costs seconds; loading a dump well under one), itself started from
+// the machine's cluster template, or, on PostgreSQL, a check that the server answers.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
 import type { TestProject } from 'vitest/node'
+import { prepareClusterTemplate } from '../../src/db/embedded.ts'
 import { openPGlite } from '../../src/db/index.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 
@@ -31,7 +32,11 @@ export default async function setup(project: TestProject) {
     return
   }
   const dir = mkdtempSync(join(tmpdir(), 'wp-test-'))
-  const database = await openPGlite()
+  // From the machine's cluster template (made now if absent) instead of initdb in this process.
+  const { file: cluster } = await prepareClusterTemplate()
+  const database = await openPGlite({
+    loadDataDir: new Blob([readFileSync(cluster)], { type: 'application/x-gzip' }),
+  })
   await migrateToLatest(database.db)
   const dump = await database.client.dumpDataDir('none')
   const file = join(dir, 'template.tar')
