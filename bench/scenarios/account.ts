@@ -26,7 +26,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     await sql`
     insert into users (id, email, first_name, last_name, status, email_verified, email_verified_at, role,
                        profile, is_private, profile_completeness, user_name, referral_code, search_text,
-                       socials, created_at, updated_at)
+                       tag_keys, socials, created_at, updated_at)
     select 'aa' || lpad(to_hex(i), 22, '0'),
            'bench-user' || i || '@bench.example',
            'First' || i, 'Last' || i, true, true, now(),
@@ -42,6 +42,8 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
            'BR' || lpad(to_hex(i), 8, '0'),
            'first' || i || ' last' || i || ' acctbench' || i || ' title ' || (i % 30) || ' works on topic' || (i % 100)
              || ' acct skill ' || (i % ${TAGS}) || ' acct skill ' || ((i * 7 + 3) % ${TAGS}),
+           array_remove(array['acct-skill' || (i % ${TAGS}),
+             case when (i * 7 + 3) % ${TAGS} <> i % ${TAGS} then 'acct-skill' || ((i * 7 + 3) % ${TAGS}) end], null),
            '{}'::jsonb,
            now() - i * interval '1 second',
            now() - i * interval '1 second'

@@ -64,6 +64,8 @@ export interface UsersTable {
   kyc: Generated<boolean>
   kycStatus: string | null
   searchText: Generated<string>
+  /** the keys of the account's tags, in order (the people search's tag filter) */
+  tagKeys: ColumnType<string[], string[] | undefined, string[]>
   deletedAt: NullableTimestamp
   /** set while an operator has suspended the account */
   suspendedAt: NullableTimestamp

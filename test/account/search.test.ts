@@ -146,6 +146,14 @@ describe('GET /v1/account/user (#40)', () => {
     ])
     // A user with two matching tags appears once.
     expect(expectOk(await search(`tags=${t2},${t3}`)).total).toBe(2)
+    // A new tag set replaces the old one in the filter at once; an update without tags keeps them.
+    expectOk(await a.patch('/v1/account/update', { profile: { talent: { tags: [t3] } } }, u1.token))
+    expect(ids(expectOk(await search(`tags=${t1}`)))).toEqual([])
+    expect(expectOk(await search(`tags=${t3}`)).total).toBe(3)
+    expectOk(await a.patch('/v1/account/update', { firstName: 'Renamed' }, u1.token))
+    expect(expectOk(await search(`tags=${t3}`)).total).toBe(3)
+    expectOk(await a.patch('/v1/account/update', { profile: { talent: { tags: [] } } }, u1.token))
+    expect(ids(expectOk(await search(`tags=${t3}`)))).not.toContain(u1.id)
   })
 
   it('filters by profile completeness (inclusive bounds) and role', async () => {

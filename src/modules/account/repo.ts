@@ -132,6 +132,7 @@ export const profileRepo = {
       socials: unknown
       profileCompleteness: number
       searchText: string
+      tagKeys: string[]
       isPrivate: boolean
       meta?: unknown
       bgImageId?: string | null
@@ -271,6 +272,7 @@ export const profileRepo = {
         bgImageId: null,
         profileImageId: null,
         searchText: '',
+        tagKeys: [],
         deletedAt: now,
         updatedAt: now,
         version: eb('version', '+', 1),

@@ -237,6 +237,7 @@ export class AccountService {
           profile,
           tags,
         }),
+        tagKeys: tags.map((t) => t.key),
         isPrivate,
         ...(meta ? { meta } : {}),
         ...(update.bgImage !== undefined ? { bgImageId: update.bgImage || null } : {}),
