@@ -265,6 +265,20 @@ describe('GET /v1/collection (#27): pagination', () => {
     expect((await list('type=none')).data).toEqual({ data: [], total: 0, pages: 0, page: 1, limit: 12 })
   })
 
+  it('reports the same total and pages on every page of a search by tags or words, and past its end', async () => {
+    expect(await list('tags=react,postgres&limit=2')).toMatchObject({ data: { total: 3, pages: 2, page: 1 } })
+    expect(await keys('tags=react,postgres&limit=2&page=2')).toEqual(['c1'])
+    expect((await list('tags=react,postgres&limit=2&page=2')).data).toMatchObject({ total: 3, pages: 2 })
+    expect((await list('tags=react,postgres&limit=2&page=5')).data).toEqual({
+      data: [],
+      total: 3,
+      pages: 2,
+      page: 5,
+      limit: 2,
+    })
+    expect((await list('tags=unknown&search=anything')).data).toMatchObject({ data: [], total: 0, pages: 0 })
+  })
+
   it('defaults to 12 per page', async () => {
     for (let i = 0; i < 12; i++)
       await createCollection(t, carol.token, { type: 'deliverable', name: `Bulk ${i}` })

@@ -69,7 +69,9 @@ export const searchRepo = {
         ]),
       { by: ['users.createdAt', 'users.id'], first: 'newest' },
       p,
-      'in-page',
+      // Words or tags find every match through the indexes: the page and the count share that scan.
+      // Without them the count alone is cheaper (a plain scan) than counting beside the page.
+      f.tsquery !== undefined || f.tagKeys?.length ? 'in-page' : 'always',
     )
   },
 }

@@ -133,10 +133,10 @@ export class CollectionReads {
     const withCreator = q.creator ?? true
     const withReceiver = q.receiver ?? false
     const offset = (page - 1) * limit
-    const rows = await collectionRepo.listPage(db, viewerId, filters, { limit, offset })
-    const counted = await totalOf(rows.length, { page, limit }, () =>
-      collectionRepo.count(db, viewerId, filters),
-    )
+    const { rows, matches } = await collectionRepo.listPage(db, viewerId, filters, { limit, offset })
+    const counted =
+      matches ??
+      (await totalOf(rows.length, { page, limit }, () => collectionRepo.count(db, viewerId, filters)))
     const rel = await this.related(db, viewerId, rows, { receivers: withReceiver, bookmarks: true })
     return {
       data: rows.map((r) => {

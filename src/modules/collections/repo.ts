@@ -217,11 +217,22 @@ export const collectionRepo = {
     return out
   },
 
-  /** The ids of one page of matches, newest first (narrow rows: cheap to plan, sort and read). */
-  listPageQuery(ex: Executor, viewerId: string, f: ListFilters, page: { limit: number; offset: number }) {
+  /**
+   * The ids of one page of matches, newest first (narrow rows: cheap to plan, sort and read), with
+   * the number of all matches when `counted`: a search by words or tags finds every match through
+   * the indexes anyway, so the page and the count share that scan.
+   */
+  listPageQuery(
+    ex: Executor,
+    viewerId: string,
+    f: ListFilters,
+    page: { limit: number; offset: number },
+    counted = false,
+  ) {
     return ex
       .selectFrom('collections as c')
       .select('c.id')
+      .$if(counted, (q) => q.select(sql<string | number>`count(*) over ()`.as('matches')))
       .where(listConditions(viewerId, f))
       .orderBy('c.createdAt', 'desc')
       .orderBy('c.id', 'desc')
@@ -229,13 +240,25 @@ export const collectionRepo = {
       .offset(page.offset)
   },
 
-  /** One page of matches in full, newest first: the ids first, then those rows by primary key. */
+  /**
+   * One page of matches in full, newest first: the ids first, then those rows by primary key; with
+   * the number of all matches when the filters search by words or tags (see listPageQuery),
+   * undefined otherwise or on a page past the end.
+   */
   async listPage(ex: Executor, viewerId: string, f: ListFilters, page: { limit: number; offset: number }) {
-    const ids = (await collectionRepo.listPageQuery(ex, viewerId, f, page).execute()).map((r) => r.id)
-    if (ids.length === 0) return []
-    const rows = await selectCollections(ex).where('c.id', 'in', ids).execute()
+    const counted = f.tsQuery !== undefined || (f.tagKeys?.length ?? 0) > 0
+    const found = await collectionRepo.listPageQuery(ex, viewerId, f, page, counted).execute()
+    const matches = found[0]?.matches === undefined ? undefined : Number(found[0].matches)
+    if (found.length === 0) return { rows: [], matches }
+    const rows = await selectCollections(ex)
+      .where(
+        'c.id',
+        'in',
+        found.map((r) => r.id),
+      )
+      .execute()
     const byId = new Map(rows.map((r) => [r.id, r]))
-    return ids.map((id) => byId.get(id)).filter((r) => r !== undefined)
+    return { rows: found.map((r) => byId.get(r.id)).filter((r) => r !== undefined), matches }
   },
 
   /** Live accounts by id, for the user summaries. */
