@@ -1,6 +1,7 @@
 // The list filters are served by indexes, not by reading the whole table: over 20,000 analysed
-// rows, the plans of the exact queries the list runs (the page and its count) have no sequential
-// scan on collections, and each selective filter's count uses its own index. PGlite and PostgreSQL
+// rows, the plans of the exact queries the list runs (the page and its count, or both in one query
+// for a search by words or tags) have no sequential scan on collections, and each selective
+// filter's count uses its own index. PGlite and PostgreSQL
 // are both PostgreSQL, so the same assertions hold on both drivers.
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -87,6 +88,18 @@ describe('list query plans over 20,000 rows', () => {
     expect(page).not.toMatch(/Seq Scan on collections/)
   })
 
+  // A search by words or tags reads its page and its count in one query: through the same index.
+  it.each(cases.slice(0, 2))(
+    '%s: the page counted in one query finds its matches by index',
+    async (_l, filters, index) => {
+      const counted = await plan(
+        collectionRepo.countedPageQuery(t.database.db, viewer.id, filters, { limit: 12, offset: 0 }),
+      )
+      expect(counted).not.toMatch(/Seq Scan on collections/)
+      expect(counted).toMatch(index)
+    },
+  )
+
   it('search, two tags and a price range together: no sequential scan', async () => {
     const db = t.database.db
     const filters: ListFilters = {
@@ -101,5 +114,10 @@ describe('list query plans over 20,000 rows', () => {
     expect(
       await plan(collectionRepo.listPageQuery(db, viewer.id, filters, { limit: 12, offset: 0 })),
     ).not.toMatch(/Seq Scan on collections/)
+    const counted = await plan(
+      collectionRepo.countedPageQuery(db, viewer.id, filters, { limit: 12, offset: 0 }),
+    )
+    expect(counted).not.toMatch(/Seq Scan on collections/)
+    expect(counted).toMatch(/collections_search\b|collections_tag_keys\b/)
   })
 })

@@ -15,15 +15,56 @@ export interface SearchFilters {
   tsquery?: string
 }
 
+/** The listed accounts a search may show the caller (a private profile only to its owner). */
+function listed(ex: Executor, callerId: string) {
+  return ex
+    .selectFrom('users')
+    .where('users.deletedAt', 'is', null)
+    .where('users.emailVerified', '=', true)
+    .where((eb) => eb.or([eb('users.isPrivate', '=', false), eb('users.id', '=', callerId)]))
+}
+type Listed = ReturnType<typeof listed>
+
+/** The columns of a search row, with its tags, achievements and the caller's bookmark. */
+function rowsOf(q: Listed, callerId: string) {
+  // The caller's bookmark: one at most per user (unique), so the join adds no row to count.
+  return q
+    .leftJoin('bookmarks', (join) =>
+      join
+        .onRef('bookmarks.reference', '=', 'users.id')
+        .on('bookmarks.userId', '=', callerId)
+        .on('bookmarks.type', '=', 'user'),
+    )
+    .select([
+      'users.id',
+      'users.firstName',
+      'users.lastName',
+      'users.role',
+      'users.type',
+      'users.profile',
+      'users.verified',
+      'users.isPrivate',
+      'users.score',
+      'users.profileCompleteness',
+      'users.socketStatus',
+      'users.kyc',
+      'users.kycStatus',
+      'users.createdAt',
+      'users.updatedAt',
+      'bookmarks.id as bookmarkId',
+      sql<TagJson[]>`(select coalesce(jsonb_agg(${TAG_JSON} order by ut.position), '[]'::jsonb)
+        from user_tags ut join tags t on t.id = ut.tag_id where ut.user_id = users.id)`.as('tagList'),
+      sql<
+        AchievementJson[]
+      >`(select coalesce(jsonb_agg(${ACHIEVEMENT_JSON} order by a.created_at, a.id), '[]'::jsonb)
+        from achievements a where a.owner = users.id)`.as('achievementList'),
+    ])
+}
+
 export const searchRepo = {
   /** One page of the people search, each row with its tags, achievements and the caller's bookmark. */
   async search(ex: Executor, f: SearchFilters, p: PageRequest) {
-    let q = ex
-      .selectFrom('users')
-      .where('users.deletedAt', 'is', null)
-      .where('users.emailVerified', '=', true)
-      // A private profile is listed to no one but its owner.
-      .where((eb) => eb.or([eb('users.isPrivate', '=', false), eb('users.id', '=', f.callerId)]))
+    let q = listed(ex, f.callerId)
     if (f.role !== undefined) q = q.where('users.role', '=', f.role)
     if (f.completenessMin !== undefined) q = q.where('users.profileCompleteness', '>=', f.completenessMin)
     if (f.completenessMax !== undefined) q = q.where('users.profileCompleteness', '<=', f.completenessMax)
@@ -32,46 +73,47 @@ export const searchRepo = {
     if (f.tagKeys?.length) q = q.where(sql<boolean>`users.tag_keys && ${sql.val(f.tagKeys)}::text[]`)
     if (f.tsquery !== undefined)
       q = q.where(sql<boolean>`users.search_vector @@ to_tsquery('simple', ${f.tsquery})`)
-
-    // The caller's bookmark: one at most per user (unique), so the join adds no row to count.
-    const withBookmark = q.leftJoin('bookmarks', (join) =>
-      join
-        .onRef('bookmarks.reference', '=', 'users.id')
-        .on('bookmarks.userId', '=', f.callerId)
-        .on('bookmarks.type', '=', 'user'),
-    )
-    return countedPage(
-      withBookmark,
-      (q) =>
-        q.select([
-          'users.id',
-          'users.firstName',
-          'users.lastName',
-          'users.role',
-          'users.type',
-          'users.profile',
-          'users.verified',
-          'users.isPrivate',
-          'users.score',
-          'users.profileCompleteness',
-          'users.socketStatus',
-          'users.kyc',
-          'users.kycStatus',
-          'users.createdAt',
-          'users.updatedAt',
-          'bookmarks.id as bookmarkId',
-          sql<TagJson[]>`(select coalesce(jsonb_agg(${TAG_JSON} order by ut.position), '[]'::jsonb)
-            from user_tags ut join tags t on t.id = ut.tag_id where ut.user_id = users.id)`.as('tagList'),
-          sql<
-            AchievementJson[]
-          >`(select coalesce(jsonb_agg(${ACHIEVEMENT_JSON} order by a.created_at, a.id), '[]'::jsonb)
-            from achievements a where a.owner = users.id)`.as('achievementList'),
-        ]),
-      { by: ['users.createdAt', 'users.id'], first: 'newest' },
-      p,
-      // Words or tags find every match through the indexes: the page and the count share that scan.
-      // Without them the count alone is cheaper (a plain scan) than counting beside the page.
-      f.tsquery !== undefined || f.tagKeys?.length ? 'in-page' : 'always',
-    )
+    // Without words or tags, the page walks the listing index and the count is a plain scan.
+    if (f.tsquery === undefined && !f.tagKeys?.length)
+      return countedPage(
+        q,
+        (q) => rowsOf(q, f.callerId),
+        { by: ['users.createdAt', 'users.id'], first: 'newest' },
+        p,
+      )
+    return searchPage(ex, q, f.callerId, p)
   },
+}
+
+/**
+ * A search by words or tags finds every match through the indexes, so the page's ids and the
+ * number of all matches come from that one scan (`count(*) over ()`, ordered outside it so that
+ * the planner cannot walk the listing index instead), then the page's rows by id.
+ */
+async function searchPage(ex: Executor, q: Listed, callerId: string, p: PageRequest) {
+  const ranked = await ex
+    .selectFrom(
+      q.select(['users.id', 'users.createdAt', sql<number | string>`count(*) over ()`.as('matches')]).as('m'),
+    )
+    .select(['m.id', 'm.matches'])
+    .orderBy('m.createdAt', 'desc')
+    .orderBy('m.id', 'desc')
+    .limit(p.limit)
+    .offset((p.page - 1) * p.limit)
+    .execute()
+  if (ranked.length === 0) {
+    // A page past the end has no row to carry the total.
+    const total =
+      p.page === 1
+        ? 0
+        : Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
+    return { total, rows: [] }
+  }
+  const ids = ranked.map((r) => r.id)
+  const rows = await rowsOf(listed(ex, callerId).where('users.id', 'in', ids), callerId).execute()
+  const byId = new Map(rows.map((r) => [r.id, r]))
+  return {
+    total: Number(ranked[0]!.matches),
+    rows: ids.map((id) => byId.get(id)).filter((r) => r !== undefined),
+  }
 }

@@ -217,22 +217,11 @@ export const collectionRepo = {
     return out
   },
 
-  /**
-   * The ids of one page of matches, newest first (narrow rows: cheap to plan, sort and read), with
-   * the number of all matches when `counted`: a search by words or tags finds every match through
-   * the indexes anyway, so the page and the count share that scan.
-   */
-  listPageQuery(
-    ex: Executor,
-    viewerId: string,
-    f: ListFilters,
-    page: { limit: number; offset: number },
-    counted = false,
-  ) {
+  /** The ids of one page of matches, newest first (narrow rows: cheap to plan, sort and read). */
+  listPageQuery(ex: Executor, viewerId: string, f: ListFilters, page: { limit: number; offset: number }) {
     return ex
       .selectFrom('collections as c')
       .select('c.id')
-      .$if(counted, (q) => q.select(sql<string | number>`count(*) over ()`.as('matches')))
       .where(listConditions(viewerId, f))
       .orderBy('c.createdAt', 'desc')
       .orderBy('c.id', 'desc')
@@ -241,13 +230,34 @@ export const collectionRepo = {
   },
 
   /**
+   * The ids of one page of matches with the number of all matches, from one scan: for a search by
+   * words or tags, which finds every match through the indexes anyway. The count is taken inside
+   * and the order outside, so that the planner cannot walk the creation-time index instead.
+   */
+  countedPageQuery(ex: Executor, viewerId: string, f: ListFilters, page: { limit: number; offset: number }) {
+    const matches = ex
+      .selectFrom('collections as c')
+      .select(['c.id', 'c.createdAt', sql<string | number>`count(*) over ()`.as('matches')])
+      .where(listConditions(viewerId, f))
+    return ex
+      .selectFrom(matches.as('m'))
+      .select(['m.id', 'm.matches'])
+      .orderBy('m.createdAt', 'desc')
+      .orderBy('m.id', 'desc')
+      .limit(page.limit)
+      .offset(page.offset)
+  },
+
+  /**
    * One page of matches in full, newest first: the ids first, then those rows by primary key; with
-   * the number of all matches when the filters search by words or tags (see listPageQuery),
+   * the number of all matches when the filters search by words or tags (see countedPageQuery),
    * undefined otherwise or on a page past the end.
    */
   async listPage(ex: Executor, viewerId: string, f: ListFilters, page: { limit: number; offset: number }) {
-    const counted = f.tsQuery !== undefined || (f.tagKeys?.length ?? 0) > 0
-    const found = await collectionRepo.listPageQuery(ex, viewerId, f, page, counted).execute()
+    const found: { id: string; matches?: string | number }[] =
+      f.tsQuery !== undefined || (f.tagKeys?.length ?? 0) > 0
+        ? await collectionRepo.countedPageQuery(ex, viewerId, f, page).execute()
+        : await collectionRepo.listPageQuery(ex, viewerId, f, page).execute()
     const matches = found[0]?.matches === undefined ? undefined : Number(found[0].matches)
     if (found.length === 0) return { rows: [], matches }
     const rows = await selectCollections(ex)
