@@ -1,8 +1,8 @@
 // The list filters are served by indexes, not by reading the whole table: over 20,000 analysed
 // rows, the plans of the exact queries the list runs (the page and its count, or both in one query
 // for a search by words or tags) have no sequential scan on collections, and each selective
-// filter's count uses its own index. PGlite and PostgreSQL
-// are both PostgreSQL, so the same assertions hold on both drivers.
+// filter's count uses its own index. PGlite and PostgreSQL are both PostgreSQL, so the same
+// assertions hold on both drivers.
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { searchQuery } from '../../src/modules/collections/filters.ts'
