@@ -134,4 +134,30 @@ describe('TokenService.verifyAccess', () => {
     expect(tokens.verifyAccess(hs256(h, { ...claims(), sub: 5 }))).toBeUndefined()
     expect(tokens.verifyAccess(hs256(h, [1, 2]))).toBeUndefined()
   })
+
+  it('keeps refusing a token once it expires, though it was accepted (and remembered) before', () => {
+    const token = hs256({ alg: 'HS256' }, claims())
+    expect(tokens.verifyAccess(token)).toEqual({ userId: 'u1', sessionId: 's1' })
+    expect(tokens.verifyAccess(token)).toEqual({ userId: 'u1', sessionId: 's1' })
+    clock.advance(61_000)
+    expect(tokens.verifyAccess(token)).toBeUndefined()
+    expect(tokens.verifyAccess(token)).toBeUndefined()
+  })
+
+  it('refuses a remembered token with one character changed, and still checks tokens past the memory size', () => {
+    const token = hs256({ alg: 'HS256' }, claims())
+    expect(tokens.verifyAccess(token)).toBeDefined()
+    const last = token.at(-1) === 'A' ? 'B' : 'A'
+    expect(tokens.verifyAccess(`${token.slice(0, -1)}${last}`)).toBeUndefined()
+    const many = Array.from({ length: 10_050 }, (_, i) =>
+      hs256({ alg: 'HS256' }, { ...claims(), jti: `s${i}` }),
+    )
+    for (const [i, t] of many.entries()) expect(tokens.verifyAccess(t)?.sessionId).toBe(`s${i}`)
+    // The oldest were let go and are verified afresh; a forged one among them is still refused.
+    expect(tokens.verifyAccess(many[0]!)?.sessionId).toBe('s0')
+    const second = many[1]!
+    expect(
+      tokens.verifyAccess(`${second.slice(0, -2)}${second.at(-2) === 'A' ? 'B' : 'A'}${second.at(-1)}`),
+    ).toBeUndefined()
+  })
 })

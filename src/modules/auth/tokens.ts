@@ -39,6 +39,8 @@ export interface TempClaims {
 }
 
 const ISSUER = 'workpay'
+/** Permanent tokens whose signature and claims were checked, kept by the exact token string. */
+const VERIFIED_MAX = 10_000
 const B64URL = /^[A-Za-z0-9_-]+$/
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
@@ -46,6 +48,13 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
 export class TokenService {
   readonly #key: Uint8Array
   readonly #hmacKey: KeyObject
+  /**
+   * Permanent tokens already verified, with their claims and `exp` (seconds): a client sends the
+   * same token on every request, and its signature cannot stop being valid. Only `exp` is checked
+   * again on a hit; revocation is the session row's (checked on every request by the caller).
+   * Oldest first out past VERIFIED_MAX.
+   */
+  readonly #verified = new Map<string, AccessClaims & { exp: number }>()
   constructor(
     secret: string,
     private readonly clock: Clock,
@@ -117,9 +126,18 @@ export class TokenService {
 
   /** Returns the claims of a valid permanent token, or undefined. */
   verifyAccess(token: string): AccessClaims | undefined {
+    const known = this.#verified.get(token)
+    if (known) {
+      if (known.exp > Math.floor(this.clock.now().getTime() / 1000))
+        return { userId: known.userId, sessionId: known.sessionId }
+      this.#verified.delete(token)
+      return
+    }
     const p = this.#verify(token)
     if (!p || p === 'expired' || p.typ !== 'access' || typeof p.sub !== 'string' || typeof p.jti !== 'string')
       return
+    if (this.#verified.size >= VERIFIED_MAX) this.#verified.delete(this.#verified.keys().next().value!)
+    this.#verified.set(token, { userId: p.sub, sessionId: p.jti, exp: p.exp as number })
     return { userId: p.sub, sessionId: p.jti }
   }
 

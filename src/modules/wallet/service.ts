@@ -189,6 +189,7 @@ export class WalletService {
     ])
     const balance = new Map(accounts.map((a) => [a.coin, BigInt(a.balance)]))
     let total = 0n
+    const address = checksum(key.address)
     const wallets = active.map((coin) => {
       const amount = balance.get(coin.reference) ?? 0n
       const cents = usdCents(amount, coin.decimals, rateOf(coin.reference))
@@ -197,7 +198,7 @@ export class WalletService {
         id: coin.reference,
         amount: formatFixed(amount, coin.decimals, 6),
         usdValue: centsToNumber(cents),
-        address: checksum(key.address),
+        address,
         coin: coin.symbol,
         icon: coin.icon,
       }
