@@ -11,7 +11,7 @@ const IN_FLIGHT = 20
 export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
   const s = ctx.app.services
   const db = s.database.db
-  const count = ctx.quick ? 1_000 : 3_000
+  const count = ctx.quick ? 1_000 : 10_000
   const tag = Date.now().toString(16).padStart(11, '0').slice(-11)
   await sql`
     insert into users (id, email, first_name, last_name, status, email_verified, referral_code, user_name)
