@@ -266,6 +266,30 @@ describe('GET /v1/account/user (#40)', () => {
     expect(JSON.stringify(pub)).not.toContain(about)
   })
 
+  it('counts in the unfiltered total every listed account the caller may see, their own private one too', async () => {
+    const total = async (token = viewer.token) => expectOk(await search('', token)).total
+    const { n } = await t.database.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('deletedAt', 'is', null)
+      .where('emailVerified', '=', true)
+      .where('isPrivate', '=', false)
+      .executeTakeFirstOrThrow()
+    const before = await total()
+    expect(before).toBe(Number(n))
+    const u = await person()
+    expect(await total()).toBe(before + 1)
+    await signUp(t, { firstName: word('Unverified'), verify: false })
+    expect(await total()).toBe(before + 1)
+    expectOk(await a.patch('/v1/account/update', { isPrivate: true }, u.token))
+    expect(await total()).toBe(before)
+    expect(await total(u.token)).toBe(before + 1)
+    expectOk(await a.patch('/v1/account/update', { isPrivate: false }, u.token))
+    expect(await total()).toBe(before + 1)
+    expectOk(await a.post('/v1/account/delete-account', { password: u.password }, u.token))
+    expect(await total()).toBe(before)
+  })
+
   it('shows the caller’s own bookmark of each user', async () => {
     const name = word('Book')
     const u = await person({}, { firstName: name })

@@ -98,6 +98,28 @@ describe('GET /v1/collection (#27): privacy', () => {
     expect(await keys('')).toEqual(['c9', 'c7', 'c6', 'c4', 'c3', 'c2', 'c1'])
     expect(await keys('', bob)).toEqual(['c9', 'c7', 'c5', 'c4', 'c3', 'c2', 'c1'])
     expect(await keys('', carol)).toEqual(['c7', 'c4', 'c3', 'c2', 'c1'])
+    // the unfiltered total counts what each may see; a collection made private leaves the others' count
+    expect([
+      (await list('')).data.total,
+      (await list('', bob)).data.total,
+      (await list('', carol)).data.total,
+    ]).toEqual([7, 7, 5])
+    const hide = await t.req({
+      method: 'PATCH',
+      url: `/v1/collection/${c.c3._id}`,
+      token: alice.token,
+      payload: { isPrivate: true },
+    })
+    expect(hide.statusCode, hide.body).toBe(200)
+    expect([(await list('')).data.total, (await list('', carol)).data.total]).toEqual([7, 4])
+    const show = await t.req({
+      method: 'PATCH',
+      url: `/v1/collection/${c.c3._id}`,
+      token: alice.token,
+      payload: { isPrivate: false },
+    })
+    expect(show.statusCode, show.body).toBe(200)
+    expect((await list('', carol)).data.total).toBe(5)
   })
 
   it('answers the page envelope with full list items', async () => {

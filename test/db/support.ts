@@ -2,9 +2,10 @@
 // its own (unpacked from the machine's cluster template, as the service's embedded database is), or
 // with TEST_DB=postgres a new PostgreSQL database, dropped by `close`.
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import pg from 'pg'
 import { inject } from 'vitest'
 import { type Database, openPGlite, openPostgres } from '../../src/db/index.ts'
@@ -53,4 +54,18 @@ export async function emptyDatabase(): Promise<EmptyDatabase> {
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+const MIGRATIONS = fileURLToPath(new URL('../../src/db/migrations/', import.meta.url))
+
+/**
+ * A folder of the product's migrations before `name` (each file re-exports the product's), for
+ * `migrateToLatest(db, { folder })`: a database as it was before that migration, to test what the
+ * migration does to rows already there.
+ */
+export function migrationsBefore(name: string): URL {
+  const dir = mkdtempSync(join(tmpdir(), 'migrations-'))
+  for (const file of readdirSync(MIGRATIONS).filter((f) => f < name))
+    writeFileSync(join(dir, file), `export * from '${pathToFileURL(join(MIGRATIONS, file)).href}'\n`)
+  return pathToFileURL(`${dir}/`)
 }

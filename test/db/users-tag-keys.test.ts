@@ -1,23 +1,9 @@
 // Migration 0035: accounts that had tags before it keep being found by the people search's tag
 // filter, because the migration fills each account's tag_keys from user_tags (in tag order).
-import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
 import { sql } from 'kysely'
 import { afterAll, expect, it } from 'vitest'
 import { migrateToLatest } from '../../src/db/migrate.ts'
-import { type EmptyDatabase, emptyDatabase } from './support.ts'
-
-const migrations = fileURLToPath(new URL('../../src/db/migrations/', import.meta.url))
-
-/** A folder holding the product's migrations before `name` (each file re-exports the product's). */
-function migrationsBefore(name: string): URL {
-  const dir = mkdtempSync(join(tmpdir(), 'migrations-'))
-  for (const file of readdirSync(migrations).filter((f) => f < name))
-    writeFileSync(join(dir, file), `export * from '${pathToFileURL(join(migrations, file)).href}'\n`)
-  return pathToFileURL(`${dir}/`)
-}
+import { type EmptyDatabase, emptyDatabase, migrationsBefore } from './support.ts'
 
 let e: EmptyDatabase | undefined
 afterAll(() => e?.close())
@@ -29,7 +15,9 @@ it('fills tag_keys of existing accounts from their tags, in order, and leaves un
   await sql`
     insert into users (id, email, first_name, last_name, status, email_verified, referral_code, user_name)
     values ('u00000000000000000000001', 'one@example.test', 'One', 'Tagged', true, true, 'REFONE01', 'one'),
-           ('u00000000000000000000002', 'two@example.test', 'Two', 'Plain', true, true, 'REFTWO02', 'two')`.execute(db)
+           ('u00000000000000000000002', 'two@example.test', 'Two', 'Plain', true, true, 'REFTWO02', 'two')`.execute(
+    db,
+  )
   await sql`
     insert into tags (id, name, key, color, type)
     values ('t00000000000000000000001', 'Rust', 'rust', '#000000', 'tags'),

@@ -38,6 +38,10 @@ describe('invites', () => {
     expectOk(await sdk.collection.getById(talent.token, priv))
     const listed = expectOk(await sdk.collection.getAll(talent.token, { isPrivate: true }))
     expect(listed.data.map((c: { _id: string }) => c._id)).toEqual([priv])
+    // the unfiltered list's total counts it for the invitee alone
+    const totalOf = async (who: { token: string }) =>
+      expectOk(await sdk.collection.getAll(who.token, {})).total
+    expect(await totalOf(talent)).toBe((await totalOf(stranger)) + 1)
     expectError(await sdk.invite.getAnInvite(stranger.token, inv._id), 404, 'NOT_FOUND')
     expectError(await sdk.invite.acceptInvite(stranger.token, inv._id), 404, 'NOT_FOUND')
     expectError(await sdk.invite.acceptInvite(creator.token, inv._id), 403, 'FORBIDDEN')
@@ -51,6 +55,7 @@ describe('invites', () => {
     expect(cancelled).toMatchObject({ status: 'cancelled' })
     expect(typeof cancelled.deletedAt).toBe('string')
     expectError(await sdk.collection.getById(talent.token, priv), 404, 'NOT_FOUND')
+    expect(await totalOf(talent)).toBe(await totalOf(stranger))
     expectError(await sdk.invite.cancelInvite(creator.token, inv._id), 409, 'CONFLICT')
     expectError(await sdk.invite.acceptInvite(talent.token, inv._id), 409, 'CONFLICT')
     expectError(await sdk.invite.declineInvite(talent.token, inv._id), 409, 'CONFLICT')

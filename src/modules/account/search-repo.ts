@@ -2,6 +2,7 @@
 // achievements and the caller's bookmark in one query.
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { listCount } from '../../db/list-counts.ts'
 import { countedPage, type PageRequest } from '../../db/reads.ts'
 import { ACHIEVEMENT_JSON, type AchievementJson, TAG_JSON, type TagJson } from './repo.ts'
 
@@ -73,16 +74,39 @@ export const searchRepo = {
     if (f.tagKeys?.length) q = q.where(sql<boolean>`users.tag_keys && ${sql.val(f.tagKeys)}::text[]`)
     if (f.tsquery !== undefined)
       q = q.where(sql<boolean>`users.search_vector @@ to_tsquery('simple', ${f.tsquery})`)
-    // Without words or tags, the page walks the listing index and the count is a plain scan.
-    if (f.tsquery === undefined && !f.tagKeys?.length)
-      return countedPage(
-        q,
-        (q) => rowsOf(q, f.callerId),
-        { by: ['users.createdAt', 'users.id'], first: 'newest' },
-        p,
-      )
-    return searchPage(ex, q, f.callerId, p)
+    const order = { by: ['users.createdAt', 'users.id'], first: 'newest' } as const
+    if (f.tsquery !== undefined || f.tagKeys?.length) return searchPage(ex, q, f.callerId, p)
+    const filtered =
+      f.role !== undefined ||
+      f.completenessMin !== undefined ||
+      f.completenessMax !== undefined ||
+      f.referredBy !== undefined
+    if (filtered) return countedPage(q, (q) => rowsOf(q, f.callerId), order, p)
+    // No filter: the page walks the listing index and the total is kept by the database.
+    const [rows, total] = await Promise.all([
+      rowsOf(q, f.callerId)
+        .orderBy('users.createdAt', 'desc')
+        .orderBy('users.id', 'desc')
+        .limit(p.limit)
+        .offset((p.page - 1) * p.limit)
+        .execute(),
+      listedCount(ex, f.callerId),
+    ])
+    return { total, rows }
   },
+}
+
+/** All the listed accounts the caller may see: the public ones, and their own if it is private. */
+async function listedCount(ex: Executor, callerId: string): Promise<number> {
+  const [everyone, own] = await Promise.all([
+    listCount(ex, 'people'),
+    listed(ex, callerId)
+      .where('users.id', '=', callerId)
+      .where('users.isPrivate', '=', true)
+      .select('users.id')
+      .executeTakeFirst(),
+  ])
+  return everyone + (own ? 1 : 0)
 }
 
 /**

@@ -133,8 +133,14 @@ export class CollectionReads {
     const withCreator = q.creator ?? true
     const withReceiver = q.receiver ?? false
     const offset = (page - 1) * limit
-    const { rows, matches } = await collectionRepo.listPage(db, viewerId, filters, { limit, offset })
+    // Without filters the total is kept by the database (read beside the page).
+    const unfiltered = Object.values(filters).every((v) => v === undefined)
+    const [{ rows, matches }, visible] = await Promise.all([
+      collectionRepo.listPage(db, viewerId, filters, { limit, offset }),
+      unfiltered ? collectionRepo.visibleCount(db, viewerId) : undefined,
+    ])
     const counted =
+      visible ??
       matches ??
       (await totalOf(rows.length, { page, limit }, () => collectionRepo.count(db, viewerId, filters)))
     const rel = await this.related(db, viewerId, rows, { receivers: withReceiver, bookmarks: true })

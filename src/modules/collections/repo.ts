@@ -4,6 +4,7 @@
 // over the `c` alias so the same conditions serve the page and its count.
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { listCount } from '../../db/list-counts.ts'
 
 /** Columns of a collection that the API forms need (never the search columns). */
 const COLLECTION_COLUMNS = [
@@ -295,6 +296,23 @@ export const collectionRepo = {
       .selectFrom('collections as c')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where(listConditions(viewerId, f))
+  },
+
+  /**
+   * Every collection the viewer may see, without filters: the public ones (kept by the database,
+   * see db/list-counts.ts) and the private ones they create, receive or are invited to.
+   */
+  async visibleCount(ex: Executor, viewerId: string): Promise<number> {
+    const [everyone, own] = await Promise.all([
+      listCount(ex, 'collections'),
+      sql<{ n: string | number }>`
+        select count(*) as n from collections c
+         where c.is_deleted = false and c.is_private
+           and (c.creator_id = ${viewerId} or c.receiver_id = ${viewerId} or c.invitee_ids @> array[${viewerId}]::text[])`
+        .execute(ex)
+        .then((r) => Number(r.rows[0]?.n ?? 0)),
+    ])
+    return everyone + own
   },
 
   async count(ex: Executor, viewerId: string, f: ListFilters): Promise<number> {
