@@ -1,5 +1,6 @@
-// The SQL of the people search (#36): filters over listed accounts, one page with each row's tags,
-// achievements and the caller's bookmark in one query.
+// The SQL of the people search (#40): filters over listed accounts, one page with each row's tags,
+// achievements and the caller's bookmark, and the total (from the page's own scan for a search by
+// words or tags, from the kept count without filters, counted beside the page otherwise).
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import { listCount } from '../../db/list-counts.ts'
