@@ -100,6 +100,18 @@ export const ACHIEVEMENT_JSON = sql`jsonb_build_object(
   'id', a.id, 'owner', a.owner, 'type', a.type, 'total', a.total, 'value', a.value,
   'createdAt', a.created_at, 'updatedAt', a.updated_at, 'version', a.version)`
 
+/** The account's tags (`tagList`, in order) and achievements (`achievementList`) as JSON columns. */
+export function userLists() {
+  return [
+    sql<TagJson[]>`(select coalesce(jsonb_agg(${TAG_JSON} order by ut.position), '[]'::jsonb)
+      from user_tags ut join tags t on t.id = ut.tag_id where ut.user_id = users.id)`.as('tagList'),
+    sql<
+      AchievementJson[]
+    >`(select coalesce(jsonb_agg(${ACHIEVEMENT_JSON} order by a.created_at, a.id), '[]'::jsonb)
+      from achievements a where a.owner = users.id)`.as('achievementList'),
+  ] as const
+}
+
 export const profileRepo = {
   lockUser(tx: Tx, id: string) {
     return tx
@@ -179,14 +191,7 @@ export const profileRepo = {
     return ex
       .selectFrom('users')
       .selectAll('users')
-      .select([
-        sql<TagJson[]>`(select coalesce(jsonb_agg(${TAG_JSON} order by ut.position), '[]'::jsonb)
-          from user_tags ut join tags t on t.id = ut.tag_id where ut.user_id = users.id)`.as('tagList'),
-        sql<
-          AchievementJson[]
-        >`(select coalesce(jsonb_agg(${ACHIEVEMENT_JSON} order by a.created_at, a.id), '[]'::jsonb)
-          from achievements a where a.owner = users.id)`.as('achievementList'),
-      ])
+      .select(userLists())
       .where('users.id', '=', id)
       .where('users.deletedAt', 'is', null)
       .executeTakeFirst()

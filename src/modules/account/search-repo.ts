@@ -5,7 +5,7 @@ import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import { listCount } from '../../db/list-counts.ts'
 import { countedPage, type PageRequest } from '../../db/reads.ts'
-import { ACHIEVEMENT_JSON, type AchievementJson, TAG_JSON, type TagJson } from './repo.ts'
+import { userLists } from './repo.ts'
 
 export interface SearchFilters {
   callerId: string
@@ -54,12 +54,7 @@ function rowsOf(q: Listed, callerId: string) {
       'users.createdAt',
       'users.updatedAt',
       'bookmarks.id as bookmarkId',
-      sql<TagJson[]>`(select coalesce(jsonb_agg(${TAG_JSON} order by ut.position), '[]'::jsonb)
-        from user_tags ut join tags t on t.id = ut.tag_id where ut.user_id = users.id)`.as('tagList'),
-      sql<
-        AchievementJson[]
-      >`(select coalesce(jsonb_agg(${ACHIEVEMENT_JSON} order by a.created_at, a.id), '[]'::jsonb)
-        from achievements a where a.owner = users.id)`.as('achievementList'),
+      ...userLists(),
     ])
 }
 
