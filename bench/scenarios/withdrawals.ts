@@ -2,6 +2,7 @@
 // every request races for the same wallet, and whether the ledger stays right (no overdraft, every
 // accepted request held exactly amount + fee, entries balanced). The worker sends the accepted ones
 // on the dev chain meanwhile; the end-to-end case waits until every one of them landed.
+import type { Tx } from '../../src/db/index.ts'
 import type { BenchContext, Scenario } from '../lib.ts'
 
 const USDC = 1_000_000n
@@ -26,7 +27,19 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     return user
   }
 
-  async function violations(userId: string, funded: bigint, accepted: number, amount: bigint) {
+  /**
+   * The money invariants after a race, read in one snapshot (repeatable read): withdrawals keep
+   * completing meanwhile, and a hold read before a completion with a count of completed read after
+   * it would count that withdrawal twice.
+   */
+  function violations(userId: string, funded: bigint, accepted: number, amount: bigint) {
+    return db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute((tx) => violationsIn(tx, userId, funded, accepted, amount))
+  }
+
+  async function violationsIn(db: Tx, userId: string, funded: bigint, accepted: number, amount: bigint) {
     let found = 0
     const perCoin = await db
       .selectFrom('ledgerEntries')
