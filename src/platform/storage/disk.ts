@@ -2,6 +2,7 @@
 // renamed into place when complete, served by the service itself at /v1/files/<key> (private
 // objects only with an HMAC-signed, expiring URL).
 import { randomUUID } from 'node:crypto'
+import { once } from 'node:events'
 import { createReadStream, createWriteStream } from 'node:fs'
 import { mkdir, rename, rm, stat } from 'node:fs/promises'
 import { dirname, join } from 'node:path'
@@ -48,13 +49,18 @@ export class DiskBlobStore implements BlobStore {
     const target = this.#path(key)
     await mkdir(this.#tmp, { recursive: true })
     const tmp = join(this.#tmp, randomUUID())
+    const out = createWriteStream(tmp, { flags: 'wx', mode: 0o600 })
     try {
-      await pipeline(body, createWriteStream(tmp, { flags: 'wx', mode: 0o600 }))
+      await pipeline(body, out)
       const { size } = await stat(tmp)
       await mkdir(dirname(target), { recursive: true })
       await rename(tmp, target)
       return { size }
     } catch (err) {
+      // The file is opened asynchronously: a body that fails at once (over the size limit) can
+      // reject the pipeline before the file exists. Removed only once the stream is closed, so it
+      // cannot appear after the removal.
+      if (!out.closed) await once(out, 'close').catch(() => {})
       await rm(tmp, { force: true })
       throw err
     }
