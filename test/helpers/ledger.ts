@@ -5,8 +5,10 @@
 // holds on chain what the ledger says, with nothing in flight.
 import { expect } from 'vitest'
 import type { Db, Executor } from '../../src/db/index.ts'
+import type { Ledger } from '../../src/modules/ledger/service.ts'
 import { compareWithChain, ledgerInvariants } from '../../src/modules/settlement/reconcile/checks.ts'
 import type { ChainAdapter } from '../../src/platform/chain/types.ts'
+import { newId } from '../../src/platform/crypto/ids.ts'
 
 export interface LedgerCheckOptions {
   /** compare ledger and on-chain balances of custodial addresses (after the watcher caught up) */
@@ -35,4 +37,34 @@ export async function expectLedgerConsistent(db: Executor, opts: LedgerCheckOpti
   expect(compared.skipped, 'custodial addresses with transfers in flight').toEqual([])
   const mismatches = compared.coins.flatMap((c) => c.mismatches)
   expect(mismatches, 'custodial addresses whose ledger balance is not their chain balance').toEqual([])
+}
+
+/** Moves `amount` of `coin` (usdc unless named) from one account to another in a transaction of its own. */
+export function moveValue(
+  db: Db,
+  ledger: Ledger,
+  m: { key: string; from: string; to: string; amount: bigint; coin?: string },
+) {
+  return db.transaction().execute((tx) =>
+    ledger.transfer(tx, {
+      key: m.key,
+      coin: m.coin ?? 'usdc',
+      legs: [
+        { account: m.from, amount: -m.amount },
+        { account: m.to, amount: m.amount },
+      ],
+    }),
+  )
+}
+
+/**
+ * A new user's account of `coin` holding `amount`, credited from the chain's clearing account
+ * (`owner` the new user's id, `user` and `clearing` the account ids).
+ */
+export async function fundedAccount(db: Db, ledger: Ledger, amount: bigint, coin = 'usdc') {
+  const owner = newId()
+  const user = await ledger.ensureAccount(db, 'user', owner, coin)
+  const clearing = await ledger.ensureAccount(db, 'chain', 'test', coin)
+  await moveValue(db, ledger, { key: `fund:${owner}`, from: clearing, to: user, amount, coin })
+  return { owner, user, clearing }
 }

@@ -10,7 +10,7 @@ import { ledgerInvariants } from '../../src/modules/settlement/reconcile/checks.
 import { systemClock } from '../../src/platform/clock.ts'
 import { newId } from '../../src/platform/crypto/ids.ts'
 import { openTestDatabase } from '../helpers/app.ts'
-import { expectLedgerConsistent } from '../helpers/ledger.ts'
+import { expectLedgerConsistent, fundedAccount } from '../helpers/ledger.ts'
 
 let database: Database
 const ledger = new Ledger({ clock: systemClock })
@@ -23,22 +23,8 @@ afterAll(() => database.close())
 const tx = <T>(fn: (tx: any) => Promise<T>) => database.db.transaction().execute(fn)
 
 async function funded(amount: bigint, coin = 'usdc') {
-  const db = database.db
-  const owner = newId()
-  const user = await ledger.ensureAccount(db, 'user', owner, coin)
-  const clearing = await ledger.ensureAccount(db, 'chain', 'test', coin)
-  const fee = await ledger.ensureAccount(db, 'platform_fee', '', coin)
-  await tx((t) =>
-    ledger.transfer(t, {
-      key: `fund:${owner}`,
-      coin,
-      legs: [
-        { account: clearing, amount: -amount },
-        { account: user, amount },
-      ],
-    }),
-  )
-  return { owner, user, clearing, fee }
+  const accounts = await fundedAccount(database.db, ledger, amount, coin)
+  return { ...accounts, fee: await ledger.ensureAccount(database.db, 'platform_fee', '', coin) }
 }
 
 async function rejection(p: Promise<unknown>): Promise<AppError> {

@@ -8,7 +8,7 @@ import { Ledger } from '../../src/modules/ledger/service.ts'
 import { systemClock } from '../../src/platform/clock.ts'
 import { newId } from '../../src/platform/crypto/ids.ts'
 import { openTestDatabase } from '../helpers/app.ts'
-import { expectLedgerConsistent } from '../helpers/ledger.ts'
+import { expectLedgerConsistent, fundedAccount, moveValue } from '../helpers/ledger.ts'
 
 let database: Database
 const ledger = new Ledger({ clock: systemClock })
@@ -22,23 +22,10 @@ const tx = <T>(fn: (tx: Tx) => Promise<T>) => database.db.transaction().execute(
 const code = (r: PromiseSettledResult<unknown>) =>
   r.status === 'rejected' ? ((r.reason as { code?: string }).code ?? String(r.reason)) : 'ok'
 
-async function funded(amount: bigint, coin = 'usdc') {
-  const db = database.db
-  const owner = newId()
-  const user = await ledger.ensureAccount(db, 'user', owner, coin)
-  const clearing = await ledger.ensureAccount(db, 'chain', 'test', coin)
-  await tx((t) =>
-    ledger.transfer(t, {
-      key: `fund:${owner}`,
-      coin,
-      legs: [
-        { account: clearing, amount: -amount },
-        { account: user, amount },
-      ],
-    }),
-  )
-  return { owner, user, clearing }
-}
+const funded = (amount: bigint) => fundedAccount(database.db, ledger, amount)
+/** `amount` from one account to another through `l` (this process's ledger unless named). */
+const move = (key: string, from: string, to: string, amount: bigint, l = ledger) =>
+  moveValue(database.db, l, { key, from, to, amount })
 
 const account = (id: string) => ledger.account(database.db, id)
 const entriesOf = async (key: string) => {
@@ -54,26 +41,16 @@ describe('a transfer in one round trip', () => {
   it('sends one statement once its accounts are known, and reads unknown ones once', async () => {
     const { user, clearing } = await funded(100n)
     const fresh = new Ledger({ clock: systemClock })
-    const move = (l: Ledger, key: string) =>
-      tx((t) =>
-        l.transfer(t, {
-          key,
-          coin: 'usdc',
-          legs: [
-            { account: user, amount: -1n },
-            { account: clearing, amount: 1n },
-          ],
-        }),
-      )
+    const once = (key: string) => move(key, user, clearing, 1n, fresh)
     const statements = async (fn: () => Promise<unknown>) => {
       const before = database.queryCount()
       await fn()
       return database.queryCount() - before
     }
-    expect(await statements(() => move(fresh, `n1:${user}`))).toBe(2)
-    expect(await statements(() => move(fresh, `n2:${user}`))).toBe(1)
+    expect(await statements(() => once(`n1:${user}`))).toBe(2)
+    expect(await statements(() => once(`n2:${user}`))).toBe(1)
     // A replay reads the key's first transfer.
-    expect(await statements(() => move(fresh, `n2:${user}`))).toBe(2)
+    expect(await statements(() => once(`n2:${user}`))).toBe(2)
     expect(await account(user)).toMatchObject({ balance: 98n })
   })
 
@@ -91,16 +68,7 @@ describe('a transfer in one round trip', () => {
       expect(await read()).toBe(100n)
       expect(await read()).toBe(100n)
       expect(loads).toBe(1)
-      await tx((t) =>
-        ledger.transfer(t, {
-          key: `cached:${user}`,
-          coin: 'usdc',
-          legs: [
-            { account: user, amount: -30n },
-            { account: clearing, amount: 30n },
-          ],
-        }),
-      )
+      await move(`cached:${user}`, user, clearing, 30n)
       expect(await read()).toBe(70n)
       expect(loads).toBe(2)
     } finally {
@@ -144,17 +112,7 @@ describe('a transfer in one round trip', () => {
     const hold = await tx((t) =>
       ledger.hold(t, { key: `h:${owner}`, coin: 'usdc', account: user, amount: 60n }),
     )
-    const spend = (key: string) =>
-      tx((t) =>
-        ledger.transfer(t, {
-          key,
-          coin: 'usdc',
-          legs: [
-            { account: user, amount: -50n },
-            { account: clearing, amount: 50n },
-          ],
-        }),
-      )
+    const spend = (key: string) => move(key, user, clearing, 50n)
     await expect(spend(`s1:${owner}`)).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' })
     // The refused transfer rolled back with its transaction: its key is free for the retry.
     expect(await entriesOf(`s1:${owner}`)).toBeUndefined()
@@ -175,16 +133,7 @@ describe('a transfer in one round trip', () => {
           const h = await l.hold(t, { key: `rh:${owner}:${i}`, coin: 'usdc', account: user, amount: 45n })
           return l.post(t, { hold: h.id, to: [{ account: sink, amount: 40n }] })
         })
-      return tx((t) =>
-        l.transfer(t, {
-          key: `rt:${owner}:${i}`,
-          coin: 'usdc',
-          legs: [
-            { account: user, amount: -45n },
-            { account: i % 2 ? sink : clearing, amount: 45n },
-          ],
-        }),
-      )
+      return move(`rt:${owner}:${i}`, user, i % 2 ? sink : clearing, 45n, l)
     })
     const results = await Promise.allSettled(ops)
     const outcomes = results.map(code)
@@ -239,16 +188,7 @@ describe('a transfer in one round trip', () => {
     const fee = await ledger.ensureAccount(database.db, 'platform_fee', '', 'usdc')
     const before = (await account(fee))!.balance
     const key = `sys:${newId()}`
-    await tx((t) =>
-      ledger.transfer(t, {
-        key,
-        coin: 'usdc',
-        legs: [
-          { account: clearing, amount: -7n },
-          { account: fee, amount: 7n },
-        ],
-      }),
-    )
+    await move(key, clearing, fee, 7n)
     expect((await account(fee))!.balance).toBe(before + 7n)
     expect((await entriesOf(key))!.map((e) => e.amount).sort()).toEqual([-7n, 7n])
     await expectLedgerConsistent(database.db)
@@ -272,18 +212,7 @@ describe('a transfer in one round trip', () => {
     }).catch(() => undefined)
     // ...which rolled back: the account does not exist, and nothing is written.
     const key = `ghost:${ghost}`
-    await expect(
-      tx((t) =>
-        ledger.transfer(t, {
-          key,
-          coin: 'usdc',
-          legs: [
-            { account: ghost, amount: -1n },
-            { account: user, amount: 1n },
-          ],
-        }),
-      ),
-    ).rejects.toThrow(/does not exist/)
+    await expect(move(key, ghost, user, 1n)).rejects.toThrow(/does not exist/)
     expect(await entriesOf(key)).toBeUndefined()
     expect(await account(user)).toMatchObject({ balance: 100n })
     await expectLedgerConsistent(database.db)

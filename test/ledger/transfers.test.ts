@@ -6,7 +6,7 @@ import { Ledger } from '../../src/modules/ledger/service.ts'
 import { systemClock } from '../../src/platform/clock.ts'
 import { newId } from '../../src/platform/crypto/ids.ts'
 import { openTestDatabase } from '../helpers/app.ts'
-import { expectLedgerConsistent } from '../helpers/ledger.ts'
+import { expectLedgerConsistent, fundedAccount } from '../helpers/ledger.ts'
 
 let database: Database
 const ledger = new Ledger({ clock: systemClock })
@@ -16,23 +16,7 @@ beforeAll(async () => {
 })
 afterAll(() => database.close())
 
-async function funded(amount: bigint, coin = 'usdc') {
-  const db = database.db
-  const owner = newId()
-  const user = await ledger.ensureAccount(db, 'user', owner, coin)
-  const clearing = await ledger.ensureAccount(db, 'chain', 'test', coin)
-  await db.transaction().execute((tx) =>
-    ledger.transfer(tx, {
-      key: `fund:${owner}`,
-      coin,
-      legs: [
-        { account: clearing, amount: -amount },
-        { account: user, amount },
-      ],
-    }),
-  )
-  return { owner, user, clearing }
-}
+const funded = (amount: bigint, coin = 'usdc') => fundedAccount(database.db, ledger, amount, coin)
 
 describe('ledger', () => {
   it('creates an account once and moves value between accounts', async () => {
