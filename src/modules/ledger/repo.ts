@@ -12,6 +12,17 @@ registerWritingFunction('ledger_write_transfer', ['ledger_accounts', 'ledger_ent
 
 const units = (v: bigint) => v.toString()
 
+/** A transfer's own row as the repo writes it (`key` is its idempotency key). */
+export interface TransferRow {
+  id: string
+  key: string
+  inputHash: string
+  coin: string
+  kind: string
+  description: string
+  now: Date
+}
+
 export const ledgerRepo = {
   async accountId(ex: Executor, kind: LedgerAccountKind, ownerId: string, coin: string) {
     const row = await ex
@@ -89,18 +100,7 @@ export const ledgerRepo = {
   },
 
   /** Inserts the transfer row unless its key exists; waits for a concurrent holder of the key. */
-  async claimTransfer(
-    tx: Tx,
-    row: {
-      id: string
-      key: string
-      inputHash: string
-      coin: string
-      kind: string
-      description: string
-      now: Date
-    },
-  ): Promise<boolean> {
+  async claimTransfer(tx: Tx, row: TransferRow): Promise<boolean> {
     const inserted = await tx
       .insertInto('ledgerTransfers')
       .values({
@@ -127,15 +127,7 @@ export const ledgerRepo = {
    */
   async writeTransfer(
     tx: Tx,
-    row: {
-      id: string
-      key: string
-      inputHash: string
-      coin: string
-      kind: string
-      description: string
-      now: Date
-    },
+    row: TransferRow,
     changes: { account: string; delta: bigint; released: bigint }[],
     legs: [string, bigint][],
   ): Promise<{ claimed: boolean; present: number; fits: boolean }> {
