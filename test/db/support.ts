@@ -1,14 +1,13 @@
 // A new, empty database of the driver under test (no migration applied): PGlite in a directory of
 // its own (unpacked from the machine's cluster template, as the service's embedded database is), or
 // with TEST_DB=postgres a new PostgreSQL database, dropped by `close`.
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
-import pg from 'pg'
 import { inject } from 'vitest'
 import { type Database, openPGlite, openPostgres } from '../../src/db/index.ts'
+import { scratchPostgres } from '../helpers/postgres.ts'
 
 export interface EmptyDatabase {
   /** another handle on the same database (its own pool on PostgreSQL; the same one on PGlite) */
@@ -19,28 +18,18 @@ export interface EmptyDatabase {
 
 export async function emptyDatabase(): Promise<EmptyDatabase> {
   if (inject('testDb') === 'postgres') {
-    const adminUrl = inject('postgresUrl')
-    const name = `wp_db_${randomBytes(6).toString('hex')}`
-    const admin = new pg.Client({ connectionString: adminUrl })
-    await admin.connect()
-    await admin.query(`create database ${name}`)
-    await admin.end()
-    const url = new URL(adminUrl)
-    url.pathname = `/${name}`
-    const opened = [openPostgres(url.toString(), 4)]
+    const scratch = await scratchPostgres('wp_db')
+    const opened = [openPostgres(scratch.url, 4)]
     return {
       database: opened[0]!,
       second: () => {
-        const another = openPostgres(url.toString(), 4)
+        const another = openPostgres(scratch.url, 4)
         opened.push(another)
         return another
       },
       async close() {
         for (const d of opened) await d.close()
-        const a = new pg.Client({ connectionString: adminUrl })
-        await a.connect()
-        await a.query(`drop database if exists ${name} with (force)`)
-        await a.end()
+        await scratch.drop()
       },
     }
   }

@@ -1,11 +1,9 @@
 // Builds the real application on a fresh database for one test file: PGlite from the migrated
 // template (default) or a new PostgreSQL database (TEST_DB=postgres), dropped afterwards.
-import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
-import pg from 'pg'
 import { inject } from 'vitest'
 import { buildApp } from '../../src/app.ts'
 import { type Config, loadConfig } from '../../src/config.ts'
@@ -13,6 +11,7 @@ import { type Database, openPGlite, openPostgres } from '../../src/db/index.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
 import type { Mailer } from '../../src/platform/mail/mailer.ts'
+import { scratchPostgres } from './postgres.ts'
 
 export const TEST_ENV = {
   JWT_SECRET: 'test-secret-test-secret-test-secret-0123',
@@ -25,26 +24,16 @@ export const TEST_ENV = {
 /** A database of this test file's own; `url` names it on PostgreSQL (for a second connection). */
 export async function openTestDatabase(): Promise<Database & { url?: string }> {
   if (inject('testDb') === 'postgres') {
-    const adminUrl = inject('postgresUrl')
-    const name = `wp_test_${randomBytes(6).toString('hex')}`
-    const admin = new pg.Client({ connectionString: adminUrl })
-    await admin.connect()
-    await admin.query(`create database ${name}`)
-    await admin.end()
-    const url = new URL(adminUrl)
-    url.pathname = `/${name}`
-    const database = openPostgres(url.toString(), 20)
+    const scratch = await scratchPostgres('wp_test')
+    const database = openPostgres(scratch.url, 20)
     await migrateToLatest(database.db)
     const close = database.close
     return {
       ...database,
-      url: url.toString(),
+      url: scratch.url,
       close: async () => {
         await close()
-        const a = new pg.Client({ connectionString: adminUrl })
-        await a.connect()
-        await a.query(`drop database if exists ${name} with (force)`)
-        await a.end()
+        await scratch.drop()
       },
     }
   }

@@ -2,11 +2,10 @@
 // its log lines, its HTTP API, its dev chain over JSON-RPC, and (with TEST_DB=postgres) a fresh
 // PostgreSQL database of its own.
 import { type ChildProcess, spawn } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
 import { createServer, connect as netConnect } from 'node:net'
-import pg from 'pg'
 import { expect, inject } from 'vitest'
 import { PASSWORD, uniqueEmail } from '../helpers/factories.ts'
+import { scratchPostgres } from '../helpers/postgres.ts'
 
 export const SECRETS = {
   JWT_SECRET: 'process-test-secret-0123456789-abcdefghij',
@@ -135,24 +134,8 @@ export async function serviceDatabase(): Promise<{
   drop(): Promise<void>
 }> {
   if (inject('testDb') !== 'postgres') return { kind: 'pglite', env: {}, drop: async () => {} }
-  const adminUrl = inject('postgresUrl')
-  const name = `wp_proc_${randomBytes(6).toString('hex')}`
-  const admin = new pg.Client({ connectionString: adminUrl })
-  await admin.connect()
-  await admin.query(`create database ${name}`)
-  await admin.end()
-  const url = new URL(adminUrl)
-  url.pathname = `/${name}`
-  return {
-    kind: 'postgres',
-    env: { DATABASE_URL: url.toString(), ...SECRETS },
-    async drop() {
-      const a = new pg.Client({ connectionString: adminUrl })
-      await a.connect()
-      await a.query(`drop database if exists ${name} with (force)`)
-      await a.end()
-    },
-  }
+  const scratch = await scratchPostgres('wp_proc')
+  return { kind: 'postgres', env: { DATABASE_URL: scratch.url, ...SECRETS }, drop: scratch.drop }
 }
 
 export const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as any })

@@ -4,18 +4,17 @@
 // (an in-test SMTP server). Both are ready; a sign-up's code arrives by SMTP (sent by the worker);
 // a deposit on the dev chain is credited by the worker's watcher and seen through the API and in
 // the worker's metrics; every process stops cleanly on SIGTERM.
-import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { simpleParser } from 'mailparser'
-import pg from 'pg'
 import { SMTPServer } from 'smtp-server'
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { hardhat } from 'viem/chains'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { devPrivateKeys } from '../../src/platform/chain/devnet.ts'
 import { startS3 } from '../files/support.ts'
 import { PASSWORD, uniqueEmail } from '../helpers/factories.ts'
+import { scratchPostgres } from '../helpers/postgres.ts'
 import { freePort, until } from '../main/support.ts'
 import { parseExposition, sampleValue } from './prometheus.ts'
 import { type Child, getJson, spawnService, stopService, tempDirs } from './support.ts'
@@ -28,18 +27,7 @@ let s3: Awaited<ReturnType<typeof startS3>>
 let devchain: Child
 let api: Child
 let worker: Child
-let dbName: string
-const adminUrl = () => inject('postgresUrl')
-
-async function admin(query: string) {
-  const client = new pg.Client({ connectionString: adminUrl() })
-  await client.connect()
-  try {
-    await client.query(query)
-  } finally {
-    await client.end()
-  }
-}
+let database: Awaited<ReturnType<typeof scratchPostgres>> | undefined
 
 beforeAll(async () => {
   smtp = new SMTPServer({
@@ -63,10 +51,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
   s3 = await startS3()
   // production runs on PostgreSQL whatever driver the suite uses
-  dbName = `wp_prod_${randomBytes(6).toString('hex')}`
-  await admin(`create database ${dbName}`)
-  const databaseUrl = new URL(adminUrl())
-  databaseUrl.pathname = `/${dbName}`
+  database = await scratchPostgres('wp_prod')
 
   const dir = dirs.make()
   const coinsFile = join(dir, 'shared', 'coins.json')
@@ -83,7 +68,7 @@ beforeAll(async () => {
   const keys = devPrivateKeys()
   const env = {
     NODE_ENV: 'production',
-    DATABASE_URL: databaseUrl.toString(),
+    DATABASE_URL: database.url,
     JWT_SECRET: 'production-shape-test-secret-0123456789',
     KEY_ENCRYPTION_KEY: '33'.repeat(32),
     SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as { port: number }).port}`,
@@ -113,7 +98,7 @@ afterAll(async () => {
   for (const c of [api, worker, devchain]) if (c) await stopService(c)
   await new Promise<void>((resolve) => (smtp ? smtp.close(() => resolve()) : resolve()))
   await s3?.close()
-  if (dbName) await admin(`drop database if exists ${dbName} with (force)`)
+  await database?.drop()
   dirs.cleanup()
 })
 
