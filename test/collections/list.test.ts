@@ -104,21 +104,18 @@ describe('GET /v1/collection (#27): privacy', () => {
       (await list('', bob)).data.total,
       (await list('', carol)).data.total,
     ]).toEqual([7, 7, 5])
-    const hide = await t.req({
-      method: 'PATCH',
-      url: `/v1/collection/${c.c3._id}`,
-      token: alice.token,
-      payload: { isPrivate: true },
-    })
-    expect(hide.statusCode, hide.body).toBe(200)
+    const setPrivate = async (isPrivate: boolean) => {
+      const res = await t.req({
+        method: 'PATCH',
+        url: `/v1/collection/${c.c3._id}`,
+        token: alice.token,
+        payload: { isPrivate },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+    }
+    await setPrivate(true)
     expect([(await list('')).data.total, (await list('', carol)).data.total]).toEqual([7, 4])
-    const show = await t.req({
-      method: 'PATCH',
-      url: `/v1/collection/${c.c3._id}`,
-      token: alice.token,
-      payload: { isPrivate: false },
-    })
-    expect(show.statusCode, show.body).toBe(200)
+    await setPrivate(false)
     expect((await list('', carol)).data.total).toBe(5)
   })
 

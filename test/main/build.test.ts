@@ -6,7 +6,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Child, getJson, run, spawnService, stopService, tempDirs } from '../ops/support.ts'
-import { serviceDatabase, signUp } from './support.ts'
+import { serviceDatabase, signUp, withoutGenerated } from './support.ts'
 
 const root = join(import.meta.dirname, '..', '..')
 const dirs = tempDirs()
@@ -18,19 +18,6 @@ function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((e) => e.isFile())
     .map((e) => join(e.parentPath, e.name))
-}
-
-/** The body with the values of record ids and timestamps (`_id`, `createdAt`, ...) blanked. */
-function withoutGenerated(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutGenerated)
-  if (v && typeof v === 'object')
-    return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [
-        k,
-        k === '_id' || k.endsWith('At') ? '<generated>' : withoutGenerated(x),
-      ]),
-    )
-  return v
 }
 
 async function startBoth() {

@@ -10,7 +10,7 @@ import * as esbuild from 'esbuild'
 import { afterAll, describe, expect, it } from 'vitest'
 import { compiledSources, EXTERNAL, KEEP } from '../../scripts/compile-sources.mjs'
 import { type Child, getJson, run, spawnService, stopService, tempDirs } from '../ops/support.ts'
-import { exited, SECRETS, serviceDatabase } from './support.ts'
+import { exited, SECRETS, serviceDatabase, withoutGenerated } from './support.ts'
 
 const root = join(import.meta.dirname, '..', '..')
 const dirs = tempDirs()
@@ -21,19 +21,6 @@ afterAll(async () => {
   for (const drop of drops) await drop()
   dirs.cleanup()
 })
-
-/** The body with the values of record ids and timestamps (`_id`, `createdAt`, ...) blanked. */
-function withoutGenerated(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutGenerated)
-  if (v && typeof v === 'object')
-    return Object.fromEntries(
-      Object.entries(v).map(([k, x]) => [
-        k,
-        k === '_id' || k.endsWith('At') ? '<generated>' : withoutGenerated(x),
-      ]),
-    )
-  return v
-}
 
 /** A small source tree in the shape of src/, with the repository's packages beside it. */
 function fixture(): string {

@@ -138,6 +138,19 @@ export async function serviceDatabase(): Promise<{
   return { kind: 'postgres', env: { DATABASE_URL: scratch.url, ...SECRETS }, drop: scratch.drop }
 }
 
+/** The body with the values of record ids and timestamps (`_id`, `createdAt`, ...) blanked. */
+export function withoutGenerated(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutGenerated)
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.entries(v).map(([k, x]) => [
+        k,
+        k === '_id' || k.endsWith('At') ? '<generated>' : withoutGenerated(x),
+      ]),
+    )
+  return v
+}
+
 export const json = async (res: Response) => ({ status: res.status, body: (await res.json()) as any })
 
 export function call(base: string, method: string, path: string, body?: unknown, token?: string) {
