@@ -49,6 +49,13 @@ function netLegs(legs: { account: string; amount: bigint }[]): [string, bigint][
   return [...net.entries()].filter(([, v]) => v !== 0n).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
 }
 
+/** The accounts a write touches: those of its legs, and the one whose hold it releases. */
+function accountsOf(w: Write): string[] {
+  const ids = w.legs.map(([a]) => a)
+  if (w.release && !ids.includes(w.release.account)) ids.push(w.release.account)
+  return ids
+}
+
 /** Whether the transfer fits its accounts: each of its coin, and no retired kind credited. */
 function fits(w: Write, shapes: ReadonlyMap<string, AccountShape>): boolean {
   for (const [account, shape] of shapes) {
@@ -168,8 +175,7 @@ export class Ledger {
    * order; both refuse the same inputs with the same errors.
    */
   async #write(tx: Tx, w: Write): Promise<TransferResult> {
-    const ids = w.legs.map(([a]) => a)
-    if (w.release && !ids.includes(w.release.account)) ids.push(w.release.account)
+    const ids = accountsOf(w)
     const shapes = await this.#shapesOf(tx, ids)
     if (!shapes || !fits(w, shapes)) return this.#writeStepwise(tx, w)
     const now = this.deps.clock.now()
@@ -235,8 +241,7 @@ export class Ledger {
     })
     if (!claimed) return this.#replay(tx, w)
 
-    const ids = w.legs.map(([a]) => a)
-    if (w.release && !ids.includes(w.release.account)) ids.push(w.release.account)
+    const ids = accountsOf(w)
     const all = await repo.accounts(tx, ids)
     this.#shapes.remember(all)
     const system = new Set(all.filter((r) => isSystemKind(r.kind)).map((r) => r.id))
