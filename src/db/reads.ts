@@ -25,14 +25,15 @@ export interface PageOrder<DB, TB extends keyof DB> {
  * One page of `filtered` and the number of all the rows it matches: `rows` are what `select` makes
  * of it (its columns), ordered by `order` and cut to the page; `total` counts `filtered` itself.
  * `count`: `always` reads the count beside the page; `when-needed` reads the page first and counts
- * only when the page does not tell the total (see totalOf), for lists whose count is costly.
+ * only when the page does not tell the total (see totalOf), for lists whose count is costly; a
+ * function is read beside the page instead of counting (a total the database keeps).
  */
 export async function countedPage<DB, TB extends keyof DB, F, O>(
   filtered: SelectQueryBuilder<DB, TB, F>,
   select: (q: SelectQueryBuilder<DB, TB, F>) => SelectQueryBuilder<DB, TB, O>,
   order: PageOrder<DB, TB>,
   p: PageRequest,
-  count: 'always' | 'when-needed' = 'always',
+  count: 'always' | 'when-needed' | (() => Promise<number>) = 'always',
 ): Promise<{ total: number; rows: O[] }> {
   const direction = order.first === 'oldest' ? 'asc' : 'desc'
   const page = select(filtered)
@@ -40,7 +41,8 @@ export async function countedPage<DB, TB extends keyof DB, F, O>(
     .orderBy(order.by[1], direction)
     .limit(p.limit)
     .offset((p.page - 1) * p.limit)
-  const countAll = async () => {
+  const countAll = async (): Promise<number> => {
+    if (typeof count === 'function') return count()
     const row = await filtered
       .select((eb) => eb.fn.countAll().as('total'))
       // The selection's type does not resolve over a generic table: it is this one column.

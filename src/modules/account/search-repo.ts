@@ -77,18 +77,14 @@ export const searchRepo = {
       f.completenessMin !== undefined ||
       f.completenessMax !== undefined ||
       f.referredBy !== undefined
-    if (filtered) return countedPage(q, (q) => rowsOf(q, f.callerId), order, p)
-    // No filter: the page walks the listing index and the total is kept by the database.
-    const [rows, total] = await Promise.all([
-      rowsOf(q, f.callerId)
-        .orderBy('users.createdAt', 'desc')
-        .orderBy('users.id', 'desc')
-        .limit(p.limit)
-        .offset((p.page - 1) * p.limit)
-        .execute(),
-      listedCount(ex, f.callerId),
-    ])
-    return { total, rows }
+    // No filter: the total is kept by the database instead of counted.
+    return countedPage(
+      q,
+      (q) => rowsOf(q, f.callerId),
+      order,
+      p,
+      filtered ? 'always' : () => listedCount(ex, f.callerId),
+    )
   },
 }
 
