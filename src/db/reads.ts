@@ -1,6 +1,7 @@
 // Read shapes the repositories share: whether a query finds a row, and one page of a list with the
 // number of all the rows it matches.
-import type { SelectQueryBuilder, StringReference } from 'kysely'
+import { type SelectQueryBuilder, type StringReference, sql } from 'kysely'
+import type { Executor } from './index.ts'
 
 /** Whether `q` finds a row (only its first row is fetched). */
 export async function exists<DB, TB extends keyof DB, O>(q: SelectQueryBuilder<DB, TB, O>): Promise<boolean> {
@@ -65,4 +66,31 @@ export async function countedPage<DB, TB extends keyof DB, F, O>(
  */
 export async function totalOf(onPage: number, p: PageRequest, count: () => Promise<number>): Promise<number> {
   return onPage < p.limit && (onPage > 0 || p.page === 1) ? (p.page - 1) * p.limit + onPage : count()
+}
+
+/**
+ * The ids of one page, newest first, of `matches` (a query selecting `id` and `createdAt`) and the
+ * number of all of them (`matches` on each row), from one scan: for searches whose indexes find
+ * every match anyway, so that a separate count would only repeat the scan. Counted in the inner
+ * query and ordered outside it: with the order inside, the planner walks the creation-time index
+ * over the whole table, thinking it stops after one page.
+ */
+export function newestIdsCounted<D, TB extends keyof D>(
+  ex: Executor,
+  matches: SelectQueryBuilder<D, TB, { id: string; createdAt: Date }>,
+  page: { limit: number; offset: number },
+) {
+  return ex
+    .selectFrom(
+      matches
+        .select(sql<string | number>`count(*) over ()`.as('matches'))
+        // The selection's type does not resolve over a generic table: it is these columns.
+        .$castTo<{ id: string; createdAt: Date; matches: string | number }>()
+        .as('m'),
+    )
+    .select(['m.id', 'm.matches'])
+    .orderBy('m.createdAt', 'desc')
+    .orderBy('m.id', 'desc')
+    .limit(page.limit)
+    .offset(page.offset)
 }

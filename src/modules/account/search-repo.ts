@@ -4,7 +4,7 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import { listCount } from '../../db/list-counts.ts'
-import { countedPage, type PageRequest } from '../../db/reads.ts'
+import { countedPage, newestIdsCounted, type PageRequest } from '../../db/reads.ts'
 import { userLists } from './repo.ts'
 
 export interface SearchFilters {
@@ -103,20 +103,13 @@ async function listedCount(ex: Executor, callerId: string): Promise<number> {
 
 /**
  * A search by words or tags finds every match through the indexes, so the page's ids and the
- * number of all matches come from that one scan (`count(*) over ()`, ordered outside it so that
- * the planner cannot walk the listing index instead), then the page's rows by id.
+ * number of all matches come from that one scan (newestIdsCounted), then the page's rows by id.
  */
 async function searchPage(ex: Executor, q: Listed, callerId: string, p: PageRequest) {
-  const ranked = await ex
-    .selectFrom(
-      q.select(['users.id', 'users.createdAt', sql<number | string>`count(*) over ()`.as('matches')]).as('m'),
-    )
-    .select(['m.id', 'm.matches'])
-    .orderBy('m.createdAt', 'desc')
-    .orderBy('m.id', 'desc')
-    .limit(p.limit)
-    .offset((p.page - 1) * p.limit)
-    .execute()
+  const ranked = await newestIdsCounted(ex, q.select(['users.id', 'users.createdAt']), {
+    limit: p.limit,
+    offset: (p.page - 1) * p.limit,
+  }).execute()
   if (ranked.length === 0) {
     // A page past the end has no row to carry the total.
     const total =

@@ -5,6 +5,7 @@
 import { type Expression, type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import { listCount } from '../../db/list-counts.ts'
+import { newestIdsCounted } from '../../db/reads.ts'
 
 /** Columns of a collection that the API forms need (never the search columns). */
 const COLLECTION_COLUMNS = [
@@ -231,22 +232,15 @@ export const collectionRepo = {
   },
 
   /**
-   * The ids of one page of matches with the number of all matches, from one scan: for a search by
-   * words or tags, which finds every match through the indexes anyway. The count is taken inside
-   * and the order outside, so that the planner cannot walk the creation-time index instead.
+   * The ids of one page of matches with the number of all matches, from one scan (see
+   * newestIdsCounted): for a search by words or tags, which finds every match through the indexes.
    */
   countedPageQuery(ex: Executor, viewerId: string, f: ListFilters, page: { limit: number; offset: number }) {
     const matches = ex
       .selectFrom('collections as c')
-      .select(['c.id', 'c.createdAt', sql<string | number>`count(*) over ()`.as('matches')])
+      .select(['c.id', 'c.createdAt'])
       .where(listConditions(viewerId, f))
-    return ex
-      .selectFrom(matches.as('m'))
-      .select(['m.id', 'm.matches'])
-      .orderBy('m.createdAt', 'desc')
-      .orderBy('m.id', 'desc')
-      .limit(page.limit)
-      .offset(page.offset)
+    return newestIdsCounted(ex, matches, page)
   },
 
   /**
