@@ -119,11 +119,12 @@ export const ledgerRepo = {
   },
 
   /**
-   * A whole transfer in one round trip (the `ledger_write_transfer` function, migration 0034):
-   * claims the key; unless another transfer holds it, locks the `changes` rows (the non-system
-   * accounts) in id order, checks that each exists and that none is left below what its pending
-   * holds reserve, and only when both hold changes the balances and inserts the entries. When a
-   * check fails nothing but the claim is written (the caller throws, rolling back its transaction).
+   * A whole transfer in one round trip (the `ledger_write_transfer` function, migrations 0034 and
+   * 0037): claims the key; unless another transfer holds it, updates the `changes` rows (the
+   * non-system accounts, in id order) one by one, each update checking that the row is not left
+   * below what its pending holds reserve, then inserts the entries. When a row is missing or would
+   * be overdrawn, the rows already changed are changed back and nothing but the claim stays
+   * written (the caller throws, rolling back its transaction).
    */
   async writeTransfer(
     tx: Tx,
