@@ -17,6 +17,7 @@ import {
   type UnknownRow,
 } from 'kysely'
 import pg from 'pg'
+import { deferBegin } from './deferred-begin.ts'
 import { ensureCluster } from './embedded.ts'
 import { type ChannelListener, type ListenHandlers, listenPGlite, listenPostgres } from './listen.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
@@ -70,6 +71,7 @@ export function openPostgres(url: string, poolSize = 10): Database {
   })
   // An idle client that errors (server restart) must not crash the process.
   pool.on('error', () => {})
+  pool.on('connect', deferBegin)
   const counter = new QueryCounter()
   const caches = new ReadCaches()
   const dialect = watchWrites(new PostgresDialect({ pool }), caches)

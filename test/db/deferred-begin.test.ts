@@ -1,0 +1,170 @@
+// A transaction's BEGIN sent with its first statement (src/db/deferred-begin.ts), on a real
+// PostgreSQL: the round trips it saves (counted as the server's ReadyForQuery answers), and that
+// the statements still run inside the transaction, roll back with it, fail as before, and leave
+// the connection usable.
+import { Kysely, PostgresDialect, sql } from 'kysely'
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { deferBegin } from '../../src/db/deferred-begin.ts'
+import { scratchPostgres } from '../helpers/postgres.ts'
+
+describe.runIf(process.env.TEST_DB === 'postgres')('BEGIN sent with the first statement', () => {
+  let scratch: Awaited<ReturnType<typeof scratchPostgres>>
+  let pool: pg.Pool
+  let db: Kysely<any>
+  let roundTrips = 0
+
+  beforeAll(async () => {
+    scratch = await scratchPostgres('wp_begin')
+    // One connection: every transaction below reuses the client the previous one left.
+    pool = new pg.Pool({ connectionString: scratch.url, max: 1 })
+    pool.on('connect', (client) => {
+      deferBegin(client)
+      ;(client as unknown as { connection: pg.Connection }).connection.on('readyForQuery', () => {
+        roundTrips++
+      })
+    })
+    db = new Kysely({ dialect: new PostgresDialect({ pool }) })
+    await sql`create table t (id int primary key, v text not null)`.execute(db)
+  })
+  afterAll(async () => {
+    await db.destroy()
+    await scratch.drop()
+  })
+
+  const counted = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
+    const before = roundTrips
+    const out = await fn()
+    return [out, roundTrips - before]
+  }
+  const rows = async () =>
+    (await sql<{ id: number; v: string }>`select id, v from t order by id`.execute(db)).rows
+
+  it('writes a one-statement transaction in two round trips, with the statement’s own result', async () => {
+    const [inserted, trips] = await counted(() =>
+      db.transaction().execute((tx) => tx.insertInto('t').values({ id: 1, v: 'one' }).executeTakeFirst()),
+    )
+    expect(trips).toBe(2)
+    expect(inserted.numInsertedOrUpdatedRows).toBe(1n)
+    const [read, readTrips] = await counted(() =>
+      db.transaction().execute(async (tx) => {
+        const first = await tx.selectFrom('t').select(['id', 'v']).execute()
+        const second = await tx.updateTable('t').set({ v: 'uno' }).where('id', '=', 1).executeTakeFirst()
+        return { first, updated: second.numUpdatedRows }
+      }),
+    )
+    expect(readTrips).toBe(3)
+    expect(read).toEqual({ first: [{ id: 1, v: 'one' }], updated: 1n })
+    expect(await rows()).toEqual([{ id: 1, v: 'uno' }])
+  })
+
+  it('runs the first statement inside the transaction: it rolls back with it', async () => {
+    await db
+      .transaction()
+      .execute(async (tx) => {
+        await tx.insertInto('t').values({ id: 2, v: 'two' }).execute()
+        throw new Error('changed my mind')
+      })
+      .catch(() => undefined)
+    expect(await rows()).toEqual([{ id: 1, v: 'uno' }])
+    // One snapshot and one transaction time from the first statement on.
+    const times = await db.transaction().execute(async (tx) => {
+      const a = await sql<{
+        t: string
+        x: string
+      }>`select now()::text as t, pg_current_xact_id()::text as x`.execute(tx)
+      await sql`select pg_sleep(0.01)`.execute(tx)
+      const b = await sql<{
+        t: string
+        x: string
+      }>`select now()::text as t, pg_current_xact_id()::text as x`.execute(tx)
+      return [a.rows[0], b.rows[0]]
+    })
+    expect(times[0]).toEqual(times[1])
+  })
+
+  it('fails a first statement as before, rolls back, and leaves the connection usable', async () => {
+    const failed = await db
+      .transaction()
+      .execute((tx) => tx.insertInto('t').values({ id: 1, v: 'again' }).execute())
+      .then(
+        () => 'written',
+        (err) => (err as { code?: string }).code,
+      )
+    expect(failed).toBe('23505')
+    await db.transaction().execute((tx) => tx.insertInto('t').values({ id: 3, v: 'three' }).execute())
+    expect(await rows()).toEqual([
+      { id: 1, v: 'uno' },
+      { id: 3, v: 'three' },
+    ])
+    const status = await sql<{ s: string }>`select 'idle'::text as s`.execute(db)
+    expect(status.rows).toEqual([{ s: 'idle' }])
+  })
+
+  it('commits or rolls back a transaction that sent nothing without a round trip', async () => {
+    const [, committed] = await counted(() => db.transaction().execute(async () => 'nothing'))
+    expect(committed).toBe(0)
+    const [, rolledBack] = await counted(() =>
+      db
+        .transaction()
+        .execute(async () => {
+          throw new Error('before any statement')
+        })
+        .catch(() => undefined),
+    )
+    expect(rolledBack).toBe(0)
+    // The next transaction opens as usual on the same connection.
+    const [inserted, trips] = await counted(() =>
+      db.transaction().execute((tx) => tx.insertInto('t').values({ id: 4, v: 'four' }).executeTakeFirst()),
+    )
+    expect(trips).toBe(2)
+    expect(inserted.numInsertedOrUpdatedRows).toBe(1n)
+  })
+
+  it('sends a transaction with an isolation level as it is', async () => {
+    const [level, trips] = await counted(() =>
+      db
+        .transaction()
+        .setIsolationLevel('repeatable read')
+        .execute(
+          async (tx) =>
+            (
+              await sql<{ level: string }>`select current_setting('transaction_isolation') as level`.execute(
+                tx,
+              )
+            ).rows[0]?.level,
+        ),
+    )
+    expect(level).toBe('repeatable read')
+    expect(trips).toBe(3)
+  })
+
+  it('keeps concurrent transactions apart on a pool of several connections', async () => {
+    const wide = new pg.Pool({ connectionString: scratch.url, max: 4 })
+    wide.on('connect', deferBegin)
+    const many = new Kysely<any>({ dialect: new PostgresDialect({ pool: wide }) })
+    try {
+      const ids = Array.from({ length: 40 }, (_, i) => 100 + i)
+      const seen = await Promise.all(
+        ids.map((id) =>
+          many
+            .transaction()
+            .execute(async (tx) => {
+              await tx
+                .insertInto('t')
+                .values({ id, v: `v${id}` })
+                .execute()
+              if (id % 5 === 0) throw new Error('rolled back on purpose')
+              return (await tx.selectFrom('t').select('v').where('id', '=', id).executeTakeFirst())?.v
+            })
+            .catch(() => 'rolled back'),
+        ),
+      )
+      expect(seen).toEqual(ids.map((id) => (id % 5 === 0 ? 'rolled back' : `v${id}`)))
+      const kept = await sql<{ n: number }>`select count(*)::int as n from t where id >= 100`.execute(many)
+      expect(kept.rows[0]?.n).toBe(32)
+    } finally {
+      await many.destroy()
+    }
+  })
+})
