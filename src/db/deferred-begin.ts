@@ -64,8 +64,10 @@ export function deferBegin(client: pg.PoolClient): void {
     if (!pending) return send(text, values, callback)
     pending = false
     if (!plain) {
-      // Not a call this file knows: open the transaction as usual first.
-      return send('begin').then(() => send(text, values, callback))
+      // Not a call this file knows (a config object, a callback, a cursor): BEGIN is queued first,
+      // as Kysely would have sent it, and the call is answered as the client answers it.
+      send('begin').catch(() => undefined)
+      return send(text, values, callback)
     }
     if ((text === 'commit' || text === 'rollback') && values.length === 0)
       return Promise.resolve(answered(text.toUpperCase()))

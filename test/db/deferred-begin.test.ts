@@ -121,6 +121,27 @@ describe.runIf(process.env.TEST_DB === 'postgres')('BEGIN sent with the first st
     expect(inserted.numInsertedOrUpdatedRows).toBe(1n)
   })
 
+  it('queues BEGIN first for a statement given another way (a config object)', async () => {
+    const client = await pool.connect()
+    try {
+      await client.query('begin', [])
+      const inserted = await client.query({
+        text: 'insert into t (id, v) values ($1, $2)',
+        values: [5, 'five'],
+      })
+      expect(inserted.rowCount).toBe(1)
+      const inside = await client.query(
+        "select current_setting('transaction_isolation') as l, now() = statement_timestamp() as fresh",
+      )
+      // Inside a transaction begun before the insert: now() is the transaction's start, not this statement's.
+      expect(inside.rows[0]).toMatchObject({ fresh: false })
+      await client.query('rollback', [])
+    } finally {
+      client.release()
+    }
+    expect((await rows()).map((r) => r.id)).not.toContain(5)
+  })
+
   it('sends a transaction with an isolation level as it is', async () => {
     const [level, trips] = await counted(() =>
       db
