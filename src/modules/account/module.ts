@@ -10,7 +10,13 @@ import type { SessionIssuer } from '../auth/sessions.ts'
 import type { TokenService } from '../auth/tokens.ts'
 import { accountRoutes } from './routes.ts'
 import { AccountSecurityService } from './security.ts'
-import { AccountService, type FileLookup, type FullUser, type ReferralHooks } from './service.ts'
+import {
+  AccountService,
+  type FileLookup,
+  type FullUser,
+  type ListedProfile,
+  type ReferralHooks,
+} from './service.ts'
 import { twoFactorRoutes } from './two-factor-routes.ts'
 
 export interface AccountDeps {
@@ -31,6 +37,7 @@ export interface AccountDeps {
 
 /** What a full profile is read from: a write to any of them empties the cached profiles. */
 export const PROFILE_TABLES = ['users', 'user_tags', 'achievements', 'tags', 'files'] as const
+const LISTED_PROFILE_TABLES = ['users', 'user_tags', 'achievements', 'tags'] as const
 
 export function buildAccount(d: AccountDeps) {
   const accounts = new AccountService({
@@ -39,7 +46,12 @@ export function buildAccount(d: AccountDeps) {
     files: d.files,
     provisionWallet: d.provisionWallet,
     referrals: d.referrals,
-    ...(d.caches ? { profiles: d.caches.create<FullUser>('profiles', PROFILE_TABLES) } : {}),
+    ...(d.caches
+      ? {
+          profiles: d.caches.create<FullUser>('profiles', PROFILE_TABLES),
+          listedProfiles: d.caches.create<ListedProfile | null>('listed profiles', LISTED_PROFILE_TABLES),
+        }
+      : {}),
   })
   /** password change, logout, deletion, two-factor, and codes for sensitive actions */
   const accountSecurity = new AccountSecurityService({

@@ -1,9 +1,9 @@
 // SQL for accounts: creation, the profile row, tags, achievements, two-factor setup, the people
 // search and deletion.
-import { sql } from 'kysely'
+import { type Selectable, sql } from 'kysely'
 import type { Executor, Tx } from '../../db/index.ts'
+import type { AchievementsTable } from '../../db/tables/accounts.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import type { TagRow } from './tags.ts'
 
 export const accountRepo = {
   insertUser(
@@ -123,17 +123,6 @@ export const profileRepo = {
       .executeTakeFirst()
   },
 
-  /** A live account that has verified its email: the only kind other users can see. */
-  getListedUser(ex: Executor, id: string) {
-    return ex
-      .selectFrom('users')
-      .selectAll()
-      .where('id', '=', id)
-      .where('deletedAt', 'is', null)
-      .where('emailVerified', '=', true)
-      .executeTakeFirst()
-  },
-
   saveProfile(
     tx: Tx,
     id: string,
@@ -186,35 +175,19 @@ export const profileRepo = {
         .execute()
   },
 
-  /** The account row with its tags and achievements in one query (the profile read, #36). */
-  getUserWithLists(ex: Executor, id: string) {
+  /**
+   * The account row with its tags and achievements in one query (the profile read, #36); with
+   * `listed`, only an account other users can see: a live one that has verified its email (#39).
+   */
+  getUserWithLists(ex: Executor, id: string, opts: { listed?: boolean } = {}) {
     return ex
       .selectFrom('users')
       .selectAll('users')
       .select(userLists())
       .where('users.id', '=', id)
       .where('users.deletedAt', 'is', null)
+      .$if(opts.listed === true, (q) => q.where('users.emailVerified', '=', true))
       .executeTakeFirst()
-  },
-
-  async tagsOf(ex: Executor, userId: string): Promise<TagRow[]> {
-    return (await ex
-      .selectFrom('userTags')
-      .innerJoin('tags', 'tags.id', 'userTags.tagId')
-      .selectAll('tags')
-      .where('userTags.userId', '=', userId)
-      .orderBy('userTags.position')
-      .execute()) as TagRow[]
-  },
-
-  achievementsOf(ex: Executor, owner: string) {
-    return ex
-      .selectFrom('achievements')
-      .selectAll()
-      .where('owner', '=', owner)
-      .orderBy('createdAt')
-      .orderBy('id')
-      .execute()
   },
 
   /** Counts one more event of `type` for `owner` (creating the record on the first one). */
@@ -324,4 +297,4 @@ export interface AchievementJson {
   version: number
 }
 
-export type AchievementRow = Awaited<ReturnType<typeof profileRepo.achievementsOf>>[number]
+export type AchievementRow = Selectable<AchievementsTable>

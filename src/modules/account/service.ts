@@ -19,7 +19,7 @@ import {
 } from './profile.ts'
 import { accountRepo, profileRepo } from './repo.ts'
 import { searchRepo } from './search-repo.ts'
-import { type TagRow, tagKey, tagService, toTag } from './tags.ts'
+import { type TagRow, tagKey, tagService, type toTag } from './tags.ts'
 
 /** Points a referrer's `referral` achievement gains per account that signs up with the code. */
 export const REFERRAL_POINTS = 10
@@ -28,6 +28,13 @@ export const REFERRAL_POINTS = 10
 export type UserCreatedHook = (tx: Tx, user: { id: string }) => Promise<void>
 
 export type FullUser = ReturnType<typeof toFullUser>
+
+/** An account other users can see (#39), before what a private profile hides from them. */
+export interface ListedProfile {
+  row: Parameters<typeof toPublicUser>[0]
+  tags: ReturnType<typeof toTag>[]
+  achievements: ReturnType<typeof toAchievement>[]
+}
 
 export interface NewUser {
   email: string | null
@@ -108,6 +115,8 @@ export class AccountService {
       referrals: ReferralHooks
       /** full profiles by account id, dropped by any write to what they are read from */
       profiles?: ReadCache<FullUser>
+      /** what other users may see of an account (or that it is not there), by account id, alike */
+      listedProfiles?: ReadCache<ListedProfile | null>
     },
   ) {}
 
@@ -254,14 +263,20 @@ export class AccountService {
    * are left out.
    */
   async getPublicUser(viewerId: string, id: string) {
-    const row = await profileRepo.getListedUser(this.deps.db, id)
-    if (!row) throw errors.notFound('user')
+    const { listedProfiles } = this.deps
+    const load = () => this.#loadListedProfile(id)
+    const found = await (listedProfiles ? listedProfiles.get(id, load) : load())
+    if (!found) throw errors.notFound('user')
+    const { row, tags, achievements } = found
     if (row.isPrivate && row.id !== viewerId) return toPublicUser({ ...row, profile: {} }, [], [])
-    const [tags, achievements] = await Promise.all([
-      profileRepo.tagsOf(this.deps.db, id),
-      profileRepo.achievementsOf(this.deps.db, id),
-    ])
-    return toPublicUser(row, tags.map(toTag), achievements.map(toAchievement))
+    return toPublicUser(row, tags, achievements)
+  }
+
+  async #loadListedProfile(id: string): Promise<ListedProfile | null> {
+    const found = await profileRepo.getUserWithLists(this.deps.db, id, { listed: true })
+    if (!found) return null
+    const { tagList, achievementList, ...row } = found
+    return { row, tags: tagList.map(tagFromJson), achievements: achievementList.map(toAchievement) }
   }
 
   /** #40: the people search. */
