@@ -1,0 +1,139 @@
+// A release planned while a leg of an earlier part of the same escrow settles. The last part's
+// refund is what the escrow keeps: its ledger balance less the legs not yet mined. A leg settling
+// debits the escrow and becomes `completed` in one commit; were the two read without a lock, a leg
+// settling between the reads would be counted neither as debited nor as open, and the refund would
+// pay it a second time. The interleaving is forced (the leg settles the moment the release reads
+// the escrow's account), not left to timing.
+import { sql } from 'kysely'
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
+import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
+import { initiate, post, sendFrom } from '../escrow/helpers.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { createUser } from '../helpers/factories.ts'
+import { AVAX, balanceOf, expectConsistent, openTransfers, settleAll } from '../withdrawals/helpers.ts'
+
+let t: TestApp
+
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterEach(() => {
+  t.app.services.outgoing.testHook = undefined
+})
+afterAll(() => t?.close())
+
+function transfer(id: string) {
+  return t.database.db
+    .selectFrom('outgoingTransfers')
+    .selectAll()
+    .where('id', '=', id)
+    .executeTakeFirstOrThrow()
+}
+
+/** True while a connection of this test's database waits for a row lock (PostgreSQL only). */
+async function waitsForLock() {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from pg_stat_activity
+    where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db)
+  return rows[0]!.n > 0
+}
+
+describe('a release while an earlier leg settles', () => {
+  // PGlite runs one transaction at a time, so a leg cannot settle while a release's transaction is
+  // open there: the interleaving below exists on PostgreSQL only.
+  it.skipIf(inject('testDb') !== 'postgres')(
+    'plans the last part from one state of the escrow while a leg of an earlier part settles',
+    async () => {
+      const payer = await createUser(t)
+      const receiver = await createUser(t)
+      const q = await initiate(t, payer, receiver, { amount: 50 })
+      const outsider = t.app.services.chain.devnet!.accounts[15]!
+      await sendFrom(t, outsider, q.address, 'avax', BigInt(q.amountToPayBaseUnits) + AVAX)
+      const v = await post(t, payer, '/v1/escrow/validate', { escrowId: q.escrowId })
+      expect(v.json().data.status, v.body).toBe('paid')
+      const payerBefore = await balanceOf(t, payer.id, 'avax')
+      const receiverBefore = await balanceOf(t, receiver.id, 'avax')
+
+      const part = await post(t, payer, '/v1/payment/release', { collection: q.collectionId, amount: 12.5 })
+      expect(part.statusCode, part.body).toBe(200)
+      const feeLeg = await t.database.db
+        .selectFrom('escrowLegs')
+        .select(['outgoingId'])
+        .where('escrowId', '=', q.escrowId)
+        .where('kind', '=', 'fee')
+        .executeTakeFirstOrThrow()
+      const held = feeLeg.outgoingId!
+
+      // The first part's network fee is mined but not settled yet (its worker dies after the
+      // receipt); the other legs of that part settle.
+      let holding = true
+      let mined = false
+      const sender = t.app.services.outgoing
+      sender.testHook = async (at, id) => {
+        if (id !== held || at !== 'after-receipt' || !holding) return
+        mined = true
+        throw new SimulatedCrash(at)
+      }
+      for (let i = 0; i < 30; i++) {
+        await t.drain()
+        const open = await openTransfers(t)
+        if (mined && open.length === 1 && open[0]!.id === held) break
+        t.clock.advance(60_000)
+      }
+      expect(await openTransfers(t)).toEqual([expect.objectContaining({ id: held, status: 'sent' })])
+
+      // The rest is released. The first time the release reads the escrow's ledger account, the
+      // fee leg settles (its debit of the escrow and its `completed` status in one commit): either
+      // to the end, or until it waits for a lock the release holds.
+      const ledger = t.app.services.ledger
+      const escrowAccount = await ledger.ensureAccount(t.database.db, 'escrow', q.escrowId, 'avax')
+      let settling: Promise<void> | undefined
+      const settleInside = async () => {
+        if (settling) return
+        holding = false
+        let done = false
+        settling = sender.run(held).finally(() => {
+          done = true
+        })
+        for (let i = 0; i < 500 && !done && !(await waitsForLock()); i++)
+          await new Promise((r) => setTimeout(r, 20))
+      }
+      const { balance, account } = ledger
+      ledger.balance = async function (this: typeof ledger, ...args: Parameters<typeof balance>) {
+        const read = await balance.apply(this, args)
+        if (args[1] === 'escrow' && args[2] === q.escrowId) await settleInside()
+        return read
+      }
+      ledger.account = async function (this: typeof ledger, ...args: Parameters<typeof account>) {
+        const read = await account.apply(this, args)
+        if (args[1] === escrowAccount) await settleInside()
+        return read
+      }
+      let rest: { statusCode: number; body: string }
+      try {
+        rest = await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId })
+      } finally {
+        ledger.balance = balance
+        ledger.account = account
+      }
+      expect(settling).toBeDefined()
+      await settling
+      expect((await transfer(held)).status).toBe('completed')
+      expect(rest.statusCode, rest.body).toBe(200)
+
+      // The refund is the overpayment, not the overpayment and the fee leg once more.
+      const refund = await t.database.db
+        .selectFrom('escrowLegs')
+        .select('amount')
+        .where('escrowId', '=', q.escrowId)
+        .where('kind', '=', 'refund')
+        .executeTakeFirstOrThrow()
+      expect(BigInt(refund.amount)).toBe(AVAX)
+      await settleAll(t)
+      expect(await t.app.services.ledger.balance(t.database.db, 'escrow', q.escrowId, 'avax')).toBe(0n)
+      expect(await balanceOf(t, receiver.id, 'avax')).toBe(receiverBefore + 2n * AVAX)
+      expect(await balanceOf(t, payer.id, 'avax')).toBe(payerBefore + AVAX)
+      await expectConsistent(t)
+    },
+  )
+})
