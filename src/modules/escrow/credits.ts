@@ -66,9 +66,7 @@ export async function absorbCredits(deps: EscrowDeps, escrowId: string, userAddr
     }
     await escrowRepo.update(tx, locked.id, set, now)
     if (locked.status !== 'cancelled' && locked.status !== 'releasing' && locked.status !== 'released') return
-    const free =
-      (await ledger.balance(tx, 'escrow', locked.id, locked.coin)) -
-      (await escrowRepo.openLegsTotal(tx, locked.id))
+    const { free } = await deps.payouts.unspoken(tx, locked)
     if (free > 0n) {
       const refund = { kind: 'refund' as const, to: await userAddress(tx, locked.payerId), amount: free }
       await deps.payouts.queue(tx, locked, [refund], rate)

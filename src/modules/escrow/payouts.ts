@@ -255,6 +255,21 @@ export class EscrowPayouts {
     return open.reduce((sum, l) => sum + BigInt(l.amount), 0n)
   }
 
+  /**
+   * What the escrow holds that no leg is spoken for (`free`: its ledger balance less `open`, the
+   * `openLegsTotal`), both read under the lock of its ledger account, in `tx`. A leg settling at
+   * that moment (its debit of the escrow and its `completed` status are one commit) is then counted
+   * once: before the reads (debited) or after `tx` (open). Read without the lock, a leg settling
+   * between the two reads would be counted as neither (a refund would pay it again) or as both.
+   */
+  async unspoken(tx: Tx, escrow: { id: string; coin: string }): Promise<{ free: bigint; open: bigint }> {
+    const { ledger } = this.deps
+    const account = await ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin)
+    const balance = (await ledger.account(tx, account, { forUpdate: true }))?.available ?? 0n
+    const open = await this.openLegsTotal(tx, escrow.id)
+    return { free: balance - open, open }
+  }
+
   /** True while a child's funding from this escrow (a `fund` leg) has not been mined. */
   async fundingUnderWay(ex: Executor, escrowId: string): Promise<boolean> {
     return (await this.#unsettledLegs(ex, escrowId)).some((l) => l.kind === 'fund')

@@ -22,7 +22,7 @@ export async function refundRest(
   escrowId: string,
   then: 'cancelled' | 'releasing',
 ): Promise<bigint> {
-  const { db, ledger } = deps
+  const { db } = deps
   const row = await escrowRepo.get(db, escrowId)
   if (row?.status !== 'paid') return 0n
   // Read before the transaction: the payer's address may need a key, the rate may need the feed.
@@ -31,8 +31,7 @@ export async function refundRest(
   return db.transaction().execute(async (tx) => {
     const locked = (await escrowRepo.get(tx, escrowId, true))!
     if (locked.status !== 'paid') return 0n
-    const open = await deps.payouts.openLegsTotal(tx, locked.id)
-    const free = (await ledger.balance(tx, 'escrow', locked.id, locked.coin)) - open
+    const { free, open } = await deps.payouts.unspoken(tx, locked)
     const now = deps.clock.now()
     if (then === 'cancelled') {
       await escrowRepo.update(tx, locked.id, { status: 'cancelled', cancelledAt: now }, now)

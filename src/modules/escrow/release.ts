@@ -225,14 +225,9 @@ export class EscrowRelease {
         { kind: 'fee', to: this.deps.chain.gasWallet.address.toLowerCase(), amount: fee.network },
         { kind: 'platformFee', to: this.deps.platformFeeAddress, amount: fee.platform },
       ]
-      // What the escrow keeps: its ledger balance less the legs of earlier parts not yet mined.
-      // Its account row is locked before either is read: a leg settling meanwhile debits the
-      // account and becomes `completed` in one commit, which then lands either before the balance
-      // is read (counted as debited) or after this transaction (counted as open). Read unlocked,
-      // a leg settling between the two reads is counted as neither, and the refund pays it twice.
-      const account = await this.deps.ledger.ensureAccount(tx, 'escrow', locked.id, locked.coin)
-      const balance = (await this.deps.ledger.account(tx, account, { forUpdate: true }))?.available ?? 0n
-      const free = balance - (await payouts.openLegsTotal(tx, locked.id))
+      // What the escrow keeps: its ledger balance less the legs of earlier parts not yet mined,
+      // read under its account's lock (a leg settling meanwhile is counted once).
+      const { free } = await payouts.unspoken(tx, locked)
       const planned = part.payout + part.fee
       if (free < planned) throw errors.businessRule('The escrow holds less than its payouts')
       const refund = part.final && free > planned ? free - planned : 0n

@@ -144,17 +144,6 @@ export const escrowRepo = {
     return q.executeTakeFirst()
   },
 
-  /** Base units of the escrow's legs not sent yet (still debited to its ledger account at mining). */
-  async openLegsTotal(ex: Executor, escrowId: string): Promise<bigint> {
-    const row = await ex
-      .selectFrom('escrowLegs')
-      .select((eb) => eb.fn.sum<string | null>('amount').as('total'))
-      .where('escrowId', '=', escrowId)
-      .where('status', '<>', 'completed')
-      .executeTakeFirst()
-    return BigInt(row?.total ?? 0)
-  },
-
   async insertRelease(
     ex: Executor,
     r: {
