@@ -3,7 +3,7 @@
 import { expect } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import type { TestUser } from '../helpers/factories.ts'
-import { balanceOf, openTransfers } from '../helpers/money.ts'
+import { AVAX, balanceOf, openTransfers, sendFrom } from '../helpers/money.ts'
 
 export { AVAX, expectConsistent, sendFrom, USDC, walletAddress } from '../helpers/money.ts'
 
@@ -63,6 +63,29 @@ export async function post(
     headers,
     ...(user ? { token: user.token } : {}),
   })
+}
+
+/**
+ * An escrow of 50 USD in AVAX paid from the dev chain's account `outsider` with 1 AVAX more than
+ * asked (the overpayment goes back to the payer with the last part), validated `paid`, and its first
+ * part (12.5 USD) released.
+ */
+export async function overpaidEscrowPartlyReleased(
+  t: TestApp,
+  payer: TestUser,
+  receiver: TestUser,
+  outsider: number,
+) {
+  const q = await initiate(t, payer, receiver, { amount: 50 })
+  const from = t.app.services.chain.devnet!.accounts[outsider]!
+  await sendFrom(t, from, q.address, 'avax', BigInt(q.amountToPayBaseUnits) + AVAX)
+  const v = await post(t, payer, '/v1/escrow/validate', { escrowId: q.escrowId })
+  expect(v.json().data.status, v.body).toBe('paid')
+  const payerBefore = await balanceOf(t, payer.id, 'avax')
+  const receiverBefore = await balanceOf(t, receiver.id, 'avax')
+  const part = await post(t, payer, '/v1/payment/release', { collection: q.collectionId, amount: 12.5 })
+  expect(part.statusCode, part.body).toBe(200)
+  return { q, payerBefore, receiverBefore }
 }
 
 /** Runs jobs and the watcher, moving the clock past every backoff, until no transfer is open. */

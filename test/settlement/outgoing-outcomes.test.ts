@@ -6,7 +6,7 @@ import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
 import type { JobKind } from '../../src/platform/jobs/queue.ts'
-import { initiate, post, sendFrom } from '../escrow/helpers.ts'
+import { overpaidEscrowPartlyReleased, post } from '../escrow/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 import {
@@ -224,17 +224,8 @@ describe('outcome reports', () => {
   it('counts a mined escrow leg as gone from the escrow before its report, so a release then is exact', async () => {
     const payer = await createUser(t)
     const receiver = await createUser(t)
-    const q = await initiate(t, payer, receiver, { amount: 50 })
-    const outsider = t.app.services.chain.devnet!.accounts[16]!
-    // An overpayment of 1 AVAX, returned to the payer with the last part.
-    await sendFrom(t, outsider, q.address, 'avax', BigInt(q.amountToPayBaseUnits) + AVAX)
-    const v = await post(t, payer, '/v1/escrow/validate', { escrowId: q.escrowId })
-    expect(v.json().data.status, v.body).toBe('paid')
-    const payerBefore = await balanceOf(t, payer.id, 'avax')
-    const receiverBefore = await balanceOf(t, receiver.id, 'avax')
-
-    const part = await post(t, payer, '/v1/payment/release', { collection: q.collectionId, amount: 12.5 })
-    expect(part.statusCode, part.body).toBe(200)
+    // An overpayment of 1 AVAX, returned to the payer with the last part; the first part released.
+    const { q, payerBefore, receiverBefore } = await overpaidEscrowPartlyReleased(t, payer, receiver, 16)
     const firstPayout = await t.database.db
       .selectFrom('escrowLegs')
       .select(['id', 'amount'])

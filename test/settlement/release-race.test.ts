@@ -7,7 +7,7 @@
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
-import { initiate, post, sendFrom } from '../escrow/helpers.ts'
+import { overpaidEscrowPartlyReleased, post } from '../escrow/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
 import { AVAX, balanceOf, expectConsistent, openTransfers, settleAll } from '../withdrawals/helpers.ts'
@@ -46,16 +46,8 @@ describe('a release while an earlier leg settles', () => {
     async () => {
       const payer = await createUser(t)
       const receiver = await createUser(t)
-      const q = await initiate(t, payer, receiver, { amount: 50 })
-      const outsider = t.app.services.chain.devnet!.accounts[15]!
-      await sendFrom(t, outsider, q.address, 'avax', BigInt(q.amountToPayBaseUnits) + AVAX)
-      const v = await post(t, payer, '/v1/escrow/validate', { escrowId: q.escrowId })
-      expect(v.json().data.status, v.body).toBe('paid')
-      const payerBefore = await balanceOf(t, payer.id, 'avax')
-      const receiverBefore = await balanceOf(t, receiver.id, 'avax')
-
-      const part = await post(t, payer, '/v1/payment/release', { collection: q.collectionId, amount: 12.5 })
-      expect(part.statusCode, part.body).toBe(200)
+      // An overpayment of 1 AVAX, returned to the payer with the last part; the first part released.
+      const { q, payerBefore, receiverBefore } = await overpaidEscrowPartlyReleased(t, payer, receiver, 15)
       const feeLeg = await t.database.db
         .selectFrom('escrowLegs')
         .select(['outgoingId'])
