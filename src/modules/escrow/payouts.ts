@@ -263,9 +263,7 @@ export class EscrowPayouts {
    * between the two reads would be counted as neither (a refund would pay it again) or as both.
    */
   async unspoken(tx: Tx, escrow: { id: string; coin: string }): Promise<{ free: bigint; open: bigint }> {
-    const { ledger } = this.deps
-    const account = await ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin)
-    const balance = (await ledger.account(tx, account, { forUpdate: true }))?.available ?? 0n
+    const balance = await this.deps.ledger.balance(tx, 'escrow', escrow.id, escrow.coin, { forUpdate: true })
     const open = await this.openLegsTotal(tx, escrow.id)
     return { free: balance - open, open }
   }

@@ -65,13 +65,20 @@ export const ledgerRepo = {
     return q.execute()
   },
 
-  async accountsOf(ex: Executor, kind: LedgerAccountKind, ownerId: string, coin?: string) {
+  async accountsOf(
+    ex: Executor,
+    kind: LedgerAccountKind,
+    ownerId: string,
+    coin?: string,
+    opts: { forUpdate?: boolean } = {},
+  ) {
     let q = ex
       .selectFrom('ledgerAccounts')
       .select(['id', 'kind', 'ownerId', 'coin', 'balance', 'held'])
       .where('kind', '=', kind)
       .where('ownerId', '=', ownerId)
     if (coin !== undefined) q = q.where('coin', '=', coin)
+    if (opts.forUpdate) q = q.forUpdate()
     return q.execute()
   },
 

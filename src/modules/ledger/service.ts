@@ -123,9 +123,18 @@ export class Ledger {
     return row ? (await this.#views(ex, [row]))[0] : undefined
   }
 
-  /** What the account (kind, owner, coin) can spend now: its balance less pending holds (0 when missing). */
-  async balance(ex: Executor, kind: LedgerAccountKind, ownerId: string, coin: string): Promise<bigint> {
-    const rows = await repo.accountsOf(ex, kind, ownerId, coin)
+  /**
+   * What the account (kind, owner, coin) can spend now: its balance less pending holds (0 when
+   * missing). With `forUpdate`, its row is locked in `ex` (a transaction) first.
+   */
+  async balance(
+    ex: Executor,
+    kind: LedgerAccountKind,
+    ownerId: string,
+    coin: string,
+    opts: { forUpdate?: boolean } = {},
+  ): Promise<bigint> {
+    const rows = await repo.accountsOf(ex, kind, ownerId, coin, opts)
     const [view] = await this.#views(ex, rows)
     return view?.available ?? 0n
   }
