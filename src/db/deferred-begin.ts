@@ -8,11 +8,15 @@
 // which PostgreSQL runs in order: BEGIN turns the batch into the transaction block the statement
 // runs in. A transaction that sent nothing commits or rolls back without a round trip. Any other
 // way of opening a transaction (`start transaction isolation level …`) is sent as it is.
+//
+// The same client also sends the calls `statementName` names (src/db/prepared.ts) as named
+// statements, parsed once per connection.
 import pg from 'pg'
+import { statementName } from './prepared.ts'
 
 type Callback = (err: Error | null, result?: unknown) => void
 interface Connection {
-  parse(query: { text: string }): void
+  parse(query: { text: string; name?: string }): void
   bind(config: object): void
   execute(config: object): void
 }
@@ -20,10 +24,17 @@ interface Connection {
 interface QueryInternals {
   prepare(connection: Connection): void
   handleCommandComplete(msg: unknown, connection: Connection): void
+  hasBeenParsed(connection: Connection): boolean
+  name?: string
+  text: string
+}
+
+interface Submitted {
+  submittedNamedStatements: Record<string, string>
 }
 
 const Query = pg.Query as unknown as new (
-  config: { text: string; values: unknown[]; queryMode: 'extended' },
+  config: { text: string; values: unknown[]; queryMode: 'extended'; name?: string },
   values: undefined,
   callback: Callback,
 ) => pg.Query & QueryInternals
@@ -33,6 +44,13 @@ class BeginThen extends Query {
   #begun = false
 
   override prepare(connection: Connection): void {
+    // A named statement new to this connection is parsed ahead of BEGIN: the first ParseComplete
+    // is then its own (the one pg records the name on), and a statement that does not parse
+    // leaves no name behind.
+    if (this.name && !this.hasBeenParsed(connection)) {
+      connection.parse({ text: this.text, name: this.name })
+      ;(connection as unknown as Submitted).submittedNamedStatements[this.name] = this.text
+    }
     connection.parse({ text: 'begin' })
     connection.bind({})
     connection.execute({})
@@ -61,7 +79,8 @@ export function deferBegin(client: pg.PoolClient): void {
       pending = true
       return Promise.resolve(answered('BEGIN'))
     }
-    if (!pending) return send(text, values, callback)
+    const name = plain ? statementName(text) : undefined
+    if (!pending) return name ? send({ name, text, values }) : send(text, values, callback)
     pending = false
     if (!plain) {
       // Not a call this file knows (a config object, a callback, a cursor): BEGIN is queued first,
@@ -73,7 +92,7 @@ export function deferBegin(client: pg.PoolClient): void {
       return Promise.resolve(answered(text.toUpperCase()))
     return new Promise((resolve, reject) => {
       send(
-        new BeginThen({ text, values, queryMode: 'extended' }, undefined, (err, result) =>
+        new BeginThen({ text, values, queryMode: 'extended', name }, undefined, (err, result) =>
           err ? reject(err) : resolve(result),
         ),
       )

@@ -1,11 +1,13 @@
 // A transaction's BEGIN sent with its first statement (src/db/deferred-begin.ts), on a real
 // PostgreSQL: the round trips it saves (counted as the server's ReadyForQuery answers), and that
 // the statements still run inside the transaction, roll back with it, fail as before, and leave
-// the connection usable.
+// the connection usable. Calls of registered functions go out as named statements, parsed once per
+// connection (src/db/prepared.ts).
 import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deferBegin } from '../../src/db/deferred-begin.ts'
+import { registerPreparedFunction } from '../../src/db/prepared.ts'
 import { scratchPostgres } from '../helpers/postgres.ts'
 
 describe.runIf(process.env.TEST_DB === 'postgres')('BEGIN sent with the first statement', () => {
@@ -13,6 +15,7 @@ describe.runIf(process.env.TEST_DB === 'postgres')('BEGIN sent with the first st
   let pool: pg.Pool
   let db: Kysely<any>
   let roundTrips = 0
+  let parses = 0
 
   beforeAll(async () => {
     scratch = await scratchPostgres('wp_begin')
@@ -20,8 +23,12 @@ describe.runIf(process.env.TEST_DB === 'postgres')('BEGIN sent with the first st
     pool = new pg.Pool({ connectionString: scratch.url, max: 1 })
     pool.on('connect', (client) => {
       deferBegin(client)
-      ;(client as unknown as { connection: pg.Connection }).connection.on('readyForQuery', () => {
+      const connection = (client as unknown as { connection: pg.Connection }).connection
+      connection.on('readyForQuery', () => {
         roundTrips++
+      })
+      connection.on('parseComplete', () => {
+        parses++
       })
     })
     db = new Kysely({ dialect: new PostgresDialect({ pool }) })
@@ -185,5 +192,89 @@ describe.runIf(process.env.TEST_DB === 'postgres')('BEGIN sent with the first st
     } finally {
       await many.destroy()
     }
+  })
+  describe('calls of registered functions', () => {
+    beforeAll(async () => {
+      registerPreparedFunction('wp_test_half')
+      registerPreparedFunction('wp_test_later')
+      await sql`
+        create function wp_test_half(x int, out half int, out seen int) language plpgsql as $$
+        begin
+          if x < 0 then
+            raise exception 'negative: %', x using errcode = '22023';
+          end if;
+          half := x / 2;
+          select count(*)::int into seen from t;
+        end $$`.execute(db)
+    })
+    const half = (ex: Kysely<any>, x: number) =>
+      sql<{ half: number; seen: number }>`select half, seen from wp_test_half(${x}::int)`.execute(ex)
+    const named = async () =>
+      (
+        await sql<{ name: string; statement: string }>`
+          select name, statement from pg_prepared_statements order by name`.execute(db)
+      ).rows
+
+    it('go out as one named statement, parsed once on the connection, in and out of transactions', async () => {
+      const before = parses
+      expect((await half(db, 10)).rows).toEqual([{ half: 5, seen: expect.any(Number) }])
+      const inTx = await db.transaction().execute(async (tx) => {
+        const first = await half(tx, 8)
+        await tx.insertInto('t').values({ id: 50, v: 'fifty' }).execute()
+        const second = await half(tx, 6)
+        return [first.rows[0], second.rows[0]]
+      })
+      // The insert is seen by the second call: both ran in the transaction.
+      expect(inTx).toEqual([
+        { half: 4, seen: inTx[0]!.seen },
+        { half: 3, seen: inTx[0]!.seen + 1 },
+      ])
+      const [, trips] = await counted(() =>
+        db.transaction().execute(async (tx) => expect((await half(tx, 4)).rows[0]?.half).toBe(2)),
+      )
+      expect(trips).toBe(2)
+      // Parsed: the call once, the insert, and the two transactions' BEGINs.
+      expect(parses - before).toBe(1 + 1 + 2)
+      const statements = await named()
+      expect(statements).toHaveLength(1)
+      expect(statements[0]?.name).toMatch(/^wp_wp_test_half_\d+$/)
+      expect(statements[0]?.statement).toContain('from wp_test_half(')
+      await db.deleteFrom('t').where('id', '=', 50).execute()
+    })
+
+    it('fail as before when the function raises, and the named statement stays usable', async () => {
+      const failed = await db
+        .transaction()
+        .execute((tx) => half(tx, -2))
+        .then(
+          () => 'answered',
+          (err) => (err as { code?: string }).code,
+        )
+      expect(failed).toBe('22023')
+      expect(await half(db, -4).catch((err) => (err as { code?: string }).code)).toBe('22023')
+      expect((await half(db, 2)).rows[0]?.half).toBe(1)
+      expect(await named()).toHaveLength(1)
+    })
+
+    it('leave no name behind when the call does not parse, and parse once it can', async () => {
+      const later = (ex: Kysely<any>) =>
+        sql<{ v: number }>`select v from wp_test_later(${1}::int) as v`.execute(ex)
+      const missing = await db
+        .transaction()
+        .execute((tx) => later(tx))
+        .then(
+          () => 'answered',
+          (err) => (err as { code?: string }).code,
+        )
+      expect(missing).toBe('42883')
+      expect((await named()).map((s) => s.statement)).not.toContainEqual(
+        expect.stringContaining('wp_test_later'),
+      )
+      await sql`create function wp_test_later(x int) returns int language sql as 'select x + 1'`.execute(db)
+      const inTx = await db.transaction().execute(async (tx) => (await later(tx)).rows[0]?.v)
+      expect(inTx).toBe(2)
+      expect((await later(db)).rows[0]?.v).toBe(2)
+      expect((await named()).filter((s) => s.statement.includes('wp_test_later'))).toHaveLength(1)
+    })
   })
 })

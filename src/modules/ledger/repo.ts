@@ -2,6 +2,7 @@
 // ledger_holds). Callers pass the database or their transaction.
 import { sql } from 'kysely'
 import type { Executor, Tx } from '../../db/index.ts'
+import { registerPreparedFunction } from '../../db/prepared.ts'
 import { registerWritingFunction } from '../../db/read-cache.ts'
 import type { LedgerAccountKind, LedgerHoldStatus } from '../../db/tables/ledger.ts'
 import type { Hold } from './types.ts'
@@ -9,6 +10,9 @@ import type { Hold } from './types.ts'
 // A whole transfer may be written by one database function call: the read caches (wallet
 // balances) must count it as the write it is.
 registerWritingFunction('ledger_write_transfer', ['ledger_accounts', 'ledger_entries', 'ledger_transfers'])
+// The money path's hottest statement, the same text on every call: parsed and planned once per
+// connection.
+registerPreparedFunction('ledger_write_transfer')
 
 const units = (v: bigint) => v.toString()
 
