@@ -6,7 +6,10 @@
 //   writer's included, goes to the database.
 // - Right after, outside any transaction, the process tells the others on `cache_changed`
 //   (`<origin>:<table>,<table>…`, one notification for the writes of the same moment), and they
-//   empty the same caches. NOTIFY inside the writing transaction would serialise the commits of
+//   empty the same caches. Under a steady stream of writes, notifications go at most once per
+//   `publishIntervalMs` (5 ms), each naming every table written since the last: the first write
+//   after a quiet spell is told at once, and a busy ledger does not send one notification per
+//   transfer (each costs both the sender and PostgreSQL a statement, and every listener a wake-up). NOTIFY inside the writing transaction would serialise the commits of
 //   every such transaction (PostgreSQL holds a global lock from the notification to the end of the
 //   commit), which the money path cannot afford.
 // - A read that raced with a change (a local write or a notification came while it ran) is
@@ -151,8 +154,17 @@ export class ReadCaches {
   #publish: ((payload: string) => Promise<void>) | undefined
   #flushing = false
   #on = false
+  /** when the last notification went out (its start) */
+  #lastSent = Number.NEGATIVE_INFINITY
+  readonly #intervalMs: number
+  readonly #now: () => number
   /** whether a listener feeds these caches (one per database, however many apps share it) */
   fed = false
+
+  constructor(opts: { publishIntervalMs?: number; now?: () => number } = {}) {
+    this.#intervalMs = opts.publishIntervalMs ?? 5
+    this.#now = opts.now ?? performance.now.bind(performance)
+  }
 
   /** A cache of values read from `tables`: a write to any of them, here or elsewhere, empties it. */
   create<V>(name: string, tables: readonly string[], opts: ReadCacheOptions = {}): ReadCache<V> {
@@ -167,7 +179,7 @@ export class ReadCaches {
   /**
    * Statements that wrote `tables` committed in this process: the caches reading them are emptied
    * now, and the other processes are told right after (one notification for the writes of the
-   * same moment, sent outside any transaction).
+   * same moment, sent outside any transaction; at most one per `publishIntervalMs`).
    */
   written(tables: Iterable<string>): void {
     const seen = new Set<ReadCache<unknown>>()
@@ -187,10 +199,17 @@ export class ReadCaches {
   async #flush(): Promise<void> {
     try {
       while (this.#unsent.size && this.#publish) {
+        const wait = this.#lastSent + this.#intervalMs - this.#now()
+        if (wait > 0) {
+          await new Promise((r) => setTimeout(r, wait))
+          continue
+        }
         const tables = [...this.#unsent]
         this.#unsent.clear()
+        const started = this.#now()
         try {
           await this.#publish(`${this.origin}:${tables.join(',')}`)
+          this.#lastSent = started
         } catch {
           // Sent again with the next write or when the connection is back.
           for (const t of tables) this.#unsent.add(t)

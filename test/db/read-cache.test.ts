@@ -127,6 +127,40 @@ describe('ReadCache', () => {
     expect(sent).toEqual([`${caches.origin}:users,ledger_accounts`])
   })
 
+  it('tells the first write after a quiet spell at once, and a stream of writes once per interval', async () => {
+    const caches = new ReadCaches({ publishIntervalMs: 200 })
+    caches.setOn(true)
+    caches.create<string>('p', ['users'])
+    caches.create<string>('w', ['ledger_accounts'])
+    caches.create<string>('c', ['collections'])
+    const sent: [number, string][] = []
+    const t0 = performance.now()
+    caches.setPublisher(async (p) => {
+      sent.push([performance.now() - t0, p])
+    })
+    caches.written(['users'])
+    await new Promise((r) => setImmediate(r))
+    expect(sent.map(([, p]) => p)).toEqual([`${caches.origin}:users`])
+    // Written while the interval runs: held, then told together once it is over.
+    caches.written(['ledger_accounts'])
+    await new Promise((r) => setTimeout(r, 10))
+    caches.written(['collections'])
+    caches.written(['ledger_accounts'])
+    await new Promise((r) => setImmediate(r))
+    expect(sent).toHaveLength(1)
+    await new Promise((r) => setTimeout(r, 250))
+    expect(sent.map(([, p]) => p)).toEqual([
+      `${caches.origin}:users`,
+      `${caches.origin}:ledger_accounts,collections`,
+    ])
+    expect(sent[1]![0] - sent[0]![0]).toBeGreaterThanOrEqual(199)
+    // Quiet for longer than the interval: the next write is told at once again.
+    await new Promise((r) => setTimeout(r, 250))
+    caches.written(['users'])
+    await new Promise((r) => setImmediate(r))
+    expect(sent).toHaveLength(3)
+  })
+
   it('keeps one value per viewer of a key, and a change to the key drops them all', async () => {
     const cache = new ReadCache<string>('t')
     cache.setOn(true)
