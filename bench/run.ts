@@ -106,7 +106,21 @@ const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 })
 // JIT, the CPU's clock) run well below what the same route does once warm, and a low ceiling
 // would inflate every share of it.
 await runHttp(bareUrl, { name: 'ceiling warm-up', path: '/hello', seconds: 1 })
-const ceiling = await runHttp(bareUrl, { name: 'ceiling', path: '/hello', seconds: seconds ?? 5 })
+// Also the CPU each request cost this process (the load tool runs in its own): a steadier measure
+// of the service's own cost than the rate on a machine whose speed varies from run to run.
+const cpuPerRequest = async (run: () => Promise<HttpResult>) => {
+  const cpu = process.cpuUsage()
+  const r = await run()
+  const used = process.cpuUsage(cpu)
+  return {
+    ...r,
+    cpuUsPerReq: r.total ? Math.round((used.user + used.system) / r.total) : 0,
+    sysUsPerReq: r.total ? Math.round(used.system / r.total) : 0,
+  }
+}
+const ceiling = await cpuPerRequest(() =>
+  runHttp(bareUrl, { name: 'ceiling', path: '/hello', seconds: seconds ?? 5 }),
+)
 await bare.close()
 
 interface Row {
@@ -144,7 +158,7 @@ for (const file of files) {
         const idlePerMs = (database.queryCount() - idle0) / 250
         const q0 = database.queryCount()
         const t0 = performance.now()
-        const r: HttpResult = await runHttp(address, { ...s, seconds: seconds ?? s.seconds ?? 5 })
+        const r = await cpuPerRequest(() => runHttp(address, { ...s, seconds: seconds ?? s.seconds ?? 5 }))
         const background = idlePerMs * (performance.now() - t0)
         const queriesPerReq = r.total
           ? Number(Math.max(0, (database.queryCount() - q0 - background) / r.total).toFixed(2))
@@ -189,7 +203,7 @@ if (!existsSync(history)) {
 }
 const fmt = (r: Record<string, number | string>) =>
   'requestsPerSec' in r
-    ? `${r.requestsPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.ofCeiling !== undefined ? `, ${r.ofCeiling}× ceiling` : ''}${r.queriesPerReq !== undefined ? `, ${r.queriesPerReq} queries/req` : ''}${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}`
+    ? `${r.requestsPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.ofCeiling !== undefined ? `, ${r.ofCeiling}× ceiling` : ''}${r.cpuUsPerReq !== undefined ? `, ${r.cpuUsPerReq} µs CPU/req` : ''}${r.queriesPerReq !== undefined ? `, ${r.queriesPerReq} queries/req` : ''}${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}`
     : Object.entries(r)
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')

@@ -31,7 +31,18 @@ export interface RegisterOutgoing {
   creditAccountId?: string
 }
 
-const checksum = (address: string) => getAddress(address)
+// An address's checksummed form (EIP-55, a keccak hash of it), worked out once per address: every
+// wallet read shows it.
+const checksums = new Map<string, string>()
+const checksum = (address: string) => {
+  let out = checksums.get(address)
+  if (out === undefined) {
+    if (checksums.size >= 10_000) checksums.clear()
+    out = getAddress(address)
+    checksums.set(address, out)
+  }
+  return out
+}
 
 /** What the wallet needs of the account service. */
 export interface WalletAccounts {
