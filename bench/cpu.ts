@@ -26,14 +26,18 @@ function postgresTicks(): number | undefined {
   return seen ? ticks : undefined
 }
 
-/** Starts measuring; the function returned gives the microseconds spent since, per `count`. */
-export function cpuMeter(): (count: number) => Record<string, number> {
+/**
+ * Starts measuring; the function returned gives the microseconds spent since, per `count`.
+ * `postgres`: the service talks to a PostgreSQL server (the embedded database runs inside this
+ * process, and its work is the service's).
+ */
+export function cpuMeter(postgres: boolean): (count: number) => Record<string, number> {
   const service = process.cpuUsage()
-  const database = postgresTicks()
+  const database = postgres ? postgresTicks() : undefined
   return (count) => {
     const used = process.cpuUsage(service)
     const out: Record<string, number> = { serviceCpuUs: Math.round((used.user + used.system) / count) }
-    const now = postgresTicks()
+    const now = database === undefined ? undefined : postgresTicks()
     if (database !== undefined && now !== undefined)
       out.databaseCpuUs = Math.round(((now - database) * TICK_US) / count)
     return out

@@ -66,7 +66,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     // Measured once warm: the first transfers of a process compile its code and fill the
     // database's caches and plans, which a long-running service has long done.
     await transfers(name, legs, count, count + warmUp)
-    const cpu = cpuMeter()
+    const cpu = cpuMeter(s.database.kind === 'postgres')
     const started = performance.now()
     await transfers(name, legs, 0, count)
     const ms = performance.now() - started
