@@ -9,9 +9,10 @@
 //   empty the same caches. Under a steady stream of writes, notifications go at most once per
 //   `publishIntervalMs` (5 ms), each naming every table written since the last: the first write
 //   after a quiet spell is told at once, and a busy ledger does not send one notification per
-//   transfer (each costs both the sender and PostgreSQL a statement, and every listener a wake-up). NOTIFY inside the writing transaction would serialise the commits of
-//   every such transaction (PostgreSQL holds a global lock from the notification to the end of the
-//   commit), which the money path cannot afford.
+//   transfer (each costs the sender and PostgreSQL a statement, and every listener a wake-up).
+//   NOTIFY inside the writing transaction would serialise the commits of every such transaction
+//   (PostgreSQL holds a global lock from the notification to the end of the commit), which the
+//   money path cannot afford.
 // - A read that raced with a change (a local write or a notification came while it ran) is
 //   answered but not stored. Nothing is cached while the notification connection is down, and
 //   everything is dropped when it is lost or back. Entries also age out after `ttlMs`.
