@@ -38,8 +38,7 @@ export function cpuMeter(postgres: boolean): (count: number) => Record<string, n
     const used = process.cpuUsage(service)
     const out: Record<string, number> = { serviceCpuUs: Math.round((used.user + used.system) / count) }
     const now = database === undefined ? undefined : postgresTicks()
-    if (database !== undefined && now !== undefined)
-      out.databaseCpuUs = Math.round(((now - database) * TICK_US) / count)
+    if (now !== undefined) out.databaseCpuUs = Math.round(((now - database!) * TICK_US) / count)
     return out
   }
 }

@@ -158,13 +158,11 @@ export class ReadCaches {
   /** when the last notification went out (its start) */
   #lastSent = Number.NEGATIVE_INFINITY
   readonly #intervalMs: number
-  readonly #now: () => number
   /** whether a listener feeds these caches (one per database, however many apps share it) */
   fed = false
 
-  constructor(opts: { publishIntervalMs?: number; now?: () => number } = {}) {
+  constructor(opts: { publishIntervalMs?: number } = {}) {
     this.#intervalMs = opts.publishIntervalMs ?? 5
-    this.#now = opts.now ?? performance.now.bind(performance)
   }
 
   /** A cache of values read from `tables`: a write to any of them, here or elsewhere, empties it. */
@@ -200,14 +198,14 @@ export class ReadCaches {
   async #flush(): Promise<void> {
     try {
       while (this.#unsent.size && this.#publish) {
-        const wait = this.#lastSent + this.#intervalMs - this.#now()
+        const wait = this.#lastSent + this.#intervalMs - performance.now()
         if (wait > 0) {
           await new Promise((r) => setTimeout(r, wait))
           continue
         }
         const tables = [...this.#unsent]
         this.#unsent.clear()
-        const started = this.#now()
+        const started = performance.now()
         try {
           await this.#publish(`${this.origin}:${tables.join(',')}`)
           this.#lastSent = started
