@@ -1,4 +1,4 @@
-// `npm run bench [-- --only name,name] [-- --seconds N] [-- --quick]`: builds the real service in-process on a
+// `npm run bench [-- --only name,name] [-- --seconds N] [-- --quick] [-- --profile DIR]`: builds the real service in-process on a
 // fresh embedded database (or BENCH_DATABASE_URL), listens on loopback, measures a bare Fastify
 // "hello" route as the ceiling, then every scenario of bench/scenarios/*.ts. Prints a table,
 // writes bench/results/latest.json and appends to bench/HISTORY.md.
@@ -11,6 +11,7 @@ import {
   rmSync,
   writeFileSync,
 } from 'node:fs'
+import { Session } from 'node:inspector/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify from 'fastify'
@@ -23,6 +24,10 @@ import { type BenchContext, type BenchUser, type HttpResult, runHttp, type Scena
 const args = process.argv.slice(2)
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1]!.split(',') : undefined
 const quick = args.includes('--quick')
+// `--profile DIR`: a V8 CPU profile of this process (the service) for each case, written to
+// DIR/<case>.cpuprofile (open it in Chrome's DevTools); the figures of a profiled run are not
+// comparable with others'.
+const profileDir = args.includes('--profile') ? args[args.indexOf('--profile') + 1] : undefined
 const seconds = args.includes('--seconds')
   ? Number(args[args.indexOf('--seconds') + 1])
   : quick
@@ -87,6 +92,20 @@ async function createUser(): Promise<BenchUser> {
   })
   return { id: me.json().data._id, email, password, token }
 }
+/** Starts a CPU profile of this process; the function returned writes it to `file`.cpuprofile. */
+async function startProfile(file: string): Promise<() => Promise<void>> {
+  const session = new Session()
+  session.connect()
+  await session.post('Profiler.enable')
+  await session.post('Profiler.start')
+  return async () => {
+    const { profile } = await session.post('Profiler.stop')
+    mkdirSync(profileDir!, { recursive: true })
+    writeFileSync(`${file}.cpuprofile`, JSON.stringify(profile))
+    session.disconnect()
+  }
+}
+
 const ctx: BenchContext = {
   app,
   baseUrl: address,
@@ -148,6 +167,9 @@ for (const file of files) {
   }
   for (const s of scenarios) {
     let result: Record<string, number | string>
+    const stopProfile = profileDir
+      ? await startProfile(join(profileDir, `${name}-${s.name}`.replace(/[^\w.-]+/g, '_')))
+      : undefined
     try {
       if ('run' in s) result = await s.run()
       else {
@@ -172,6 +194,7 @@ for (const file of files) {
     } catch (err) {
       result = { error: String(err) }
     }
+    await stopProfile?.()
     const row = { name: `${name}: ${s.name}`, result }
     rows.push(row)
     print(row)

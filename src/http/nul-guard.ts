@@ -23,21 +23,22 @@ export function findNul(value: unknown, path = ''): string | undefined {
   return undefined
 }
 
+const PARTS = ['path', 'query', 'body'] as const
+
 export function registerNulGuard(app: FastifyInstance) {
-  app.addHook('preValidation', async (req) => {
-    for (const [part, value] of [
-      ['path', req.params],
-      ['query', req.query],
-      ['body', req.body],
-    ] as const) {
+  // A plain callback, not an async function: it runs on every request.
+  app.addHook('preValidation', (req, _reply, done) => {
+    for (const part of PARTS) {
+      const value = part === 'path' ? req.params : part === 'query' ? req.query : req.body
       // Streams and buffers (uploads) are checked where they are read.
       if (Buffer.isBuffer(value) || (value && typeof (value as { pipe?: unknown }).pipe === 'function'))
         continue
       const at = findNul(value)
       if (at) {
         const message = `must not contain a NUL character${part === 'body' ? '' : ` (in ${part})`}`
-        throw errors.field(at.replaceAll('\u0000', '\\0'), message)
+        return done(errors.field(at.replaceAll('\u0000', '\\0'), message))
       }
     }
+    done()
   })
 }

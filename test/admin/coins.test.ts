@@ -108,6 +108,9 @@ describe('coins at run time', () => {
   })
 
   it('sets a static USD rate that prices the coin at once, and goes back to the configured one', async () => {
+    // read first: the rates answered before the change must not be the ones answered after it
+    const before = await t.req({ method: 'GET', url: '/v1/transaction/exchange', token: admin.token })
+    expect(before.json().data.avax).toBe(25)
     const set = expectOk(await act('/v1/admin/coins/avax/rate', { reason, usdRate: '31.5' }))
     expect(set).toMatchObject({ usdRate: '31.5', configuredUsdRate: '25', rateSet: true })
     const rates = await t.req({ method: 'GET', url: '/v1/transaction/exchange', token: admin.token })

@@ -63,6 +63,7 @@ describe('HTTP price feed', () => {
     expect(feed.hits).toBe(1)
     c.advance(2_000)
     expect(await src.getRate('avax')).toBe('40')
+    expect(await src.getRates()).toEqual({ avax: '40', usdc: '1' })
     expect(feed.hits).toBe(2)
     await expect(src.getRate('shib')).rejects.toMatchObject({ code: 'UNKNOWN' })
   })

@@ -47,10 +47,18 @@ export async function buildPayment(d: {
           now: () => clock.now().getTime(),
         })
       : staticRates(Object.fromEntries(chain.coins.map((c) => [c.reference, c.usdRate])))
-    // A static USD rate an operator set for a coin wins over the configured rate or the feed.
+    // A static USD rate an operator set for a coin wins over the configured rate or the feed. The
+    // merged table is kept while both parts stand (each is the same object until it changes).
+    let merged: { base: object; overrides: object; rates: Record<string, string> } | undefined
     const rates: RateSource = {
       kind: source.kind,
-      getRates: async () => ({ ...(await source.getRates()), ...coins.rateOverrides() }),
+      getRates: async () => {
+        const base = await source.getRates()
+        const overrides = coins.rateOverrides()
+        if (merged?.base !== base || merged.overrides !== overrides)
+          merged = { base, overrides, rates: Object.freeze({ ...base, ...overrides }) }
+        return merged.rates
+      },
       getRate: async (reference) => coins.rateOverride(reference) ?? source.getRate(reference),
     }
     const coins: PaymentService = new PaymentService({

@@ -77,6 +77,7 @@ export class PaymentService implements CoinService {
   /** added coins this process cannot take (their contract or reference is configured): warned once */
   #refused = new Set<string>()
   #settings = new Map<string, CoinSetting>()
+  #overrides: { from: Map<string, CoinSetting>; rates: Record<string, string> } | undefined
   #chain: ChainRecord | undefined
   #rpcChainId = ''
   #reloading: Promise<void> = Promise.resolve()
@@ -257,9 +258,13 @@ export class PaymentService implements CoinService {
 
   /** Every USD rate operators set, by coin reference. */
   rateOverrides(): Record<string, string> {
-    const out: Record<string, string> = {}
-    for (const [ref, s] of this.#settings) if (s.usdRate) out[ref] = s.usdRate
-    return out
+    // Worked out once per set of settings (re-read settings are a new map).
+    if (this.#overrides?.from !== this.#settings) {
+      const out: Record<string, string> = {}
+      for (const [ref, s] of this.#settings) if (s.usdRate) out[ref] = s.usdRate
+      this.#overrides = { from: this.#settings, rates: Object.freeze(out) }
+    }
+    return this.#overrides.rates
   }
 
   /**

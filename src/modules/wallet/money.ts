@@ -1,11 +1,19 @@
 // Exact money arithmetic for display: base units × a decimal USD rate → cents, with bigints only.
 
+// The few rates in use, parsed once (every wallet read values every coin at its rate).
+const parsed = new Map<string, { digits: bigint; scale: number }>()
+
 /** Parses a non-negative decimal string ("35.12", "1", "0.000001") into digits and a scale. */
 function parseDecimal(value: string): { digits: bigint; scale: number } {
+  const known = parsed.get(value)
+  if (known) return known
   const m = /^(\d+)(?:\.(\d+))?$/.exec(value.trim())
   if (!m) throw new Error(`not a decimal: ${value}`)
   const frac = m[2] ?? ''
-  return { digits: BigInt(`${m[1]}${frac}`), scale: frac.length }
+  const out = { digits: BigInt(`${m[1]}${frac}`), scale: frac.length }
+  if (parsed.size >= 256) parsed.clear()
+  parsed.set(value, out)
+  return out
 }
 
 /**

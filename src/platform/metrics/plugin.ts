@@ -30,13 +30,14 @@ export function metricsHandler(metrics: Metrics, token: string | undefined) {
 
 /** Times every request of `app` by its route pattern, and adds `GET /metrics`. */
 export function registerMetrics(app: FastifyInstance, metrics: Metrics, opts: { token: string | undefined }) {
-  app.addHook('onResponse', async (req, reply) => {
+  app.addHook('onResponse', (req, reply, done) => {
     metrics.observeHttp(
       req.method,
       req.routeOptions.url ?? 'unmatched',
       reply.statusCode,
       reply.elapsedTime / 1000,
     )
+    done()
   })
   app.get('/metrics', { schema: { hide: true }, logLevel: 'warn' }, metricsHandler(metrics, opts.token))
 }

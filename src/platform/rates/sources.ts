@@ -25,10 +25,12 @@ export function staticRates(rates: Record<string, string>): RateSource {
   const table = new Map(Object.entries(rates).map(([k, v]) => [k.toLowerCase(), toDecimal(v)]))
   for (const [k, v] of table)
     if (v === undefined) throw new RateError('INVALID', `static rate of ${k} is invalid`)
+  // The same (frozen) object at every call: a wallet read asks for the rates each time.
+  const all = Object.freeze(Object.fromEntries(table)) as Record<string, string>
   return {
     kind: 'static',
     async getRates() {
-      return Object.fromEntries(table) as Record<string, string>
+      return all
     },
     async getRate(reference) {
       const r = table.get(String(reference).toLowerCase())
@@ -98,10 +100,18 @@ export function httpRates(opts: HttpRatesOptions): RateSource {
     return rates
   }
 
-  /** the prices of the wanted coins */
+  /** the prices of the wanted coins (the same object while the answer and the coins stand) */
+  let picked: { from: Record<string, string>; coins: string; rates: Record<string, string> } | undefined
   const only = (rates: Record<string, string>) => {
     const want = wanted()
-    return Object.fromEntries(Object.entries(rates).filter(([ref]) => want.has(ref)))
+    const coins = [...want].join(',')
+    if (picked?.from !== rates || picked.coins !== coins)
+      picked = {
+        from: rates,
+        coins,
+        rates: Object.freeze(Object.fromEntries(Object.entries(rates).filter(([ref]) => want.has(ref)))),
+      }
+    return picked.rates
   }
 
   async function current(): Promise<Record<string, string>> {
