@@ -127,28 +127,50 @@ describe('job leases', () => {
 
   it('never claims a live job twice, however long it runs', async () => {
     const kind = uniqueKind()
-    const a = worker({ leaseMs: 300, heartbeatMs: 80 })
-    const b = worker({ leaseMs: 300, heartbeatMs: 80 })
-    let runs = 0
-    const handler = async () => {
-      runs++
-      await sleep(1500)
+    // Two healthy workers poll for the same job at once; either may claim it first. Its run lasts
+    // until the lease it was claimed with has lapsed several times over on the database clock and
+    // the other worker has polled since: only the renewals keep the job from being claimed again.
+    const leaseMs = 300
+    const workers = { a: worker({ leaseMs, heartbeatMs: 80 }), b: worker({ leaseMs, heartbeatMs: 80 }) }
+    const names = ['a', 'b'] as const
+    const g = gate()
+    const ran: string[] = []
+    for (const name of names)
+      workers[name].queue.register(kind, async () => {
+        ran.push(name)
+        g.started()
+        await g.released
+      })
+    const id = await workers.a.queue.enqueue(database.db, kind, {})
+    let finished = false
+    const polls = { a: 0, b: 0 }
+    const pollUntilFinished = async (name: (typeof names)[number]) => {
+      let claimed = 0
+      while (!finished) {
+        claimed += await workers[name].queue.runOnce()
+        polls[name]++
+        await sleep(20)
+      }
+      return claimed
     }
-    a.queue.register(kind, handler)
-    b.queue.register(kind, handler)
-    const id = await a.queue.enqueue(database.db, kind, {})
-    const runA = a.queue.runOnce()
-    let stolen = 0
-    const until = Date.now() + 1400
-    while (Date.now() < until) {
-      stolen += await b.queue.runOnce()
-      await sleep(40)
-    }
-    expect(await runA).toBe(1)
-    expect(stolen).toBe(0)
-    expect(runs).toBe(1)
+    const claiming = Promise.all(names.map(pollUntilFinished))
+    await g.running
+    const winner = ran[0] === 'a' ? 'a' : 'b'
+    const other = winner === 'a' ? 'b' : 'a'
+    // (read after the claim: its first lease, or a renewal of it, which ends later still)
+    const firstLeaseEnd = (await jobRow(id))!.lockedUntil!.getTime()
+    while (ran.length === 1 && (await dbNow()) <= firstLeaseEnd + 3 * leaseMs) await sleep(20)
+    // two whole polls of the other worker after that point (one may have been under way)
+    const pollsBefore = polls[other]
+    while (ran.length === 1 && polls[other] < pollsBefore + 3) await sleep(20)
+    finished = true
+    g.release()
+    const [claimedByA, claimedByB] = await claiming
+
+    expect(ran).toEqual([winner])
+    expect({ a: claimedByA, b: claimedByB }).toEqual({ [winner]: 1, [other]: 0 })
     expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 1 })
-    expect(a.lines.filter((l) => l.msg.includes('lease'))).toEqual([])
+    for (const name of names) expect(workers[name].lines.filter((l) => l.msg.includes('lease'))).toEqual([])
   })
 
   it('a worker whose renewal finds the job claimed by someone else logs it and stops renewing', async () => {
