@@ -228,8 +228,9 @@ if (!existsSync(history)) {
     '# Benchmark history\n\nOne section per `npm run bench` run (newest last). req/s, p50/p99 in ms.\n',
   )
 }
+// HTTP cases in their short form; any other result (a scenario's own figures) in full.
 const fmt = (r: Record<string, number | string>) =>
-  'requestsPerSec' in r
+  'non2xx' in r
     ? `${r.requestsPerSec} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms${r.ofCeiling !== undefined ? `, ${r.ofCeiling}× ceiling` : ''}${r.cpuUsPerReq !== undefined ? `, ${r.cpuUsPerReq} µs CPU/req` : ''}${r.queriesPerReq !== undefined ? `, ${r.queriesPerReq} queries/req` : ''}${r.non2xx ? `, ${r.non2xx} non-2xx` : ''}`
     : Object.entries(r)
         .map(([k, v]) => `${k} ${v}`)
