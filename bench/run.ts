@@ -180,12 +180,12 @@ for (const file of files) {
     try {
       if ('run' in s) result = await s.run()
       else {
-        // Statements per request (BEGIN/COMMIT not counted), less the background rate (the job
-        // runner's polling) measured just before the case with no load.
         // A GET case first gets one unmeasured second of the same load, as the ceiling does: the
         // first thousands of requests of a route run code not yet optimised, which a running
         // service has long done (not in --quick, and not for writes, whose requests add data).
         if (!quick && (s.method ?? 'GET') === 'GET') await runHttp(address, { ...s, seconds: 1 })
+        // Statements per request (BEGIN/COMMIT not counted), less the background rate (the job
+        // runner's polling) measured just before the case with no load.
         const idle0 = database.queryCount()
         await new Promise((r) => setTimeout(r, 250))
         const idlePerMs = (database.queryCount() - idle0) / 250
