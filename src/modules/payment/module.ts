@@ -49,7 +49,8 @@ export async function buildPayment(d: {
       : staticRates(Object.fromEntries(chain.coins.map((c) => [c.reference, c.usdRate])))
     // A static USD rate an operator set for a coin wins over the configured rate or the feed. The
     // merged table is kept while both parts stand (each is the same object until it changes).
-    let merged: { base: object; overrides: object; rates: Record<string, string> } | undefined
+    type Rates = Readonly<Record<string, string>>
+    let merged: { base: Rates; overrides: Rates; rates: Rates } | undefined
     const rates: RateSource = {
       kind: source.kind,
       getRates: async () => {

@@ -77,7 +77,7 @@ export class PaymentService implements CoinService {
   /** added coins this process cannot take (their contract or reference is configured): warned once */
   #refused = new Set<string>()
   #settings = new Map<string, CoinSetting>()
-  #overrides: { from: Map<string, CoinSetting>; rates: Record<string, string> } | undefined
+  #overrides: { from: Map<string, CoinSetting>; rates: Readonly<Record<string, string>> } | undefined
   #chain: ChainRecord | undefined
   #rpcChainId = ''
   #reloading: Promise<void> = Promise.resolve()
@@ -256,8 +256,8 @@ export class PaymentService implements CoinService {
     return this.#settings.get(String(reference).toLowerCase())?.usdRate ?? undefined
   }
 
-  /** Every USD rate operators set, by coin reference. */
-  rateOverrides(): Record<string, string> {
+  /** Every USD rate operators set, by coin reference (the same frozen object until they change). */
+  rateOverrides(): Readonly<Record<string, string>> {
     // Worked out once per set of settings (re-read settings are a new map).
     if (this.#overrides?.from !== this.#settings) {
       const out: Record<string, string> = {}

@@ -26,7 +26,7 @@ export function staticRates(rates: Record<string, string>): RateSource {
   for (const [k, v] of table)
     if (v === undefined) throw new RateError('INVALID', `static rate of ${k} is invalid`)
   // The same (frozen) object at every call: a wallet read asks for the rates each time.
-  const all = Object.freeze(Object.fromEntries(table)) as Record<string, string>
+  const all = Object.freeze(Object.fromEntries(table)) as Readonly<Record<string, string>>
   return {
     kind: 'static',
     async getRates() {
@@ -101,7 +101,9 @@ export function httpRates(opts: HttpRatesOptions): RateSource {
   }
 
   /** the prices of the wanted coins (the same object while the answer and the coins stand) */
-  let picked: { from: Record<string, string>; coins: string; rates: Record<string, string> } | undefined
+  let picked:
+    | { from: Record<string, string>; coins: string; rates: Readonly<Record<string, string>> }
+    | undefined
   const only = (rates: Record<string, string>) => {
     const want = wanted()
     const coins = [...want].join(',')

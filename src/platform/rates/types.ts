@@ -3,8 +3,12 @@
 
 export interface RateSource {
   readonly kind: 'static' | 'http'
-  /** USD per whole coin for every known coin, keyed by coin reference (e.g. `{ usdc: "1" }`) */
-  getRates(): Promise<Record<string, string>>
+  /**
+   * USD per whole coin for every known coin, keyed by coin reference (e.g. `{ usdc: "1" }`): a
+   * frozen table, the same object while the rates stand, so that what is worked out from it (the
+   * operators' overrides merged in) can be kept until it changes.
+   */
+  getRates(): Promise<Readonly<Record<string, string>>>
   /** USD per whole coin of one coin; throws RateError UNKNOWN for a coin without a price */
   getRate(reference: string): Promise<string>
 }
