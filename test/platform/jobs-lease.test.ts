@@ -130,8 +130,11 @@ describe('job leases', () => {
     // Two healthy workers poll for the same job at once; either may claim it first. Its run lasts
     // until the lease it was claimed with has lapsed several times over on the database clock and
     // the other worker has polled since: only the renewals keep the job from being claimed again.
-    const leaseMs = 300
-    const workers = { a: worker({ leaseMs, heartbeatMs: 80 }), b: worker({ leaseMs, heartbeatMs: 80 }) }
+    // A lease of a second renewed every quarter of it: a renewal a few hundred milliseconds late on
+    // a loaded machine (the database answering slowly) is still in time, as in production, where
+    // leases are longer still.
+    const leaseMs = 1000
+    const workers = { a: worker({ leaseMs, heartbeatMs: 250 }), b: worker({ leaseMs, heartbeatMs: 250 }) }
     const names = ['a', 'b'] as const
     const g = gate()
     const ran: string[] = []
