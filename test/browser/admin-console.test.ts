@@ -299,6 +299,30 @@ describe('the operator console at /admin', () => {
     await page.keyboard.press('Escape')
     await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' }).isVisible()).resolves.toBe(false)
 
+    // A `g` chord lasts 1.5 s between the two presses, as the browser timed them: the key events
+    // carry their own times here, so the page's speed does not matter.
+    const cdp = await context.newCDPSession(page)
+    const keyAt = async (key: string, timestamp: number) => {
+      for (const type of ['keyDown', 'keyUp'] as const)
+        await cdp.send('Input.dispatchKeyEvent', {
+          type,
+          key,
+          code: `Key${key.toUpperCase()}`,
+          text: key,
+          timestamp,
+        })
+    }
+    const now = Date.now() / 1000
+    await keyAt('g', now)
+    await keyAt('u', now + 1.6) // too late: the chord has lapsed, and a lone `u` does nothing
+    await keyAt('r', now + 1.7) // `r` alone reloads the page it is on
+    await settled()
+    expect(await page.evaluate('location.hash')).toBe('#/users?q=Lovelace')
+    await keyAt('g', now + 2)
+    await keyAt('a', now + 3.4)
+    await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor()
+    await cdp.detach()
+
     // Coins with their halt state; the platform fees per coin.
     await page.keyboard.press('g')
     await page.keyboard.press('c')

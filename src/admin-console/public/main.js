@@ -177,8 +177,10 @@ window.addEventListener('hashchange', async () => {
 window.addEventListener('console:signed-out', () => void render())
 window.addEventListener('console:step-up', () => void render())
 
-// Shortcuts: never while typing in a field or with a dialog open.
-let pendingG = false
+// Shortcuts: never while typing in a field or with a dialog open. A `g` chord lasts 1.5 s, measured
+// between the two key presses' own times (not by a timer), so a busy page does not drop the second key.
+const CHORD_MS = 1500
+let gPressedAt = Number.NEGATIVE_INFINITY
 document.addEventListener('keydown', (ev) => {
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return
   const t = ev.target
@@ -189,8 +191,8 @@ document.addEventListener('keydown', (ev) => {
     return
   if (document.querySelector('dialog[open]')) return
   if (!adminSession?.elevated) return
-  if (pendingG) {
-    pendingG = false
+  if (ev.timeStamp - gPressedAt < CHORD_MS) {
+    gPressedAt = Number.NEGATIVE_INFINITY
     const target = sections.find((s) => s.key === ev.key)
     if (target) {
       ev.preventDefault()
@@ -200,10 +202,7 @@ document.addEventListener('keydown', (ev) => {
   }
   switch (ev.key) {
     case 'g':
-      pendingG = true
-      setTimeout(() => {
-        pendingG = false
-      }, 1500)
+      gPressedAt = ev.timeStamp
       break
     case '?':
       ev.preventDefault()
