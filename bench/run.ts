@@ -52,7 +52,8 @@ const database = process.env.BENCH_DATABASE_URL
   : await openPGlite({ dataDir: join(dataDir, 'pg') })
 await migrateToLatest(database.db)
 const app = await buildApp({ config, database, logger: false })
-app.services.jobs.start(50)
+// The job runner at the interval `npm start` gives it (a job queued here wakes it at once).
+app.services.jobs.start()
 const address = await app.listen({ host: '127.0.0.1', port: 0 })
 
 let userSeq = 0

@@ -105,7 +105,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
       }
     } finally {
       await devnet.setAutomine(true)
-      s.jobs.start(50)
+      s.jobs.start()
     }
   }
 

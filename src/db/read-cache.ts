@@ -37,12 +37,31 @@ let FUNCTION_CALL: RegExp | undefined
  */
 export function registerWritingFunction(name: string, tables: readonly string[]): void {
   writingFunctions.set(name.toLowerCase(), tables)
+  writtenByText.clear()
   const names = [...writingFunctions.keys()].map((n) => n.replace(/[^a-z0-9_]/g, ''))
   FUNCTION_CALL = new RegExp(`\\b(${names.join('|')})"?\\s*\\(`, 'gi')
 }
 
+/**
+ * Statement text → the tables it writes, for the texts seen so far: the same few hundred texts come
+ * back on every request, and reading each again costs a few regular-expression scans. Bounded: a
+ * text built with its values inlined must not grow it without end (when full, it starts over).
+ */
+const writtenByText = new Map<string, readonly string[]>()
+const MAX_TEXTS = 2_000
+
 /** The tables a statement writes (empty for a read); names that are not tables are harmless. */
-export function writtenTables(sqlText: string): string[] {
+export function writtenTables(sqlText: string): readonly string[] {
+  let tables = writtenByText.get(sqlText)
+  if (tables === undefined) {
+    if (writtenByText.size >= MAX_TEXTS) writtenByText.clear()
+    tables = Object.freeze(scanWrittenTables(sqlText))
+    writtenByText.set(sqlText, tables)
+  }
+  return tables
+}
+
+function scanWrittenTables(sqlText: string): string[] {
   const out: string[] = []
   if (FUNCTION_CALL)
     for (const m of sqlText.matchAll(FUNCTION_CALL))

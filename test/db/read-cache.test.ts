@@ -32,6 +32,15 @@ describe('writtenTables', () => {
     expect(writtenTables('select * from "test_writer_fn"($1)')).toEqual(['ledger_accounts', 'ledger_entries'])
     expect(writtenTables('select test_writer_fnx($1)')).toEqual([])
   })
+
+  it('answers the same for a text seen before, also past the bound on remembered texts', () => {
+    const texts = Array.from({ length: 2_500 }, (_, i) =>
+      i % 2 ? `update "users" set "score" = ${i} where "id" = $1` : `select ${i} from "users"`,
+    )
+    for (const round of [1, 2])
+      for (const [i, text] of texts.entries())
+        expect(writtenTables(text), `${text} (round ${round})`).toEqual(i % 2 ? ['users'] : [])
+  })
 })
 
 describe('ReadCache', () => {

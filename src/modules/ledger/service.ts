@@ -6,7 +6,7 @@
 // pending hold lowers the account's available balance and is later posted (in full or in part,
 // to any accounts of its coin) or voided, at most once. System accounts (see SYSTEM_KINDS) are
 // never locked: their balance is the sum of their entries.
-import { createHash } from 'node:crypto'
+import { hash } from 'node:crypto'
 import type { Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -29,9 +29,11 @@ import {
 } from './types.ts'
 
 function inputHash(input: Record<string, unknown>): string {
-  return createHash('sha256')
-    .update(JSON.stringify(input, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)))
-    .digest('hex')
+  return hash(
+    'sha256',
+    JSON.stringify(input, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
+    'hex',
+  )
 }
 
 function checkKey(key: string) {
