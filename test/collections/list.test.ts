@@ -1,5 +1,6 @@
 // GET /v1/collection (#27) over a known set of collections: every filter alone and combined,
 // privacy, bookmarks and pagination.
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import {
@@ -117,6 +118,40 @@ describe('GET /v1/collection (#27): privacy', () => {
     expect([(await list('')).data.total, (await list('', carol)).data.total]).toEqual([7, 4])
     await setPrivate(false)
     expect((await list('', carol)).data.total).toBe(5)
+  })
+
+  it('counts a private collection once for a viewer who is its creator, receiver and invitee at once', async () => {
+    const dave = await createMember(t, { firstName: 'Dave' })
+    const erin = await createMember(t, { firstName: 'Erin' })
+    const frank = await createMember(t, { firstName: 'Frank' })
+    const mine = async (who: Member, name: string) =>
+      (await createCollection(t, who.token, { name, isPrivate: true }))._id as string
+    const both = await mine(erin, 'Received and invited')
+    const invited = await mine(erin, 'Invited only')
+    await mine(erin, 'Not shown to Dave')
+    const ownInvited = await mine(dave, 'Own, self invited')
+    const ownReceived = await mine(dave, 'Own, self received')
+    const ownAll = await mine(dave, 'Own, received and invited')
+    await inTx(t, async (tx) => {
+      const set = (id: string, receiver: string | null, invitees: string[]) =>
+        sql`update collections set receiver_id = ${receiver}, invitee_ids = ${invitees}::text[] where id = ${id}`.execute(
+          tx,
+        )
+      await set(both, dave.id, [dave.id, frank.id])
+      await set(invited, null, [frank.id, dave.id])
+      await set(ownInvited, null, [dave.id])
+      await set(ownReceived, dave.id, [])
+      await set(ownAll, dave.id, [dave.id])
+    })
+    const seen = async (who: Member) => (await list('limit=100', who)).data
+    const [forDave, forFrank] = [await seen(dave), await seen(frank)]
+    const names = (page: any) => page.data.map((x: any) => x.name)
+    expect(names(forDave)).toEqual(expect.arrayContaining(['Received and invited', 'Invited only']))
+    expect(names(forDave)).not.toContain('Not shown to Dave')
+    // Frank is invited to two of Erin's: Dave sees those two and his own three besides what Frank sees.
+    expect(forDave.total).toBe(forDave.data.length)
+    expect(forFrank.total).toBe(forFrank.data.length)
+    expect(forDave.total).toBe(forFrank.total + 3)
   })
 
   it('answers the page envelope with full list items', async () => {
