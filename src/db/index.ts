@@ -58,10 +58,22 @@ function plugins(counter: QueryCounter) {
   return [counter, new CamelCasePlugin({ maintainNestedObjectKeys: true })]
 }
 
+/** How long an idle pooled connection is kept, and how long any is used before it is renewed. */
+export const POOL_IDLE_MS = 600_000
+export const POOL_LIFETIME_S = 1_800
+
 export function openPostgres(url: string, poolSize = 10): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    // A connection's first statements cost several times what they cost later (a backend starts,
+    // fills its catalog caches and maps the shared buffers it reads; named statements are parsed
+    // again), so an idle one is kept ten minutes rather than pg's ten seconds: a quiet service
+    // would otherwise reconnect on nearly every request. Each is renewed after half an hour, and
+    // idle ones do not keep a process alive that has nothing else to do.
+    idleTimeoutMillis: POOL_IDLE_MS,
+    maxLifetimeSeconds: POOL_LIFETIME_S,
+    allowExitOnIdle: true,
     types: {
       getTypeParser: ((oid: number, format?: 'text' | 'binary') => {
         if (oid === 20) return (v: string) => Number(v)
