@@ -6,7 +6,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { searchQuery } from '../../src/modules/collections/filters.ts'
-import { collectionRepo, type ListFilters } from '../../src/modules/collections/repo.ts'
+import { collectionListRepo, type ListFilters } from '../../src/modules/collections/list-repo.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createMember, type Member } from './helpers.ts'
 
@@ -74,17 +74,19 @@ const cases: Array<[string, ListFilters, RegExp]> = [
 describe('list query plans over 20,000 rows', () => {
   it('the seeded data is there and the filters return what they should', async () => {
     const db = t.database.db
-    expect(await collectionRepo.count(db, viewer.id, {})).toBe(ROWS - ROWS / 10)
-    expect(await collectionRepo.count(db, viewer.id, { type: 'type7' })).toBe(400)
-    expect(await collectionRepo.count(db, viewer.id, { tagKeys: ['k42'] })).toBeGreaterThan(0)
+    expect(await collectionListRepo.count(db, viewer.id, {})).toBe(ROWS - ROWS / 10)
+    expect(await collectionListRepo.count(db, viewer.id, { type: 'type7' })).toBe(400)
+    expect(await collectionListRepo.count(db, viewer.id, { tagKeys: ['k42'] })).toBeGreaterThan(0)
   })
 
   it.each(cases)('%s: no sequential scan; the count uses its index', async (_label, filters, index) => {
     const db = t.database.db
-    const count = await plan(collectionRepo.countQuery(db, viewer.id, filters))
+    const count = await plan(collectionListRepo.countQuery(db, viewer.id, filters))
     expect(count).not.toMatch(/Seq Scan on collections/)
     expect(count).toMatch(index)
-    const page = await plan(collectionRepo.listPageQuery(db, viewer.id, filters, { limit: 12, offset: 0 }))
+    const page = await plan(
+      collectionListRepo.listPageQuery(db, viewer.id, filters, { limit: 12, offset: 0 }),
+    )
     expect(page).not.toMatch(/Seq Scan on collections/)
   })
 
@@ -93,7 +95,7 @@ describe('list query plans over 20,000 rows', () => {
     '%s: the page counted in one query finds its matches by index',
     async (_l, filters, index) => {
       const counted = await plan(
-        collectionRepo.countedPageQuery(t.database.db, viewer.id, filters, { limit: 12, offset: 0 }),
+        collectionListRepo.countedPageQuery(t.database.db, viewer.id, filters, { limit: 12, offset: 0 }),
       )
       expect(counted).not.toMatch(/Seq Scan on collections/)
       expect(counted).toMatch(index)
@@ -108,14 +110,14 @@ describe('list query plans over 20,000 rows', () => {
       priceMin: '0',
       priceMax: '5000',
     }
-    expect(await plan(collectionRepo.countQuery(db, viewer.id, filters))).not.toMatch(
+    expect(await plan(collectionListRepo.countQuery(db, viewer.id, filters))).not.toMatch(
       /Seq Scan on collections/,
     )
     expect(
-      await plan(collectionRepo.listPageQuery(db, viewer.id, filters, { limit: 12, offset: 0 })),
+      await plan(collectionListRepo.listPageQuery(db, viewer.id, filters, { limit: 12, offset: 0 })),
     ).not.toMatch(/Seq Scan on collections/)
     const counted = await plan(
-      collectionRepo.countedPageQuery(db, viewer.id, filters, { limit: 12, offset: 0 }),
+      collectionListRepo.countedPageQuery(db, viewer.id, filters, { limit: 12, offset: 0 }),
     )
     expect(counted).not.toMatch(/Seq Scan on collections/)
     expect(counted).toMatch(/collections_search\b|collections_tag_keys\b/)

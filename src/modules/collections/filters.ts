@@ -4,7 +4,7 @@ import { errors } from '../../http/errors.ts'
 import { tagKey } from '../account/tags.ts'
 import { words } from './forms.ts'
 import type { ListCollectionsQueryT } from './input-schemas.ts'
-import type { ListFilters } from './repo.ts'
+import type { ListFilters } from './list-repo.ts'
 
 const MAX_SEARCH_WORDS = 8
 const MAX_FILTER_TAGS = 20

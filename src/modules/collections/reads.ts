@@ -12,6 +12,7 @@ import type { CollectionTypeService } from './collection-types.ts'
 import { listFilters } from './filters.ts'
 import { type FileLookup, fullFields, type TagLookup, userSummary } from './forms.ts'
 import type { ListCollectionsQueryT } from './input-schemas.ts'
+import { collectionListRepo } from './list-repo.ts'
 import { type CollectionHooks, hookField, hooksOf } from './payment-hooks.ts'
 import { type CollectionRow, collectionRepo, type UserRow } from './repo.ts'
 
@@ -136,13 +137,13 @@ export class CollectionReads {
     // Without filters the total is kept by the database (read beside the page).
     const unfiltered = Object.values(filters).every((v) => v === undefined)
     const [{ rows, matches }, visible] = await Promise.all([
-      collectionRepo.listPage(db, viewerId, filters, { limit, offset }),
-      unfiltered ? collectionRepo.visibleCount(db, viewerId) : undefined,
+      collectionListRepo.listPage(db, viewerId, filters, { limit, offset }),
+      unfiltered ? collectionListRepo.visibleCount(db, viewerId) : undefined,
     ])
     const counted =
       visible ??
       matches ??
-      (await totalOf(rows.length, { page, limit }, () => collectionRepo.count(db, viewerId, filters)))
+      (await totalOf(rows.length, { page, limit }, () => collectionListRepo.count(db, viewerId, filters)))
     const rel = await this.related(db, viewerId, rows, { receivers: withReceiver, bookmarks: true })
     return {
       data: rows.map((r) => {
