@@ -15,6 +15,7 @@ import { Session } from 'node:inspector/promises'
 import { cpus, loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import Fastify from 'fastify'
+import { sql } from 'kysely'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
 import { openPGlite, openPostgres } from '../src/db/index.ts'
@@ -51,6 +52,15 @@ const database = process.env.BENCH_DATABASE_URL
   ? openPostgres(process.env.BENCH_DATABASE_URL, 20)
   : await openPGlite({ dataDir: join(dataDir, 'pg') })
 await migrateToLatest(database.db)
+// How PostgreSQL is reached (TCP or its Unix socket): each round trip costs both processes more
+// over TCP, so runs are compared by transport too.
+const transport =
+  database.kind === 'postgres'
+    ? await sql<{ via: string }>`
+        select case when inet_client_addr() is null then 'unix socket' else 'tcp' end as via`
+        .execute(database.db)
+        .then((r) => r.rows[0]!.via)
+    : 'in process'
 const app = await buildApp({ config, database, logger: false })
 // The job runner at the interval `npm start` gives it (a job queued here wakes it at once).
 app.services.jobs.start()
@@ -226,6 +236,7 @@ const meta = {
   cpu: cpus()[0]?.model,
   load: { start: Number(loadAtStart.toFixed(2)), end: Number(loadavg()[0]!.toFixed(2)) },
   database: database.kind,
+  transport,
 }
 const resultsDir = new URL('./results/', import.meta.url)
 if (!existsSync(resultsDir)) mkdirSync(resultsDir)
@@ -246,7 +257,7 @@ const fmt = (r: Record<string, number | string>) =>
         .join(', ')
 appendFileSync(
   history,
-  `\n## ${meta.date} (${meta.database}, ${meta.cpus} cores, Node ${meta.node}, load ${meta.load.start} → ${meta.load.end}${quick ? ', --quick' : ''})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
+  `\n## ${meta.date} (${meta.database}${meta.transport === 'unix socket' ? ' over its unix socket' : ''}, ${meta.cpus} cores, Node ${meta.node}, load ${meta.load.start} → ${meta.load.end}${quick ? ', --quick' : ''})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
 )
 console.log('\nwrote bench/results/latest.json and bench/HISTORY.md')
 process.exit(0)

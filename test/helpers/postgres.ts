@@ -1,6 +1,7 @@
 // A new, empty PostgreSQL database on the server the suite uses (`postgresUrl`, given by the
 // global set-up), under a random name starting with `prefix`; `drop` removes it, whoever is still
-// connected.
+// connected. `socketUrls` names the same database through the server's Unix socket, in both forms
+// an operator may write: the socket directory as the URL's host (percent-encoded), or as `?host=`.
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { inject } from 'vitest'
@@ -9,16 +10,39 @@ async function asAdmin(query: string) {
   const client = new pg.Client({ connectionString: inject('postgresUrl') })
   await client.connect()
   try {
-    await client.query(query)
+    return (await client.query(query)).rows
   } finally {
     await client.end()
   }
 }
 
-export async function scratchPostgres(prefix: string): Promise<{ url: string; drop(): Promise<void> }> {
+export interface ScratchPostgres {
+  url: string
+  /** the same database through the server's first Unix socket directory */
+  socketUrls(): Promise<{ inHost: string; inQuery: string }>
+  drop(): Promise<void>
+}
+
+export async function scratchPostgres(prefix: string): Promise<ScratchPostgres> {
   const name = `${prefix}_${randomBytes(6).toString('hex')}`
   await asAdmin(`create database ${name}`)
   const url = new URL(inject('postgresUrl'))
   url.pathname = `/${name}`
-  return { url: url.toString(), drop: () => asAdmin(`drop database if exists ${name} with (force)`) }
+  return {
+    url: url.toString(),
+    socketUrls: async () => {
+      const [row] = await asAdmin(
+        `select split_part(current_setting('unix_socket_directories'), ',', 1) as dir,
+                current_setting('port') as port`,
+      )
+      const dir = String(row?.dir ?? '').trim()
+      if (!dir) throw new Error('this PostgreSQL server listens on no Unix socket')
+      const inHost = new URL(url)
+      inHost.host = `${encodeURIComponent(dir)}:${row?.port}`
+      const query = new URLSearchParams({ host: dir, port: String(row?.port), user: url.username })
+      if (url.password) query.set('password', decodeURIComponent(url.password))
+      return { inHost: inHost.toString(), inQuery: `postgresql:///${name}?${query}` }
+    },
+    drop: () => asAdmin(`drop database if exists ${name} with (force)`).then(() => undefined),
+  }
 }

@@ -1,11 +1,14 @@
 // The production shape compose.yaml runs, as processes on this machine: the dev chain service
 // (src/devchain.ts) writing the coins file, then an API process and a worker process with
 // NODE_ENV=production over PostgreSQL, Redis, an S3-compatible store (s3rver) and an SMTP relay
-// (an in-test SMTP server). Both are ready; a sign-up's code arrives by SMTP (sent by the worker);
+// (an in-test SMTP server), each reaching PostgreSQL over its Unix socket (the URL forms an operator
+// may write when the server runs on the same machine: the socket directory as the URL's host, or
+// as `?host=`); nothing of theirs connects over TCP. Both are ready; a sign-up's code arrives by SMTP (sent by the worker);
 // a deposit on the dev chain is credited by the worker's watcher and seen through the API and in
 // the worker's metrics; every process stops cleanly on SIGTERM.
 import { join } from 'node:path'
 import { simpleParser } from 'mailparser'
+import pg from 'pg'
 import { SMTPServer } from 'smtp-server'
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -14,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { devPrivateKeys } from '../../src/platform/chain/devnet.ts'
 import { startS3 } from '../files/support.ts'
 import { PASSWORD, uniqueEmail } from '../helpers/factories.ts'
-import { scratchPostgres } from '../helpers/postgres.ts'
+import { type ScratchPostgres, scratchPostgres } from '../helpers/postgres.ts'
 import { freePort, until } from '../main/support.ts'
 import { parseExposition, sampleValue } from './prometheus.ts'
 import { type Child, getJson, spawnService, stopService, tempDirs } from './support.ts'
@@ -27,7 +30,7 @@ let s3: Awaited<ReturnType<typeof startS3>>
 let devchain: Child
 let api: Child
 let worker: Child
-let database: Awaited<ReturnType<typeof scratchPostgres>> | undefined
+let database: ScratchPostgres | undefined
 
 beforeAll(async () => {
   smtp = new SMTPServer({
@@ -66,9 +69,9 @@ beforeAll(async () => {
     /"msg":"devchain ready","url":"(http:\/\/127\.0\.0\.1:\d+)"/,
   )
   const keys = devPrivateKeys()
+  const socket = await database.socketUrls()
   const env = {
     NODE_ENV: 'production',
-    DATABASE_URL: database.url,
     JWT_SECRET: 'production-shape-test-secret-0123456789',
     KEY_ENCRYPTION_KEY: '33'.repeat(32),
     SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as { port: number }).port}`,
@@ -84,12 +87,18 @@ beforeAll(async () => {
   // the API first: both apply migrations at start, and the second finds them applied
   api = await spawnService(['--import', 'tsx', 'src/main.ts', 'api'], {
     ...env,
+    DATABASE_URL: socket.inHost,
     PORT: String(apiPort),
     PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
   })
   worker = await spawnService(
     ['--import', 'tsx', 'src/main.ts', 'worker'],
-    { ...env, WORKER_PORT: String(workerPort), PUBLIC_URL: `http://127.0.0.1:${apiPort}` },
+    {
+      ...env,
+      DATABASE_URL: socket.inQuery,
+      WORKER_PORT: String(workerPort),
+      PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
+    },
     new RegExp(`Server listening at (http://127\\.0\\.0\\.1:${workerPort})`),
   )
 }, 300_000)
@@ -178,6 +187,26 @@ describe('the production shape (dev chain service, API and worker processes)', (
       }),
     ).toBe(1)
     expect(sampleValue(metrics, 'workpay_metrics_source_up', { source: 'chain' })).toBe(1)
+  })
+
+  it('has every connection of both processes on the Unix socket, none over TCP', async () => {
+    // Asked over TCP: this connection is the only one of the database with a client address.
+    const client = new pg.Client({ connectionString: database!.url })
+    await client.connect()
+    try {
+      const { rows } = await client.query<{ socket: number; tcp: number }>(
+        `select count(*) filter (where client_addr is null)::int as socket,
+                count(*) filter (where client_addr is not null)::int as tcp
+           from pg_stat_activity
+          where datname = current_database() and backend_type = 'client backend'
+            and pid <> pg_backend_pid()`,
+      )
+      // Each process holds pooled connections and the ones it listens on (sessions, coins, live).
+      expect(rows[0]!.tcp).toBe(0)
+      expect(rows[0]!.socket).toBeGreaterThanOrEqual(4)
+    } finally {
+      await client.end()
+    }
   })
 
   it('stops every process cleanly on SIGTERM', async () => {
