@@ -1,11 +1,12 @@
 // The production shape compose.yaml runs, as processes on this machine: the dev chain service
 // (src/devchain.ts) writing the coins file, then an API process and a worker process with
 // NODE_ENV=production over PostgreSQL, Redis, an S3-compatible store (s3rver) and an SMTP relay
-// (an in-test SMTP server), each reaching PostgreSQL over its Unix socket (the URL forms an operator
-// may write when the server runs on the same machine: the socket directory as the URL's host, or
-// as `?host=`); nothing of theirs connects over TCP. Both are ready; a sign-up's code arrives by SMTP (sent by the worker);
-// a deposit on the dev chain is credited by the worker's watcher and seen through the API and in
-// the worker's metrics; every process stops cleanly on SIGTERM.
+// (an in-test SMTP server). Both reach PostgreSQL over its Unix socket, as processes on the
+// database's own machine would, each by one of the URL forms an operator may write (the socket
+// directory as the URL's host, or as `?host=`), and nothing of theirs connects over TCP. Both are
+// ready; a sign-up's code arrives by SMTP (sent by the worker); a deposit on the dev chain is
+// credited by the worker's watcher and seen through the API and in the worker's metrics; every
+// process stops cleanly on SIGTERM.
 import { join } from 'node:path'
 import { simpleParser } from 'mailparser'
 import pg from 'pg'
