@@ -8,10 +8,10 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deferBegin } from '../../src/db/deferred-begin.ts'
 import { registerPreparedFunction } from '../../src/db/prepared.ts'
-import { scratchPostgres } from '../helpers/postgres.ts'
+import { type ScratchPostgres, scratchPostgres } from '../helpers/postgres.ts'
 
 describe.runIf(process.env.TEST_DB === 'postgres')('BEGIN sent with the first statement', () => {
-  let scratch: Awaited<ReturnType<typeof scratchPostgres>>
+  let scratch: ScratchPostgres
   let pool: pg.Pool
   let db: Kysely<any>
   let roundTrips = 0

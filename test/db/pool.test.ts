@@ -7,12 +7,12 @@ import { promisify } from 'node:util'
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { type Database, openPostgres, POOL_IDLE_MS, POOL_LIFETIME_S } from '../../src/db/index.ts'
-import { scratchPostgres } from '../helpers/postgres.ts'
+import { type ScratchPostgres, scratchPostgres } from '../helpers/postgres.ts'
 
 const run = promisify(execFile)
 
 describe.runIf(process.env.TEST_DB === 'postgres')('the PostgreSQL pool', () => {
-  let scratch: Awaited<ReturnType<typeof scratchPostgres>>
+  let scratch: ScratchPostgres
   let database: Database | undefined
 
   beforeAll(async () => {
