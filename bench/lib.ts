@@ -19,6 +19,8 @@ export interface BenchContext {
   quick: boolean
   /** the growth sizes (1,000,000 rows) apply: PostgreSQL and not `--quick` */
   large: boolean
+  /** BENCH_DATABASE_URL, when the run is on a PostgreSQL server (for tools run beside the service) */
+  databaseUrl?: string
 }
 
 export interface HttpScenario {

@@ -61,6 +61,26 @@ const transport =
         .execute(database.db)
         .then((r) => r.rows[0]!.via)
     : 'in process'
+// The server settings that move write throughput most. A server that runs without autovacuum (as
+// one set up only for tests may) or with a commit that does not wait for its WAL flush gives
+// figures not comparable with a production one's, so a run records them and its HISTORY.md
+// heading names any such difference.
+const server =
+  database.kind === 'postgres'
+    ? await sql<{ name: string; setting: string }>`
+        select name, setting from pg_settings
+         where name in ('autovacuum', 'fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers',
+                        'max_wal_size', 'server_version')`
+        .execute(database.db)
+        .then((r) => Object.fromEntries(r.rows.map((row) => [row.name, row.setting])))
+    : undefined
+const serverNotes = server
+  ? [
+      server.autovacuum === 'off' ? 'autovacuum off' : '',
+      server.fsync === 'off' ? 'fsync off' : '',
+      server.synchronous_commit !== 'on' ? `synchronous_commit ${server.synchronous_commit}` : '',
+    ].filter(Boolean)
+  : []
 const app = await buildApp({ config, database, logger: false })
 // The job runner at the interval `npm start` gives it (a job queued here wakes it at once).
 app.services.jobs.start()
@@ -123,6 +143,7 @@ const ctx: BenchContext = {
   createUser,
   quick,
   large: database.kind === 'postgres' && !quick,
+  databaseUrl: process.env.BENCH_DATABASE_URL,
 }
 
 // The machine's 1-minute load average when the run starts and ends: the machine may be shared,
@@ -237,6 +258,7 @@ const meta = {
   load: { start: Number(loadAtStart.toFixed(2)), end: Number(loadavg()[0]!.toFixed(2)) },
   database: database.kind,
   transport,
+  ...(server ? { server } : {}),
 }
 const resultsDir = new URL('./results/', import.meta.url)
 if (!existsSync(resultsDir)) mkdirSync(resultsDir)
@@ -257,7 +279,7 @@ const fmt = (r: Record<string, number | string>) =>
         .join(', ')
 appendFileSync(
   history,
-  `\n## ${meta.date} (${meta.database}${meta.transport === 'unix socket' ? ' over its unix socket' : ''}, ${meta.cpus} cores, Node ${meta.node}, load ${meta.load.start} → ${meta.load.end}${quick ? ', --quick' : ''})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
+  `\n## ${meta.date} (${meta.database}${meta.transport === 'unix socket' ? ' over its unix socket' : ''}${serverNotes.map((n) => `, ${n}`).join('')}, ${meta.cpus} cores, Node ${meta.node}, load ${meta.load.start} → ${meta.load.end}${quick ? ', --quick' : ''})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
 )
 console.log('\nwrote bench/results/latest.json and bench/HISTORY.md')
 process.exit(0)

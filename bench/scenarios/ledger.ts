@@ -3,13 +3,36 @@
 // same balance, 20 in flight), each measured after a tenth as many unmeasured warm-up transfers.
 // Targets: 3,000/s across many accounts and 500/s on one hot account, with the ledger's invariant
 // (each coin's entries sum to zero) checked after. Each case also prints the CPU microseconds one
-// transfer costs the service and, when it runs on this machine, PostgreSQL.
+// transfer costs the service and, when it runs on this machine, PostgreSQL. On a PostgreSQL server,
+// with pgbench installed, the case across many accounts is followed by the database's own ceiling
+// for the same call on the same accounts (bench/pgbench/ledger.sh), in the same run.
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { sql } from 'kysely'
 import { cpuMeter } from '../cpu.ts'
 import type { BenchContext, Scenario } from '../lib.ts'
 
 const ACCOUNTS = 1_000
 const IN_FLIGHT = 20
+const run = promisify(execFile)
+
+/**
+ * Transfers per second PostgreSQL makes alone (pgbench, 20 clients) between the accounts whose
+ * owner ids start with `prefix`, and the coin's entries sum after; undefined without pgbench.
+ */
+async function databaseAlone(url: string, prefix: string, seconds: number) {
+  const script = new URL('../pgbench/ledger.sh', import.meta.url).pathname
+  try {
+    await run('pgbench', ['--version'])
+  } catch {
+    return undefined
+  }
+  const { stdout } = await run('bash', [script, url, String(seconds), prefix], { maxBuffer: 1 << 20 })
+  const tps = /^tps = ([\d.]+)/m.exec(stdout)?.[1]
+  const sum = /^entries sum: (-?\d+)/m.exec(stdout)?.[1]
+  if (tps === undefined || sum === undefined) throw new Error(`pgbench printed no rate:\n${stdout}`)
+  return { perSec: Math.round(Number(tps)), entriesSum: sum }
+}
 
 export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
   const s = ctx.app.services
@@ -62,7 +85,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
   }
 
-  async function run(name: string, legs: (i: number) => [string, string]) {
+  async function measure(name: string, legs: (i: number) => [string, string]) {
     // Measured once warm: the first transfers of a process compile its code and fill the
     // database's caches and plans, which a long-running service has long done.
     await transfers(name, legs, count, count + warmUp)
@@ -87,11 +110,27 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   return [
     {
       name: `ledger: transfers across ${ACCOUNTS} accounts, ${IN_FLIGHT} in flight`,
-      run: () => run('many', (i) => [accounts[i % ACCOUNTS]!, accounts[(i * 7 + 1) % ACCOUNTS]!]),
+      run: async () => {
+        const service = await measure('many', (i) => [
+          accounts[i % ACCOUNTS]!,
+          accounts[(i * 7 + 1) % ACCOUNTS]!,
+        ])
+        const alone =
+          s.database.kind === 'postgres' && ctx.databaseUrl
+            ? await databaseAlone(ctx.databaseUrl, `le${tag}`, ctx.quick ? 2 : 5)
+            : undefined
+        if (!alone) return service
+        return {
+          ...service,
+          databaseAlonePerSec: alone.perSec,
+          ofDatabaseAlone: Number((service.transfersPerSec / alone.perSec).toFixed(3)),
+          entriesSumAfterDatabaseAlone: alone.entriesSum,
+        }
+      },
     },
     {
       name: `ledger: transfers from one hot account, ${IN_FLIGHT} in flight`,
-      run: () => run('hot', (i) => [accounts[0]!, accounts[1 + (i % (ACCOUNTS - 1))]!]),
+      run: () => measure('hot', (i) => [accounts[0]!, accounts[1 + (i % (ACCOUNTS - 1))]!]),
     },
   ]
 }
