@@ -15,6 +15,7 @@ import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { buildApp } from './app.ts'
 import { type Config, ConfigError, loadConfig, notInProduction } from './config.ts'
+import { serverDurability } from './db/durability.ts'
 import { embeddedSettings, ensureCluster } from './db/embedded.ts'
 import { type Database, openPGlite, openPostgres } from './db/index.ts'
 import { migrateToLatest } from './db/migrate.ts'
@@ -95,6 +96,17 @@ async function openDatabase(): Promise<Database> {
   return openPGlite({ dataDir: dir, settings: embeddedSettings })
 }
 
+/**
+ * A PostgreSQL server that can lose an answered change (fsync or synchronous_commit off) is
+ * refused in production and warned about elsewhere (src/db/durability.ts).
+ */
+async function checkDurability(opened: Database) {
+  if (opened.kind !== 'postgres') return
+  const { refused, warnings } = await serverDurability(opened.db)
+  if (refused.length && config.production) throw new ConfigError(refused)
+  for (const warning of [...refused, ...warnings]) log.warn(warning)
+}
+
 async function shutdown(reason: string, exitCode = 0) {
   log.info({ reason }, 'shutting down')
   const force = setTimeout(() => {
@@ -134,6 +146,7 @@ function stepDone(step: string) {
 
 async function start() {
   database = await openDatabase()
+  await checkDurability(database)
   stepDone('database')
   const applied = await migrateToLatest(database.db)
   if (applied.length) log.info({ applied }, 'migrations applied')
