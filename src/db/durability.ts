@@ -23,34 +23,45 @@ export interface Durability {
   warnings: string[]
 }
 
-const NAMES = ['fsync', 'synchronous_commit', 'full_page_writes', 'autovacuum'] as const
+/** Each setting that must not be `off`, whether `off` is refused in production, and why. */
+const RULES = [
+  {
+    name: 'fsync',
+    refused: true,
+    message:
+      'PostgreSQL runs with fsync = off: a crash of its machine can lose committed transfers or corrupt the database',
+  },
+  {
+    name: 'synchronous_commit',
+    refused: true,
+    message:
+      "PostgreSQL commits without waiting for its log (synchronous_commit = off, for the server, this database or this role): a crash can lose a transfer the API has answered; set it to 'on'",
+  },
+  {
+    name: 'full_page_writes',
+    refused: false,
+    message:
+      'PostgreSQL runs with full_page_writes = off: safe only on a file system that never writes a page in part (ZFS, for one)',
+  },
+  {
+    name: 'autovacuum',
+    refused: false,
+    message:
+      'PostgreSQL runs with autovacuum = off: vacuum and analyze the database on a schedule, or reads slow down as it changes',
+  },
+] as const
 
 /** The verdict on the settings read (a missing one counts as PostgreSQL's default). */
 export function judgeSettings(settings: Readonly<Record<string, string | undefined>>): Durability {
-  const refused: string[] = []
-  const warnings: string[] = []
-  if (settings.fsync === 'off')
-    refused.push(
-      'PostgreSQL runs with fsync = off: a crash of its machine can lose committed transfers or corrupt the database',
-    )
-  if (settings.synchronous_commit === 'off')
-    refused.push(
-      "PostgreSQL commits without waiting for its log (synchronous_commit = off, for the server, this database or this role): a crash can lose a transfer the API has answered; set it to 'on'",
-    )
-  if (settings.full_page_writes === 'off')
-    warnings.push(
-      'PostgreSQL runs with full_page_writes = off: safe only on a file system that never writes a page in part (ZFS, for one)',
-    )
-  if (settings.autovacuum === 'off')
-    warnings.push(
-      'PostgreSQL runs with autovacuum = off: vacuum and analyze the database on a schedule, or reads slow down as it changes',
-    )
-  return { refused, warnings }
+  const verdict: Durability = { refused: [], warnings: [] }
+  for (const rule of RULES)
+    if (settings[rule.name] === 'off') (rule.refused ? verdict.refused : verdict.warnings).push(rule.message)
+  return verdict
 }
 
 /** The verdict on the settings of a session of `db` (a PostgreSQL server's). */
 export async function serverDurability(db: Executor): Promise<Durability> {
   const { rows } = await sql<{ name: string; setting: string }>`
-    select name, setting from pg_settings where name in (${sql.join(NAMES)})`.execute(db)
+    select name, setting from pg_settings where name in (${sql.join(RULES.map((r) => r.name))})`.execute(db)
   return judgeSettings(Object.fromEntries(rows.map((r) => [r.name, r.setting])))
 }
