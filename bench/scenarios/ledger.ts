@@ -115,11 +115,15 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
           accounts[i % ACCOUNTS]!,
           accounts[(i * 7 + 1) % ACCOUNTS]!,
         ])
+        // The service's figures stand even when the database's own run fails (psql missing, say).
         const alone =
           s.database.kind === 'postgres' && ctx.databaseUrl
-            ? await databaseAlone(ctx.databaseUrl, `le${tag}`, ctx.quick ? 2 : 5)
+            ? await databaseAlone(ctx.databaseUrl, `le${tag}`, ctx.quick ? 2 : 5).catch((err: Error) => ({
+                error: err.message.split('\n')[0]!,
+              }))
             : undefined
         if (!alone) return service
+        if ('error' in alone) return { ...service, databaseAloneError: alone.error }
         return {
           ...service,
           databaseAlonePerSec: alone.perSec,
