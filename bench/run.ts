@@ -18,6 +18,7 @@ import Fastify from 'fastify'
 import { sql } from 'kysely'
 import { buildApp } from '../src/app.ts'
 import { loadConfig } from '../src/config.ts'
+import { sessionSettings } from '../src/db/durability.ts'
 import { openPGlite, openPostgres } from '../src/db/index.ts'
 import { migrateToLatest } from '../src/db/migrate.ts'
 import { type BenchContext, type BenchUser, type HttpResult, runHttp, type Scenario } from './lib.ts'
@@ -67,12 +68,15 @@ const transport =
 // heading names any such difference.
 const server =
   database.kind === 'postgres'
-    ? await sql<{ name: string; setting: string }>`
-        select name, setting from pg_settings
-         where name in ('autovacuum', 'fsync', 'synchronous_commit', 'full_page_writes', 'shared_buffers',
-                        'max_wal_size', 'server_version')`
-        .execute(database.db)
-        .then((r) => Object.fromEntries(r.rows.map((row) => [row.name, row.setting])))
+    ? await sessionSettings(database.db, [
+        'autovacuum',
+        'fsync',
+        'synchronous_commit',
+        'full_page_writes',
+        'shared_buffers',
+        'max_wal_size',
+        'server_version',
+      ])
     : undefined
 const serverNotes = server
   ? [

@@ -59,9 +59,21 @@ export function judgeSettings(settings: Readonly<Record<string, string | undefin
   return verdict
 }
 
+/** The values of the named settings in a session of `db` (a PostgreSQL server's), by name. */
+export async function sessionSettings(
+  db: Executor,
+  names: readonly string[],
+): Promise<Record<string, string>> {
+  const { rows } = await sql<{ name: string; setting: string }>`
+    select name, setting from pg_settings where name in (${sql.join(names)})`.execute(db)
+  return Object.fromEntries(rows.map((r) => [r.name, r.setting]))
+}
+
 /** The verdict on the settings of a session of `db` (a PostgreSQL server's). */
 export async function serverDurability(db: Executor): Promise<Durability> {
-  const { rows } = await sql<{ name: string; setting: string }>`
-    select name, setting from pg_settings where name in (${sql.join(RULES.map((r) => r.name))})`.execute(db)
-  return judgeSettings(Object.fromEntries(rows.map((r) => [r.name, r.setting])))
+  const settings = await sessionSettings(
+    db,
+    RULES.map((r) => r.name),
+  )
+  return judgeSettings(settings)
 }

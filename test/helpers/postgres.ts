@@ -6,8 +6,9 @@ import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { inject } from 'vitest'
 
-async function asAdmin(query: string) {
-  const client = new pg.Client({ connectionString: inject('postgresUrl') })
+/** The rows `query` answers on a connection of its own to `url`. */
+async function queryOn<T>(url: string, query: string): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
     return (await client.query(query)).rows
@@ -16,8 +17,12 @@ async function asAdmin(query: string) {
   }
 }
 
+const asAdmin = <T = Record<string, unknown>>(query: string) => queryOn<T>(inject('postgresUrl'), query)
+
 export interface ScratchPostgres {
   url: string
+  /** the rows `query` answers in this database, on a connection of its own (over `url`) */
+  query<T = Record<string, unknown>>(query: string): Promise<T[]>
   /** the same database through the server's first Unix socket directory */
   socketUrls(): Promise<{ inHost: string; inQuery: string }>
   drop(): Promise<void>
@@ -30,6 +35,7 @@ export async function scratchPostgres(prefix: string): Promise<ScratchPostgres> 
   url.pathname = `/${name}`
   return {
     url: url.toString(),
+    query: (query) => queryOn(url.toString(), query),
     socketUrls: async () => {
       const [row] = await asAdmin(
         `select split_part(current_setting('unix_socket_directories'), ',', 1) as dir,

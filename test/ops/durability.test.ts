@@ -2,7 +2,6 @@
 // warned about elsewhere. Read from the service's own session on a real server, so a setting made
 // for its database counts; the process exits with status 2 naming it, before it migrates anything.
 import { join } from 'node:path'
-import pg from 'pg'
 import { afterAll, describe, expect, it } from 'vitest'
 import { judgeSettings, serverDurability } from '../../src/db/durability.ts'
 import { openPostgres } from '../../src/db/index.ts'
@@ -22,29 +21,13 @@ async function databaseWith(settings: Record<string, string>): Promise<ScratchPo
   const s = await scratchPostgres('wp_durable')
   scratch.push(s)
   const name = new URL(s.url).pathname.slice(1)
-  const client = new pg.Client({ connectionString: s.url })
-  await client.connect()
-  try {
-    for (const [key, value] of Object.entries(settings))
-      await client.query(`alter database ${name} set ${key} = '${value}'`)
-  } finally {
-    await client.end()
-  }
+  for (const [key, value] of Object.entries(settings))
+    await s.query(`alter database ${name} set ${key} = '${value}'`)
   return s
 }
 
-async function one(url: string, query: string): Promise<unknown> {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return Object.values((await client.query(query)).rows[0])[0]
-  } finally {
-    await client.end()
-  }
-}
-
-const tables = (url: string) =>
-  one(url, `select count(*)::int from pg_tables where schemaname = 'public'`) as Promise<number>
+const tables = async (s: ScratchPostgres) =>
+  (await s.query<{ n: number }>(`select count(*)::int as n from pg_tables where schemaname = 'public'`))[0]!.n
 
 /** `src/main.ts migrate` on `url`; its exit status and everything it printed. */
 async function migrate(url: string, env: Record<string, string>): Promise<{ code: number; out: string }> {
@@ -133,17 +116,17 @@ describe('start-up on such a server', { timeout: 120_000 }, () => {
     const { code, out } = await migrate(lax.url, production())
     expect(code).toBe(2)
     expect(out).toContain('synchronous_commit = off')
-    expect(await tables(lax.url)).toBe(0)
+    expect(await tables(lax)).toBe(0)
   })
 
   it('in production on a server that keeps its commits, migrates', async () => {
     const plain = await databaseWith({})
     // a scratch server run with fsync off (for speed) is refused as well
-    const durable = (await one(plain.url, 'show fsync')) === 'on'
+    const durable = (await plain.query<{ fsync: string }>('show fsync'))[0]!.fsync === 'on'
     const { code, out } = await migrate(plain.url, production())
     expect(code, out).toBe(durable ? 0 : 2)
-    if (durable) expect(await tables(plain.url)).toBeGreaterThan(0)
-    else expect(await tables(plain.url)).toBe(0)
+    if (durable) expect(await tables(plain)).toBeGreaterThan(0)
+    else expect(await tables(plain)).toBe(0)
   })
 
   it('outside production, warns and goes on', async () => {
@@ -151,6 +134,6 @@ describe('start-up on such a server', { timeout: 120_000 }, () => {
     const { code, out } = await migrate(lax.url, { NODE_ENV: 'development' })
     expect(code, out).toBe(0)
     expect(out).toMatch(/"level":40,.*synchronous_commit = off/)
-    expect(await tables(lax.url)).toBeGreaterThan(0)
+    expect(await tables(lax)).toBeGreaterThan(0)
   })
 })

@@ -9,7 +9,6 @@
 // process stops cleanly on SIGTERM.
 import { join } from 'node:path'
 import { simpleParser } from 'mailparser'
-import pg from 'pg'
 import { SMTPServer } from 'smtp-server'
 import { createPublicClient, createWalletClient, http, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -192,22 +191,16 @@ describe('the production shape (dev chain service, API and worker processes)', (
 
   it('has every connection of both processes on the Unix socket, none over TCP', async () => {
     // Asked over TCP: this connection is the only one of the database with a client address.
-    const client = new pg.Client({ connectionString: database!.url })
-    await client.connect()
-    try {
-      const { rows } = await client.query<{ socket: number; tcp: number }>(
-        `select count(*) filter (where client_addr is null)::int as socket,
-                count(*) filter (where client_addr is not null)::int as tcp
-           from pg_stat_activity
-          where datname = current_database() and backend_type = 'client backend'
-            and pid <> pg_backend_pid()`,
-      )
-      // Each process holds pooled connections and the ones it listens on (sessions, coins, live).
-      expect(rows[0]!.tcp).toBe(0)
-      expect(rows[0]!.socket).toBeGreaterThanOrEqual(4)
-    } finally {
-      await client.end()
-    }
+    const [row] = await database!.query<{ socket: number; tcp: number }>(
+      `select count(*) filter (where client_addr is null)::int as socket,
+              count(*) filter (where client_addr is not null)::int as tcp
+         from pg_stat_activity
+        where datname = current_database() and backend_type = 'client backend'
+          and pid <> pg_backend_pid()`,
+    )
+    // Each process holds pooled connections and the ones it listens on (sessions, coins, live).
+    expect(row!.tcp).toBe(0)
+    expect(row!.socket).toBeGreaterThanOrEqual(4)
   })
 
   it('stops every process cleanly on SIGTERM', async () => {
