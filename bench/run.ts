@@ -49,8 +49,10 @@ const config = loadConfig(
   },
   {},
 )
+// The service's own pool (DATABASE_POOL_SIZE, 10 unless set), as `npm start` opens it: how many
+// transactions wait in PostgreSQL at once changes what a contended row costs.
 const database = process.env.BENCH_DATABASE_URL
-  ? openPostgres(process.env.BENCH_DATABASE_URL, 20)
+  ? openPostgres(process.env.BENCH_DATABASE_URL, config.databasePoolSize)
   : await openPGlite({ dataDir: join(dataDir, 'pg') })
 await migrateToLatest(database.db)
 // How PostgreSQL is reached (TCP or its Unix socket): each round trip costs both processes more
@@ -262,6 +264,7 @@ const meta = {
   load: { start: Number(loadAtStart.toFixed(2)), end: Number(loadavg()[0]!.toFixed(2)) },
   database: database.kind,
   transport,
+  ...(database.kind === 'postgres' ? { poolSize: config.databasePoolSize } : {}),
   ...(server ? { server } : {}),
 }
 const resultsDir = new URL('./results/', import.meta.url)
@@ -283,7 +286,7 @@ const fmt = (r: Record<string, number | string>) =>
         .join(', ')
 appendFileSync(
   history,
-  `\n## ${meta.date} (${meta.database}${meta.transport === 'unix socket' ? ' over its unix socket' : ''}${serverNotes.map((n) => `, ${n}`).join('')}, ${meta.cpus} cores, Node ${meta.node}, load ${meta.load.start} → ${meta.load.end}${quick ? ', --quick' : ''})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
+  `\n## ${meta.date} (${meta.database}${meta.transport === 'unix socket' ? ' over its unix socket' : ''}${meta.poolSize !== undefined ? `, pool ${meta.poolSize}` : ''}${serverNotes.map((n) => `, ${n}`).join('')}, ${meta.cpus} cores, Node ${meta.node}, load ${meta.load.start} → ${meta.load.end}${quick ? ', --quick' : ''})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
 )
 console.log('\nwrote bench/results/latest.json and bench/HISTORY.md')
 process.exit(0)

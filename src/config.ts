@@ -22,6 +22,8 @@ export interface Config {
   publicUrl: string
   dataDir: string
   databaseUrl: string | undefined
+  /** most pooled connections this process opens to PostgreSQL (DATABASE_POOL_SIZE) */
+  databasePoolSize: number
   jwtSecret: string
   keyEncryptionKey: Buffer
   /** identifies the key-encryption key so keys can be rotated */
@@ -182,6 +184,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     publicUrl,
     dataDir,
     databaseUrl,
+    databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 500),
     jwtSecret: jwtSecret ?? '',
     keyEncryptionKey,
     keyEncryptionKeyId: str('KEY_ENCRYPTION_KEY_ID') ?? 'k1',

@@ -79,7 +79,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 }
 
 async function openDatabase(): Promise<Database> {
-  if (config.databaseUrl) return openPostgres(config.databaseUrl)
+  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize)
   if (config.production) notInProduction('the embedded database (DATABASE_URL is not set)')
   const dir = join(config.dataDir, 'pg')
   // A new data directory is unpacked from the machine's cluster template (src/db/embedded.ts).

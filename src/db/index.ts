@@ -62,7 +62,7 @@ function plugins(counter: QueryCounter) {
 export const POOL_IDLE_MS = 600_000
 export const POOL_LIFETIME_S = 1_800
 
-export function openPostgres(url: string, poolSize = 10): Database {
+export function openPostgres(url: string, poolSize: number): Database {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,

@@ -61,6 +61,22 @@ describe.runIf(process.env.TEST_DB === 'postgres')('the PostgreSQL pool', () => 
     expect(await backend(d)).not.toBe(first)
   })
 
+  it('never opens more connections than its size, however many statements wait', async () => {
+    database = openPostgres(scratch.url, 3)
+    const d = database
+    // Twelve statements at once, each holding its connection a moment: they queue for three (a
+    // larger pool would answer them on as many connections as it opened).
+    const pids = await Promise.all(
+      Array.from({ length: 12 }, async () => {
+        const { rows } = await sql<{ pid: number }>`select pg_backend_pid() as pid, pg_sleep(0.05)`.execute(
+          d.db,
+        )
+        return rows[0]!.pid
+      }),
+    )
+    expect(new Set(pids).size).toBe(3)
+  })
+
   it('lets a process whose only work left is an idle pool exit', async () => {
     // The pool is used and never closed: the process still ends on its own.
     const script = `

@@ -34,6 +34,7 @@ describe('operations settings', () => {
       workerPort: 0,
       logFormat: 'json',
       readyTimeoutMs: 2000,
+      databasePoolSize: 10,
     })
   })
 
@@ -45,6 +46,7 @@ describe('operations settings', () => {
       WORKER_PORT: '9100',
       LOG_FORMAT: 'pretty',
       READY_TIMEOUT_MS: '750',
+      DATABASE_POOL_SIZE: ' 4 ',
     })
     expect(c).toMatchObject({
       corsOrigins: ['https://app.example.com', 'http://localhost:5173'],
@@ -52,6 +54,7 @@ describe('operations settings', () => {
       workerPort: 9100,
       logFormat: 'pretty',
       readyTimeoutMs: 750,
+      databasePoolSize: 4,
     })
     expect(loadConfig({ ...base, CORS_ORIGINS: '*' }).corsOrigins).toEqual(['*'])
   })
@@ -64,6 +67,7 @@ describe('operations settings', () => {
       WORKER_PORT: '70000',
       LOG_FORMAT: 'fancy',
       READY_TIMEOUT_MS: '5',
+      DATABASE_POOL_SIZE: '0',
     })
     expect(problems.filter((p) => p.startsWith('CORS_ORIGINS'))).toHaveLength(3)
     expect(problems.join('\n')).toMatch(/"https:\/\/app\.example\.com\/" is not an origin/)
@@ -71,6 +75,10 @@ describe('operations settings', () => {
     expect(problems.some((p) => p.startsWith('WORKER_PORT'))).toBe(true)
     expect(problems).toContain('LOG_FORMAT must be json or pretty (got "fancy")')
     expect(problems.some((p) => p.startsWith('READY_TIMEOUT_MS'))).toBe(true)
+    expect(problems).toContain('DATABASE_POOL_SIZE must be an integer between 1 and 500 (got "0")')
+    expect(problemsOf({ ...base, DATABASE_POOL_SIZE: 'ten' })).toEqual([
+      'DATABASE_POOL_SIZE must be an integer between 1 and 500 (got "ten")',
+    ])
     expect(problemsOf({ ...base, CORS_ORIGINS: '*,https://app.example.com' })).toEqual([
       'CORS_ORIGINS is either * or a list of origins, not both',
     ])
