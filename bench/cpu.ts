@@ -36,7 +36,10 @@ export function cpuMeter(postgres: boolean): (count: number) => Record<string, n
   const database = postgres ? postgresTicks() : undefined
   return (count) => {
     const used = process.cpuUsage(service)
-    const out: Record<string, number> = { serviceCpuUs: Math.round((used.user + used.system) / count) }
+    const out: Record<string, number> = {
+      serviceCpuUs: Math.round((used.user + used.system) / count),
+      serviceSysUs: Math.round(used.system / count),
+    }
     const now = database === undefined ? undefined : postgresTicks()
     if (now !== undefined) out.databaseCpuUs = Math.round(((now - database!) * TICK_US) / count)
     return out

@@ -1,6 +1,7 @@
 // Escrow: quotes per second (#13: key generation, collection, escrow row in one transaction),
 // validation (#14, a chain scan per call), and releases processed end to end on the dev chain
-// (three on-chain legs each, gas top-ups, receipts, the watcher crediting the receivers).
+// (three on-chain legs each, gas top-ups, receipts, the watcher crediting the receivers): 20
+// escrows, 5 with --quick.
 import type { BenchContext, Scenario } from '../lib.ts'
 
 export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
@@ -27,6 +28,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     return res.json().data as { escrowId: string; address: string; amountToPayBaseUnits: string }
   }
   const probe = await initiate(10)
+  const releases = ctx.quick ? 5 : 20
 
   return [
     {
@@ -46,10 +48,10 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
       connections: 10,
     },
     {
-      name: 'escrow releases end to end: 20 paid escrows released until every leg is on chain',
+      name: `escrow releases end to end: ${releases} paid escrows released until every leg is on chain`,
       async run() {
         if (!s.chain.devnet) throw new Error('the escrow benchmark needs the dev chain')
-        const count = 20
+        const count = releases
         const quotes = []
         for (let i = 0; i < count; i++) quotes.push(await initiate(10 + i))
         for (const q of quotes) await s.chain.devnet.fund(q.address, 'usdc', BigInt(q.amountToPayBaseUnits))
