@@ -262,6 +262,8 @@ const meta = {
   cpus: cpus().length,
   cpu: cpus()[0]?.model,
   load: { start: Number(loadAtStart.toFixed(2)), end: Number(loadavg()[0]!.toFixed(2)) },
+  // The whole run, from this process's start (the goal for --quick is under two minutes).
+  seconds: Math.round(process.uptime()),
   database: database.kind,
   transport,
   ...(database.kind === 'postgres' ? { poolSize: config.databasePoolSize } : {}),
@@ -286,7 +288,7 @@ const fmt = (r: Record<string, number | string>) =>
         .join(', ')
 appendFileSync(
   history,
-  `\n## ${meta.date} (${meta.database}${meta.transport === 'unix socket' ? ' over its unix socket' : ''}${meta.poolSize !== undefined ? `, pool ${meta.poolSize}` : ''}${serverNotes.map((n) => `, ${n}`).join('')}, ${meta.cpus} cores, Node ${meta.node}, load ${meta.load.start} → ${meta.load.end}${quick ? ', --quick' : ''})\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
+  `\n## ${meta.date} (${meta.database}${meta.transport === 'unix socket' ? ' over its unix socket' : ''}${meta.poolSize !== undefined ? `, pool ${meta.poolSize}` : ''}${serverNotes.map((n) => `, ${n}`).join('')}, ${meta.cpus} cores, Node ${meta.node}, load ${meta.load.start} → ${meta.load.end}${quick ? ', --quick' : ''}, ${meta.seconds} s)\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
 )
 console.log('\nwrote bench/results/latest.json and bench/HISTORY.md')
 process.exit(0)
