@@ -13,7 +13,7 @@ const FEE = USDC / 10n
 export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
   const s = ctx.app.services
   const db = s.database.db
-  // Requests that race for one balance, and how many of them it pays for (10 more are funded).
+  // Requests that race for one balance, how many of them it pays for, and those sent end to end.
   const racing = ctx.quick ? 100 : 300
   const affordable = ctx.quick ? 30 : 100
   const endToEnd = ctx.quick ? 10 : 30
