@@ -70,6 +70,10 @@ async function compile({ src, files, outdir, out, esbuild }) {
   await esbuild.build({
     entryPoints: [
       { in: join(src, 'main.ts'), out: 'main' },
+      // for npm ci's prepare script, which makes the embedded database's migrated template
+      ...files
+        .filter((f) => f === 'db/migrated-template.ts')
+        .map((f) => ({ in: join(src, f), out: f.replace(/\.ts$/, '') })),
       ...migrations.map((f) => ({ in: join(src, f), out: f.replace(/\.ts$/, '') })),
     ],
     outdir,

@@ -19,6 +19,7 @@ import { serverDurability } from './db/durability.ts'
 import { embeddedSettings, ensureCluster } from './db/embedded.ts'
 import { type Database, openPGlite, openPostgres } from './db/index.ts'
 import { migrateToLatest } from './db/migrate.ts'
+import { migratedTemplateFile } from './db/migrated-template.ts'
 import { Readiness, startOpsServer } from './http/ready.ts'
 import { systemClock } from './platform/clock.ts'
 import { Metrics } from './platform/metrics/index.ts'
@@ -82,17 +83,16 @@ async function openDatabase(): Promise<Database> {
   if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize)
   if (config.production) notInProduction('the embedded database (DATABASE_URL is not set)')
   const dir = join(config.dataDir, 'pg')
-  // A new data directory is unpacked from the machine's cluster template (src/db/embedded.ts).
-  const { unpacked, templateMade } = await ensureCluster(dir)
-  log.info(
-    {
-      dir,
-      ...(unpacked
-        ? { created: templateMade ? 'from a cluster template made now' : 'from the cluster template' }
-        : {}),
-    },
-    'using embedded PostgreSQL (PGlite)',
-  )
+  // A new data directory is unpacked from the machine's migrated template when there is one for
+  // these migrations (src/db/migrated-template.ts), else from its cluster template
+  // (src/db/embedded.ts).
+  const { unpacked, templateMade, migrated } = await ensureCluster(dir, undefined, migratedTemplateFile())
+  const created = migrated
+    ? 'from the migrated template'
+    : templateMade
+      ? 'from a cluster template made now'
+      : 'from the cluster template'
+  log.info({ dir, ...(unpacked ? { created } : {}) }, 'using embedded PostgreSQL (PGlite)')
   return openPGlite({ dataDir: dir, settings: embeddedSettings })
 }
 

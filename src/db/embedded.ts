@@ -89,7 +89,7 @@ function initdbInWorker(): Promise<Uint8Array> {
 }
 
 /** Writes `bytes` to `file` whole or not at all (a temporary file renamed into place). */
-function writeWhole(file: string, bytes: Uint8Array) {
+export function writeWhole(file: string, bytes: Uint8Array) {
   mkdirSync(dirname(file), { recursive: true })
   const partial = `${file}.${process.pid}.${Date.now()}.partial`
   try {
@@ -213,40 +213,56 @@ export async function extractTarGz(source: Readable, dir: string): Promise<void>
   if (!ended || fd !== undefined) throw new Error('tar archive cut short')
 }
 
-/** Unpacks the template into `partial`: the kept one, or one made now (also when the kept one is damaged). */
-async function unpackTemplate(file: string, partial: string): Promise<{ made: boolean }> {
-  const kept = keptTemplate(file)
-  if (kept) {
+/**
+ * Unpacks into `partial` the migrated template when one is named and whole, else the cluster
+ * template: the kept one, or one made now (also when the kept one is damaged). A missing or damaged
+ * migrated template is only passed over: the start applies the migrations itself.
+ */
+async function unpackTemplate(
+  file: string,
+  partial: string,
+  migrated?: string,
+): Promise<{ made: boolean; migrated: boolean }> {
+  for (const [source, isMigrated] of [
+    [migrated, true],
+    [file, false],
+  ] as const) {
+    const kept = source === undefined ? undefined : keptTemplate(source)
+    if (!kept) continue
     try {
       await extractTarGz(kept, partial)
-      return { made: false }
+      return { made: false, migrated: isMigrated }
     } catch {
       rmSync(partial, { recursive: true, force: true })
     }
   }
   await extractTarGz(Readable.from([await newTemplate(file)]), partial)
-  return { made: true }
+  return { made: true, migrated: false }
 }
 
 /**
- * Makes `dataDir` a cluster unpacked from the template when it is absent or empty. A directory that
- * holds anything else is left as it is (PGlite opens it, or initialises it as it always did).
- * Answers whether it unpacked a cluster and whether the template had to be made first.
+ * Makes `dataDir` a cluster unpacked from a template when it is absent or empty: the migrated one
+ * (`migrated`, src/db/migrated-template.ts) when it is there, else the cluster template. A
+ * directory that holds anything else is left as it is (PGlite opens it, or initialises it as it
+ * always did). Answers whether it unpacked a cluster, whether the cluster template had to be made
+ * first, and whether the cluster came with the migrations applied.
  */
 export async function ensureCluster(
   dataDir: string,
   template = templateFile(),
-): Promise<{ unpacked: boolean; templateMade: boolean }> {
-  if (existsSync(join(dataDir, 'PG_VERSION'))) return { unpacked: false, templateMade: false }
-  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) return { unpacked: false, templateMade: false }
+  migrated?: string,
+): Promise<{ unpacked: boolean; templateMade: boolean; migrated: boolean }> {
+  const untouched = { unpacked: false, templateMade: false, migrated: false }
+  if (existsSync(join(dataDir, 'PG_VERSION'))) return untouched
+  if (existsSync(dataDir) && readdirSync(dataDir).length > 0) return untouched
   const target = resolve(dataDir)
   mkdirSync(dirname(target), { recursive: true })
   const partial = `${target}.${process.pid}.${Date.now()}.partial`
   try {
-    const { made } = await unpackTemplate(template, partial)
+    const unpacked = await unpackTemplate(template, partial, migrated)
     if (existsSync(target)) rmdirSync(target) // empty (checked above); fails otherwise
     renameSync(partial, target)
-    return { unpacked: true, templateMade: made }
+    return { unpacked: true, templateMade: unpacked.made, migrated: unpacked.migrated }
   } catch (err) {
     rmSync(partial, { recursive: true, force: true })
     throw err

@@ -8,7 +8,8 @@
 // disagree on, goes through Kysely's migrator, which applies what is pending under its lock (so
 // concurrent starters on PostgreSQL apply each migration once) and refuses a history it cannot
 // follow.
-import { readdirSync } from 'node:fs'
+import { createHash } from 'node:crypto'
+import { readdirSync, readFileSync } from 'node:fs'
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely'
 
 const defaultFolder = new URL('./migrations/', import.meta.url)
@@ -24,6 +25,22 @@ function migrationFiles(folder: URL): string[] {
 }
 
 const nameOf = (file: string) => file.replace(/\.[jt]s$/, '')
+
+/**
+ * A digest of the migrations as they are (each file's name and contents, in order): a database
+ * migrated by one set is kept under its digest (src/db/migrated-template.ts), and any change to a
+ * migration, or a new one, gives another.
+ */
+export function migrationsDigest(folder: URL = defaultFolder): string {
+  const digest = createHash('sha256')
+  for (const file of migrationFiles(folder))
+    digest
+      .update(file)
+      .update('\0')
+      .update(readFileSync(new URL(file, folder)))
+      .update('\0')
+  return digest.digest('hex').slice(0, 16)
+}
 
 class FolderProvider implements MigrationProvider {
   constructor(private readonly folder: URL) {}

@@ -37,7 +37,11 @@ const streamOf = (tar: Uint8Array) => Readable.from([gzipSync(tar)])
 describe('the embedded database', () => {
   it('unpacks a new data directory from a template made once, with the settings, and keeps its data', async () => {
     const dataDir = join(root, 'one', 'pg')
-    expect(await ensureCluster(dataDir, template)).toEqual({ unpacked: true, templateMade: true })
+    expect(await ensureCluster(dataDir, template)).toEqual({
+      unpacked: true,
+      templateMade: true,
+      migrated: false,
+    })
     expect(existsSync(join(dataDir, 'PG_VERSION'))).toBe(true)
     expect(gunzipSync(readFileSync(template)).length).toBeGreaterThan(1024)
     // nothing half-made is left beside it
@@ -50,7 +54,11 @@ describe('the embedded database', () => {
     await sql`insert into kept values ('still here')`.execute(first.db)
     await first.close()
 
-    expect(await ensureCluster(dataDir, template)).toEqual({ unpacked: false, templateMade: false })
+    expect(await ensureCluster(dataDir, template)).toEqual({
+      unpacked: false,
+      templateMade: false,
+      migrated: false,
+    })
     const again = await openPGlite({ dataDir, settings: embeddedSettings })
     const rows = await sql<{ note: string }>`select note from kept`.execute(again.db)
     expect(rows.rows).toEqual([{ note: 'still here' }])
@@ -61,10 +69,15 @@ describe('the embedded database', () => {
     expect(await ensureCluster(join(root, 'two', 'pg'), template)).toEqual({
       unpacked: true,
       templateMade: false,
+      migrated: false,
     })
     writeFileSync(template, 'not a gzipped tar')
     const dataDir = join(root, 'three', 'pg')
-    expect(await ensureCluster(dataDir, template)).toEqual({ unpacked: true, templateMade: true })
+    expect(await ensureCluster(dataDir, template)).toEqual({
+      unpacked: true,
+      templateMade: true,
+      migrated: false,
+    })
     expect(gunzipSync(readFileSync(template)).length).toBeGreaterThan(1024)
     const database = await openPGlite({ dataDir })
     const one = await sql<{ one: number }>`select 1 as one`.execute(database.db)
@@ -76,7 +89,11 @@ describe('the embedded database', () => {
     const dataDir = join(root, 'four', 'pg')
     mkdirSync(dataDir, { recursive: true })
     writeFileSync(join(dataDir, 'something'), 'x')
-    expect(await ensureCluster(dataDir, template)).toEqual({ unpacked: false, templateMade: false })
+    expect(await ensureCluster(dataDir, template)).toEqual({
+      unpacked: false,
+      templateMade: false,
+      migrated: false,
+    })
     expect(readdirSync(dataDir)).toEqual(['something'])
   })
 
@@ -94,8 +111,13 @@ describe('the embedded database', () => {
     const run = (env: Record<string, string>) =>
       execFileSync(process.execPath, [script], { env: { PATH: process.env.PATH!, ...env }, encoding: 'utf8' })
     expect(run({ NODE_ENV: 'production', npm_config_omit: 'dev' })).toContain('production install')
-    expect(run({})).toContain(`embedded database template`)
+    const said = run({})
+    expect(said).toContain(`embedded database template`)
     expect(gunzipSync(readFileSync(templateFile())).length).toBeGreaterThan(1024)
+    // and the migrated template, from the sources as \`npm start\` runs them
+    expect(said).toMatch(
+      /prepare: migrated database template (made in [\d.]+ s|already there): \S+-migrated-[0-9a-f]{16}\.tar\.gz/,
+    )
   })
 
   it('reads files and directories from a gzipped tar, and refuses links, names leaving the directory and a cut archive', async () => {

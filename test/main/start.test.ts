@@ -1,14 +1,17 @@
 // `npm start`'s compiled sources (scripts/compile-sources.mjs, scripts/start.mjs): a bundle that
 // keeps each module's place for the files it reads and the migrations, compiled once per state of
 // the sources (and again when they change, the oldest states removed); the real service started
-// that way on a new data directory, unpacked from the cluster template, serving the same API as
+// that way on a new data directory, unpacked from the migrated or the cluster template, serving the same API as
 // the sources run through tsx, stopping on SIGTERM; and production refused the same way.
 import { execFile } from 'node:child_process'
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import * as esbuild from 'esbuild'
 import { afterAll, describe, expect, it } from 'vitest'
 import { compiledSources, EXTERNAL, KEEP } from '../../scripts/compile-sources.mjs'
+import { migrationsDigest } from '../../src/db/migrate.ts'
+import { migratedTemplateFile } from '../../src/db/migrated-template.ts'
 import { type Child, getJson, run, spawnService, stopService, tempDirs } from '../ops/support.ts'
 import { exited, SECRETS, serviceDatabase, withoutGenerated } from './support.ts'
 
@@ -129,8 +132,13 @@ describe('npm start', () => {
     const ready = await getJson(`${started.baseUrl}/ready`)
     expect(ready.status, JSON.stringify(ready.body)).toBe(200)
     if (dbA.env.DATABASE_URL === undefined) {
+      // From the migrated template when npm ci's prepare script made one for these compiled
+      // migrations (their digest), else from the cluster template.
+      const { out } = await compiledSources({ root, esbuild })
+      const migrations = pathToFileURL(join(out, 'db', 'migrations', '/'))
+      const kept = existsSync(migratedTemplateFile(migrationsDigest(migrations)))
       const opened = started.lines.find((l) => l.includes('using embedded PostgreSQL'))
-      expect(opened).toContain('from the cluster template')
+      expect(opened).toContain(kept ? 'from the migrated template' : 'from the cluster template')
     }
     const line = started.lines.find((l) => l.includes('"msg":"started"'))
     expect(JSON.parse(line!).startupMs).toMatchObject({
