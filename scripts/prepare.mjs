@@ -3,10 +3,11 @@
 // directory unpacks it instead of running initdb, then its migrated template
 // (src/db/migrated-template.ts), so that the start has no migration to apply either. The migrated
 // template is made by the sources compiled as `npm start` runs them (scripts/compile-sources.mjs,
-// which this compiles ahead of the first start): the migrations' digest is then the start's. Nothing is done on a production install
-// (`--omit=dev` or NODE_ENV=production: production never runs the embedded database) nor where the
-// sources are absent (the container image's dependency stages copy only the package files). A
-// failure is reported without failing the install: a start makes the template when it is missing.
+// which this compiles ahead of the first start): the migrations' digest is then the start's.
+// Nothing is done on a production install (`--omit=dev` or NODE_ENV=production: production never
+// runs the embedded database) nor where the sources are absent (the container image's dependency
+// stages copy only the package files). A failure is reported without failing the install: a start
+// makes the cluster template when it is missing, and migrates without the migrated one.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
