@@ -162,3 +162,23 @@ export async function compiledSources({
   for (const { dir } of older) rmSync(dir, { recursive: true, force: true })
   return { out, compiled: true }
 }
+
+/**
+ * Imports the module of `root`'s src/ at `path` (`main`, `db/migrated-template`: an entry point of
+ * the bundle, without extension) as `npm start` runs the sources: compiled when esbuild is
+ * installed, else through tsx's hooks.
+ */
+export async function importSource(root, path) {
+  let esbuild
+  try {
+    esbuild = await import('esbuild')
+  } catch {}
+  if (esbuild) {
+    const { out } = await compiledSources({ root, esbuild })
+    await esbuild.stop?.()
+    return import(pathToFileURL(join(out, `${path}.js`)).href)
+  }
+  const { register } = await import('tsx/esm/api')
+  register()
+  return import(pathToFileURL(join(root, 'src', `${path}.ts`)).href)
+}

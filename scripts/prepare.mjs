@@ -9,8 +9,7 @@
 // stages copy only the package files). A failure is reported without failing the install: a start
 // makes the cluster template when it is missing, and migrates without the migrated one.
 import { existsSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { fileURLToPath } from 'node:url'
 
 const source = new URL('../src/db/embedded.ts', import.meta.url)
 const omitted = (process.env.npm_config_omit ?? '').split(/[\s,]+/)
@@ -32,23 +31,11 @@ try {
 }
 
 try {
-  let esbuild
-  try {
-    esbuild = await import('esbuild')
-  } catch {}
+  const { importSource } = await import('./compile-sources.mjs')
   const root = fileURLToPath(new URL('..', import.meta.url))
-  let module
-  if (esbuild) {
-    const { compiledSources } = await import('./compile-sources.mjs')
-    const { out } = await compiledSources({ root, esbuild })
-    await esbuild.stop?.()
-    module = await import(pathToFileURL(join(out, 'db', 'migrated-template.js')).href)
-  } else {
-    const { tsImport } = await import('tsx/esm/api')
-    module = await tsImport(new URL('../src/db/migrated-template.ts', import.meta.url).href, import.meta.url)
-  }
+  const { prepareMigratedTemplate } = await importSource(root, 'db/migrated-template')
   const started = performance.now()
-  const { file, made } = await module.prepareMigratedTemplate()
+  const { file, made } = await prepareMigratedTemplate()
   const took = ((performance.now() - started) / 1000).toFixed(1)
   console.log(`prepare: migrated database template ${made ? `made in ${took} s` : 'already there'}: ${file}`)
 } catch (err) {

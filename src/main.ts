@@ -86,7 +86,9 @@ async function openDatabase(): Promise<Database> {
   // A new data directory is unpacked from the machine's migrated template when there is one for
   // these migrations (src/db/migrated-template.ts), else from its cluster template
   // (src/db/embedded.ts).
-  const { unpacked, templateMade, migrated } = await ensureCluster(dir, undefined, migratedTemplateFile())
+  const { unpacked, templateMade, migrated } = await ensureCluster(dir, undefined, () =>
+    migratedTemplateFile(),
+  )
   const created = migrated
     ? 'from the migrated template'
     : templateMade

@@ -117,18 +117,23 @@ async function newTemplate(file: string): Promise<Uint8Array> {
   return gzipped
 }
 
+/** Whether a kept template is there and whole: read through, so that its gzip checksum is checked. */
+export async function wholeTemplate(file: string): Promise<boolean> {
+  const kept = keptTemplate(file)
+  if (!kept) return false
+  try {
+    await pipeline(kept, createGunzip(), new Writable({ write: (_chunk, _enc, done) => done() }))
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Makes the cluster template unless a whole one is there; answers its file and whether it was made. */
 export async function prepareClusterTemplate(
   file = templateFile(),
 ): Promise<{ file: string; made: boolean }> {
-  const kept = keptTemplate(file)
-  if (kept) {
-    try {
-      // read through, so that a damaged one (its gzip checksum) is made again
-      await pipeline(kept, createGunzip(), new Writable({ write: (_chunk, _enc, done) => done() }))
-      return { file, made: false }
-    } catch {}
-  }
+  if (await wholeTemplate(file)) return { file, made: false }
   await newTemplate(file)
   return { file, made: true }
 }
@@ -213,6 +218,19 @@ export async function extractTarGz(source: Readable, dir: string): Promise<void>
   if (!ended || fd !== undefined) throw new Error('tar archive cut short')
 }
 
+/** Unpacks the kept template `file` into `partial`; false (nothing left there) when none is whole. */
+async function unpacked(file: string | undefined, partial: string): Promise<boolean> {
+  const kept = file === undefined ? undefined : keptTemplate(file)
+  if (!kept) return false
+  try {
+    await extractTarGz(kept, partial)
+    return true
+  } catch {
+    rmSync(partial, { recursive: true, force: true })
+    return false
+  }
+}
+
 /**
  * Unpacks into `partial` the migrated template when one is named and whole, else the cluster
  * template: the kept one, or one made now (also when the kept one is damaged). A missing or damaged
@@ -223,26 +241,16 @@ async function unpackTemplate(
   partial: string,
   migrated?: string,
 ): Promise<{ made: boolean; migrated: boolean }> {
-  for (const [source, isMigrated] of [
-    [migrated, true],
-    [file, false],
-  ] as const) {
-    const kept = source === undefined ? undefined : keptTemplate(source)
-    if (!kept) continue
-    try {
-      await extractTarGz(kept, partial)
-      return { made: false, migrated: isMigrated }
-    } catch {
-      rmSync(partial, { recursive: true, force: true })
-    }
-  }
+  if (await unpacked(migrated, partial)) return { made: false, migrated: true }
+  if (await unpacked(file, partial)) return { made: false, migrated: false }
   await extractTarGz(Readable.from([await newTemplate(file)]), partial)
   return { made: true, migrated: false }
 }
 
 /**
  * Makes `dataDir` a cluster unpacked from a template when it is absent or empty: the migrated one
- * (`migrated`, src/db/migrated-template.ts) when it is there, else the cluster template. A
+ * (the file `migrated` names, src/db/migrated-template.ts; asked only for a new directory) when it
+ * is there, else the cluster template. A
  * directory that holds anything else is left as it is (PGlite opens it, or initialises it as it
  * always did). Answers whether it unpacked a cluster, whether the cluster template had to be made
  * first, and whether the cluster came with the migrations applied.
@@ -250,7 +258,7 @@ async function unpackTemplate(
 export async function ensureCluster(
   dataDir: string,
   template = templateFile(),
-  migrated?: string,
+  migrated?: () => string,
 ): Promise<{ unpacked: boolean; templateMade: boolean; migrated: boolean }> {
   const untouched = { unpacked: false, templateMade: false, migrated: false }
   if (existsSync(join(dataDir, 'PG_VERSION'))) return untouched
@@ -259,10 +267,10 @@ export async function ensureCluster(
   mkdirSync(dirname(target), { recursive: true })
   const partial = `${target}.${process.pid}.${Date.now()}.partial`
   try {
-    const unpacked = await unpackTemplate(template, partial, migrated)
+    const from = await unpackTemplate(template, partial, migrated?.())
     if (existsSync(target)) rmdirSync(target) // empty (checked above); fails otherwise
     renameSync(partial, target)
-    return { unpacked: true, templateMade: unpacked.made, migrated: unpacked.migrated }
+    return { unpacked: true, templateMade: from.made, migrated: from.migrated }
   } catch (err) {
     rmSync(partial, { recursive: true, force: true })
     throw err

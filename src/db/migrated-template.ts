@@ -9,9 +9,8 @@
 // keys at start), so two databases unpacked from one template share only the seeded rows.
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
 import { basename, dirname, join } from 'node:path'
-import { gunzipSync } from 'node:zlib'
 import { sql } from 'kysely'
-import { prepareClusterTemplate, templateFile, writeWhole } from './embedded.ts'
+import { prepareClusterTemplate, templateFile, wholeTemplate, writeWhole } from './embedded.ts'
 import { openPGlite } from './index.ts'
 import { migrateToLatest, migrationsDigest } from './migrate.ts'
 
@@ -20,14 +19,6 @@ const CLUSTER_SUFFIX = /-cluster\.tar\.gz$/
 /** Where the migrated template of `digest` is kept: beside the cluster template `cluster`. */
 export function migratedTemplateFile(digest = migrationsDigest(), cluster = templateFile()): string {
   return cluster.replace(CLUSTER_SUFFIX, `-migrated-${digest}.tar.gz`)
-}
-
-function whole(file: string): boolean {
-  try {
-    return gunzipSync(readFileSync(file)).length > 0
-  } catch {
-    return false
-  }
 }
 
 /**
@@ -39,7 +30,7 @@ export async function prepareMigratedTemplate(
 ): Promise<{ file: string; made: boolean }> {
   const cluster = opts.cluster ?? templateFile()
   const file = migratedTemplateFile(migrationsDigest(opts.folder), cluster)
-  if (whole(file)) return { file, made: false }
+  if (await wholeTemplate(file)) return { file, made: false }
   await prepareClusterTemplate(cluster)
   const database = await openPGlite({
     loadDataDir: new Blob([readFileSync(cluster)], { type: 'application/x-gzip' }),

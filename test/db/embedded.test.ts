@@ -89,7 +89,11 @@ describe('the embedded database', () => {
     const dataDir = join(root, 'four', 'pg')
     mkdirSync(dataDir, { recursive: true })
     writeFileSync(join(dataDir, 'something'), 'x')
-    expect(await ensureCluster(dataDir, template)).toEqual({
+    // the migrated template is not even looked for
+    const unasked = () => {
+      throw new Error('asked for the migrated template of a directory already there')
+    }
+    expect(await ensureCluster(dataDir, template, unasked)).toEqual({
       unpacked: false,
       templateMade: false,
       migrated: false,

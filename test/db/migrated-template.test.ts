@@ -44,6 +44,16 @@ async function tablesIn(dataDir: string): Promise<{ tables: string[]; recorded: 
   }
 }
 
+/** A new directory unpacked from the cluster template, passing `migrated` over: nothing migrated. */
+async function expectClusterOnly(dataDir: string, cluster: string, migrated: string) {
+  expect(await ensureCluster(dataDir, cluster, () => migrated)).toEqual({
+    unpacked: true,
+    templateMade: false,
+    migrated: false,
+  })
+  expect(await tablesIn(dataDir)).toEqual({ tables: [], recorded: [] })
+}
+
 describe('the migrated template', () => {
   it('has a digest of the migrations that changes with a new migration or a changed one', () => {
     expect(migrationsDigest(first)).toMatch(/^[0-9a-f]{16}$/)
@@ -71,7 +81,7 @@ describe('the migrated template', () => {
     expect(await prepareMigratedTemplate({ folder: first, cluster })).toEqual({ ...made, made: false })
 
     const dataDir = join(root, 'made-data', 'pg')
-    expect(await ensureCluster(dataDir, cluster, made.file)).toEqual({
+    expect(await ensureCluster(dataDir, cluster, () => made.file)).toEqual({
       unpacked: true,
       templateMade: false,
       migrated: true,
@@ -92,12 +102,7 @@ describe('the migrated template', () => {
 
     // No template for these migrations: the cluster template, and the start migrates.
     const dataDir = join(root, 'moved-data', 'pg')
-    expect(await ensureCluster(dataDir, cluster, wanted)).toEqual({
-      unpacked: true,
-      templateMade: false,
-      migrated: false,
-    })
-    expect(await tablesIn(dataDir)).toEqual({ tables: [], recorded: [] })
+    await expectClusterOnly(dataDir, cluster, wanted)
     expect(existsSync(wanted)).toBe(false)
 
     const now = await prepareMigratedTemplate({ folder: second, cluster })
@@ -112,18 +117,13 @@ describe('the migrated template', () => {
     writeFileSync(file, 'not a gzipped tar')
 
     const dataDir = join(root, 'damaged-data', 'pg')
-    expect(await ensureCluster(dataDir, cluster, file)).toEqual({
-      unpacked: true,
-      templateMade: false,
-      migrated: false,
-    })
-    expect(await tablesIn(dataDir)).toEqual({ tables: [], recorded: [] })
+    await expectClusterOnly(dataDir, cluster, file)
     // nothing half-unpacked is left beside the directory
     expect(readdirSync(join(root, 'damaged-data'))).toEqual(['pg'])
 
     expect(await prepareMigratedTemplate({ folder: first, cluster })).toEqual({ file, made: true })
     const again = join(root, 'damaged-again', 'pg')
-    expect((await ensureCluster(again, cluster, file)).migrated).toBe(true)
+    expect((await ensureCluster(again, cluster, () => file)).migrated).toBe(true)
     expect((await tablesIn(again)).tables).toEqual(['fx_alpha', 'fx_beta'])
   })
 })
