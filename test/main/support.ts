@@ -1,11 +1,12 @@
 // Running the real service as a child process: `npm start` or `node --import tsx src/main.ts`,
 // its log lines, its HTTP API, its dev chain over JSON-RPC, and (with TEST_DB=postgres) a fresh
 // PostgreSQL database of its own.
-import { type ChildProcess, spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
 import { createServer, connect as netConnect } from 'node:net'
 import { expect, inject } from 'vitest'
 import { PASSWORD, uniqueEmail } from '../helpers/factories.ts'
 import { scratchPostgres } from '../helpers/postgres.ts'
+import { spawnLogged } from '../ops/support.ts'
 
 export const SECRETS = {
   JWT_SECRET: 'process-test-secret-0123456789-abcdefghij',
@@ -24,43 +25,14 @@ export interface Running {
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-/** Starts the service and resolves once it listens. */
+/**
+ * Starts the service (`npm start`, or the source through tsx) and resolves once it listens and
+ * has logged the end of its start-up.
+ */
 export function start(env: Record<string, string>, opts: { npm?: boolean } = {}): Promise<Running> {
-  return new Promise((resolve, reject) => {
-    const [cmd, args] = opts.npm
-      ? ['npm', ['start', '--silent']]
-      : [process.execPath, ['--import', 'tsx', 'src/main.ts']]
-    const child = spawn(cmd as string, args as string[], {
-      env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'development', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    })
-    const lines: string[] = []
-    let buf = ''
-    let pid = 0
-    const timer = setTimeout(() => reject(new Error(`service did not start:\n${lines.join('\n')}`)), 120_000)
-    child.stdout!.on('data', (d: Buffer) => {
-      buf += d.toString()
-      let i = buf.indexOf('\n')
-      while (i >= 0) {
-        const line = buf.slice(0, i)
-        buf = buf.slice(i + 1)
-        lines.push(line)
-        const pidOf = /"pid":(\d+)/.exec(line)
-        if (pidOf) pid = Number(pidOf[1])
-        const m = /Server listening at (http:\/\/127\.0\.0\.1:(\d+))/.exec(line)
-        if (m) {
-          clearTimeout(timer)
-          resolve({ child, baseUrl: m[1]!, port: Number(m[2]), lines, pid })
-        }
-        i = buf.indexOf('\n')
-      }
-    })
-    child.stderr!.on('data', (d: Buffer) => lines.push(d.toString()))
-    child.on('exit', (code) => {
-      clearTimeout(timer)
-      reject(new Error(`service exited with ${code}:\n${lines.join('\n')}`))
-    })
-  })
+  return opts.npm
+    ? spawnLogged('npm', ['start', '--silent'], env)
+    : spawnLogged(process.execPath, ['--import', 'tsx', 'src/main.ts'], env)
 }
 
 /** Resolves with the exit code once the child has exited. */

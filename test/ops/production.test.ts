@@ -23,6 +23,8 @@ import { parseExposition, sampleValue } from './prometheus.ts'
 import { type Child, getJson, spawnService, stopService, tempDirs } from './support.ts'
 
 const dirs = tempDirs()
+/** the dev chain's one line once it serves: its URL in the first group */
+const DEVCHAIN_READY = /"msg":"devchain ready","url":"(http:\/\/127\.0\.0\.1:\d+)"/
 /** each mail received: its recipients, then its text */
 const mails: string[] = []
 let smtp: SMTPServer
@@ -66,7 +68,7 @@ beforeAll(async () => {
       DEVCHAIN_COINS_OUT: coinsFile,
       DEVCHAIN_JOURNAL: join(dir, 'chain', 'journal.jsonl'),
     },
-    /"msg":"devchain ready","url":"(http:\/\/127\.0\.0\.1:\d+)"/,
+    { listening: DEVCHAIN_READY, started: DEVCHAIN_READY },
   )
   const keys = devPrivateKeys()
   const socket = await database.socketUrls()
@@ -99,7 +101,7 @@ beforeAll(async () => {
       WORKER_PORT: String(workerPort),
       PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
     },
-    new RegExp(`Server listening at (http://127\\.0\\.0\\.1:${workerPort})`),
+    { listening: new RegExp(`Server listening at (http://127\\.0\\.0\\.1:${workerPort})`) },
   )
 }, 300_000)
 

@@ -1,5 +1,6 @@
 // Running a built or source entry point as a child process for the operations tests: any command,
-// resolved once it logs the address it listens on (the API's port, or the worker's ops port).
+// resolved once it logs the address it listens on (the API's port, or the worker's ops port) and
+// the end of its start-up.
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -15,22 +16,33 @@ export interface Child {
   pid: number
 }
 
+/** Fastify's line once the server listens; its first group is the base URL. */
+export const LISTENING = /Server listening at (http:\/\/127\.0\.0\.1:(\d+))/
+/** The service's own last line of start-up (after the server listens, or the worker's jobs start). */
+export const STARTED = /"msg":"started"/
+
 /**
- * Spawns `node <args>` with `env` over the test's environment and resolves once a line matches
- * `listening` (default: Fastify's "Server listening at"); its first group is the base URL.
+ * Spawns `command <args>` with `env` over the test's environment and resolves once a line has
+ * matched `listening` (its first group is the base URL) and a line (the same or a later one) has
+ * matched `started`: what a test reads of the start-up log is all there by then. `pid` is the
+ * one the log names (the node process serving, also under `npm start`), else the child's.
  */
-export function spawnService(
+export function spawnLogged(
+  command: string,
   args: string[],
   env: Record<string, string>,
-  listening = /Server listening at (http:\/\/127\.0\.0\.1:(\d+))/,
+  patterns: { listening?: RegExp; started?: RegExp } = {},
 ): Promise<Child> {
+  const { listening = LISTENING, started = STARTED } = patterns
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(command, args, {
       env: { ...process.env, PORT: '0', LOG_LEVEL: 'info', NODE_ENV: 'development', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
     const lines: string[] = []
     let buf = ''
+    let url: URL | undefined
+    let pid = 0
     const timer = setTimeout(() => {
       child.kill('SIGKILL')
       reject(new Error(`service did not start:\n${lines.join('\n')}`))
@@ -42,11 +54,12 @@ export function spawnService(
         const line = buf.slice(0, i)
         buf = buf.slice(i + 1)
         lines.push(line)
+        pid ||= Number(/"pid":(\d+)/.exec(line)?.[1] ?? 0)
         const m = listening.exec(line)
-        if (m) {
+        if (m) url = new URL(m[1]!)
+        if (url && started.test(line)) {
           clearTimeout(timer)
-          const url = new URL(m[1]!)
-          resolve({ child, baseUrl: url.origin, port: Number(url.port), lines, pid: child.pid! })
+          resolve({ child, baseUrl: url.origin, port: Number(url.port), lines, pid: pid || child.pid! })
         }
         i = buf.indexOf('\n')
       }
@@ -57,6 +70,15 @@ export function spawnService(
       reject(new Error(`service exited with ${code}:\n${lines.join('\n')}`))
     })
   })
+}
+
+/** `spawnLogged` of `node <args>`. */
+export function spawnService(
+  args: string[],
+  env: Record<string, string>,
+  patterns: { listening?: RegExp; started?: RegExp } = {},
+): Promise<Child> {
+  return spawnLogged(process.execPath, args, env, patterns)
 }
 
 /** Sends SIGTERM and resolves with the exit code. */

@@ -69,7 +69,7 @@ beforeAll(async () => {
       SMTP_URL: `smtp://127.0.0.1:${smtpPort}`,
       ...db.env,
     },
-    new RegExp(`Server listening at (http://127\\.0\\.0\\.1:${opsPort})`),
+    { listening: new RegExp(`Server listening at (http://127\\.0\\.0\\.1:${opsPort})`) },
   )
 }, 180_000)
 
