@@ -5,7 +5,9 @@
 // (each coin's entries sum to zero) checked after. Each case also prints the CPU microseconds one
 // transfer costs the service and, when it runs on this machine, PostgreSQL. On a PostgreSQL server,
 // with pgbench installed, the case across many accounts is followed by the database's own ceiling
-// for the same call on the same accounts (bench/pgbench/ledger.sh), in the same run.
+// for the same call on the same accounts (bench/pgbench/ledger.sh), in the same run, and by the
+// same call without waiting for each commit's WAL flush (synchronous_commit off): what durable
+// commits cost on this machine's disk.
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { sql } from 'kysely'
@@ -19,15 +21,18 @@ const run = promisify(execFile)
 /**
  * Transfers per second PostgreSQL makes alone (pgbench, 20 clients) between the accounts whose
  * owner ids start with `prefix`, and the coin's entries sum after; undefined without pgbench.
+ * With `asyncCommit`, its sessions do not wait for each commit's WAL flush (synchronous_commit
+ * off, which the service refuses in production): what the flush costs on this machine.
  */
-async function databaseAlone(url: string, prefix: string, seconds: number) {
+async function databaseAlone(url: string, prefix: string, seconds: number, asyncCommit = false) {
   const script = new URL('../pgbench/ledger.sh', import.meta.url).pathname
   try {
     await run('pgbench', ['--version'])
   } catch {
     return undefined
   }
-  const { stdout } = await run('bash', [script, url, String(seconds), prefix], { maxBuffer: 1 << 20 })
+  const env = asyncCommit ? { ...process.env, PGOPTIONS: '-c synchronous_commit=off' } : process.env
+  const { stdout } = await run('bash', [script, url, String(seconds), prefix], { maxBuffer: 1 << 20, env })
   const tps = /^tps = ([\d.]+)/m.exec(stdout)?.[1]
   const sum = /^entries sum: (-?\d+)/m.exec(stdout)?.[1]
   if (tps === undefined || sum === undefined) throw new Error(`pgbench printed no rate:\n${stdout}`)
@@ -124,11 +129,15 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
             : undefined
         if (!alone) return service
         if ('error' in alone) return { ...service, databaseAloneError: alone.error }
+        const unflushed = await databaseAlone(ctx.databaseUrl!, `le${tag}`, ctx.quick ? 2 : 5, true).catch(
+          () => undefined,
+        )
         return {
           ...service,
           databaseAlonePerSec: alone.perSec,
           ofDatabaseAlone: Number((service.transfersPerSec / alone.perSec).toFixed(3)),
-          entriesSumAfterDatabaseAlone: alone.entriesSum,
+          ...(unflushed ? { databaseAloneAsyncCommitPerSec: unflushed.perSec } : {}),
+          entriesSumAfterDatabaseAlone: (unflushed ?? alone).entriesSum,
         }
       },
     },
