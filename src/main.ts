@@ -21,6 +21,7 @@ import { type Database, openPGlite, openPostgres } from './db/index.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { migratedTemplateFile } from './db/migrated-template.ts'
 import { Readiness, startOpsServer } from './http/ready.ts'
+import { startChainEarly } from './platform/chain/index.ts'
 import { systemClock } from './platform/clock.ts'
 import { Metrics } from './platform/metrics/index.ts'
 import { buildServices } from './root.ts'
@@ -79,8 +80,20 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   })
 }
 
+/**
+ * The dev chain's EVM starts while the database opens (the services take it once it is open). On
+ * the embedded database, only when its data directory exists: opening one just unpacked, the two
+ * slowed each other down more than they gained.
+ */
+function startChain() {
+  if (mode !== 'migrate') startChainEarly(config)
+}
+
 async function openDatabase(): Promise<Database> {
-  if (config.databaseUrl) return openPostgres(config.databaseUrl, config.databasePoolSize)
+  if (config.databaseUrl) {
+    startChain()
+    return openPostgres(config.databaseUrl, config.databasePoolSize)
+  }
   if (config.production) notInProduction('the embedded database (DATABASE_URL is not set)')
   const dir = join(config.dataDir, 'pg')
   // A new data directory is unpacked from the machine's migrated template when there is one for
@@ -95,6 +108,7 @@ async function openDatabase(): Promise<Database> {
       ? 'from a cluster template made now'
       : 'from the cluster template'
   log.info({ dir, ...(unpacked ? { created } : {}) }, 'using embedded PostgreSQL (PGlite)')
+  if (!unpacked) startChain()
   return openPGlite({ dataDir: dir, settings: embeddedSettings })
 }
 

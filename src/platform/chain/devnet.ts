@@ -102,8 +102,13 @@ export interface DevnetOptions {
   onWarning?: (message: string) => void
 }
 
-export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
-  const chainId = Number(opts.chain.rpcChainId)
+/** A devnet's EVM (Hardhat's EDR, in process) at its empty genesis: nothing of ours in it yet. */
+interface Engine {
+  provider: Eip1193
+  close(): Promise<void>
+}
+
+async function startEngine(chainId: number): Promise<Engine> {
   const { createHardhatRuntimeEnvironment } = await import('hardhat/hre')
   const projectRoot = fileURLToPath(new URL('../../..', import.meta.url))
   const hre = await createHardhatRuntimeEnvironment(
@@ -112,7 +117,31 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
     projectRoot,
   )
   const connection = await hre.network.create('devnet')
-  const inner = connection.provider as unknown as Eip1193
+  return { provider: connection.provider as unknown as Eip1193, close: () => connection.close() }
+}
+
+let early: { chainId: number; engine: Promise<Engine> } | undefined
+
+/**
+ * Starts the EVM of the process's next devnet now (loading Hardhat and creating the EVM take most
+ * of a second), so that it overlaps the rest of the process's start-up; the next `openDevnet` of
+ * this chain id takes it, and a failure to start it is that call's.
+ */
+export function startDevnetEarly(chainId: number): void {
+  const engine = startEngine(chainId)
+  engine.catch(() => {})
+  early = { chainId, engine }
+}
+
+export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
+  const chainId = Number(opts.chain.rpcChainId)
+  const taken = early
+  early = undefined
+  // One started for another chain is not this one's: it is closed.
+  if (taken && taken.chainId !== chainId) void taken.engine.then((e) => e.close()).catch(() => {})
+  const started = taken?.chainId === chainId ? taken.engine : startEngine(chainId)
+  const engine = await started
+  const inner = engine.provider
   const keys = devPrivateKeys()
   const deployer = privateKeyToAccount(keys[DEPLOYER_INDEX]!).address
   const treasuryKey = opts.treasuryKey ?? keys[TREASURY_INDEX]!
@@ -289,7 +318,7 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
       server = undefined
       // let journal writes in flight finish before the node goes away
       await provider.idle()
-      await connection.close()
+      await engine.close()
     },
   })
 }

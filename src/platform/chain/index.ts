@@ -1,7 +1,7 @@
 // Picks the chain adapter: JSON-RPC when EVM_RPC_URL is set, the embedded devnet otherwise.
 import { type Config, notInProduction } from '../../config.ts'
 import { type CoinsConfig, DEVNET_CHAIN_ID, loadCoinsConfig } from './coins-config.ts'
-import { openDevnet } from './devnet.ts'
+import { openDevnet, startDevnetEarly } from './devnet.ts'
 import { openRpc } from './rpc.ts'
 import type { ChainAdapter, DevnetJournal } from './types.ts'
 
@@ -14,6 +14,14 @@ export interface OpenChainOptions {
 export interface OpenedChain {
   chain: ChainAdapter
   settings: CoinsConfig
+}
+
+/**
+ * Starts the embedded dev chain's EVM ahead of `openChain` where that is the chain it will open
+ * (no EVM_RPC_URL, outside production), so that its start overlaps the database's opening.
+ */
+export function startChainEarly(config: Config): void {
+  if (!config.evmRpcUrl && !config.production) startDevnetEarly(DEVNET_CHAIN_ID)
 }
 
 export async function openChain(config: Config, opts: OpenChainOptions = {}): Promise<OpenedChain> {
