@@ -80,11 +80,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
   })
 }
 
-/**
- * The dev chain's EVM starts while the database opens (the services take it once it is open). On
- * the embedded database, only when its data directory exists: opening one just unpacked, the two
- * slowed each other down more than they gained.
- */
+/** The dev chain's EVM starts while the database opens; the services take it once it is open. */
 function startChain() {
   if (mode !== 'migrate') startChainEarly(config)
 }
@@ -108,7 +104,7 @@ async function openDatabase(): Promise<Database> {
       ? 'from a cluster template made now'
       : 'from the cluster template'
   log.info({ dir, ...(unpacked ? { created } : {}) }, 'using embedded PostgreSQL (PGlite)')
-  if (!unpacked) startChain()
+  startChain()
   return openPGlite({ dataDir: dir, settings: embeddedSettings })
 }
 
