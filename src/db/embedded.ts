@@ -105,7 +105,7 @@ export function writeWhole(file: string, bytes: Uint8Array) {
  * The size of the pieces a template is read and unpacked in. Node's defaults (64 KB read, 16 KB
  * out of gunzip) cut a 44 MB cluster into about 2,800 pieces, each a trip through the thread pool
  * and the event loop: unpacking took 0.8 to 2 s on the bench machine where `gzip -d` takes 0.2 s.
- * In 1 MB pieces, about 50 of them, it takes 0.1 s, for 1 MB or two held at a time.
+ * In 1 MB pieces, about 50 of them, it takes about 0.2 s, for 1 MB or two held at a time.
  */
 const PIECE = 1 << 20
 

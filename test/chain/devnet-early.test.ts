@@ -20,10 +20,15 @@ async function evmChainId(chain: ChainAdapter): Promise<string> {
 describe('a devnet started early', () => {
   it('is taken by the next open of its chain id, which boots on it; the open after makes an EVM of its own', async () => {
     const config = builtinCoinsConfig()
-    startDevnetEarly(Number(config.chain.rpcChainId))
+    // A mark left in the early EVM before any open: only the devnet built on it holds it.
+    const marked = '0x00000000000000000000000000000000000e4a11'
+    const engine = await startDevnetEarly(Number(config.chain.rpcChainId))
+    await engine.provider.request({ method: 'hardhat_setBalance', params: [marked, '0x2a'] })
     const first = await openDevnet(config)
     const second = await openDevnet(config)
     try {
+      expect(await first.balanceOf(marked, 'avax')).toBe(42n)
+      expect(await second.balanceOf(marked, 'avax')).toBe(0n)
       expect(await evmChainId(first)).toBe('0x7a69')
       expect(first.coin('usdc').contractAddress).toBe(devTokenAddress(0))
       const head = await second.blockNumber()

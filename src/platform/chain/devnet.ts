@@ -103,12 +103,12 @@ export interface DevnetOptions {
 }
 
 /** A devnet's EVM (Hardhat's EDR, in process) at its empty genesis: nothing of ours in it yet. */
-interface Engine {
+export interface DevnetEngine {
   provider: Eip1193
   close(): Promise<void>
 }
 
-async function startEngine(chainId: number): Promise<Engine> {
+async function startEngine(chainId: number): Promise<DevnetEngine> {
   const { createHardhatRuntimeEnvironment } = await import('hardhat/hre')
   const projectRoot = fileURLToPath(new URL('../../..', import.meta.url))
   const hre = await createHardhatRuntimeEnvironment(
@@ -120,17 +120,18 @@ async function startEngine(chainId: number): Promise<Engine> {
   return { provider: connection.provider as unknown as Eip1193, close: () => connection.close() }
 }
 
-let early: { chainId: number; engine: Promise<Engine> } | undefined
+let early: { chainId: number; engine: Promise<DevnetEngine> } | undefined
 
 /**
  * Starts the EVM of the process's next devnet now (loading Hardhat and creating the EVM take most
  * of a second), so that it overlaps the rest of the process's start-up; the next `openDevnet` of
- * this chain id takes it, and a failure to start it is that call's.
+ * this chain id takes it, and a failure to start it is that call's (answered here too).
  */
-export function startDevnetEarly(chainId: number): void {
+export function startDevnetEarly(chainId: number): Promise<DevnetEngine> {
   const engine = startEngine(chainId)
   engine.catch(() => {})
   early = { chainId, engine }
+  return engine
 }
 
 export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
