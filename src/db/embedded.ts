@@ -262,10 +262,10 @@ async function unpackTemplate(
 /**
  * Makes `dataDir` a cluster unpacked from a template when it is absent or empty: the migrated one
  * (the file `migrated` names, src/db/migrated-template.ts; asked only for a new directory) when it
- * is there, else the cluster template. A
- * directory that holds anything else is left as it is (PGlite opens it, or initialises it as it
- * always did). Answers whether it unpacked a cluster, whether the cluster template had to be made
- * first, and whether the cluster came with the migrations applied.
+ * is there, else the cluster template. A directory that holds anything else is left as it is
+ * (PGlite opens it, or initialises it as it always did). Answers whether it unpacked a cluster,
+ * whether the cluster template had to be made first, and whether the cluster came with the
+ * migrations applied.
  */
 export async function ensureCluster(
   dataDir: string,

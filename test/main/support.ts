@@ -6,22 +6,15 @@ import { createServer, connect as netConnect } from 'node:net'
 import { expect, inject } from 'vitest'
 import { PASSWORD, uniqueEmail } from '../helpers/factories.ts'
 import { scratchPostgres } from '../helpers/postgres.ts'
-import { spawnLogged } from '../ops/support.ts'
+import { type Child, spawnLogged } from '../ops/support.ts'
 
 export const SECRETS = {
   JWT_SECRET: 'process-test-secret-0123456789-abcdefghij',
   KEY_ENCRYPTION_KEY: '22'.repeat(32),
 }
 
-export interface Running {
-  child: ChildProcess
-  baseUrl: string
-  port: number
-  /** stdout (one pino JSON line each) and stderr text */
-  lines: string[]
-  /** the node process serving (the child itself, or the one `npm start` runs) */
-  pid: number
-}
+/** A service started by `start`: the spawner's child (ops/support.ts). */
+export type Running = Child
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 

@@ -13,6 +13,7 @@ export interface Child {
   port: number
   /** stdout lines (pino JSON) and stderr chunks */
   lines: string[]
+  /** the node process serving (the child itself, or the one `npm start` runs) */
   pid: number
 }
 

@@ -136,12 +136,11 @@ export function startDevnetEarly(chainId: number): Promise<DevnetEngine> {
 
 export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
   const chainId = Number(opts.chain.rpcChainId)
-  const taken = early
-  early = undefined
+  const taken = early?.chainId === chainId ? early.engine : undefined
   // One started for another chain is not this one's: it is closed.
-  if (taken && taken.chainId !== chainId) void taken.engine.then((e) => e.close()).catch(() => {})
-  const started = taken?.chainId === chainId ? taken.engine : startEngine(chainId)
-  const engine = await started
+  if (early && !taken) void early.engine.then((e) => e.close()).catch(() => {})
+  early = undefined
+  const engine = await (taken ?? startEngine(chainId))
   const inner = engine.provider
   const keys = devPrivateKeys()
   const deployer = privateKeyToAccount(keys[DEPLOYER_INDEX]!).address
