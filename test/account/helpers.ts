@@ -1,7 +1,50 @@
 // Shared helpers of the account tests.
-import { createHmac } from 'node:crypto'
+import { createHmac, randomBytes } from 'node:crypto'
 import { expect } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
+import type { TestUser } from '../helpers/factories.ts'
+
+export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+/** A word of its own: `prefix` and eight hex digits. */
+export const word = (prefix = 'w') => `${prefix}${randomBytes(4).toString('hex')}`
+
+/** The keys of the full account, as GET /v1/account and PATCH /v1/account/update answer it. */
+export const FULL_KEYS = [
+  '__v',
+  '_id',
+  'accountType',
+  'achievements',
+  'bgImage',
+  'createdAt',
+  'email',
+  'emailVerified',
+  'emailVerifiedAt',
+  'firstName',
+  'isPrivate',
+  'isUserNameUpdated',
+  'isVerified',
+  'kyc',
+  'kycStatus',
+  'lastName',
+  'loggedInAt',
+  'meta',
+  'profile',
+  'profileCompleteness',
+  'profileImage',
+  'referralCode',
+  'role',
+  'score',
+  'socials',
+  'socket',
+  'status',
+  'twoFa',
+  'type',
+  'updatedAt',
+  'userName',
+  'walletGenerated',
+  'web3Onboard',
+]
 
 export function expectError(res: { statusCode: number; json(): any }, status: number, code: string) {
   expect(res.statusCode, JSON.stringify(res.json())).toBe(status)
@@ -68,6 +111,41 @@ export function hotp(key: Buffer, counter: number, digits = 6, algorithm = 'sha1
 export function totpAt(key: Buffer, unixMs: number, digits = 6, algorithm = 'sha1', period = 30) {
   return hotp(key, Math.floor(unixMs / 1000 / period), digits, algorithm)
 }
+
+/** A different 6-digit code than `code`. */
+export const wrong = (code: string) => String((Number(code) + 1) % 1_000_000).padStart(6, '0')
+
+/** Authenticator-app helpers on the app `app()` answers when they are called. */
+export function authenticator(app: () => TestApp) {
+  /** A code computed from the otpauth URI alone, by the independent implementation. */
+  function codeFromUri(uri: string, atMs = app().clock.now().getTime()) {
+    const url = new URL(uri)
+    const p = url.searchParams
+    return totpAt(
+      base32Decode(p.get('secret')!),
+      atMs,
+      Number(p.get('digits') ?? 6),
+      (p.get('algorithm') ?? 'SHA1').toLowerCase(),
+      Number(p.get('period') ?? 30),
+    )
+  }
+
+  /** Turns google_auth on for `u`, then moves the clock one step on; answers the otpauth URI. */
+  async function enableGoogle(u: TestUser) {
+    const t = app()
+    const a = api(t)
+    const init = expectOk(await a.post('/v1/account/initiate/2fa', { type: 'google_auth' }, u.token), 202)
+    expectOk(await a.post('/v1/account/activate/2fa', { code: codeFromUri(init.otpauthUrl) }, u.token))
+    t.clock.advance(30_000)
+    return init.otpauthUrl as string
+  }
+
+  return { codeFromUri, enableGoogle }
+}
+
+/** PATCH /v1/account/update as `u`, on the app `app()` answers when it is called. */
+export const profileUpdate = (app: () => TestApp) => (u: TestUser, body: unknown) =>
+  api(app()).patch('/v1/account/update', body, u.token)
 
 /** Registers an account (optionally with a referral code); verifies it unless told not to. */
 export async function signUp(

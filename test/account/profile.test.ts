@@ -1,8 +1,8 @@
-import { randomBytes } from 'node:crypto'
+// The account's own profile: GET /v1/account and PATCH /v1/account/update.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { createUser, type TestUser } from '../helpers/factories.ts'
-import { api, expectError, expectOk, signUp } from './helpers.ts'
+import { createUser } from '../helpers/factories.ts'
+import { api, expectError, expectOk, FULL_KEYS, ISO, profileUpdate, word } from './helpers.ts'
 
 let t: TestApp
 let a: ReturnType<typeof api>
@@ -12,57 +12,6 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
-const FULL_KEYS = [
-  '__v',
-  '_id',
-  'accountType',
-  'achievements',
-  'bgImage',
-  'createdAt',
-  'email',
-  'emailVerified',
-  'emailVerifiedAt',
-  'firstName',
-  'isPrivate',
-  'isUserNameUpdated',
-  'isVerified',
-  'kyc',
-  'kycStatus',
-  'lastName',
-  'loggedInAt',
-  'meta',
-  'profile',
-  'profileCompleteness',
-  'profileImage',
-  'referralCode',
-  'role',
-  'score',
-  'socials',
-  'socket',
-  'status',
-  'twoFa',
-  'type',
-  'updatedAt',
-  'userName',
-  'walletGenerated',
-  'web3Onboard',
-]
-const PUBLIC_KEYS = [
-  '_id',
-  'achievements',
-  'firstName',
-  'isPrivate',
-  'kyc',
-  'kycStatus',
-  'lastName',
-  'profile',
-  'profileCompleteness',
-  'role',
-  'score',
-  'socket',
-  'type',
-]
 const TAG_KEYS = [
   '__v',
   '_id',
@@ -77,8 +26,7 @@ const TAG_KEYS = [
   'updatedAt',
 ]
 
-const word = (prefix = 'w') => `${prefix}${randomBytes(4).toString('hex')}`
-const update = (u: TestUser, body: unknown) => a.patch('/v1/account/update', body, u.token)
+const update = profileUpdate(() => t)
 
 async function tagCount(key: string) {
   const row = await t.database.db
@@ -358,102 +306,5 @@ describe('PATCH /v1/account/update (#37)', () => {
     const data = expectOk(await a.get('/v1/account', u.token))
     expect(data.profile.contact).toEqual({ city: 'A', country: 'B' })
     expect(await tagCount(tag)).toBe(1)
-  })
-})
-
-describe('GET /v1/account/user/{id} (#39)', () => {
-  it('returns exactly the public form of another user', async () => {
-    const owner = await createUser(t, { firstName: 'Pub', lastName: 'Lic' })
-    const viewer = await createUser(t)
-    expectOk(
-      await update(owner, {
-        profile: {
-          contact: { phone: '+14155550123', city: 'SF' },
-          bio: { title: 'Secret title' },
-          talent: { about: 'about me', availability: 'available', tags: ['Rust'] },
-        },
-        socials: { github: 'https://github.com/pub' },
-      }),
-    )
-    const data = expectOk(await a.get(`/v1/account/user/${owner.id}`, viewer.token))
-    expect(Object.keys(data).sort()).toEqual(PUBLIC_KEYS)
-    expect(data).toMatchObject({
-      _id: owner.id,
-      firstName: 'Pub',
-      lastName: 'Lic',
-      role: 'user',
-      type: 'recipient',
-      isPrivate: false,
-      score: 0,
-      socket: { status: 'OFFLINE' },
-      achievements: [],
-      kyc: false,
-      kycStatus: null,
-    })
-    expect(data.profileCompleteness).toBeGreaterThan(0)
-    expect(Object.keys(data.profile).sort()).toEqual(['talent', 'verified'])
-    expect(data.profile.talent).toEqual({
-      availability: 'available',
-      tags: ['Rust'],
-      tagsIds: [expect.objectContaining({ key: 'rust', name: 'Rust' })],
-    })
-    const text = JSON.stringify(data)
-    for (const secret of [owner.email, '+14155550123', 'Secret title', 'about me', 'github.com'])
-      expect(text).not.toContain(secret)
-  })
-
-  it('is 404 for unknown, unverified and deleted accounts and 400 for a malformed id', async () => {
-    const viewer = await createUser(t)
-    expectError(await a.get('/v1/account/user/0123456789abcdef01234567', viewer.token), 404, 'NOT_FOUND')
-    expectError(await a.get('/v1/account/user/not-an-id', viewer.token), 400, 'VALIDATION_ERROR')
-    const pending = await signUp(t, { verify: false })
-    expectError(await a.get(`/v1/account/user/${pending.id}`, viewer.token), 404, 'NOT_FOUND')
-    const gone = await createUser(t)
-    expectOk(await a.post('/v1/account/delete-account', { password: gone.password }, gone.token))
-    expectError(await a.get(`/v1/account/user/${gone.id}`, viewer.token), 404, 'NOT_FOUND')
-  })
-})
-
-describe('referral achievements', () => {
-  it('gives the referrer a referral achievement counting each sign-up with the code', async () => {
-    const referrer = await createUser(t)
-    const me = expectOk(await a.get('/v1/account', referrer.token))
-    await signUp(t, { referralCode: me.referralCode })
-    let data = expectOk(await a.get('/v1/account', referrer.token))
-    expect(data.achievements).toEqual([
-      {
-        _id: expect.stringMatching(/^[0-9a-f]{24}$/),
-        owner: referrer.id,
-        type: 'referral',
-        total: '1',
-        value: '10',
-        createdAt: expect.stringMatching(ISO),
-        updatedAt: expect.stringMatching(ISO),
-        __v: 0,
-      },
-    ])
-    await signUp(t, { referralCode: me.referralCode, verify: false })
-    data = expectOk(await a.get('/v1/account', referrer.token))
-    expect(data.achievements).toHaveLength(1)
-    expect(data.achievements[0]).toMatchObject({ type: 'referral', total: '2', value: '20', __v: 1 })
-    const viewer = await createUser(t)
-    const pub = expectOk(await a.get(`/v1/account/user/${referrer.id}`, viewer.token))
-    expect(pub.achievements).toEqual(data.achievements)
-  })
-
-  it('refuses an unknown referral code without creating anything', async () => {
-    const res = await t.req({
-      method: 'POST',
-      url: '/v1/auth/create-account',
-      payload: {
-        firstName: 'A',
-        lastName: 'B',
-        email: `${word()}@example.com`,
-        password: 'Str0ng!pass',
-        confirmPassword: 'Str0ng!pass',
-        referralCode: 'NOPE0000',
-      },
-    })
-    expectError(res, 400, 'VALIDATION_ERROR')
   })
 })

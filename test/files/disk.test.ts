@@ -1,4 +1,12 @@
 // File storage on the embedded disk store (the service serves and signs the URLs itself).
-import { fileSuite } from './suite.ts'
+import { recordsSuite } from './records-suite.ts'
+import { signedUrlSuite } from './signed-url-suite.ts'
+import { streamingSuite } from './streaming-suite.ts'
+import { fileFixture } from './support.ts'
+import { uploadSuite } from './upload-suite.ts'
 
-fileSuite('disk')
+const files = fileFixture('disk')
+uploadSuite(files)
+signedUrlSuite(files)
+recordsSuite(files)
+streamingSuite(files)

@@ -1,6 +1,6 @@
 // Helpers for the file tests: a local S3-compatible server, multipart bodies (in memory for small
-// files, streamed for large ones), sample contents of each kind, and downloads hashed as they
-// arrive.
+// files, streamed for large ones), sample contents of each kind, downloads hashed as they arrive,
+// and the app the storage suites run against, on either object store.
 import { createHash, randomBytes } from 'node:crypto'
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { request } from 'node:http'
@@ -9,6 +9,9 @@ import { join } from 'node:path'
 import { Readable } from 'node:stream'
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3'
 import S3rver from 's3rver'
+import { afterAll, beforeAll, expect } from 'vitest'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { createUser, type TestUser } from '../helpers/factories.ts'
 
 export const BUCKET = 'wp-test'
 
@@ -212,5 +215,147 @@ export async function download(url: string): Promise<Downloaded> {
     size,
     sha256: hash.digest('hex'),
     body: size <= 1024 * 1024 ? Buffer.concat(small) : undefined,
+  }
+}
+
+// ---- the storage suites' app ----
+
+export type Driver = 'disk' | 's3'
+
+export const UUID_NAME = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}'
+export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+export function expectError(res: { statusCode: number; json(): any }, status: number, code: string) {
+  expect(res.statusCode, JSON.stringify(res.json())).toBe(status)
+  const body = res.json()
+  expect(body.status).toBe('error')
+  expect(typeof body.message).toBe('string')
+  expect(body.data.code).toBe(code)
+}
+
+export function expectFileRecord(rec: any) {
+  expect(Object.keys(rec).sort()).toEqual(
+    [
+      '_id',
+      'name',
+      'uploaded_by',
+      'type',
+      'size',
+      'bucket',
+      'url',
+      'meta',
+      'status',
+      'deletedAt',
+      'createdAt',
+      'updatedAt',
+      '__v',
+    ].sort(),
+  )
+  expect(rec._id).toMatch(/^[0-9a-f]{24}$/)
+  expect(typeof rec.size).toBe('string')
+  expect(rec.size).toMatch(/^\d+$/)
+  expect(Object.keys(rec.meta)).toEqual(['originalName'])
+  expect(rec.createdAt).toMatch(ISO)
+  expect(rec.updatedAt).toMatch(ISO)
+}
+
+/** The running app of a storage suite and its two users. */
+export interface FileState {
+  t: TestApp
+  /** the app's address on a real socket */
+  base: string
+  s3: S3Server | undefined
+  dataDir: string
+  alice: TestUser
+  bob: TestUser
+}
+
+export interface FileFixture {
+  driver: Driver
+  /** the bucket a File record names */
+  bucket: string
+  /** filled in by the fixture's beforeAll */
+  state: FileState
+  /** The record URL as reachable from the test (disk URLs carry the configured public address). */
+  reachable(url: string): string
+  upload(token: string | undefined, parts: Part[], path?: string): ReturnType<TestApp['req']>
+  /** Uploads one file as `user` and answers its File record (the upload must succeed). */
+  uploadFile(
+    user: TestUser,
+    data: Buffer | string,
+    filename?: string,
+    contentType?: string,
+    path?: string,
+  ): Promise<any>
+  get(url: string, token?: string): ReturnType<TestApp['req']>
+  /** Objects currently stored for `user` (disk files or S3 keys), temporary files included. */
+  storedFor(user: TestUser): Promise<string[]>
+}
+
+/**
+ * One app on the given object store for a test file (s3rver started for S3), listening on a real
+ * socket with uploads of up to 60 MiB, and two users; closed and cleaned up after the file.
+ */
+export function fileFixture(driver: Driver): FileFixture {
+  const state = {} as FileState
+
+  const reachable = (url: string) => {
+    if (driver === 's3') return url
+    const u = new URL(url)
+    return `${state.base}${u.pathname}${u.search}`
+  }
+  const upload = (token: string | undefined, parts: Part[], path = '/v1/upload') => {
+    const { payload, headers } = multipart(parts)
+    return state.t.req({ method: 'POST', url: path, payload, headers, token })
+  }
+  const uploadFile = async (
+    user: TestUser,
+    data: Buffer | string,
+    filename = 'photo.png',
+    contentType = 'image/png',
+    path = '/v1/upload',
+  ) => {
+    const res = await upload(user.token, [{ name: 'file', filename, contentType, data }], path)
+    expect(res.statusCode, res.body).toBe(200)
+    return res.json().data
+  }
+  const get = (url: string, token?: string) => state.t.req({ method: 'GET', url, token })
+  const storedFor = async (user: TestUser): Promise<string[]> => {
+    if (driver === 's3') {
+      return [
+        ...(await state.s3!.keys(`public/${user.id}/`)),
+        ...(await state.s3!.keys(`private/${user.id}/`)),
+      ]
+    }
+    const root = join(state.dataDir, 'files')
+    return filesUnder(root).filter((f) => f.includes(user.id) || f.startsWith('.tmp'))
+  }
+
+  beforeAll(async () => {
+    if (driver === 's3') state.s3 = await startS3()
+    state.dataDir = tempDir()
+    state.t = await createTestApp({
+      env: state.s3?.env ?? {},
+      config: { dataDir: state.dataDir, uploadMaxBytes: 60 * 1024 * 1024 },
+    })
+    state.base = await state.t.app.listen({ host: '127.0.0.1', port: 0 })
+    state.alice = await createUser(state.t)
+    state.bob = await createUser(state.t)
+  })
+  afterAll(async () => {
+    await state.t?.close()
+    await state.s3?.close()
+    rmSync(state.dataDir, { recursive: true, force: true })
+  })
+
+  return {
+    driver,
+    bucket: driver === 'disk' ? 'local' : BUCKET,
+    state,
+    reachable,
+    upload,
+    uploadFile,
+    get,
+    storedFor,
   }
 }
