@@ -15,6 +15,8 @@ export interface BenchContext {
   app: FastifyInstance
   baseUrl: string
   createUser(): Promise<BenchUser>
+  /** a new user whose custodial wallet holds `usdc` base units, on chain and in the ledger */
+  fundedUser(usdc: bigint): Promise<BenchUser>
   /** `--quick`: small data sets and short cases, the whole bench in under two minutes */
   quick: boolean
   /** the growth sizes (1,000,000 rows) apply: PostgreSQL and not `--quick` */

@@ -5,22 +5,10 @@ import type { BenchContext, Scenario } from '../lib.ts'
 export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
   const s = ctx.app.services
   const db = s.database.db
-  const user = await ctx.createUser()
+  // A funded wallet (minted on the dev chain and credited by the watcher) and 200 transactions
+  // to list.
+  const user = await ctx.fundedUser(1_000_000_000_000n)
   const auth = { authorization: `Bearer ${user.token}` }
-  // A funded wallet and 200 transactions to list. The balance is minted on the dev chain to the
-  // wallet's custodial address and credited by the watcher, as a deposit is: credited in the
-  // ledger alone, the address would hold less than the ledger says, and the next reconciliation
-  // (every 10 minutes, so within a full run) would rightly halt the coin for the cases after.
-  await ctx.app.inject({ method: 'GET', url: '/v1/wallet', headers: auth })
-  const funded = 1_000_000_000_000n
-  const key = await s.wallets.keyOf(db, 'user', user.id)
-  if (!key || !s.chain.devnet) throw new Error('the wallet benchmarks need the dev chain')
-  await s.chain.devnet.fund(key.address, 'usdc', funded)
-  const creditBy = performance.now() + 60_000
-  while ((await s.ledger.balance(db, 'user', user.id, 'usdc')) < funded) {
-    if (performance.now() > creditBy) throw new Error('the wallet was not credited within 60 s')
-    await s.wallets.scanNow()
-  }
   await db.transaction().execute(async (tx) => {
     for (let i = 0; i < 200; i++) {
       await s.transactions.record(tx, {

@@ -18,21 +18,6 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   const affordable = ctx.quick ? 30 : 100
   const endToEnd = ctx.quick ? 10 : 30
 
-  async function fundedUser(usdc: bigint) {
-    const user = await ctx.createUser()
-    await ctx.app.inject({
-      method: 'GET',
-      url: '/v1/wallet',
-      headers: { authorization: `Bearer ${user.token}` },
-    })
-    const key = await s.wallets.keyOf(db, 'user', user.id)
-    if (!key || !s.chain.devnet) throw new Error('withdrawal benchmarks need the dev chain')
-    // Minted on chain, credited by the real watcher: the custodial address really holds it.
-    await s.chain.devnet.fund(key.address, 'usdc', usdc)
-    await s.wallets.scanNow()
-    return user
-  }
-
   /**
    * The money invariants after a race, read in one snapshot (repeatable read): withdrawals keep
    * being sent and completed meanwhile, and reads from different moments would disagree.
@@ -86,7 +71,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   }
 
   async function race(requests: number, inFlight: number, fundedUnits: bigint, amount: bigint) {
-    const user = await fundedUser(fundedUnits)
+    const user = await ctx.fundedUser(fundedUnits)
     const body = JSON.stringify({
       amount: Number(amount) / 1e6,
       coin: 'usdc',
