@@ -59,17 +59,14 @@ function rowsOf(q: Listed, callerId: string) {
 }
 
 export const searchRepo = {
+  /** The statement a search by words or tags runs for its page of ids and its total (for plans). */
+  rankedQuery(ex: Executor, f: SearchFilters, p: PageRequest) {
+    return rankedIds(ex, matching(ex, f), p)
+  },
+
   /** One page of the people search, each row with its tags, achievements and the caller's bookmark. */
   async search(ex: Executor, f: SearchFilters, p: PageRequest) {
-    let q = listed(ex, f.callerId)
-    if (f.role !== undefined) q = q.where('users.role', '=', f.role)
-    if (f.completenessMin !== undefined) q = q.where('users.profileCompleteness', '>=', f.completenessMin)
-    if (f.completenessMax !== undefined) q = q.where('users.profileCompleteness', '<=', f.completenessMax)
-    if (f.referredBy !== undefined) q = q.where('users.referredBy', '=', f.referredBy)
-    // Any of the tags, by the keys each account keeps (GIN-indexed beside the search words).
-    if (f.tagKeys?.length) q = q.where(sql<boolean>`users.tag_keys && ${sql.val(f.tagKeys)}::text[]`)
-    if (f.tsquery !== undefined)
-      q = q.where(sql<boolean>`users.search_vector @@ to_tsquery('simple', ${f.tsquery})`)
+    const q = matching(ex, f)
     const order = { by: ['users.createdAt', 'users.id'], first: 'newest' } as const
     if (f.tsquery !== undefined || f.tagKeys?.length) return searchPage(ex, q, f.callerId, p)
     const filtered =
@@ -86,6 +83,28 @@ export const searchRepo = {
       filtered ? 'always' : () => listedCount(ex, f.callerId),
     )
   },
+}
+
+/** The listed accounts the caller may see that match every filter. */
+function matching(ex: Executor, f: SearchFilters): Listed {
+  let q = listed(ex, f.callerId)
+  if (f.role !== undefined) q = q.where('users.role', '=', f.role)
+  if (f.completenessMin !== undefined) q = q.where('users.profileCompleteness', '>=', f.completenessMin)
+  if (f.completenessMax !== undefined) q = q.where('users.profileCompleteness', '<=', f.completenessMax)
+  if (f.referredBy !== undefined) q = q.where('users.referredBy', '=', f.referredBy)
+  // Any of the tags, by the keys each account keeps (GIN-indexed beside the search words).
+  if (f.tagKeys?.length) q = q.where(sql<boolean>`users.tag_keys && ${sql.val(f.tagKeys)}::text[]`)
+  if (f.tsquery !== undefined)
+    q = q.where(sql<boolean>`users.search_vector @@ to_tsquery('simple', ${f.tsquery})`)
+  return q
+}
+
+/** A search's page of ids, each row carrying the number of all matches (one scan of the matches). */
+function rankedIds(ex: Executor, q: Listed, p: PageRequest) {
+  return newestIdsCounted(ex, q.select(['users.id', 'users.createdAt']), {
+    limit: p.limit,
+    offset: (p.page - 1) * p.limit,
+  })
 }
 
 /** All the listed accounts the caller may see: the public ones, and their own if it is private. */
@@ -106,10 +125,7 @@ async function listedCount(ex: Executor, callerId: string): Promise<number> {
  * number of all matches come from that one scan (newestIdsCounted), then the page's rows by id.
  */
 async function searchPage(ex: Executor, q: Listed, callerId: string, p: PageRequest) {
-  const ranked = await newestIdsCounted(ex, q.select(['users.id', 'users.createdAt']), {
-    limit: p.limit,
-    offset: (p.page - 1) * p.limit,
-  }).execute()
+  const ranked = await rankedIds(ex, q, p).execute()
   if (ranked.length === 0) {
     // A page past the end has no row to carry the total.
     const total =
