@@ -4,6 +4,8 @@ import { expect } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import type { TestUser } from '../helpers/factories.ts'
 
+export { expectError } from '../helpers/errors.ts'
+
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 /** A word of its own: `prefix` and eight hex digits. */
@@ -45,14 +47,6 @@ export const FULL_KEYS = [
   'walletGenerated',
   'web3Onboard',
 ]
-
-export function expectError(res: { statusCode: number; json(): any }, status: number, code: string) {
-  expect(res.statusCode, JSON.stringify(res.json())).toBe(status)
-  const body = res.json()
-  expect(body.status).toBe('error')
-  expect(typeof body.message).toBe('string')
-  expect(body.data.code).toBe(code)
-}
 
 export function expectOk(res: { statusCode: number; body: string; json(): any }, status = 200) {
   expect(res.statusCode, res.body).toBe(status)

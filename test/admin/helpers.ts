@@ -4,6 +4,8 @@ import { expect } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import { createUser, lastCode, type TestUser, uniqueEmail } from '../helpers/factories.ts'
 
+export { expectError } from '../helpers/errors.ts'
+
 export const ADMIN_DOMAIN = 'ops.example.com'
 /** ADMIN_EMAILS for a test app: the admins the tests make with `createAdmin(t, n)`. */
 export const adminEnv = (run: string) => ({
@@ -25,15 +27,6 @@ export async function elevateSession(t: TestApp, admin: TestUser) {
   const res = await t.req({ method: 'POST', url: '/v1/admin/session', token: admin.token, payload: { code } })
   expect(res.statusCode, res.body).toBe(200)
   expect(res.json().data.elevated).toBe(true)
-}
-
-export function expectError(
-  res: { statusCode: number; body: string; json(): any },
-  status: number,
-  code: string,
-) {
-  expect(res.statusCode, res.body).toBe(status)
-  expect(res.json()).toMatchObject({ status: 'error', data: { code } })
 }
 
 export function expectOk(res: { statusCode: number; body: string; json(): any }, status = 200) {

@@ -4,13 +4,7 @@ import type { Tx } from '../../src/db/index.ts'
 import { newId } from '../../src/platform/crypto/ids.ts'
 import type { TestApp } from '../helpers/app.ts'
 
-export function expectError(res: { statusCode: number; json(): any }, status: number, code: string) {
-  expect(res.statusCode, JSON.stringify(res.json())).toBe(status)
-  const body = res.json()
-  expect(body.status).toBe('error')
-  expect(typeof body.message).toBe('string')
-  expect(body.data.code).toBe(code)
-}
+export { expectError } from '../helpers/errors.ts'
 
 /** `YYYY-MM-DD`, `days` after today (UTC). */
 export function dateIn(days: number): string {

@@ -5,16 +5,9 @@ import type { TestApp } from '../helpers/app.ts'
 import type { TestUser } from '../helpers/factories.ts'
 import { AVAX, balanceOf, openTransfers, sendFrom } from '../helpers/money.ts'
 
-export { AVAX, expectConsistent, sendFrom, USDC, walletAddress } from '../helpers/money.ts'
+export { expectError } from '../helpers/errors.ts'
 
-export function expectError(
-  res: { statusCode: number; json(): any; body: string },
-  status: number,
-  code: string,
-) {
-  expect(res.statusCode, res.body).toBe(status)
-  expect(res.json()).toMatchObject({ status: 'error', data: { code } })
-}
+export { AVAX, expectConsistent, sendFrom, USDC, walletAddress } from '../helpers/money.ts'
 
 export function tomorrow(t: TestApp) {
   return new Date(t.clock.now().getTime() + 86_400_000).toISOString().slice(0, 10)

@@ -13,6 +13,8 @@ import { afterAll, beforeAll, expect } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 
+export { expectError } from '../helpers/errors.ts'
+
 export const BUCKET = 'wp-test'
 
 export interface S3Server {
@@ -224,14 +226,6 @@ export type Driver = 'disk' | 's3'
 
 export const UUID_NAME = '[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}'
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
-
-export function expectError(res: { statusCode: number; json(): any }, status: number, code: string) {
-  expect(res.statusCode, JSON.stringify(res.json())).toBe(status)
-  const body = res.json()
-  expect(body.status).toBe('error')
-  expect(typeof body.message).toBe('string')
-  expect(body.data.code).toBe(code)
-}
 
 export function expectFileRecord(rec: any) {
   expect(Object.keys(rec).sort()).toEqual(

@@ -1,6 +1,7 @@
 // #16, #17, #21 through the real app (which starts its own devnet: about a second).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { expectError } from '../helpers/errors.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 
 let t: TestApp
@@ -10,14 +11,6 @@ beforeAll(async () => {
   user = await createUser(t)
 })
 afterAll(() => t.close())
-
-function expectError(res: { statusCode: number; json(): any }, status: number, code: string) {
-  expect(res.statusCode, JSON.stringify(res.json())).toBe(status)
-  const body = res.json()
-  expect(body.status).toBe('error')
-  expect(typeof body.message).toBe('string')
-  expect(body.data.code).toBe(code)
-}
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/
 const HEX24 = /^[0-9a-f]{24}$/

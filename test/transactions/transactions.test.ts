@@ -2,17 +2,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../src/platform/crypto/ids.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { expectError } from '../helpers/errors.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 
 let t: TestApp
 let alice: TestUser
 let bob: TestUser
 const ids: string[] = []
-
-function expectError(res: { statusCode: number; json(): any; body: string }, status: number, code: string) {
-  expect(res.statusCode, res.body).toBe(status)
-  expect(res.json()).toMatchObject({ status: 'error', data: { code } })
-}
 
 beforeAll(async () => {
   t = await createTestApp()

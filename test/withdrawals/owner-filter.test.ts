@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { newId } from '../../src/platform/crypto/ids.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { expectError } from '../helpers/errors.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 import { AVAX, freshAddress, fundUser } from './helpers.ts'
 
@@ -28,11 +29,6 @@ afterAll(() => t?.close())
 
 const list = (user: TestUser | undefined, query: string) =>
   t.req({ method: 'GET', url: `/v1/withdrawals/${query}`, ...(user ? { token: user.token } : {}) })
-
-function expectError(res: { statusCode: number; json(): any }, status: number, code: string) {
-  expect(res.statusCode, JSON.stringify(res.json())).toBe(status)
-  expect(res.json()).toMatchObject({ status: 'error', message: expect.any(String), data: { code } })
-}
 
 describe('GET /v1/withdrawals/?owner=', () => {
   it('accepts the caller’s own id and answers the same list as without it', async () => {
