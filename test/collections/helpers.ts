@@ -173,3 +173,51 @@ export async function insertEscrowRow(tx: Tx, id: string, collectionId: string, 
     .onConflict((oc) => oc.column('id').doNothing())
     .execute()
 }
+
+/** Requests on one collection and checks of its side effects, on the app `app()` answers. */
+export function collectionFlows(app: () => TestApp) {
+  const auth = (token: string | undefined) => (token ? { token } : {})
+  const post = (token: string | undefined, payload: unknown) =>
+    app().req({ method: 'POST', url: '/v1/collection', payload: payload as object, ...auth(token) })
+  const get = (token: string | undefined, id: string) =>
+    app().req({ method: 'GET', url: `/v1/collection/${id}`, ...auth(token) })
+  const patch = (token: string | undefined, id: string, payload: unknown) =>
+    app().req({ method: 'PATCH', url: `/v1/collection/${id}`, payload: payload as object, ...auth(token) })
+  const del = (token: string | undefined, id: string) =>
+    app().req({ method: 'DELETE', url: `/v1/collection/${id}`, ...auth(token) })
+
+  /** How many live entries the tag of `key` counts (-1 when the tag does not exist). */
+  async function entryCount(key: string): Promise<number> {
+    const row = await app()
+      .database.db.selectFrom('tags')
+      .select('entryCount')
+      .where('key', '=', key)
+      .executeTakeFirst()
+    return row?.entryCount ?? -1
+  }
+
+  /** Links an escrow to a collection and moves it to `state` through the escrow-facing API. */
+  async function escrow(
+    id: string,
+    state: 'waiting' | 'paid' | 'released' | 'cancelled',
+    receiverId?: string,
+  ) {
+    const t = app()
+    const escrowId = `e${id.slice(1)}`
+    await inTx(t, async (tx) => {
+      const { creatorId } = await tx
+        .selectFrom('collections')
+        .select('creatorId')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+      await insertEscrowRow(tx, escrowId, id, creatorId)
+      await t.app.services.collections.markEscrow(tx, id, {
+        state,
+        escrowId,
+        ...(receiverId ? { receiverId } : {}),
+      })
+    })
+  }
+
+  return { post, get, patch, del, entryCount, escrow }
+}
