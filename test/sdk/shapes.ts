@@ -1,22 +1,26 @@
 // The answer shapes a client of `@pakt/sdk` relies on: the fields of the API's resources, with the
 // SDK's own types (node_modules/@pakt/sdk/dist/main.d.ts) where the API contract is silent.
 // Fields are required and typed; extra fields are allowed unless a form is private by design.
-import { type TSchema, Type } from 'typebox'
+// Collections, bookmarks, payments and files are in work-shapes.ts, re-exported here.
+import { Type } from 'typebox'
+import {
+  Address,
+  Bool,
+  DecimalString,
+  Id,
+  Int,
+  Iso,
+  Nullable,
+  Num,
+  record,
+  Socket,
+  Str,
+  StrArray,
+  stamps,
+} from './shape-kit.ts'
 
-const Str = Type.String()
-const Num = Type.Number()
-const Int = Type.Integer()
-const Bool = Type.Boolean()
-const StrArray = Type.Array(Str)
-/** ISO 8601 UTC with milliseconds (SPEC convention 5). */
-export const Iso = Type.String({ pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{3}Z$' })
-export const Id = Type.String({ pattern: '^[0-9a-f]{24}$' })
-const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' })
-/** A decimal number written as a string, e.g. `105` or `4.2`. */
-const DecimalString = Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })
-const Nullable = (s: TSchema) => Type.Union([s, Type.Null()])
-const stamps = { createdAt: Iso, updatedAt: Iso }
-const record = { ...stamps, __v: Num }
+export { Id, Iso } from './shape-kit.ts'
+export * from './work-shapes.ts'
 
 export const Empty = Type.Object({}, { additionalProperties: false })
 
@@ -72,7 +76,6 @@ const FileSummary = Type.Object({
   size: Type.Optional(Str),
   url: Type.Optional(Str),
 })
-const Socket = Type.Object({ status: Str })
 
 export const FullUser = Type.Object({
   _id: Id,
@@ -263,155 +266,3 @@ export const FindWithdrawals = Type.Object({
   total: Int,
   data: Type.Array(Withdrawal),
 })
-
-// Collections and bookmarks (SPEC "Collection")
-const UserSummary = Type.Object({
-  _id: Id,
-  firstName: Str,
-  lastName: Str,
-  role: Str,
-  type: Str,
-  profile: Type.Object({}),
-  isPrivate: Bool,
-  score: Num,
-  profileCompleteness: Num,
-  socket: Socket,
-})
-const collectionFields = {
-  _id: Id,
-  creator: UserSummary,
-  name: Str,
-  category: Str,
-  description: Str,
-  type: Str,
-  equity: Str,
-  collections: Type.Array(Type.Unknown()),
-  owners: Type.Array(Type.Unknown()),
-  invites: Type.Array(Type.Unknown()),
-  attachments: Type.Array(Type.Unknown()),
-  attachmentData: Type.Array(Type.Unknown()),
-  ratings: Type.Array(Type.Unknown()),
-  payoutTransactions: Type.Array(Type.Unknown()),
-  tagsData: StrArray,
-  tags: Type.Array(Type.Object({ _id: Id, name: Str, key: Str, color: Str, type: Str })),
-  status: Str,
-  inviteAccepted: Bool,
-  payoutStatus: Str,
-  feePayoutStatus: Str,
-  platformFeePayoutStatus: Str,
-  paymentFee: Num,
-  isPrivate: Bool,
-  deliveryDate: Nullable(Iso),
-  recipientCompletedJob: Bool,
-  score: Num,
-  progress: Num,
-  isDeleted: Bool,
-  isFundingRequest: Bool,
-  failedPayoutCount: Num,
-  failedFeePayoutCount: Num,
-  failedPlatformFeePayoutCount: Num,
-  isParentFunded: Bool,
-  totalChildCollectionsCount: Num,
-  totalChildCollectionEscrowCount: Num,
-  ...record,
-}
-/** #26, #30 (ICollectionDto). */
-export const Collection = Type.Object(collectionFields)
-/** #27 (FindCollectionDto): items add isBookmarked and bookmarkId. */
-export const FindCollections = Type.Object({
-  page: Int,
-  pages: Int,
-  total: Int,
-  limit: Int,
-  data: Type.Array(Type.Object({ ...collectionFields, isBookmarked: Bool, bookmarkId: Str })),
-})
-/** #29: the older update shape. */
-export const CollectionUpdate = Type.Object({
-  _id: Id,
-  name: Str,
-  category: Str,
-  description: Str,
-  equity: Str,
-  collections: Type.Array(Type.Unknown()),
-  type: Str,
-  owners: Type.Array(Type.Unknown()),
-  invites: Type.Array(Type.Unknown()),
-  applications: Type.Array(Type.Unknown()),
-  skillData: Type.Array(Type.Unknown()),
-  skills: Type.Array(Type.Unknown()),
-  status: Str,
-  inviteAccepted: Bool,
-  payoutStatus: Str,
-  paymentStatus: Str,
-  feePayoutStatus: Str,
-  balanceStatus: Str,
-  paymentFee: DecimalString,
-  isPrivate: Bool,
-  deliveryDate: Nullable(Iso),
-  recipientCompletedJob: Bool,
-  score: Num,
-  progress: Num,
-  isDeleted: Bool,
-  slug: Str,
-  ...record,
-})
-/** ICollectionBookmarkDto. */
-export const Bookmark = Type.Object({
-  _id: Id,
-  owner: Id,
-  type: Type.Union([
-    Type.Literal('collection'),
-    Type.Literal('user'),
-    Type.Literal('feed'),
-    Type.Literal('invite'),
-  ]),
-  ...stamps,
-})
-export const FindBookmarks = Type.Object({
-  page: Int,
-  pages: Int,
-  total: Int,
-  limit: Int,
-  data: Type.Array(Bookmark),
-})
-
-/** ICollectionTypeDto and FindCollectionTypeDto. */
-export const CollectionType = Type.Object({ _id: Id, name: Str, value: Str, createdAt: Iso, updateAt: Iso })
-export const FindCollectionTypes = Type.Object({
-  page: Int,
-  pages: Int,
-  total: Int,
-  limit: Int,
-  data: Type.Array(CollectionType),
-})
-
-// Payments (/v1/payment/ of the SDK: IPaymentDataDto)
-export const PaymentData = Type.Object({
-  coin: Str,
-  address: Address,
-  collectionAmount: Num,
-  collectionAmountCoin: DecimalString,
-  expectedFee: DecimalString,
-  amountToPay: DecimalString,
-  usdFee: DecimalString,
-  usdAmount: DecimalString,
-  feePercentage: Num,
-  rate: Num,
-  chainId: Str,
-})
-
-// Files (SPEC "File record", #33)
-export const FileRecord = Type.Object({
-  _id: Id,
-  name: Type.String({ pattern: '^(public|private)/[0-9a-f]{24}/[0-9a-f-]{36}\\.[a-z0-9]+$' }),
-  uploaded_by: Id,
-  type: Str,
-  size: Type.String({ pattern: '^[0-9]+$' }),
-  bucket: Str,
-  url: Str,
-  meta: Type.Object({ originalName: Str }),
-  status: Bool,
-  deletedAt: Nullable(Iso),
-  ...record,
-})
-export const FindUploads = Type.Object({ count: Int, pages: Int, data: Type.Array(FileRecord) })

@@ -6,7 +6,6 @@
 // pending hold lowers the account's available balance and is later posted (in full or in part,
 // to any accounts of its coin) or voided, at most once. System accounts (see SYSTEM_KINDS) are
 // never locked: their balance is the sum of their entries.
-import { hash } from 'node:crypto'
 import type { Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -27,56 +26,7 @@ import {
   type TransferInput,
   type TransferResult,
 } from './types.ts'
-
-function inputHash(input: Record<string, unknown>): string {
-  return hash(
-    'sha256',
-    JSON.stringify(input, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
-    'hex',
-  )
-}
-
-function checkKey(key: string) {
-  if (!key || key.length > 300)
-    throw new Error('ledger operations need an idempotency key of 1-300 characters')
-}
-
-/** Legs merged per account (its net change), zero legs dropped, sorted by account id. */
-function netLegs(legs: { account: string; amount: bigint }[]): [string, bigint][] {
-  const net = new Map<string, bigint>()
-  for (const leg of legs) {
-    if (typeof leg.amount !== 'bigint') throw new Error('ledger amounts are bigint base units')
-    net.set(leg.account, (net.get(leg.account) ?? 0n) + leg.amount)
-  }
-  return [...net.entries()].filter(([, v]) => v !== 0n).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-}
-
-/** The accounts a write touches: those of its legs, and the one whose hold it releases. */
-function accountsOf(w: Write): string[] {
-  const ids = w.legs.map(([a]) => a)
-  if (w.release && !ids.includes(w.release.account)) ids.push(w.release.account)
-  return ids
-}
-
-/** Whether the transfer fits its accounts: each of its coin, and no retired kind credited. */
-function fits(w: Write, shapes: ReadonlyMap<string, AccountShape>): boolean {
-  for (const [account, shape] of shapes) {
-    if (shape.coin !== w.coin) return false
-    if (isRetiredKind(shape.kind) && (w.legs.find(([a]) => a === account)?.[1] ?? 0n) > 0n) return false
-  }
-  return true
-}
-
-interface Write {
-  key: string
-  hash: string
-  coin: string
-  legs: [string, bigint][]
-  kind: string
-  description: string
-  /** a pending hold released by this transfer: its reservation no longer counts */
-  release?: { account: string; amount: bigint }
-}
+import { accountsOf, checkKey, fits, inputHash, netLegs, type Write } from './write.ts'
 
 export class Ledger {
   readonly #shapes = new AccountShapes()

@@ -1,0 +1,56 @@
+// The pure steps of a ledger write before any SQL: the idempotency key's check, the input's hash,
+// the legs netted per account, the accounts a write touches, and whether they fit it.
+import { hash } from 'node:crypto'
+import type { AccountShape } from './shapes.ts'
+import { isRetiredKind } from './types.ts'
+
+/** A transfer as the ledger writes it: netted legs, hashed input. */
+export interface Write {
+  key: string
+  hash: string
+  coin: string
+  legs: [string, bigint][]
+  kind: string
+  description: string
+  /** a pending hold released by this transfer: its reservation no longer counts */
+  release?: { account: string; amount: bigint }
+}
+
+export function inputHash(input: Record<string, unknown>): string {
+  return hash(
+    'sha256',
+    JSON.stringify(input, (_k, v) => (typeof v === 'bigint' ? v.toString() : v)),
+    'hex',
+  )
+}
+
+export function checkKey(key: string) {
+  if (!key || key.length > 300)
+    throw new Error('ledger operations need an idempotency key of 1-300 characters')
+}
+
+/** Legs merged per account (its net change), zero legs dropped, sorted by account id. */
+export function netLegs(legs: { account: string; amount: bigint }[]): [string, bigint][] {
+  const net = new Map<string, bigint>()
+  for (const leg of legs) {
+    if (typeof leg.amount !== 'bigint') throw new Error('ledger amounts are bigint base units')
+    net.set(leg.account, (net.get(leg.account) ?? 0n) + leg.amount)
+  }
+  return [...net.entries()].filter(([, v]) => v !== 0n).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
+/** The accounts a write touches: those of its legs, and the one whose hold it releases. */
+export function accountsOf(w: Write): string[] {
+  const ids = w.legs.map(([a]) => a)
+  if (w.release && !ids.includes(w.release.account)) ids.push(w.release.account)
+  return ids
+}
+
+/** Whether the transfer fits its accounts: each of its coin, and no retired kind credited. */
+export function fits(w: Write, shapes: ReadonlyMap<string, AccountShape>): boolean {
+  for (const [account, shape] of shapes) {
+    if (shape.coin !== w.coin) return false
+    if (isRetiredKind(shape.kind) && (w.legs.find(([a]) => a === account)?.[1] ?? 0n) > 0n) return false
+  }
+  return true
+}
