@@ -12,7 +12,7 @@ import type { TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
 import { expectLedgerConsistent } from '../helpers/ledger.ts'
 import { type ChainModeApp, type DevChain, describeChainModes, openChainModeApp } from './chain-mode.ts'
-import { AVAX, USDC, walletFlows } from './support.ts'
+import { AVAX, fundedOutsider, USDC, walletFlows } from './support.ts'
 
 let t: TestApp
 let opened: ChainModeApp
@@ -21,17 +21,13 @@ let node: DevChain
 let outsider: { address: Hex; privateKey: Hex }
 const { send, wallet, transactions, addressOf, expectConsistent } = walletFlows(() => ({ t, node }))
 
-/** the app's chain adapter (devnet or rpc) */
-const _chain = () => t.app.services.chain
-
 describeChainModes(
   {
     async setup(c) {
       opened = c
       t = c.t
       node = c.node
-      outsider = node.devnet.accounts[0]!
-      await node.devnet.fund(outsider.address, 'usdc', 1_000_000n * USDC)
+      outsider = await fundedOutsider(node)
     },
   },
   (mode) => {

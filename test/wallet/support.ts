@@ -11,6 +11,13 @@ import type { DevChain } from './chain-mode.ts'
 export const AVAX = 10n ** 18n
 export const USDC = 10n ** 6n
 
+/** A dev account outside the platform, holding 1,000,000 USDC to send from. */
+export async function fundedOutsider(node: DevChain) {
+  const outsider = node.devnet.accounts[0]!
+  await node.devnet.fund(outsider.address, 'usdc', 1_000_000n * USDC)
+  return outsider
+}
+
 /** Wallet requests and checks on the app and dev chain `world()` answers when they are called. */
 export function walletFlows(world: () => { t: TestApp; node: DevChain }) {
   /** Signs with `privateKey` and waits for the receipt: a transfer made outside the platform. */

@@ -11,7 +11,7 @@ import type { TestApp } from '../helpers/app.ts'
 import { expectError } from '../helpers/errors.ts'
 import { createUser, lastCode } from '../helpers/factories.ts'
 import { type DevChain, describeChainModes } from './chain-mode.ts'
-import { AVAX, USDC, walletFlows } from './support.ts'
+import { AVAX, fundedOutsider, USDC, walletFlows } from './support.ts'
 
 let t: TestApp
 /** the dev chain outside keys send through (the app's own, or the one its rpc adapter reaches) */
@@ -30,8 +30,7 @@ describeChainModes(
     async setup(c) {
       t = c.t
       node = c.node
-      outsider = node.devnet.accounts[0]!
-      await node.devnet.fund(outsider.address, 'usdc', 1_000_000n * USDC)
+      outsider = await fundedOutsider(node)
     },
   },
   (mode) => {
