@@ -1,7 +1,7 @@
 // Email login (#4) and the bearer tokens the API accepts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectError } from '../account/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { expectError } from '../helpers/errors.ts'
 import { createUser, uniqueEmail } from '../helpers/factories.ts'
 import { authFlows } from './support.ts'
 

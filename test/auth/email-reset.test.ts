@@ -1,7 +1,7 @@
 // Password reset (#7 start, #8 check the code, #9 change the password).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectError } from '../account/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { expectError } from '../helpers/errors.ts'
 import { createUser, lastCode, mailCount, uniqueEmail } from '../helpers/factories.ts'
 import { authFlows } from './support.ts'
 

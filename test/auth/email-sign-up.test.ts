@@ -1,8 +1,8 @@
 // Email sign-up (#1): the answer and the mailed code, password and body checks, one account per
 // email, and what is stored of the password and the code.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectError } from '../account/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { expectError } from '../helpers/errors.ts'
 import { lastCode, PASSWORD, uniqueEmail } from '../helpers/factories.ts'
 import { authFlows } from './support.ts'
 

@@ -1,7 +1,7 @@
 // Email verification (#2) with the mailed code, and a new code on request (#3).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectError } from '../account/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { expectError } from '../helpers/errors.ts'
 import { createUser, lastCode, mailCount, uniqueEmail } from '../helpers/factories.ts'
 import { authFlows } from './support.ts'
 

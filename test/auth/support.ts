@@ -67,5 +67,14 @@ export function authFlows(app: () => TestApp) {
     return { acct, email, token: verify.json().data.token as string }
   }
 
-  return { post, expectTokenObject, register, requestMessage, signIn, onboardedWallet }
+  /** Every account row of a wallet address, live or deleted. */
+  function accountsOfWallet(address: string) {
+    return app()
+      .database.db.selectFrom('users')
+      .select(['id', 'deletedAt'])
+      .where('web3Address', '=', address.toLowerCase())
+      .execute()
+  }
+
+  return { post, expectTokenObject, register, requestMessage, signIn, onboardedWallet, accountsOfWallet }
 }

@@ -4,8 +4,8 @@ import { SiweMessage } from 'siwe'
 import { getAddress } from 'viem'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { Web3Service } from '../../src/modules/auth/web3-service.ts'
-import { expectError } from '../account/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { expectError } from '../helpers/errors.ts'
 import { authFlows, wallet } from './support.ts'
 
 let t: TestApp

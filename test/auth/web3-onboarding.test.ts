@@ -1,8 +1,8 @@
 // A new wallet's account and its onboarding (#12): name and email, the mailed code, onboarding again
 // before the email is verified, taken emails, the body's checks and the tempToken's life.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectError } from '../account/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { expectError } from '../helpers/errors.ts'
 import { createUser, lastCode, mailCount, uniqueEmail } from '../helpers/factories.ts'
 import { authFlows, wallet } from './support.ts'
 
@@ -12,7 +12,7 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const { post, expectTokenObject, signIn, onboardedWallet } = authFlows(() => t)
+const { post, expectTokenObject, signIn, onboardedWallet, accountsOfWallet } = authFlows(() => t)
 
 describe('POST /v1/auth/web3/validate (#11) and /onboard (#12)', () => {
   it('a new wallet: account created, onboarding, email code, permanent token', async () => {
@@ -254,11 +254,7 @@ describe('POST /v1/auth/web3/validate (#11) and /onboard (#12)', () => {
       .execute()
     const res = await signIn(acct)
     expect(res.statusCode, res.body).toBe(202)
-    const rows = await t.database.db
-      .selectFrom('users')
-      .select(['id', 'deletedAt'])
-      .where('web3Address', '=', acct.address.toLowerCase())
-      .execute()
+    const rows = await accountsOfWallet(acct.address)
     expect(rows).toHaveLength(2)
   })
 })

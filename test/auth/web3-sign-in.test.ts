@@ -3,8 +3,8 @@
 // the signature field, two-factor, and no password login for a wallet account.
 import { SiweMessage } from 'siwe'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { expectError } from '../account/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { expectError } from '../helpers/errors.ts'
 import { createUser, lastCode, PASSWORD, uniqueEmail } from '../helpers/factories.ts'
 import { authFlows, wallet } from './support.ts'
 
@@ -14,7 +14,7 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-const { post, requestMessage, signIn, onboardedWallet } = authFlows(() => t)
+const { post, requestMessage, signIn, onboardedWallet, accountsOfWallet } = authFlows(() => t)
 
 describe('POST /v1/auth/web3/validate (#11) and /onboard (#12)', () => {
   it('a returning onboarded, verified wallet gets the permanent token directly (200)', async () => {
@@ -42,11 +42,7 @@ describe('POST /v1/auth/web3/validate (#11) and /onboard (#12)', () => {
     expect(me2.json().data._id).toBe(me1._id)
 
     // One account per wallet.
-    const rows = await t.database.db
-      .selectFrom('users')
-      .select('id')
-      .where('web3Address', '=', acct.address.toLowerCase())
-      .execute()
+    const rows = await accountsOfWallet(acct.address)
     expect(rows).toHaveLength(1)
   })
 
@@ -121,11 +117,7 @@ describe('POST /v1/auth/web3/validate (#11) and /onboard (#12)', () => {
       post('/v1/auth/web3/validate', { signedMessage: sb, tempToken: b.tempToken.token }),
     ])
     expect([ra.statusCode, rb.statusCode], ra.body + rb.body).toEqual([202, 202])
-    const rows = await t.database.db
-      .selectFrom('users')
-      .select('id')
-      .where('web3Address', '=', acct.address.toLowerCase())
-      .execute()
+    const rows = await accountsOfWallet(acct.address)
     expect(rows).toHaveLength(1)
   })
 
