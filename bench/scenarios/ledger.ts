@@ -68,35 +68,43 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
       })
   })
 
-  // Transfers number `first` to `end` (exclusive), IN_FLIGHT at a time, each its own transaction.
-  async function transfers(name: string, legs: (i: number) => [string, string], first: number, end: number) {
+  // Transfers number `first` to `end` (exclusive), IN_FLIGHT at a time: each its own transaction
+  // (`transfer` inside it), or submitted to the ledger's group commit (`submit`).
+  async function transfers(
+    name: string,
+    legs: (i: number) => [string, string],
+    first: number,
+    end: number,
+    batched: boolean,
+  ) {
     let next = first
     const worker = async () => {
       while (next < end) {
         const i = next++
         const [from, to] = legs(i)
-        await db.transaction().execute((tx) =>
-          s.ledger.transfer(tx, {
-            key: `bench:ledger:${name}:${tag}:${i}`,
-            coin: 'usdc',
-            legs: [
-              { account: from, amount: -1n },
-              { account: to, amount: 1n },
-            ],
-          }),
-        )
+        const input = {
+          key: `bench:ledger:${name}:${tag}:${i}`,
+          coin: 'usdc',
+          legs: [
+            { account: from, amount: -1n },
+            { account: to, amount: 1n },
+          ],
+        }
+        if (batched) await s.ledger.submit(db, input)
+        else await db.transaction().execute((tx) => s.ledger.transfer(tx, input))
       }
     }
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
   }
 
-  async function measure(name: string, legs: (i: number) => [string, string]) {
+  async function measure(name: string, legs: (i: number) => [string, string], batched = false) {
     // Measured once warm: the first transfers of a process compile its code and fill the
     // database's caches and plans, which a long-running service has long done.
-    await transfers(name, legs, count, count + warmUp)
+    await transfers(name, legs, count, count + warmUp, batched)
     const cpu = cpuMeter(s.database.kind === 'postgres')
+    const before = s.ledger.batchStats(db)
     const started = performance.now()
-    await transfers(name, legs, 0, count)
+    await transfers(name, legs, 0, count, batched)
     const ms = performance.now() - started
     const perTransfer = cpu(count)
     const sum = await sql<{ total: string }>`
@@ -104,22 +112,27 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
       .execute(db)
       .then((r) => r.rows[0]?.total ?? 'n/a')
       .catch(() => 'n/a')
+    const after = s.ledger.batchStats(db)
+    const batches = after.batches - before.batches
     return {
       transfers: count,
       transfersPerSec: Math.round((count / ms) * 1000),
       ...perTransfer,
+      ...(batched
+        ? { batches, meanBatch: Number(((after.transfers - before.transfers) / batches).toFixed(1)) }
+        : {}),
       entriesSum: sum,
     }
   }
+
+  const many = (i: number): [string, string] => [accounts[i % ACCOUNTS]!, accounts[(i * 7 + 1) % ACCOUNTS]!]
+  const hot = (i: number): [string, string] => [accounts[0]!, accounts[1 + (i % (ACCOUNTS - 1))]!]
 
   return [
     {
       name: `ledger: transfers across ${ACCOUNTS} accounts, ${IN_FLIGHT} in flight`,
       run: async () => {
-        const service = await measure('many', (i) => [
-          accounts[i % ACCOUNTS]!,
-          accounts[(i * 7 + 1) % ACCOUNTS]!,
-        ])
+        const service = await measure('many', many)
         // The service's figures stand even when the database's own run fails (psql missing, say).
         const alone =
           s.database.kind === 'postgres' && ctx.databaseUrl
@@ -143,7 +156,15 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     },
     {
       name: `ledger: transfers from one hot account, ${IN_FLIGHT} in flight`,
-      run: () => measure('hot', (i) => [accounts[0]!, accounts[1 + (i % (ACCOUNTS - 1))]!]),
+      run: () => measure('hot', hot),
+    },
+    {
+      name: `ledger: transfers across ${ACCOUNTS} accounts, ${IN_FLIGHT} in flight, group commit`,
+      run: () => measure('many-batched', many, true),
+    },
+    {
+      name: `ledger: transfers from one hot account, ${IN_FLIGHT} in flight, group commit`,
+      run: () => measure('hot-batched', hot, true),
     },
   ]
 }

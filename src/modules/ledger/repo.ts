@@ -154,6 +154,79 @@ export const ledgerRepo = {
     return rows[0]!
   },
 
+  /**
+   * Locks the accounts `ids` in id order (as every transfer takes its rows) for the rest of `tx`
+   * and answers what each that exists may spend (its balance less its pending holds).
+   */
+  async lockAvailable(tx: Tx, ids: string[]): Promise<Map<string, bigint>> {
+    const { rows } = await sql<{ id: string; available: string }>`
+      select id, (balance - held)::text as available from ledger_accounts
+       where id = any(${ids}::char(24)[]) order by id for no key update`.execute(tx)
+    return new Map(rows.map((r) => [r.id, BigInt(r.available)]))
+  },
+
+  /** Which of the idempotency keys `keys` transfers have already claimed. */
+  async usedKeys(ex: Executor, keys: string[]): Promise<Set<string>> {
+    const rows = await ex
+      .selectFrom('ledgerTransfers')
+      .select('idempotencyKey')
+      .where('idempotencyKey', 'in', keys)
+      .execute()
+    return new Set(rows.map((r) => r.idempotencyKey))
+  },
+
+  /**
+   * Many transfers in one statement, their rows locked by `lockAvailable` and checked by the
+   * caller: claims every key, changes each account once by its net delta (refusing, row by row,
+   * one left below what its holds reserve), inserts every entry. Answers how many keys were
+   * claimed and how many accounts changed; fewer than asked means a concurrent writer got there
+   * first, and the caller rolls back.
+   */
+  async writeBatch(
+    tx: Tx,
+    now: Date,
+    transfers: {
+      id: string
+      key: string
+      inputHash: string
+      coin: string
+      kind: string
+      description: string
+    }[],
+    nets: { account: string; delta: bigint }[],
+    entries: { transferId: string; account: string; coin: string; amount: bigint }[],
+  ): Promise<{ claimed: number; moved: number }> {
+    const { rows } = await sql<{ claimed: number; moved: number }>`
+      with claimed as (
+        insert into ledger_transfers (id, idempotency_key, input_hash, coin, kind, description, created_at)
+        select t.id, t.key, t.hash, t.coin, t.kind, t.description, ${now}
+          from unnest(${transfers.map((t) => t.id)}::char(24)[], ${transfers.map((t) => t.key)}::text[],
+                      ${transfers.map((t) => t.inputHash)}::text[], ${transfers.map((t) => t.coin)}::text[],
+                      ${transfers.map((t) => t.kind)}::text[], ${transfers.map((t) => t.description)}::text[])
+               as t (id, key, hash, coin, kind, description)
+        on conflict (idempotency_key) do nothing
+        returning 1
+      ), moved as (
+        update ledger_accounts a set balance = a.balance + d.delta, updated_at = ${now}
+          from unnest(${nets.map((n) => n.account)}::char(24)[], ${nets.map((n) => units(n.delta))}::numeric[])
+               as d (id, delta)
+         where a.id = d.id and (d.delta >= 0 or a.balance - a.held + d.delta >= 0)
+        returning 1
+      ), entered as (
+        insert into ledger_entries (transfer_id, account_id, coin, amount, created_at)
+        select e.transfer_id, e.account_id, e.coin, e.amount, ${now}
+          from unnest(${entries.map((e) => e.transferId)}::char(24)[], ${entries.map((e) => e.account)}::char(24)[],
+                      ${entries.map((e) => e.coin)}::text[], ${entries.map((e) => units(e.amount))}::numeric[])
+               with ordinality as e (transfer_id, account_id, coin, amount, ord)
+         order by e.ord
+        returning 1
+      )
+      select (select count(*) from claimed)::int as claimed, (select count(*) from moved)::int as moved`.execute(
+      tx,
+    )
+    return rows[0]!
+  },
+
   async transferByKey(ex: Executor, key: string) {
     return ex
       .selectFrom('ledgerTransfers')

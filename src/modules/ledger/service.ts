@@ -6,10 +6,11 @@
 // pending hold lowers the account's available balance and is later posted (in full or in part,
 // to any accounts of its coin) or voided, at most once. System accounts (see SYSTEM_KINDS) are
 // never locked: their balance is the sum of their entries.
-import type { Executor, Tx } from '../../db/index.ts'
+import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { type Change, TransferBatches } from './batch.ts'
 import { ledgerRepo as repo } from './repo.ts'
 import { type AccountShape, AccountShapes } from './shapes.ts'
 import {
@@ -26,10 +27,11 @@ import {
   type TransferInput,
   type TransferResult,
 } from './types.ts'
-import { accountsOf, checkKey, fits, inputHash, netLegs, type Write } from './write.ts'
+import { accountsOf, checkKey, fits, inputHash, netLegs, transferWrite, type Write } from './write.ts'
 
 export class Ledger {
   readonly #shapes = new AccountShapes()
+  readonly #batches = new WeakMap<Db, TransferBatches>()
 
   constructor(private readonly deps: { clock: Clock }) {}
 
@@ -113,34 +115,47 @@ export class Ledger {
    * INSUFFICIENT_BALANCE (and rolls back with the caller's transaction).
    */
   async transfer(tx: Tx, input: TransferInput): Promise<TransferResult> {
-    checkKey(input.key)
-    const legs = netLegs(input.legs)
-    const sum = legs.reduce((s, [, v]) => s + v, 0n)
-    if (sum !== 0n) throw new Error(`ledger transfer ${input.key} does not balance (${sum})`)
-    if (legs.length < 2) throw new Error(`ledger transfer ${input.key} moves nothing`)
-    const kind = input.kind ?? ''
-    return this.#write(tx, {
-      key: input.key,
-      hash: inputHash({ op: 'transfer', coin: input.coin, kind, legs }),
-      coin: input.coin,
-      legs,
-      kind,
-      description: input.description ?? '',
-    })
+    return this.#write(tx, transferWrite(input))
   }
 
   /**
-   * Writes a transfer. When every account is known in process (kind and coin) and fits the
-   * transfer, in one statement (`repo.writeTransfer`); otherwise step by step, which also finds
-   * and reports what does not fit. Both claim the key first and lock the non-system rows in id
-   * order; both refuse the same inputs with the same errors.
+   * The same transfer in a transaction of its own, written and committed together with the other
+   * transfers submitted meanwhile (group commit: one transaction and one WAL flush for many). Each
+   * is all-or-nothing on its own: one refused (422 INSUFFICIENT_BALANCE, a 409 key conflict, a
+   * missing account) leaves nothing written and does not hold back the others. Settles once
+   * committed. For movements that carry no other record; a business operation writing its own
+   * rows with the transfer calls `transfer` inside its transaction.
    */
-  async #write(tx: Tx, w: Write): Promise<TransferResult> {
+  async submit(db: Db, input: TransferInput): Promise<TransferResult> {
+    const w = transferWrite(input)
+    const plan = await this.#plan(db, w)
+    if (!plan) return db.transaction().execute((tx) => this.#write(tx, w))
+    let batches = this.#batches.get(db)
+    if (!batches) {
+      batches = new TransferBatches(db, this.deps.clock, {
+        alone: (one) => db.transaction().execute((tx) => this.#write(tx, one)),
+        replay: (one) => this.#replay(db, one),
+        missing: (one) => this.#missing(db, accountsOf(one)),
+      })
+      this.#batches.set(db, batches)
+    }
+    return batches.submit(w, plan.changes)
+  }
+
+  /** How `submit` has batched on `db` so far: batches written, the transfers in them, the largest. */
+  batchStats(db: Db): { batches: number; transfers: number; largest: number } {
+    return { ...(this.#batches.get(db)?.stats ?? { batches: 0, transfers: 0, largest: 0 }) }
+  }
+
+  /**
+   * The rows a write changes when every account is known in process (kind and coin) and fits it:
+   * the non-system accounts in id order, each with its delta and the reservation it releases.
+   * Undefined otherwise (the write goes step by step, which finds and reports what does not fit).
+   */
+  async #plan(ex: Executor, w: Write): Promise<{ ids: string[]; changes: Change[] } | undefined> {
     const ids = accountsOf(w)
-    const shapes = await this.#shapesOf(tx, ids)
-    if (!shapes || !fits(w, shapes)) return this.#writeStepwise(tx, w)
-    const now = this.deps.clock.now()
-    const id = newId()
+    const shapes = await this.#shapesOf(ex, ids)
+    if (!shapes || !fits(w, shapes)) return undefined
     const changes = ids
       .filter((a) => !isSystemKind(shapes.get(a)!.kind))
       .sort()
@@ -149,20 +164,44 @@ export class Ledger {
         delta: w.legs.find(([a]) => a === account)?.[1] ?? 0n,
         released: w.release?.account === account ? w.release.amount : 0n,
       }))
+    return { ids, changes }
+  }
+
+  /**
+   * Writes a transfer. When `#plan` finds its rows, in one statement (`repo.writeTransfer`);
+   * otherwise step by step. Both claim the key first and lock the non-system rows in id order;
+   * both refuse the same inputs with the same errors.
+   */
+  async #write(tx: Tx, w: Write): Promise<TransferResult> {
+    const plan = await this.#plan(tx, w)
+    if (!plan) return this.#writeStepwise(tx, w)
+    const id = newId()
+    const { ids, changes } = plan
     const r = await repo.writeTransfer(
       tx,
-      { id, key: w.key, inputHash: w.hash, coin: w.coin, kind: w.kind, description: w.description, now },
+      {
+        id,
+        key: w.key,
+        inputHash: w.hash,
+        coin: w.coin,
+        kind: w.kind,
+        description: w.description,
+        now: this.deps.clock.now(),
+      },
       changes,
       w.legs,
     )
     if (!r.claimed) return this.#replay(tx, w)
-    if (r.present < changes.length) {
-      this.#shapes.forget(ids)
-      const present = new Set((await repo.accounts(tx, ids)).map((row) => row.id))
-      throw new Error(`ledger account ${ids.find((a) => !present.has(a))} does not exist`)
-    }
+    if (r.present < changes.length) return this.#missing(tx, ids)
     if (!r.fits) throw errors.insufficientBalance()
     return { id, replayed: false }
+  }
+
+  /** Throws for the first of `ids` that does not exist (forgetting what this process knew of them). */
+  async #missing(ex: Executor, ids: string[]): Promise<never> {
+    this.#shapes.forget(ids)
+    const present = new Set((await repo.accounts(ex, ids)).map((row) => row.id))
+    throw new Error(`ledger account ${ids.find((a) => !present.has(a))} does not exist`)
   }
 
   /** Kind and coin of each account (read once per process), or undefined when one is missing. */
@@ -179,8 +218,8 @@ export class Ledger {
   }
 
   /** The first transfer of a key already used: the same input answers it, another is a conflict. */
-  async #replay(tx: Tx, w: Write): Promise<TransferResult> {
-    const first = await repo.transferByKey(tx, w.key)
+  async #replay(ex: Executor, w: Write): Promise<TransferResult> {
+    const first = await repo.transferByKey(ex, w.key)
     if (!first) throw new Error(`ledger transfer ${w.key} vanished`)
     // Transfers written before inputs were hashed are compared by coin only.
     const same = first.inputHash === '' ? first.coin === w.coin : first.inputHash === w.hash

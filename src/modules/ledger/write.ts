@@ -2,7 +2,7 @@
 // the legs netted per account, the accounts a write touches, and whether they fit it.
 import { hash } from 'node:crypto'
 import type { AccountShape } from './shapes.ts'
-import { isRetiredKind } from './types.ts'
+import { isRetiredKind, type TransferInput } from './types.ts'
 
 /** A transfer as the ledger writes it: netted legs, hashed input. */
 export interface Write {
@@ -53,4 +53,22 @@ export function fits(w: Write, shapes: ReadonlyMap<string, AccountShape>): boole
     if (isRetiredKind(shape.kind) && (w.legs.find(([a]) => a === account)?.[1] ?? 0n) > 0n) return false
   }
   return true
+}
+
+/** A transfer's input checked (a key, balanced legs moving something) and made a write. */
+export function transferWrite(input: TransferInput): Write {
+  checkKey(input.key)
+  const legs = netLegs(input.legs)
+  const sum = legs.reduce((s, [, v]) => s + v, 0n)
+  if (sum !== 0n) throw new Error(`ledger transfer ${input.key} does not balance (${sum})`)
+  if (legs.length < 2) throw new Error(`ledger transfer ${input.key} moves nothing`)
+  const kind = input.kind ?? ''
+  return {
+    key: input.key,
+    hash: inputHash({ op: 'transfer', coin: input.coin, kind, legs }),
+    coin: input.coin,
+    legs,
+    kind,
+    description: input.description ?? '',
+  }
 }
