@@ -7,7 +7,9 @@
 // with pgbench installed, the case across many accounts is followed by the database's own ceiling
 // for the same call on the same accounts (bench/pgbench/ledger.sh), in the same run, and by the
 // same call without waiting for each commit's WAL flush (synchronous_commit off): what durable
-// commits cost on this machine's disk.
+// commits cost on this machine's disk. Both cases then run again through the ledger's group commit
+// (`ledger.submit`: transfers submitted meanwhile written in one transaction), printing how many
+// batches they took and their mean size.
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { sql } from 'kysely'
