@@ -1,14 +1,15 @@
-// Group commit for transfers that stand alone (`Ledger.submit`): transfers submitted while others
-// are being written wait, then go together in one transaction and one commit (one WAL flush), at
-// most MAX_BATCH at a time (a second batch at once only when a full one waits). The first transfer
-// after a quiet spell goes at once, alone; under load, batches grow with the load. A batch locks its accounts in
-// id order (as every transfer does), checks each transfer in order against what its accounts may
-// spend, and writes those that fit in one statement, each account changed once by its net delta.
-// Each transfer is all-or-nothing on its own: one refused leaves nothing written and the others go
-// on, and each caller's promise settles after the commit, with its own answer. When a batch fails
-// as a whole (a deadlock with another writer, a key claimed meanwhile, a lost connection, even at
-// COMMIT), its transfers are written again one by one, each in its own transaction, under the same
-// keys: what had been committed answers as a replay, and nothing is written twice.
+// Group commit for transfers that stand alone (`Ledger.submit`): transfers go together in one
+// transaction and one commit (one WAL flush), up to MAX_BATCH at a time: those submitted in the
+// same turn of the event loop, and those submitted while IN_FLIGHT batches are being written. A
+// transfer submitted in a quiet moment goes alone, at the end of its turn; under load, batches grow
+// with the load. A batch locks its accounts in id order (as every transfer does), checks each
+// transfer in order against what its accounts may spend, and writes those that fit in one
+// statement, each account changed once by its net delta. Each transfer is all-or-nothing on its
+// own: one refused leaves nothing written and the others go on, and each caller's promise settles
+// after the commit, with its own answer. When a batch fails as a whole (a deadlock with another
+// writer, a key claimed meanwhile, a lost connection, even at COMMIT), its transfers are written
+// again one by one, each in its own transaction, under the same keys: what had been committed
+// answers as a replay, and nothing is written twice.
 import type { Db, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -51,6 +52,7 @@ export interface BatchHooks {
 export class TransferBatches {
   #waiting: Waiting[] = []
   #running = 0
+  #scheduled = false
   /** batches written, and transfers in them (for tests and the bench) */
   readonly stats = { batches: 0, transfers: 0, largest: 0 }
 
@@ -64,21 +66,31 @@ export class TransferBatches {
     if (changes.some((c) => c.released !== 0n)) throw new Error('a batched transfer releases no hold')
     return new Promise((resolve, reject) => {
       this.#waiting.push({ w, changes, resolve, reject })
-      this.#pump()
+      // Once this turn of the event loop ends: what is submitted in the same turn (the callers a
+      // batch's commit has just answered, say) goes in one batch.
+      if (!this.#scheduled) {
+        this.#scheduled = true
+        setImmediate(() => {
+          this.#scheduled = false
+          this.#pump()
+        })
+      }
     })
   }
 
   #pump() {
-    while (
-      this.#waiting.length > 0 &&
-      (this.#running === 0 || (this.#running < IN_FLIGHT && this.#waiting.length >= MAX_BATCH))
-    ) {
+    while (this.#waiting.length > 0 && this.#running < IN_FLIGHT) {
       const batch = this.#waiting.splice(0, MAX_BATCH)
       this.#running++
-      void this.#run(batch).finally(() => {
-        this.#running--
-        this.#pump()
-      })
+      void this.#run(batch)
+        // Not expected (#run settles every transfer itself), but no caller may wait forever.
+        .catch((err) => {
+          for (const b of batch) b.reject(err)
+        })
+        .finally(() => {
+          this.#running--
+          this.#pump()
+        })
     }
   }
 
