@@ -16,7 +16,7 @@ import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { ledgerRepo as repo } from './repo.ts'
 import type { TransferResult } from './types.ts'
-import type { Write } from './write.ts'
+import { transferRow, type Write } from './write.ts'
 
 /** A non-system account a transfer changes: its balance by `delta`, its holds' total down by `released`. */
 export interface Change {
@@ -154,14 +154,7 @@ export class TransferBatches {
     const r = await repo.writeBatch(
       tx,
       this.clock.now(),
-      written.map(({ id, w }) => ({
-        id,
-        key: w.key,
-        inputHash: w.hash,
-        coin: w.coin,
-        kind: w.kind,
-        description: w.description,
-      })),
+      written.map(({ id, w }) => transferRow(id, w)),
       [...nets].map(([account, delta]) => ({ account, delta })),
       written.flatMap(({ id, w }) =>
         w.legs.map(([account, amount]) => ({ transferId: id, account, coin: w.coin, amount })),

@@ -185,14 +185,7 @@ export const ledgerRepo = {
   async writeBatch(
     tx: Tx,
     now: Date,
-    transfers: {
-      id: string
-      key: string
-      inputHash: string
-      coin: string
-      kind: string
-      description: string
-    }[],
+    transfers: Omit<TransferRow, 'now'>[],
     nets: { account: string; delta: bigint }[],
     entries: { transferId: string; account: string; coin: string; amount: bigint }[],
   ): Promise<{ claimed: number; moved: number }> {

@@ -27,7 +27,16 @@ import {
   type TransferInput,
   type TransferResult,
 } from './types.ts'
-import { accountsOf, checkKey, fits, inputHash, netLegs, transferWrite, type Write } from './write.ts'
+import {
+  accountsOf,
+  checkKey,
+  fits,
+  inputHash,
+  netLegs,
+  transferRow,
+  transferWrite,
+  type Write,
+} from './write.ts'
 
 export class Ledger {
   readonly #shapes = new AccountShapes()
@@ -179,15 +188,7 @@ export class Ledger {
     const { ids, changes } = plan
     const r = await repo.writeTransfer(
       tx,
-      {
-        id,
-        key: w.key,
-        inputHash: w.hash,
-        coin: w.coin,
-        kind: w.kind,
-        description: w.description,
-        now: this.deps.clock.now(),
-      },
+      { ...transferRow(id, w), now: this.deps.clock.now() },
       changes,
       w.legs,
     )
@@ -230,15 +231,7 @@ export class Ledger {
   async #writeStepwise(tx: Tx, w: Write): Promise<TransferResult> {
     const now = this.deps.clock.now()
     const id = newId()
-    const claimed = await repo.claimTransfer(tx, {
-      id,
-      key: w.key,
-      inputHash: w.hash,
-      coin: w.coin,
-      kind: w.kind,
-      description: w.description,
-      now,
-    })
+    const claimed = await repo.claimTransfer(tx, { ...transferRow(id, w), now })
     if (!claimed) return this.#replay(tx, w)
 
     const ids = accountsOf(w)

@@ -55,6 +55,11 @@ export function fits(w: Write, shapes: ReadonlyMap<string, AccountShape>): boole
   return true
 }
 
+/** A write's own row as the repo stores it (`key` its idempotency key), under the id `id`. */
+export function transferRow(id: string, w: Write) {
+  return { id, key: w.key, inputHash: w.hash, coin: w.coin, kind: w.kind, description: w.description }
+}
+
 /** A transfer's input checked (a key, balanced legs moving something) and made a write. */
 export function transferWrite(input: TransferInput): Write {
   checkKey(input.key)
