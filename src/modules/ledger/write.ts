@@ -1,5 +1,6 @@
 // The pure steps of a ledger write before any SQL: the idempotency key's check, the input's hash,
-// the legs netted per account, the accounts a write touches, and whether they fit it.
+// the legs netted per account, the accounts a write touches, whether they fit it, a transfer's
+// input made a write (`transferWrite`) and the write's own row (`transferRow`).
 import { hash } from 'node:crypto'
 import type { AccountShape } from './shapes.ts'
 import { isRetiredKind, type TransferInput } from './types.ts'
