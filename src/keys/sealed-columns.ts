@@ -47,6 +47,14 @@ export const sealedColumns: readonly SealedColumn[] = [
     bound: 'id',
     aad: (endpointId) => `webhook:${endpointId}`,
   },
+  {
+    name: 'webhook_endpoints.previous_secret_sealed',
+    table: 'webhook_endpoints',
+    id: 'id',
+    column: 'previous_secret_sealed',
+    bound: 'id',
+    aad: (endpointId) => `webhook:${endpointId}`,
+  },
 ]
 
 /** The key id a sealed secret names (`v1.<keyId>.<wrapped>.<body>`), or undefined when malformed. */

@@ -14,6 +14,9 @@ export interface WebhookEndpointsTable {
   events: ColumnType<string[], string[], string[]>
   /** the signing secret, sealed (src/platform/crypto/secrets.ts) with `webhook:<id>` */
   secretSealed: string
+  /** the secret a rotation replaced, still signing beside the current one until it expires */
+  previousSecretSealed: ColumnType<string | null, string | null | undefined, string | null>
+  previousSecretExpiresAt: NullableTimestamp
   createdAt: Timestamp
   updatedAt: Timestamp
 }
