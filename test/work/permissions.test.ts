@@ -176,8 +176,13 @@ describe('delivery, completion and cancellation', () => {
     )
     const patch = (who: typeof creator, body: Record<string, unknown>) =>
       call(t, who, 'PATCH', `/v1/collection/${waiting}`, body)
-    expectError(await patch(creator, { status: 'cancelled' }), 400, 'VALIDATION_ERROR')
+    expectError(
+      await patch(creator, { status: 'cancelled', cancellationReason: '' }),
+      400,
+      'VALIDATION_ERROR',
+    )
     expectError(await patch(talent, { status: 'cancelled', cancellationReason: 'x' }), 403, 'FORBIDDEN')
+    expectError(await patch(talent, { status: 'cancelled' }), 403, 'FORBIDDEN')
     expectOk(await patch(creator, { status: 'cancelled', cancellationReason: 'Budget cut' }))
     expectError(await patch(creator, { status: 'cancelled', cancellationReason: 'again' }), 409, 'CONFLICT')
     expectError(await W.work(creator, waiting, 'cancel', { reason: 'again' }), 409, 'CONFLICT')

@@ -84,7 +84,7 @@ export const CollectionStatus = Type.Union(
   ],
   {
     description:
-      'the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed`',
+      'the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with an optional `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed`',
   },
 )
 
@@ -107,7 +107,11 @@ const updateFields = {
     }),
   ),
   cancellationReason: Type.Optional(
-    Text(2000, { minLength: 1, description: 'required with status `cancelled`' }),
+    Text(2000, {
+      minLength: 1,
+      description:
+        'goes with status `cancelled`; without it the job is cancelled with the reason `No reason given`',
+    }),
   ),
 }
 

@@ -16,6 +16,9 @@ import { checkTransition, DELIVERABLE_STATUSES, type DeliverableStatus, phaseOf 
 
 type WorkChange = { status?: string; progress?: number }
 
+/** The cancellationReason of a job cancelled by a status change that named no reason. */
+export const NO_REASON_GIVEN = 'No reason given'
+
 /** Why a job cannot be moved to a status directly. */
 const NOT_DIRECT: Record<string, string> = {
   pending: 'A job is pending until a talent is assigned; it cannot be moved back to pending',
@@ -44,9 +47,8 @@ export class UpdateService {
     this.#sameDetails(job, details, '')
     if (!isDeliverable(job) && status === 'cancelled') {
       checkTransition('cancel', phaseOf(job), roleOf(job, userId))
-      if (!cancellationReason)
-        throw errors.field('/cancellationReason', 'cancellationReason is required to cancel a job')
-      await this.lifecycle.cancel(userId, id, { reason: cancellationReason })
+      // The public SDK's UpdateCollectionDto has no cancellationReason: its cancellation carries none.
+      await this.lifecycle.cancel(userId, id, { reason: cancellationReason ?? NO_REASON_GIVEN })
     } else if (!isDeliverable(job) && status === 'completed' && roleOf(job, userId) === 'creator') {
       await this.lifecycle.complete(userId, id)
     } else {
