@@ -23,6 +23,8 @@ export interface BenchContext {
   large: boolean
   /** BENCH_DATABASE_URL, when the run is on a PostgreSQL server (for tools run beside the service) */
   databaseUrl?: string
+  /** `--seconds N` when given (a case that runs for a set time, such as the soak, takes it whole) */
+  seconds?: number
 }
 
 export interface HttpScenario {

@@ -172,6 +172,7 @@ const ctx: BenchContext = {
   quick,
   large: database.kind === 'postgres' && !quick,
   databaseUrl: process.env.BENCH_DATABASE_URL,
+  ...(args.includes('--seconds') ? { seconds: Number(args[args.indexOf('--seconds') + 1]) } : {}),
 }
 
 // The machine's 1-minute load average when the run starts and ends: the machine may be shared,

@@ -1,0 +1,128 @@
+// `node --expose-gc --import ./bench/typescript.mjs bench/devnet-memory.ts [--transfers N]
+// [--per-block K] [--journal FILE]`: what the embedded dev chain holds as its history grows, with
+// no service around it. Opens the devnet on a journal file, sends N transfers (token mints to new
+// addresses and native transfers between dev accounts, half each), K per block (1: one block per
+// transaction, as automine makes them), printing the resident memory and the JavaScript heap every
+// tenth of the way; then closes it and opens it again on the same journal, timing the replay and
+// printing the memory after it. Run it with `npm start`'s Node options to compare with the service
+// (`--v8-pool-size=1 --max-semi-space-size=4`).
+import { mkdtempSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { type Address, getAddress, type Hex, toHex } from 'viem'
+import { builtinCoinsConfig, DEVNET_CHAIN_ID } from '../src/platform/chain/coins-config.ts'
+import { openDevnet } from '../src/platform/chain/devnet.ts'
+import { fileJournal } from '../src/platform/chain/journal.ts'
+import type { ChainAdapter } from '../src/platform/chain/types.ts'
+
+const { values: args } = parseArgs({
+  options: {
+    transfers: { type: 'string', default: '2000' },
+    'per-block': { type: 'string', default: '1' },
+    journal: { type: 'string' },
+    keep: { type: 'boolean', default: false },
+    // empty blocks only (evm_mine), no transactions: the cost of a block by itself
+    empty: { type: 'boolean', default: false },
+  },
+})
+const transfers = Number(args.transfers)
+const perBlock = Number(args['per-block'])
+const dir = mkdtempSync(join(tmpdir(), 'wp-devnet-mem-'))
+const journalFile = args.journal ?? join(dir, 'journal.jsonl')
+
+const gc = (globalThis as { gc?: () => void }).gc
+const mb = (n: number) => Math.round((n / 1048576) * 10) / 10
+function memory() {
+  gc?.()
+  const m = process.memoryUsage()
+  return { rssMB: mb(m.rss), heapMB: mb(m.heapUsed), externalMB: mb(m.external + m.arrayBuffers) }
+}
+
+async function open(): Promise<{ chain: ChainAdapter; ms: number }> {
+  const settings = builtinCoinsConfig()
+  const t0 = performance.now()
+  const chain = await openDevnet({
+    chain: { ...settings.chain, rpcChainId: String(DEVNET_CHAIN_ID) },
+    coins: settings.coins,
+    journal: fileJournal(journalFile),
+    onWarning: (m) => console.warn(m),
+  })
+  return { chain, ms: Math.round(performance.now() - t0) }
+}
+
+const blockNumber = async (chain: ChainAdapter) =>
+  Number(BigInt((await chain.client.request({ method: 'eth_blockNumber' })) as Hex))
+
+const before = memory()
+const first = await open()
+const opened = memory()
+console.log(
+  JSON.stringify({ step: 'opened', ms: first.ms, block: await blockNumber(first.chain), ...opened, before }),
+)
+const devnet = first.chain.devnet!
+const request = (method: string, params: unknown[]) =>
+  (
+    first.chain.client as unknown as { request(a: { method: string; params: unknown[] }): Promise<unknown> }
+  ).request({ method, params })
+const from = devnet.accounts[0]!.address
+const to = devnet.accounts[1]!.address
+if (perBlock > 1) await devnet.setAutomine(false)
+const t0 = performance.now()
+const startMem = memory()
+const startBlock = await blockNumber(first.chain)
+const pending: Promise<unknown>[] = []
+for (let i = 1; i <= transfers; i++) {
+  if (args.empty) {
+    pending.push(request('evm_mine', []))
+  } else if (i % 2) {
+    const fresh = getAddress(toHex(BigInt(i) * 7919n + 0x1000n, { size: 20 })) as Address
+    pending.push(devnet.fund(fresh, 'usdc', 1_000_000n))
+  } else {
+    pending.push(request('eth_sendTransaction', [{ from, to, value: toHex(1000n) }]))
+  }
+  if (i % perBlock === 0 || i === transfers) {
+    if (perBlock > 1) {
+      // every transaction in the pool first, then one block for them
+      await Promise.all(pending)
+      await devnet.mine(1)
+    } else await Promise.all(pending)
+    pending.length = 0
+  }
+  if (i % Math.max(1, Math.floor(transfers / 10)) === 0) {
+    const m = memory()
+    const block = await blockNumber(first.chain)
+    console.log(
+      JSON.stringify({
+        step: 'sent',
+        transfers: i,
+        blocks: block - startBlock,
+        perSec: Math.round((i / (performance.now() - t0)) * 1000),
+        ...m,
+        rssPer1000BlocksMB:
+          block > startBlock ? mb(((m.rssMB - startMem.rssMB) * 1048576 * 1000) / (block - startBlock)) : 0,
+      }),
+    )
+  }
+}
+if (perBlock > 1) await devnet.setAutomine(true)
+const endBlock = await blockNumber(first.chain)
+await first.chain.close()
+const closed = memory()
+console.log(JSON.stringify({ step: 'closed', ...closed }))
+
+const second = await open()
+const replayed = memory()
+console.log(
+  JSON.stringify({
+    step: 'reopened (journal replayed)',
+    ms: second.ms,
+    block: await blockNumber(second.chain),
+    expectedBlock: endBlock,
+    journalKB: Math.round(statSync(journalFile).size / 1024),
+    ...replayed,
+  }),
+)
+await second.chain.close()
+if (!args.keep && !args.journal) rmSync(dir, { recursive: true, force: true })
+process.exit(0)
