@@ -1,5 +1,5 @@
 // Cancelling a job the public SDK's way: its UpdateCollectionDto has no cancellationReason, so
-// `updateCollection(id, { status: 'cancelled' })` cancels with the reason `No reason given`; the
+// `updateCollection(id, { ...SAME, status: 'cancelled' })` cancels with the reason `No reason given`; the
 // rest of cancellation (who may, from where, the escrow's refund) is unchanged.
 import { describe, expect, it } from 'vitest'
 import { NO_REASON_GIVEN } from '../../src/modules/work/service-updates.ts'
@@ -9,6 +9,8 @@ import { expectError, expectOk } from '../sdk/helpers.ts'
 import { workScene } from './helpers.ts'
 
 const W = workScene()
+/** The SDK's UpdateCollectionDto requires name and description: the job's own, unchanged. */
+const SAME = { name: 'Landing page', description: 'One responsive page' }
 
 describe('PATCH /v1/collection/{id} { status: cancelled } without a reason', () => {
   it('cancels a funded job through the SDK and returns its escrow to the creator', async () => {
@@ -17,12 +19,12 @@ describe('PATCH /v1/collection/{id} { status: cancelled } without a reason', () 
     const before = await balanceOf(t, creator.id, 'avax')
     // the talent may not cancel, with or without a reason
     expectError(
-      await ctx.sdk.collection.updateCollection(talent.token, id, { status: 'cancelled' }),
+      await ctx.sdk.collection.updateCollection(talent.token, id, { ...SAME, status: 'cancelled' }),
       403,
       'FORBIDDEN',
     )
     const res = expectOk(
-      await ctx.sdk.collection.updateCollection(creator.token, id, { status: 'cancelled' }),
+      await ctx.sdk.collection.updateCollection(creator.token, id, { ...SAME, status: 'cancelled' }),
     )
     expect(res.status).toBe('cancelled')
     await W.settle()
@@ -30,7 +32,7 @@ describe('PATCH /v1/collection/{id} { status: cancelled } without a reason', () 
     expect(await W.job(id)).toMatchObject({ status: 'cancelled', cancellationReason: NO_REASON_GIVEN })
     // once cancelled, again is 409 like any step on a closed job
     expectError(
-      await ctx.sdk.collection.updateCollection(creator.token, id, { status: 'cancelled' }),
+      await ctx.sdk.collection.updateCollection(creator.token, id, { ...SAME, status: 'cancelled' }),
       409,
       'CONFLICT',
     )
@@ -56,9 +58,9 @@ describe('PATCH /v1/collection/{id} { status: cancelled } without a reason', () 
     expect((await W.job(pending)).cancellationReason).toBe('Plans changed')
 
     const { id } = await W.ongoingJob()
-    expectOk(await ctx.sdk.collection.updateCollection(talent.token, id, { status: 'completed' }))
+    expectOk(await ctx.sdk.collection.updateCollection(talent.token, id, { ...SAME, status: 'completed' }))
     expectError(
-      await ctx.sdk.collection.updateCollection(creator.token, id, { status: 'cancelled' }),
+      await ctx.sdk.collection.updateCollection(creator.token, id, { ...SAME, status: 'cancelled' }),
       422,
       'BUSINESS_RULE',
     )
