@@ -6,7 +6,14 @@ type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefine
 /** NUMERIC(78,0) base units: read as a decimal string, written from a bigint's string */
 type Units = ColumnType<string, string | bigint, string | bigint>
 
-export type LedgerAccountKind = 'user' | 'escrow' | 'platform_fee' | 'withdrawal_hold' | 'treasury' | 'chain'
+export type LedgerAccountKind =
+  | 'user'
+  | 'escrow'
+  | 'platform_fee'
+  | 'withdrawal_hold'
+  | 'treasury'
+  | 'chain'
+  | 'platform_loss'
 export type LedgerHoldStatus = 'pending' | 'posted' | 'voided'
 
 export interface LedgerAccountsTable {

@@ -5,13 +5,21 @@ export type { LedgerAccountKind, LedgerHoldStatus }
 
 /**
  * Accounts that keep no cached balance and take no row lock: the chain's clearing account (it
- * mirrors value outside custody and may go below zero) and `platform_fee` (a revenue account the
- * service does not credit: the platform's fees are value at its fee address, booked on that
- * address's `treasury` account of owner `fees`, see modules/fees). Their balance is the sum of
- * their entries; nothing debits them without a balance check of its own.
+ * mirrors value outside custody and may go below zero), `platform_loss` (see MAY_GO_NEGATIVE) and
+ * `platform_fee` (a revenue account the service does not credit: the platform's fees are value at
+ * its fee address, booked on that address's `treasury` account of owner `fees`, see modules/fees).
+ * Their balance is the sum of their entries; nothing debits them without a balance check of its
+ * own.
  */
-export const SYSTEM_KINDS: readonly LedgerAccountKind[] = ['chain', 'platform_fee']
+export const SYSTEM_KINDS: readonly LedgerAccountKind[] = ['chain', 'platform_fee', 'platform_loss']
 export const isSystemKind = (kind: LedgerAccountKind) => SYSTEM_KINDS.includes(kind)
+
+/**
+ * System accounts whose balance may go below zero: the chain's clearing account (value that came
+ * into custody from outside) and `platform_loss` (what the platform bore when a deposit a deep
+ * reorganisation took back was reversed after part of it had been spent; owner '').
+ */
+export const MAY_GO_NEGATIVE: readonly LedgerAccountKind[] = ['chain', 'platform_loss']
 
 /**
  * Account kinds nothing posts to any more. `withdrawal_hold` parked value reserved for transfers

@@ -10,7 +10,7 @@
 import type { Db, Executor, Tx } from '../../../db/index.ts'
 import type { LedgerAccountKind } from '../../../db/tables/ledger.ts'
 import type { ChainAdapter } from '../../../platform/chain/types.ts'
-import { isSystemKind, SYSTEM_KINDS } from '../../ledger/types.ts'
+import { isSystemKind, MAY_GO_NEGATIVE, SYSTEM_KINDS } from '../../ledger/types.ts'
 import type { KeyOwnerKind } from '../keys.ts'
 import { watcherRepo } from '../watcher/repo.ts'
 import { reconcileRepo } from './repo.ts'
@@ -99,7 +99,7 @@ export function ledgerInvariants(ex: Executor): Promise<InvariantViolation[]> {
             id: a.id,
             detail: { ...name, balance: a.balance },
           })
-        if (a.kind !== 'chain' && BigInt(entries) < 0n)
+        if (!MAY_GO_NEGATIVE.includes(a.kind) && BigInt(entries) < 0n)
           out.push({
             check: 'negative_balance',
             coin: a.coin,

@@ -141,7 +141,8 @@ export const reconcileRepo = {
   /**
    * Accounts that break an invariant, with the sum of their entries: a cached balance that is not
    * that sum, below zero, or a held amount outside 0..balance (ordinary accounts); a cached
-   * balance at all, or a sum below zero except the chain's clearing account (system accounts).
+   * balance at all, or a sum below zero except the chain's clearing account and the platform's loss
+   * account (system accounts, MAY_GO_NEGATIVE).
    */
   accountsNotEntries(ex: Executor, system: readonly LedgerAccountKind[]) {
     return ex
@@ -164,7 +165,7 @@ export const reconcileRepo = {
           ]),
           eb.and([
             eb('a.kind', 'in', system),
-            sql<boolean>`(a.balance <> 0 or (a.kind <> 'chain' and coalesce(e.total, 0) < 0))`,
+            sql<boolean>`(a.balance <> 0 or (a.kind not in ('chain', 'platform_loss') and coalesce(e.total, 0) < 0))`,
           ]),
         ]),
       )
