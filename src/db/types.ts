@@ -12,6 +12,7 @@ import type { FilesTables } from './tables/files.ts'
 import type { LedgerTables } from './tables/ledger.ts'
 import type { LiveTables } from './tables/live.ts'
 import type { OutgoingTables } from './tables/outgoing.ts'
+import type { ReorgTables } from './tables/reorgs.ts'
 import type { SocialTables } from './tables/social.ts'
 import type { WalletTables } from './tables/wallet.ts'
 import type { WebhookTables } from './tables/webhooks.ts'
@@ -188,7 +189,8 @@ export interface DB
     WorkTables,
     LiveTables,
     SocialTables,
-    WebhookTables {
+    WebhookTables,
+    ReorgTables {
   tags: TagsTable
   bookmarks: BookmarksTable
   users: UsersTable
