@@ -2,18 +2,24 @@
 // that needs it; workers (any number, in any process) claim ready jobs with FOR UPDATE SKIP LOCKED,
 // run them, and retry failures with exponential backoff.
 //
+// A worker is a pool of slots, not a batch: a job that finishes frees its slot at once and the
+// worker claims the next ready job for it, so one slow job never holds back the others. Slots are
+// grouped by kind (`pools.ts`): a kind registered with its own `concurrency` runs on slots no
+// other kind takes (the deposit watcher always finds one free), the others share `concurrency`.
+//
 // A claim is a short lease (`leaseMs`, on the database's clock so that workers on several machines
-// agree) that the worker renews while the handler runs. A worker that dies stops renewing, and its
-// jobs are claimed again once their lease lapses, so every handler must be idempotent. Each claim
-// counts an attempt, and the attempt number fences the claim: renewals and the final write of a
-// run only touch the row while it is still the same claim, so a worker that lost its lease can
-// never overwrite what the next claimant did.
-import { type ExpressionBuilder, sql } from 'kysely'
+// agree) that the worker renews while the handler runs (`lease.ts`). A worker that dies stops
+// renewing, and its jobs are claimed again once their lease lapses, so every handler must be
+// idempotent. Each claim counts an attempt, and the attempt number fences the claim: renewals and
+// the final write of a run only touch the row while it is still the same claim, so a worker that
+// lost its lease can never overwrite what the next claimant did.
+import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Db, Executor } from '../../db/index.ts'
-import type { DB } from '../../db/types.ts'
 import type { Clock } from '../clock.ts'
 import { newId } from '../crypto/ids.ts'
+import { keepLease, leaseEnd, ours } from './lease.ts'
+import { type Pool, Pools, Signal } from './pools.ts'
 
 export interface JobRow {
   id: string
@@ -47,6 +53,12 @@ export interface RegisterOptions {
   maxAttempts?: number
   baseDelayMs?: number
   deleteOnSuccess?: boolean
+  /**
+   * Slots of the kind's own in each worker: at most this many jobs of the kind run at once in one
+   * process, on slots no other kind takes, so the kind is never starved by a busy one (nor starves
+   * it). Without it the kind shares the worker's common slots (`JobQueue.concurrency`).
+   */
+  concurrency?: number
 }
 
 interface Registered {
@@ -66,16 +78,12 @@ export interface EnqueueOptions {
   maxAttempts?: number
 }
 
-/** A claimed job's lease, renewed in the background while its handler runs. */
-interface Lease {
-  /** stops renewing; resolves once a renewal in flight has finished */
-  stop(): Promise<void>
-}
-
 export class JobQueue {
   readonly #handlers = new Map<string, Registered>()
-  #timer: NodeJS.Timeout | undefined
-  #wake: (() => void) | undefined
+  readonly #pools = new Pools()
+  /** fires when a run ends, a job is enqueued here, or the worker is stopped */
+  readonly #signal = new Signal()
+  readonly #inFlight = new Set<Promise<void>>()
   #loop: Promise<void> | undefined
   #stopped = true
   /** how long a claim lasts without renewal: a job whose worker died is claimed again after it */
@@ -89,6 +97,14 @@ export class JobQueue {
     private readonly clock: Clock,
   ) {}
 
+  /** Slots shared by the kinds without a `concurrency` of their own, in this process. */
+  get concurrency() {
+    return this.#pools.sharedSize
+  }
+  set concurrency(n: number) {
+    this.#pools.sharedSize = n
+  }
+
   register<K extends JobKind>(
     kind: K,
     handler: (payload: PayloadOf<K>, ctx: JobContext) => Promise<void>,
@@ -100,6 +116,7 @@ export class JobQueue {
       baseDelayMs: opts.baseDelayMs ?? 2000,
       deleteOnSuccess: opts.deleteOnSuccess ?? false,
     })
+    this.#pools.assign(kind, opts.concurrency)
   }
 
   async enqueue<K extends JobKind>(
@@ -127,20 +144,18 @@ export class JobQueue {
     return inserted?.id ?? id
   }
 
-  /** The end of a lease taken now, on the database's clock. */
-  #leaseEnd() {
-    return sql<Date>`now() + cast(${`${Math.round(this.leaseMs)} milliseconds`} as interval)`
-  }
-
-  /** Claims up to `limit` ready jobs (queued and due, or running with a lapsed lease) and runs
-   * them; returns how many ran. */
-  async runOnce(limit = 10): Promise<number> {
+  /** Claims up to `limit` ready jobs of `kinds` (queued and due, or running with a lapsed lease). */
+  async #claim(kinds: string[], limit: number): Promise<JobRow[]> {
+    if (kinds.length === 0 || limit <= 0) return []
     const now = this.clock.now()
-    const kinds = [...this.#handlers.keys()]
-    if (kinds.length === 0) return 0
-    const claimed = await this.db
+    return this.db
       .updateTable('jobs')
-      .set({ status: 'running', attempts: sql`attempts + 1`, lockedUntil: this.#leaseEnd(), updatedAt: now })
+      .set({
+        status: 'running',
+        attempts: sql`attempts + 1`,
+        lockedUntil: leaseEnd(this.leaseMs),
+        updatedAt: now,
+      })
       .where(
         'id',
         'in',
@@ -161,81 +176,91 @@ export class JobQueue {
       )
       .returning(['id', 'kind', 'payload', 'attempts', 'maxAttempts'])
       .execute()
-    await Promise.all(claimed.map((job) => this.#run(job)))
-    return claimed.length
   }
 
-  /** This claim of the job: the row as long as nobody claimed it again since. */
-  #ours(job: JobRow) {
-    return (eb: ExpressionBuilder<DB, 'jobs'>) =>
-      eb.and([eb('id', '=', job.id), eb('status', '=', 'running'), eb('attempts', '=', job.attempts)])
-  }
-
-  /** Renews the lease every `heartbeatMs` until stopped. */
-  #keepLease(job: JobRow): Lease {
-    let held = true
-    let stopped = false
-    let renewal: Promise<void> | undefined
-    let renewedAt = Date.now()
-    let expiredLogged = false
-    const about = { jobId: job.id, kind: job.kind, attempt: job.attempts }
-    const renew = async () => {
-      try {
-        const res = await this.db
-          .updateTable('jobs')
-          .set({ lockedUntil: this.#leaseEnd() })
-          .where(this.#ours(job))
-          .executeTakeFirst()
-        if (Number(res.numUpdatedRows) > 0) {
-          renewedAt = Date.now()
-          return
-        }
-        held = false
-        clearInterval(timer)
-        this.log.error(about, 'job lease lost: the job was claimed again while this worker still ran it')
-      } catch (err) {
-        const expired = Date.now() - renewedAt >= this.leaseMs
-        const detail = { ...about, err: err instanceof Error ? err.message : String(err) }
-        if (!expired) this.log.warn(detail, 'job lease renewal failed; retrying')
-        else if (!expiredLogged) {
-          expiredLogged = true
-          this.log.error(
-            detail,
-            'job lease expired: renewals failed, another worker may claim the job while it still runs',
-          )
-        }
-      }
-    }
-    const timer = setInterval(() => {
-      if (renewal || !held || stopped) return
-      renewal = renew().finally(() => {
-        renewal = undefined
+  /** Runs a claimed job on a slot of `pool`; the slot is free again, and the worker told, when it ends. */
+  #launch(pool: Pool, job: JobRow): Promise<void> {
+    const run = this.#run(job)
+      .catch((err) => {
+        this.log.error({ jobId: job.id, kind: job.kind, err }, 'job outcome could not be recorded')
       })
-    }, this.heartbeatMs)
-    timer.unref()
-    return {
-      async stop() {
-        stopped = true
-        clearInterval(timer)
-        await renewal
-      },
+      .finally(() => {
+        pool.busy--
+        this.#inFlight.delete(run)
+        this.#signal.fire()
+      })
+    this.#inFlight.add(run)
+    return run
+  }
+
+  /**
+   * Claims a ready job for every free slot (each pool for its own kinds) and starts them; returns
+   * how many it started. A claim made while the worker loop is being stopped is handed back.
+   */
+  async #fill(handBackWhenStopped: boolean): Promise<number> {
+    let started = 0
+    for (const pool of this.#pools.list()) {
+      const free = pool.size - pool.busy
+      if (free <= 0) continue
+      // The free slots are reserved while the claim is under way (a concurrent fill sees them taken).
+      pool.busy += free
+      let jobs: JobRow[] = []
+      try {
+        jobs = await this.#claim(pool.kinds, free)
+      } finally {
+        pool.busy -= free - jobs.length
+      }
+      if (handBackWhenStopped && this.#stopped) {
+        await this.#handBack(jobs)
+        pool.busy -= jobs.length
+        continue
+      }
+      for (const job of jobs) this.#launch(pool, job)
+      started += jobs.length
     }
+    return started
+  }
+
+  /** Gives claims back unrun: queued again, the attempt not counted. */
+  async #handBack(jobs: JobRow[]) {
+    for (const job of jobs)
+      await this.db
+        .updateTable('jobs')
+        .set({ status: 'queued', attempts: sql`attempts - 1`, lockedUntil: null })
+        .where(ours(job))
+        .execute()
+  }
+
+  /**
+   * Claims up to `limit` ready jobs of any kind at once and runs them; resolves when all of them
+   * ended, with how many ran (tools and tests; the worker loop and `runUntilIdle` use the pool).
+   */
+  async runOnce(limit = 10): Promise<number> {
+    const jobs = await this.#claim([...this.#handlers.keys()], limit)
+    await Promise.all(
+      jobs.map((job) => {
+        const pool = this.#pools.of(job.kind)
+        pool.busy++
+        return this.#launch(pool, job)
+      }),
+    )
+    return jobs.length
   }
 
   async #run(job: JobRow) {
     const reg = this.#handlers.get(job.kind)!
     const lastAttempt = job.attempts >= job.maxAttempts
-    const lease = this.#keepLease(job)
+    const lease = keepLease(this.db, this.log, job, { leaseMs: this.leaseMs, heartbeatMs: this.heartbeatMs })
     const about = { jobId: job.id, kind: job.kind, attempt: job.attempts }
     try {
       await reg.handler(job.payload, { job, lastAttempt })
       await lease.stop()
       const res = reg.deleteOnSuccess
-        ? await this.db.deleteFrom('jobs').where(this.#ours(job)).executeTakeFirst()
+        ? await this.db.deleteFrom('jobs').where(ours(job)).executeTakeFirst()
         : await this.db
             .updateTable('jobs')
             .set({ status: 'done', lockedUntil: null, updatedAt: this.clock.now() })
-            .where(this.#ours(job))
+            .where(ours(job))
             .executeTakeFirst()
       const changed = 'numDeletedRows' in res ? res.numDeletedRows : res.numUpdatedRows
       if (Number(changed) === 0)
@@ -255,7 +280,7 @@ export class JobQueue {
           lockedUntil: null,
           updatedAt: this.clock.now(),
         })
-        .where(this.#ours(job))
+        .where(ours(job))
         .executeTakeFirst()
       if (Number(res.numUpdatedRows) === 0)
         this.log.warn(about, 'job failed after its lease was lost; outcome not recorded')
@@ -276,39 +301,53 @@ export class JobQueue {
     return Number(res.numUpdatedRows)
   }
 
-  /** Runs ready jobs until none is left (tests and one-shot tools). */
-  async runUntilIdle(maxRounds = 1000): Promise<void> {
-    for (let i = 0; i < maxRounds; i++) {
-      if ((await this.runOnce(20)) === 0) return
+  /**
+   * Runs ready jobs on the pool until none is ready and none runs (tests and one-shot tools): each
+   * slot that frees takes the next ready job, and jobs the runs enqueue are run too. Stops claiming
+   * after `maxJobs` (a job that re-enqueues itself due at once would never let it end).
+   */
+  async runUntilIdle(maxJobs = 20_000): Promise<void> {
+    let total = 0
+    for (;;) {
+      const seen = this.#signal.generation
+      const started = await this.#fill(false)
+      total += started
+      if (started === 0 && this.#inFlight.size === 0) return
+      if (total >= maxJobs) {
+        this.log.warn({ jobs: total }, 'runUntilIdle: stopped claiming after its job limit')
+        await Promise.all(this.#inFlight)
+        return
+      }
+      await this.#signal.since(seen)
     }
   }
 
-  /** Starts the worker loop: claims ready jobs every `intervalMs` (at once when poked). */
+  /**
+   * Starts the worker loop: claims a ready job for each free slot whenever a slot frees or a job is
+   * enqueued in this process, and every `intervalMs` for jobs other processes enqueued or that
+   * became due.
+   */
   start(intervalMs = 250) {
     if (this.#loop) return
     this.#stopped = false
     this.#loop = (async () => {
       while (!this.#stopped) {
+        const seen = this.#signal.generation
         try {
-          for (let round = 0; round < 10 && !this.#stopped; round++) {
-            if ((await this.runOnce(20)) === 0) break
-          }
+          await this.#fill(true)
         } catch (err) {
           this.log.error({ err }, 'job worker loop failed')
         }
         if (this.#stopped) break
-        await new Promise<void>((resolve) => {
-          this.#wake = resolve
-          this.#timer = setTimeout(resolve, intervalMs)
-        })
+        await this.#signal.since(seen, intervalMs)
       }
+      await Promise.all(this.#inFlight)
     })()
   }
 
   /** Wakes an idle worker loop now instead of at its next tick. */
   poke() {
-    if (this.#timer) clearTimeout(this.#timer)
-    this.#wake?.()
+    this.#signal.fire()
   }
 
   /** Stops claiming jobs and resolves when the jobs this process is running have finished. */

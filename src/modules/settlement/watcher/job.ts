@@ -12,7 +12,7 @@
 //   resumes the coins (docs/operations.md). A coin halted by reconciliation is parked the same way.
 import type { Logger } from 'pino'
 import type { Database, Executor } from '../../../db/index.ts'
-import type { ChainAdapter } from '../../../platform/chain/types.ts'
+import type { ChainAdapter, Confirmations } from '../../../platform/chain/types.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import type { TransactionService } from '../../transactions/service.ts'
@@ -52,8 +52,8 @@ export interface WatcherDeps {
   ledger: Ledger
   transactions: TransactionService
   halts: Halts
-  /** blocks before a deposit counts (CONFIRMATIONS) */
-  confirmations: number
+  /** blocks before a deposit counts, or the chain's finalized block (CONFIRMATIONS) */
+  confirmations: Confirmations
   /** coins added at run time; absent: the adapter's coins never change */
   coins?: WatchedCoins
 }
@@ -161,7 +161,8 @@ export class DepositWatcher {
       // A scan's own failure is caught above; the queue's retries only cover a renewal that
       // failed (database unreachable) or a run that died. A job that failed for good would end
       // the chain of runs, and nothing would credit deposits until a restart: a high limit.
-      { maxAttempts: 1000, deleteOnSuccess: true },
+      // A slot of its own: sends, mail or reports never keep a scan (and so a credit) waiting.
+      { maxAttempts: 1000, deleteOnSuccess: true, concurrency: 1 },
     )
   }
 

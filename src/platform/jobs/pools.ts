@@ -1,0 +1,83 @@
+// The worker's slots, grouped by job kind: a kind registered with a `concurrency` of its own has a
+// pool of that many slots that no other kind takes; every other kind shares the common pool. And
+// the signal a waiting worker wakes on (a run ended, a job was enqueued, a stop).
+
+/** Slots of one or more kinds; `busy` counts the slots running (or being claimed for). */
+export interface Pool {
+  name: string
+  size: number
+  busy: number
+  kinds: string[]
+}
+
+const SHARED = '*'
+
+export class Pools {
+  readonly #shared: Pool = { name: SHARED, size: 10, busy: 0, kinds: [] }
+  readonly #own = new Map<string, Pool>()
+
+  get sharedSize() {
+    return this.#shared.size
+  }
+  set sharedSize(n: number) {
+    if (!Number.isInteger(n) || n < 1) throw new Error('a pool needs at least one slot')
+    this.#shared.size = n
+  }
+
+  /** Puts `kind` in a pool of its own of `concurrency` slots, or in the shared one. */
+  assign(kind: string, concurrency: number | undefined) {
+    this.#shared.kinds = this.#shared.kinds.filter((k) => k !== kind)
+    if (concurrency === undefined) {
+      this.#own.delete(kind)
+      this.#shared.kinds.push(kind)
+      return
+    }
+    if (!Number.isInteger(concurrency) || concurrency < 1)
+      throw new Error(`the concurrency of ${kind} must be a positive integer`)
+    const pool = this.#own.get(kind)
+    if (pool) pool.size = concurrency
+    else this.#own.set(kind, { name: kind, size: concurrency, busy: 0, kinds: [kind] })
+  }
+
+  /** The pools with kinds in them, the kinds' own first. */
+  list(): Pool[] {
+    const own = [...this.#own.values()]
+    return this.#shared.kinds.length > 0 ? [...own, this.#shared] : own
+  }
+
+  of(kind: string): Pool {
+    return this.#own.get(kind) ?? this.#shared
+  }
+}
+
+/** A counter of events and the waiters for the next one. */
+export class Signal {
+  #generation = 0
+  readonly #waiters = new Set<() => void>()
+
+  get generation() {
+    return this.#generation
+  }
+
+  fire() {
+    this.#generation++
+    const waiters = [...this.#waiters]
+    this.#waiters.clear()
+    for (const w of waiters) w()
+  }
+
+  /** Resolves at the first event after `generation` (at once if there was one), or after `timeoutMs`. */
+  since(generation: number, timeoutMs?: number): Promise<void> {
+    if (this.#generation !== generation) return Promise.resolve()
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined
+      const done = () => {
+        if (timer) clearTimeout(timer)
+        this.#waiters.delete(done)
+        resolve()
+      }
+      this.#waiters.add(done)
+      if (timeoutMs !== undefined) timer = setTimeout(done, timeoutMs)
+    })
+  }
+}
