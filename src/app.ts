@@ -138,7 +138,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { services } = built
   app.decorate('services', services)
   const chainOf = () => services.chain
-  const metrics = new Metrics({ db: database.db, chain: chainOf, log, timeoutMs: config.readyTimeoutMs })
+  const metrics = new Metrics({
+    db: database.db,
+    chain: chainOf,
+    log,
+    timeoutMs: config.readyTimeoutMs,
+    retryStats: database.retryStats,
+  })
   registerMetrics(app, metrics, { token: config.metricsToken })
 
   // The Redis client is loaded only when one is configured.

@@ -194,6 +194,7 @@ async function start() {
       chain: () => chain,
       log,
       timeoutMs: config.readyTimeoutMs,
+      retryStats: database.retryStats,
     })
     readiness = new Readiness({
       config,

@@ -5,7 +5,7 @@ import { mkdirSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
 import {
   CamelCasePlugin,
-  Kysely,
+  type Kysely,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
   type PluginTransformResultArgs,
@@ -22,6 +22,7 @@ import { ensureCluster } from './embedded.ts'
 import { type ChannelListener, type ListenHandlers, listenPGlite, listenPostgres } from './listen.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
 import { ReadCaches } from './read-cache.ts'
+import { RetryingKysely, type RetryStats } from './retry.ts'
 import type { DB } from './types.ts'
 import { watchWrites } from './watch-writes.ts'
 
@@ -40,6 +41,8 @@ export interface Database {
   listen(channel: string, handlers: ListenHandlers): Promise<ChannelListener>
   /** the in-process read caches, told of every write this process commits */
   caches: ReadCaches
+  /** transactions run again after a deadlock or serialization failure (src/db/retry.ts) */
+  retryStats: RetryStats
 }
 
 /** Counts the statements sent (transaction BEGIN/COMMIT aside): the bench's queries per request. */
@@ -87,10 +90,11 @@ export function openPostgres(url: string, poolSize: number): Database {
   const counter = new QueryCounter()
   const caches = new ReadCaches()
   const dialect = watchWrites(new PostgresDialect({ pool }), caches)
-  const db = new Kysely<DB>({ dialect, plugins: plugins(counter) })
+  const db = new RetryingKysely<DB>({ dialect, plugins: plugins(counter) })
   return {
     db,
     caches,
+    retryStats: db.retryStats,
     queryCount: () => counter.count,
     kind: 'postgres',
     ping: async () => {
@@ -127,13 +131,14 @@ export async function openPGlite(opts: PGliteOptions = {}): Promise<Database & {
   })
   const counter = new QueryCounter()
   const caches = new ReadCaches()
-  const db = new Kysely<DB>({
+  const db = new RetryingKysely<DB>({
     dialect: watchWrites(new PGliteDialect(client), caches),
     plugins: plugins(counter),
   })
   return {
     db,
     caches,
+    retryStats: db.retryStats,
     queryCount: () => counter.count,
     client,
     kind: 'pglite',

@@ -86,11 +86,22 @@ export const tagService = {
   },
 
   /** Moves entry counts when an owner's tag set changes from `before` to `after` (tag ids). */
-  async swap(ex: Executor, before: string[], after: string[]) {
-    const removed = before.filter((id) => !after.includes(id))
-    const added = after.filter((id) => !before.includes(id))
-    if (added.length) await tagsRepo.addEntries(ex, added, 1)
-    if (removed.length) await tagsRepo.addEntries(ex, removed, -1)
+  swap(ex: Executor, before: string[], after: string[]) {
+    return tagService.swapMany(ex, [{ before, after }])
+  },
+
+  /**
+   * Moves entry counts for several owners' changes at once, in one statement (rows locked in id
+   * order): saving or removing a family of collections never locks one tag set after another.
+   */
+  async swapMany(ex: Executor, changes: Array<{ before: string[]; after: string[] }>) {
+    const deltas = new Map<string, number>()
+    const move = (id: string, by: number) => deltas.set(id, (deltas.get(id) ?? 0) + by)
+    for (const { before, after } of changes) {
+      for (const id of new Set(after)) if (!before.includes(id)) move(id, 1)
+      for (const id of new Set(before)) if (!after.includes(id)) move(id, -1)
+    }
+    await tagsRepo.addEntries(ex, deltas)
   },
 
   async byIds(ex: Executor, ids: string[]): Promise<TagRow[]> {

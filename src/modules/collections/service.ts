@@ -265,7 +265,10 @@ export class CollectionService extends CollectionReads {
         family.map((c) => c.id),
         now,
       )
-      for (const c of family) await tagService.swap(tx, c.tagIds, [])
+      await tagService.swapMany(
+        tx,
+        family.map((c) => ({ before: c.tagIds, after: [] })),
+      )
       await collectionRepo.bumpChildCounts(
         tx,
         id,

@@ -7,7 +7,8 @@
 // statement, each account changed once by its net delta. Each transfer is all-or-nothing on its
 // own: one refused leaves nothing written and the others go on, and each caller's promise settles
 // after the commit, with its own answer. When a batch fails as a whole (a deadlock with another
-// writer, a key claimed meanwhile, a lost connection, even at COMMIT), its transfers are written
+// writer that outlasted the transaction retries of src/db/retry.ts, a key claimed meanwhile, a lost
+// connection, even at COMMIT), its transfers are written
 // again one by one, each in its own transaction, under the same keys: what had been committed
 // answers as a replay, and nothing is written twice.
 import type { Db, Tx } from '../../db/index.ts'

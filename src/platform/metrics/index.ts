@@ -4,9 +4,10 @@
 // cursor). The database series are the same from every process, since they come from the shared
 // database, not from what one process happened to do.
 import type { Logger } from 'pino'
-import { collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import { formatUnits } from 'viem'
 import type { Db } from '../../db/index.ts'
+import type { RetryStats } from '../../db/retry.ts'
 import type { ChainAdapter } from '../chain/types.ts'
 import { type DatabaseSnapshot, readDatabase } from './database.ts'
 
@@ -17,6 +18,8 @@ export interface MetricsDeps {
   log: Logger
   /** time limit of each reading (database statements, the chain's head) */
   timeoutMs: number
+  /** this process's transactions run again after a deadlock or serialization failure */
+  retryStats?: RetryStats
 }
 
 const OPEN_TRANSFER_STATES = new Set(['queued', 'signed', 'sent'])
@@ -49,6 +52,21 @@ export class Metrics {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers,
     })
+    const retryStats = deps.retryStats
+    if (retryStats)
+      new Counter({
+        name: 'workpay_db_transaction_retries_total',
+        help: 'Transactions of this process run again after PostgreSQL aborted them (reason: deadlock or serialization; outcome: retried, or exhausted when the last run failed too)',
+        labelNames: ['reason', 'outcome'],
+        registers,
+        collect() {
+          this.reset()
+          for (const [reason, n] of Object.entries(retryStats.retried))
+            this.inc({ reason, outcome: 'retried' }, n)
+          for (const [reason, n] of Object.entries(retryStats.exhausted))
+            this.inc({ reason, outcome: 'exhausted' }, n)
+        },
+      })
     const gauge = (name: string, help: string, labelNames: string[]) =>
       new Gauge({ name, help, labelNames, registers })
     this.#g = {
