@@ -4,6 +4,18 @@
 // (as an `evm_setNextBlockTimestamp` entry just before the call), and the replay mines each block
 // at its recorded time. Without that, every restart would look like a deep reorg to anyone who
 // remembers a block hash (the deposit watcher does).
+//
+// The test controls are journaled like any other state change, in the order the node applied
+// them, so that a restart rebuilds the chain as it stands, dead branches included:
+// - `evm_snapshot` is recorded with the id the node gave (`params: [id]`); the replay takes a new
+//   snapshot at the same point and later `evm_revert`s of that id go to it.
+// - `evm_revert` is recorded as called: the replay drops the same blocks, so the chain after a
+//   restart is the branch that survived, with the same hashes.
+// - interval mining (`evm_setIntervalMining`) is run here, not by the node: each block is an
+//   `evm_mine` through this provider, so it is journaled with its timestamp like a mine on demand.
+//   The timer itself is process state: a restarted devnet does not mine on an interval until
+//   asked again.
+// - `hardhat_reset` stays refused: it would throw away the deployed tokens and funded keys.
 import { type Hex, toHex } from 'viem'
 import { DevnetDownError } from './errors.ts'
 import type { Eip1193 } from './rpc-server.ts'
@@ -28,9 +40,11 @@ export const STATEFUL = new Set([
   'hardhat_impersonateAccount',
   'hardhat_stopImpersonatingAccount',
   'hardhat_dropTransaction',
+  'evm_snapshot',
+  'evm_revert',
 ])
-/** methods that would break the journal (history rewrites) or the process */
-export const REFUSED = new Set(['evm_snapshot', 'evm_revert', 'hardhat_reset', 'evm_setIntervalMining'])
+/** methods that would break the journal or the process */
+export const REFUSED = new Set(['hardhat_reset'])
 
 /** The entry recording the timestamp of the first block the next entry mined. */
 const TIMESTAMP = 'evm_setNextBlockTimestamp'
@@ -57,7 +71,8 @@ async function applyCall(
     failed = true
   }
   const after = await head(node)
-  if (after === before) return failed ? { error } : { result }
+  // no block mined (a revert moves the head back: nothing new to stamp)
+  if (after <= before) return failed ? { error } : { result }
   const block = (await node.request({
     method: 'eth_getBlockByNumber',
     params: [toHex(before + 1n), false],
@@ -66,31 +81,90 @@ async function applyCall(
   return failed ? { error, firstBlockTime } : { result, firstBlockTime }
 }
 
+const invalidParams = (message: string) => Object.assign(new Error(message), { code: -32602 })
+
 /** Serialises state changes so the journal order is the order the node applied them. */
 export class JournaledProvider implements Eip1193 {
   down = false
   private tail: Promise<unknown> = Promise.resolve()
+  private timer: NodeJS.Timeout | undefined
+  /** bumped by every change of interval mining, so that a tick of an older setting stops */
+  private intervalEpoch = 0
+  /**
+   * @param snapshotIds journaled snapshot id → the id the node gave when the replay took it again
+   * (what `replayJournal` returns), so that a revert named by an earlier run's id still works
+   */
   constructor(
     private readonly inner: Eip1193,
     private readonly journal: DevnetJournal | undefined,
+    private readonly snapshotIds: Map<string, string> = new Map(),
   ) {}
 
   async request(args: { method: string; params?: unknown[] }): Promise<unknown> {
     if (this.down) throw new DevnetDownError()
     if (REFUSED.has(args.method))
       throw Object.assign(new Error(`${args.method} is not supported by this devnet`), { code: -32601 })
+    if (args.method === 'evm_setIntervalMining') return this.setIntervalMining(args.params?.[0])
     if (!STATEFUL.has(args.method)) return this.inner.request(args)
+    return this.apply(args)
+  }
+
+  private apply(args: { method: string; params?: unknown[] }): Promise<unknown> {
     const run = this.tail.then(async () => {
-      const out = await applyCall(this.inner, args)
+      const params = args.params ?? []
+      const call =
+        args.method === 'evm_revert'
+          ? { method: args.method, params: [this.snapshotIds.get(String(params[0])) ?? params[0]] }
+          : { method: args.method, params }
+      const out = await applyCall(this.inner, call)
       if (out.firstBlockTime !== undefined)
         await this.journal?.append({ method: TIMESTAMP, params: [out.firstBlockTime] })
-      if (!('error' in out) || out.firstBlockTime !== undefined)
-        await this.journal?.append({ method: args.method, params: args.params ?? [] })
+      if (args.method === 'evm_snapshot' && !('error' in out)) {
+        // a new id of this run: never one an earlier run's id maps to
+        this.snapshotIds.set(String(out.result), String(out.result))
+        await this.journal?.append({ method: args.method, params: [out.result] })
+      } else if (!('error' in out) || out.firstBlockTime !== undefined)
+        await this.journal?.append({ method: args.method, params })
       if ('error' in out) throw out.error
       return out.result
     })
     this.tail = run.catch(() => {})
     return run
+  }
+
+  /**
+   * Hardhat's interval mining, run here so that each block is a journaled `evm_mine`: `ms` (0 =
+   * off) or `[min, max]` for a random interval in that range. Blocks keep coming during a
+   * simulated outage (`down`): the node is unreachable, not stopped.
+   */
+  private setIntervalMining(setting: unknown): true {
+    const [min, max] = (Array.isArray(setting) ? setting : [setting, setting]).map((v) => Number(v))
+    if (min === undefined || max === undefined || !Number.isInteger(min) || !Number.isInteger(max))
+      throw invalidParams('evm_setIntervalMining takes a number of milliseconds or [min, max]')
+    if (min < 0 || max < min) throw invalidParams('evm_setIntervalMining: need 0 <= min <= max')
+    this.stopIntervalMining()
+    if (min === 0) return true
+    const epoch = this.intervalEpoch
+    const next = () => {
+      this.timer = setTimeout(tick, min + Math.floor(Math.random() * (max - min + 1)))
+      this.timer.unref()
+    }
+    const tick = () => {
+      if (epoch !== this.intervalEpoch) return
+      void this.apply({ method: 'evm_mine', params: [] })
+        .catch(() => {})
+        .finally(() => {
+          if (epoch === this.intervalEpoch) next()
+        })
+    }
+    next()
+    return true
+  }
+
+  stopIntervalMining(): void {
+    this.intervalEpoch++
+    clearTimeout(this.timer)
+    this.timer = undefined
   }
 
   /** resolves when every state change so far is applied and journaled */
@@ -102,18 +176,28 @@ export class JournaledProvider implements Eip1193 {
 /**
  * Replays journal entries on a node built from the same genesis. An entry the node now refuses is
  * reported (the rebuilt chain may then differ from the journaled one); one that fails but mines,
- * as it did the first time (a reverted transaction), is not.
+ * as it did the first time (a reverted transaction), is not. Returns the journaled snapshot ids
+ * with the ids the node gave the same snapshots now.
  */
 export async function replayJournal(
   node: Eip1193,
   entries: DevnetJournalEntry[],
   onWarning?: (message: string) => void,
-): Promise<void> {
+): Promise<Map<string, string>> {
+  const snapshotIds = new Map<string, string>()
   for (const entry of entries) {
-    const out = await applyCall(node, { method: entry.method, params: entry.params })
+    const call =
+      entry.method === 'evm_snapshot'
+        ? { method: entry.method, params: [] }
+        : entry.method === 'evm_revert'
+          ? { method: entry.method, params: [snapshotIds.get(String(entry.params[0])) ?? entry.params[0]] }
+          : { method: entry.method, params: entry.params }
+    const out = await applyCall(node, call)
     if ('error' in out && out.firstBlockTime === undefined)
       onWarning?.(`devnet replay: ${entry.method} refused: ${(out.error as Error).message.split('\n')[0]}`)
+    else if (entry.method === 'evm_snapshot') snapshotIds.set(String(entry.params[0]), String(out.result))
   }
+  return snapshotIds
 }
 
 /**

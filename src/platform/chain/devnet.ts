@@ -206,10 +206,12 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
   }
 
   // Rebuild the state of earlier runs, block for block, then let the clock catch up.
-  if (opts.journal) await replayJournal(inner, await opts.journal.load(), opts.onWarning)
+  const snapshotIds = opts.journal
+    ? await replayJournal(inner, await opts.journal.load(), opts.onWarning)
+    : new Map<string, string>()
   await catchUpClock(inner)
 
-  const provider = new JournaledProvider(inner, opts.journal)
+  const provider = new JournaledProvider(inner, opts.journal, snapshotIds)
   let server: DevnetRpcServer | undefined
   const rpcUrls = () => (server ? [server.url, ...opts.chain.rpcUrls] : opts.chain.rpcUrls)
   const nativeCurrency = {
@@ -263,6 +265,26 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
       guard('mine', () => provider.request({ method: 'hardhat_mine', params: [toHex(blocks)] })),
     setAutomine: (on) =>
       guard('automine', () => provider.request({ method: 'evm_setAutomine', params: [on] })),
+    async snapshot() {
+      let id: Hex | undefined
+      await guard('snapshot', async () => {
+        id = (await provider.request({ method: 'evm_snapshot', params: [] })) as Hex
+      })
+      return id!
+    },
+    async revert(id) {
+      let reverted = false
+      await guard('revert', async () => {
+        reverted = (await provider.request({ method: 'evm_revert', params: [id] })) === true
+      })
+      return reverted
+    },
+    setIntervalMining: (ms) =>
+      guard('interval mining', () => provider.request({ method: 'evm_setIntervalMining', params: [ms] })),
+    setNextBaseFee: (wei) =>
+      guard('base fee', () =>
+        provider.request({ method: 'hardhat_setNextBlockBaseFeePerGas', params: [toHex(wei)] }),
+      ),
     async fund(address, reference, amount) {
       const c = tokenOf(reference)
       const to = getAddress(address)
@@ -314,6 +336,7 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
     gasWalletKey,
     devnet,
     async onClose() {
+      provider.stopIntervalMining()
       await server?.close()
       server = undefined
       // let journal writes in flight finish before the node goes away
