@@ -332,6 +332,17 @@ export interface DevnetControls {
   mine(blocks?: number): Promise<void>
   /** automine on (default): each transaction is mined in its own block at once */
   setAutomine(on: boolean): Promise<void>
+  /** `evm_snapshot`: the chain as it stands now, to go back to with `revert` */
+  snapshot(): Promise<Hex>
+  /**
+   * `evm_revert`: the chain goes back to the snapshot (blocks after it vanish: with new blocks
+   * mined after, a reorganisation); the snapshot and later ones are used up. False for an unknown id.
+   */
+  revert(id: Hex): Promise<boolean>
+  /** mines a block every `ms` (0 = off), or at a random interval in `[min, max]` */
+  setIntervalMining(ms: number | [number, number]): Promise<void>
+  /** the base fee of the next block (a gas spike); later blocks follow the usual EIP-1559 rule */
+  setNextBaseFee(wei: bigint): Promise<void>
   /** credits `amount` base units of `coin` to `address` (native: balance set; token: minted) */
   fund(address: string, coin: string, amount: bigint): Promise<void>
   /**
