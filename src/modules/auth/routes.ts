@@ -27,6 +27,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
     return typeof email === 'string' ? email : undefined
   }
   const limit = (group: string) => authLimiter(app, config.rateLimit, group, emailOf)
+  // #7 and its resend count together: one limiter (in-process counters live in the limiter).
+  const resetLimit = limit('reset')
   const tags = ['auth']
   const security = noAuth
   const RATE_LIMITED = 'too many requests from this IP address or for this email; see `Retry-After`'
@@ -167,12 +169,37 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
           ...errorResponses({ RATE_LIMITED }),
         },
       },
-      preHandler: limit('reset'),
+      preHandler: resetLimit,
     },
     async (req) =>
       ok(
         await auth.startEmailFlow(req.body.email, 'reset_password'),
         'If the email has an account, a reset code was sent',
+      ),
+  )
+
+  app.post(
+    '/v1/auth/password/reset/resend',
+    {
+      schema: {
+        operationId: 'resendResetPassword',
+        summary: 'Send a new password-reset code (the SDK’s resendResetPassword)',
+        description:
+          'The same as #7, for a client that asks again: a new code and temporary token, the same answer whether or not the email has an account (only a real account gets mail), earlier codes of the request valid until their own 15 minutes pass, wrong codes counted across resends. Counted with #7 under one rate limit (per IP and per email), so resending never adds attempts.',
+        tags,
+        security,
+        body: EmailBody,
+        response: {
+          200: envelope(TempTokenData, 'If the email has an account, a new reset code was sent'),
+          ...errorResponses({ VALIDATION_ERROR: 'the email is missing or not an email', RATE_LIMITED }),
+        },
+      },
+      preHandler: resetLimit,
+    },
+    async (req) =>
+      ok(
+        await auth.startEmailFlow(req.body.email, 'reset_password'),
+        'If the email has an account, a new reset code was sent',
       ),
   )
 
