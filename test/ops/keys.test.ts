@@ -284,7 +284,10 @@ describe('sealed columns', () => {
   const known: Record<string, string[]> = {
     'modules/settlement/keys.ts': ['wallet_keys.sealed_key'],
     'modules/account/security-codes.ts': ['users.two_fa_secret', 'two_fa_setups.secret'],
-    'modules/webhooks/service.ts': ['webhook_endpoints.secret_sealed'],
+    'modules/webhooks/service.ts': [
+      'webhook_endpoints.secret_sealed',
+      'webhook_endpoints.previous_secret_sealed',
+    ],
   }
 
   it('every file that seals a secret has its columns in the rotation list', () => {

@@ -55,5 +55,9 @@ export const RETRY_DELAYS_MS: readonly number[] = [
 /** Account endpoints a user may have at once (collection endpoints are not counted). */
 export const MAX_ACCOUNT_ENDPOINTS = 20
 
+/** How long a rotated-away secret keeps signing beside the new one, by default and at most. */
+export const DEFAULT_PREVIOUS_SECRET_SECONDS = 24 * 60 * 60
+export const MAX_PREVIOUS_SECRET_SECONDS = 7 * 24 * 60 * 60
+
 /** The associated data a secret is sealed with: it only opens for its own endpoint. */
 export const secretAad = (endpointId: string) => `webhook:${endpointId}`

@@ -83,19 +83,41 @@ export class WebhookDelivery {
   }
 
   /**
-   * The endpoint's secret; undefined when it cannot be opened (a key-encryption key missing from
-   * the configuration): the attempt then fails like any other and the schedule goes on.
+   * The secrets that sign an attempt: the endpoint's own, then the one a rotation replaced while it
+   * has not expired. Undefined when the current one cannot be opened (a key-encryption key missing
+   * from the configuration): the attempt then fails like any other and the schedule goes on.
    */
-  #secret(d: { id: string; endpointId: string; secretSealed: string }): string | undefined {
-    try {
-      return this.deps.secrets.open(d.secretSealed, secretAad(d.endpointId))
-    } catch (err) {
-      this.deps.log.error(
-        { deliveryId: d.id, endpointId: d.endpointId, err: err instanceof Error ? err.message : String(err) },
-        'webhook secret cannot be opened',
-      )
-      return undefined
+  #secrets(
+    d: {
+      id: string
+      endpointId: string
+      secretSealed: string
+      previousSecretSealed: string | null
+      previousSecretExpiresAt: Date | null
+    },
+    now: Date,
+  ): string[] | undefined {
+    const open = (sealed: string) => {
+      try {
+        return this.deps.secrets.open(sealed, secretAad(d.endpointId))
+      } catch (err) {
+        this.deps.log.error(
+          {
+            deliveryId: d.id,
+            endpointId: d.endpointId,
+            err: err instanceof Error ? err.message : String(err),
+          },
+          'webhook secret cannot be opened',
+        )
+        return undefined
+      }
     }
+    const current = open(d.secretSealed)
+    if (current === undefined) return undefined
+    const expires = d.previousSecretExpiresAt
+    const previous =
+      d.previousSecretSealed && expires && expires > now ? open(d.previousSecretSealed) : undefined
+    return previous === undefined ? [current] : [current, previous]
   }
 
   /** The job: one attempt of one delivery. */
@@ -104,10 +126,11 @@ export class WebhookDelivery {
     const d = await webhookRepo.forSending(db, job.deliveryId)
     // Gone with its endpoint, finished, or this attempt already recorded: nothing to send.
     if (d?.status !== 'pending' || d.attempts >= job.attempt) return
-    const timestamp = Math.floor(clock.now().getTime() / 1000)
-    const secret = this.#secret(d)
+    const sentAt = clock.now()
+    const timestamp = Math.floor(sentAt.getTime() / 1000)
+    const secrets = this.#secrets(d, sentAt)
     const result: PostResult =
-      secret === undefined
+      secrets === undefined
         ? { kind: 'failed', reason: 'the signing secret cannot be opened' }
         : await postJson(
             d.url,
@@ -116,7 +139,7 @@ export class WebhookDelivery {
               'user-agent': 'WorkPay-Webhooks/1',
               'webhook-id': d.eventId,
               'webhook-timestamp': String(timestamp),
-              'webhook-signature': signatureHeader(secret, timestamp, d.body),
+              'webhook-signature': signatureHeader(secrets, d.eventId, timestamp, d.body),
               'webhook-attempt': String(job.attempt),
             },
             this.deps.policy,

@@ -10,6 +10,7 @@ export const endpointColumns = [
   'url',
   'description',
   'events',
+  'previousSecretExpiresAt',
   'createdAt',
   'updatedAt',
 ] as const
@@ -124,10 +125,24 @@ export const webhookRepo = {
     return Number(res.numDeletedRows) > 0
   },
 
-  async setSecret(ex: Executor, ownerId: string, id: string, secretSealed: string, now: Date) {
+  /**
+   * A new secret for one of `ownerId`'s endpoints; the one it replaces is kept as the previous
+   * secret until `previousExpiresAt` (null: dropped at once).
+   */
+  async setSecret(
+    ex: Executor,
+    ownerId: string,
+    id: string,
+    s: { sealed: string; previousExpiresAt: Date | null; now: Date },
+  ) {
     const res = await ex
       .updateTable('webhookEndpoints')
-      .set({ secretSealed, updatedAt: now })
+      .set((eb) => ({
+        secretSealed: s.sealed,
+        previousSecretSealed: s.previousExpiresAt ? eb.ref('secretSealed') : null,
+        previousSecretExpiresAt: s.previousExpiresAt,
+        updatedAt: s.now,
+      }))
       .where('id', '=', id)
       .where('ownerId', '=', ownerId)
       .executeTakeFirst()
@@ -222,6 +237,8 @@ export const webhookRepo = {
         'd.maxAttempts',
         'e.url',
         'e.secretSealed',
+        'e.previousSecretSealed',
+        'e.previousSecretExpiresAt',
       ])
       .where('d.id', '=', id)
       .executeTakeFirst()

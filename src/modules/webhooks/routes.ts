@@ -8,6 +8,7 @@ import {
   CreateWebhookBody,
   ListDeliveriesQuery,
   ListWebhooksQuery,
+  RotateWebhookBody,
   WebhookDeliveryPage,
   WebhookEndpoint,
   WebhookEndpointPage,
@@ -32,7 +33,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
       schema: {
         operationId: 'createWebhook',
         summary: 'Register a webhook endpoint for the caller’s money events',
-        description: `Deliveries are JSON POSTs signed with the endpoint’s secret (\`webhook-signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">\`, \`webhook-id\`: the event id), retried for about a day until a 2xx answer; see docs/webhooks.md. \`events\` (default: all) picks among deposit.credited, withdrawal.sent, withdrawal.failed, escrow.funded and escrow.released, for the caller’s own wallet and the escrows they pay or are paid from. The answer carries \`secret\`, shown only here (a new one: POST /v1/webhooks/{id}/rotate). At most ${MAX_ACCOUNT_ENDPOINTS} endpoints per account.`,
+        description: `Deliveries are JSON POSTs signed per Standard Webhooks (\`webhook-id\`: the event id, \`webhook-timestamp\`, \`webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">\`; any standardwebhooks library verifies them), retried for about a day until a 2xx answer; see docs/webhooks.md. \`events\` (default: all) picks among deposit.credited, withdrawal.sent, withdrawal.failed, escrow.funded and escrow.released, for the caller’s own wallet and the escrows they pay or are paid from. The answer carries \`secret\`, shown only here (a new one: POST /v1/webhooks/{id}/rotate). At most ${MAX_ACCOUNT_ENDPOINTS} endpoints per account.`,
         tags,
         security,
         body: CreateWebhookBody,
@@ -115,18 +116,24 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
         operationId: 'rotateWebhookSecret',
         summary: 'Give a webhook endpoint a new signing secret',
         description:
-          'The new secret is in this answer only. It signs every attempt from now on, retries of earlier events included; the old secret stops at once.',
+          'The new secret is in this answer only. It signs every attempt from now on, retries of earlier events included. The replaced secret keeps signing beside it (two space-separated `v1,` signatures in `webhook-signature`) until `previousSecretExpiresAt`: 24 hours by default, `previousSecretExpiresIn` seconds when given (0: it stops at once). A second rotation within that time drops the older secret.',
         tags,
         security,
         params: WebhookIdParams,
+        body: RotateWebhookBody,
         response: {
           200: envelope(WebhookEndpointWithSecret, 'Webhook secret rotated'),
           ...guardedErrors(HIDDEN),
         },
       },
       onRequest: app.authenticate,
+      // the body is optional: none is the default overlap
+      preValidation: async (req) => {
+        req.body ??= {}
+      },
     },
-    async (req) => ok(await webhooks.rotate(caller(req).userId, req.params.id), 'Webhook secret rotated'),
+    async (req) =>
+      ok(await webhooks.rotate(caller(req).userId, req.params.id, req.body), 'Webhook secret rotated'),
   )
 
   app.get(

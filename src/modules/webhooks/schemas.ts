@@ -3,7 +3,7 @@
 import { Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { Id, NullableTimestamp, PaginationQuery, Timestamp } from '../../http/schemas.ts'
-import { WEBHOOK_EVENTS } from './catalog.ts'
+import { DEFAULT_PREVIOUS_SECRET_SECONDS, MAX_PREVIOUS_SECRET_SECONDS, WEBHOOK_EVENTS } from './catalog.ts'
 
 const EventName = Type.Union(
   WEBHOOK_EVENTS.map((t) => Type.Literal(t)),
@@ -25,10 +25,11 @@ const endpointExample = {
   description: 'Order fulfilment',
   events: ['escrow.funded', 'escrow.released'],
   collectionId: null,
+  previousSecretExpiresAt: null,
   createdAt: EX.created,
   updatedAt: EX.created,
 }
-const secretExample = 'whsec_q0sO3tY2w7lmB1xq2mV0c5o3QdpQ9Q1l6m8b7c9x0zY'
+const secretExample = 'whsec_q0sO3tY2w7lmB1xq2mV0c5o3QdpQ9Q1l6m8b7c9x0zY='
 
 const endpointFields = {
   _id: Type.String(),
@@ -38,6 +39,10 @@ const endpointFields = {
   collectionId: Type.Union([Type.String(), Type.Null()], {
     description:
       'set for a collection’s `paymentWebHook` (its payment confirmed and released); null for an account endpoint',
+  }),
+  previousSecretExpiresAt: Type.Union([Timestamp, Type.Null()], {
+    description:
+      'after a rotation: until when the replaced secret still signs beside the new one (a second `v1,` signature); null when only one secret signs',
   }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
@@ -54,7 +59,7 @@ export const WebhookEndpointWithSecret = Type.Object(
     ...endpointFields,
     secret: Type.String({
       description:
-        'the signing secret (HMAC-SHA256 key, the whole string): shown only in this answer; store it now',
+        'the signing secret, Standard Webhooks style: `whsec_` and the base64 of the HMAC-SHA256 key; shown only in this answer, store it now',
     }),
   },
   {
@@ -164,6 +169,19 @@ export const CreateWebhookBody = Type.Object(
       { url: 'https://shop.example.com/hooks/workpay', events: ['escrow.funded', 'escrow.released'] },
     ],
   },
+)
+
+export const RotateWebhookBody = Type.Object(
+  {
+    previousSecretExpiresIn: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_PREVIOUS_SECRET_SECONDS,
+        description: `seconds the replaced secret keeps signing beside the new one (0: it stops at once; at most 7 days); default ${DEFAULT_PREVIOUS_SECRET_SECONDS} (24 hours)`,
+      }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ previousSecretExpiresIn: 3600 }] },
 )
 
 export const ListWebhooksQuery = Type.Object({ ...PaginationQuery }, { additionalProperties: false })

@@ -7,7 +7,13 @@ import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
-import { COLLECTION_EVENTS, MAX_ACCOUNT_ENDPOINTS, secretAad, WEBHOOK_EVENTS } from './catalog.ts'
+import {
+  COLLECTION_EVENTS,
+  DEFAULT_PREVIOUS_SECRET_SECONDS,
+  MAX_ACCOUNT_ENDPOINTS,
+  secretAad,
+  WEBHOOK_EVENTS,
+} from './catalog.ts'
 import { type DeliveryRow, type EndpointRow, webhookRepo } from './repo.ts'
 import { newSecret } from './signing.ts'
 import { checkEndpointUrl } from './urls.ts'
@@ -20,19 +26,26 @@ export interface WebhookServiceDeps {
   production: boolean
 }
 
+export interface RotateInput {
+  /** seconds the replaced secret keeps signing beside the new one (0: none) */
+  previousSecretExpiresIn?: number
+}
+
 export interface CreateEndpointInput {
   url: string
   events?: string[]
   description?: string
 }
 
-function endpointView(row: EndpointRow) {
+function endpointView(row: EndpointRow, now: Date) {
+  const previous = row.previousSecretExpiresAt
   return {
     _id: row.id,
     url: row.url,
     description: row.description,
     events: row.events,
     collectionId: row.collectionId,
+    previousSecretExpiresAt: previous && previous > now ? previous : null,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   }
@@ -94,13 +107,20 @@ export class WebhookService {
     const page = q.page ?? 1
     const limit = q.limit ?? 12
     const { total, rows } = await webhookRepo.pageOwned(this.deps.db, ownerId, { page, limit })
-    return { data: rows.map(endpointView), total, pages: Math.ceil(total / limit), page, limit }
+    const now = this.deps.clock.now()
+    return {
+      data: rows.map((r) => endpointView(r, now)),
+      total,
+      pages: Math.ceil(total / limit),
+      page,
+      limit,
+    }
   }
 
   async get(ownerId: string, id: string) {
     const row = await webhookRepo.getOwned(this.deps.db, ownerId, id)
     if (!row) throw errors.notFound('webhook endpoint')
-    return endpointView(row)
+    return endpointView(row, this.deps.clock.now())
   }
 
   /** Deletes an endpoint and its delivery log; deliveries still queued are dropped. */
@@ -108,10 +128,17 @@ export class WebhookService {
     if (!(await webhookRepo.deleteOwned(this.deps.db, ownerId, id))) throw errors.notFound('webhook endpoint')
   }
 
-  /** A new secret for the endpoint, shown this once; the old one stops signing at once. */
-  async rotate(ownerId: string, id: string) {
+  /**
+   * A new secret for the endpoint, shown this once. The secret it replaces keeps signing beside it
+   * (a second signature in `webhook-signature`) for `previousSecretExpiresIn` seconds, so a
+   * receiver can switch without refusing a delivery; 0 stops it at once.
+   */
+  async rotate(ownerId: string, id: string, input: RotateInput = {}) {
+    const keepFor = input.previousSecretExpiresIn ?? DEFAULT_PREVIOUS_SECRET_SECONDS
+    const now = this.deps.clock.now()
     const { secret, sealed } = this.#seal(id)
-    if (!(await webhookRepo.setSecret(this.deps.db, ownerId, id, sealed, this.deps.clock.now())))
+    const previousExpiresAt = keepFor > 0 ? new Date(now.getTime() + keepFor * 1000) : null
+    if (!(await webhookRepo.setSecret(this.deps.db, ownerId, id, { sealed, previousExpiresAt, now })))
       throw errors.notFound('webhook endpoint')
     return { ...(await this.get(ownerId, id)), secret }
   }
