@@ -145,6 +145,7 @@ export async function buildServices(deps: RootDeps) {
       jobs,
       ledger,
       transactions,
+      events,
       coins,
     })
     const { wallets } = buildWallet({
@@ -199,6 +200,7 @@ export async function buildServices(deps: RootDeps) {
       events,
       verifySensitiveCode,
       confirmPassword,
+      halts: settlement.halts,
     })
     const { escrow, payments, escrowLegs } = buildEscrow({
       db,

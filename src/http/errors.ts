@@ -24,6 +24,9 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   INTERNAL: 500,
   UNAVAILABLE: 503,
+  /** a coin halted by settlement (reconciliation mismatch, deep chain reorganisation, operator):
+   * nothing is sent or paid in it until an operator resumes it; retry later */
+  COIN_HALTED: 503,
 } as const
 
 export type ErrorCode = keyof typeof ERROR_STATUS
@@ -82,4 +85,10 @@ export const errors = {
   payloadTooLarge: (limit: number) =>
     new AppError('PAYLOAD_TOO_LARGE', `The upload is larger than the limit of ${limit} bytes`, { limit }),
   unavailable: (message = 'Service unavailable') => new AppError('UNAVAILABLE', message),
+  coinHalted: (coin: string, symbol = coin.toUpperCase()) =>
+    new AppError(
+      'COIN_HALTED',
+      `Payments in ${symbol} are paused while the platform checks its balances; try again later`,
+      { coin },
+    ),
 }

@@ -106,7 +106,7 @@ export const ErrorEnvelope = Type.Object(
       {
         code: Type.String({
           description:
-            'what went wrong, for programs: VALIDATION_ERROR, PASSWORD_MISMATCH, WEAK_PASSWORD, INVALID_CODE, UNAUTHENTICATED, INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, UPGRADE_REQUIRED, INSUFFICIENT_BALANCE, BUSINESS_RULE, TOO_MANY_ATTEMPTS, RATE_LIMITED, INTERNAL, UNAVAILABLE',
+            'what went wrong, for programs: VALIDATION_ERROR, PASSWORD_MISMATCH, WEAK_PASSWORD, INVALID_CODE, UNAUTHENTICATED, INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, UPGRADE_REQUIRED, INSUFFICIENT_BALANCE, BUSINESS_RULE, TOO_MANY_ATTEMPTS, RATE_LIMITED, INTERNAL, UNAVAILABLE, COIN_HALTED',
         }),
         errors: Type.Optional(
           Type.Array(
@@ -176,6 +176,10 @@ const SAMPLES: Record<ErrorCode, { message: string; data?: Record<string, unknow
     message: 'Internal error; quote request id 0b7e6c1e-8d7f-4c55-9a65-1f0d2f0a6b3e when reporting it',
   },
   UNAVAILABLE: { message: 'The USD rate of this coin is unavailable right now; try again shortly' },
+  COIN_HALTED: {
+    message: 'Payments in USDC are paused while the platform checks its balances; try again later',
+    data: { coin: 'usdc' },
+  },
 }
 
 const ALWAYS: ErrorCases = {

@@ -135,15 +135,16 @@ describe('a reconciliation run', () => {
     for (const url of ['/v1/escrow/release', '/v1/escrow/cancel']) {
       const res = await post(t, payer, url, { escrowId: q.escrowId })
       expect(res.statusCode, res.body).toBe(503)
-      expect(res.json()).toMatchObject({ status: 'error', data: { code: 'UNAVAILABLE' } })
+      expect(res.json()).toMatchObject({ status: 'error', data: { code: 'COIN_HALTED', coin: 'usdc' } })
     }
     const pay = await post(t, payer, '/v1/escrow/pay', { escrowId: q.escrowId, password: payer.password })
     expect(pay.statusCode, pay.body).toBe(503)
-    await expect(s().settlement.halts.assertNotHalted('usdc')).rejects.toMatchObject({ code: 'UNAVAILABLE' })
+    expect(pay.json()).toMatchObject({ data: { code: 'COIN_HALTED' } })
+    await expect(s().settlement.halts.assertNotHalted('usdc')).rejects.toMatchObject({ code: 'COIN_HALTED' })
     await expect(s().settlement.halts.assertNotHalted('avax')).resolves.toBeUndefined()
     // Only the payer may still be told no first.
     expect((await post(t, receiver, '/v1/escrow/release', { escrowId: q.escrowId })).statusCode).toBe(403)
-    // A withdrawal in USDC is taken, but its transfer is not signed while the coin is halted.
+    // A withdrawal in USDC is refused at once: nothing is held or queued.
     const beforeWithdrawal = await balance(payer.id, 'usdc')
     const w = await post(t, payer, '/v1/withdrawals/', {
       amount: 1,
@@ -151,19 +152,16 @@ describe('a reconciliation run', () => {
       address: outsider().address,
       password: payer.password,
     })
-    expect(w.statusCode, w.body).toBe(200)
-    const withheld = beforeWithdrawal - (await balance(payer.id, 'usdc'))
-    for (let i = 0; i < 3; i++) {
-      await t.drain()
-      t.clock.advance(61_000)
-    }
-    const withdrawal = () =>
-      t.database.db
+    expect(w.statusCode, w.body).toBe(503)
+    expect(w.json()).toMatchObject({ status: 'error', data: { code: 'COIN_HALTED', coin: 'usdc' } })
+    expect(await balance(payer.id, 'usdc')).toBe(beforeWithdrawal)
+    expect(
+      await t.database.db
         .selectFrom('outgoingTransfers')
-        .select(['status', 'txHash'])
+        .select('id')
         .where('purpose', '=', 'withdrawal')
-        .executeTakeFirstOrThrow()
-    expect(await withdrawal()).toEqual({ status: 'queued', txHash: null })
+        .execute(),
+    ).toEqual([])
 
     // The operator reverses the bad entry and resumes the coin.
     await forceLedger(payer.id, 'usdc', -5n * USDC, 'test:forced-credit:reversed')
@@ -186,10 +184,23 @@ describe('a reconciliation run', () => {
     expect(readyAgain.statusCode).toBe(200)
     expect(readyAgain.json()).toMatchObject({ message: 'ready', data: { haltedCoins: [] } })
 
-    // The parked deposit is credited, once; the withdrawal goes out.
+    // The parked deposit is credited, once; a withdrawal is taken again and goes out.
     await s().wallets.scanNow()
     await s().wallets.scanNow()
-    expect(await balance(payer.id, 'usdc')).toBe(payerUsdc + 3n * USDC - withheld)
+    expect(await balance(payer.id, 'usdc')).toBe(payerUsdc + 3n * USDC)
+    const again = await post(t, payer, '/v1/withdrawals/', {
+      amount: 1,
+      coin: 'usdc',
+      address: outsider().address,
+      password: payer.password,
+    })
+    expect(again.statusCode, again.body).toBe(200)
+    const withdrawal = () =>
+      t.database.db
+        .selectFrom('outgoingTransfers')
+        .select(['status', 'txHash'])
+        .where('purpose', '=', 'withdrawal')
+        .executeTakeFirstOrThrow()
     expect((await s().settlement.reconciliation.runNow()).status).toBe('ok')
     const r = await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId })
     expect(r.statusCode, r.body).toBe(200)

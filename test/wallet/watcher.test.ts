@@ -174,7 +174,7 @@ describeChainModes(
         expect(parked).toHaveLength(1)
         expect(parked[0]).toMatchObject({ transferId: null, held: expect.any(Object) })
         await expect(s.settlement.halts.assertNotHalted('usdc')).rejects.toMatchObject({
-          code: 'UNAVAILABLE',
+          code: 'COIN_HALTED',
         })
 
         // Resumed by an operator, the parked deposit is credited once.

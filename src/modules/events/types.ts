@@ -21,6 +21,9 @@ export interface EventData {
   'review.left': { reviewId: string; collectionId: string; rating: number }
   /** a deposit to a user's wallet was credited */
   'deposit.credited': { transactionId: string; coin: string; amount: string; txHash: string | null }
+  /** a credited deposit that a deep chain reorganisation took back was reversed by an operator
+   * (`amount`: the deposit; `recovered`: what was taken back from the wallet) */
+  'deposit.reversed': { findingId: string; coin: string; amount: string; recovered: string; txHash: string }
   'withdrawal.sent': { withdrawalId: string; coin: string; amount: string; txHash: string | null }
   'withdrawal.failed': { withdrawalId: string; coin: string; amount: string; reason: string }
   /** an escrow's payment was confirmed (`usdAmount`: the job's price in USD) */
@@ -51,6 +54,7 @@ export const EVENT_TYPES = [
   'dispute.decided',
   'review.left',
   'deposit.credited',
+  'deposit.reversed',
   'withdrawal.sent',
   'withdrawal.failed',
   'escrow.funded',

@@ -20,6 +20,7 @@ export const NOTIFICATION_TYPES = [
   'dispute_decided',
   'review_received',
   'withdrawal_failed',
+  'deposit_reversed',
   'referral_signup',
   'referral_job_completed',
 ] as const
@@ -39,6 +40,7 @@ export const DEFAULT_EMAIL_TYPES: readonly NotificationType[] = [
   'dispute_opened',
   'dispute_decided',
   'new_deposit',
+  'deposit_reversed',
 ]
 
 export interface Notice {
@@ -135,6 +137,12 @@ const describe: Describe = {
     title: 'Deposit received',
     description: `A deposit of ${e.data.amount} ${e.data.coin.toUpperCase()} was credited to your wallet.`,
     ref: e.data.transactionId,
+  }),
+  'deposit.reversed': (e) => ({
+    type: 'deposit_reversed',
+    title: 'Deposit reversed',
+    description: `A deposit of ${e.data.amount} ${e.data.coin.toUpperCase()} (transaction ${e.data.txHash}) was taken back by the blockchain and is no longer part of your wallet; ${e.data.recovered} ${e.data.coin.toUpperCase()} of it was deducted.`,
+    ref: e.data.findingId,
   }),
   'withdrawal.sent': (e) => ({
     type: 'new_withdrawal',

@@ -10,6 +10,7 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
+import type { EventService } from '../events/service.ts'
 import type { Ledger } from '../ledger/service.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { WalletService } from '../wallet/service.ts'
@@ -18,6 +19,8 @@ import { OutgoingSender } from './outgoing/sender.ts'
 import { GAS_TOPUP_PURPOSE } from './outgoing/types.ts'
 import { Halts, type SettlementReadiness } from './reconcile/halts.ts'
 import { Reconciler } from './reconcile/job.ts'
+import { ReorgRepairs } from './reorgs/service.ts'
+import { safeHead } from './watcher/fetch.ts'
 import { DepositWatcher, type WatchedCoins } from './watcher/job.ts'
 
 /** The chain side of settlement, as other modules and the operator API use it. */
@@ -30,6 +33,8 @@ export interface SettlementChecks {
   reconciliation: Reconciler
   /** for `/ready`: the coins halted now */
   readiness(): Promise<SettlementReadiness>
+  /** deposits deep reorganisations took back: listed, reversed or kept by operators */
+  reorgs: ReorgRepairs
 }
 
 /** Custodial keys: random secp256k1, sealed with the key-encryption key. */
@@ -50,11 +55,22 @@ export async function buildChainWatch(d: {
   jobs: JobQueue
   ledger: Ledger
   transactions: TransactionService
+  /** domain events: a reversed deposit notifies its owner */
+  events: Pick<EventService, 'emit'>
   /** the coin registry: coins operators add at run time are scanned for from their addition on */
   coins: WatchedCoins
 }): Promise<{ settlement: SettlementChecks }> {
   const { config, database, chain, clock, log, jobs } = d
   const halts = new Halts({ db: database.db, clock, log })
+  const reorgs = new ReorgRepairs({
+    db: database.db,
+    chain,
+    clock,
+    log,
+    ledger: d.ledger,
+    events: d.events,
+    confirmedHead: () => safeHead(chain, config.confirmations),
+  })
   const watcher = new DepositWatcher({
     database,
     chain,
@@ -64,6 +80,7 @@ export async function buildChainWatch(d: {
     ledger: d.ledger,
     transactions: d.transactions,
     halts,
+    reorgs,
     confirmations: config.confirmations,
     coins: d.coins,
   })
@@ -72,7 +89,7 @@ export async function buildChainWatch(d: {
   reconciliation.register()
   await watcher.start()
   await reconciliation.start()
-  return { settlement: { watcher, halts, reconciliation, readiness: () => halts.readiness() } }
+  return { settlement: { watcher, halts, reconciliation, reorgs, readiness: () => halts.readiness() } }
 }
 
 /** The crash-safe sender of outgoing chain transfers (withdrawals, escrow payouts, gas top-ups). */

@@ -20,6 +20,7 @@ import type { EventService } from '../events/service.ts'
 import { AmountError, parseUnits } from '../payment/amounts.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
+import type { Halts } from '../settlement/reconcile/halts.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { Ledger } from '../wallet/ledger.ts'
 import { formatExact, toCoinNumber, usdValue } from '../wallet/money.ts'
@@ -78,6 +79,8 @@ export class WithdrawalService {
       verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
       /** the account password of a withdrawal */
       confirmPassword: ConfirmPassword
+      /** coins halted by settlement: nothing is withdrawn in them (503 COIN_HALTED) */
+      halts: Pick<Halts, 'assertNotHalted'>
     },
   ) {
     deps.outgoing.handle(WITHDRAWAL_PURPOSE, withdrawalOutcomes(deps))
@@ -94,8 +97,11 @@ export class WithdrawalService {
     ip: string | null,
     requestKey?: string,
   ): Promise<{ withdrawalId: string }> {
-    const { db, coins, wallets, transactions } = this.deps
+    const { db, coins, wallets, transactions, halts } = this.deps
     const coin = await coins.get(input.coin)
+    // A halted coin's ledger may hold value the chain no longer has (a deep reorganisation, a
+    // mismatch): refused at once rather than accepted and parked.
+    await halts.assertNotHalted(coin.reference)
     const amount = this.#parseAmount(input.amount, coin)
     const fee = feeOf(coin)
     if (amount < fee)
@@ -161,7 +167,9 @@ export class WithdrawalService {
       requestKey?: string | undefined
     },
   ): Promise<{ withdrawalId: string }> {
-    const { ledger, transactions, outgoing, clock } = this.deps
+    const { ledger, transactions, outgoing, clock, halts } = this.deps
+    // Again in the transaction that reserves the value: a halt committed since the first look.
+    await halts.assertNotHalted(w.coin.reference, tx)
     const id = newId()
     const user = await ledger.ensureAccount(tx, 'user', w.userId, w.coin.reference)
     const holdKey = w.requestKey

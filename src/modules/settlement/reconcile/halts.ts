@@ -1,12 +1,15 @@
 // Coin halts: a coin whose ledger no longer matches the chain (or whose chain reorganised deeper
 // than the confirmations) stops being credited by the deposit watcher and sent by the outgoing
-// sender until an operator resumes it. Every halt and resume is logged and kept as history.
+// sender, and withdrawals and payments in it are refused (503 COIN_HALTED), until an operator
+// resumes it. Every halt and resume is logged, kept as history and written to the audit log as a
+// system event (`coin.halted`, `coin.resumed`; listed by GET /v1/admin/audit).
 import type { Logger } from 'pino'
 import type { Db, Executor } from '../../../db/index.ts'
 import type { HaltReason } from '../../../db/tables/chain.ts'
 import { errors } from '../../../http/errors.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
+import { watcherRepo } from '../watcher/repo.ts'
 import { type HaltRow, reconcileRepo } from './repo.ts'
 
 export type { HaltReason }
@@ -53,12 +56,13 @@ export class Halts {
     return (await this.haltedCoins(ex)).has(coin)
   }
 
-  /** Throws 503 UNAVAILABLE when the coin is halted: nothing may be sent in it for now. */
+  /**
+   * Throws 503 COIN_HALTED (`data.coin`) when the coin is halted: nothing may be withdrawn, paid or
+   * sent in it for now. Called before a request moves value, and inside its transaction where the
+   * transaction reserves it, so a halt that committed meanwhile is seen.
+   */
   async assertNotHalted(coin: string, ex: Executor = this.deps.db): Promise<void> {
-    if (await this.isHalted(coin, ex))
-      throw errors.unavailable(
-        `Payments in ${coin.toUpperCase()} are paused while the platform checks its balances; try again later`,
-      )
+    if (await this.isHalted(coin, ex)) throw errors.coinHalted(coin)
   }
 
   /**
@@ -77,11 +81,18 @@ export class Halts {
       },
       this.deps.clock.now(),
     )
-    if (row)
+    if (row) {
+      await watcherRepo.audit(
+        ex,
+        'coin.halted',
+        { haltId: row.id, coin: row.coin, reason: row.reason, by: row.haltedBy, details: input.details },
+        this.deps.clock.now(),
+      )
       this.deps.log.error(
         { event: 'coin.halted', haltId: row.id, coin: row.coin, reason: row.reason, details: input.details },
         `COIN HALTED: crediting and sending of ${row.coin} stop until an operator resumes it (docs/operations.md)`,
       )
+    }
     return row !== undefined
   }
 
@@ -93,6 +104,12 @@ export class Halts {
     if (!by.trim() || !reason.trim()) throw errors.validation('Who resumes the coin, and why, are required')
     const row = await reconcileRepo.clearHalt(ex, coin, by, reason, this.deps.clock.now())
     if (!row) throw errors.notFound('halt of this coin')
+    await watcherRepo.audit(
+      ex,
+      'coin.resumed',
+      { haltId: row.id, coin: row.coin, haltReason: row.reason, by, reason },
+      this.deps.clock.now(),
+    )
     this.deps.log.warn(
       { event: 'coin.resumed', haltId: row.id, coin: row.coin, haltReason: row.reason, by, reason },
       `coin resumed: crediting and sending of ${row.coin} go on`,

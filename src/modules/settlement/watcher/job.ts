@@ -10,6 +10,8 @@
 // - A processed block that the chain replaced (a reorg deeper than CONFIRMATIONS) halts every
 //   coin of the chain: the watcher goes on reading, but parks what it finds until an operator
 //   resumes the coins (docs/operations.md). A coin halted by reconciliation is parked the same way.
+//   The deposits recorded in the replaced blocks that the chain no longer has become findings in
+//   the same transaction, their value held on the accounts they credited (../reorgs/service.ts).
 import type { Logger } from 'pino'
 import type { Database, Executor } from '../../../db/index.ts'
 import type { ChainAdapter, Confirmations } from '../../../platform/chain/types.ts'
@@ -18,6 +20,8 @@ import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import type { TransactionService } from '../../transactions/service.ts'
 import type { Ledger } from '../../wallet/ledger.ts'
 import type { Halts } from '../reconcile/halts.ts'
+import { vanishedDeposits } from '../reorgs/detect.ts'
+import type { ReorgRepairs } from '../reorgs/service.ts'
 import {
   type Applied,
   type ApplyContext,
@@ -52,6 +56,9 @@ export interface WatcherDeps {
   ledger: Ledger
   transactions: TransactionService
   halts: Halts
+  /** records the deposits a deep reorganisation took back, their value held (the module always
+   * gives it; a watcher built by a test of something else may go without) */
+  reorgs?: Pick<ReorgRepairs, 'record'>
   /** blocks before a deposit counts, or the chain's finalized block (CONFIRMATIONS) */
   confirmations: Confirmations
   /** coins added at run time; absent: the adapter's coins never change */
@@ -69,6 +76,8 @@ export interface WatcherOptions {
   pollMs: number
   /** parked movements of resumed coins applied per pass */
   parkedPerPass: number
+  /** how far below the cursor a deep reorganisation's vanished deposits are looked for */
+  reorgLookbackBlocks: number
 }
 
 export const DEFAULT_WATCHER_OPTIONS: WatcherOptions = {
@@ -77,6 +86,7 @@ export const DEFAULT_WATCHER_OPTIONS: WatcherOptions = {
   scanWaitMs: 5000,
   pollMs: 100,
   parkedPerPass: 500,
+  reorgLookbackBlocks: 2048,
 }
 
 const LOCK_NAMESPACE = 0x57414c4c // "WALL"
@@ -303,22 +313,30 @@ export class DepositWatcher {
   /**
    * A processed block was replaced: deposits credited from it may no longer exist on chain, which
    * the ledger cannot undo by itself. Every coin of the chain halts (nothing is credited or sent
-   * until an operator resumes it); the watcher follows the chain as it now is, parking what it
-   * finds meanwhile.
+   * until an operator resumes it); the deposits of the replaced blocks that the chain no longer
+   * has become findings with their value held (looked for before the transaction opens); the
+   * watcher follows the chain as it now is, parking what it finds meanwhile.
    */
   async #deepReorg(cursor: { number: bigint; hash: string }, chainHash: string) {
-    const { database, chain, clock, halts, log } = this.deps
+    const { database, chain, clock, halts, log, reorgs, confirmations } = this.deps
+    const vanished = await vanishedDeposits(database.db, chain, {
+      cursor: cursor.number,
+      lookback: this.options.reorgLookbackBlocks,
+      safeHead: await safeHead(chain, confirmations),
+    })
     const details = {
       chainId: chain.chainId,
       block: cursor.number.toString(),
       processedHash: cursor.hash,
       chainHash,
+      vanishedDeposits: vanished.length,
     }
     const now = clock.now()
     const replaced = await database.db.transaction().execute(async (tx) => {
       if (!(await watcherRepo.replaceCursorHash(tx, this.chainKey, cursor, chainHash, now))) return false
-      await watcherRepo.audit(tx, 'chain.reorg', { ...details, chainId: chain.chainId }, now)
+      await watcherRepo.audit(tx, 'chain.reorg', details, now)
       for (const c of chain.coins) await halts.halt(tx, { coin: c.reference, reason: 'reorg', details })
+      await reorgs?.record(tx, vanished, { chainReorgBlock: details.block })
       return true
     })
     if (replaced)
