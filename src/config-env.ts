@@ -121,3 +121,52 @@ export function feeSweepAddresses(env: Env, problems: string[]): Record<string, 
   }
   return out
 }
+
+/**
+ * The chain's JSON-RPC endpoints: EVM_RPC_URLS (comma-separated) or EVM_RPC_URL (one URL, or
+ * several separated by commas, as before). Both at once is refused: which list wins would be a
+ * guess. Each must be http(s) or ws(s); duplicates are refused.
+ */
+export function evmRpcUrls(env: Env, problems: string[]): string[] {
+  const many = env.EVM_RPC_URLS?.trim() || undefined
+  const one = env.EVM_RPC_URL?.trim() || undefined
+  if (many && one) {
+    problems.push('EVM_RPC_URLS and EVM_RPC_URL are both set: set one of them (EVM_RPC_URLS for several)')
+    return []
+  }
+  const name = many ? 'EVM_RPC_URLS' : 'EVM_RPC_URL'
+  const list = (many ?? one ?? '')
+    .split(',')
+    .map((u) => u.trim())
+    .filter(Boolean)
+  const out: string[] = []
+  for (const raw of list) {
+    let ok = false
+    try {
+      ok = ['http:', 'https:', 'ws:', 'wss:'].includes(new URL(raw).protocol)
+    } catch {}
+    if (!ok) {
+      problems.push(`${name} must be URLs with one of http:, https:, ws:, wss: (comma-separated)`)
+      return []
+    }
+    if (out.includes(raw)) {
+      problems.push(`${name} names the same endpoint twice`)
+      return []
+    }
+    out.push(raw)
+  }
+  return out
+}
+
+/** CONFIRMATIONS: a number of blocks (0–1000), or `finalized` for the chain's finalized block. */
+export function confirmations(raw: string | undefined, problems: string[]): number | 'finalized' {
+  if (raw === undefined || raw.trim() === '') return 1
+  const v = raw.trim()
+  if (v.toLowerCase() === 'finalized') return 'finalized'
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < 0 || n > 1000) {
+    problems.push(`CONFIRMATIONS must be an integer between 0 and 1000, or finalized (got "${v}")`)
+    return 1
+  }
+  return n
+}

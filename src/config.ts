@@ -4,7 +4,14 @@
 import { randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
-import { corsOrigins, type Env, envReader, feeSweepAddresses } from './config-env.ts'
+import {
+  confirmations,
+  corsOrigins,
+  type Env,
+  envReader,
+  evmRpcUrls,
+  feeSweepAddresses,
+} from './config-env.ts'
 
 export interface RateLimitConfig {
   /** requests per window per client IP on the sensitive auth routes */
@@ -32,7 +39,10 @@ export interface Config {
   previousKeyEncryptionKeys: Record<string, Buffer>
   smtpUrl: string | undefined
   mailFrom: string
+  /** the JSON-RPC endpoints, comma-separated (EVM_RPC_URLS or EVM_RPC_URL); unset: the devnet */
   evmRpcUrl: string | undefined
+  /** the same endpoints as a list (empty: the devnet) */
+  evmRpcUrls: string[]
   coinsFile: string | undefined
   devchainPort: number | undefined
   /** platform treasury key (0x + 64 hex); required with EVM_RPC_URL, a dev account on the devnet */
@@ -45,7 +55,8 @@ export interface Config {
   rateFeedTtlMs: number
   /** a price list older than this (feed unreachable) is refused rather than used */
   rateFeedMaxAgeMs: number
-  confirmations: number
+  /** blocks before a deposit counts (itself included), or the chain's `finalized` block */
+  confirmations: number | 'finalized'
   s3:
     | {
         endpoint: string | undefined
@@ -130,12 +141,13 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       'DATABASE_URL',
       'PUBLIC_URL',
       'SMTP_URL',
-      'EVM_RPC_URL',
       'COINS_FILE',
       'TREASURY_PRIVATE_KEY',
       'GAS_WALLET_PRIVATE_KEY',
     ])
       if (str(name) === undefined) problems.push(`${name} is required when NODE_ENV=production`)
+    if (str('EVM_RPC_URL') === undefined && str('EVM_RPC_URLS') === undefined)
+      problems.push('EVM_RPC_URL is required when NODE_ENV=production')
     if (str('S3_BUCKET') === undefined && str('FILES_DIR') === undefined)
       problems.push(
         'S3_BUCKET (with the other S3_* variables) or FILES_DIR is required when NODE_ENV=production',
@@ -177,6 +189,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push('S3_BUCKET is required when S3 is configured')
 
   const devchainPortRaw = str('DEVCHAIN_PORT')
+  const rpcUrls = evmRpcUrls(env, problems)
   const cfg: Config = {
     production,
     port,
@@ -191,7 +204,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     previousKeyEncryptionKeys,
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: str('MAIL_FROM') ?? 'WorkPay <no-reply@workpay.local>',
-    evmRpcUrl: url('EVM_RPC_URL', ['http:', 'https:', 'ws:', 'wss:']),
+    evmRpcUrl: rpcUrls.length > 0 ? rpcUrls.join(',') : undefined,
+    evmRpcUrls: rpcUrls,
     coinsFile: str('COINS_FILE'),
     devchainPort: devchainPortRaw === undefined ? undefined : int('DEVCHAIN_PORT', 8545, 1, 65535),
     treasuryPrivateKey: privateKey('TREASURY_PRIVATE_KEY'),
@@ -199,7 +213,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     rateFeedUrl: url('RATE_FEED_URL', ['http:', 'https:']),
     rateFeedTtlMs: int('RATE_FEED_TTL_MS', 60_000, 0, 24 * 3600 * 1000),
     rateFeedMaxAgeMs: int('RATE_FEED_MAX_AGE_MS', 15 * 60_000, 1000, 7 * 24 * 3600 * 1000),
-    confirmations: int('CONFIRMATIONS', 1, 0, 1000),
+    confirmations: confirmations(str('CONFIRMATIONS'), problems),
     s3,
     filesDir: str('FILES_DIR') === undefined ? undefined : resolve(str('FILES_DIR')!),
     uploadMaxBytes: int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),

@@ -33,7 +33,11 @@ function counting(chain: ChainAdapter): { adapter: ChainAdapter; calls: Calls } 
       return (...args: unknown[]) => {
         if (prop === 'getBlock') calls.getBlock.push(args[0] as bigint)
         else if (prop === 'tokenTransfers') calls.tokenTransfers.push([args[0] as bigint, args[1] as bigint])
-        else if (prop === 'getReceipt') calls.getReceipt.push(String(args[0]))
+        else if (prop === 'verifiedTokenTransfers') {
+          // the range's blocks as read, checked against their blooms: one range read
+          const blocks = args[0] as { number: bigint }[]
+          calls.tokenTransfers.push([blocks[0]!.number, blocks[blocks.length - 1]!.number])
+        } else if (prop === 'getReceipt') calls.getReceipt.push(String(args[0]))
         else calls.other.push(String(prop))
         return value.apply(target, args)
       }

@@ -16,6 +16,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { coinRegistry } from './coin-registry.ts'
 import { isAlreadyKnown, toChainError } from './errors.ts'
 import { transferScans } from './evm-transfers.ts'
+import { headReader } from './heads.ts'
 import { readTokenInfo } from './token-info.ts'
 import {
   type ChainAdapter,
@@ -33,13 +34,19 @@ import {
 } from './types.ts'
 
 const NATIVE_TRANSFER_GAS = 21_000n
-/** node limits on eth_getLogs ranges vary (2k–10k blocks); stay under the common ones */
 
 export interface EvmAdapterOptions {
   kind: ChainKind
   chain: Chain
   info: ChainInfo
   client: PublicClient
+  /**
+   * each provider on its own (EVM_RPC_URLS), for their heads and second opinions; default: the
+   * client alone
+   */
+  providers?: readonly PublicClient[]
+  /** told when providers lag or a head went backwards (logged by the caller) */
+  onHeadWarning?: (message: string, details: Record<string, unknown>) => void
   coins: ChainCoin[]
   treasuryKey: Hex
   gasWalletKey: Hex
@@ -68,6 +75,7 @@ const maxFeeOf = (fees: FeeEstimate, gas: bigint) =>
 
 export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
   const { client, chain } = opts
+  const providers = opts.providers?.length ? opts.providers : [client]
   const registry = coinRegistry(opts.coins)
   const { coins, byToken, coin } = registry
 
@@ -111,6 +119,7 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
       hash: block.hash,
       parentHash: block.parentHash,
       timestamp: block.timestamp,
+      ...(block.logsBloom ? { logsBloom: block.logsBloom } : {}),
       transactions: block.transactions.map((tx) => ({
         hash: tx.hash,
         from: getAddress(tx.from),
@@ -281,8 +290,11 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
     }
   }
 
-  const { nativeTransfers, tokenTransfers } = transferScans({
+  const confirmedHead = headReader(providers, opts.onHeadWarning)
+
+  const { nativeTransfers, tokenTransfers, verifiedTokenTransfers } = transferScans({
     client,
+    providers,
     coins,
     byToken,
     coin,
@@ -327,9 +339,11 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
       return Object.fromEntries(entries)
     },
     blockNumber: () => call('block number', () => client.getBlockNumber({ cacheTime: 0 })),
+    confirmedHead,
     getBlock,
     nativeTransfers,
     tokenTransfers,
+    verifiedTokenTransfers,
     estimateFees,
     estimateTransferGas,
     getNonce,

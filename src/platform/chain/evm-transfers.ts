@@ -1,6 +1,16 @@
 // Transfers into and out of addresses over a range of blocks: native value from the blocks'
-// transactions (successful ones only, by receipt) and ERC-20 Transfer logs of the configured tokens.
-import { erc20Abi, getAddress, type Hash, type PublicClient, parseEventLogs } from 'viem'
+// transactions (successful ones only, by receipt) and ERC-20 Transfer logs of the configured tokens,
+// also as verified ranges (an answer checked against the blocks' logs blooms).
+import {
+  type Address,
+  erc20Abi,
+  getAddress,
+  type Hash,
+  type Log,
+  type PublicClient,
+  parseEventLogs,
+} from 'viem'
+import { splitRange, suspiciousBlocks } from './bloom.ts'
 import type {
   ChainBlock,
   ChainCoin,
@@ -8,6 +18,7 @@ import type {
   TokenTransfer,
   TransferFilter,
   TransferReceipt,
+  VerifiedTransfers,
 } from './types.ts'
 
 /** Blocks per eth_getLogs call */
@@ -20,6 +31,8 @@ const lowerSet = (it: Iterable<string> | undefined): Set<string> | undefined =>
 
 export function transferScans(d: {
   client: PublicClient
+  /** each provider on its own (several with EVM_RPC_URLS): the second opinions of a verified read */
+  providers: readonly PublicClient[]
   coins: ChainCoin[]
   byToken: Map<string, ChainCoin>
   coin: (reference: string) => ChainCoin
@@ -27,7 +40,7 @@ export function transferScans(d: {
   getBlock: (number: bigint) => Promise<ChainBlock | null>
   getReceipt: (hash: Hash) => Promise<TransferReceipt | null>
 }) {
-  const { client, coins, byToken, coin, call, getBlock, getReceipt } = d
+  const { client, providers, coins, byToken, coin, call, getBlock, getReceipt } = d
 
   async function nativeTransfers(fromBlock: bigint, toBlock: bigint, filter: TransferFilter = {}) {
     const toSet = lowerSet(filter.to)
@@ -66,41 +79,50 @@ export function transferScans(d: {
     return out
   }
 
-  async function tokenTransfers(
-    fromBlock: bigint,
-    toBlock: bigint,
-    o: TransferFilter & { coins?: string[] } = {},
-  ): Promise<TokenTransfer[]> {
-    const wanted = (o.coins ?? coins.filter((c) => c.isToken).map((c) => c.reference)).map(coin)
-    const addresses = wanted.filter((c) => c.isToken).map((c) => c.contractAddress!)
-    if (addresses.length === 0 || toBlock < fromBlock) return []
+  function tokensOf(references: readonly string[] | undefined): Address[] {
+    const wanted = (references ?? coins.filter((c) => c.isToken).map((c) => c.reference)).map(coin)
+    return wanted.filter((c) => c.isToken).map((c) => c.contractAddress!)
+  }
+
+  /** The raw logs of `addresses` in `fromBlock..toBlock`, in node-sized parts, from `via`. */
+  async function rawLogs(via: PublicClient, addresses: Address[], fromBlock: bigint, toBlock: bigint) {
+    const out: Log[] = []
+    for (const [start, end] of splitRange(fromBlock, toBlock, LOG_RANGE))
+      out.push(
+        ...(await call('get logs', () =>
+          via.getLogs({ address: addresses, fromBlock: start, toBlock: end }),
+        )),
+      )
+    return out
+  }
+
+  /** The Transfer events among `logs`, filtered, in chain order, each (block hash, index) once. */
+  function toTransfers(logs: Log[], o: TransferFilter = {}): TokenTransfer[] {
     const toSet = lowerSet(o.to)
     const fromSet = lowerSet(o.from)
     const out: TokenTransfer[] = []
-    for (let start = fromBlock; start <= toBlock; start += LOG_RANGE) {
-      const end = start + LOG_RANGE - 1n < toBlock ? start + LOG_RANGE - 1n : toBlock
-      const logs = await call('get logs', () =>
-        client.getLogs({ address: addresses, fromBlock: start, toBlock: end }),
-      )
-      const events = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs, strict: true })
-      for (const ev of events) {
-        if (ev.removed || ev.blockNumber === null || ev.transactionHash === null) continue
-        const c = byToken.get(ev.address.toLowerCase())
-        if (!c) continue
-        if (toSet && !toSet.has(ev.args.to.toLowerCase())) continue
-        if (fromSet && !fromSet.has(ev.args.from.toLowerCase())) continue
-        out.push({
-          coin: c.reference,
-          token: c.contractAddress!,
-          hash: ev.transactionHash,
-          logIndex: ev.logIndex!,
-          from: getAddress(ev.args.from),
-          to: getAddress(ev.args.to),
-          amount: ev.args.value,
-          blockNumber: ev.blockNumber,
-          blockHash: ev.blockHash!,
-        })
-      }
+    const seen = new Set<string>()
+    const events = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs, strict: true })
+    for (const ev of events) {
+      if (ev.removed || ev.blockNumber === null || ev.transactionHash === null) continue
+      const once = `${ev.blockHash}:${ev.logIndex}`
+      if (seen.has(once)) continue
+      seen.add(once)
+      const c = byToken.get(ev.address.toLowerCase())
+      if (!c) continue
+      if (toSet && !toSet.has(ev.args.to.toLowerCase())) continue
+      if (fromSet && !fromSet.has(ev.args.from.toLowerCase())) continue
+      out.push({
+        coin: c.reference,
+        token: c.contractAddress!,
+        hash: ev.transactionHash,
+        logIndex: ev.logIndex!,
+        from: getAddress(ev.args.from),
+        to: getAddress(ev.args.to),
+        amount: ev.args.value,
+        blockNumber: ev.blockNumber,
+        blockHash: ev.blockHash!,
+      })
     }
     out.sort((a, b) =>
       a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
@@ -108,5 +130,89 @@ export function transferScans(d: {
     return out
   }
 
-  return { nativeTransfers, tokenTransfers }
+  async function tokenTransfers(
+    fromBlock: bigint,
+    toBlock: bigint,
+    o: TransferFilter & { coins?: string[] } = {},
+  ): Promise<TokenTransfer[]> {
+    const addresses = tokensOf(o.coins)
+    if (addresses.length === 0 || toBlock < fromBlock) return []
+    return toTransfers(await rawLogs(client, addresses, fromBlock, toBlock), o)
+  }
+
+  /**
+   * The range's Transfer logs, accepted only when consistent with every block's bloom. An answer
+   * that lacks the logs a bloom announces is not trusted: the range is asked again, then from
+   * each provider on its own, then each doubtful block by its hash (EIP-234: a node that does not
+   * have the block answers an error, never an empty list). A block still doubtful stops the
+   * answer before it. Cost: nothing beyond one eth_getLogs while the answers agree with the
+   * blooms (the caller has read the blocks already).
+   */
+  async function verifiedTokenTransfers(
+    blocks: readonly ChainBlock[],
+    o: { coins?: string[] } = {},
+  ): Promise<VerifiedTransfers> {
+    const addresses = tokensOf(o.coins)
+    const first = blocks[0]
+    const last = blocks[blocks.length - 1]
+    if (!first || !last || addresses.length === 0)
+      return { transfers: [], verifiedTo: last?.number ?? -1n, unverified: null }
+    const hashOf = new Map(blocks.map((b) => [b.number, b.hash.toLowerCase()]))
+    const logs: Log[] = []
+    const have = new Set<string>()
+    const add = (list: Log[]) => {
+      for (const l of list) {
+        const key = `${l.blockHash}:${l.logIndex}`
+        if (have.has(key)) continue
+        have.add(key)
+        logs.push(l)
+      }
+    }
+    const doubtful = () => suspiciousBlocks(blocks, addresses, logs)
+    add(await rawLogs(client, addresses, first.number, last.number))
+    let suspects = doubtful()
+    // Once more through the ranked providers, then from each provider on its own.
+    const second: (() => Promise<Log[]>)[] = [
+      () => rawLogs(client, addresses, suspects[0]!, suspects[suspects.length - 1]!),
+      ...(providers.length > 1
+        ? providers.map((p) => () => rawLogs(p, addresses, suspects[0]!, suspects[suspects.length - 1]!))
+        : []),
+    ]
+    for (const read of second) {
+      if (suspects.length === 0) break
+      try {
+        add(await read())
+      } catch {
+        // an unavailable provider is no answer; the next one is asked
+      }
+      suspects = doubtful()
+    }
+    // Split down to single blocks, asked by hash: a lagging node cannot answer those with [].
+    let unverified: VerifiedTransfers['unverified'] = null
+    for (const n of suspects) {
+      const blockHash = hashOf.get(n) as Hash
+      let answered = false
+      for (const via of [client, ...(providers.length > 1 ? providers : [])]) {
+        try {
+          add(await call('get logs', () => via.getLogs({ address: addresses, blockHash })))
+          answered = true
+          break
+        } catch {
+          // the next provider is asked
+        }
+      }
+      if (!answered) {
+        unverified = { block: n, reason: 'its bloom announces a token transfer no provider would list' }
+        break
+      }
+    }
+    const verifiedTo = unverified ? unverified.block - 1n : last.number
+    return {
+      transfers: toTransfers(logs.filter((l) => l.blockNumber !== null && l.blockNumber <= verifiedTo)),
+      verifiedTo,
+      unverified,
+    }
+  }
+
+  return { nativeTransfers, tokenTransfers, verifiedTokenTransfers }
 }

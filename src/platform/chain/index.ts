@@ -1,4 +1,5 @@
-// Picks the chain adapter: JSON-RPC when EVM_RPC_URL is set, the embedded devnet otherwise.
+// Picks the chain adapter: JSON-RPC when EVM_RPC_URLS (or EVM_RPC_URL) is set, the embedded devnet
+// otherwise.
 import { type Config, notInProduction } from '../../config.ts'
 import { type CoinsConfig, DEVNET_CHAIN_ID, loadCoinsConfig } from './coins-config.ts'
 import { openDevnet, startDevnetEarly } from './devnet.ts'
@@ -33,6 +34,12 @@ export async function openChain(config: Config, opts: OpenChainOptions = {}): Pr
       coins: settings.coins,
       treasuryKey: config.treasuryPrivateKey!,
       gasWalletKey: config.gasWalletPrivateKey!,
+      ...(opts.onWarning
+        ? {
+            onHeadWarning: (message: string, details: Record<string, unknown>) =>
+              opts.onWarning!(`${message}: ${JSON.stringify(details)}`),
+          }
+        : {}),
     })
     return { chain, settings }
   }

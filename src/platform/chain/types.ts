@@ -83,6 +83,24 @@ export interface ChainBlock {
   /** seconds since the epoch */
   timestamp: bigint
   transactions: ChainTx[]
+  /** the block's logs bloom (token transfer answers are checked against it); absent: not checked */
+  logsBloom?: Hex
+}
+
+/** CONFIRMATIONS: blocks a deposit needs (itself included), or the chain's `finalized` block. */
+export type Confirmations = number | 'finalized'
+
+/**
+ * Token transfers of a range of blocks, checked against the blocks' logs blooms. `transfers` holds
+ * what blocks `from..verifiedTo` emitted; `unverified` is the first block whose answer stayed
+ * inconsistent with its bloom (asked again, from each provider, then by its hash): nothing from it
+ * or after it is given, and it must be read again later.
+ */
+export interface VerifiedTransfers {
+  transfers: TokenTransfer[]
+  /** the last block of the answer that is verified (`from - 1` when none) */
+  verifiedTo: bigint
+  unverified: { block: bigint; reason: string } | null
 }
 
 /** A successful native-coin transfer (value > 0, receipt status success). */
@@ -255,6 +273,13 @@ export interface ChainAdapter {
 
   /** the latest block number */
   blockNumber(): Promise<bigint>
+  /**
+   * The newest block with `confirmations` blocks on it (itself included), counted from the lowest
+   * recent head of the healthy providers (a provider far behind the others is left out, one ahead
+   * never counts); `finalized`: the chain's finalized block. Never lower than an earlier answer:
+   * a head that went backwards is ignored.
+   */
+  confirmedHead(confirmations: Confirmations): Promise<bigint>
   /** a block with its full transactions; null when it does not exist yet */
   getBlock(number: bigint): Promise<ChainBlock | null>
   /**
@@ -272,6 +297,17 @@ export interface ChainAdapter {
     toBlock: bigint,
     opts?: TransferFilter & { coins?: string[] },
   ): Promise<TokenTransfer[]>
+
+  /**
+   * `tokenTransfers` of the blocks given (one chain, in order, as read with their `logsBloom`),
+   * accepted only where consistent with each block's bloom: a block whose bloom may hold a
+   * Transfer of a wanted token while the answer has none of its logs is asked again, then from
+   * each other provider, then by its hash (EIP-234: a node that lacks the block says so).
+   */
+  verifiedTokenTransfers(
+    blocks: readonly ChainBlock[],
+    opts?: { coins?: string[] },
+  ): Promise<VerifiedTransfers>
 
   /** current fee suggestion (EIP-1559 when the chain has a base fee) */
   estimateFees(): Promise<FeeEstimate>

@@ -1,7 +1,13 @@
 // What the watcher reads from the chain, through the adapter only: the blocks of a range (each
-// block once per pass), the token Transfer logs of the range, and the receipts of the
-// transactions that touch custodial addresses. Nothing here writes or decides anything.
-import type { ChainAdapter, ChainBlock, TransferReceipt } from '../../../platform/chain/types.ts'
+// block once per pass), the token Transfer logs of the range (checked against the blocks' logs
+// blooms), and the receipts of the transactions that touch custodial addresses. Nothing here
+// writes or decides anything.
+import type {
+  ChainAdapter,
+  ChainBlock,
+  Confirmations,
+  TransferReceipt,
+} from '../../../platform/chain/types.ts'
 import type { FetchedRange } from './types.ts'
 
 /** blocks (and receipts) read at the same time */
@@ -17,11 +23,23 @@ export class RangeChangedError extends Error {
   }
 }
 
-/** The newest block with `confirmations` blocks on top of it counted (itself included). */
-export async function safeHead(chain: ChainAdapter, confirmations: number): Promise<bigint> {
-  const head = await chain.blockNumber()
-  const behind = BigInt(Math.max(confirmations, 1) - 1)
-  return head > behind ? head - behind : 0n
+/** The range's logs disagree with a block's bloom, even asked again and by hash: read it later. */
+export class RangeUnverifiedError extends RangeChangedError {
+  constructor(
+    readonly block: bigint,
+    reason: string,
+  ) {
+    super(`block ${block}: ${reason}; read again later`)
+    this.name = 'RangeUnverifiedError'
+  }
+}
+
+/**
+ * The newest block with `confirmations` blocks on top of it counted (itself included), from the
+ * lowest recent head of the healthy providers, or the chain's finalized block.
+ */
+export function safeHead(chain: ChainAdapter, confirmations: Confirmations): Promise<bigint> {
+  return chain.confirmedHead(confirmations)
 }
 
 async function inBatches<T, R>(items: T[], fn: (item: T) => Promise<R>): Promise<R[]> {
@@ -33,7 +51,10 @@ async function inBatches<T, R>(items: T[], fn: (item: T) => Promise<R>): Promise
 
 /**
  * Blocks `from..to` with their transactions and the token Transfer logs of the same blocks. The
- * blocks must form one chain and the logs must belong to them; otherwise RangeChangedError.
+ * blocks must form one chain and the logs must belong to them; otherwise RangeChangedError. The
+ * logs are taken only where they agree with the blocks' blooms (no extra read while they do):
+ * when a block stays doubtful, the range ends before it (RangeUnverifiedError when it is the
+ * first), so the cursor never moves past a block whose logs may be missing.
  */
 export async function fetchRange(chain: ChainAdapter, from: bigint, to: bigint): Promise<FetchedRange> {
   const numbers: bigint[] = []
@@ -48,11 +69,19 @@ export async function fetchRange(chain: ChainAdapter, from: bigint, to: bigint):
     blocks.push(block)
   })
   const hashOf = new Map(blocks.map((b) => [b.number, b.hash.toLowerCase()]))
-  const tokenTransfers = await chain.tokenTransfers(from, to)
-  for (const t of tokenTransfers)
+  const verified = await chain.verifiedTokenTransfers(blocks)
+  if (verified.unverified && verified.unverified.block <= from)
+    throw new RangeUnverifiedError(verified.unverified.block, verified.unverified.reason)
+  const kept = verified.unverified ? blocks.filter((b) => b.number <= verified.verifiedTo) : blocks
+  for (const t of verified.transfers)
     if (hashOf.get(t.blockNumber) !== t.blockHash.toLowerCase())
       throw new RangeChangedError(`a log of block ${t.blockNumber} belongs to another block`)
-  return { from, to, blocks, tokenTransfers }
+  return {
+    from,
+    to: verified.unverified ? verified.verifiedTo : to,
+    blocks: kept,
+    tokenTransfers: verified.transfers,
+  }
 }
 
 /** Receipts of `hashes` (lower case), keyed by lower-case hash. Each must exist (it was mined). */
