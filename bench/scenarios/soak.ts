@@ -1,0 +1,217 @@
+// Soak: a busy day at a fixed rate for a set time (`--seconds`; 600 unless given, 15 with
+// --quick). 30 funded users (10 with --quick), 200 live sockets held open (40), and 150 requests/s
+// sent open-loop from a child process (bench/soak-load.ts; the mix in bench/soak-mix.ts: 60 % reads,
+// 25 % writes, 10 % money, 5 % logins). Each minute it prints the rate, p50/p99, the non-2xx answers
+// by status and operation, the ticks not sent because 64 requests were already waiting, and this
+// process's resident memory and JavaScript heap (the service runs in it: API, worker and, on the
+// embedded defaults, the dev chain, whose blocks are counted beside). Then the resident memory's
+// slope after warm-up (least squares over samples every 5 s, MB per minute), and the time the
+// queue took to send what the run asked for. Goals: no errors, p99 under 100 ms in every minute,
+// a slope under 1 MB/min.
+import { fork } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import type { Hex } from 'viem'
+import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
+import type { EndReport, LoadConfig, MinuteReport } from '../soak-load.ts'
+
+const USDC = 1_000_000n
+const RATE = 150
+const MAX_IN_FLIGHT = 64
+const SAMPLE_MS = 5000
+
+const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10
+
+/** Least-squares slope of y over x. */
+export function slope(points: { x: number; y: number }[]): number {
+  const n = points.length
+  if (n < 2) return Number.NaN
+  const mx = points.reduce((s, p) => s + p.x, 0) / n
+  const my = points.reduce((s, p) => s + p.y, 0) / n
+  const sxx = points.reduce((s, p) => s + (p.x - mx) ** 2, 0)
+  const sxy = points.reduce((s, p) => s + (p.x - mx) * (p.y - my), 0)
+  return sxx === 0 ? Number.NaN : sxy / sxx
+}
+
+export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
+  const app = ctx.app
+  const s = app.services
+  const db = s.database.db
+  const seconds = ctx.seconds ?? (ctx.quick ? 15 : 600)
+  const userCount = ctx.quick ? 10 : 30
+  const socketCount = ctx.quick ? 40 : 200
+  const tags = Array.from({ length: 30 }, (_, k) => `soak-skill-${k}`)
+
+  const call = async (user: BenchUser, method: 'POST' | 'PATCH', url: string, payload?: object) => {
+    const res = await app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${user.token}` },
+      ...(payload ? { payload } : {}),
+    })
+    if (res.statusCode !== 200) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
+    return res.json().data as Record<string, unknown>
+  }
+  const postJob = (user: BenchUser, name: string) =>
+    call(user, 'POST', '/v1/collection', {
+      type: 'job',
+      name,
+      description: 'A job of the soak',
+      isPrivate: false,
+      paymentFee: 100,
+      tags: [tags[name.length % tags.length]!],
+    }).then((d) => d._id as string)
+
+  const users: BenchUser[] = []
+  for (let i = 0; i < userCount; i++) users.push(await ctx.fundedUser(1000n * USDC))
+  const jobs: LoadConfig['jobs'] = []
+  for (const [i, u] of users.entries())
+    for (let k = 0; k < 2; k++) jobs.push({ id: await postJob(u, `Soak job ${i}.${k}`), owner: i })
+  const conversations: LoadConfig['conversations'] = []
+  for (let i = 0; i + 1 < users.length; i += 2) {
+    const [a, b] = [users[i]!, users[i + 1]!]
+    const job = await postJob(a, `Soak chat job ${i}`)
+    const invite = await call(a, 'POST', '/v1/invite', { recipient: b.id, collection: job })
+    await call(b, 'POST', `/v1/invite/${invite._id}/accept`)
+    const chat = await call(a, 'POST', '/v1/chat', { collectionId: job })
+    conversations.push({ id: chat._id as string, users: [a.id, b.id] })
+  }
+
+  const blockNumber = async () =>
+    Number(BigInt((await s.chain.client.request({ method: 'eth_blockNumber' })) as Hex))
+
+  return [
+    {
+      name: `${RATE} req/s for ${seconds} s: ${userCount} funded users, ${socketCount} live sockets`,
+      async run() {
+        const cfg: LoadConfig = {
+          baseUrl: ctx.baseUrl,
+          seconds,
+          rate: RATE,
+          maxInFlight: MAX_IN_FLIGHT,
+          sockets: socketCount,
+          users,
+          jobs,
+          conversations,
+          tags,
+        }
+        const child = fork(fileURLToPath(new URL('../soak-load.ts', import.meta.url)), {
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        })
+        const samples: { t: number; rss: number }[] = []
+        const minutes: string[] = []
+        const worst = { p99: 0, errors: 0, unsent: 0, ticks: 0 }
+        const errorsByKind: Record<string, number> = {}
+        let started = 0
+        let lastBlock = await blockNumber()
+        const firstBlock = lastBlock
+        let sampler: NodeJS.Timeout | undefined
+        const end = await new Promise<EndReport>((resolve, reject) => {
+          child.on('error', reject)
+          child.on('exit', (code) => code !== 0 && reject(new Error(`the load process exited with ${code}`)))
+          child.on('message', async (msg: MinuteReport | EndReport | { type: 'ready' }) => {
+            if (msg.type === 'ready') {
+              started = performance.now()
+              samples.push({ t: 0, rss: process.memoryUsage.rss() })
+              sampler = setInterval(
+                () => samples.push({ t: performance.now() - started, rss: process.memoryUsage.rss() }),
+                SAMPLE_MS,
+              )
+              return
+            }
+            if (msg.type === 'end') return resolve(msg)
+            const m = msg
+            const block = await blockNumber()
+            const span = Math.min(60, seconds - (m.minute - 1) * 60)
+            const mem = process.memoryUsage()
+            const errors = Object.entries(m.errors)
+            const errorCount = errors.reduce((t, [, n]) => t + n, 0)
+            for (const [k, n] of errors) errorsByKind[k] = (errorsByKind[k] ?? 0) + n
+            worst.p99 = Math.max(worst.p99, m.p99Ms)
+            worst.errors += errorCount
+            worst.unsent += m.unsent
+            worst.ticks += m.ticks
+            const line =
+              `minute ${m.minute}: ${Math.round((m.answered / span) * 10) / 10} req/s (${m.ticks} ticks, ` +
+              `${m.unsent} not sent), p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, max ${m.maxMs} ms, ` +
+              `errors ${errorCount ? errors.map(([k, n]) => `${n}× ${k}`).join('; ') : 0}, ` +
+              `RSS ${mb(mem.rss)} MB, heap ${mb(mem.heapUsed)} MB, chain +${block - lastBlock} blocks, ` +
+              `tick lag ≤ ${m.lagMs} ms`
+            lastBlock = block
+            minutes.push(line)
+            console.log(`  soak ${line}`)
+          })
+          child.send(cfg)
+        }).finally(() => clearInterval(sampler))
+
+        // What the run asked for is sent: no withdrawal or escrow release left under way.
+        const drainStart = performance.now()
+        let open = { withdrawals: 0, releasing: 0 }
+        for (;;) {
+          const w = await db
+            .selectFrom('withdrawals')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('status', 'in', ['pending', 'processing'])
+            .executeTakeFirstOrThrow()
+          const e = await db
+            .selectFrom('escrows')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('status', '=', 'releasing')
+            .executeTakeFirstOrThrow()
+          open = { withdrawals: Number(w.n), releasing: Number(e.n) }
+          if ((open.withdrawals === 0 && open.releasing === 0) || performance.now() - drainStart > 180_000)
+            break
+          await new Promise((r) => setTimeout(r, 250))
+        }
+        const drainSeconds = Math.round(performance.now() - drainStart) / 1000
+        const rssAfterDrain = mb(process.memoryUsage.rss())
+
+        const warmupMs = Math.min(120_000, (seconds * 1000) / 3)
+        const after = samples
+          .filter((p) => p.t >= warmupMs)
+          .map((p) => ({ x: p.t / 60_000, y: p.rss / 1048576 }))
+        const completed = await db
+          .selectFrom('withdrawals')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('status', '=', 'completed')
+          .executeTakeFirstOrThrow()
+        const released = await db
+          .selectFrom('escrows')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('status', '=', 'released')
+          .executeTakeFirstOrThrow()
+        const slopeMBPerMin = Math.round(slope(after) * 100) / 100
+        console.log(
+          `  soak RSS slope after ${warmupMs / 1000} s of warm-up: ${slopeMBPerMin} MB/min ` +
+            `(${after.length} samples); queue drained in ${drainSeconds} s`,
+        )
+        return {
+          seconds,
+          ticks: worst.ticks,
+          notSent: worst.unsent,
+          errors: worst.errors,
+          errorsByKind: Object.entries(errorsByKind)
+            .map(([k, n]) => `${n}× ${k}`)
+            .join('; '),
+          worstMinuteP99Ms: worst.p99,
+          rssSlopeMBPerMin: slopeMBPerMin,
+          rssStartMB: mb(samples[0]?.rss ?? 0),
+          rssEndMB: mb(samples.at(-1)?.rss ?? 0),
+          rssAfterDrainMB: rssAfterDrain,
+          chainBlocks: lastBlock - firstBlock,
+          drainSeconds,
+          stillOpen: `${open.withdrawals} withdrawals, ${open.releasing} releases`,
+          withdrawalsCompleted: Number(completed.n),
+          escrowsReleased: Number(released.n),
+          socketsOpenAtEnd: end.socketsOpen,
+          socketsClosed: end.socketsClosed,
+          socketMessages: end.socketMessages,
+          socketForeignMessages: end.socketForeign,
+          flows: Object.entries(end.flows)
+            .map(([k, n]) => `${k} ${n}`)
+            .join(', '),
+          perMinute: minutes.join(' | '),
+        }
+      },
+    },
+  ]
+}
