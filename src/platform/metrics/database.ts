@@ -60,13 +60,34 @@ export interface HaltRow {
   reason: string
 }
 
+export interface CoinTotalRow {
+  coin: string
+  /** base units (a decimal string) */
+  amount: string
+}
+
 export interface DatabaseSnapshot {
+  /** every coin's reference, so that money series read 0 rather than nothing */
+  coins: string[]
+  /** value held in escrow accounts, per coin */
+  escrow: CoinTotalRow[]
+  /** disputes not settled yet */
+  openDisputes: number
+  /** webhook deliveries that failed for good in the last 24 hours, and those being retried now */
+  webhooks: { failed: number; retrying: number }
   jobs: JobRow[]
   outgoing: OutgoingRow[]
   transactions: TransactionRow[]
   cursors: CursorRow[]
   /** undefined while the reconciliation tables do not exist */
-  reconciliation: { runs: ReconciliationRunRow[]; results: ReconciliationRow[]; halts: HaltRow[] } | undefined
+  reconciliation:
+    | {
+        runs: ReconciliationRunRow[]
+        results: ReconciliationRow[]
+        halts: HaltRow[]
+        custody: Array<{ coin: string; ledger: string; chain: string }>
+      }
+    | undefined
   /** decimals of every coin, to show amounts in coin units */
   decimals: Map<string, number>
 }
@@ -103,10 +124,19 @@ async function reconciliation(tx: Tx): Promise<DatabaseSnapshot['reconciliation'
             order by started_at desc limit ${RECENT_RUNS}) u on u.id = r.run_id
       order by u.chain_id, r.coin, u.started_at desc`,
   )
+  const custody = await rows(
+    tx,
+    sql<{ coin: string; ledger: string; chain: string }>`
+      select distinct on (r.coin) r.coin, r.ledger_total::text as ledger, r.chain_total::text as chain
+      from reconciliation_results r
+      join (select id, started_at from reconciliation_runs order by started_at desc limit ${RECENT_RUNS}) u
+        on u.id = r.run_id
+      order by r.coin, u.started_at desc`,
+  )
   const halts = (await tableExists(tx, 'coin_halts'))
     ? await rows(tx, sql<HaltRow>`select coin, reason from coin_halts where cleared_at is null`)
     : []
-  return { runs, results, halts }
+  return { runs, results, halts, custody }
 }
 
 /** Reads every database series in one transaction; each statement is cut off after `timeoutMs`. */
@@ -152,7 +182,28 @@ export function readDatabase(db: Db, timeoutMs: number): Promise<DatabaseSnapsho
       tx,
       sql<{ reference: string; decimals: number }>`select reference, "decimal" as decimals from coins`,
     )
+    const escrow = await rows(
+      tx,
+      sql<CoinTotalRow>`
+        select coin, sum(balance)::text as amount from ledger_accounts where kind = 'escrow' group by coin`,
+    )
+    const [disputes] = await rows(
+      tx,
+      sql<{ open: number }>`select count(*)::int as open from disputes where status <> 'settled'`,
+    )
+    const [webhooks] = await rows(
+      tx,
+      sql<{ failed: number; retrying: number }>`
+        select
+          (select count(*) from webhook_deliveries
+            where status = 'failed' and updated_at > now() - interval '1 day')::int as failed,
+          (select count(*) from webhook_deliveries where status = 'pending' and attempts > 0)::int as retrying`,
+    )
     return {
+      coins: coins.map((c) => c.reference),
+      escrow,
+      openDisputes: disputes?.open ?? 0,
+      webhooks: webhooks ?? { failed: 0, retrying: 0 },
       jobs,
       outgoing,
       transactions,

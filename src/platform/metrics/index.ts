@@ -123,10 +123,38 @@ export class Metrics {
         'When the latest reconciliation run finished (Unix seconds), with its outcome',
         ['chain', 'status'],
       ),
-      halted: gauge('workpay_coin_halted', '1 for each coin halted by reconciliation or an operator', [
-        'coin',
-        'reason',
-      ]),
+      halted: gauge(
+        'workpay_coin_halted',
+        '1 for each coin halted by reconciliation or an operator (with its reason), 0 for every other coin',
+        ['coin', 'reason'],
+      ),
+      escrow: gauge('workpay_escrow_balance', 'Value held in escrow accounts, in whole coins', ['coin']),
+      custodyLedger: gauge(
+        'workpay_custody_ledger_total',
+        'What the ledger says custodial addresses hold, at the latest reconciliation, in whole coins',
+        ['coin'],
+      ),
+      custodyChain: gauge(
+        'workpay_custody_chain_total',
+        'What custodial addresses hold on chain, at the latest reconciliation, in whole coins',
+        ['coin'],
+      ),
+      gasWallet: gauge(
+        'workpay_gas_wallet_balance',
+        "The gas wallet's native balance read from the chain, in whole coins",
+        ['chain', 'coin'],
+      ),
+      disputes: gauge('workpay_disputes_open', 'Disputes not settled yet (open or being paid out)', []),
+      webhooksFailed: gauge(
+        'workpay_webhook_deliveries_failed',
+        'Webhook deliveries that failed for good in the last 24 hours',
+        [],
+      ),
+      webhooksRetrying: gauge(
+        'workpay_webhook_deliveries_retrying',
+        'Webhook deliveries that failed at least once and are waiting for their next attempt',
+        [],
+      ),
       up: gauge(
         'workpay_metrics_source_up',
         '1 when the last reading of the source (database, chain) succeeded',
@@ -174,13 +202,22 @@ export class Metrics {
 
   async #refresh() {
     const chain = this.#deps.chain()
-    const [snapshot, head] = await Promise.all([
+    const native = chain?.coins.find((c) => !c.isToken)
+    const [snapshot, head, gas] = await Promise.all([
       this.#read('database', () => readDatabase(this.#deps.db, this.#deps.timeoutMs)),
       chain ? this.#read('chain', () => chain.blockNumber()) : Promise.resolve(undefined),
+      chain && native
+        ? this.#read('gas_wallet', () => chain.balanceOf(chain.gasWallet.address, native.reference))
+        : Promise.resolve(undefined),
     ])
     for (const g of Object.values(this.#g)) if (g !== this.#g.up && g !== this.#g.duration) g.reset()
     const chainLabel = chain ? String(chain.chainId) : undefined
     if (chainLabel && head !== undefined) this.#g.head!.set({ chain: chainLabel }, Number(head))
+    if (chainLabel && native && gas !== undefined)
+      this.#g.gasWallet!.set(
+        { chain: chainLabel, coin: native.reference },
+        Number(formatUnits(gas, native.decimals)),
+      )
     if (snapshot) this.#fromDatabase(snapshot, chainLabel, head)
   }
 
@@ -188,6 +225,15 @@ export class Metrics {
     const g = this.#g
     const coins = (coin: string, baseUnits: string) =>
       Number(formatUnits(BigInt(baseUnits), s.decimals.get(coin) ?? 0))
+    // Money series of every coin are present from the start, at 0 until something moves.
+    for (const coin of s.coins) {
+      g.escrow!.set({ coin }, 0)
+      g.halted!.set({ coin }, 0)
+    }
+    for (const e of s.escrow) g.escrow!.set({ coin: e.coin }, coins(e.coin, e.amount))
+    g.disputes!.set(s.openDisputes)
+    g.webhooksFailed!.set(s.webhooks.failed)
+    g.webhooksRetrying!.set(s.webhooks.retrying)
     for (const j of s.jobs) {
       const kind = { kind: j.kind }
       if (j.status === 'queued') {
@@ -218,7 +264,14 @@ export class Metrics {
         g.reconciled!.set({ chain: r.chainId, status: r.status }, r.finishedSeconds)
       for (const r of s.reconciliation.results)
         g.drift!.set({ chain: r.chainId, coin: r.coin }, coins(r.coin, r.drift))
-      for (const h of s.reconciliation.halts) g.halted!.set({ coin: h.coin, reason: h.reason }, 1)
+      for (const h of s.reconciliation.halts) {
+        g.halted!.remove({ coin: h.coin })
+        g.halted!.set({ coin: h.coin, reason: h.reason }, 1)
+      }
+      for (const c of s.reconciliation.custody) {
+        g.custodyLedger!.set({ coin: c.coin }, coins(c.coin, c.ledger))
+        g.custodyChain!.set({ coin: c.coin }, coins(c.coin, c.chain))
+      }
     }
   }
 }
