@@ -18,6 +18,8 @@ export interface Talent {
   about?: string
   availability?: string
   tags?: string[]
+  /** the skill category chosen at onboarding (a seeded parent tag's name) */
+  tagsCategory?: string
 }
 export interface StoredProfile {
   contact?: Contact
@@ -42,6 +44,8 @@ export interface ProfileUpdate {
   isPrivate?: boolean
   /** keys merged into the stored meta; null removes a key */
   meta?: object
+  /** the account type (onboarding) */
+  type?: 'talent' | 'business'
 }
 
 /** The specification's values and the public SDK's (`busy`, `working`). */

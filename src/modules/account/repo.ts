@@ -138,6 +138,7 @@ export const profileRepo = {
       meta?: unknown
       bgImageId?: string | null
       profileImageId?: string | null
+      type?: string
       now: Date
     },
   ) {

@@ -6,6 +6,7 @@ import { caller, requestMeta } from '../../http/auth.ts'
 import { errors } from '../../http/errors.ts'
 import { authLimiter } from '../../http/rate-limit.ts'
 import { bearer, EmptyObject, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
+import { OnboardBody } from './onboard-schemas.ts'
 import {
   ChangePasswordBody,
   DeleteAccountBody,
@@ -76,6 +77,31 @@ export const accountRoutes: FastifyPluginAsyncTypebox<{
       },
     },
     async (req) => ok(await accounts.updateProfile(caller(req).userId, req.body), 'Profile updated'),
+  )
+
+  app.post(
+    '/v1/account/onboard',
+    {
+      schema: {
+        operationId: 'onboardAccount',
+        summary: 'Onboarding: skill category, profile image and account type (the SDK’s onboardEndpoint)',
+        description:
+          'Sets `profile.talent.tagsCategory` (one of the seeded skill categories, by name or key in any case), `profileImage` (one of your public uploads) and `type` (`talent` or `business`) in one profile update, and answers the full profile. May be sent again to change them.',
+        tags,
+        ...guarded,
+        body: OnboardBody,
+        response: {
+          200: envelope(FullUser, 'Onboarding saved'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, an unknown skill category or type, or an image that is not one of your public uploads',
+            NOT_FOUND: 'the account was deleted since the token was issued',
+          }),
+        },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await accounts.onboard(caller(req).userId, req.body), 'Onboarding saved'),
   )
 
   app.put(

@@ -84,6 +84,9 @@ const Bio = Type.Object({ title: Type.Optional(Type.String()), description: Type
 const Talent = Type.Object({
   about: Type.Optional(Type.String()),
   availability: Type.Optional(Type.String()),
+  tagsCategory: Type.Optional(
+    Type.String({ description: 'the skill category chosen at onboarding (POST /v1/account/onboard)' }),
+  ),
   tags: Type.Array(Type.String()),
   tagsIds: Type.Array(Tag),
 })

@@ -7,6 +7,7 @@ import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { tagFromJson, toAchievement, toFullUser, toPublicUser, toSearchUser } from './forms.ts'
+import { type OnboardInput, onboardUpdate } from './onboard.ts'
 import {
   buildSearchText,
   mergeMeta,
@@ -251,10 +252,16 @@ export class AccountService {
         ...(meta ? { meta } : {}),
         ...(update.bgImage !== undefined ? { bgImageId: update.bgImage || null } : {}),
         ...(update.profileImage !== undefined ? { profileImageId: update.profileImage || null } : {}),
+        ...(update.type ? { type: update.type } : {}),
         now: this.deps.clock.now(),
       })
       return this.getFullUser(userId, tx)
     })
+  }
+
+  /** POST /v1/account/onboard: skill category, profile image and type, in one profile update. */
+  onboard(userId: string, input: OnboardInput) {
+    return this.updateProfile(userId, onboardUpdate(input))
   }
 
   /**
