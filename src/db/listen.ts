@@ -7,6 +7,13 @@ export interface ChannelListener {
   close(): Promise<void>
   /** NOTIFY on the same channel, outside any transaction (PostgreSQL; throws while disconnected) */
   notify?(payload: string): Promise<void>
+  /**
+   * Resolves once every notification committed before the call has reached `onMessage`
+   * (PostgreSQL; throws while disconnected). A round trip on the listening connection: the server
+   * sends the notifications it holds for it before the answer. Calls made while one is in flight
+   * share the next round trip, so many waiting requests cost one query.
+   */
+  sync?(): Promise<void>
 }
 
 export interface ListenHandlers {
@@ -89,8 +96,33 @@ export async function listenPostgres(
     timer.unref()
   }
 
+  // One round trip at a time; calls made meanwhile share the one after it (it must start after them).
+  let running: Promise<void> | undefined
+  let queued: Promise<void> | undefined
+  const roundTrip = async () => {
+    const c = client
+    if (!c) throw new Error(`not connected to ${channel}`)
+    await c.query('select 1')
+  }
+  const sync = (): Promise<void> => {
+    if (!running) {
+      running = roundTrip().finally(() => {
+        running = undefined
+      })
+      return running
+    }
+    queued ??= running
+      .catch(() => {})
+      .then(() => {
+        queued = undefined
+        return sync()
+      })
+    return queued
+  }
+
   await connect()
   return {
+    sync,
     notify: async (payload) => {
       if (!client) throw new Error(`not connected to ${channel}`)
       await client.query('select pg_notify($1, $2)', [channel, payload])

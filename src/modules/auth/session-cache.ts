@@ -8,9 +8,14 @@
 // - In the process that made the change, the account bypasses the cache from the moment the change
 //   is made until its own notification comes back (proof of the commit): no read can see a stale
 //   entry there, and a rolled-back change only costs queries until `pendingMs` passes.
-// - In another process, entries go within the notification's delivery (the commit reaching the
-//   listening connection); nothing is cached while that connection is down, and everything cached
-//   is dropped when it is lost and again when it is back, since notifications may have been missed.
+// - In another process, a cached entry is answered only after a round trip on the listening
+//   connection that started after the request came (`sync`, shared by every request waiting at
+//   the same moment): PostgreSQL sends the connection every notification committed before that
+//   round trip ahead of its answer, so a token revoked through any process, its commit answered,
+//   is refused by every other process on its very next request. Nothing is cached while that
+//   connection is down, and everything cached is dropped when it is lost and again when it is
+//   back, since notifications may have been missed. (The embedded database is one process's alone:
+//   no other process can revoke, and no round trip is needed.)
 // - A lookup that raced with a change is not stored (the epoch moved while it ran).
 // - Only positive answers are cached; entries also age out after `ttlMs` as a safety net.
 import { randomUUID } from 'node:crypto'
@@ -48,6 +53,7 @@ export class SessionCache {
   readonly #listeners = new Set<(userId: string) => void>()
   #epoch = 0
   #listening = false
+  #sync: (() => Promise<void>) | undefined
   readonly #max: number
   readonly #ttlMs: number
   readonly #pendingMs: number
@@ -74,6 +80,31 @@ export class SessionCache {
     this.#epoch++
     this.#entries.clear()
     this.#byUser.clear()
+  }
+
+  /**
+   * How to be sure every notification committed so far has arrived (the listening connection's
+   * round trip); undefined when no other process can change sessions.
+   */
+  setSync(sync: (() => Promise<void>) | undefined): void {
+    this.#sync = sync
+  }
+
+  /**
+   * The cached session, answered only once every notification committed before this call has
+   * been applied; undefined when none is cached, when it was dropped meanwhile, or when that cannot
+   * be made sure (the connection is down): the caller then reads the database.
+   */
+  async lookup(sessionId: string): Promise<CachedSession | undefined> {
+    if (!this.get(sessionId)) return
+    if (this.#sync) {
+      try {
+        await this.#sync()
+      } catch {
+        return
+      }
+    }
+    return this.get(sessionId)
   }
 
   /** Taken before a lookup and handed to `put`, so a lookup that raced with a change is not kept. */
@@ -187,10 +218,12 @@ export async function startSessionCache(
       onReconnect: () => cache.setListening(true),
       onError: (err) => log?.warn({ err: err.message }, 'session notifications: connection lost'),
     })
+    cache.setSync(listener.sync)
     cache.setListening(true)
     return {
       cache,
       stop: async () => {
+        cache.setSync(undefined)
         cache.setListening(false)
         await listener.close()
       },

@@ -41,7 +41,7 @@ export class SessionIssuer {
     const claims = this.deps.tokens.verifyAccess(bearer)
     if (!claims) return
     const cache = this.deps.cache
-    const hit = cache?.get(claims.sessionId)
+    const hit = await cache?.lookup(claims.sessionId)
     if (hit) return hit.userId === claims.userId ? hit : undefined
     const epoch = cache?.epoch() ?? 0
     const row = await authRepo.findActiveSession(this.deps.db, claims.sessionId, claims.userId)
