@@ -16,6 +16,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { coinRegistry } from './coin-registry.ts'
 import { isAlreadyKnown, toChainError } from './errors.ts'
 import { transferScans } from './evm-transfers.ts'
+import { estimateFeesFromHistory } from './fee-history.ts'
 import { headReader } from './heads.ts'
 import { readTokenInfo } from './token-info.ts'
 import {
@@ -157,20 +158,7 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
   }
 
   async function estimateFees(): Promise<FeeEstimate> {
-    return call('estimate fees', async () => {
-      const block = await client.getBlock({ blockTag: 'latest' })
-      if (block.baseFeePerGas === null || block.baseFeePerGas === undefined) {
-        return { type: 'legacy', gasPrice: await client.getGasPrice() }
-      }
-      let tip: bigint
-      try {
-        tip = await client.estimateMaxPriorityFeePerGas()
-      } catch {
-        tip = 1_000_000_000n
-      }
-      // twice the base fee survives six full blocks of base-fee growth before the tx is stuck
-      return { type: 'eip1559', maxFeePerGas: block.baseFeePerGas * 2n + tip, maxPriorityFeePerGas: tip }
-    })
+    return call('estimate fees', () => estimateFeesFromHistory(client))
   }
 
   async function estimateTransferGas(reference: string, from: string, to: string, amount: bigint) {

@@ -138,7 +138,13 @@ export interface TransferFilter {
 
 /** Fees to put in a transaction: EIP-1559 when the chain has a base fee, legacy otherwise. */
 export type FeeEstimate =
-  | { type: 'eip1559'; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+  | {
+      type: 'eip1559'
+      maxFeePerGas: bigint
+      maxPriorityFeePerGas: bigint
+      /** the next block's base fee, when the estimate knows it */
+      baseFeePerGas?: bigint
+    }
   | { type: 'legacy'; gasPrice: bigint }
 
 /** What to sign: a transfer of `amount` base units of `coin` to `to`. */
