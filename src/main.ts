@@ -162,6 +162,7 @@ async function start() {
   stepDone('database')
   const applied = await migrateToLatest(database.db)
   if (applied.length) log.info({ applied }, 'migrations applied')
+  else if (mode === 'migrate') log.info('database up to date: no migration to apply')
   stepDone('migrate')
   if (mode === 'migrate') {
     await database.close()
