@@ -65,15 +65,18 @@ function heldCard(overview) {
     amount(b.withdrawalHolds, b.coin, b.decimals),
     amount(b.platformFees, b.coin, b.decimals),
     h('strong', {}, amount(b.total, b.coin, b.decimals)),
+    BigInt(b.platformLoss ?? '0') > 0n
+      ? h('span', { class: 'bad' }, amount(b.platformLoss, b.coin, b.decimals))
+      : amount(b.platformLoss ?? '0', b.coin, b.decimals),
   ])
   const gas = overview.gasWallet
   return card(
     'Held in custody',
     table(
       'Held in custody per coin',
-      ['Coin', 'Users', 'Escrow', 'Withdrawing', 'Platform fees', 'Total'],
+      ['Coin', 'Users', 'Escrow', 'Withdrawing', 'Platform fees', 'Total', 'Reorg losses'],
       rows,
-      [1, 2, 3, 4, 5],
+      [1, 2, 3, 4, 5, 6],
     ),
     h(
       'p',

@@ -4,6 +4,7 @@ import { coinsResource } from './coins.js'
 import { h } from './dom.js'
 import { feesResource } from './fees.js'
 import { age, amount, short, since, time } from './format.js'
+import { reorgsResource } from './reorgs.js'
 
 const code = (v, n) => (v ? h('code', { title: String(v) }, short(v, n)) : '—')
 const money = (row, field = 'amount') => amount(row[field], row.coin, row.decimals ?? undefined)
@@ -285,11 +286,13 @@ export const resources = [
   },
   coinsResource,
   feesResource,
+  reorgsResource,
   {
     id: 'audit',
     key: 'a',
     title: 'Audit log',
-    intro: 'Every admin action: who, what, on which record and why.',
+    intro:
+      'Every admin action: who, what, on which record and why; and the events of settlement itself (actor `system`): chain reorganisations, coin halts and resumes, reorg findings, reconciliation.',
     path: '/v1/admin/audit',
     filters: [
       { name: 'action', label: 'Action', type: 'search', placeholder: 'e.g. user.suspend' },

@@ -23,12 +23,14 @@ import { AdminCollectionTypes } from './collection-types.ts'
 import { AdminDisputes } from './disputes.ts'
 import { AdminFees } from './fees.ts'
 import { AdminReconciliation } from './reconciliation.ts'
+import { AdminReorgs } from './reorgs.ts'
 import { adminCoinRoutes } from './routes/coins.ts'
 import { adminCollectionTypeRoutes } from './routes/collection-types.ts'
 import { adminDisputeRoutes } from './routes/disputes.ts'
 import { adminFeeRoutes } from './routes/fees.ts'
 import { adminPeopleRoutes } from './routes/people.ts'
 import { adminReconciliationRoutes } from './routes/reconciliation.ts'
+import { adminReorgRoutes } from './routes/reorgs.ts'
 import { adminSessionRoutes } from './routes/session.ts'
 import { adminTransferRoutes } from './routes/transfers.ts'
 import { AdminStats, type StatsDeps } from './stats.ts'
@@ -88,6 +90,11 @@ export async function buildAdmin(d: {
   const coins = new AdminCoins({ db, coins: d.coins, chain: d.chain, halts, audit })
   const disputes = new AdminDisputes({ disputes: d.disputes, audit })
   const fees = new AdminFees({ fees: d.fees, audit })
+  const reorgs = new AdminReorgs({
+    reorgs: d.settlement.reorgs,
+    decimals: (coin) => d.chain.coins.find((c) => c.reference === coin)?.decimals ?? null,
+    audit,
+  })
   return {
     moderation,
     admin: {
@@ -101,6 +108,7 @@ export async function buildAdmin(d: {
       coins,
       disputes,
       fees,
+      reorgs,
     },
   }
 }
@@ -113,6 +121,7 @@ export async function adminHttp(
   await app.register(adminSessionRoutes, { access })
   await app.register(adminPeopleRoutes, { access, audit, users })
   await app.register(adminReconciliationRoutes, { access, reconciliation })
+  await app.register(adminReorgRoutes, { access, reorgs: s.admin.reorgs })
   await app.register(adminTransferRoutes, { access, transfers: s.admin.transfers })
   await app.register(adminCoinRoutes, { access, coins: s.admin.coins })
   await app.register(adminDisputeRoutes, { access, disputes: s.admin.disputes })

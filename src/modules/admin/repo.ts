@@ -1,8 +1,12 @@
-// SQL of the admin module: session step-ups (`admin_elevations`) and the audit log (`admin_audit`).
-import type { Insertable } from 'kysely'
+// SQL of the admin module: session step-ups (`admin_elevations`) and the audit log (`admin_audit`,
+// with settlement's system events from the shared `audit_log`).
+import { type Insertable, sql } from 'kysely'
 import type { Executor, Tx } from '../../db/index.ts'
 import { countedPage } from '../../db/reads.ts'
 import type { AdminAuditTable } from '../../db/tables/admin.ts'
+
+/** The actions of settlement's system events (`<prefix>.<event>`) the audit log lists. */
+export const SYSTEM_AUDIT_PREFIXES = ['chain', 'coin', 'reorg', 'reconciliation'] as const
 
 export interface AuditFilter {
   actorId?: string | undefined
@@ -55,8 +59,46 @@ export const adminRepo = {
     await tx.insertInto('adminAudit').values(row).execute()
   },
 
+  /**
+   * The audit log: the admins' actions, and the system events of settlement (the shared
+   * `audit_log` rows without a user whose action is one of SYSTEM_AUDIT_PREFIXES: chain
+   * reorganisations, coin halts and resumes, reorg findings, reconciliation), shown with the actor
+   * `system`, the action's first word as target type, and the row's `meta` as details.
+   */
   async listAudit(ex: Executor, f: AuditFilter) {
-    let q = ex.selectFrom('adminAudit')
+    const admin = ex
+      .selectFrom('adminAudit')
+      .select([
+        'id',
+        'actorId',
+        'action',
+        'targetType',
+        'targetId',
+        'reason',
+        'requestId',
+        'ip',
+        'details',
+        'createdAt',
+      ])
+    const system = ex
+      .selectFrom('auditLog')
+      .select([
+        'id',
+        sql<string>`'system'::text`.as('actorId'),
+        'action',
+        sql<string>`split_part(action, '.', 1)`.as('targetType'),
+        sql<string>`coalesce(meta->>'findingId', meta->>'coin', meta->>'runId', meta->>'chainId', '')`.as(
+          'targetId',
+        ),
+        sql<string>`coalesce(meta->>'reason', '')`.as('reason'),
+        sql<string | null>`null::text`.as('requestId'),
+        'ip',
+        sql<Record<string, unknown>>`meta`.as('details'),
+        'createdAt',
+      ])
+      .where('userId', 'is', null)
+      .where((eb) => eb.or(SYSTEM_AUDIT_PREFIXES.map((p) => eb('action', 'like', `${p}.%`))))
+    let q = ex.selectFrom(admin.unionAll(system).as('a'))
     if (f.actorId) q = q.where('actorId', '=', f.actorId)
     if (f.action) q = q.where('action', '=', f.action)
     if (f.targetId) q = q.where('targetId', '=', f.targetId)

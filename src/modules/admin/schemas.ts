@@ -85,9 +85,14 @@ export const ElevateBody = Type.Object(
 export const AuditRecord = Type.Object(
   {
     _id: Type.String(),
-    actorId: Type.String({ description: 'the admin' }),
-    action: Type.String({ description: 'e.g. `user.suspend`, `transfer.replace`' }),
-    targetType: Type.String({ description: 'e.g. `user`, `transfer`, `coin`' }),
+    actorId: Type.String({
+      description:
+        'the admin, or `system` for the events of settlement itself (`chain.reorg`, `coin.halted`, `coin.resumed`, `reorg.finding`, `reorg.reversed`, `reorg.kept`, `reconciliation.*`)',
+    }),
+    action: Type.String({ description: 'e.g. `user.suspend`, `transfer.replace`, `chain.reorg`' }),
+    targetType: Type.String({
+      description: 'e.g. `user`, `transfer`, `coin`, `reorg` (a system event: the first word of its action)',
+    }),
     targetId: Type.String(),
     reason: Type.String(),
     requestId: Type.Union([Type.String(), Type.Null()]),

@@ -48,7 +48,7 @@ export interface FlowRow {
 }
 
 // Accounts whose balance is the sum of their entries (no cached balance): ledger/types.ts.
-const ENTRY_KINDS = ['platform_fee']
+const ENTRY_KINDS = ['platform_fee', 'platform_loss']
 
 export const statsRepo = {
   /** Value reserved by pending ledger holds (withdrawals, in-app payments, gas) per coin. */

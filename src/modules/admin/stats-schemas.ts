@@ -28,6 +28,9 @@ export const StatsOverview = Type.Object(
           'platform fees at the fee address, not swept (available; what a sweep in flight holds is in reserved)',
         ),
         reserved: Units('held amounts of the accounts above (equal to withdrawalHolds in a sound ledger)'),
+        platformLoss: Units(
+          'what the platform bore when deposits a deep chain reorganisation took back were reversed after their owners had spent them (the platform_loss account; not part of total)',
+        ),
         total: Units('everything the ledger says is held in custody'),
       }),
     ),
@@ -78,6 +81,7 @@ export const StatsOverview = Type.Object(
             withdrawalHolds: '25000000',
             treasury: '0',
             platformFees: '15000000',
+            platformLoss: '0',
             reserved: '25000000',
             total: '1590000000',
           },

@@ -69,6 +69,8 @@ export class AdminStats {
           treasury: part('treasury').toString(),
           platformFees: part('platform_fee').toString(),
           reserved: part('reserved').toString(),
+          // (a debit balance: shown as the positive amount lost)
+          platformLoss: (-part('platform_loss')).toString(),
           total: total.toString(),
         }
       })
