@@ -168,9 +168,40 @@ describe('checkEndpointUrl', () => {
       'https://shop.example.com/hook?k=1',
     )
   })
+  it('production: a host is what it resolves to, however it is spelled', () => {
+    for (const url of [
+      'https://localhost./hook',
+      'https://LOCALHOST/hook',
+      'https://LOCALHOST./hook',
+      'https://localhost../hook',
+      'https://%6cocalhost/hook',
+      'https://%6C%4FCALHOST./hook',
+      'https://ｌｏｃａｌｈｏｓｔ/hook',
+      'https://api.localhost./hook',
+      'https://Printer.Local./hook',
+      'https://metadata.google.internal./hook',
+      'https://intranet./hook',
+      'https://127.0.0.1./hook',
+      'https://0x7f.1/hook',
+      'https://2130706433/hook',
+      'https://10.1.2.3./hook',
+      'https://[::ffff:127.0.0.1]/hook',
+      'https://[0:0:0:0:0:0:0:1]/hook',
+    ])
+      bad(url, true)
+    // a public name written fully qualified is still taken
+    expect(checkEndpointUrl('https://Shop.Example.com./hook', true)).toBe('https://shop.example.com./hook')
+  })
+  it('every spelling of localhost resolves to loopback at delivery, and is refused there', async () => {
+    for (const url of ['https://localhost./hook', 'https://LOCALHOST./hook', 'https://%6cocalhost./hook'])
+      expect(await resolveTarget(new URL(url), production), url).toEqual({
+        refused: expect.stringMatching(/resolves to .* not a public address/),
+      })
+  })
   it('development: also http://localhost, but no other http', () => {
     expect(checkEndpointUrl('http://localhost:4000/hook', false)).toBe('http://localhost:4000/hook')
     expect(checkEndpointUrl('http://127.0.0.1:4000/hook', false)).toBe('http://127.0.0.1:4000/hook')
+    expect(checkEndpointUrl('http://LOCALHOST.:4000/hook', false)).toBe('http://localhost.:4000/hook')
     bad('http://shop.example.com/hook', false)
     bad('http://10.0.0.1/hook', false)
   })

@@ -5,9 +5,9 @@
 // tests also take http://localhost (127.0.0.1, [::1]) so that a local receiver can be used.
 import { isIP } from 'node:net'
 import { errors } from '../../http/errors.ts'
-import { isPublicAddress } from '../../platform/outbound/addresses.ts'
+import { canonicalHost, isPublicAddress } from '../../platform/outbound/addresses.ts'
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]'])
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '::1'])
 
 /** The URL to store, or a 400 naming `path`. */
 export function checkEndpointUrl(text: string, production: boolean, path = '/url'): string {
@@ -17,7 +17,8 @@ export function checkEndpointUrl(text: string, production: boolean, path = '/url
   } catch {
     throw errors.field(path, 'must be an absolute https URL')
   }
-  const host = url.hostname.toLowerCase()
+  // What the name resolves to: `LOCALHOST.`, `%6Cocalhost` and `localhost` are one host.
+  const host = canonicalHost(url)
   const loopback = LOOPBACK_NAMES.has(host)
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && loopback && !production))
     throw errors.field(
@@ -27,12 +28,12 @@ export function checkEndpointUrl(text: string, production: boolean, path = '/url
   if (url.username || url.password) throw errors.field(path, 'must not carry a user name or password')
   if (url.hash) throw errors.field(path, 'must not have a #fragment')
   if (production) {
-    const bare = host.startsWith('[') ? host.slice(1, -1) : host
     const internal =
+      host === '' ||
       host === 'localhost' ||
-      /\.(localhost|local|internal|localdomain|home\.arpa)\.?$/.test(host) ||
-      (isIP(bare) !== 0 && !isPublicAddress(bare)) ||
-      (isIP(bare) === 0 && !host.includes('.'))
+      /\.(localhost|local|internal|localdomain|home\.arpa)$/.test(host) ||
+      (isIP(host) !== 0 && !isPublicAddress(host)) ||
+      (isIP(host) === 0 && !host.includes('.'))
     if (internal) throw errors.field(path, 'must point to a host on the public internet')
   }
   return url.toString()

@@ -40,6 +40,17 @@ for (const [net, bits] of [
 ] as const)
   refused.addSubnet(net, bits, 'ipv6')
 
+/**
+ * A URL's host as name resolution will see it: the URL parser has already lower-cased it, decoded
+ * its percent-escapes, mapped full-width and other compatible characters (IDNA) and normalised IPv4
+ * forms (`0x7f.1`, `127.0.0.1.`); what is left is the trailing dot of a fully qualified name
+ * (`localhost.` is `localhost`) and the brackets of an IPv6 literal.
+ */
+export function canonicalHost(url: URL): string {
+  const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname
+  return host.replace(/\.+$/, '').toLowerCase()
+}
+
 /** True when `address` (an IP literal) is on the public internet; false for anything else. */
 export function isPublicAddress(address: string): boolean {
   const family = isIP(address)

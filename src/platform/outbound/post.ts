@@ -9,7 +9,7 @@ import { lookup as dnsLookup } from 'node:dns/promises'
 import http from 'node:http'
 import https from 'node:https'
 import { isIP } from 'node:net'
-import { isPublicAddress } from './addresses.ts'
+import { canonicalHost, isPublicAddress } from './addresses.ts'
 
 export interface OutboundPolicy {
   /** only addresses on the public internet (production); otherwise any address (development, tests) */
@@ -51,7 +51,8 @@ export async function resolveTarget(
   if (url.protocol !== 'https:' && (policy.httpsOnly || url.protocol !== 'http:'))
     return { refused: `${url.protocol} URLs are not allowed; use https` }
   if (url.username || url.password) return { refused: 'URLs with credentials are not allowed' }
-  const host = hostOf(url)
+  // Resolved as the name it stands for: `localhost.` (fully qualified) is `localhost`.
+  const host = canonicalHost(url)
   const literal = isIP(host)
   const addresses = literal ? [{ address: host, family: literal }] : await resolve(host)
   if (addresses.length === 0) return { refused: `${host} resolves to no address` }
