@@ -177,6 +177,10 @@ export const escrowRepo = {
   },
 
   /** Escrows (id, status) funded by a parent escrow. */
+  parties(ex: Executor, ids: string[]) {
+    return ex.selectFrom('escrows').select(['id', 'payerId', 'receiverId']).where('id', 'in', ids).execute()
+  },
+
   children(ex: Executor, parentEscrowId: string) {
     return ex
       .selectFrom('escrows')

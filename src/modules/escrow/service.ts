@@ -3,7 +3,7 @@
 // `release.ts`; legs are sent by `payouts.ts`.
 import type { Logger } from 'pino'
 import { getAddress } from 'viem'
-import type { Db, Tx } from '../../db/index.ts'
+import type { Db, Executor, Tx } from '../../db/index.ts'
 import type { EscrowStatus } from '../../db/tables/escrow.ts'
 import { AppError, errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
@@ -286,6 +286,17 @@ export class EscrowService {
     await this.deps.halts.assertNotHalted(seen.coin)
     await this.absorb(input.escrowId)
     return payFromWallet(this.deps, (await escrowRepo.get(this.deps.db, input.escrowId))!, userId, input)
+  }
+
+  /** Who funds and who is paid from each escrow (proof of reserves), read in `ex`. */
+  async parties(
+    ex: Executor,
+    ids: string[],
+  ): Promise<{ id: string; payerId: string; receiverId: string | null }[]> {
+    const out: { id: string; payerId: string; receiverId: string | null }[] = []
+    for (let i = 0; i < ids.length; i += 1000)
+      out.push(...(await escrowRepo.parties(ex, ids.slice(i, i + 1000))))
+    return out
   }
 
   /** The escrow's status and the USD cents of its price not released yet (see dispute-split.ts). */

@@ -28,6 +28,18 @@ export interface TransferRow {
 }
 
 export const ledgerRepo = {
+  /** A page of accounts not of `except` kinds, by id ascending after `after`, with cached balances. */
+  holdingsPage(ex: Executor, except: readonly LedgerAccountKind[], after: string, limit: number) {
+    return ex
+      .selectFrom('ledgerAccounts')
+      .select(['id', 'kind', 'ownerId', 'coin', 'balance'])
+      .where('kind', 'not in', except)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(limit)
+      .execute()
+  },
+
   async accountId(ex: Executor, kind: LedgerAccountKind, ownerId: string, coin: string) {
     const row = await ex
       .selectFrom('ledgerAccounts')

@@ -24,6 +24,7 @@ import {
   type LedgerAccountKind,
   type OpenAccountKind,
   type PostInput,
+  SYSTEM_KINDS,
   type TransferInput,
   type TransferResult,
 } from './types.ts'
@@ -376,6 +377,20 @@ export class Ledger {
 
   #outcome(hold: Hold, changed: boolean): HoldOutcome {
     return { status: hold.status, changed, transferId: hold.transferId, postedAmount: hold.postedAmount }
+  }
+
+  /**
+   * A page of what the platform owes (proof of reserves): every account that keeps a balance of
+   * its own (users, escrows, treasury; not the system accounts), by id after `after`. Read it in a
+   * repeatable-read transaction to see one state of the whole ledger.
+   */
+  async holdings(
+    ex: Executor,
+    after: string,
+    limit: number,
+  ): Promise<{ id: string; kind: LedgerAccountKind; ownerId: string; coin: string; balance: bigint }[]> {
+    const rows = await repo.holdingsPage(ex, SYSTEM_KINDS, after, limit)
+    return rows.map((r) => ({ ...r, balance: BigInt(r.balance) }))
   }
 
   /** The entries of a transfer (for audits and tests). */

@@ -41,6 +41,16 @@ export const keysRepo = {
     return ex.selectFrom('walletKeys').select(columns).where('address', 'in', addresses).execute()
   },
 
+  page(ex: Executor, after: string, limit: number) {
+    return ex
+      .selectFrom('walletKeys')
+      .select(columns)
+      .where('address', '>', after)
+      .orderBy('address')
+      .limit(limit)
+      .execute()
+  },
+
   sealed(ex: Executor, address: string) {
     return ex
       .selectFrom('walletKeys')

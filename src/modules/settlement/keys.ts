@@ -1,7 +1,7 @@
 // Custodial keys: one random secp256k1 key per owner (a user, an escrow, a treasury), stored only
 // sealed by the secret box with the address as associated data, so a sealed key copied onto
 // another row does not open.
-import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
 import type { Executor, Tx } from '../../db/index.ts'
 import type { KeyOwnerKind } from '../../db/tables/wallet.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -67,6 +67,19 @@ export class KeyStore {
     const row = await keysRepo.sealed(ex, address.toLowerCase())
     if (!row) throw new Error('no custodial key for this address')
     return this.deps.secrets.open(row.sealedKey, aad(row.address)) as `0x${string}`
+  }
+
+  /** A page of every custodial key, by address ascending after `after` (proof of reserves). */
+  page(ex: Executor, after: string, limit: number): Promise<CustodialKey[]> {
+    return keysRepo.page(ex, after.toLowerCase(), limit)
+  }
+
+  /**
+   * An EIP-191 (personal_sign) signature of `message` by the key of a custodial address: proof
+   * that the platform controls the address (proof of reserves). The key never leaves this call.
+   */
+  async signMessage(ex: Executor, address: string, message: string): Promise<`0x${string}`> {
+    return privateKeyToAccount(await this.privateKey(ex, address)).signMessage({ message })
   }
 
   markExported(ex: Executor, id: string): Promise<void> {

@@ -115,9 +115,9 @@ export class DepositWatcher {
     return { chain, clock, log, jobs, ledger, transactions }
   }
 
-  /** The last processed block, or null before the first scan. */
-  cursor(): Promise<{ number: bigint; hash: string } | null> {
-    return watcherRepo.cursor(this.deps.database.db, this.chainKey)
+  /** The last processed block, or null before the first scan (read in `ex` when given). */
+  cursor(ex: Executor = this.deps.database.db): Promise<{ number: bigint; hash: string } | null> {
+    return watcherRepo.cursor(ex, this.chainKey)
   }
 
   /**
