@@ -13,6 +13,7 @@ import type { LedgerTables } from './tables/ledger.ts'
 import type { LiveTables } from './tables/live.ts'
 import type { OutgoingTables } from './tables/outgoing.ts'
 import type { ReorgTables } from './tables/reorgs.ts'
+import type { ReserveTables } from './tables/reserves.ts'
 import type { SocialTables } from './tables/social.ts'
 import type { WalletTables } from './tables/wallet.ts'
 import type { WebhookTables } from './tables/webhooks.ts'
@@ -190,7 +191,8 @@ export interface DB
     LiveTables,
     SocialTables,
     WebhookTables,
-    ReorgTables {
+    ReorgTables,
+    ReserveTables {
   tags: TagsTable
   bookmarks: BookmarksTable
   users: UsersTable
