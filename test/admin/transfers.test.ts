@@ -20,22 +20,16 @@ let t: TestApp
 let admin: TestUser
 const run = runId()
 const reason = 'Support ticket 4711: the withdrawal is stuck'
-const saved = { receiptTimeoutMs: 0, receiptPollMs: 0 }
 
 beforeAll(async () => {
   t = await createTestApp({ env: adminEnv(run) })
   admin = await createAdmin(t, run)
-  const o = t.app.services.outgoing.options
-  Object.assign(saved, { receiptTimeoutMs: o.receiptTimeoutMs, receiptPollMs: o.receiptPollMs })
-  o.receiptTimeoutMs = 300
-  o.receiptPollMs = 50
 })
 afterEach(async () => {
   t.app.services.chain.devnet!.setDown(false)
   await t.app.services.chain.devnet!.setAutomine(true)
 })
 afterAll(async () => {
-  Object.assign(t.app.services.outgoing.options, saved)
   await t?.close()
 })
 
@@ -288,5 +282,22 @@ describe('a stuck transaction', () => {
     expectError(await act(`/v1/admin/transfers/${transferId}/replace`), 409, 'CONFLICT')
     t.app.services.chain.devnet!.setDown(false)
     await settleAll(t)
+  })
+})
+
+describe('the transfers list', () => {
+  it('shows the newest first by default (new activity on the first page), the oldest first on request', async () => {
+    const user = await warmUser(7)
+    await withdraw(user, 0.02, freshAddress())
+    await settleAll(t)
+    const times = (page: { data: Array<{ createdAt: string }> }) =>
+      page.data.map((r) => Date.parse(r.createdAt))
+    const newest = times(expectOk(await get('/v1/admin/transfers?limit=50')))
+    const oldest = times(expectOk(await get('/v1/admin/transfers?limit=50&order=oldest')))
+    expect(newest.length).toBeGreaterThanOrEqual(2)
+    expect(newest).toEqual([...newest].sort((a, b) => b - a))
+    expect(oldest).toEqual([...oldest].sort((a, b) => a - b))
+    expect(newest[0]).toBeGreaterThan(oldest[0]!)
+    expectError(await get('/v1/admin/transfers?order=random'), 400, 'VALIDATION_ERROR')
   })
 })

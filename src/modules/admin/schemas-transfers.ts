@@ -153,6 +153,11 @@ export const TransferQuery = Type.Object(
     coin: Type.Optional(Str(40, { minLength: 1 })),
     purpose: Type.Optional(Str(40, { minLength: 1 })),
     referenceId: Type.Optional(Str(100, { minLength: 1 })),
+    order: Type.Optional(
+      Type.Union([Type.Literal('newest'), Type.Literal('oldest')], {
+        description: '`newest` first (default: new activity on the first page) or `oldest` first (a queue)',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -80,6 +80,7 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
         coin: q.coin?.toLowerCase(),
         purpose: q.purpose,
         referenceId: q.referenceId,
+        order: q.order ?? 'newest',
       })
       return ok(page(q, r))
     },

@@ -16,6 +16,8 @@ export interface TransferFilter {
   purpose?: string | undefined
   /** the caller's record (withdrawal id, escrow leg id) */
   referenceId?: string | undefined
+  /** newest first (default) or oldest first */
+  order?: 'newest' | 'oldest' | undefined
   page: number
   limit: number
 }
@@ -43,7 +45,7 @@ export const operatorRepo = {
               .select(sql<number>`count(*)::int`.as('n'))
               .as('transactionCount'),
           ),
-      { by: ['createdAt', 'id'], first: 'oldest' },
+      { by: ['createdAt', 'id'], first: f.order ?? 'newest' },
       f,
     )
   },
