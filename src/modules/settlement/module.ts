@@ -84,7 +84,17 @@ export async function buildChainWatch(d: {
     confirmations: config.confirmations,
     coins: d.coins,
   })
-  const reconciliation = new Reconciler({ database, chain, clock, log, jobs, halts })
+  const reconciliation = new Reconciler({
+    database,
+    chain,
+    clock,
+    log,
+    jobs,
+    halts,
+    // drift of more on chain than in the ledger is rescanned (and credited) before it halts
+    ledger: d.ledger,
+    transactions: d.transactions,
+  })
   watcher.register()
   reconciliation.register()
   await watcher.start()

@@ -3,12 +3,17 @@
 // A coin with a breach or a mismatch is halted: the deposit watcher parks its movements and
 // nothing is sent in it until an operator resumes it. Every run's result is stored (per coin:
 // ledger total, chain total, drift) for metrics and the operator API.
+// Drift that heals itself: an address holding more on chain than in the ledger is first read
+// again (the rescan job, `rescan.ts`, credits what the watcher missed, once), and reconciliation
+// checks again afterwards; only what the rescan cannot explain halts the coin.
 import type { Logger } from 'pino'
 import type { Database } from '../../../db/index.ts'
 import type { ChainAdapter } from '../../../platform/chain/types.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
+import type { TransactionService } from '../../transactions/service.ts'
+import type { Ledger } from '../../wallet/ledger.ts'
 import {
   type ChainComparison,
   compareWithChain,
@@ -17,12 +22,14 @@ import {
 } from './checks.ts'
 import type { Halts } from './halts.ts'
 import { reconcileRepo } from './repo.ts'
+import { RESCAN_JOB, type RescanTarget, rescanAddresses } from './rescan.ts'
 
 export const RECONCILE_JOB = 'settlement.reconcile'
 
 declare module '../../../platform/jobs/queue.ts' {
   interface JobPayloads {
-    'settlement.reconcile': { chainId: number }
+    /** `rescanned`: a check after a rescan of these (address, coin): their drift now halts */
+    'settlement.reconcile': { chainId: number; rescanned?: { address: string; coin: string }[] }
   }
 }
 
@@ -51,6 +58,8 @@ export interface ReconcileRun {
   }[]
   /** coins this run halted (a coin halted already stays halted as it was) */
   halted: string[]
+  /** addresses with more on chain than in the ledger, read again before anything halts */
+  rescanning: RescanTarget[]
   error: string | null
 }
 
@@ -68,6 +77,9 @@ export class Reconciler {
       log: Logger
       jobs: JobQueue
       halts: Halts
+      /** with both, drift of more on chain than in the ledger is rescanned before it halts */
+      ledger?: Ledger
+      transactions?: TransactionService
     },
     options: Partial<ReconcilerOptions> = {},
   ) {
@@ -78,7 +90,12 @@ export class Reconciler {
   register() {
     this.deps.jobs.register(
       RECONCILE_JOB,
-      async () => {
+      async (payload) => {
+        if (payload.rescanned) {
+          // the check after a rescan: the periodic runs are scheduled by the others
+          await this.runNow({ rescanned: payload.rescanned })
+          return
+        }
         try {
           await this.runNow()
         } finally {
@@ -89,6 +106,31 @@ export class Reconciler {
       // failed or a run that died, and must not end the chain of runs.
       { maxAttempts: 1000, deleteOnSuccess: true },
     )
+    const { ledger, transactions } = this.deps
+    if (ledger && transactions)
+      this.deps.jobs.register(
+        RESCAN_JOB,
+        async (payload) => {
+          await rescanAddresses({ ...this.deps, ledger, transactions }, payload.targets)
+          // Checked again whatever the rescan found: what it did not explain halts there.
+          await this.deps.jobs.enqueue(
+            this.deps.database.db,
+            RECONCILE_JOB,
+            {
+              chainId: payload.chainId,
+              rescanned: payload.targets.map((t) => ({ address: t.address, coin: t.coin })),
+            },
+            { dedupeKey: `${RECONCILE_JOB}:${payload.chainId}:after:${payload.runId}` },
+          )
+        },
+        // a chain read that fails is tried again (with backoff); the coin is not halted meanwhile
+        { maxAttempts: 10 },
+      )
+  }
+
+  /** Whether drift of more on chain than in the ledger is rescanned before it halts. */
+  get heals(): boolean {
+    return this.deps.ledger !== undefined && this.deps.transactions !== undefined
   }
 
   /** Schedules the first run one interval from now. */
@@ -114,9 +156,13 @@ export class Reconciler {
     )
   }
 
-  /** Runs the checks now (runs of this process one at a time), halts what does not match. */
-  runNow(): Promise<ReconcileRun> {
-    const run = this.#serial.then(() => this.#run())
+  /**
+   * Runs the checks now (runs of this process one at a time), halts what does not match. An
+   * address with more on chain than in the ledger is rescanned first (a job; the check after it
+   * is another job) unless it is among `rescanned`, the addresses that were just rescanned.
+   */
+  runNow(opts: { rescanned?: readonly { address: string; coin: string }[] } = {}): Promise<ReconcileRun> {
+    const run = this.#serial.then(() => this.#run(opts.rescanned ?? []))
     this.#serial = run.catch(() => {})
     return run
   }
@@ -126,7 +172,7 @@ export class Reconciler {
     return reconcileRepo.latestRuns(this.deps.database.db, limit)
   }
 
-  async #run(): Promise<ReconcileRun> {
+  async #run(rescanned: readonly { address: string; coin: string }[]): Promise<ReconcileRun> {
     const { database, chain, clock, log, halts } = this.deps
     const db = database.db
     const id = newId()
@@ -158,14 +204,33 @@ export class Reconciler {
           [],
         ),
       )
-      return { id, status: 'failed', block: null, violations: [], coins: [], halted: [], error }
+      return {
+        id,
+        status: 'failed',
+        block: null,
+        violations: [],
+        coins: [],
+        halted: [],
+        rescanning: [],
+        error,
+      }
     }
     const limit = this.options.detailLimit
     const block = comparison.block === null ? null : comparison.block.toString()
-    const mismatched = comparison.coins.filter((c) => c.mismatches.length > 0)
+    // More on chain than in the ledger, not just rescanned: read again before anything halts.
+    const done = new Set(rescanned.map((r) => `${r.address.toLowerCase()}:${r.coin}`))
+    const healable = (m: { address: string; coin: string; drift: string }) =>
+      this.heals && BigInt(m.drift) > 0n && !done.has(`${m.address}:${m.coin}`)
+    const rescanning: RescanTarget[] = comparison.coins.flatMap((c) =>
+      c.mismatches.filter(healable).map((m) => ({ address: m.address, coin: m.coin, drift: m.drift })),
+    )
+    // A coin halts for a mismatch that no rescan may explain (or that one could not).
+    const mismatched = comparison.coins.filter((c) => c.mismatches.some((m) => !healable(m)))
     const broken = new Map<string, InvariantViolation[]>()
     for (const v of violations) broken.set(v.coin, [...(broken.get(v.coin) ?? []), v])
-    const status = mismatched.length > 0 || violations.length > 0 ? 'mismatch' : 'ok'
+    // (a run that only sent addresses to be rescanned still says what it found)
+    const status =
+      comparison.coins.some((c) => c.mismatches.length > 0) || violations.length > 0 ? 'mismatch' : 'ok'
     const halted = await db.transaction().execute(async (tx) => {
       await reconcileRepo.insertRun(
         tx,
@@ -204,6 +269,13 @@ export class Reconciler {
         const details = { runId: id, violations: list.slice(0, limit) }
         if (await halts.halt(tx, { coin, reason: 'ledger_invariant', details })) out.push(coin)
       }
+      if (rescanning.length > 0)
+        await this.deps.jobs.enqueue(
+          tx,
+          RESCAN_JOB,
+          { chainId: chain.chainId, runId: id, targets: rescanning },
+          { dedupeKey: `${RESCAN_JOB}:${chain.chainId}:${id}` },
+        )
       return out
     })
     const coins = comparison.coins.map((c) => ({
@@ -222,9 +294,15 @@ export class Reconciler {
       coins,
       violations: violations.length,
       halted,
+      rescanning,
     }
     if (status === 'ok') log.info(summary, 'reconciliation: the ledger matches the chain')
     else log.error(summary, 'reconciliation found a mismatch')
-    return { id, status, block, violations, coins, halted, error: null }
+    if (rescanning.length > 0)
+      log.warn(
+        { event: 'reconcile.rescanning', runId: id, rescanning },
+        'reconciliation: more on chain than in the ledger at some addresses; reading their history again before halting',
+      )
+    return { id, status, block, violations, coins, halted, rescanning, error: null }
   }
 }

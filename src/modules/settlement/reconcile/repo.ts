@@ -272,4 +272,23 @@ export const reconcileRepo = {
     }
     return out
   },
+
+  /** The block of the address's last credited deposit in `coin` (null: none yet). */
+  async lastDepositBlock(
+    ex: Executor,
+    chainId: string,
+    address: string,
+    coin: string,
+  ): Promise<bigint | null> {
+    const row = await ex
+      .selectFrom('chainEvents')
+      .select((eb) => eb.fn.max('blockNumber').as('block'))
+      .where('chainId', '=', chainId)
+      .where('address', '=', address)
+      .where('coin', '=', coin)
+      .where('kind', '=', 'deposit')
+      .where('held', 'is', null)
+      .executeTakeFirst()
+    return row?.block === null || row?.block === undefined ? null : BigInt(row.block)
+  },
 }
