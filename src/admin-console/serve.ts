@@ -59,6 +59,16 @@ export async function adminConsole(app: FastifyInstance) {
   app.get('/admin', { schema: { hide: true } }, async (_req, reply) =>
     reply.headers(headers).type(index.type).send(index.body),
   )
+  // Browsers ask every origin for /favicon.ico; the console's icon answers it (an SVG, which they
+  // take from that path too).
+  const icon = send('favicon.svg')
+  if (icon)
+    app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
+      reply
+        .headers({ 'x-content-type-options': 'nosniff', 'cache-control': 'public, max-age=86400' })
+        .type(icon.type)
+        .send(icon.body),
+    )
   app.get<{ Params: { file: string } }>('/admin/:file', { schema: { hide: true } }, async (req, reply) => {
     const asset = send(req.params.file)
     if (!asset)

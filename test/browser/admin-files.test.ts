@@ -32,6 +32,14 @@ describe('/admin', () => {
     }
   })
 
+  it('answers /favicon.ico with the console icon', async () => {
+    const res = await t.req({ method: 'GET', url: '/favicon.ico' })
+    expect(res.statusCode).toBe(200)
+    expect(res.headers['content-type']).toBe('image/svg+xml')
+    expect(res.body).toBe(readFileSync(new URL('favicon.svg', dir), 'utf8'))
+    expect((await t.req({ method: 'GET', url: '/admin' })).body).toContain('href="/admin/favicon.svg"')
+  })
+
   it('has no inline script, inline style or event handler attribute in any file', () => {
     for (const name of readdirSync(dir)) {
       const text = readFileSync(new URL(name, dir), 'utf8')
@@ -52,6 +60,11 @@ describe('/admin', () => {
     for (const name of readdirSync(dir)) {
       const res = await t.req({ method: 'GET', url: `/admin/${name}` })
       expect(res.statusCode, name).toBe(200)
+      if (name.endsWith('.svg')) {
+        expect(res.headers['content-type']).toBe('image/svg+xml')
+        expect(res.body).toBe(readFileSync(new URL(name, dir), 'utf8'))
+        continue
+      }
       const type = name.endsWith('.js') ? 'text/javascript' : name.endsWith('.css') ? 'text/css' : 'text/html'
       expect(res.headers['content-type']).toBe(`${type}; charset=utf-8`)
       expect(res.body).toBe(readFileSync(new URL(name, dir), 'utf8'))
