@@ -43,6 +43,9 @@ export interface Config {
   evmRpcUrl: string | undefined
   /** the same endpoints as a list (empty: the devnet) */
   evmRpcUrls: string[]
+  /** each JSON-RPC request's time limit in ms (EVM_RPC_TIMEOUT_MS, default 10 s); a hung provider
+   * answers no later, and the request is retried or another provider asked */
+  evmRpcTimeoutMs: number
   coinsFile: string | undefined
   devchainPort: number | undefined
   /** platform treasury key (0x + 64 hex); required with EVM_RPC_URL, a dev account on the devnet */
@@ -206,6 +209,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     mailFrom: str('MAIL_FROM') ?? 'WorkPay <no-reply@workpay.local>',
     evmRpcUrl: rpcUrls.length > 0 ? rpcUrls.join(',') : undefined,
     evmRpcUrls: rpcUrls,
+    evmRpcTimeoutMs: int('EVM_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
     coinsFile: str('COINS_FILE'),
     devchainPort: devchainPortRaw === undefined ? undefined : int('DEVCHAIN_PORT', 8545, 1, 65535),
     treasuryPrivateKey: privateKey('TREASURY_PRIVATE_KEY'),

@@ -34,6 +34,7 @@ export async function openChain(config: Config, opts: OpenChainOptions = {}): Pr
       coins: settings.coins,
       treasuryKey: config.treasuryPrivateKey!,
       gasWalletKey: config.gasWalletPrivateKey!,
+      timeoutMs: config.evmRpcTimeoutMs,
       ...(opts.onWarning
         ? {
             onHeadWarning: (message: string, details: Record<string, unknown>) =>
