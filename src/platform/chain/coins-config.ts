@@ -1,7 +1,7 @@
 // The chain and coin configuration: read from COINS_FILE (production) or the built-in dev chain
 // defaults, validated once with every problem reported together.
 import { readFileSync } from 'node:fs'
-import { getAddress, isAddress } from 'viem'
+import { getAddress, isAddress, parseGwei } from 'viem'
 
 /** The chain's public data, as SPEC's "RPC configuration" names it. */
 export interface ChainSettings {
@@ -25,6 +25,11 @@ export interface CoinSettings {
   active: boolean
   /** USD per whole coin, decimal string */
   usdRate: string
+  /**
+   * The most a send of this coin pays per gas, in wei (`maxFeePerGasGwei` in the file, in gwei):
+   * while the network asks more, the send waits instead of paying. Absent: no limit.
+   */
+  maxFeePerGas?: bigint
 }
 
 export interface CoinsConfig {
@@ -82,6 +87,7 @@ export class CoinsConfigError extends Error {
 
 const RATE = /^\d{1,30}(\.\d{1,30})?$/
 const REFERENCE = /^[a-z0-9][a-z0-9._-]{0,31}$/
+const GWEI = /^\d{1,12}(\.\d{1,9})?$/
 
 /** Validates a parsed COINS_FILE document. `requireTokenAddresses` is true for an rpc chain. */
 export function parseCoinsConfig(doc: unknown, requireTokenAddresses: boolean): CoinsConfig {
@@ -150,6 +156,16 @@ export function parseCoinsConfig(doc: unknown, requireTokenAddresses: boolean): 
     if (!Number.isInteger(order)) problems.push(`${where}.order must be an integer`)
     if (o.active !== undefined && typeof o.active !== 'boolean')
       problems.push(`${where}.active must be a boolean`)
+    let maxFeePerGas: bigint | undefined
+    const cap = o.maxFeePerGasGwei
+    if (cap !== undefined && cap !== null) {
+      const text = typeof cap === 'number' ? String(cap) : typeof cap === 'string' ? cap.trim() : ''
+      if (!GWEI.test(text) || Number(text) === 0)
+        problems.push(
+          `${where}.maxFeePerGasGwei must be a positive decimal number (gwei, at most 9 decimals)`,
+        )
+      else maxFeePerGas = parseGwei(text)
+    }
     coins.push({
       name: str(o, 'name', where),
       symbol: str(o, 'symbol', where),
@@ -161,6 +177,7 @@ export function parseCoinsConfig(doc: unknown, requireTokenAddresses: boolean): 
       order,
       active: o.active !== false,
       usdRate,
+      ...(maxFeePerGas === undefined ? {} : { maxFeePerGas }),
     })
   }
   if (coins.filter((x) => !x.isToken).length > 1)

@@ -186,6 +186,7 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
       order: c.order,
       active: c.active,
       usdRate: c.usdRate,
+      ...(c.maxFeePerGas === undefined ? {} : { maxFeePerGas: c.maxFeePerGas }),
     })
   }
   const tenThousand = toHex(10_000n * 10n ** 18n)

@@ -101,6 +101,7 @@ export async function openRpc(opts: RpcOptions): Promise<ChainAdapter> {
     order: c.order,
     active: c.active,
     usdRate: c.usdRate,
+    ...(c.maxFeePerGas === undefined ? {} : { maxFeePerGas: c.maxFeePerGas }),
   }))
   return createEvmAdapter({
     kind: 'rpc',

@@ -36,6 +36,8 @@ export interface ChainCoin {
   active: boolean
   /** the configured static USD price of one whole coin, as a decimal string (e.g. `"1"`, `"35.12"`) */
   usdRate: string
+  /** the most a send of this coin pays per gas (wei), from the coins configuration; absent: no limit */
+  maxFeePerGas?: bigint
 }
 
 /** What an ERC-20 contract reports about itself. */
