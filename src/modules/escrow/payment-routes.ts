@@ -136,9 +136,11 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPaym
               when: 'not paid yet, no payment, no receiver, or `amount` is more than what remains',
               message: 'The escrow has not been paid yet',
             },
-            UNAVAILABLE: {
-              when: 'payments in the coin are paused while the platform checks its balances, or the chain is unreachable',
+            UNAVAILABLE: 'the chain is unreachable right now',
+            COIN_HALTED: {
+              when: 'the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it',
               message: 'Payments in AVAX are paused while the platform checks its balances; try again later',
+              data: { coin: 'avax' },
             },
           }),
         },

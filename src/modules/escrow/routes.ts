@@ -23,9 +23,11 @@ const escrowCases = (cases: ErrorCases): ErrorCases => ({
 /** Cases of the operations that honour Idempotency-Key. */
 const KEY_CONFLICT =
   'the Idempotency-Key was used with another request, or a request with it is still running'
-const PAUSED = {
-  when: 'payments in the coin are paused while the platform checks its balances, or the chain or the USD rate is unreachable',
+const PAUSED = 'the chain or the USD rate is unreachable right now'
+const HALTED = {
+  when: 'the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it',
   message: 'Payments in AVAX are paused while the platform checks its balances; try again later',
+  data: { coin: 'avax' },
 }
 
 export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db: Db }> = async (
@@ -127,6 +129,7 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
                 message: 'The escrow has not been paid yet',
               },
               UNAVAILABLE: PAUSED,
+              COIN_HALTED: HALTED,
             }),
           ),
         },
@@ -164,6 +167,7 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
               },
               CONFLICT: `already paid or cancelled; or ${KEY_CONFLICT}`,
               UNAVAILABLE: PAUSED,
+              COIN_HALTED: HALTED,
             }),
           ),
         },
@@ -213,6 +217,7 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
               TOO_MANY_ATTEMPTS: 'two-factor is on and 5 wrong codes were sent; request a new one',
               RATE_LIMITED: '5 wrong passwords of the account within 15 minutes; see `Retry-After`',
               UNAVAILABLE: PAUSED,
+              COIN_HALTED: HALTED,
             }),
           ),
         },

@@ -49,6 +49,11 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<{ withdrawals: Withdraw
               when: 'the USD rate of the coin cannot be had right now',
               message: 'The USD rate of this coin is unavailable right now; try again shortly',
             },
+            COIN_HALTED: {
+              when: 'the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it: nothing is held or queued',
+              message: 'Payments in USDC are paused while the platform checks its balances; try again later',
+              data: { coin: 'usdc' },
+            },
           }),
         },
       },

@@ -261,6 +261,11 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
               when: 'the chain cannot price the release right now',
               message: 'The chain is unreachable right now; try again shortly',
             },
+            COIN_HALTED: {
+              when: "the escrow's coin is halted by settlement until an operator resumes it",
+              message: 'Payments in AVAX are paused while the platform checks its balances; try again later',
+              data: { coin: 'avax' },
+            },
           }),
         },
       },
