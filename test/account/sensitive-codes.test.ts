@@ -44,6 +44,25 @@ describe('codes for sensitive actions (#44 and verifySensitiveCode)', () => {
     await expect(verify(u.id, good)).rejects.toMatchObject({ code: 'TOO_MANY_ATTEMPTS' })
   })
 
+  it('tells a used code apart from a code typed when none is pending', async () => {
+    const u = await createUser(t)
+    await expect(verify(u.id, '123456')).rejects.toMatchObject({
+      code: 'INVALID_CODE',
+      message: expect.stringMatching(/No code was requested/),
+    })
+    expectOk(await a.post('/v1/account/2fa/email', {}, u.token))
+    const code = await lastCode(t, u.email)
+    await expect(verify(u.id, code)).resolves.toBeUndefined()
+    await expect(verify(u.id, code)).rejects.toMatchObject({
+      code: 'INVALID_CODE',
+      message: expect.stringMatching(/already been used/),
+    })
+    await expect(verify(u.id, wrong(code))).rejects.toMatchObject({
+      code: 'INVALID_CODE',
+      message: expect.stringMatching(/No code is pending/),
+    })
+  })
+
   it('accepts the current authenticator code when google_auth is on, each step once', async () => {
     const u = await createUser(t)
     const uri = await enableGoogle(u)

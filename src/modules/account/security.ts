@@ -262,6 +262,9 @@ export class AccountSecurityService {
       const flow = await this.deps.flows.lockLatest(tx, userId, SENSITIVE)
       if (!flow?.codeHash)
         return { error: errors.invalidCode('No code was requested; request one with /v1/account/2fa/email') }
+      // After the latest code was used, another code is not "already used": none is pending.
+      if (flow.consumedAt && !(await this.deps.flows.codeMatches(tx, flow, code)))
+        return { error: errors.invalidCode('No code is pending; request one with /v1/account/2fa/email') }
       return this.#codes.attempt(tx, flow, () => this.deps.flows.codeMatches(tx, flow, code), done)
     })
     return unwrap(outcome)
