@@ -170,3 +170,27 @@ export function confirmations(raw: string | undefined, problems: string[]): numb
   }
   return n
 }
+
+/**
+ * A duration: milliseconds as a bare integer, or a number with a unit `ms`, `s`, `m`, `h` or `d`
+ * (`24h`, `30m`). At least `min` milliseconds.
+ */
+export function duration(
+  name: string,
+  raw: string | undefined,
+  def: number,
+  min: number,
+  problems: string[],
+): number {
+  if (raw === undefined) return def
+  const m = /^(\d+)\s*(ms|s|m|h|d)?$/.exec(raw)
+  const unit = { ms: 1, s: 1000, m: 60_000, h: 3600_000, d: 86_400_000 }[(m?.[2] ?? 'ms') as 'ms']
+  const ms = m ? Number(m[1]) * unit : Number.NaN
+  if (!Number.isSafeInteger(ms) || ms < min) {
+    problems.push(
+      `${name} must be a duration of at least ${min} ms, such as 24h, 30m or 86400000 (got "${raw}")`,
+    )
+    return def
+  }
+  return ms
+}

@@ -1,12 +1,13 @@
 // The only reader of process.env: every variable is parsed and validated once (the readers of
 // single variables are in config-env.ts), all problems are reported together, and the result is a
 // frozen object passed to whoever needs it.
-import { randomBytes } from 'node:crypto'
+import { hkdfSync, randomBytes } from 'node:crypto'
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import {
   confirmations,
   corsOrigins,
+  duration,
   type Env,
   envReader,
   evmRpcUrls,
@@ -103,6 +104,10 @@ export interface Config {
   /** cold addresses for fee sweeps: `*` (FEE_SWEEP_ADDRESS) and per coin reference
    * (FEE_SWEEP_ADDRESS_<COIN>, which wins) */
   feeSweepAddresses: Record<string, string>
+  /** the platform's proof-of-reserves attestation key (RESERVES_ATTESTATION_KEY); generated in embedded mode */
+  reservesAttestationKey: `0x${string}`
+  /** how often a proof-of-reserves snapshot is taken (RESERVES_SNAPSHOT_INTERVAL, default a day) */
+  reservesSnapshotIntervalMs: number
 }
 
 export class ConfigError extends Error {
@@ -155,6 +160,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       problems.push(
         'S3_BUCKET (with the other S3_* variables) or FILES_DIR is required when NODE_ENV=production',
       )
+    if (str('RESERVES_ATTESTATION_KEY') === undefined)
+      problems.push('RESERVES_ATTESTATION_KEY is required when NODE_ENV=production')
     if (str('DEVCHAIN_PORT') !== undefined)
       problems.push('DEVCHAIN_PORT is refused when NODE_ENV=production: the dev chain never runs there')
   }
@@ -245,6 +252,14 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       .filter(Boolean),
     adminSessionTtlMs: int('ADMIN_SESSION_TTL_MS', 15 * 60_000, 60_000, 24 * 3600 * 1000),
     feeSweepAddresses: feeSweepAddresses(env, problems),
+    reservesAttestationKey: privateKey('RESERVES_ATTESTATION_KEY') ?? `0x${'00'.repeat(32)}`,
+    reservesSnapshotIntervalMs: duration(
+      'RESERVES_SNAPSHOT_INTERVAL',
+      str('RESERVES_SNAPSHOT_INTERVAL'),
+      24 * 3600_000,
+      60_000,
+      problems,
+    ),
   }
   const logFormat = str('LOG_FORMAT') ?? 'json'
   if (logFormat === 'json' || logFormat === 'pretty') cfg.logFormat = logFormat
@@ -261,8 +276,15 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
 
   // Embedded database: secrets that were not given are generated once and kept in DATA_DIR so
   // that tokens and encrypted keys stay valid across restarts.
-  if (!secretsRule && (!jwtSecret || !kekRaw)) {
+  // Outside production, a database shared by several processes (DATABASE_URL) without an attestation
+  // key gets one derived from the key-encryption key, the same in every process.
+  if (secretsRule && !str('RESERVES_ATTESTATION_KEY'))
+    cfg.reservesAttestationKey = `0x${Buffer.from(
+      hkdfSync('sha256', cfg.keyEncryptionKey, '', 'workpay-reserves-attestation', 32),
+    ).toString('hex')}`
+  if (!secretsRule && (!jwtSecret || !kekRaw || !str('RESERVES_ATTESTATION_KEY'))) {
     const generated = embeddedSecrets(dataDir)
+    if (!str('RESERVES_ATTESTATION_KEY')) cfg.reservesAttestationKey = generated.reservesAttestationKey
     jwtSecret ??= generated.jwtSecret
     if (!kekRaw) {
       kekRaw = generated.keyEncryptionKey
@@ -273,13 +295,21 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   return Object.freeze({ ...cfg, ...overrides })
 }
 
-function embeddedSecrets(dataDir: string): { jwtSecret: string; keyEncryptionKey: string } {
+function embeddedSecrets(dataDir: string): {
+  jwtSecret: string
+  keyEncryptionKey: string
+  reservesAttestationKey: `0x${string}`
+} {
   const file = join(dataDir, 'secrets.json')
-  if (existsSync(file)) return JSON.parse(readFileSync(file, 'utf8'))
+  const kept = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined
+  // A secrets file written before the attestation key existed gets one added, the rest unchanged.
+  if (kept?.reservesAttestationKey) return kept
   mkdirSync(dataDir, { recursive: true })
   const secrets = {
     jwtSecret: randomBytes(32).toString('hex'),
     keyEncryptionKey: randomBytes(32).toString('hex'),
+    ...kept,
+    reservesAttestationKey: `0x${randomBytes(32).toString('hex')}`,
   }
   writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 })
   return secrets

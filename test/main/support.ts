@@ -10,6 +10,7 @@ import { type Child, spawnLogged } from '../ops/support.ts'
 
 export const SECRETS = {
   JWT_SECRET: 'process-test-secret-0123456789-abcdefghij',
+  RESERVES_ATTESTATION_KEY: `0x${'55'.repeat(32)}`,
   KEY_ENCRYPTION_KEY: '22'.repeat(32),
 }
 

@@ -8,6 +8,7 @@ import { run, tempDirs } from './support.ts'
 
 const base = {
   JWT_SECRET: 'x'.repeat(40),
+  RESERVES_ATTESTATION_KEY: `0x${'55'.repeat(32)}`,
   KEY_ENCRYPTION_KEY: 'ab'.repeat(32),
   DATA_DIR: '/tmp/wp-ops-config',
 }

@@ -37,6 +37,7 @@ async function migrate(url: string, env: Record<string, string>): Promise<{ code
         PATH: process.env.PATH!,
         DATABASE_URL: url,
         JWT_SECRET: 'durability-test-secret-0123456789-abcdefgh',
+        RESERVES_ATTESTATION_KEY: `0x${'55'.repeat(32)}`,
         KEY_ENCRYPTION_KEY: '44'.repeat(32),
         LOG_LEVEL: 'info',
         ...env,

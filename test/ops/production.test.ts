@@ -75,6 +75,7 @@ beforeAll(async () => {
   const env = {
     NODE_ENV: 'production',
     JWT_SECRET: 'production-shape-test-secret-0123456789',
+    RESERVES_ATTESTATION_KEY: `0x${'55'.repeat(32)}`,
     KEY_ENCRYPTION_KEY: '33'.repeat(32),
     SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as { port: number }).port}`,
     EVM_RPC_URL: devchain.baseUrl,

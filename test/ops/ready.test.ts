@@ -67,6 +67,7 @@ describe('GET /ready', () => {
   it('checks what each role needs: mail where jobs run, Redis where the API runs', () => {
     const config = loadConfig({
       JWT_SECRET: 'x'.repeat(40),
+      RESERVES_ATTESTATION_KEY: `0x${'55'.repeat(32)}`,
       KEY_ENCRYPTION_KEY: 'ab'.repeat(32),
       DATA_DIR: '/tmp/wp-ops-ready',
       SMTP_URL: 'smtp://127.0.0.1:25',

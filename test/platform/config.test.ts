@@ -10,7 +10,11 @@ import { systemClock } from '../../src/platform/clock.ts'
 import { createBlobStore } from '../../src/platform/storage/index.ts'
 import { openTestDatabase } from '../helpers/app.ts'
 
-const secrets = { JWT_SECRET: 'x'.repeat(40), KEY_ENCRYPTION_KEY: 'ab'.repeat(32) }
+const secrets = {
+  JWT_SECRET: 'x'.repeat(40),
+  KEY_ENCRYPTION_KEY: 'ab'.repeat(32),
+  RESERVES_ATTESTATION_KEY: `0x${'55'.repeat(32)}`,
+}
 /** everything production asks for */
 const production = {
   ...secrets,
