@@ -80,7 +80,6 @@ export async function buildServices(deps: RootDeps) {
     const { config, database, db, clock, log, jobs, secrets } = platform
 
     const { events } = buildEvents({ clock })
-    const { feeds } = buildFeeds({ db, clock })
     const { notifications } = buildNotifications({ db, clock, jobs, events, publishLive })
     // Production: https only, public addresses only (checked at every call), 10 s per call.
     const { webhooks, webhookDelivery } = buildWebhooks({
@@ -222,6 +221,7 @@ export async function buildServices(deps: RootDeps) {
       platformFeeAddress: fees.feeAddress,
     })
     const { work } = buildWork({ db, clock, jobs, collections, escrow, files: files.files, accounts, events })
+    const { feeds } = buildFeeds({ db, clock, events, people: collections.jobs })
     const { bookmarks } = buildBookmarks({
       db,
       clock,

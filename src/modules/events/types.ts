@@ -34,6 +34,8 @@ export interface EventData {
   'referral.signup': { referrerId: string; userId: string }
   /** a referred account completed its first job */
   'referral.job_completed': { referrerId: string; userId: string; collectionId: string }
+  /** a user posted a feed entry of their own (POST /v1/feeds/) */
+  'feed.posted': { feedType: string; title: string; description: string; data: string }
 }
 
 export type EventType = keyof EventData
@@ -61,6 +63,7 @@ export const EVENT_TYPES = [
   'escrow.released',
   'referral.signup',
   'referral.job_completed',
+  'feed.posted',
 ] as const satisfies readonly EventType[]
 
 /** What a change emits. */

@@ -77,10 +77,13 @@ export const FEED_OF: Partial<Record<EventType, { type: FeedType; title: string;
   },
 }
 
-/** The event types that are feed entries (for the SQL filter). */
-export const FEED_EVENT_TYPES = Object.keys(FEED_OF) as EventType[]
+/** The event of an entry a user posted (POST /v1/feeds/): its type, title and text are its own. */
+export const POSTED: EventType = 'feed.posted'
 
-/** The event types behind one feed type. */
+/** The event types that are feed entries (for the SQL filter). */
+export const FEED_EVENT_TYPES = [...(Object.keys(FEED_OF) as EventType[]), POSTED]
+
+/** The event types behind one feed type, posted entries aside (matched on their own type). */
 export function eventTypesOf(type: FeedType): EventType[] {
   return FEED_EVENT_TYPES.filter((e) => FEED_OF[e]?.type === type)
 }

@@ -2,10 +2,11 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
+import type { EventService } from '../events/service.ts'
 import { feedRoutes } from './routes.ts'
-import { FeedService } from './service.ts'
+import { FeedService, type PeopleLookup } from './service.ts'
 
-export function buildFeeds(d: { db: Db; clock: Clock }) {
+export function buildFeeds(d: { db: Db; clock: Clock; events: EventService; people: PeopleLookup }) {
   return { feeds: new FeedService(d) }
 }
 

@@ -6,6 +6,8 @@ import { countedPage, type PageRequest } from '../../db/reads.ts'
 export interface FeedFilter {
   viewerId: string
   eventTypes: string[]
+  /** posted entries of this feed type too (their type is in their data) */
+  postedType?: string
   /** only entries that concern the viewer (actor or audience); otherwise also every public one */
   own: boolean
   isPublic?: boolean
@@ -26,8 +28,13 @@ const columns = [
 
 function where(f: FeedFilter) {
   const mine = sql<SqlBool>`(e.actor_id = ${f.viewerId} or ${f.viewerId} = any(e.audience))`
+  const byType = f.eventTypes.length
+    ? sql<SqlBool>`e.type in (${sql.join(f.eventTypes)})`
+    : sql<SqlBool>`false`
   const conds = [
-    sql<SqlBool>`e.type in (${sql.join(f.eventTypes)})`,
+    f.postedType
+      ? sql<SqlBool>`(${byType} or (e.type = 'feed.posted' and e.data->>'feedType' = ${f.postedType}))`
+      : byType,
     f.own ? mine : sql<SqlBool>`(e.is_public or ${mine})`,
     sql<SqlBool>`not exists (select 1 from feed_dismissals d where d.user_id = ${f.viewerId} and d.event_id = e.id)`,
     sql<SqlBool>`not exists (select 1 from feed_cursors c where c.user_id = ${f.viewerId} and e.created_at <= c.dismissed_before)`,

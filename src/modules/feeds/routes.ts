@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
 import { bearer, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
-import { EmptyData, Feed, FeedList, FeedListQuery } from './schemas.ts'
+import { CreateFeedBody, EmptyData, Feed, FeedList, FeedListQuery } from './schemas.ts'
 import type { FeedService } from './service.ts'
 
 export const feedRoutes: FastifyPluginAsyncTypebox<{ feeds: FeedService }> = async (app, { feeds }) => {
@@ -30,6 +30,30 @@ export const feedRoutes: FastifyPluginAsyncTypebox<{ feeds: FeedService }> = asy
       onRequest: app.authenticate,
     },
     async (req) => ok(await feeds.list(caller(req).userId, req.query), 'Feeds'),
+  )
+
+  app.post(
+    '/v1/feeds/',
+    {
+      schema: {
+        operationId: 'createFeed',
+        summary: 'Posts an entry of the caller’s own to the activity stream (the SDK’s feed.create)',
+        description:
+          'The caller is its `creator`. `owners` (one id or a list of live accounts, at most 20; the caller when absent) are the users it concerns: a public entry is seen by everyone, a private one by its owners and the caller only. Answers the new entry.',
+        tags,
+        security: bearer,
+        body: CreateFeedBody,
+        response: {
+          200: envelope(Feed, 'Feed created'),
+          ...guardedErrors({
+            VALIDATION_ERROR:
+              'a field fails its schema, a blank title or description, or an owner who is not a live account',
+          }),
+        },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await feeds.create(caller(req).userId, req.body), 'Feed created'),
   )
 
   app.put(

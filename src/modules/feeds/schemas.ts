@@ -68,4 +68,36 @@ export const FeedListQuery = Type.Object(
   { additionalProperties: false },
 )
 
+export const CreateFeedBody = Type.Object(
+  {
+    title: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\u0000]*$' }),
+    description: Type.String({ minLength: 1, maxLength: 2000, pattern: '^[^\\u0000]*$' }),
+    type: FeedType,
+    data: Type.String({
+      maxLength: 200,
+      pattern: '^[^\\u0000]*$',
+      description: 'what the entry is about, e.g. a collection id (shown as `data`)',
+    }),
+    isPublic: Type.Boolean({ description: 'shown to everyone; otherwise to its owners and the caller only' }),
+    owners: Type.Optional(
+      Type.Union([Type.Array(Id(), { maxItems: 20 }), Id()], {
+        description:
+          'the users it concerns (live accounts, at most 20; one id or a list); the caller when absent',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        title: 'Portfolio updated',
+        description: 'Three new case studies are up.',
+        type: 'collection_update',
+        data: EX.collectionId,
+        isPublic: true,
+      },
+    ],
+  },
+)
+
 export const EmptyData = Type.Object({}, { additionalProperties: false, examples: [{}] })

@@ -1,12 +1,29 @@
 // Feeds: the activity stream, read straight from the domain events. Public entries are seen by
 // everyone, the others by the people they concern (actor and audience); each viewer dismisses
 // entries one by one or all up to now, for themselves only.
-import type { Db } from '../../db/index.ts'
+import type { Db, Executor } from '../../db/index.ts'
+import { inTransaction } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
-import type { EventType } from '../events/types.ts'
-import { eventTypesOf, FEED_EVENT_TYPES, FEED_OF, type FeedType } from './catalog.ts'
+import type { EventService } from '../events/service.ts'
+import type { EventData, EventType } from '../events/types.ts'
+import { eventTypesOf, FEED_EVENT_TYPES, FEED_OF, type FeedType, POSTED } from './catalog.ts'
 import { type FeedRow, feedRepo } from './repo.ts'
+
+/** A new entry (the SDK's CreateFeedDto). */
+export interface NewFeed {
+  title: string
+  description: string
+  type: FeedType
+  data: string
+  isPublic: boolean
+  owners?: string[] | string
+}
+
+/** Who is a live account (the collections service's people lookup). */
+export interface PeopleLookup {
+  people(ex: Executor, ids: readonly string[]): Promise<Map<string, { live: boolean }>>
+}
 
 export interface FeedQuery {
   page?: number
@@ -18,7 +35,37 @@ export interface FeedQuery {
 }
 
 export class FeedService {
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  constructor(private readonly deps: { db: Db; clock: Clock; events: EventService; people: PeopleLookup }) {}
+
+  /**
+   * POST /v1/feeds/: an entry of the caller's own. `owners` (live accounts; the caller when none)
+   * are the users it concerns: a private entry is seen by them and the caller only.
+   */
+  async create(userId: string, input: NewFeed) {
+    const title = input.title.trim()
+    const description = input.description.trim()
+    if (!title) throw errors.field('/title', 'must not be blank')
+    if (!description) throw errors.field('/description', 'must not be blank')
+    const given =
+      input.owners === undefined ? [] : Array.isArray(input.owners) ? input.owners : [input.owners]
+    const owners = [...new Set(given)]
+    const id = await inTransaction(this.deps.db, async (tx) => {
+      if (owners.length) {
+        const found = await this.deps.people.people(tx, owners)
+        const unknown = owners.findIndex((o) => !found.get(o)?.live)
+        if (unknown >= 0) throw errors.field(`/owners/${unknown}`, 'unknown user')
+      }
+      const event = await this.deps.events.emit(tx, {
+        type: 'feed.posted',
+        actorId: userId,
+        audience: owners.length ? owners : [userId],
+        isPublic: input.isPublic,
+        data: { feedType: input.type, title, description, data: input.data.trim() },
+      })
+      return event!.id
+    })
+    return this.get(userId, id)
+  }
 
   async list(viewerId: string, q: FeedQuery) {
     const page = q.page ?? 1
@@ -26,6 +73,7 @@ export class FeedService {
     const filter = {
       viewerId,
       eventTypes: q.type ? eventTypesOf(q.type) : FEED_EVENT_TYPES,
+      ...(q.type ? { postedType: q.type } : {}),
       own: q.isOwner === true,
       ...(q.isPublic !== undefined ? { isPublic: q.isPublic } : {}),
       ...(q.owner ? { ownerId: q.owner } : {}),
@@ -64,14 +112,17 @@ export class FeedService {
 }
 
 function form(r: FeedRow, closed: boolean) {
-  const f = FEED_OF[r.type as EventType]!
-  const data = r.data as { collectionId?: string; userId?: string }
+  const data = r.data as { collectionId?: string; userId?: string } & Partial<EventData['feed.posted']>
+  const f =
+    r.type === POSTED
+      ? { type: data.feedType as FeedType, title: data.title ?? '', description: data.description ?? '' }
+      : FEED_OF[r.type as EventType]!
   return {
     _id: r.id,
     creator: r.actorId ?? '',
     owner: r.audience[0] ?? r.actorId ?? '',
     owners: r.audience,
-    data: r.collectionId ?? data.collectionId ?? data.userId ?? '',
+    data: r.collectionId ?? data.collectionId ?? data.userId ?? data.data ?? '',
     title: f.title,
     description: f.description,
     type: f.type,
