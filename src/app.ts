@@ -8,7 +8,7 @@ import { adminConsole } from './admin-console/serve.ts'
 import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
 import { registerAuth } from './http/auth.ts'
-import { connectionOptions } from './http/connections.ts'
+import { type ConnectionLimits, connectionOptionsFor } from './http/connections.ts'
 import { registerCors } from './http/cors.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
 import { registerJsonBody } from './http/json-body.ts'
@@ -55,6 +55,8 @@ export interface AppDeps {
   role?: Role
   /** services built by the caller (which then closes them); default: built here, closed with the app */
   built?: Awaited<ReturnType<typeof buildServices>>
+  /** limits on slow clients (default: a request within 30 s, its headers within 15 s) */
+  connectionLimits?: ConnectionLimits
 }
 
 /** Each module's routes, registered from the built services. */
@@ -96,7 +98,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: 1024 * 1024,
     // Paths as clients write them: `/v1/wallet/` is `/v1/wallet`, `/v1/wallet//x` is `/v1/wallet/x`.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
-    ...connectionOptions,
+    ...connectionOptionsFor(deps.connectionLimits),
     // Malformed URLs and over-long path parameters get the error envelope too.
     frameworkErrors: (err, req, res) => {
       const tooLong = err.code === 'FST_ERR_MAX_PARAM_LENGTH'
