@@ -52,13 +52,37 @@ function clientErrorHandler(
   socket.destroy()
 }
 
-export const connectionOptions: Pick<
+export interface ConnectionLimits {
+  /** the whole request (headers and body); default REQUEST_TIMEOUT_MS */
+  requestTimeoutMs?: number
+  /** the headers; default HEADERS_TIMEOUT_MS (never more than the request's) */
+  headersTimeoutMs?: number
+}
+
+/**
+ * The server's limits on slow clients. Node checks open connections against the request and
+ * header timeouts every `connectionsCheckingInterval` (30 s by default, so a request could outlive
+ * its limit by that much): here every second, or a quarter of a shorter limit, so a request that
+ * has not arrived whole is answered 408 and closed within about a second of its limit.
+ */
+export function connectionOptionsFor(
+  limits: ConnectionLimits = {},
+): Pick<
   FastifyServerOptions,
   'connectionTimeout' | 'requestTimeout' | 'keepAliveTimeout' | 'clientErrorHandler'
-> & { http: ServerOptions } = {
-  connectionTimeout: IDLE_TIMEOUT_MS,
-  requestTimeout: REQUEST_TIMEOUT_MS,
-  keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
-  clientErrorHandler,
-  http: { headersTimeout: HEADERS_TIMEOUT_MS, connectionsCheckingInterval: CHECK_INTERVAL_MS },
+> & { http: ServerOptions } {
+  const requestTimeout = limits.requestTimeoutMs ?? REQUEST_TIMEOUT_MS
+  const headersTimeout = Math.min(limits.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout)
+  return {
+    connectionTimeout: Math.max(IDLE_TIMEOUT_MS, requestTimeout),
+    requestTimeout,
+    keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+    clientErrorHandler,
+    http: {
+      headersTimeout,
+      connectionsCheckingInterval: Math.max(50, Math.min(CHECK_INTERVAL_MS, Math.floor(headersTimeout / 4))),
+    },
+  }
 }
+
+export const connectionOptions = connectionOptionsFor()
