@@ -301,3 +301,28 @@ describe('the transfers list', () => {
     expectError(await get('/v1/admin/transfers?order=random'), 400, 'VALIDATION_ERROR')
   })
 })
+
+describe('run now on a halted coin', () => {
+  it('answers 503 COIN_HALTED instead of queueing a run that would only wait, and runs once resumed', async () => {
+    const user = await warmUser(8)
+    const devnet = t.app.services.chain.devnet!
+    devnet.setDown(true)
+    const { transferId } = await withdraw(user, 0.05, freshAddress())
+    await t.drain()
+    devnet.setDown(false)
+    const halt = (verb: 'halt' | 'resume') => act(`/v1/admin/coins/avax/${verb}`)
+    expectOk(await halt('halt'))
+    try {
+      const refused = await act(`/v1/admin/transfers/${transferId}/retry`)
+      expectError(refused, 503, 'COIN_HALTED')
+      expect(refused.json().message).toMatch(/halted: resume it/)
+      const audited = await auditRows(t, 'transfer.retry')
+      expect(audited.filter((r) => r.targetId === transferId)).toHaveLength(0)
+    } finally {
+      expectOk(await halt('resume'))
+    }
+    expectOk(await act(`/v1/admin/transfers/${transferId}/retry`))
+    await settleAll(t)
+    expect((await transferRow(transferId)).status).toBe('completed')
+  })
+})

@@ -220,7 +220,13 @@ function actionRoutes(
           body: ReasonBody,
           response: {
             200: envelope(kind.data, w.message),
-            ...adminErrors({ NOT_FOUND: kind.notFound, CONFLICT: w.conflict }),
+            ...adminErrors({
+              NOT_FOUND: kind.notFound,
+              CONFLICT: w.conflict,
+              ...(action === 'retry'
+                ? { COIN_HALTED: "the transfer's coin is halted: resume it first" }
+                : {}),
+            }),
           },
         },
       },

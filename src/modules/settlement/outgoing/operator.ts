@@ -5,7 +5,7 @@
 // failed exactly like a transfer whose retries ran out, so the caller is refunded once, by the
 // postings and the report job of that settlement. Nothing that may still be mined is cancelled.
 import type { Tx } from '../../../db/index.ts'
-import { errors } from '../../../http/errors.ts'
+import { AppError, errors } from '../../../http/errors.ts'
 import { scheduleRun } from './enqueue.ts'
 import { settleFailure } from './outcome.ts'
 import { replaceIfStuck } from './replace.ts'
@@ -55,6 +55,15 @@ export class OutgoingOperations {
       const row = await this.#locked(tx, id)
       if (isFinal(row.status))
         throw errors.conflict(`The transfer is ${row.status} already; only an open transfer can be retried`)
+      // Nothing is signed in a halted coin: a run now would only wait again, so say why instead.
+      if (await this.s.deps.halts.isHalted(row.coin, tx))
+        throw new AppError(
+          'COIN_HALTED',
+          `The coin ${row.coin} is halted: resume it before running its transfers`,
+          {
+            coin: row.coin,
+          },
+        )
       const seq = row.wakeSeq + 1
       const now = clock.now()
       await outgoingRepo.setWakeSeq(tx, id, seq, now)
@@ -113,6 +122,10 @@ export class OutgoingOperations {
         throw errors.conflict(`The transfer was replaced ${this.s.options.maxReplacements} times already`)
       case 'wait':
         throw errors.conflict('The higher fees need more gas at the sending address: a top-up was requested')
+      case 'capped':
+        throw errors.conflict(
+          `The replacement would pay more per gas than the maximum of ${row.coin}: it waits for the network fee to fall`,
+        )
       default:
         throw errors.conflict('The transfer was replaced or settled meanwhile')
     }
