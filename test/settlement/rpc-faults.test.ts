@@ -1,7 +1,9 @@
 // Deposits and withdrawals through a provider that fails a fifth of all calls (HTTP 500 and 429,
-// JSON-RPC errors, short hangs), on the real devnet behind the fault-injecting proxy: every deposit
-// is credited once, every withdrawal lands once, and with the faults gone the ledger equals the
-// chain at every address.
+// JSON-RPC errors, hangs past the request time limit), on the real devnet behind the
+// fault-injecting proxy: every deposit is credited once, every withdrawal lands once, and with the
+// faults gone the ledger equals the chain at every address. The app gives up on a request after
+// EVM_RPC_TIMEOUT_MS (small here); a hung request still reaches the node when the hang ends, as a
+// broadcast stuck in a slow provider does.
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createUser, type TestUser } from '../helpers/factories.ts'
@@ -15,14 +17,16 @@ import {
   expectSettled,
   openTransfers,
   pay,
+  round,
   USDC,
   until,
   withdraw,
 } from './faults-support.ts'
 
 let w: ProxiedApp
+const TIME_LIMIT = 500
 beforeAll(async () => {
-  w = await openProxiedApp({ seed: 20 })
+  w = await openProxiedApp({ seed: 20, env: { EVM_RPC_TIMEOUT_MS: String(TIME_LIMIT) } })
 })
 afterAll(() => w?.close())
 
@@ -36,7 +40,7 @@ const FIFTH_FAILING = {
     faults.rpcError(-32603, 'internal error'),
     faults.rpcError(-32005, 'request limit exceeded'),
     faults.rpcError(-32000, 'header not found'),
-    faults.hang(300),
+    faults.hang(TIME_LIMIT + 200),
   ],
 }
 
@@ -91,5 +95,30 @@ describe('with 20 % of RPC calls failing', () => {
       expect(await balanceOf(w, u.id, 'avax')).toBe(AVAX + BigInt(i) - AVAX / 4n - AVAX / 1000n)
       expect(await balanceOf(w, u.id, 'usdc')).toBe(10n * USDC + BigInt(i) - 2n * USDC - USDC / 10n)
     }
+  })
+
+  it('a broadcast that hangs past the time limit, delivered later, lands once; a read that hangs is asked again', {
+    timeout: 120_000,
+  }, async () => {
+    const outsider = w.node.devnet.accounts[1]!
+    const user = await createUser(w.t)
+    const address = await addressOf(w, user)
+    w.proxy.add({ method: ['eth_getLogs', 'eth_getBlockByNumber'], fault: faults.hang(), times: 2 })
+    await pay(w, outsider, address, 'avax', 2n * AVAX)
+    await until(w, async () => (await balanceOf(w, user.id, 'avax')) === 2n * AVAX)
+
+    const target = privateKeyToAddress(generatePrivateKey())
+    const sentBefore = w.proxy.calls('eth_sendRawTransaction')
+    w.proxy.add({ method: 'eth_sendRawTransaction', fault: faults.hang(), times: 1 })
+    await withdraw(w, user, 'avax', 1, target)
+    await until(w, async () => (await openTransfers(w)).length === 0)
+    expect(w.proxy.calls('eth_sendRawTransaction') - sentBefore).toBeGreaterThanOrEqual(2)
+    // the hung broadcast reaches the node now, after its copy was mined: nothing more is paid
+    w.proxy.release()
+    await w.node.devnet.mine(1)
+    for (let i = 0; i < 3; i++) await round(w)
+    expect(await w.node.balanceOf(target, 'avax')).toBe(AVAX)
+    expect(await balanceOf(w, user.id, 'avax')).toBe(AVAX - AVAX / 1000n)
+    await expectSettled(w)
   })
 })
