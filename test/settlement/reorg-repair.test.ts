@@ -100,6 +100,14 @@ describe('a deep reorganisation', () => {
     expect(entries.map((e) => [e.accountId, -e.amount]).sort()).toEqual(
       credit.map((e) => [e.accountId, e.amount]).sort(),
     )
+    // The user's record of the deposit says it was reversed.
+    const records = await db()
+      .selectFrom('transactions')
+      .select(['status', 'description'])
+      .where('ownerId', '=', user.id)
+      .where('type', '=', 'deposit')
+      .execute()
+    expect(records).toEqual([{ status: 'failed', description: expect.stringContaining('Deposit reversed') }])
     const audit = await auditRows(w.t, 'reorg.reverse')
     expect(audit).toHaveLength(1)
     expect(audit[0]).toMatchObject({ actorId: w.admin.id, targetType: 'reorg', targetId: f._id })

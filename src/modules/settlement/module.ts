@@ -69,6 +69,7 @@ export async function buildChainWatch(d: {
     log,
     ledger: d.ledger,
     events: d.events,
+    transactions: d.transactions,
     confirmedHead: () => safeHead(chain, config.confirmations),
   })
   const watcher = new DepositWatcher({

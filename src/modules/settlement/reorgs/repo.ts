@@ -93,6 +93,23 @@ export const reorgRepo = {
     return Number(res.numDeletedRows) > 0
   },
 
+  /** The user-facing transaction record of a recorded deposit (null when it has none). */
+  async transactionOf(
+    ex: Executor,
+    d: Pick<RecordedDeposit, 'chainId' | 'txHash' | 'logIndex' | 'address'>,
+  ): Promise<string | null> {
+    const row = await ex
+      .selectFrom('chainEvents')
+      .select('transactionId')
+      .where('chainId', '=', d.chainId)
+      .where('txHash', '=', d.txHash)
+      .where('logIndex', '=', d.logIndex)
+      .where('kind', '=', 'deposit')
+      .where('address', '=', d.address)
+      .executeTakeFirst()
+    return row?.transactionId ?? null
+  },
+
   async exists(ex: Executor, d: Pick<RecordedDeposit, 'chainId' | 'txHash' | 'logIndex' | 'address'>) {
     const row = await ex
       .selectFrom('reorgFindings')

@@ -10,7 +10,8 @@
 // An operator then resolves each open finding, audited:
 // - reverse: the hold is posted back to where the credit came from (the chain's clearing account);
 //   what the wallet holds now beyond the hold is taken too, up to the shortfall; the rest of the
-//   shortfall is booked to the platform's loss account. The owner is notified.
+//   shortfall is booked to the platform's loss account. The deposit's transaction record turns
+//   `failed`, and the owner is notified.
 // - keep: only when the deposit is on the canonical chain again with its confirmations; the hold
 //   is voided and the credit stands.
 import type { Logger } from 'pino'
@@ -22,6 +23,7 @@ import type { Clock } from '../../../platform/clock.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
 import type { EventService } from '../../events/service.ts'
 import type { Ledger } from '../../ledger/service.ts'
+import type { TransactionService } from '../../transactions/service.ts'
 import { formatExact } from '../../wallet/money.ts'
 import { watcherRepo } from '../watcher/repo.ts'
 import { type FindingRow, type RecordedDeposit, reorgRepo } from './repo.ts'
@@ -64,6 +66,8 @@ export interface ReorgDeps {
   log: Logger
   ledger: Ledger
   events: Pick<EventService, 'emit'>
+  /** the users' transaction records: a reversed deposit's record says so */
+  transactions: Pick<TransactionService, 'update'>
   /** the newest block with the configured confirmations on the chain as it is now */
   confirmedHead(): Promise<bigint>
 }
@@ -260,6 +264,12 @@ export class ReorgRepairs {
         lossTransferId,
         shortfall,
       })
+      const record = await reorgRepo.transactionOf(tx, f)
+      if (record)
+        await this.deps.transactions.update(tx, record, {
+          status: 'failed',
+          description: `Deposit reversed: the blockchain took transaction ${f.txHash} back (a chain reorganisation)`,
+        })
       const decimals = this.deps.chain.coin(coin).decimals
       if (f.ownerKind === 'user')
         await events.emit(tx, {
