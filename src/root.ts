@@ -134,7 +134,7 @@ export async function buildServices(deps: RootDeps) {
       twoFaLogin: accountSecurity.startTwoFaLogin,
     })
     const { web3 } = buildWeb3({ db, config, clock, log, flows: authBase.flows, auth, accounts, chain })
-    const { transactions } = buildTransactions({ db, clock, chain, coins, rates })
+    const { transactions, transactionStats } = buildTransactions({ db, clock, chain, coins, rates })
     const { settlement } = await buildChainWatch({
       config,
       database,
@@ -275,6 +275,7 @@ export async function buildServices(deps: RootDeps) {
       keys,
       wallets,
       transactions,
+      transactionStats,
       settlement,
       outgoing,
       fees,

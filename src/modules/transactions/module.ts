@@ -7,6 +7,8 @@ import type { RateSource } from '../../platform/rates/types.ts'
 import type { CoinService } from '../payment/types.ts'
 import { transactionRoutes } from './routes.ts'
 import { TransactionService } from './service.ts'
+import { TransactionStats } from './stats.ts'
+import { transactionStatsRoutes } from './stats-routes.ts'
 
 export function buildTransactions(d: {
   db: Db
@@ -15,9 +17,13 @@ export function buildTransactions(d: {
   coins: CoinService
   rates: RateSource
 }) {
-  return { transactions: new TransactionService(d) }
+  return { transactions: new TransactionService(d), transactionStats: new TransactionStats(d) }
 }
 
-export async function transactionsHttp(app: FastifyInstance, s: { transactions: TransactionService }) {
+export async function transactionsHttp(
+  app: FastifyInstance,
+  s: { transactions: TransactionService; transactionStats: TransactionStats },
+) {
   await app.register(transactionRoutes, { transactions: s.transactions })
+  await app.register(transactionStatsRoutes, { stats: s.transactionStats })
 }
