@@ -20,6 +20,9 @@ const { values: args } = parseArgs({
   options: {
     transfers: { type: 'string', default: '2000' },
     'per-block': { type: 'string', default: '1' },
+    // sends in flight together (each group awaited before the next): the devnet mines those that
+    // wait together in one block
+    concurrency: { type: 'string', default: '1' },
     journal: { type: 'string' },
     keep: { type: 'boolean', default: false },
     // empty blocks only (evm_mine), no transactions: the cost of a block by itself
@@ -28,6 +31,7 @@ const { values: args } = parseArgs({
 })
 const transfers = Number(args.transfers)
 const perBlock = Number(args['per-block'])
+const concurrency = Number(args.concurrency)
 const dir = mkdtempSync(join(tmpdir(), 'wp-devnet-mem-'))
 const journalFile = args.journal ?? join(dir, 'journal.jsonl')
 
@@ -81,12 +85,13 @@ for (let i = 1; i <= transfers; i++) {
   } else {
     pending.push(request('eth_sendTransaction', [{ from, to, value: toHex(1000n) }]))
   }
-  if (i % perBlock === 0 || i === transfers) {
-    if (perBlock > 1) {
-      // every transaction in the pool first, then one block for them
-      await Promise.all(pending)
-      await devnet.mine(1)
-    } else await Promise.all(pending)
+  if (perBlock > 1 && (i % perBlock === 0 || i === transfers)) {
+    // every transaction in the pool first, then one block for them
+    await Promise.all(pending)
+    await devnet.mine(1)
+    pending.length = 0
+  } else if (perBlock === 1 && (pending.length >= concurrency || i === transfers)) {
+    await Promise.all(pending)
     pending.length = 0
   }
   if (i % Math.max(1, Math.floor(transfers / 10)) === 0) {

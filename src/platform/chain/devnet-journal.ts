@@ -83,10 +83,21 @@ async function applyCall(
 
 const invalidParams = (message: string) => Object.assign(new Error(message), { code: -32602 })
 
+/** Calls that send a transaction: those waiting together are mined in one block. */
+const SENDS = new Set(['eth_sendRawTransaction', 'eth_sendTransaction'])
+
+interface PendingSend {
+  args: { method: string; params?: unknown[] }
+  resolve: (result: unknown) => void
+  reject: (err: unknown) => void
+}
+
 /** Serialises state changes so the journal order is the order the node applied them. */
 export class JournaledProvider implements Eip1193 {
   down = false
   private tail: Promise<unknown> = Promise.resolve()
+  /** sends waiting for their turn, to be mined in one block */
+  private batch: PendingSend[] | undefined
   private timer: NodeJS.Timeout | undefined
   /** bumped by every change of interval mining, so that a tick of an older setting stops */
   private intervalEpoch = 0
@@ -106,30 +117,80 @@ export class JournaledProvider implements Eip1193 {
       throw Object.assign(new Error(`${args.method} is not supported by this devnet`), { code: -32601 })
     if (args.method === 'evm_setIntervalMining') return this.setIntervalMining(args.params?.[0])
     if (!STATEFUL.has(args.method)) return this.inner.request(args)
+    if (SENDS.has(args.method)) return this.send(args)
     return this.apply(args)
   }
 
   private apply(args: { method: string; params?: unknown[] }): Promise<unknown> {
-    const run = this.tail.then(async () => {
-      const params = args.params ?? []
-      const call =
-        args.method === 'evm_revert'
-          ? { method: args.method, params: [this.snapshotIds.get(String(params[0])) ?? params[0]] }
-          : { method: args.method, params }
-      const out = await applyCall(this.inner, call)
-      if (out.firstBlockTime !== undefined)
-        await this.journal?.append({ method: TIMESTAMP, params: [out.firstBlockTime] })
-      if (args.method === 'evm_snapshot' && !('error' in out)) {
-        // a new id of this run: never one an earlier run's id maps to
-        this.snapshotIds.set(String(out.result), String(out.result))
-        await this.journal?.append({ method: args.method, params: [out.result] })
-      } else if (!('error' in out) || out.firstBlockTime !== undefined)
-        await this.journal?.append({ method: args.method, params })
-      if ('error' in out) throw out.error
-      return out.result
-    })
+    const run = this.tail.then(() => this.applyNow(args))
     this.tail = run.catch(() => {})
     return run
+  }
+
+  /**
+   * A transaction sent while others wait their turn goes into the same block as them: each block
+   * the node keeps costs it about 15 KB of memory for as long as the process lives (its state at
+   * that block), whatever the block holds, so blocks of several transactions make a busy chain
+   * grow several times slower. Sends that find nothing waiting are mined alone, at once, as before.
+   * Each send answers once its block is mined (a caller reads its receipt at once, as with
+   * automine); one the node refuses outright (a nonce already used, no funds for gas) fails alone;
+   * one that reverts in a shared block answers its hash, as a real node does, and its receipt
+   * says it reverted. With automine off (a test mines by hand) sends go one by one, untouched.
+   */
+  private send(args: { method: string; params?: unknown[] }): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      if (this.batch) {
+        this.batch.push({ args, resolve, reject })
+        return
+      }
+      const batch = [{ args, resolve, reject }]
+      this.batch = batch
+      const run = this.tail.then(async () => {
+        this.batch = undefined
+        await this.mineTogether(batch)
+      })
+      this.tail = run.catch(() => {})
+    })
+  }
+
+  private async mineTogether(batch: PendingSend[]) {
+    const single = batch.length === 1 || !(await this.inner.request({ method: 'hardhat_getAutomine' }))
+    if (single) {
+      for (const s of batch) await this.applyNow(s.args).then(s.resolve, s.reject)
+      return
+    }
+    const accepted: { send: PendingSend; result: unknown }[] = []
+    await this.applyNow({ method: 'evm_setAutomine', params: [false] })
+    try {
+      for (const send of batch)
+        await this.applyNow(send.args).then((result) => accepted.push({ send, result }), send.reject)
+      if (accepted.length > 0) await this.applyNow({ method: 'evm_mine', params: [] })
+    } catch (err) {
+      for (const a of accepted) a.send.reject(err)
+      accepted.length = 0
+    } finally {
+      await this.applyNow({ method: 'evm_setAutomine', params: [true] })
+    }
+    for (const a of accepted) a.send.resolve(a.result)
+  }
+
+  private async applyNow(args: { method: string; params?: unknown[] }): Promise<unknown> {
+    const params = args.params ?? []
+    const call =
+      args.method === 'evm_revert'
+        ? { method: args.method, params: [this.snapshotIds.get(String(params[0])) ?? params[0]] }
+        : { method: args.method, params }
+    const out = await applyCall(this.inner, call)
+    if (out.firstBlockTime !== undefined)
+      await this.journal?.append({ method: TIMESTAMP, params: [out.firstBlockTime] })
+    if (args.method === 'evm_snapshot' && !('error' in out)) {
+      // a new id of this run: never one an earlier run's id maps to
+      this.snapshotIds.set(String(out.result), String(out.result))
+      await this.journal?.append({ method: args.method, params: [out.result] })
+    } else if (!('error' in out) || out.firstBlockTime !== undefined)
+      await this.journal?.append({ method: args.method, params })
+    if ('error' in out) throw out.error
+    return out.result
   }
 
   /**
