@@ -54,8 +54,6 @@ beforeAll(async () => {
         headers: { ...(headers ?? {}), ...(token ? { authorization: `Bearer ${token}` } : {}) },
       }),
   }
-  app.services.outgoing.options.receiptTimeoutMs = 300
-  app.services.outgoing.options.receiptPollMs = 50
 })
 afterAll(async () => {
   await t?.close()

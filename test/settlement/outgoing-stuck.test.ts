@@ -4,7 +4,7 @@
 // a send in flight leaves it to the next start, which completes it once.
 import { type Hex, parseTransaction } from 'viem'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { bump, replacementFees } from '../../src/modules/settlement/outgoing/replace.ts'
+import { bump, bumpTip, replacementFees } from '../../src/modules/settlement/outgoing/replace.ts'
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
 import type { FeeEstimate } from '../../src/platform/chain/types.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
@@ -22,23 +22,15 @@ import {
 
 let t: TestApp
 const FEE = AVAX / 1000n
-const defaults = { receiptTimeoutMs: 0, receiptPollMs: 0 }
 
 beforeAll(async () => {
   t = await createTestApp()
-  const o = t.app.services.outgoing.options
-  defaults.receiptTimeoutMs = o.receiptTimeoutMs
-  defaults.receiptPollMs = o.receiptPollMs
-  // A pending transaction is not waited for long in these tests: each run looks once, briefly.
-  o.receiptTimeoutMs = 300
-  o.receiptPollMs = 50
 })
 afterEach(async () => {
   t.app.services.outgoing.testHook = undefined
   await t.app.services.chain.devnet!.setAutomine(true)
 })
 afterAll(async () => {
-  Object.assign(t.app.services.outgoing.options, defaults)
   await t?.close()
 })
 
@@ -103,16 +95,19 @@ async function until(cond: () => Promise<boolean>, stepMs: number, rounds = 40) 
 }
 
 describe('fee bumps', () => {
-  it('raises both fees by at least 12.5 %, and to the current estimate when that is higher', () => {
+  it('raises the max fee by at least 12.5 % and the tip by at least 10 %, and to the current estimate when that is higher', () => {
     expect(bump(8n)).toBe(9n)
     expect(bump(1000n)).toBe(1125n)
     expect(bump(1001n)).toBe(1127n)
     expect(bump(0n)).toBe(1n)
+    expect(bumpTip(1000n)).toBe(1100n)
+    expect(bumpTip(1001n)).toBe(1102n)
+    expect(bumpTip(5n)).toBe(6n)
     const old: FeeEstimate = { type: 'eip1559', maxFeePerGas: 2000n, maxPriorityFeePerGas: 1000n }
     expect(replacementFees(old, { type: 'eip1559', maxFeePerGas: 100n, maxPriorityFeePerGas: 10n })).toEqual({
       type: 'eip1559',
       maxFeePerGas: 2250n,
-      maxPriorityFeePerGas: 1125n,
+      maxPriorityFeePerGas: 1100n,
     })
     expect(
       replacementFees(old, { type: 'eip1559', maxFeePerGas: 9000n, maxPriorityFeePerGas: 3000n }),
@@ -161,7 +156,7 @@ describe('a stuck transaction', () => {
     expect((await signedTxs(first.transferId)).map((x) => x.status)).toEqual(['pending'])
     expect((await withdrawal(first.withdrawalId)).status).toBe('processing')
 
-    // Past the stuck time, the first is replaced: same nonce, both fees up by at least 12.5 %.
+    // Past the stuck time, the first is replaced: same nonce, max fee +12.5 % and tip +10 % at least.
     await until(async () => (await signedTxs(first.transferId)).length === 2, 20_000)
     expect((await signedTxs(second.transferId)).length).toBe(1)
     const [orig, repl] = await signedTxs(first.transferId)
@@ -171,7 +166,7 @@ describe('a stuck transaction', () => {
     expect(b.to).toBe(a.to)
     expect(b.value).toBe(a.value)
     expect(b.maxFeePerGas! >= (a.maxFeePerGas! * 1125n) / 1000n).toBe(true)
-    expect(b.maxPriorityFeePerGas! >= (a.maxPriorityFeePerGas! * 1125n) / 1000n).toBe(true)
+    expect(b.maxPriorityFeePerGas! >= (a.maxPriorityFeePerGas! * 1100n) / 1000n).toBe(true)
     expect((await transfer(first.transferId)).txHash).toBe(repl!.txHash)
     // Neither waiting nor replacing counts as a failed attempt (failures would park the later
     // transfer for the long re-check once its retries were used up).

@@ -51,6 +51,20 @@ export interface OutgoingTransfersTable {
   createdAt: Timestamp
   updatedAt: Timestamp
   settledAt: NullableTimestamp
+  /** set while the transfer waits for the network's fee to fall under its coin's maximum */
+  waitingForFee: ColumnType<FeeWait | null, string | null | undefined, string | null>
+}
+
+/** Why an outgoing transfer waits for the fee (amounts per gas, in wei, as decimal strings). */
+export interface FeeWait {
+  /** when it started waiting (ISO 8601) */
+  since: string
+  /** what the network asks per gas now (next base fee + tip, or the gas price) */
+  feePerGas: string
+  /** the coin's maximum per gas */
+  maxFeePerGas: string
+  /** `sign`: nothing signed yet; `replace`: its pending transaction is not replaced above the maximum */
+  step: 'sign' | 'replace'
 }
 
 export interface OutgoingNoncesTable {

@@ -45,6 +45,26 @@ const transferFields = {
   signedAt: NullableTimestamp,
   broadcastAt: NullableTimestamp,
   settledAt: NullableTimestamp,
+  waitingForFee: Type.Union(
+    [
+      Type.Object({
+        since: Type.String({ format: 'date-time', description: 'when it started waiting' }),
+        feePerGas: Units('what the network asks per gas now (next base fee + tip), in wei'),
+        maxFeePerGas: Units(
+          "the coin's maximum per gas (maxFeePerGasGwei in the coins configuration), in wei",
+        ),
+        step: Type.Union([Type.Literal('sign'), Type.Literal('replace')], {
+          description:
+            '`sign`: not signed until the fee falls; `replace`: its pending transaction is not replaced above the maximum (it is broadcast again until mined)',
+        }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "set while the transfer waits because the network asks more per gas than its coin's maximum; null otherwise",
+    },
+  ),
   actions: TransferActions,
 }
 
@@ -69,6 +89,7 @@ const EX_TRANSFER = {
   signedAt: EX_TIME,
   broadcastAt: EX_TIME,
   settledAt: null,
+  waitingForFee: null,
   actions: { retry: true, replace: true, cancel: false },
 }
 

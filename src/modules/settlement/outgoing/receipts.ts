@@ -1,5 +1,6 @@
 // Receipts of a transfer's stored transactions: the first and any replacement share one nonce, so
-// at most one of them is ever mined, and whichever it is settles the transfer.
+// at most one of them is ever mined, and whichever it is settles the transfer. A run looks once and
+// leaves; the next look is a run scheduled a few seconds later (`nextCheckDelay`).
 import type { Hash } from 'viem'
 import type { TransferReceipt } from '../../../platform/chain/types.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
@@ -25,13 +26,16 @@ export async function minedOf(
   return null
 }
 
-/** Polls for a receipt of any stored transaction for up to `receiptTimeoutMs`; null when none came. */
-export async function waitForMined(s: SenderContext, row: OutgoingRow): Promise<TransferReceipt | null> {
-  const deadline = Date.now() + s.options.receiptTimeoutMs
-  const hashes = await hashesOf(s, row)
-  for (;;) {
-    const receipt = await minedOf(s, row, hashes)
-    if (receipt || Date.now() >= deadline) return receipt
-    await new Promise((resolve) => setTimeout(resolve, s.options.receiptPollMs))
-  }
+/**
+ * When a transfer whose transaction is not mined yet is looked at again: a tenth of the time since
+ * its current transaction was signed, at least `receiptCheckMs` and at most `pendingRecheckMs`. A
+ * fresh transaction is checked (and broadcast again) every few seconds, one pending for minutes
+ * every `pendingRecheckMs`; no run ever waits for a receipt.
+ */
+export async function nextCheckDelay(s: SenderContext, row: OutgoingRow): Promise<number> {
+  const stored = await outgoingRepo.transactions(s.deps.db, row.id)
+  const current = stored.find((t) => t.txHash === row.txHash)
+  const since = current?.signedAt ?? row.signedAt ?? row.createdAt
+  const age = Math.max(0, s.deps.clock.now().getTime() - since.getTime())
+  return Math.min(Math.max(Math.round(age / 10), s.options.receiptCheckMs), s.options.pendingRecheckMs)
 }

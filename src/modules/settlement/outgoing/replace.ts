@@ -1,23 +1,33 @@
 // Stuck transactions. A transaction not mined `stuckAfterMs` after it was signed (its fees too low
 // for the chain now, or dropped by the nodes) is replaced: the same transfer, at the same nonce,
-// with fees raised by at least 12.5 % on both maxFeePerGas and maxPriorityFeePerGas (what nodes
-// require to accept a replacement) and at least the current estimate. The replacement is stored
-// and registered before it is broadcast, exactly like the first; both stay on record, and
-// whichever is mined settles the transfer. Only the address's lowest pending nonce is replaced:
-// a later transaction waits for it, it is not stuck itself. Nothing is replaced in a halted coin.
+// with fees raised by at least what nodes require to accept a replacement (+12.5 % on
+// maxFeePerGas, +10 % on maxPriorityFeePerGas, +12.5 % on a legacy gas price) and at least the
+// current estimate. The schedule: a first replacement `stuckAfterMs` after the first signature,
+// each next one `stuckAfterMs` after the one before, `maxReplacements` at most. The replacement is
+// stored and registered before it is broadcast, exactly like the first; both stay on record, and
+// whichever is mined settles the transfer. Only the address's lowest pending nonce is replaced: a
+// later transaction waits for it, it is not stuck itself. Nothing is replaced in a halted coin,
+// nor above the coin's maximum fee (the pending transaction then stays, broadcast again at each
+// check, until the network fee falls).
 import { type Hex, parseTransaction } from 'viem'
 import type { Tx } from '../../../db/index.ts'
 import type { FeeEstimate } from '../../../platform/chain/types.ts'
+import { feeCapOf, perGasOf, priceNow, setFeeWait } from './fees.ts'
 import { reserveGas } from './gas.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { signFor } from './sign.ts'
 import type { SenderContext } from './types.ts'
 
-/** `fee` raised by 12.5 % (rounded up), never by less than 1. */
-export function bump(fee: bigint): bigint {
-  const raised = fee + (fee + 7n) / 8n
+/** `fee` raised by `permille` thousandths (rounded up), never by less than 1. */
+function raise(fee: bigint, permille: bigint): bigint {
+  const raised = (fee * (1000n + permille) + 999n) / 1000n
   return raised > fee ? raised : fee + 1n
 }
+
+/** A max fee per gas (or a legacy gas price) raised by the nodes' minimum for a replacement: 12.5 %. */
+export const bump = (fee: bigint) => raise(fee, 125n)
+/** A tip raised by the nodes' minimum for a replacement: 10 %. */
+export const bumpTip = (fee: bigint) => raise(fee, 100n)
 
 /** The fees of a replacement of a transaction signed with `old`, given the current estimate. */
 export function replacementFees(old: FeeEstimate, now: FeeEstimate): FeeEstimate {
@@ -30,7 +40,7 @@ export function replacementFees(old: FeeEstimate, now: FeeEstimate): FeeEstimate
     now.type === 'eip1559'
       ? now
       : { type: 'eip1559' as const, maxFeePerGas: now.gasPrice, maxPriorityFeePerGas: 0n }
-  const priority = max(bump(old.maxPriorityFeePerGas), est.maxPriorityFeePerGas)
+  const priority = max(bumpTip(old.maxPriorityFeePerGas), est.maxPriorityFeePerGas)
   const maxFee = max(max(bump(old.maxFeePerGas), est.maxFeePerGas), priority)
   return { type: 'eip1559', maxFeePerGas: maxFee, maxPriorityFeePerGas: priority }
 }
@@ -42,8 +52,9 @@ function feesOf(raw: Hex): FeeEstimate {
   return { type: 'legacy', gasPrice: t.gasPrice ?? 0n }
 }
 
-/** `raced`: another run replaced or settled the transfer first (nothing was stored). */
-export type ReplaceResult = 'replaced' | 'not-stuck' | 'wait' | 'exhausted' | 'raced'
+/** `raced`: another run replaced or settled the transfer first (nothing was stored); `capped`:
+ * the replacement would pay more per gas than the coin's maximum (nothing was signed). */
+export type ReplaceResult = 'replaced' | 'not-stuck' | 'wait' | 'exhausted' | 'raced' | 'capped'
 
 /**
  * Replaces the transfer's current transaction when it is stuck. `wait`: the replacement needs more
@@ -77,9 +88,15 @@ export async function replaceIfStuck(
     return 'exhausted'
   }
   const old = feesOf(row.raw as Hex)
-  const fees = replacementFees(old, await chain.estimateFees())
+  const estimate = await chain.estimateFees()
+  const fees = replacementFees(old, estimate)
+  const cap = feeCapOf(s, row.coin)
+  if (cap !== undefined && perGasOf(fees) > cap) {
+    await setFeeWait(s, row, { feePerGas: priceNow(estimate), maxFeePerGas: cap, step: 'replace' })
+    return 'capped'
+  }
   const gas = BigInt(row.gasLimit ?? 0)
-  const maxFee = gas * (fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice)
+  const maxFee = gas * perGasOf(fees)
   if (row.fromKind !== 'platform' && !(await reserveGas(s, row, maxFee, { signed: true }))) return 'wait'
 
   const done = await db.transaction().execute(async (tx) => {
@@ -136,6 +153,7 @@ export async function replaceIfStuck(
     await opts.inTransaction?.(tx, txHash)
     return true
   })
+  if (done) await setFeeWait(s, row, null)
   await s.crashPoint('after-replace', row.id)
   return done ? 'replaced' : 'raced'
 }

@@ -4,7 +4,7 @@
 import { type Insertable, sql } from 'kysely'
 import type { Executor, Tx } from '../../../db/index.ts'
 import type { OutgoingPostingsTable } from '../../../db/tables/outgoing.ts'
-import type { OutgoingTransfersTable } from '../../../db/tables/withdrawals.ts'
+import type { FeeWait, OutgoingTransfersTable } from '../../../db/tables/withdrawals.ts'
 
 export type OutgoingRow = NonNullable<Awaited<ReturnType<typeof outgoingRepo.load>>>
 
@@ -44,6 +44,15 @@ export const outgoingRepo = {
     await ex
       .updateTable('outgoingTransfers')
       .set({ wakeSeq: seq, updatedAt: at })
+      .where('id', '=', id)
+      .execute()
+  },
+
+  /** Sets (or clears, null) what the transfer waits for the fee for. */
+  async setFeeWait(ex: Executor, id: string, wait: FeeWait | null, at: Date) {
+    await ex
+      .updateTable('outgoingTransfers')
+      .set({ waitingForFee: wait === null ? null : JSON.stringify(wait), updatedAt: at })
       .where('id', '=', id)
       .execute()
   },
@@ -231,7 +240,7 @@ export const outgoingRepo = {
   async markCompleted(tx: Tx, id: string, receipt: string, at: Date) {
     await tx
       .updateTable('outgoingTransfers')
-      .set({ status: 'completed', receipt, settledAt: at, updatedAt: at })
+      .set({ status: 'completed', receipt, settledAt: at, updatedAt: at, waitingForFee: null })
       .where('id', '=', id)
       .execute()
   },
@@ -239,7 +248,7 @@ export const outgoingRepo = {
   async markFailed(tx: Tx, id: string, error: string, receipt: string | null, at: Date) {
     await tx
       .updateTable('outgoingTransfers')
-      .set({ status: 'failed', error, receipt, settledAt: at, updatedAt: at })
+      .set({ status: 'failed', error, receipt, settledAt: at, updatedAt: at, waitingForFee: null })
       .where('id', '=', id)
       .execute()
   },

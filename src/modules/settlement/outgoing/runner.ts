@@ -2,14 +2,19 @@
 // sign and STORE the signed transaction (one database transaction) → broadcast → receipt →
 // settle. Whatever step a worker dies after, the next run resumes from the stored state: a stored
 // transaction is re-broadcast (broadcasting is idempotent) or its receipt found, never re-signed.
+// A run never waits for the chain: when the receipt is not there yet, it schedules the next check
+// of the transfer a few seconds later (`nextCheckDelay`) and ends, freeing its worker slot. Each
+// check broadcasts the stored transaction again (a broadcast a node swallowed is sent again at the
+// next check) and replaces it when it is stuck.
 import type { Hex } from 'viem'
 import { toChainError } from '../../../platform/chain/errors.ts'
 import type { TransferReceipt } from '../../../platform/chain/types.ts'
 import { scheduleRun } from './enqueue.ts'
 import { TRANSFER_STARTED } from './events.ts'
+import { feeCapOf, perGasOf, priceNow, setFeeWait, underCap } from './fees.ts'
 import { reserveGas } from './gas.ts'
 import { attemptFailed, settleWithReceipt } from './outcome.ts'
-import { minedOf, waitForMined } from './receipts.ts'
+import { minedOf, nextCheckDelay } from './receipts.ts'
 import { replaceIfStuck } from './replace.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { eventOf, report } from './report.ts'
@@ -46,6 +51,10 @@ async function advance(s: SenderContext, first: OutgoingRow) {
     }
     if (!row.startedAt) await markStarted(s, row.id)
     const prepared = await prepare(s, row)
+    if (!prepared) {
+      await defer(s, row.id, s.options.feeRecheckMs)
+      return
+    }
     if (row.fromKind !== 'platform') {
       const reserved = await reserveGas(s, row, prepared.maxFee)
       if (!reserved) {
@@ -63,6 +72,8 @@ async function advance(s: SenderContext, first: OutgoingRow) {
   // nonce) are ever broadcast; nothing is signed at a new nonce again.
   let receipt = await minedOf(s, row)
   if (!receipt) {
+    // After a first broadcast (or a replacement's) the chain may have mined it at once: look again.
+    let lookAgain = row.status === 'signed'
     receipt = await broadcastCurrent(s, row)
     if (!receipt) {
       const replaced = await replaceIfStuck(s, row)
@@ -74,12 +85,13 @@ async function advance(s: SenderContext, first: OutgoingRow) {
         row = (await s.load(db, row.id))!
         if (isFinal(row.status)) return
         receipt = await broadcastCurrent(s, row)
+        lookAgain = true
       }
     }
-    receipt ??= await waitForMined(s, row)
+    if (!receipt && lookAgain) receipt = await minedOf(s, row)
     if (!receipt) {
-      // Pending: not a failed attempt. Looked at again soon, and replaced once it is stuck.
-      await defer(s, row.id, s.options.pendingRecheckMs)
+      // Pending: not a failed attempt. Checked again soon (and replaced once it is stuck).
+      await defer(s, row.id, await nextCheckDelay(s, row))
       return
     }
   }
@@ -142,12 +154,22 @@ async function defer(s: SenderContext, id: string, delayMs: number) {
   })
 }
 
-/** Fees, gas limit and a simulation of the transfer (network only, nothing written). */
-async function prepare(s: SenderContext, row: OutgoingRow): Promise<Prepared> {
+/**
+ * Fees (under the coin's maximum), gas limit and a simulation of the transfer (network only; the
+ * transfer's fee wait is recorded). Undefined while the network asks more than the coin's maximum.
+ */
+async function prepare(s: SenderContext, row: OutgoingRow): Promise<Prepared | undefined> {
   const { chain } = s.deps
   const coin = chain.coin(row.coin)
   const amount = BigInt(row.amount)
-  const fees = await chain.estimateFees()
+  const estimate = await chain.estimateFees()
+  const cap = feeCapOf(s, row.coin)
+  const fees = underCap(estimate, cap)
+  if (!fees) {
+    await setFeeWait(s, row, { feePerGas: priceNow(estimate), maxFeePerGas: cap!, step: 'sign' })
+    return undefined
+  }
+  await setFeeWait(s, row, null)
   let gas: bigint
   if (coin.isToken) {
     gas = await chain.estimateTransferGas(coin.reference, row.fromAddress, row.toAddress, amount)
@@ -158,6 +180,5 @@ async function prepare(s: SenderContext, row: OutgoingRow): Promise<Prepared> {
     if (await chain.isContract(row.toAddress))
       gas = ((await chain.estimateValueGas(row.fromAddress, row.toAddress, amount)) * 12n) / 10n
   }
-  const perGas = fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice
-  return { fees, gas, maxFee: gas * perGas }
+  return { fees, gas, maxFee: gas * perGasOf(fees) }
 }

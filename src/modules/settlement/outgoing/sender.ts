@@ -55,7 +55,12 @@ export class OutgoingSender implements SenderContext {
   registerJobs(jobs: JobQueue) {
     // Each run is one attempt; the sender schedules its own retries. The queue's retries only
     // cover a run that died (crash, lost database): a high limit, so a transfer is never dropped.
-    jobs.register(OUTGOING_JOB, (payload) => this.run(payload.id), { maxAttempts: 1000, baseDelayMs: 2000 })
+    // Sends have slots of their own: a slow node holds up other sends at most, never the rest.
+    jobs.register(OUTGOING_JOB, (payload) => this.run(payload.id), {
+      maxAttempts: 1000,
+      baseDelayMs: 2000,
+      concurrency: this.options.concurrency,
+    })
     registerReportJobs(this, jobs, (purpose) => this.#handlers.get(purpose))
   }
 

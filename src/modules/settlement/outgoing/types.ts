@@ -142,9 +142,9 @@ export interface SenderOptions {
   /** backoff before retry n is baseDelayMs × 2^(n-1), capped at maxDelayMs */
   baseDelayMs: number
   maxDelayMs: number
-  /** how long one run waits for the receipt before it counts as a failed attempt */
-  receiptTimeoutMs: number
-  receiptPollMs: number
+  /** the first look for the receipt of a broadcast transaction not mined at once, and the shortest
+   * time between two looks (each look is a run of its own; no run waits for the chain) */
+  receiptCheckMs: number
   /** how long a transfer waiting for a gas top-up sleeps between checks */
   gasWaitMs: number
   /** a signed transfer whose fate the chain cannot tell yet (retries used up) is re-checked this often */
@@ -154,24 +154,30 @@ export interface SenderOptions {
   stuckAfterMs: number
   /** replacements of one transfer at most (each raises the fees again) */
   maxReplacements: number
-  /** a broadcast transaction not mined within one run's receipt wait is looked at again after this */
+  /** the longest time between two looks at a pending transaction (a look comes after a tenth of
+   * its age, between `receiptCheckMs` and this) */
   pendingRecheckMs: number
   /** a top-up brings this many times the missing gas */
   topUpFactor: bigint
+  /** sends one worker process runs at once (slots of their own, apart from other jobs) */
+  concurrency: number
+  /** a transfer waiting for the network fee to fall under its coin's maximum looks again after this */
+  feeRecheckMs: number
 }
 
 export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
   maxFailures: 5,
   baseDelayMs: 2000,
   maxDelayMs: 5 * 60_000,
-  receiptTimeoutMs: 60_000,
-  receiptPollMs: 250,
+  receiptCheckMs: 2_000,
   gasWaitMs: 1000,
   stuckRecheckMs: 10 * 60_000,
-  stuckAfterMs: 3 * 60_000,
+  stuckAfterMs: 90_000,
   maxReplacements: 5,
   pendingRecheckMs: 15_000,
   topUpFactor: 20n,
+  concurrency: 8,
+  feeRecheckMs: 15_000,
 }
 
 /** Fees, gas limit and the most the gas can cost, worked out before signing. */
