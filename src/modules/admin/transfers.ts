@@ -68,6 +68,7 @@ export class AdminTransfers {
       signedAt: r.signedAt,
       broadcastAt: r.broadcastAt,
       settledAt: r.settledAt,
+      waitingForFee: r.waitingForFee ?? null,
       actions: actionsOf(r),
     }
   }
