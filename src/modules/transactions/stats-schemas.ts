@@ -2,21 +2,21 @@
 import { Type } from 'typebox'
 import { STATS_FORMATS } from './stats.ts'
 
-const Format = Type.Union(
-  STATS_FORMATS.map((f) => Type.Literal(f)),
-  {
-    description:
-      '`weekly`: the last 7 days, per day; `monthly`: the last 30 days, per day; `yearly`: the last 12 months, per month (UTC, ending today)',
-  },
-)
+const WINDOWS =
+  '`weekly`: the last 7 days, per day; `monthly`: the last 30 days, per day; `yearly`: the last 12 months, per month (UTC, ending today)'
+const Format = (byDefault: string) =>
+  Type.Union(
+    STATS_FORMATS.map((f) => Type.Literal(f)),
+    { description: `${WINDOWS}. Default \`${byDefault}\`.` },
+  )
 
 export const StatsQuery = Type.Object(
-  { format: Type.Optional({ ...Format, description: `${Format.description}. Default \`weekly\`.` }) },
+  { format: Type.Optional(Format('weekly')) },
   { additionalProperties: false },
 )
 
 export const AggregateQuery = Type.Object(
-  { format: Type.Optional({ ...Format, description: `${Format.description}. Default \`yearly\`.` }) },
+  { format: Type.Optional(Format('yearly')) },
   { additionalProperties: false },
 )
 
