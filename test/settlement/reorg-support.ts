@@ -15,10 +15,13 @@ export interface ReorgWorld {
   payer: { address: Hex; privateKey: Hex }
 }
 
-export async function openReorgWorld(payerIndex = 7): Promise<ReorgWorld> {
+export async function openReorgWorld(
+  payerIndex = 7,
+  opts: { env?: Record<string, string>; elevate?: boolean } = {},
+): Promise<ReorgWorld> {
   const run = runId()
-  const t = await createTestApp({ env: adminEnv(run) })
-  const admin = await createAdmin(t, run)
+  const t = await createTestApp({ env: { ...adminEnv(run), ...opts.env } })
+  const admin = await createAdmin(t, run, 0, opts.elevate ?? true)
   const payer = t.app.services.chain.devnet!.accounts[payerIndex]!
   await t.app.services.chain.devnet!.fund(payer.address, 'usdc', 1_000_000n * 10n ** 6n)
   return { t, admin, payer }
