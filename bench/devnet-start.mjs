@@ -32,9 +32,22 @@ const freePort = () =>
     })
   })
 
-/** VmRSS of the node process serving (npm → exec node keeps one pid), in MB */
+/** The node process that serves: the command's last descendant (npm → sh → exec node). */
+function servingPid(pid) {
+  for (let i = 0; i < 4; i++) {
+    let children = []
+    try {
+      children = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean)
+    } catch {}
+    if (children.length === 0) return pid
+    pid = Number(children.at(-1))
+  }
+  return pid
+}
+
+/** VmRSS of the node process serving, in MB */
 function rssMB(pid) {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const status = readFileSync(`/proc/${servingPid(pid)}/status`, 'utf8')
   return Math.round(Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]) / 1024)
 }
 
