@@ -310,7 +310,7 @@ describe('a sweep whose transfer fails', () => {
     expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 409, 409, 409])
     await settleAll(t)
     expect(await sweepRow(s._id)).toMatchObject({ status: 'failed' })
-    expect((await sweepRow(s._id)).lastError).toMatch(/cancelled by an operator/)
+    expect((await sweepRow(s._id)).lastError).toBe('cancelled by the platform')
     expect(await holdOf(s._id)).toMatchObject({ status: 'voided' })
     expect(await feeBalance('usdc')).toMatchObject({ balance: before.balance, held: 0n })
     expect(await chain().balanceOf(coldUsdc, 'usdc')).toBe(coldBefore)

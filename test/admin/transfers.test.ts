@@ -178,7 +178,8 @@ describe('a failing withdrawal', () => {
 
     const w = expectOk(await get(`/v1/admin/withdrawals?user=${user.id}`)).data[0]
     expect(w).toMatchObject({ _id: withdrawalId, status: 'failed', transferStatus: 'failed' })
-    expect(w.lastError).toMatch(/cancelled by an operator/)
+    // The operator's reason is theirs: the customer reads a neutral message.
+    expect(w.lastError).toBe('cancelled by the platform')
     expect(await balanceOf(t, user.id, 'avax')).toBe(AVAX)
     expect(await t.app.services.chain.balanceOf(to, 'avax')).toBe(0n)
     // The withdrawal's hold (amount + fee) was voided, once; nothing of it was posted.
@@ -201,11 +202,13 @@ describe('a failing withdrawal', () => {
     expect(transfer.events.filter((e: { event: string }) => e.event === 'outcome')).toHaveLength(1)
     const mails = await db()
       .selectFrom('mails')
-      .select('kind')
+      .select(['kind', 'text'])
       .where('toAddress', '=', user.email)
       .where('kind', '=', 'withdrawal_failed')
       .execute()
     expect(mails).toHaveLength(1)
+    expect(mails[0]!.text).toContain('cancelled by the platform')
+    expect(mails[0]!.text).not.toContain(reason)
     const audits = await auditRows(t)
     expect(
       audits.filter(
@@ -216,6 +219,56 @@ describe('a failing withdrawal', () => {
     expect((await auditRows(t, 'withdrawal.cancel')).length - auditBefore).toBeLessThanOrEqual(1)
     // A withdrawal that failed for good was refunded: it is not sent again.
     expectError(await act(`/v1/admin/withdrawals/${withdrawalId}/retry`), 409, 'CONFLICT')
+    await expectConsistent(t)
+  })
+})
+
+describe('an operator note and a customer message', () => {
+  it('tells the customer only the message meant for them; the note stays in the audit log', async () => {
+    const user = await createUser(t)
+    await fundUser(t, 9, user, 'avax', 1n * AVAX)
+    const devnet = t.app.services.chain.devnet!
+    devnet.setDown(true)
+    const { withdrawalId } = await withdraw(user, 0.3, freshAddress())
+    await t.drain()
+    devnet.setDown(false)
+    const note = 'User asked by support ticket 4411 to cancel'
+    const customerMessage = 'Cancelled at your request'
+    expectError(
+      await act(`/v1/admin/withdrawals/${withdrawalId}/cancel`, { reason: note, customerMessage: '' }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    expectError(
+      await act(`/v1/admin/withdrawals/${withdrawalId}/retry`, { reason: note, customerMessage }),
+      400,
+      'VALIDATION_ERROR',
+    )
+    expectOk(await act(`/v1/admin/withdrawals/${withdrawalId}/cancel`, { reason: note, customerMessage }))
+    await settleAll(t)
+
+    const w = expectOk(await get(`/v1/admin/withdrawals?user=${user.id}`)).data[0]
+    expect(w.lastError).toBe(`cancelled: ${customerMessage}`)
+    const mine = await t.req({ method: 'GET', url: '/v1/withdrawals/', token: user.token })
+    expect(mine.body).toContain(customerMessage)
+    expect(mine.body).not.toContain('4411')
+    const mail = await db()
+      .selectFrom('mails')
+      .select('text')
+      .where('toAddress', '=', user.email)
+      .where('kind', '=', 'withdrawal_failed')
+      .executeTakeFirstOrThrow()
+    expect(mail.text).toContain(customerMessage)
+    expect(mail.text).not.toContain('4411')
+    const notes = await db()
+      .selectFrom('notifications')
+      .select(['title', 'description'])
+      .where('userId', '=', user.id)
+      .execute()
+    expect(JSON.stringify(notes)).not.toContain('4411')
+    const audit = (await auditRows(t, 'withdrawal.cancel')).find((a) => a.targetId === withdrawalId)!
+    expect(audit.reason).toBe(note)
+    expect(audit.details).toMatchObject({ customerMessage })
     await expectConsistent(t)
   })
 })

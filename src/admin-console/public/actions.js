@@ -75,7 +75,7 @@ export function openAction({ title, text, fields = [], confirm = 'Confirm', dang
     h(
       'div',
       { class: 'actions' },
-      h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel'),
+      h('button', { type: 'button', onclick: () => dialog.close() }, 'Close'),
       submit,
     ),
   )

@@ -12,6 +12,19 @@ const state = (v) =>
   v ? h('span', { class: ['state', `state-${String(v).toLowerCase()}`] }, String(v)) : '—'
 const ageOf = (row) => age(row.ageSeconds ?? since(row.createdAt))
 const idOf = (row) => row.id ?? row._id
+/** What the customer is told when an operator cancels their money movement (the reason is not). */
+const customerMessageField = () => [
+  {
+    name: 'customerMessage',
+    label: 'Message to the customer (optional)',
+    required: false,
+    hint: 'Shown in their record, mail and notification. Without it they read "cancelled by the platform". The reason below is never shown to them.',
+  },
+]
+const withCustomerMessage = (values) => {
+  const message = String(values.customerMessage ?? '').trim()
+  return { reason: values.reason, ...(message ? { customerMessage: message } : {}) }
+}
 const usd = (v) => (typeof v === 'number' ? `$${v.toFixed(2)}` : '—')
 const statusFilter = (options) => ({
   name: 'status',
@@ -59,11 +72,14 @@ export const resources = [
       },
       {
         label: 'Cancel',
+        confirm: 'Cancel the transfer',
         danger: true,
         when: (r) => r.actions?.cancel,
         path: (r) => `/v1/admin/transfers/${idOf(r)}/cancel`,
-        text: () =>
-          'Only while nothing of it was signed: the transfer fails and its value goes back to the account that funded it, exactly once.',
+        text: (r) =>
+          `${money(r)} (${r.purpose}) to ${r.to ?? r.toAddress}. Only while nothing of it was signed: the transfer fails and its value goes back to the account that funded it, exactly once.`,
+        fields: customerMessageField,
+        body: withCustomerMessage,
       },
     ],
   },
@@ -102,11 +118,14 @@ export const resources = [
       },
       {
         label: 'Cancel',
+        confirm: 'Cancel the withdrawal',
         danger: true,
         when: (r) => r.actions?.cancel,
         path: (r) => `/v1/admin/withdrawals/${idOf(r)}/cancel`,
-        text: () =>
-          'Only while nothing of it was signed: fails the withdrawal and gives the amount and fee back to the wallet, exactly once.',
+        text: (r) =>
+          `${money(r)} (fee ${money(r, 'fee')}) of ${r.email ?? r.userId} to ${r.address}. Only while nothing of it was signed: fails the withdrawal and gives the amount and fee back to the wallet, exactly once.`,
+        fields: customerMessageField,
+        body: withCustomerMessage,
       },
     ],
   },

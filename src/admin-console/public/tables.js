@@ -71,7 +71,7 @@ function actionButton(res, action, row, reload) {
           text: action.text?.(row),
           fields: action.fields?.(row) ?? [],
           danger: action.danger,
-          confirm: action.label,
+          confirm: action.confirm ?? action.label,
           send: async (values) => {
             const body = action.body ? action.body(values, row) : values
             return (await call(action.method ?? 'POST', action.path(row), body)).message

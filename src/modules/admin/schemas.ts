@@ -28,6 +28,30 @@ export const ReasonBody = Type.Object(
   },
 )
 
+/** A cancellation of a customer's money movement: the operator's note and what the customer is told. */
+export const CancelBody = Type.Object(
+  {
+    reason: Reason,
+    customerMessage: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 300,
+        description:
+          'what the customer is told (in the mail, the notification and the record); without it they read "cancelled by the platform". The `reason` is never shown to them.',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        reason: 'Support ticket 4411: the customer asked to cancel',
+        customerMessage: 'Cancelled at your request',
+      },
+    ],
+  },
+)
+
 export const EX_ADMIN_ID = '65f1c0a2b3c4d5e6f7a8b9c0'
 export const EX_TIME = '2026-01-01T12:00:00.000Z'
 

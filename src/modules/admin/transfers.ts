@@ -20,6 +20,15 @@ import type { AdminActor, AdminAudit } from './audit.ts'
 
 export type TransferAction = 'retry' | 'replace' | 'cancel'
 
+/**
+ * What an operator writes when acting on a customer's money: the reason, for the audit log only,
+ * and what the customer is told (a cancellation only; optional).
+ */
+export interface OperatorNote {
+  reason: string
+  customerMessage?: string | undefined
+}
+
 const NO_ACTIONS = { retry: false, replace: false, cancel: false }
 
 export class AdminTransfers {
@@ -115,9 +124,10 @@ export class AdminTransfers {
     actor: AdminActor,
     id: string,
     action: TransferAction,
-    reason: string,
+    note: OperatorNote,
     via?: { targetType: 'withdrawal' | 'escrow_leg'; targetId: string },
   ) {
+    const { reason, customerMessage } = note
     const ops = this.deps.outgoing.operations
     const audit =
       (extra: Record<string, unknown> = {}) =>
@@ -141,7 +151,8 @@ export class AdminTransfers {
       }
     let txHash: string | undefined
     if (action === 'retry') await ops.retry(id, audit())
-    else if (action === 'cancel') await ops.cancel(id, reason, audit())
+    else if (action === 'cancel')
+      await ops.cancel(id, customerMessage, audit(customerMessage ? { customerMessage } : {}))
     else txHash = (await ops.replace(id, (tx, row) => audit({ replacedTxHash: row.txHash })(tx, row))).txHash
     const transfer = await this.transfer(id)
     return { transfer, ...(txHash ? { txHash } : {}) }
@@ -196,14 +207,14 @@ export class AdminTransfers {
 
   /** An action on a withdrawal acts on its transfer. A withdrawal that failed for good was
    * refunded with its failure: it is not sent again (the user may request a new one). */
-  async actOnWithdrawal(actor: AdminActor, id: string, action: TransferAction, reason: string) {
+  async actOnWithdrawal(actor: AdminActor, id: string, action: TransferAction, note: OperatorNote) {
     const w = await this.withdrawal(id)
     if (!w.transferId) throw errors.conflict('The withdrawal has no transfer')
     if (action === 'retry' && w.transferStatus === 'failed')
       throw errors.conflict(
         "The withdrawal failed for good and its amount and fee went back to the user's wallet; the user may request it again",
       )
-    const { transfer, txHash } = await this.act(actor, w.transferId, action, reason, {
+    const { transfer, txHash } = await this.act(actor, w.transferId, action, note, {
       targetType: 'withdrawal',
       targetId: id,
     })
@@ -265,7 +276,7 @@ export class AdminTransfers {
 
   /** An action on a leg acts on its transfer; `retry` of a leg that failed for good sends the
    * escrow's failed legs again (escrow's own path). */
-  async actOnLeg(actor: AdminActor, id: string, action: TransferAction, reason: string) {
+  async actOnLeg(actor: AdminActor, id: string, action: TransferAction, note: OperatorNote) {
     const l = await this.leg(id)
     if (action === 'retry' && l.status === 'failed') {
       const resent = await this.deps.legs.resendFailed(id, (tx) =>
@@ -274,7 +285,7 @@ export class AdminTransfers {
             action: 'escrow-leg.retry',
             targetType: 'escrow_leg',
             targetId: id,
-            reason,
+            reason: note.reason,
             details: { escrowId: l.escrowId, failedTransferId: l.transferId, resend: true },
           })
           .then(() => undefined),
@@ -283,7 +294,7 @@ export class AdminTransfers {
       return { leg, transfer: leg.transferId ? await this.transfer(leg.transferId) : null, resent }
     }
     if (!l.transferId) throw errors.conflict('The leg has no transfer yet')
-    const { transfer, txHash } = await this.act(actor, l.transferId, action, reason, {
+    const { transfer, txHash } = await this.act(actor, l.transferId, action, note, {
       targetType: 'escrow_leg',
       targetId: id,
     })

@@ -5,7 +5,7 @@ import { type TSchema, Type } from 'typebox'
 import { envelope, IdParams, ok } from '../../../http/schemas.ts'
 import type { AdminAccess } from '../access.ts'
 import type { AdminActor } from '../audit.ts'
-import { Page, ReasonBody } from '../schemas.ts'
+import { CancelBody, Page, ReasonBody } from '../schemas.ts'
 import {
   AdminEscrowLeg,
   AdminTransfer,
@@ -15,7 +15,7 @@ import {
   TransferQuery,
   WithdrawalQuery,
 } from '../schemas-transfers.ts'
-import type { AdminTransfers, TransferAction } from '../transfers.ts'
+import type { AdminTransfers, OperatorNote, TransferAction } from '../transfers.ts'
 import { actorOf, adminErrors, guardElevated, pageOf, security, tags } from './common.ts'
 
 const TransferPage = Page(AdminTransfer, 'AdminTransferPage')
@@ -110,7 +110,7 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
     summary: (action) => `Outgoing transfer: ${WHAT[action].summary}`,
     notFound: 'no transfer has this id',
     data: Type.Object({ transfer: AdminTransferDetail, txHash: TxHash }),
-    act: (actor, id, action, reason) => transfers.act(actor, id, action, reason),
+    act: (actor, id, action, note) => transfers.act(actor, id, action, note),
   })
 
   app.get(
@@ -143,7 +143,7 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
     summary: (action) => `Withdrawal, through its transfer: ${WHAT[action].summary}`,
     notFound: 'no withdrawal has this id',
     data: Type.Object({ withdrawal: AdminWithdrawal, transfer: AdminTransferDetail, txHash: TxHash }),
-    act: (actor, id, action, reason) => transfers.actOnWithdrawal(actor, id, action, reason),
+    act: (actor, id, action, note) => transfers.actOnWithdrawal(actor, id, action, note),
   })
 
   app.get(
@@ -185,7 +185,7 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
       resent: Type.Integer({ description: 'failed legs of the escrow sent again', examples: [0] }),
       txHash: TxHash,
     }),
-    act: (actor, id, action, reason) => transfers.actOnLeg(actor, id, action, reason),
+    act: (actor, id, action, note) => transfers.actOnLeg(actor, id, action, note),
   })
 }
 
@@ -203,7 +203,7 @@ function actionRoutes(
     notFound: string
     /** the answer's `data`, which serialises what `act` returns */
     data: TSchema
-    act: (actor: AdminActor, id: string, action: TransferAction, reason: string) => Promise<unknown>
+    act: (actor: AdminActor, id: string, action: TransferAction, note: OperatorNote) => Promise<unknown>
   },
 ) {
   for (const action of ACTIONS) {
@@ -217,7 +217,7 @@ function actionRoutes(
           tags,
           security,
           params: IdParams,
-          body: ReasonBody,
+          body: action === 'cancel' ? CancelBody : ReasonBody,
           response: {
             200: envelope(kind.data, w.message),
             ...adminErrors({
@@ -230,7 +230,8 @@ function actionRoutes(
           },
         },
       },
-      async (req) => ok(await kind.act(actorOf(req), req.params.id, action, req.body.reason), w.message),
+      async (req) =>
+        ok(await kind.act(actorOf(req), req.params.id, action, req.body as OperatorNote), w.message),
     )
   }
 }

@@ -132,12 +132,13 @@ export class OutgoingOperations {
   }
 
   /**
-   * Cancels a transfer that was never signed: it settles as failed (`CANCELLED`) under its row
+   * Cancels a transfer that was never signed: it settles as failed (`CANCELLED`, with the message
+   * meant for the customer, if any) under its row
    * lock, with its gas reservation and the caller's postings for a failure, and the caller
    * learns it from the `transfer.failed` report job, once. A signed transfer may still be mined
    * and is refused.
    */
-  async cancel(id: string, reason: string, then: Then): Promise<OutgoingRow> {
+  async cancel(id: string, customerMessage: string | undefined, then: Then): Promise<OutgoingRow> {
     const { db } = this.s.deps
     return db.transaction().execute(async (tx) => {
       const row = await this.#locked(tx, id)
@@ -146,7 +147,9 @@ export class OutgoingOperations {
         throw errors.conflict(
           'The transfer is signed and may still be mined: it cannot be cancelled (replace it, or wait for the chain)',
         )
-      const message = `cancelled by an operator: ${reason}`
+      // What the caller reports to its customer (a withdrawal's mail and record): never the
+      // operator's own note, which stays in the audit log.
+      const message = customerMessage ? `cancelled: ${customerMessage}` : 'cancelled by the platform'
       await settleFailure(
         this.s,
         tx,
