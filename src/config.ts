@@ -162,6 +162,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       )
     if (str('RESERVES_ATTESTATION_KEY') === undefined)
       problems.push('RESERVES_ATTESTATION_KEY is required when NODE_ENV=production')
+    // /metrics carries custody and transaction figures: never open on a production port.
+    if (str('METRICS_TOKEN') === undefined)
+      problems.push('METRICS_TOKEN is required when NODE_ENV=production: /metrics is never open there')
     if (str('DEVCHAIN_PORT') !== undefined)
       problems.push('DEVCHAIN_PORT is refused when NODE_ENV=production: the dev chain never runs there')
   }

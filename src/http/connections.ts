@@ -6,6 +6,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Socket } from 'node:net'
 import type { FastifyServerOptions } from 'fastify'
 import { ERROR_STATUS, type ErrorCode } from './errors.ts'
+import { API_CSP } from './security-headers.ts'
 
 /** A request (headers and body) must arrive whole within this time, or the connection is closed. */
 export const REQUEST_TIMEOUT_MS = 30_000
@@ -46,7 +47,7 @@ function clientErrorHandler(
   if (socket.writable) {
     const body = JSON.stringify({ status: 'error', message, data: { code } })
     socket.write(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nx-request-id: ${id}\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nConnection: close\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nContent-Security-Policy: ${API_CSP}\r\nx-request-id: ${id}\r\n\r\n${body}`,
     )
   }
   socket.destroy()

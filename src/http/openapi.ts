@@ -138,7 +138,7 @@ const OPERATIONAL: Record<string, Record<string, unknown>> = {
     operationId: 'metrics',
     summary: 'Prometheus metrics',
     description:
-      'Metrics of this process in the Prometheus text exposition format, for a scraper. Open, unless the operator set METRICS_TOKEN: then it needs `Authorization: Bearer <METRICS_TOKEN>` (401 UNAUTHENTICATED otherwise).',
+      'Metrics of this process in the Prometheus text exposition format, for a scraper. Needs `Authorization: Bearer <METRICS_TOKEN>` (401 UNAUTHENTICATED otherwise) when the operator set METRICS_TOKEN, which production requires; open only outside production without it.',
     tags: ['operations'],
     security: [{}, { metricsToken: [] }],
     response: {

@@ -11,6 +11,7 @@ import { type Child, spawnLogged } from '../ops/support.ts'
 export const SECRETS = {
   JWT_SECRET: 'process-test-secret-0123456789-abcdefghij',
   RESERVES_ATTESTATION_KEY: `0x${'55'.repeat(32)}`,
+  METRICS_TOKEN: 'production-metrics-token-0123',
   KEY_ENCRYPTION_KEY: '22'.repeat(32),
 }
 

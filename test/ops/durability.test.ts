@@ -38,6 +38,7 @@ async function migrate(url: string, env: Record<string, string>): Promise<{ code
         DATABASE_URL: url,
         JWT_SECRET: 'durability-test-secret-0123456789-abcdefgh',
         RESERVES_ATTESTATION_KEY: `0x${'55'.repeat(32)}`,
+        METRICS_TOKEN: 'production-metrics-token-0123',
         KEY_ENCRYPTION_KEY: '44'.repeat(32),
         LOG_LEVEL: 'info',
         ...env,

@@ -76,6 +76,7 @@ beforeAll(async () => {
     NODE_ENV: 'production',
     JWT_SECRET: 'production-shape-test-secret-0123456789',
     RESERVES_ATTESTATION_KEY: `0x${'55'.repeat(32)}`,
+    METRICS_TOKEN: 'production-metrics-token-0123',
     KEY_ENCRYPTION_KEY: '33'.repeat(32),
     SMTP_URL: `smtp://127.0.0.1:${(smtp.server.address() as { port: number }).port}`,
     EVM_RPC_URL: devchain.baseUrl,
@@ -179,7 +180,13 @@ describe('the production shape (dev chain service, API and worker processes)', (
       },
       60_000,
     )
-    const metrics = parseExposition(await (await fetch(`${worker.baseUrl}/metrics`)).text())
+    const metrics = parseExposition(
+      await (
+        await fetch(`${worker.baseUrl}/metrics`, {
+          headers: { authorization: 'Bearer production-metrics-token-0123' },
+        })
+      ).text(),
+    )
     expect(
       sampleValue(metrics, 'workpay_transactions', {
         type: 'deposit',

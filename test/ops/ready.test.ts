@@ -68,6 +68,7 @@ describe('GET /ready', () => {
     const config = loadConfig({
       JWT_SECRET: 'x'.repeat(40),
       RESERVES_ATTESTATION_KEY: `0x${'55'.repeat(32)}`,
+      METRICS_TOKEN: 'production-metrics-token-0123',
       KEY_ENCRYPTION_KEY: 'ab'.repeat(32),
       DATA_DIR: '/tmp/wp-ops-ready',
       SMTP_URL: 'smtp://127.0.0.1:25',

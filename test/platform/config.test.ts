@@ -14,6 +14,7 @@ const secrets = {
   JWT_SECRET: 'x'.repeat(40),
   KEY_ENCRYPTION_KEY: 'ab'.repeat(32),
   RESERVES_ATTESTATION_KEY: `0x${'55'.repeat(32)}`,
+  METRICS_TOKEN: 'production-metrics-token-0123',
 }
 /** everything production asks for */
 const production = {
