@@ -9,6 +9,7 @@ import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
 import { registerAuth } from './http/auth.ts'
 import { type ConnectionLimits, connectionOptionsFor } from './http/connections.ts'
+import { registerSecurityHeaders } from './http/security-headers.ts'
 import { registerCors } from './http/cors.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
 import { registerJsonBody } from './http/json-body.ts'
@@ -127,6 +128,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done()
   })
   registerErrorHandling(app)
+  // nosniff, a CSP that allows nothing, no framing, HSTS: on every answer, errors and 404s included.
+  await registerSecurityHeaders(app)
   // The OpenAPI document first: it describes every route registered after it, /metrics included.
   await registerOpenApi(app, config)
   // Operations: CORS, request timing and /metrics (the chain is read at scrape time, once open).
