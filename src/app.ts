@@ -9,7 +9,7 @@ import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
 import { registerAuth } from './http/auth.ts'
 import { type ConnectionLimits, connectionOptionsFor } from './http/connections.ts'
-import { registerSecurityHeaders } from './http/security-headers.ts'
+import { registerSecurityHeaders, SECURITY_HEADERS } from './http/security-headers.ts'
 import { registerCors } from './http/cors.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
 import { registerJsonBody } from './http/json-body.ts'
@@ -106,6 +106,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const reply = res as unknown as FastifyReply
       reply
         .code(tooLong ? 414 : 400)
+        .headers(SECURITY_HEADERS)
         .header('x-request-id', req.id)
         .send({
           status: 'error',
