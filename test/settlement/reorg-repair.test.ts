@@ -62,11 +62,25 @@ describe('a deep reorganisation', () => {
     expect((await api.findings('?status=open')).data.map((x: any) => x._id)).toContain(f._id)
     expect((await api.findings('?status=kept')).data.map((x: any) => x._id)).not.toContain(f._id)
 
-    // A withdrawal of the coin is refused while it is halted...
+    // A withdrawal of the coin is refused while it is halted; a deposit meanwhile is recorded
+    // (parked, not credited)...
     expectError(await withdraw(user.token, user.password, 1), 503, 'COIN_HALTED')
-    // ...and once the coin is resumed, the held value still cannot be withdrawn.
+    await deposit(w, address, 'usdc', USDC)
+    await s().wallets.scanNow()
+    const parked = await db()
+      .selectFrom('chainEvents')
+      .select(['transferId', 'held'])
+      .where('address', '=', address.toLowerCase())
+      .where('held', 'is not', null)
+      .execute()
+    expect(parked).toHaveLength(1)
+    expect(await available(user.id, 'usdc')).toBe(0n)
+    // ...and once the coin is resumed, that deposit is credited, while the held value still cannot
+    // be withdrawn.
     expectOk(await api.post('/v1/admin/coins/usdc/resume', { reason: 'finding held; resuming usdc' }))
-    expectError(await withdraw(user.token, user.password, 1), 422, 'INSUFFICIENT_BALANCE')
+    await s().wallets.scanNow()
+    expect(await available(user.id, 'usdc')).toBe(USDC)
+    expectError(await withdraw(user.token, user.password, 2), 422, 'INSUFFICIENT_BALANCE')
 
     // The audit log lists the watcher's event and the finding, with actor `system`.
     const reorgs = expectOk(await api.get('/v1/admin/audit?action=chain.reorg'))
@@ -89,7 +103,8 @@ describe('a deep reorganisation', () => {
       lossTransferId: null,
       actions: { reverse: false, keep: false },
     })
-    expect(await s().ledger.balance(db(), 'user', user.id, 'usdc')).toBe(0n)
+    // (the later deposit stays: nothing was spent, so nothing is taken beyond the hold)
+    expect(await s().ledger.balance(db(), 'user', user.id, 'usdc')).toBe(USDC)
     expect(await s().ledger.getHold(db(), f.holdId)).toMatchObject({
       status: 'posted',
       postedAmount: 2n * USDC,
@@ -107,7 +122,11 @@ describe('a deep reorganisation', () => {
       .where('ownerId', '=', user.id)
       .where('type', '=', 'deposit')
       .execute()
-    expect(records).toEqual([{ status: 'failed', description: expect.stringContaining('Deposit reversed') }])
+    expect(records).toContainEqual({
+      status: 'failed',
+      description: expect.stringContaining('Deposit reversed'),
+    })
+    expect(records.filter((r) => r.status === 'completed')).toHaveLength(1)
     const audit = await auditRows(w.t, 'reorg.reverse')
     expect(audit).toHaveLength(1)
     expect(audit[0]).toMatchObject({ actorId: w.admin.id, targetType: 'reorg', targetId: f._id })
