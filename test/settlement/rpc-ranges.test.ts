@@ -131,6 +131,36 @@ describe('an empty eth_getLogs answer', () => {
     await expectReconciled()
   })
 
+  it('from a provider that lies by hash too: the watcher is misled, reconciliation finds and credits it once', {
+    timeout: 120_000,
+  }, async () => {
+    const { user, address, block } = await depositOfSeven()
+    const lie = w.proxy.add({
+      method: 'eth_getLogs',
+      when: (params) => rangeHolding(block)(params) || byHash(params),
+      fault: faults.lie(() => []),
+    })
+    try {
+      await until(
+        w,
+        async () => ((await w.t.app.services.settlement.watcher.cursor())?.number ?? 0n) >= block,
+      )
+    } finally {
+      lie()
+    }
+    expect(await balanceOf(w, user.id, 'usdc')).toBe(0n)
+    const run = await w.t.app.services.settlement.reconciliation.runNow()
+    expect(run).toMatchObject({ status: 'mismatch', halted: [] })
+    expect(run.rescanning).toEqual([
+      { address: address.toLowerCase(), coin: 'usdc', drift: (7n * USDC).toString() },
+    ])
+    await w.t.drain()
+    expect(await balanceOf(w, user.id, 'usdc')).toBe(7n * USDC)
+    expect(await depositsOf(w, user.id, 'usdc')).toHaveLength(1)
+    expect((await w.t.app.services.settlement.reconciliation.latest(1))[0]).toMatchObject({ status: 'ok' })
+    expect(await w.t.app.services.settlement.halts.list()).toEqual([])
+  })
+
   it('leaves the ledger equal to the chain at every address', async () => {
     await expectSettled(w)
   })
