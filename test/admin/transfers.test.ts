@@ -249,6 +249,10 @@ describe('an operator note and a customer message', () => {
 
     const w = expectOk(await get(`/v1/admin/withdrawals?user=${user.id}`)).data[0]
     expect(w.lastError).toBe(`cancelled: ${customerMessage}`)
+    // The cancellation was no attempt: the withdrawal counts what its transfer tried.
+    const transfer = expectOk(await get(`/v1/admin/transfers/${w.transferId}`))
+    expect(w.retryCount).toBe(1)
+    expect(transfer.failures).toBe(w.retryCount)
     const mine = await t.req({ method: 'GET', url: '/v1/withdrawals/', token: user.token })
     expect(mine.body).toContain(customerMessage)
     expect(mine.body).not.toContain('4411')

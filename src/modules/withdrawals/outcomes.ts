@@ -103,8 +103,9 @@ export function withdrawalOutcomes(deps: {
       if (!found) return
       const { w } = found
       const now = clock.now()
-      // The report of the outcome is also the report of the last failed attempt.
-      await withdrawalRepo.recordFailure(tx, now, w.id, e.error)
+      // The report of the outcome is also the report of the last failed attempt, unless an
+      // operator cancelled it: that was no attempt, so the count stays the transfer's.
+      await withdrawalRepo.recordFailure(tx, now, w.id, e.error, e.code !== 'CANCELLED')
       await withdrawalRepo.update(tx, now, w.id, {
         status: 'failed',
         ...(e.txHash ? { txHash: e.txHash } : {}),

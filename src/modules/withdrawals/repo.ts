@@ -68,11 +68,12 @@ export const withdrawalRepo = {
     await q.execute()
   },
 
-  async recordFailure(ex: Executor, at: Date, id: string, message: string) {
+  /** Appends a failure's message; `attempt` false for one that was no attempt (a cancellation). */
+  async recordFailure(ex: Executor, at: Date, id: string, message: string, attempt = true) {
     await ex
       .updateTable('withdrawals')
       .set((eb) => ({
-        retryCount: eb('retryCount', '+', 1),
+        retryCount: eb('retryCount', '+', attempt ? 1 : 0),
         errMsg: sql`err_msg || ${JSON.stringify([message])}::jsonb`,
         updatedAt: at,
         version: eb('version', '+', 1),
