@@ -9,6 +9,7 @@
 // queue took to send what the run asked for. Goals: no errors, p99 under 100 ms in every minute,
 // a slope under 1 MB/min.
 import { fork } from 'node:child_process'
+import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
 import type { Hex } from 'viem'
 import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
@@ -103,6 +104,9 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         const errorsByKind: Record<string, number> = {}
         let started = 0
         let lastBlock = await blockNumber()
+        // this process's CPU per answered request, and the machine's load: on a shared machine a
+        // slow minute may be the neighbours' doing, and the CPU per request tells the two apart
+        let lastCpu = process.cpuUsage()
         const firstBlock = lastBlock
         let sampler: NodeJS.Timeout | undefined
         const end = await new Promise<EndReport>((resolve, reject) => {
@@ -123,6 +127,9 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
             const block = await blockNumber()
             const span = Math.min(60, seconds - (m.minute - 1) * 60)
             const mem = process.memoryUsage()
+            const cpu = process.cpuUsage(lastCpu)
+            lastCpu = process.cpuUsage()
+            const cpuMsPerReq = m.answered ? Math.round((cpu.user + cpu.system) / m.answered / 100) / 10 : 0
             const errors = Object.entries(m.errors)
             const errorCount = errors.reduce((t, [, n]) => t + n, 0)
             for (const [k, n] of errors) errorsByKind[k] = (errorsByKind[k] ?? 0) + n
@@ -135,7 +142,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
               `${m.unsent} not sent), p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, max ${m.maxMs} ms, ` +
               `errors ${errorCount ? errors.map(([k, n]) => `${n}× ${k}`).join('; ') : 0}, ` +
               `RSS ${mb(mem.rss)} MB, heap ${mb(mem.heapUsed)} MB, chain +${block - lastBlock} blocks, ` +
-              `tick lag ≤ ${m.lagMs} ms`
+              `tick lag ≤ ${m.lagMs} ms, ${cpuMsPerReq} ms CPU/req, load ${loadavg()[0]!.toFixed(1)}`
             lastBlock = block
             minutes.push(line)
             console.log(`  soak ${line}`)
