@@ -8,6 +8,7 @@ import { builtinCoinsConfig } from '../../src/platform/chain/coins-config.ts'
 import { devPrivateKeys, openDevnet } from '../../src/platform/chain/devnet.ts'
 import type { ChainAdapter, DevnetControls } from '../../src/platform/chain/types.ts'
 import { createTestApp, type TestApp } from './app.ts'
+import { coinsFileOf } from './coins-file.ts'
 import { type RpcProxy, startRpcProxy } from './rpc-proxy.ts'
 
 export type DevChain = ChainAdapter & { devnet: DevnetControls }
@@ -21,27 +22,8 @@ export interface ProxiedApp {
 }
 
 // the dev accounts the devnet funds as its treasury and gas wallet
-const TREASURY_DEV_INDEX = 18
-const GAS_WALLET_DEV_INDEX = 17
-
-/** The coins file a deployment of this devnet would have: its coins at the addresses deployed. */
-export function coinsFileOf(node: ChainAdapter): string {
-  return JSON.stringify({
-    chain: builtinCoinsConfig().chain,
-    coins: node.coins.map((c) => ({
-      name: c.name,
-      symbol: c.symbol,
-      reference: c.reference,
-      icon: c.icon,
-      decimal: c.decimals,
-      isToken: c.isToken,
-      ...(c.contractAddress ? { contractAddress: c.contractAddress } : {}),
-      order: c.order,
-      active: c.active,
-      usdRate: c.usdRate,
-    })),
-  })
-}
+export const TREASURY_DEV_INDEX = 18
+export const GAS_WALLET_DEV_INDEX = 17
 
 /** Opens a devnet, the proxy in front of its loopback JSON-RPC server, and the app behind the proxy. */
 export async function openProxiedApp(
