@@ -175,6 +175,62 @@ describe('a deep reorganisation', () => {
     await expectLedgerConsistent(db(), { chain: s().chain })
   })
 
+  it('is reversed, not kept, when the watcher recorded the deposit anew (mined again at another log index)', async () => {
+    const api = adminCalls(w)
+    const user = await createUser(w.t)
+    const address = await walletAddress(w.t, user)
+    const sent = await deepReorg(w, () => deposit(w, address, 'usdc', 4n * USDC))
+    const f = await api.finding(sent.hash, 'usdc')
+    // Mined again in a block where another token transfer comes first: its log has index 1 now.
+    const chain = s().chain
+    const other = chain.devnet!.accounts[3]!
+    await chain.devnet!.fund(other.address, 'usdc', USDC)
+    const fees = await chain.estimateFees()
+    const rich =
+      fees.type === 'eip1559'
+        ? { ...fees, maxFeePerGas: fees.maxFeePerGas * 3n, maxPriorityFeePerGas: fees.maxFeePerGas * 2n }
+        : fees
+    await chain.devnet!.setAutomine(false)
+    try {
+      const first = await chain.signTransfer(other.privateKey, {
+        coin: 'usdc',
+        to: w.payer.address,
+        amount: USDC,
+        nonce: await chain.getNonce(other.address, 'pending'),
+        fees: rich,
+      })
+      await chain.broadcast(first.raw)
+      await chain.broadcast(sent.raw)
+      await chain.devnet!.mine(1)
+    } finally {
+      await chain.devnet!.setAutomine(true)
+    }
+    const again = await chain.receiptDetails(sent.hash)
+    expect(again.status).toBe('success')
+    expect(again.logs[0]!.logIndex).toBe(1)
+    await chain.devnet!.mine(1)
+    await s().wallets.scanNow()
+    // recorded anew, parked while the coin is halted
+    const events = await db()
+      .selectFrom('chainEvents')
+      .select(['logIndex', 'held'])
+      .where('txHash', '=', sent.hash.toLowerCase())
+      .orderBy('logIndex')
+      .execute()
+    expect(events.map((e) => [e.logIndex, e.held !== null])).toEqual([
+      [0, false],
+      [1, true],
+    ])
+    expectError(await api.post(`/v1/admin/reorgs/${f._id}/keep`), 409, 'CONFLICT')
+    expectOk(await api.post(`/v1/admin/reorgs/${f._id}/reverse`))
+    await api.resumeAll()
+    await s().wallets.scanNow()
+    await s().wallets.scanNow()
+    // credited once, through the movement recorded anew
+    expect(await available(user.id, 'usdc')).toBe(4n * USDC)
+    await expectLedgerConsistent(db(), { chain: s().chain })
+  })
+
   it('answers 401 without a token, 403 to a non-admin, 404 for an unknown finding', async () => {
     const api = adminCalls(w)
     const user = await createUser(w.t)

@@ -110,6 +110,26 @@ export const reorgRepo = {
     return row?.transactionId ?? null
   },
 
+  /**
+   * Whether the watcher recorded the deposit's transaction again as another movement (mined again
+   * above the cursor, its log at another index): that one is credited (or parked) on its own.
+   */
+  async recordedAgain(
+    ex: Executor,
+    d: Pick<RecordedDeposit, 'chainId' | 'txHash' | 'logIndex' | 'address'>,
+  ): Promise<boolean> {
+    const row = await ex
+      .selectFrom('chainEvents')
+      .select('logIndex')
+      .where('chainId', '=', d.chainId)
+      .where('txHash', '=', d.txHash)
+      .where('kind', '=', 'deposit')
+      .where('address', '=', d.address)
+      .where('logIndex', '<>', d.logIndex)
+      .executeTakeFirst()
+    return row !== undefined
+  },
+
   async exists(ex: Executor, d: Pick<RecordedDeposit, 'chainId' | 'txHash' | 'logIndex' | 'address'>) {
     const row = await ex
       .selectFrom('reorgFindings')

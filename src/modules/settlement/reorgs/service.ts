@@ -12,8 +12,9 @@
 //   what the wallet holds now beyond the hold is taken too, up to the shortfall; the rest of the
 //   shortfall is booked to the platform's loss account. The deposit's transaction record turns
 //   `failed`, and the owner is notified.
-// - keep: only when the deposit is on the canonical chain again with its confirmations; the hold
-//   is voided and the credit stands.
+// - keep: only when the deposit is on the canonical chain again with its confirmations (and the
+//   watcher did not record it anew, as another movement); the hold is voided and the credit
+//   stands.
 import type { Logger } from 'pino'
 import type { Db, Tx } from '../../../db/index.ts'
 import type { ReorgFindingStatus } from '../../../db/tables/reorgs.ts'
@@ -312,6 +313,13 @@ export class ReorgRepairs {
     const first = await reorgRepo.get(db, id)
     if (!first) throw errors.notFound('reorg finding')
     if (first.status !== 'open') throw errors.conflict(`This finding is ${first.status} already`)
+    // Mined again above the watcher's cursor, a token transfer's log usually has another index:
+    // the watcher then credits it as a movement of its own, and keeping this credit too would
+    // count it twice.
+    if (await reorgRepo.recordedAgain(db, first))
+      throw errors.conflict(
+        'The deposit was mined again and the watcher recorded it anew (credited, or parked while the coin is halted): reverse this finding instead',
+      )
     const where = await depositState(
       chain,
       { ...first, amount: BigInt(first.amount) },
