@@ -1,7 +1,8 @@
 // A deep reorganisation that takes back a deposit its owner had already partly spent (a withdrawal
 // on the replaced branch): what is left is held, the rest is the finding's shortfall; reversing it
 // takes the wallet's later funds first and books what is still missing to the platform's loss
-// account, which the dashboard shows. Real dev chain, both database drivers.
+// account, which the dashboard shows; a parked (never credited) deposit it took back is dropped.
+// Real dev chain, both database drivers.
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { expectOk } from '../admin/helpers.ts'
 import { settleAll } from '../escrow/helpers.ts'
@@ -78,5 +79,44 @@ it('holds what is left, takes later funds first, and books the rest to the platf
     ),
   ).toContain('deposit_reversed')
   // Every transfer balances, no account but the clearing and loss accounts is below zero.
+  await expectLedgerConsistent(db())
+})
+
+it('takes a parked deposit the reorganisation took back out of the parking: resuming credits nothing', async () => {
+  const api = adminCalls(w)
+  const user = await createUser(w.t)
+  const address = await walletAddress(w.t, user)
+  // USDC is halted by hand first: the deposit is recorded but parked, never credited.
+  expectOk(await api.post('/v1/admin/coins/usdc/halt', { reason: 'issuer incident' }))
+  const sent = await deepReorg(w, async () => {
+    const d = await deposit(w, address, 'usdc', 7n * USDC)
+    await s().wallets.scanNow()
+    const parked = await db()
+      .selectFrom('chainEvents')
+      .select('held')
+      .where('txHash', '=', d.hash.toLowerCase())
+      .executeTakeFirstOrThrow()
+    expect(parked.held).not.toBeNull()
+    return d
+  })
+  const f = await api.finding(sent.hash, 'usdc')
+  expect(f).toMatchObject({
+    status: 'dropped',
+    credited: false,
+    holdId: null,
+    resolvedBy: 'system',
+    actions: { reverse: false, keep: false },
+  })
+  expect(
+    await db()
+      .selectFrom('chainEvents')
+      .select('txHash')
+      .where('txHash', '=', sent.hash.toLowerCase())
+      .execute(),
+  ).toEqual([])
+  await api.resumeAll()
+  await s().wallets.scanNow()
+  await s().wallets.scanNow()
+  expect(await available(user.id)).toBe(0n)
   await expectLedgerConsistent(db())
 })
