@@ -106,6 +106,7 @@ async function run(cfg: LoadConfig) {
   const start = performance.now()
   const end = start + cfg.seconds * 1000
   const interval = 1000 / cfg.rate
+  const lastMinute = Math.ceil(cfg.seconds / 60) - 1
   let nextTick = start
   const reports: Promise<void>[] = []
 
@@ -137,7 +138,8 @@ async function run(cfg: LoadConfig) {
     const done = (status: number) => {
       inFlight--
       const now = performance.now()
-      closeMinute(Math.floor((now - start) / 60_000))
+      // answers after the end (the drain) count in the last minute
+      closeMinute(Math.min(lastMinute, Math.floor((now - start) / 60_000)))
       minute.latencies.push(now - t0)
       if (status < 200 || status > 299) {
         const key = `${status} ${op.name}`
@@ -168,7 +170,7 @@ async function run(cfg: LoadConfig) {
   // never lowers the rate), each one sent only if fewer than maxInFlight requests are waiting.
   while (performance.now() < end) {
     const now = performance.now()
-    closeMinute(Math.floor((now - start) / 60_000))
+    closeMinute(Math.min(lastMinute, Math.floor((now - start) / 60_000)))
     minute.lagMs = Math.max(minute.lagMs, now - nextTick)
     while (nextTick <= now && nextTick < end) {
       minute.ticks++
