@@ -109,6 +109,18 @@ describe('a reconciliation run', () => {
       message: 'ready; payments paused in usdc',
       data: { haltedCoins: [{ coin: 'usdc', reason: 'ledger_mismatch', since: halt!.haltedAt }] },
     })
+    // The run's drift and the halt are system events of the audit log.
+    const events = await t.database.db
+      .selectFrom('auditLog')
+      .select(['action', 'meta'])
+      .where('userId', 'is', null)
+      .where('action', 'in', ['reconciliation.drift', 'coin.halted'])
+      .execute()
+    expect(events.map((e) => e.action).sort()).toEqual(['coin.halted', 'reconciliation.drift'])
+    expect(events.find((e) => e.action === 'reconciliation.drift')!.meta).toMatchObject({
+      halted: ['usdc'],
+      coins: [expect.objectContaining({ coin: 'usdc' })],
+    })
     // Another run finds the same; the coin stays halted once.
     expect((await s().settlement.reconciliation.runNow()).halted).toEqual([])
     expect(

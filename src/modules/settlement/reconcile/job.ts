@@ -14,6 +14,7 @@ import { newId } from '../../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import type { TransactionService } from '../../transactions/service.ts'
 import type { Ledger } from '../../wallet/ledger.ts'
+import { watcherRepo } from '../watcher/repo.ts'
 import {
   type ChainComparison,
   compareWithChain,
@@ -269,6 +270,24 @@ export class Reconciler {
         const details = { runId: id, violations: list.slice(0, limit) }
         if (await halts.halt(tx, { coin, reason: 'ledger_invariant', details })) out.push(coin)
       }
+      // The run's finding as a system event of the audit log (GET /v1/admin/audit).
+      if (status !== 'ok')
+        await watcherRepo.audit(
+          tx,
+          'reconciliation.drift',
+          {
+            runId: id,
+            chainId: chain.chainId,
+            block,
+            coins: comparison.coins
+              .filter((c) => c.mismatches.length > 0)
+              .map((c) => ({ coin: c.coin, drift: c.drift.toString(), mismatched: c.mismatches.length })),
+            violations: violations.length,
+            halted: out,
+            rescanning: rescanning.length,
+          },
+          clock.now(),
+        )
       if (rescanning.length > 0)
         await this.deps.jobs.enqueue(
           tx,
