@@ -116,6 +116,7 @@ export class JournaledProvider implements Eip1193 {
     if (REFUSED.has(args.method))
       throw Object.assign(new Error(`${args.method} is not supported by this devnet`), { code: -32601 })
     if (args.method === 'evm_setIntervalMining') return this.setIntervalMining(args.params?.[0])
+    if (args.method === 'hardhat_mine') return this.mineEach(args.params ?? [])
     if (!STATEFUL.has(args.method)) return this.inner.request(args)
     if (SENDS.has(args.method)) return this.send(args)
     return this.apply(args)
@@ -220,6 +221,35 @@ export class JournaledProvider implements Eip1193 {
     }
     next()
     return true
+  }
+
+  /**
+   * `hardhat_mine` as one `evm_mine` per block, all in one turn: for a count above two, EDR mines
+   * "reserved" blocks whose `parentHash` is not the hash of the block before them, a chain no real
+   * node serves (a watcher that follows parent hashes rightly stops there). `interval`: seconds
+   * between the blocks' timestamps, as Hardhat's.
+   */
+  private mineEach(params: unknown[]): Promise<null> {
+    const count = params[0] === undefined || params[0] === null ? 1n : BigInt(params[0] as string)
+    const interval = params[1] === undefined || params[1] === null ? undefined : BigInt(params[1] as string)
+    if (count < 0n || count > 100_000n || (interval !== undefined && interval < 1n))
+      throw invalidParams('hardhat_mine takes a count (0 to 100000) and an interval of at least 1 s')
+    const run = this.tail.then(async () => {
+      for (let i = 0n; i < count; i++) {
+        const params: unknown[] = []
+        if (interval !== undefined && i > 0n) {
+          const latest = (await this.inner.request({
+            method: 'eth_getBlockByNumber',
+            params: ['latest', false],
+          })) as { timestamp: Hex }
+          params.push(toHex(BigInt(latest.timestamp) + interval))
+        }
+        await this.applyNow({ method: 'evm_mine', params })
+      }
+      return null
+    })
+    this.tail = run.catch(() => {})
+    return run
   }
 
   stopIntervalMining(): void {
