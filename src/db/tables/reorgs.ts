@@ -6,8 +6,6 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
 type NullableTimestamp = ColumnType<Date | null, Date | string | null | undefined, Date | string | null>
 /** NUMERIC(78,0) base units: read as a decimal string, written from a bigint's string */
 type Units = ColumnType<string, string | bigint, string | bigint>
-/** bigint column: read as a string by `pg`, a number or bigint elsewhere; written as a number */
-type BlockNumber = ColumnType<string | number | bigint, number | bigint, number | bigint>
 
 /**
  * `open`: the value is held until an operator reverses or keeps it; `reversed`: compensating entries
@@ -28,7 +26,8 @@ export interface ReorgFindingsTable {
   ownerId: string
   coin: string
   amount: Units
-  blockNumber: BlockNumber
+  /** int8, read as a number by both drivers */
+  blockNumber: number
   blockHash: string
   /** whether the watcher had credited it (false: it was parked while its coin was halted) */
   credited: boolean
