@@ -255,6 +255,7 @@ describe('the audit log', () => {
     )
     expect(byTarget.data[0]).toMatchObject({
       actorId: admin.id,
+      actorEmail: admin.email,
       targetType: 'user',
       targetId: target.id,
       reason: 'audit suspend',

@@ -28,6 +28,39 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * Downloads a file the API answers (a CSV export) under the name it gives: fetched with the token,
+ * then saved through a temporary object URL. Throws ApiError on an error envelope.
+ */
+export async function download(path) {
+  const headers = session.token ? { authorization: `Bearer ${session.token}` } : {}
+  let res
+  try {
+    res = await fetch(path, { headers })
+  } catch {
+    throw new ApiError(0, 'NETWORK', 'The service cannot be reached')
+  }
+  if (!res.ok) {
+    const json = await res.json().catch(() => undefined)
+    throw new ApiError(
+      res.status,
+      json?.data?.code ?? 'ERROR',
+      json?.message ?? `HTTP ${res.status}`,
+      json?.data,
+    )
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get('content-disposition') ?? '')?.[1] ?? 'export'
+  const url = URL.createObjectURL(await res.blob())
+  const link = document.createElement('a')
+  link.href = url
+  link.download = name
+  document.body.append(link)
+  link.click()
+  link.remove()
+  setTimeout(() => URL.revokeObjectURL(url), 10_000)
+  return { name, total: Number(res.headers.get('x-total-count') ?? 0) }
+}
+
 /** Calls the API and returns `{ data, message }`; throws ApiError on an error envelope. */
 export async function call(method, path, body) {
   const headers = { accept: 'application/json' }

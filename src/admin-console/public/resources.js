@@ -25,6 +25,8 @@ const withCustomerMessage = (values) => {
   const message = String(values.customerMessage ?? '').trim()
   return { reason: values.reason, ...(message ? { customerMessage: message } : {}) }
 }
+/** The start of the UTC day after `day` (YYYY-MM-DD): an inclusive last day as an exclusive bound. */
+const nextDay = (day) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString()
 const usd = (v) => (typeof v === 'number' ? `$${v.toFixed(2)}` : '—')
 const statusFilter = (options) => ({
   name: 'status',
@@ -266,6 +268,8 @@ export const resources = [
     id: 'users',
     key: 'u',
     title: 'Users',
+    intro:
+      'Every account: find one by email, name, id or wallet address; suspend it (logged out everywhere, no money moves) or change its role.',
     path: '/v1/admin/users',
     filters: [
       { name: 'q', label: 'Search', type: 'search', placeholder: 'email, name, id or address' },
@@ -317,11 +321,17 @@ export const resources = [
       { name: 'action', label: 'Action', type: 'search', placeholder: 'e.g. user.suspend' },
       { name: 'targetType', label: 'Target type', type: 'search', placeholder: 'user, transfer, coin…' },
       { name: 'target', label: 'Target id', type: 'search' },
+      { name: 'from', label: 'From (UTC day)', type: 'date', param: (day) => `${day}T00:00:00.000Z` },
+      { name: 'to', label: 'To (UTC day, included)', type: 'date', param: nextDay },
     ],
+    exportPath: '/v1/admin/audit/export',
     rowLabel: (r) => `record ${short(idOf(r), 8)}`,
     columns: [
       { label: 'When', cell: (r) => time(r.createdAt) },
-      { label: 'Admin', cell: (r) => r.actorEmail ?? code(r.actorId, 8) },
+      {
+        label: 'Admin',
+        cell: (r) => (r.actorId === 'system' ? 'system' : (r.actorEmail ?? code(r.actorId, 8))),
+      },
       { label: 'Action', cell: (r) => h('code', {}, r.action) },
       { label: 'Target', cell: (r) => `${r.targetType} ${short(r.targetId, 10)}` },
       { label: 'Reason', cell: (r) => r.reason },

@@ -2,7 +2,7 @@
 // be linked and reloaded), a table with a caption and column headers, each row's actions as
 // buttons, and pages. Keys: `/` focuses the first filter, `[` and `]` turn pages.
 import { openAction } from './actions.js'
-import { ApiError, call, get } from './api.js'
+import { ApiError, call, download, get } from './api.js'
 import { clear, h, uid } from './dom.js'
 
 export const PAGE_SIZE = 20
@@ -34,7 +34,7 @@ function filterForm(res, query, navigate) {
         : h('input', {
             id,
             name: f.name,
-            type: 'search',
+            type: f.type === 'date' ? 'date' : 'search',
             value,
             placeholder: f.placeholder ?? '',
             'data-filter': '',
@@ -106,9 +106,40 @@ function toolbarButton(tool, reload) {
   )
 }
 
+/** Downloads what the list shows (its filters, every page) as the API's export file. */
+function exportButton(res, params) {
+  const filters = new URLSearchParams(params)
+  filters.delete('page')
+  filters.delete('limit')
+  const status = h('span', { class: 'muted', role: 'status' })
+  const button = h(
+    'button',
+    {
+      type: 'button',
+      onclick: async () => {
+        button.disabled = true
+        status.textContent = 'Preparing…'
+        try {
+          const { name, total } = await download(`${res.exportPath}?${filters}`)
+          status.textContent = `${name}: ${total} ${total === 1 ? 'record' : 'records'}`
+        } catch (err) {
+          status.textContent = err instanceof ApiError ? `${err.message} (${err.code})` : String(err)
+        } finally {
+          button.disabled = false
+        }
+      },
+    },
+    'Export CSV',
+  )
+  return h('span', { class: 'export' }, button, status)
+}
+
 export async function renderList(main, res, { query, navigate }) {
   const reload = () => navigate(res.id, query, { replace: true })
   const params = new URLSearchParams(query)
+  // A filter may name its API form (a day in the address, a time range for the API).
+  for (const f of res.filters ?? [])
+    if (f.param && params.get(f.name)) params.set(f.name, f.param(params.get(f.name)))
   if (!res.unpaged) {
     if (!params.has('page')) params.set('page', '1')
     params.set('limit', String(PAGE_SIZE))
@@ -118,16 +149,20 @@ export async function renderList(main, res, { query, navigate }) {
     { class: 'table-region', 'aria-busy': 'true' },
     h('p', { class: 'muted' }, 'Loading…'),
   )
+  // (Element.append writes a null as the text "null": only nodes go in.)
   clear(main).append(
-    h('h1', {}, res.title),
-    res.intro ? h('p', { class: 'intro' }, res.intro) : null,
-    h(
-      'div',
-      { class: 'toolbar' },
-      filterForm(res, query, navigate),
-      (res.toolbar ?? []).map((t) => toolbarButton(t, reload)),
-    ),
-    region,
+    ...[
+      h('h1', {}, res.title),
+      res.intro ? h('p', { class: 'intro' }, res.intro) : null,
+      h(
+        'div',
+        { class: 'toolbar' },
+        filterForm(res, query, navigate),
+        (res.toolbar ?? []).map((t) => toolbarButton(t, reload)),
+        res.exportPath ? exportButton(res, params) : null,
+      ),
+      region,
+    ].filter(Boolean),
   )
   let data
   try {

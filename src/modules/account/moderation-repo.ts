@@ -35,6 +35,11 @@ export interface AccountSearch {
 }
 
 export const moderationRepo = {
+  /** The emails of the given accounts (an erased account has none). */
+  emails(ex: Executor, ids: string[]) {
+    return ex.selectFrom('users').select(['id', 'email']).where('id', 'in', ids).execute()
+  },
+
   get(ex: Executor, id: string) {
     return ex
       .selectFrom('users')

@@ -40,6 +40,14 @@ export class AccountModeration {
     return moderationRepo.get(ex, userId)
   }
 
+  /** The email of each account of `ids` that has one (for operators' lists). */
+  async emails(ex: Executor, ids: string[]): Promise<Map<string, string>> {
+    const unique = [...new Set(ids)]
+    if (unique.length === 0) return new Map()
+    const rows = await moderationRepo.emails(ex, unique)
+    return new Map(rows.flatMap((r) => (r.email ? [[r.id, r.email] as const] : [])))
+  }
+
   search(ex: Executor, f: AccountSearch) {
     return moderationRepo.search(ex, f)
   }

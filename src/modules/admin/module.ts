@@ -64,7 +64,7 @@ export async function buildAdmin(d: {
   // The configured admins that are verified already hold the stored role from the start.
   await moderation.promoteConfigured(db)
 
-  const audit = new AdminAudit({ db, clock })
+  const audit = new AdminAudit({ db, clock, moderation })
   const access = new AdminAccess({
     db,
     clock,

@@ -113,6 +113,9 @@ export const AuditRecord = Type.Object(
       description:
         'the admin, or `system` for the events of settlement itself (`chain.reorg`, `coin.halted`, `coin.resumed`, `reorg.finding`, `reorg.reversed`, `reorg.kept`, `reconciliation.*`)',
     }),
+    actorEmail: Type.Union([Type.String(), Type.Null()], {
+      description: "the admin's email; null for `system` (or an account erased since)",
+    }),
     action: Type.String({ description: 'e.g. `user.suspend`, `transfer.replace`, `chain.reorg`' }),
     targetType: Type.String({
       description: 'e.g. `user`, `transfer`, `coin`, `reorg` (a system event: the first word of its action)',
@@ -130,6 +133,7 @@ export const AuditRecord = Type.Object(
       {
         _id: '65f1c0a2b3c4d5e6f7a8b9d1',
         actorId: EX_ADMIN_ID,
+        actorEmail: 'ops@example.com',
         action: 'user.suspend',
         targetType: 'user',
         targetId: '65f1c0a2b3c4d5e6f7a8b9c7',
@@ -143,18 +147,22 @@ export const AuditRecord = Type.Object(
   },
 )
 
+const AuditFilters = {
+  actor: Type.Optional(Id('the admin who acted')),
+  action: Type.Optional(Str(80, { minLength: 1 })),
+  target: Type.Optional(Str(100, { minLength: 1, description: 'the target id' })),
+  targetType: Type.Optional(Str(40, { minLength: 1 })),
+  from: Type.Optional(Type.String({ format: 'date-time', description: 'at or after' })),
+  to: Type.Optional(Type.String({ format: 'date-time', description: 'before' })),
+}
+
 export const AuditQuery = Type.Object(
-  {
-    ...PaginationQuery,
-    actor: Type.Optional(Id('the admin who acted')),
-    action: Type.Optional(Str(80, { minLength: 1 })),
-    target: Type.Optional(Str(100, { minLength: 1, description: 'the target id' })),
-    targetType: Type.Optional(Str(40, { minLength: 1 })),
-    from: Type.Optional(Type.String({ format: 'date-time', description: 'at or after' })),
-    to: Type.Optional(Type.String({ format: 'date-time', description: 'before' })),
-  },
+  { ...PaginationQuery, ...AuditFilters },
   { additionalProperties: false },
 )
+
+/** The filters of the audit log's CSV export (no pages: the export holds every matching row). */
+export const AuditExportQuery = Type.Object(AuditFilters, { additionalProperties: false })
 
 export const AdminUser = Type.Object(
   {

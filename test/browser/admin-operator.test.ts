@@ -1,7 +1,8 @@
-// Cancelling a customer's withdrawal from the console, in headless Chromium: the dialog names the
-// amount, the user and the address, its buttons say what they do (Close / Cancel the withdrawal),
-// and the operator's reason stays in the audit log while the customer reads only the message
-// typed for them.
+// The console as support and finance use it, in headless Chromium: cancelling a customer's
+// withdrawal (the dialog names the amount, the user and the address, its buttons say what they do,
+// and the operator's reason stays in the audit log while the customer reads only the message typed
+// for them), then the audit log by day with admins' emails, exported as CSV.
+import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { adminEnv, createAdmin, runId } from '../admin/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
@@ -81,5 +82,42 @@ it('cancels a withdrawal with a note for the audit log and a message for the cus
     .executeTakeFirstOrThrow()
   expect(audit.reason).toBe('Support ticket 4411: asked to cancel')
   expect(audit.details).toMatchObject({ customerMessage: 'Cancelled at your request' })
+  expect(problems).toEqual([])
+})
+
+it('filters the audit log by day, shows who acted by email, and exports what it shows as CSV', async () => {
+  const { page, problems } = browser
+  await page.keyboard.press('g')
+  await page.keyboard.press('a')
+  await page.getByRole('heading', { name: 'Audit log', level: 1 }).waitFor()
+  const today = t.clock.now().toISOString().slice(0, 10)
+  await page.getByLabel('Action').fill('withdrawal.cancel')
+  await page.getByLabel('From (UTC day)').fill(today)
+  await page.getByLabel('To (UTC day, included)').fill(today)
+  await page.getByRole('button', { name: 'Apply' }).click()
+  await page.locator('#main[aria-busy="false"]').waitFor()
+  const rows = page.getByRole('row').filter({ hasText: 'withdrawal.cancel' })
+  await expect(rows.count()).resolves.toBe(1)
+  await expect(rows.first().textContent()).resolves.toContain(admin.email)
+
+  const [file] = await Promise.all([
+    page.waitForEvent('download'),
+    page.getByRole('button', { name: 'Export CSV' }).click(),
+  ])
+  expect(file.suggestedFilename()).toMatch(/^audit-\d{4}-\d{2}-\d{2}\.csv$/)
+  const csv = readFileSync((await file.path())!, 'utf8')
+    .trim()
+    .split('\r\n')
+  expect(csv).toHaveLength(2)
+  expect(csv[1]).toContain('withdrawal.cancel')
+  expect(csv[1]).toContain(admin.email)
+  await page.getByRole('status').filter({ hasText: '1 record' }).waitFor()
+
+  // A day without actions shows none.
+  await page.getByLabel('From (UTC day)').fill('2020-01-01')
+  await page.getByLabel('To (UTC day, included)').fill('2020-01-01')
+  await page.getByRole('button', { name: 'Apply' }).click()
+  await page.locator('#main[aria-busy="false"]').waitFor()
+  await expect(page.getByRole('row').filter({ hasText: 'withdrawal.cancel' }).count()).resolves.toBe(0)
   expect(problems).toEqual([])
 })
