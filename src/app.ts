@@ -9,7 +9,6 @@ import type { Config } from './config.ts'
 import type { Database } from './db/index.ts'
 import { registerAuth } from './http/auth.ts'
 import { type ConnectionLimits, connectionOptionsFor } from './http/connections.ts'
-import { registerSecurityHeaders, SECURITY_HEADERS } from './http/security-headers.ts'
 import { registerCors } from './http/cors.ts'
 import { registerErrorHandling } from './http/error-handler.ts'
 import { registerJsonBody } from './http/json-body.ts'
@@ -19,6 +18,7 @@ import { registerNulGuard } from './http/nul-guard.ts'
 import { registerOpenApi } from './http/openapi.ts'
 import { registerRateLimit } from './http/rate-limit.ts'
 import { Readiness, type Role, registerProbes } from './http/ready.ts'
+import { registerSecurityHeaders, SECURITY_HEADERS } from './http/security-headers.ts'
 import { validatorCompiler } from './http/validation.ts'
 import { accountHttp } from './modules/account/module.ts'
 import { adminHttp } from './modules/admin/module.ts'
@@ -35,6 +35,7 @@ import { liveHttp } from './modules/live/module.ts'
 import { notificationsHttp } from './modules/notifications/module.ts'
 import { paymentHttp } from './modules/payment/module.ts'
 import { referralsHttp } from './modules/referrals/module.ts'
+import { reservesHttp } from './modules/reserves/module.ts'
 import { transactionsHttp } from './modules/transactions/module.ts'
 import { walletHttp } from './modules/wallet/module.ts'
 import { webhooksHttp } from './modules/webhooks/module.ts'
@@ -81,6 +82,7 @@ const routes: ((app: FastifyInstance, s: Services) => Promise<void>)[] = [
   webhooksHttp,
   referralsHttp,
   adminHttp,
+  reservesHttp,
 ]
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {

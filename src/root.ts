@@ -26,6 +26,7 @@ import { publishLive } from './modules/live/publish.ts'
 import { buildNotifications } from './modules/notifications/module.ts'
 import { buildPayment } from './modules/payment/module.ts'
 import { buildReferrals } from './modules/referrals/module.ts'
+import { buildReserves } from './modules/reserves/module.ts'
 import { buildChainWatch, buildKeys, buildOutgoing } from './modules/settlement/module.ts'
 import { buildTransactions } from './modules/transactions/module.ts'
 import { buildProvisioner, buildWallet } from './modules/wallet/module.ts'
@@ -253,6 +254,21 @@ export async function buildServices(deps: RootDeps) {
       disputes: work.disputes,
       fees,
     })
+    // Proof of reserves: snapshots of the ledger and the chain at one block, scheduled and on request.
+    const { reserves } = await buildReserves({
+      db,
+      config,
+      chain,
+      clock,
+      log,
+      jobs,
+      secrets,
+      ledger,
+      keys,
+      escrowParties: (ex, ids) => escrow.parties(ex, ids),
+      cursor: (ex) => settlement.watcher.cursor(ex),
+      audit: admin.audit,
+    })
 
     const services = {
       ...platform,
@@ -290,6 +306,7 @@ export async function buildServices(deps: RootDeps) {
       chat,
       moderation,
       admin,
+      reserves,
     }
     return { services, close }
   } catch (err) {

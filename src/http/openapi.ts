@@ -1,15 +1,15 @@
 // The OpenAPI document (`/openapi.json`, generated from every route's TypeBox schemas) and the
-// reference page rendered from it at `/docs`.
+// reference page rendered from it at `/docs` (src/http/reference.ts).
 //
 // Routes declare their own contract (schemas, security, error codes); what holds for every route
 // is added here to the document only: the `x-request-id` response header, `Retry-After` on 429 and
 // 503, `idempotent-replayed` on operations that take an Idempotency-Key, and 413/415 on operations
 // with a JSON body. The operational routes (/health, /ready, /metrics) are described here too.
 import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { FastifyInstance, RouteOptions } from 'fastify'
 import { Type } from 'typebox'
 import type { Config } from '../config.ts'
+import { registerReference, tagGroups } from './reference.ts'
 import { ErrorEnvelope, envelope, errorResponses, noAuth } from './schemas.ts'
 
 const DESCRIPTION = `Accounts, escrow, wallets, withdrawals, transactions, collections and files of the WorkPay platform.
@@ -77,6 +77,11 @@ const TAGS = [
     name: 'admin',
     description:
       'The operator’s API: admins only, each route but the session’s own behind a fresh second factor (POST /v1/admin/session); every action is audited.',
+  },
+  {
+    name: 'reserves',
+    description:
+      'Proof of reserves: signed Merkle-sum snapshots of what the platform owes and the on-chain reserves at one block, and each user’s proof of inclusion (docs/reserves.md).',
   },
   { name: 'operations', description: 'Liveness, readiness and metrics for operators and load balancers.' },
 ]
@@ -199,6 +204,8 @@ function finishDocument(doc: Json) {
   for (const item of Object.values<Json>(doc.paths))
     for (const op of Object.values<Json>(item)) for (const tag of op?.tags ?? []) used.add(tag)
   doc.tags = doc.tags.filter((tag: Json) => used.has(tag.name))
+  // The reference's sidebar groups the tags as the docs/ pages are (Scalar and Redoc read it).
+  doc['x-tagGroups'] = tagGroups(doc.tags.map((tag: Json) => tag.name))
   // Declared for /metrics, which an app may be built without.
   if (!doc.paths['/metrics']) delete doc.components.securitySchemes.metricsToken
   doc.components.headers = {
@@ -316,7 +323,7 @@ export async function registerOpenApi(app: FastifyInstance, config: Config) {
       return doc
     },
   })
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true })
+  await registerReference(app)
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
 }
