@@ -23,6 +23,15 @@ export interface OutgoingRow {
   oldestSeconds: number
 }
 
+/** Outgoing transfers waiting for the network fee to fall under their coin's maximum. */
+export interface FeeWaitRow {
+  coin: string
+  /** `sign` (not signed yet) or `replace` (a pending transaction not replaced above the maximum) */
+  step: string
+  transfers: number
+  oldestSeconds: number
+}
+
 export interface TransactionRow {
   type: string
   method: string
@@ -77,6 +86,7 @@ export interface DatabaseSnapshot {
   webhooks: { failed: number; retrying: number }
   jobs: JobRow[]
   outgoing: OutgoingRow[]
+  feeWaits: FeeWaitRow[]
   transactions: TransactionRow[]
   cursors: CursorRow[]
   /** undefined while the reconciliation tables do not exist */
@@ -162,6 +172,15 @@ export function readDatabase(db: Db, timeoutMs: number): Promise<DatabaseSnapsho
         from outgoing_transfers
         group by status, purpose, coin`,
     )
+    const feeWaits = await rows(
+      tx,
+      sql<FeeWaitRow>`
+        select coin, waiting_for_fee->>'step' as step, count(*)::int as transfers,
+          greatest(0, extract(epoch from now() - min((waiting_for_fee->>'since')::timestamptz)))::float8
+            as oldest_seconds
+        from outgoing_transfers where waiting_for_fee is not null
+        group by 1, 2`,
+    )
     const transactions = await rows(
       tx,
       sql<TransactionRow>`
@@ -206,6 +225,7 @@ export function readDatabase(db: Db, timeoutMs: number): Promise<DatabaseSnapsho
       webhooks: webhooks ?? { failed: 0, retrying: 0 },
       jobs,
       outgoing,
+      feeWaits,
       transactions,
       cursors,
       reconciliation: await reconciliation(tx),

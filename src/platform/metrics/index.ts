@@ -88,6 +88,16 @@ export class Metrics {
         'purpose',
         'coin',
       ]),
+      feeWaits: gauge(
+        'workpay_outgoing_waiting_for_fee',
+        "Outgoing transfers waiting because the network asks more per gas than their coin's maximum (maxFeePerGasGwei), by coin and step (sign: not signed yet; replace: a pending transaction not replaced above the maximum)",
+        ['coin', 'step'],
+      ),
+      feeWaitOldest: gauge(
+        'workpay_outgoing_waiting_for_fee_oldest_seconds',
+        'How long the longest-waiting of those transfers has waited, by coin and step',
+        ['coin', 'step'],
+      ),
       outgoingOldest: gauge(
         'workpay_outgoing_transfer_oldest_age_seconds',
         'Age of the oldest transfer still in flight (queued, signed, sent), by state, purpose and coin',
@@ -247,6 +257,10 @@ export class Metrics {
       const labels = { status: o.status, purpose: o.purpose, coin: o.coin }
       g.outgoing!.set(labels, o.transfers)
       if (OPEN_TRANSFER_STATES.has(o.status)) g.outgoingOldest!.set(labels, o.oldestSeconds)
+    }
+    for (const f of s.feeWaits) {
+      g.feeWaits!.set({ coin: f.coin, step: f.step }, f.transfers)
+      g.feeWaitOldest!.set({ coin: f.coin, step: f.step }, f.oldestSeconds)
     }
     for (const t of s.transactions) {
       const labels = { type: t.type, method: t.method, fee: t.fee, status: t.status, coin: t.coin }
