@@ -115,6 +115,35 @@ describe('two providers', () => {
     }
   })
 
+  it('one answering every range holding a deposit with []: the other provider’s answer is taken', {
+    timeout: 120_000,
+  }, async () => {
+    const user = await createUser(w.t)
+    const address = await addressOf(w, user)
+    const signed = await pay(w, outsider, address, 'usdc', 6n * USDC)
+    const block = (await w.node.waitForReceipt(signed.hash)).blockNumber
+    type Filter = { fromBlock?: Hex; toBlock?: Hex; blockHash?: Hex }
+    const holding = (params: unknown[]) => {
+      const f = params[0] as Filter
+      return f.fromBlock !== undefined && BigInt(f.fromBlock) <= block && BigInt(f.toBlock!) >= block
+    }
+    const byHash = (params: unknown[]) => (params[0] as Filter).blockHash !== undefined
+    const rules = [
+      w.proxy.add({ method: 'eth_getLogs', when: holding, fault: faults.lie(() => []) }),
+      // the other is wrong once, whichever is asked first; neither has the block by hash
+      w.other.add({ method: 'eth_getLogs', when: holding, times: 1, fault: faults.lie(() => []) }),
+      w.proxy.add({ method: 'eth_getLogs', when: byHash, fault: faults.rpcError(-32000, 'unknown block') }),
+      w.other.add({ method: 'eth_getLogs', when: byHash, fault: faults.rpcError(-32000, 'unknown block') }),
+    ]
+    try {
+      await until(w, async () => (await balanceOf(w, user.id, 'usdc')) === 6n * USDC)
+    } finally {
+      for (const remove of rules) remove()
+    }
+    expect(w.proxy.faulted('eth_getLogs')).toBeGreaterThanOrEqual(1)
+    expect(await depositsOf(w, user.id, 'usdc')).toHaveLength(1)
+  })
+
   it('`finalized` is the dev chain’s latest block (EDR answers the tag with it)', async () => {
     const head = await w.node.blockNumber()
     expect(await chain().confirmedHead('finalized')).toBe(head)
