@@ -9,9 +9,12 @@
 // queue took to send what the run asked for. Goals: no errors, p99 under 100 ms in every minute,
 // a slope under 1 MB/min.
 import { fork } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
 import { fileURLToPath } from 'node:url'
-import type { Hex } from 'viem'
+import { encodeFunctionData, type Hex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { devPrivateKeys } from '../../src/platform/chain/devnet.ts'
 import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
 import type { EndReport, LoadConfig, MinuteReport } from '../soak-load.ts'
 
@@ -21,6 +24,30 @@ const MAX_IN_FLIGHT = 64
 const SAMPLE_MS = 5000
 
 const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10
+/** The dev chain's deployer (dev account 19), which may mint the dev tokens. */
+const DEPLOYER = 19
+const MINT_ABI = [
+  {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [
+      { name: 'to', type: 'address' },
+      { name: 'value', type: 'uint256' },
+    ],
+    outputs: [],
+  },
+] as const
+
+/** Resident memory of another process (the dev chain's, when it runs on its own), in MB. */
+function rssOf(pid: number): number | undefined {
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]
+    return kb ? Math.round((Number(kb) / 1024) * 10) / 10 : undefined
+  } catch {
+    return undefined
+  }
+}
 
 /** Least-squares slope of y over x. */
 export function slope(points: { x: number; y: number }[]): number {
@@ -62,8 +89,49 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
       tags: [tags[name.length % tags.length]!],
     }).then((d) => d._id as string)
 
+  // With the dev chain in its own process (EVM_RPC_URL: `src/devchain.ts`, as in compose.yaml),
+  // this process is the API and worker alone; wallets are funded by minting over its JSON-RPC.
+  const rpcUrl = s.chain.devnet ? undefined : process.env.EVM_RPC_URL
+  const chainPid = process.env.BENCH_CHAIN_PID ? Number(process.env.BENCH_CHAIN_PID) : undefined
+  async function fundOverRpc(usdc: bigint): Promise<BenchUser> {
+    const user = await ctx.createUser()
+    await app.inject({ method: 'GET', url: '/v1/wallet', headers: { authorization: `Bearer ${user.token}` } })
+    const key = await s.wallets.keyOf(db, 'user', user.id)
+    const token = s.chain.coins.find((c) => c.reference === 'usdc')?.contractAddress
+    if (!key || !token || !rpcUrl)
+      throw new Error('funding over JSON-RPC needs EVM_RPC_URL and the usdc token')
+    const res = await fetch(rpcUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'eth_sendTransaction',
+        params: [
+          {
+            from: privateKeyToAccount(devPrivateKeys()[DEPLOYER]!).address,
+            to: token,
+            data: encodeFunctionData({
+              abi: MINT_ABI,
+              functionName: 'mint',
+              args: [key.address as Hex, usdc],
+            }),
+          },
+        ],
+      }),
+    })
+    const body = (await res.json()) as { error?: { message: string } }
+    if (body.error) throw new Error(`mint over JSON-RPC: ${body.error.message}`)
+    const creditBy = performance.now() + 60_000
+    while ((await s.ledger.balance(db, 'user', user.id, 'usdc')) < usdc) {
+      if (performance.now() > creditBy) throw new Error('the wallet was not credited within 60 s')
+      await s.wallets.scanNow()
+    }
+    return user
+  }
   const users: BenchUser[] = []
-  for (let i = 0; i < userCount; i++) users.push(await ctx.fundedUser(1000n * USDC))
+  for (let i = 0; i < userCount; i++)
+    users.push(rpcUrl ? await fundOverRpc(1000n * USDC) : await ctx.fundedUser(1000n * USDC))
   const jobs: LoadConfig['jobs'] = []
   for (const [i, u] of users.entries())
     for (let k = 0; k < 2; k++) jobs.push({ id: await postJob(u, `Soak job ${i}.${k}`), owner: i })
@@ -141,7 +209,8 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
               `minute ${m.minute}: ${Math.round((m.answered / span) * 10) / 10} req/s (${m.ticks} ticks, ` +
               `${m.unsent} not sent), p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, max ${m.maxMs} ms, ` +
               `errors ${errorCount ? errors.map(([k, n]) => `${n}× ${k}`).join('; ') : 0}, ` +
-              `RSS ${mb(mem.rss)} MB, heap ${mb(mem.heapUsed)} MB, chain +${block - lastBlock} blocks, ` +
+              `RSS ${mb(mem.rss)} MB, heap ${mb(mem.heapUsed)} MB, chain +${block - lastBlock} blocks` +
+              `${chainPid ? ` (its process ${rssOf(chainPid)} MB)` : ''}, ` +
               `tick lag ≤ ${m.lagMs} ms, ${cpuMsPerReq} ms CPU/req, load ${loadavg()[0]!.toFixed(1)}`
             lastBlock = block
             minutes.push(line)
@@ -205,6 +274,9 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
           rssEndMB: mb(samples.at(-1)?.rss ?? 0),
           rssAfterDrainMB: rssAfterDrain,
           chainBlocks: lastBlock - firstBlock,
+          chain: rpcUrl
+            ? `own process${chainPid ? `, ${rssOf(chainPid)} MB at the end` : ''}`
+            : 'in this process',
           drainSeconds,
           stillOpen: `${open.withdrawals} withdrawals, ${open.releasing} releases`,
           withdrawalsCompleted: Number(completed.n),
