@@ -88,7 +88,7 @@ describe('security headers', () => {
   })
 
   it('pages keep a policy of their own, nosniff included', async () => {
-    for (const url of ['/admin', '/docs']) {
+    for (const url of ['/admin', '/docs/']) {
       const res = await t.req({ method: 'GET', url })
       expect(res.statusCode, url).toBe(200)
       expectHardened(res.headers, url)

@@ -1,0 +1,93 @@
+// The API reference at /docs: Scalar (@scalar/fastify-api-reference) rendering /openapi.json, with
+// a sidebar of the tags grouped as the docs/ pages are, a search box (Ctrl/⌘ K), code samples for
+// each operation and a request client ("Test Request") that calls this service with a token.
+// Everything is served from here (the page, its script, no web fonts, no proxy, no telemetry), so
+// it works on a machine without internet, under a Content-Security-Policy that names this origin
+// only; the page's one inline script (its configuration) is allowed by its hash.
+import { createHash } from 'node:crypto'
+import scalar from '@scalar/fastify-api-reference'
+import type { FastifyInstance } from 'fastify'
+
+/** The docs/ pages and the tags each one covers, in the sidebar's order. */
+export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = [
+  { name: 'Accounts (docs/account.md, docs/web3.md)', tags: ['auth', 'account', 'referrals'] },
+  {
+    name: 'Wallet and chain (docs/wallet.md, docs/chain.md)',
+    tags: ['payment', 'wallet', 'transactions', 'reserves'],
+  },
+  { name: 'Withdrawals (docs/withdrawals.md)', tags: ['withdrawals'] },
+  { name: 'Escrow (docs/escrow.md)', tags: ['escrow'] },
+  { name: 'Collections (docs/collections.md)', tags: ['collections', 'bookmarks'] },
+  {
+    name: 'Collaboration (docs/collaboration.md)',
+    tags: ['invites', 'applications', 'disputes', 'reviews', 'chat'],
+  },
+  { name: 'Notifications (docs/notifications.md)', tags: ['notifications', 'feeds', 'live'] },
+  { name: 'Webhooks (docs/webhooks.md)', tags: ['webhooks'] },
+  { name: 'Files (docs/files.md)', tags: ['files'] },
+  { name: 'Administration (docs/admin.md)', tags: ['admin'] },
+  { name: 'Operations (docs/operations.md)', tags: ['operations'] },
+]
+
+/** `x-tagGroups` for the document: the groups of the tags it uses, and any other tag at the end. */
+export function tagGroups(usedTags: readonly string[]) {
+  const used = new Set(usedTags)
+  const groups = TAG_GROUPS.map((g) => ({ name: g.name, tags: g.tags.filter((t) => used.has(t)) })).filter(
+    (g) => g.tags.length > 0,
+  )
+  const grouped = new Set(groups.flatMap((g) => g.tags))
+  const rest = usedTags.filter((t) => !grouped.has(t))
+  return rest.length ? [...groups, { name: 'Other', tags: rest }] : groups
+}
+
+const INLINE_SCRIPT = /<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/gi
+
+/** The page's policy: this origin only; inline scripts by hash; styles the renderer injects. */
+export function referenceCsp(html: string): string {
+  const hashes = [...html.matchAll(INLINE_SCRIPT)].map(
+    (m) => `'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'`,
+  )
+  return [
+    "default-src 'none'",
+    `script-src 'self' ${hashes.join(' ')}`.trim(),
+    // The renderer (Vue) sets style attributes and injects <style> elements as it renders.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    // "Test Request" calls this service; the document is read from it too.
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ')
+}
+
+export async function registerReference(app: FastifyInstance) {
+  await app.register(async (scope) => {
+    // After the global security headers: the page's own policy replaces the API's.
+    scope.addHook('onSend', (_req, reply, payload, done) => {
+      const type = String(reply.getHeader('content-type') ?? '')
+      if (type.startsWith('text/html') && typeof payload === 'string')
+        reply.header('content-security-policy', referenceCsp(payload))
+      else if (type.includes('javascript')) reply.header('cache-control', 'public, max-age=3600')
+      done(null, payload)
+    })
+    await scope.register(scalar, {
+      routePrefix: '/docs',
+      logLevel: 'warn',
+      configuration: {
+        url: '/openapi.json',
+        pageTitle: 'WorkPay API reference',
+        withDefaultFonts: false,
+        telemetry: false,
+        hideClientButton: false,
+        showDeveloperTools: 'never',
+        agent: { disabled: true },
+        mcp: { disabled: true },
+        defaultOpenAllTags: false,
+        authentication: { preferredSecurityScheme: 'bearer' },
+      } as Record<string, unknown>,
+    })
+  })
+}
