@@ -9,7 +9,7 @@ export interface paths {
     }
     /**
      * Prometheus metrics
-     * @description Metrics of this process in the Prometheus text exposition format, for a scraper. Open, unless the operator set METRICS_TOKEN: then it needs `Authorization: Bearer <METRICS_TOKEN>` (401 UNAUTHENTICATED otherwise).
+     * @description Metrics of this process in the Prometheus text exposition format, for a scraper. Needs `Authorization: Bearer <METRICS_TOKEN>` (401 UNAUTHENTICATED otherwise) when the operator set METRICS_TOKEN, which production requires; open only outside production without it.
      */
     get: operations['metrics']
     put?: never
@@ -157,6 +157,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/auth/password/reset/resend': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Send a new password-reset code (the SDK’s resendResetPassword)
+     * @description The same as #7, for a client that asks again: a new code and temporary token, the same answer whether or not the email has an account (only a real account gets mail), earlier codes of the request valid until their own 15 minutes pass, wrong codes counted across resends. Counted with #7 under one rate limit (per IP and per email), so resending never adds attempts.
+     */
+    post: operations['resendResetPassword']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/auth/validate/password': {
     parameters: {
       query?: never
@@ -229,6 +249,26 @@ export interface paths {
      * @description Only the fields sent change; nested objects are merged sub-field by sub-field and an empty string clears a text field. `profile.talent.tags` replaces the tag set (tags are created with their colour and categories as needed). Phone numbers must be international (+ and country code) and are stored as E.164; social links must be http(s) URLs on github.com, twitter.com/x.com and linkedin.com (website: any http(s) URL). The email cannot be changed here (400). Profile completeness is recomputed. Also accepted (the public SDK’s fields): `isPrivate` (true hides the profile from other users’ people search and shows them only the identity fields in #39), `profileImage` / `bgImage` (the id of one of your public uploads; null or an empty string removes it), `meta` (keys merged into meta, a key sent as null removed, `pointScore` the service’s; at most 16 KiB as JSON and 5 levels deep), and `availability` `busy` or `working` beside `available`, `limited`, `unavailable`.
      */
     patch: operations['updateAccount']
+    trace?: never
+  }
+  '/v1/account/onboard': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Onboarding: skill category, profile image and account type (the SDK’s onboardEndpoint)
+     * @description Sets `profile.talent.tagsCategory` (one of the seeded skill categories, by name or key in any case), `profileImage` (one of your public uploads) and `type` (`talent` or `business`) in one profile update, and answers the full profile. May be sent again to change them.
+     */
+    post: operations['onboardAccount']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
     trace?: never
   }
   '/v1/account/password/change': {
@@ -671,6 +711,46 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/transaction/stats': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * How many transactions the caller had per day or month (ITransactionStatsDto[])
+     * @description Every bucket of the window, oldest first, with 0 where there was none. Failed and cancelled transactions are left out. UTC.
+     */
+    get: operations['getTransactionStats']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/transaction/aggregate/stats': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The caller’s totals per type, coin and day or month (AggTxns[])
+     * @description Sums of `amount` (coin units, one row per coin: amounts of different coins are never added) and of the USD values at transaction time, per type (deposit, withdrawal) and bucket, where there were any. Failed and cancelled transactions are left out. UTC.
+     */
+    get: operations['getAggregateTransactionStats']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/auth/web3/request': {
     parameters: {
       query?: never
@@ -902,7 +982,7 @@ export interface paths {
     head?: never
     /**
      * Update a collection, or move its job a step (#29)
-     * @description Details (type, name, category, description, paymentFee, isPrivate, deliveryDate, tags, attachments): the creator only (403; 404 when hidden), at least one field, refused with 409 once an escrow on the collection is paid; `paymentFee` follows #26 and is answered as a string with two decimals. `paymentWebHook` (the creator; `null` or `""` removes it) may change even once the escrow is paid, in a request without `status` or `progress`; the answer carries `paymentWebHookSecret` when the collection had none (docs/webhooks.md). `status` moves the job as the SDK does: `completed` from the talent delivers it, from the creator completes it (the rest of the escrow is released); `cancelled` (the creator, with `cancellationReason`) cancels it; `ongoing` from the creator asks for changes to a delivery. `progress` (0–100) is the talent’s, on a job without deliverables. On a deliverable (a child collection without an escrow) the job’s talent sets `status` (`pending`, `ongoing`, `completed`) and `progress`, and the job’s progress becomes their average. Details sent with `status` or `progress` must equal the current ones (400 otherwise). A job is `pending` (posted) → `waiting` (a talent assigned, payment awaited) → `ongoing` (assigned and its escrow paid; `recipientCompletedJob` once delivered) → `completed`, or `cancelled`, or `disputed` → `resolved`. A step the caller may not take is 403, one the job is already past or closed for is 409, one that does not start from the job’s state is 422. Answers the older update shape with message `Accepted`.
+     * @description Details (type, name, category, description, paymentFee, isPrivate, deliveryDate, tags, attachments): the creator only (403; 404 when hidden), at least one field, refused with 409 once an escrow on the collection is paid; `paymentFee` follows #26 and is answered as a string with two decimals. `paymentWebHook` (the creator; `null` or `""` removes it) may change even once the escrow is paid, in a request without `status` or `progress`; the answer carries `paymentWebHookSecret` when the collection had none (docs/webhooks.md). `status` moves the job as the SDK does: `completed` from the talent delivers it, from the creator completes it (the rest of the escrow is released); `cancelled` (the creator, with an optional `cancellationReason`: without one, as the SDK sends it, the reason is `No reason given`) cancels it; `ongoing` from the creator asks for changes to a delivery. `progress` (0–100) is the talent’s, on a job without deliverables. On a deliverable (a child collection without an escrow) the job’s talent sets `status` (`pending`, `ongoing`, `completed`) and `progress`, and the job’s progress becomes their average. Details sent with `status` or `progress` must equal the current ones (400 otherwise). A job is `pending` (posted) → `waiting` (a talent assigned, payment awaited) → `ongoing` (assigned and its escrow paid; `recipientCompletedJob` once delivered) → `completed`, or `cancelled`, or `disputed` → `resolved`. A step the caller may not take is 403, one the job is already past or closed for is 409, one that does not start from the job’s state is 422. Answers the older update shape with message `Accepted`.
      */
     patch: operations['updateCollection']
     trace?: never
@@ -1813,7 +1893,11 @@ export interface paths {
      */
     get: operations['listFeeds']
     put?: never
-    post?: never
+    /**
+     * Posts an entry of the caller’s own to the activity stream (the SDK’s feed.create)
+     * @description The caller is its `creator`. `owners` (one id or a list of live accounts, at most 20; the caller when absent) are the users it concerns: a public entry is seen by everyone, a private one by its owners and the caller only. Answers the new entry.
+     */
+    post: operations['createFeed']
     delete?: never
     options?: never
     head?: never
@@ -1886,7 +1970,7 @@ export interface paths {
     put?: never
     /**
      * Register a webhook endpoint for the caller’s money events
-     * @description Deliveries are JSON POSTs signed with the endpoint’s secret (`webhook-signature: t=<unix>,v1=<hex HMAC-SHA256 of "<t>.<body>">`, `webhook-id`: the event id), retried for about a day until a 2xx answer; see docs/webhooks.md. `events` (default: all) picks among deposit.credited, withdrawal.sent, withdrawal.failed, escrow.funded and escrow.released, for the caller’s own wallet and the escrows they pay or are paid from. The answer carries `secret`, shown only here (a new one: POST /v1/webhooks/{id}/rotate). At most 20 endpoints per account.
+     * @description Deliveries are JSON POSTs signed per Standard Webhooks (`webhook-id`: the event id, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "<id>.<timestamp>.<body>">`; any standardwebhooks library verifies them), retried for about a day until a 2xx answer; see docs/webhooks.md. `events` (default: all) picks among deposit.credited, withdrawal.sent, withdrawal.failed, escrow.funded and escrow.released, for the caller’s own wallet and the escrows they pay or are paid from. The answer carries `secret`, shown only here (a new one: POST /v1/webhooks/{id}/rotate). At most 20 endpoints per account.
      */
     post: operations['createWebhook']
     delete?: never
@@ -1927,7 +2011,7 @@ export interface paths {
     put?: never
     /**
      * Give a webhook endpoint a new signing secret
-     * @description The new secret is in this answer only. It signs every attempt from now on, retries of earlier events included; the old secret stops at once.
+     * @description The new secret is in this answer only. It signs every attempt from now on, retries of earlier events included. The replaced secret keeps signing beside it (two space-separated `v1,` signatures in `webhook-signature`) until `previousSecretExpiresAt`: 24 hours by default, `previousSecretExpiresIn` seconds when given (0: it stops at once). A second rotation within that time drops the older secret.
      */
     post: operations['rotateWebhookSecret']
     delete?: never
@@ -2069,6 +2153,26 @@ export interface paths {
      * @description The same code as POST /v1/account/2fa/email: 15 minutes, single use. With an authenticator app on, its codes are used instead (422).
      */
     post: operations['adminSessionCode']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/audit/export': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The audit log as a CSV file, newest first, with the filters of the list
+     * @description Every matching row up to 10000 (X-Total-Count tells how many matched; narrow the time range for more). Columns: createdAt, actorId, actorEmail, action, targetType, targetId, reason, requestId, ip, details (JSON). A value a spreadsheet would run as a formula is prefixed with an apostrophe.
+     */
+    get: operations['adminAuditExport']
+    put?: never
+    post?: never
     delete?: never
     options?: never
     head?: never
@@ -2256,6 +2360,57 @@ export interface paths {
     put?: never
     /** Resume a halted coin: crediting and sending go on */
     post: operations['adminResumeCoin']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/reorgs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Deposits a chain reorganisation deeper than the confirmations took back, newest first: what is held, what was already spent, and how each was resolved */
+    get: operations['adminReorgs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/reorgs/{id}/reverse': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Reverse a vanished deposit's credit (audited): the hold goes back to the chain's clearing account, the part already spent is taken from the wallet's later funds or booked to the platform loss account, and the owner is notified */
+    post: operations['adminReorgReverse']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/reorgs/{id}/keep': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Keep a deposit that is on the canonical chain again with its confirmations (checked on chain first; audited): its hold is released */
+    post: operations['adminReorgKeep']
     delete?: never
     options?: never
     head?: never
@@ -2712,6 +2867,97 @@ export interface paths {
     patch: operations['adminUpdateCollectionType']
     trace?: never
   }
+  '/v1/reserves': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The latest proof-of-reserves snapshot of each coin
+     * @description Per coin: the block, the Merkle-sum root of the liabilities, their total, the reserves held at that block, the ratio, and the attestation signature with its address. Check them with `clients/verify-reserves`.
+     */
+    get: operations['getReserves']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/reserves/history': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Earlier proof-of-reserves snapshots, newest first */
+    get: operations['getReservesHistory']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/reserves/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One snapshot with its reserve addresses, their balances and proof-of-control signatures */
+    get: operations['getReserveSnapshot']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/reserves/{id}/proof': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * The caller's leaves in a snapshot, with the salts and sibling paths that lead to its root
+     * @description One leaf for the wallet (zero balances too) and one per escrow the caller funds or is paid from that held something at the snapshot.
+     */
+    get: operations['getReserveProof']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/reserves/snapshot': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Take a proof-of-reserves snapshot of every coin now */
+    post: operations['adminReservesSnapshot']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -2731,7 +2977,7 @@ export interface components {
       status: 'error'
       message: string
       data: {
-        /** @description what went wrong, for programs: VALIDATION_ERROR, PASSWORD_MISMATCH, WEAK_PASSWORD, INVALID_CODE, UNAUTHENTICATED, INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, UPGRADE_REQUIRED, INSUFFICIENT_BALANCE, BUSINESS_RULE, TOO_MANY_ATTEMPTS, RATE_LIMITED, INTERNAL, UNAVAILABLE */
+        /** @description what went wrong, for programs: VALIDATION_ERROR, PASSWORD_MISMATCH, WEAK_PASSWORD, INVALID_CODE, UNAUTHENTICATED, INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, UPGRADE_REQUIRED, INSUFFICIENT_BALANCE, BUSINESS_RULE, TOO_MANY_ATTEMPTS, RATE_LIMITED, INTERNAL, UNAVAILABLE, COIN_HALTED */
         code: string
         /** @description validation failures, one per field */
         errors?: {
@@ -2920,6 +3166,8 @@ export interface components {
         talent: {
           about?: string
           availability?: string
+          /** @description the skill category chosen at onboarding (POST /v1/account/onboard) */
+          tagsCategory?: string
           tags: string[]
           tagsIds: components['schemas']['Tag'][]
         }
@@ -3383,6 +3631,8 @@ export interface components {
         talent: {
           about?: string
           availability?: string
+          /** @description the skill category chosen at onboarding (POST /v1/account/onboard) */
+          tagsCategory?: string
           tags: string[]
           tagsIds: components['schemas']['Tag'][]
         }
@@ -3707,6 +3957,69 @@ export interface components {
       __v: number
     }
     /**
+     * @description Every bucket of the window, oldest first, 0 where there was none (ITransactionStatsDto[]).
+     * @example [
+     *       {
+     *         "_id": 1,
+     *         "count": 0,
+     *         "date": "2026-11-23"
+     *       },
+     *       {
+     *         "_id": 2,
+     *         "count": 3,
+     *         "date": "2026-11-24"
+     *       }
+     *     ]
+     */
+    TransactionStats: {
+      /** @description the bucket: ISO weekday (1 Monday … 7 Sunday) weekly, day of the month monthly, month (1–12) yearly */
+      _id: number
+      /** @description the caller’s transactions in it (failed and cancelled ones left out) */
+      count: number
+      /**
+       * Format: date
+       * @description the first day of the bucket, `YYYY-MM-DD` (UTC)
+       */
+      date: string
+    }[]
+    /**
+     * @description Totals per type, coin and bucket where there were any, oldest first (AggTxns[], with `coin`, `usdValue` and `count` beside `type`, `amount`, `date`).
+     * @example [
+     *       {
+     *         "type": "deposit",
+     *         "coin": "usdc",
+     *         "amount": 250,
+     *         "usdValue": 250,
+     *         "count": 2,
+     *         "date": "2026-10-01"
+     *       },
+     *       {
+     *         "type": "withdrawal",
+     *         "coin": "avax",
+     *         "amount": 0.5,
+     *         "usdValue": 12.5,
+     *         "count": 1,
+     *         "date": "2026-11-01"
+     *       }
+     *     ]
+     */
+    TransactionAggregateStats: {
+      /** @description `deposit` or `withdrawal` */
+      type: string
+      /** @description the coin reference the amount is in */
+      coin: string
+      /** @description the sum in the coin’s units */
+      amount: number
+      /** @description the sum of the USD values at transaction time */
+      usdValue: number
+      count: number
+      /**
+       * Format: date
+       * @description the first day of the bucket, `YYYY-MM-DD` (UTC)
+       */
+      date: string
+    }[]
+    /**
      * @example {
      *       "account": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
      *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ0eXAiOiJhY2Nlc3MiLCJpc3MiOiJ3b3JrcGF5Iiwic3ViIjoiNmIwNDgzNzNiY2UyMzhhNWNiZTAwYTE2IiwianRpIjoiNmIwNDgzNzViY2UyMzhhNWNiZTAwYTJkIiwiaWF0IjoxNzk1NDU3OTA5LCJleHAiOjIxMTA4MTc5MDl9.vZVt7aKV6EqQP_J__8jIPoPeK_X47P87_Yob7zY8boA",
@@ -3842,6 +4155,7 @@ export interface components {
      *       "meta": {},
      *       "applications": [],
      *       "delivery": null,
+     *       "inspectionPeriodDays": 14,
      *       "completedDate": null,
      *       "cancellationReason": "",
      *       "issue": "",
@@ -3921,6 +4235,7 @@ export interface components {
      *           "meta": {},
      *           "applications": [],
      *           "delivery": null,
+     *           "inspectionPeriodDays": 14,
      *           "completedDate": null,
      *           "cancellationReason": "",
      *           "issue": "",
@@ -3995,7 +4310,14 @@ export interface components {
         attachmentData: components['schemas']['FileSummary'][]
         /** Format: date-time */
         deliveredAt: string
+        /**
+         * Format: date-time
+         * @description when the job completes by itself (its escrow released to the talent) unless the creator completes it, asks for changes or a dispute is raised first: deliveredAt + inspectionPeriodDays
+         */
+        autoCompleteAt: string
       } | null
+      /** @description days a delivery waits for the creator before the job completes by itself (default 14) */
+      inspectionPeriodDays: number
       /** @description when the creator completed the job */
       completedDate: string | null
       /** @description the creator’s reason, once cancelled; empty otherwise */
@@ -4174,6 +4496,7 @@ export interface components {
      *       "meta": {},
      *       "applications": [],
      *       "delivery": null,
+     *       "inspectionPeriodDays": 14,
      *       "completedDate": null,
      *       "cancellationReason": "",
      *       "issue": "",
@@ -4246,7 +4569,14 @@ export interface components {
         attachmentData: components['schemas']['FileSummary'][]
         /** Format: date-time */
         deliveredAt: string
+        /**
+         * Format: date-time
+         * @description when the job completes by itself (its escrow released to the talent) unless the creator completes it, asks for changes or a dispute is raised first: deliveredAt + inspectionPeriodDays
+         */
+        autoCompleteAt: string
       } | null
+      /** @description days a delivery waits for the creator before the job completes by itself (default 14) */
+      inspectionPeriodDays: number
       /** @description when the creator completed the job */
       completedDate: string | null
       /** @description the creator’s reason, once cancelled; empty otherwise */
@@ -4354,6 +4684,7 @@ export interface components {
      *       "meta": {},
      *       "applications": [],
      *       "delivery": null,
+     *       "inspectionPeriodDays": 14,
      *       "completedDate": null,
      *       "cancellationReason": "",
      *       "issue": "",
@@ -4430,7 +4761,14 @@ export interface components {
         attachmentData: components['schemas']['FileSummary'][]
         /** Format: date-time */
         deliveredAt: string
+        /**
+         * Format: date-time
+         * @description when the job completes by itself (its escrow released to the talent) unless the creator completes it, asks for changes or a dispute is raised first: deliveredAt + inspectionPeriodDays
+         */
+        autoCompleteAt: string
       } | null
+      /** @description days a delivery waits for the creator before the job completes by itself (default 14) */
+      inspectionPeriodDays: number
       /** @description when the creator completed the job */
       completedDate: string | null
       /** @description the creator’s reason, once cancelled; empty otherwise */
@@ -4634,6 +4972,7 @@ export interface components {
      *         "meta": {},
      *         "applications": [],
      *         "delivery": null,
+     *         "inspectionPeriodDays": 14,
      *         "completedDate": null,
      *         "cancellationReason": "",
      *         "issue": "",
@@ -4714,6 +5053,7 @@ export interface components {
      *         "meta": {},
      *         "applications": [],
      *         "delivery": null,
+     *         "inspectionPeriodDays": 14,
      *         "completedDate": null,
      *         "cancellationReason": "",
      *         "issue": "",
@@ -4801,7 +5141,14 @@ export interface components {
           attachmentData: components['schemas']['FileSummary'][]
           /** Format: date-time */
           deliveredAt: string
+          /**
+           * Format: date-time
+           * @description when the job completes by itself (its escrow released to the talent) unless the creator completes it, asks for changes or a dispute is raised first: deliveredAt + inspectionPeriodDays
+           */
+          autoCompleteAt: string
         } | null
+        /** @description days a delivery waits for the creator before the job completes by itself (default 14) */
+        inspectionPeriodDays: number
         /** @description when the creator completed the job */
         completedDate: string | null
         /** @description the creator’s reason, once cancelled; empty otherwise */
@@ -4888,7 +5235,14 @@ export interface components {
           attachmentData: components['schemas']['FileSummary'][]
           /** Format: date-time */
           deliveredAt: string
+          /**
+           * Format: date-time
+           * @description when the job completes by itself (its escrow released to the talent) unless the creator completes it, asks for changes or a dispute is raised first: deliveredAt + inspectionPeriodDays
+           */
+          autoCompleteAt: string
         } | null
+        /** @description days a delivery waits for the creator before the job completes by itself (default 14) */
+        inspectionPeriodDays: number
         /** @description when the creator completed the job */
         completedDate: string | null
         /** @description the creator’s reason, once cancelled; empty otherwise */
@@ -5846,8 +6200,10 @@ export interface components {
         | 'dispute_decided'
         | 'review_received'
         | 'withdrawal_failed'
+        | 'deposit_reversed'
         | 'referral_signup'
         | 'referral_job_completed'
+        | 'inspection_ending'
       /** Format: date-time */
       createdAt: string
       /** Format: date-time */
@@ -5876,8 +6232,10 @@ export interface components {
      *         "dispute_decided",
      *         "review_received",
      *         "withdrawal_failed",
+     *         "deposit_reversed",
      *         "referral_signup",
-     *         "referral_job_completed"
+     *         "referral_job_completed",
+     *         "inspection_ending"
      *       ],
      *       "defaults": [
      *         "invite_received",
@@ -5911,8 +6269,10 @@ export interface components {
         | 'dispute_decided'
         | 'review_received'
         | 'withdrawal_failed'
+        | 'deposit_reversed'
         | 'referral_signup'
         | 'referral_job_completed'
+        | 'inspection_ending'
       )[]
       /** @description every notification type */
       available: (
@@ -5932,8 +6292,10 @@ export interface components {
         | 'dispute_decided'
         | 'review_received'
         | 'withdrawal_failed'
+        | 'deposit_reversed'
         | 'referral_signup'
         | 'referral_job_completed'
+        | 'inspection_ending'
       )[]
       /** @description the types mailed to an account that chose none */
       defaults: (
@@ -5953,8 +6315,10 @@ export interface components {
         | 'dispute_decided'
         | 'review_received'
         | 'withdrawal_failed'
+        | 'deposit_reversed'
         | 'referral_signup'
         | 'referral_job_completed'
+        | 'inspection_ending'
       )[]
     }
     /**
@@ -6161,9 +6525,10 @@ export interface components {
      *         "escrow.released"
      *       ],
      *       "collectionId": null,
+     *       "previousSecretExpiresAt": null,
      *       "createdAt": "2026-11-23T18:18:27.534Z",
      *       "updatedAt": "2026-11-23T18:18:27.534Z",
-     *       "secret": "whsec_q0sO3tY2w7lmB1xq2mV0c5o3QdpQ9Q1l6m8b7c9x0zY"
+     *       "secret": "whsec_q0sO3tY2w7lmB1xq2mV0c5o3QdpQ9Q1l6m8b7c9x0zY="
      *     }
      */
     WebhookEndpointWithSecret: {
@@ -6180,11 +6545,13 @@ export interface components {
       )[]
       /** @description set for a collection’s `paymentWebHook` (its payment confirmed and released); null for an account endpoint */
       collectionId: string | null
+      /** @description after a rotation: until when the replaced secret still signs beside the new one (a second `v1,` signature); null when only one secret signs */
+      previousSecretExpiresAt: string | null
       /** Format: date-time */
       createdAt: string
       /** Format: date-time */
       updatedAt: string
-      /** @description the signing secret (HMAC-SHA256 key, the whole string): shown only in this answer; store it now */
+      /** @description the signing secret, Standard Webhooks style: `whsec_` and the base64 of the HMAC-SHA256 key; shown only in this answer, store it now */
       secret: string
     }
     /**
@@ -6199,6 +6566,7 @@ export interface components {
      *             "escrow.released"
      *           ],
      *           "collectionId": null,
+     *           "previousSecretExpiresAt": null,
      *           "createdAt": "2026-11-23T18:18:27.534Z",
      *           "updatedAt": "2026-11-23T18:18:27.534Z"
      *         }
@@ -6227,6 +6595,7 @@ export interface components {
      *         "escrow.released"
      *       ],
      *       "collectionId": null,
+     *       "previousSecretExpiresAt": null,
      *       "createdAt": "2026-11-23T18:18:27.534Z",
      *       "updatedAt": "2026-11-23T18:18:27.534Z"
      *     }
@@ -6245,6 +6614,8 @@ export interface components {
       )[]
       /** @description set for a collection’s `paymentWebHook` (its payment confirmed and released); null for an account endpoint */
       collectionId: string | null
+      /** @description after a rotation: until when the replaced secret still signs beside the new one (a second `v1,` signature); null when only one secret signs */
+      previousSecretExpiresAt: string | null
       /** Format: date-time */
       createdAt: string
       /** Format: date-time */
@@ -6494,6 +6865,7 @@ export interface components {
      *         {
      *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
      *           "actorId": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *           "actorEmail": "ops@example.com",
      *           "action": "user.suspend",
      *           "targetType": "user",
      *           "targetId": "65f1c0a2b3c4d5e6f7a8b9c7",
@@ -6517,6 +6889,7 @@ export interface components {
      * @example {
      *       "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
      *       "actorId": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *       "actorEmail": "ops@example.com",
      *       "action": "user.suspend",
      *       "targetType": "user",
      *       "targetId": "65f1c0a2b3c4d5e6f7a8b9c7",
@@ -6529,11 +6902,13 @@ export interface components {
      */
     AdminAuditRecord: {
       _id: string
-      /** @description the admin */
+      /** @description the admin, or `system` for the events of settlement itself (`chain.reorg`, `coin.halted`, `coin.resumed`, `reorg.finding`, `reorg.reversed`, `reorg.kept`, `reconciliation.*`) */
       actorId: string
-      /** @description e.g. `user.suspend`, `transfer.replace` */
+      /** @description the admin's email; null for `system` (or an account erased since) */
+      actorEmail: string | null
+      /** @description e.g. `user.suspend`, `transfer.replace`, `chain.reorg` */
       action: string
-      /** @description e.g. `user`, `transfer`, `coin` */
+      /** @description e.g. `user`, `transfer`, `coin`, `reorg` (a system event: the first word of its action) */
       targetType: string
       targetId: string
       reason: string
@@ -6739,6 +7114,125 @@ export interface components {
      *       "total": 1,
      *       "data": [
      *         {
+     *           "_id": "65f1c0a2b3c4d5e6f7a8b9a1",
+     *           "chainId": "31337",
+     *           "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+     *           "logIndex": -1,
+     *           "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *           "ownerKind": "user",
+     *           "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *           "coin": "avax",
+     *           "decimals": 18,
+     *           "amount": "2000000000000000000",
+     *           "held": "500000000000000000",
+     *           "shortfall": "1500000000000000000",
+     *           "blockNumber": "1042",
+     *           "blockHash": "0x9f2c5e0a1b7d4c3e8f6a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e",
+     *           "credited": true,
+     *           "creditTransferId": "65f1c0a2b3c4d5e6f7a8b9a2",
+     *           "holdId": "65f1c0a2b3c4d5e6f7a8b9a3",
+     *           "status": "open",
+     *           "detectedAt": "2026-01-01T12:00:00.000Z",
+     *           "resolvedAt": null,
+     *           "resolvedBy": null,
+     *           "resolveReason": null,
+     *           "reversalTransferId": null,
+     *           "lossTransferId": null,
+     *           "actions": {
+     *             "reverse": true,
+     *             "keep": true
+     *           }
+     *         }
+     *       ]
+     *     }
+     */
+    AdminReorgPage: {
+      page: number
+      pages: number
+      limit: number
+      total: number
+      data: components['schemas']['AdminReorgFinding'][]
+    }
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9a1",
+     *       "chainId": "31337",
+     *       "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+     *       "logIndex": -1,
+     *       "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *       "ownerKind": "user",
+     *       "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *       "coin": "avax",
+     *       "decimals": 18,
+     *       "amount": "2000000000000000000",
+     *       "held": "500000000000000000",
+     *       "shortfall": "1500000000000000000",
+     *       "blockNumber": "1042",
+     *       "blockHash": "0x9f2c5e0a1b7d4c3e8f6a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e",
+     *       "credited": true,
+     *       "creditTransferId": "65f1c0a2b3c4d5e6f7a8b9a2",
+     *       "holdId": "65f1c0a2b3c4d5e6f7a8b9a3",
+     *       "status": "open",
+     *       "detectedAt": "2026-01-01T12:00:00.000Z",
+     *       "resolvedAt": null,
+     *       "resolvedBy": null,
+     *       "resolveReason": null,
+     *       "reversalTransferId": null,
+     *       "lossTransferId": null,
+     *       "actions": {
+     *         "reverse": true,
+     *         "keep": true
+     *       }
+     *     }
+     */
+    AdminReorgFinding: {
+      _id: string
+      chainId: string
+      txHash: string
+      /** @description -1 for the native coin */
+      logIndex: number
+      /** @description the custodial address the deposit paid */
+      address: string
+      /** @description `user`, `escrow` or `treasury` */
+      ownerKind: string
+      ownerId: string
+      coin: string
+      decimals: number | null
+      /** @description the deposit, base units */
+      amount: string
+      /** @description base units put on hold on the credited account when the finding was made */
+      held: string
+      /** @description base units already spent when found (reversed: what the platform loss account bore in the end) */
+      shortfall: string
+      /** @description the block the deposit had been credited from */
+      blockNumber: string
+      blockHash: string
+      credited: boolean
+      creditTransferId: string | null
+      holdId: string | null
+      /** @description `open`: the value is held until an operator reverses or keeps it; `reversed`: compensating ledger entries took the credit back; `kept`: the deposit was on the canonical chain again and the hold was released; `dropped`: a deposit parked while its coin was halted (never credited), taken out of the parking */
+      status: 'open' | 'reversed' | 'kept' | 'dropped'
+      /** Format: date-time */
+      detectedAt: string
+      resolvedAt: string | null
+      /** @description the admin id, or `system` */
+      resolvedBy: string | null
+      resolveReason: string | null
+      reversalTransferId: string | null
+      lossTransferId: string | null
+      actions: {
+        reverse: boolean
+        keep: boolean
+      }
+    }
+    /**
+     * @example {
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1,
+     *       "data": [
+     *         {
      *           "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
      *           "purpose": "withdrawal",
      *           "referenceId": "65f1c0a2b3c4d5e6f7a8b9d2",
@@ -6759,6 +7253,7 @@ export interface components {
      *           "signedAt": "2026-01-01T12:00:00.000Z",
      *           "broadcastAt": "2026-01-01T12:00:00.000Z",
      *           "settledAt": null,
+     *           "waitingForFee": null,
      *           "actions": {
      *             "retry": true,
      *             "replace": true,
@@ -6797,6 +7292,7 @@ export interface components {
      *       "signedAt": "2026-01-01T12:00:00.000Z",
      *       "broadcastAt": "2026-01-01T12:00:00.000Z",
      *       "settledAt": null,
+     *       "waitingForFee": null,
      *       "actions": {
      *         "retry": true,
      *         "replace": true,
@@ -6835,6 +7331,20 @@ export interface components {
       signedAt: string | null
       broadcastAt: string | null
       settledAt: string | null
+      /** @description set while the transfer waits because the network asks more per gas than its coin's maximum; null otherwise */
+      waitingForFee: {
+        /**
+         * Format: date-time
+         * @description when it started waiting
+         */
+        since: string
+        /** @description what the network asks per gas now (next base fee + tip), in wei */
+        feePerGas: string
+        /** @description the coin's maximum per gas (maxFeePerGasGwei in the coins configuration), in wei */
+        maxFeePerGas: string
+        /** @description `sign`: not signed until the fee falls; `replace`: its pending transaction is not replaced above the maximum (it is broadcast again until mined) */
+        step: 'sign' | 'replace'
+      } | null
       /** @description the operator actions the transfer allows now */
       actions: {
         /** @description not settled: it can be run now */
@@ -6867,6 +7377,7 @@ export interface components {
      *       "signedAt": "2026-01-01T12:00:00.000Z",
      *       "broadcastAt": "2026-01-01T12:00:00.000Z",
      *       "settledAt": null,
+     *       "waitingForFee": null,
      *       "actions": {
      *         "retry": true,
      *         "replace": true,
@@ -6934,6 +7445,20 @@ export interface components {
       signedAt: string | null
       broadcastAt: string | null
       settledAt: string | null
+      /** @description set while the transfer waits because the network asks more per gas than its coin's maximum; null otherwise */
+      waitingForFee: {
+        /**
+         * Format: date-time
+         * @description when it started waiting
+         */
+        since: string
+        /** @description what the network asks per gas now (next base fee + tip), in wei */
+        feePerGas: string
+        /** @description the coin's maximum per gas (maxFeePerGasGwei in the coins configuration), in wei */
+        maxFeePerGas: string
+        /** @description `sign`: not signed until the fee falls; `replace`: its pending transaction is not replaced above the maximum (it is broadcast again until mined) */
+        step: 'sign' | 'replace'
+      } | null
       /** @description the operator actions the transfer allows now */
       actions: {
         /** @description not settled: it can be run now */
@@ -7441,6 +7966,7 @@ export interface components {
      *           "withdrawalHolds": "25000000",
      *           "treasury": "0",
      *           "platformFees": "15000000",
+     *           "platformLoss": "0",
      *           "reserved": "25000000",
      *           "total": "1590000000"
      *         }
@@ -7491,6 +8017,8 @@ export interface components {
         platformFees: string
         /** @description held amounts of the accounts above (equal to withdrawalHolds in a sound ledger) */
         reserved: string
+        /** @description what the platform bore when deposits a deep chain reorganisation took back were reversed after their owners had spent them (the platform_loss account; not part of total) */
+        platformLoss: string
         /** @description everything the ledger says is held in custody */
         total: string
       }[]
@@ -7651,6 +8179,66 @@ export interface components {
         withdrawalCount: number
       }[]
     }
+    /**
+     * @description A proof-of-reserves snapshot of one coin
+     * @example {
+     *       "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+     *       "runId": "65f1c0a2b3c4d5e6f7a8b9e0",
+     *       "chainId": "31337",
+     *       "coin": "usdc",
+     *       "asset": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+     *       "decimals": 6,
+     *       "block": "1204",
+     *       "blockHash": "0x8d2af277c303adcd8461d0135b05efd804373408cb126f58c2f68d078bafafa9",
+     *       "takenAt": "2026-01-01T00:00:00.000Z",
+     *       "root": "0xe9b95d0e46ec75b8c179e9c29564b3d8d81500b9acc5b31a77033afe9fa45e99",
+     *       "liabilitiesTotal": "350000000",
+     *       "reservesTotal": "350000000",
+     *       "ratio": "1.0000",
+     *       "leafCount": 3,
+     *       "message": "WorkPay proof of reserves v1\nsnapshot: 65f1c0a2b3c4d5e6f7a8b9e1\n…",
+     *       "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+     *       "attestationAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+     *       "trigger": "schedule"
+     *     }
+     */
+    ReserveSnapshot: {
+      /** @description snapshot identifier */
+      id: string
+      /** @description shared by the snapshots of every coin taken together, at the same block */
+      runId: string
+      /** @description EVM chain id */
+      chainId: string
+      /** @description coin reference */
+      coin: string
+      /** @description `native`, or the ERC-20 contract (lower case) */
+      asset: string
+      /** @description decimal places of the base unit */
+      decimals: number
+      /** @description the block the reserves were read at; the ledger had seen the chain up to it */
+      block: string
+      /** @description that block's hash */
+      blockHash: string
+      /** Format: date-time */
+      takenAt: string
+      /** @description the Merkle-sum root hash of the liabilities */
+      root: string
+      /** @description the root sum: what the platform owes in this coin, base units */
+      liabilitiesTotal: string
+      /** @description what the reserve addresses held at the block, base units */
+      reservesTotal: string
+      /** @description reserves / liabilities, 4 decimals rounded down; null when nothing is owed */
+      ratio: string | null
+      /** @description leaves of the tree */
+      leafCount: number
+      /** @description the attestation message (docs/reserves.md) */
+      message: string
+      /** @description EIP-191 signature of `message` by `attestationAddress` */
+      signature: string
+      /** @description lower-case address */
+      attestationAddress: string
+      trigger: 'schedule' | 'operator'
+    }
   }
   responses: never
   parameters: never
@@ -7685,6 +8273,8 @@ export type WalletEntry = components['schemas']['WalletEntry']
 export type CoinWallet = components['schemas']['CoinWallet']
 export type TransactionPage = components['schemas']['TransactionPage']
 export type Transaction = components['schemas']['Transaction']
+export type TransactionStats = components['schemas']['TransactionStats']
+export type TransactionAggregateStats = components['schemas']['TransactionAggregateStats']
 export type Web3Session = components['schemas']['Web3Session']
 export type File = components['schemas']['File']
 export type FilePage = components['schemas']['FilePage']
@@ -7744,6 +8334,8 @@ export type AdminReconciliationReport = components['schemas']['AdminReconciliati
 export type AdminCoinHalt = components['schemas']['AdminCoinHalt']
 export type AdminReconciliationRun = components['schemas']['AdminReconciliationRun']
 export type AdminReconciliationResult = components['schemas']['AdminReconciliationResult']
+export type AdminReorgPage = components['schemas']['AdminReorgPage']
+export type AdminReorgFinding = components['schemas']['AdminReorgFinding']
 export type AdminTransferPage = components['schemas']['AdminTransferPage']
 export type AdminTransfer = components['schemas']['AdminTransfer']
 export type AdminTransferDetail = components['schemas']['AdminTransferDetail']
@@ -7759,6 +8351,7 @@ export type AdminFeeSweep = components['schemas']['AdminFeeSweep']
 export type AdminStatsOverview = components['schemas']['AdminStatsOverview']
 export type AdminTransferAges = components['schemas']['AdminTransferAges']
 export type AdminFlows = components['schemas']['AdminFlows']
+export type ReserveSnapshot = components['schemas']['ReserveSnapshot']
 export type HeaderRequestId = components['headers']['RequestId']
 export type HeaderRetryAfter = components['headers']['RetryAfter']
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed']
@@ -8600,6 +9193,114 @@ export interface operations {
       }
     }
   }
+  resendResetPassword: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "email": "ada@example.com"
+         *     }
+         */
+        'application/json': {
+          /**
+           * Format: email
+           * @description email address
+           */
+          email: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `If the email has an account, a new reset code was sent` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "If the email has an account, a new reset code was sent",
+           *       "data": {
+           *         "tempToken": {
+           *           "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ0eXAiOiJ0ZW1wIiwicHVycG9zZSI6InZlcmlmeV9lbWFpbCIsImlzcyI6IndvcmtwYXkiLCJzdWIiOiI2YjA0ODM3NWJjZTIzOGE1Y2JlMDBhMmIiLCJqdGkiOiI2YjA0ODM3NWJjZTIzOGE1Y2JlMDBhMmIiLCJpYXQiOjE3OTU0NTc5MDksImV4cCI6MTc5NTQ1ODgwOX0.pbtlah8wbnTAe-7ovhj6XDuFVIOtROHSc6P-q0P8o5E",
+           *           "token_type": "jwt",
+           *           "expiresIn": 1795458809546
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example If the email has an account, a new reset code was sent */
+            message: string
+            data: {
+              tempToken: components['schemas']['Token']
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the email is missing or not an email. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `RATE_LIMITED`: too many requests from this IP address or for this email; see `Retry-After`. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
   validateResetCode: {
     parameters: {
       query?: never
@@ -9176,6 +9877,211 @@ export interface operations {
         }
       }
       /** @description `VALIDATION_ERROR`: a field fails its schema, `email` is sent, a phone is not international, a social link is not on its platform, an image is not one of your public uploads, or `meta` is too big or too deep. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: the account was deleted since the token was issued. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  onboardAccount: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "skillCategory": "Design",
+         *       "profileImage": "6b04837cbce238a5cbe00a70",
+         *       "type": "talent"
+         *     }
+         */
+        'application/json': {
+          /** @description a skill category by name or key, any case: Development, Blockchain, Design, Data, Marketing, Writing; shown as `profile.talent.tagsCategory` */
+          skillCategory: string
+          /** @description id of one of your public uploads (#31) */
+          profileImage: string
+          /** @description `talent` or `business`: the account type shown as `type` */
+          type: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Onboarding saved`. The full form of an account, as its owner sees it. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Onboarding saved",
+           *       "data": {
+           *         "_id": "6b048373bce238a5cbe00a16",
+           *         "firstName": "Ada",
+           *         "lastName": "Lovelace",
+           *         "email": "ada@example.com",
+           *         "status": true,
+           *         "emailVerified": true,
+           *         "emailVerifiedAt": "2026-11-23T18:18:27.534Z",
+           *         "role": "user",
+           *         "type": "recipient",
+           *         "profile": {
+           *           "contact": {
+           *             "country": "GB",
+           *             "phone": "+442079460000"
+           *           },
+           *           "bio": {
+           *             "title": "Engineer"
+           *           },
+           *           "talent": {
+           *             "tags": [
+           *               "typescript",
+           *               "Design"
+           *             ],
+           *             "tagsIds": [
+           *               {
+           *                 "_id": "6b048376bce238a5cbe00a30",
+           *                 "name": "typescript",
+           *                 "key": "typescript",
+           *                 "color": "#c67d39",
+           *                 "categories": [
+           *                   "6b048361bb429a4777fa640d"
+           *                 ],
+           *                 "isParent": false,
+           *                 "type": "tags",
+           *                 "entryCount": 1,
+           *                 "createdAt": "2026-11-23T18:18:27.534Z",
+           *                 "updatedAt": "2026-11-23T18:18:30.449Z",
+           *                 "__v": 0
+           *               },
+           *               {
+           *                 "_id": "6b048361bb429a4777fa640f",
+           *                 "name": "Design",
+           *                 "key": "design",
+           *                 "color": "#ec4899",
+           *                 "description": "Product, interface, brand and motion design",
+           *                 "icon": "palette",
+           *                 "categories": [],
+           *                 "isParent": true,
+           *                 "type": "",
+           *                 "entryCount": 1,
+           *                 "createdAt": "2026-11-23T18:18:27.534Z",
+           *                 "updatedAt": "2026-11-23T18:18:30.449Z",
+           *                 "__v": 0
+           *               }
+           *             ],
+           *             "about": "Analytical engines",
+           *             "availability": "available"
+           *           },
+           *           "verified": false
+           *         },
+           *         "isPrivate": false,
+           *         "walletGenerated": true,
+           *         "score": 0,
+           *         "twoFa": {
+           *           "type": "",
+           *           "status": false,
+           *           "securityQuestion": ""
+           *         },
+           *         "profileCompleteness": 50,
+           *         "socket": {
+           *           "status": "OFFLINE"
+           *         },
+           *         "loggedInAt": "2026-11-23T18:18:30.449Z",
+           *         "isUserNameUpdated": false,
+           *         "referralCode": "CBJCKTYN",
+           *         "userName": "adalovelace5759",
+           *         "web3Onboard": false,
+           *         "accountType": "email",
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:30.449Z",
+           *         "bgImage": {},
+           *         "profileImage": {},
+           *         "meta": {
+           *           "pointScore": 0
+           *         },
+           *         "socials": {
+           *           "github": "https://github.com/ada"
+           *         },
+           *         "achievements": [],
+           *         "isVerified": true,
+           *         "kyc": false,
+           *         "kycStatus": null,
+           *         "__v": 2
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Onboarding saved */
+            message: string
+            data: components['schemas']['User']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, an unknown skill category or type, or an image that is not one of your public uploads. */
       400: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -11626,6 +12532,168 @@ export interface operations {
       }
     }
   }
+  getTransactionStats: {
+    parameters: {
+      query?: {
+        /** @description `weekly`: the last 7 days, per day; `monthly`: the last 30 days, per day; `yearly`: the last 12 months, per month (UTC, ending today). Default `weekly`. */
+        format?: 'weekly' | 'monthly' | 'yearly'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Transaction stats`. Every bucket of the window, oldest first, 0 where there was none (ITransactionStatsDto[]). */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Transaction stats",
+           *       "data": [
+           *         {
+           *           "_id": 1,
+           *           "count": 0,
+           *           "date": "2026-11-23"
+           *         },
+           *         {
+           *           "_id": 2,
+           *           "count": 3,
+           *           "date": "2026-11-24"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Transaction stats */
+            message: string
+            data: components['schemas']['TransactionStats']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: `format` is not weekly, monthly or yearly, or an unknown query field. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getAggregateTransactionStats: {
+    parameters: {
+      query?: {
+        /** @description `weekly`: the last 7 days, per day; `monthly`: the last 30 days, per day; `yearly`: the last 12 months, per month (UTC, ending today). Default `yearly`. */
+        format?: 'weekly' | 'monthly' | 'yearly'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Aggregate transaction stats`. Totals per type, coin and bucket where there were any, oldest first (AggTxns[], with `coin`, `usdValue` and `count` beside `type`, `amount`, `date`). */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Aggregate transaction stats",
+           *       "data": [
+           *         {
+           *           "type": "deposit",
+           *           "coin": "usdc",
+           *           "amount": 250,
+           *           "usdValue": 250,
+           *           "count": 2,
+           *           "date": "2026-10-01"
+           *         },
+           *         {
+           *           "type": "withdrawal",
+           *           "coin": "avax",
+           *           "amount": 0.5,
+           *           "usdValue": 12.5,
+           *           "count": 1,
+           *           "date": "2026-11-01"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Aggregate transaction stats */
+            message: string
+            data: components['schemas']['TransactionAggregateStats']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: `format` is not weekly, monthly or yearly, or an unknown query field. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
   web3Request: {
     parameters: {
       query?: never
@@ -12822,6 +13890,7 @@ export interface operations {
            *             "meta": {},
            *             "applications": [],
            *             "delivery": null,
+           *             "inspectionPeriodDays": 14,
            *             "completedDate": null,
            *             "cancellationReason": "",
            *             "issue": "",
@@ -12954,6 +14023,8 @@ export interface operations {
           attachments?: string[]
           /** @description called with signed JSON when this collection’s payment moves (escrow.funded, escrow.released): an https URL on the public internet (in development and tests also http://localhost); see docs/webhooks.md */
           paymentWebHook?: string
+          /** @description days a delivery waits for the creator before the job completes by itself and its escrow goes to the talent, 1–60 (default 14) */
+          inspectionPeriodDays?: number
         }
       }
     }
@@ -13018,6 +14089,7 @@ export interface operations {
            *         "meta": {},
            *         "applications": [],
            *         "delivery": null,
+           *         "inspectionPeriodDays": 14,
            *         "completedDate": null,
            *         "cancellationReason": "",
            *         "issue": "",
@@ -13097,6 +14169,7 @@ export interface operations {
            *             "meta": {},
            *             "applications": [],
            *             "delivery": null,
+           *             "inspectionPeriodDays": 14,
            *             "completedDate": null,
            *             "cancellationReason": "",
            *             "issue": "",
@@ -13295,6 +14368,7 @@ export interface operations {
            *         "meta": {},
            *         "applications": [],
            *         "delivery": null,
+           *         "inspectionPeriodDays": 14,
            *         "completedDate": null,
            *         "cancellationReason": "",
            *         "issue": "",
@@ -13374,6 +14448,7 @@ export interface operations {
            *             "meta": {},
            *             "applications": [],
            *             "delivery": null,
+           *             "inspectionPeriodDays": 14,
            *             "completedDate": null,
            *             "cancellationReason": "",
            *             "issue": "",
@@ -13593,11 +14668,11 @@ export interface operations {
           tags?: string[]
           /** @description ids of your own uploaded files (#31, #32), at most 20; shown as file summaries in `attachmentData` */
           attachments?: string[]
-          /** @description the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed` */
+          /** @description the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with an optional `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed` */
           status?: 'pending' | 'waiting' | 'ongoing' | 'completed' | 'cancelled' | 'deleted'
           /** @description the talent’s progress, 0–100 (deliverables, or a job without any) */
           progress?: number
-          /** @description required with status `cancelled` */
+          /** @description goes with status `cancelled`; without it the job is cancelled with the reason `No reason given` */
           cancellationReason?: string
           /** @description called with signed JSON when this collection’s payment moves (escrow.funded, escrow.released): an https URL on the public internet (in development and tests also http://localhost); see docs/webhooks.md. `null` or `""` removes it. Changes even after the escrow is paid. */
           paymentWebHook?: string | null
@@ -14019,6 +15094,7 @@ export interface operations {
            *               "meta": {},
            *               "applications": [],
            *               "delivery": null,
+           *               "inspectionPeriodDays": 14,
            *               "completedDate": null,
            *               "cancellationReason": "",
            *               "issue": "",
@@ -14099,6 +15175,7 @@ export interface operations {
            *               "meta": {},
            *               "applications": [],
            *               "delivery": null,
+           *               "inspectionPeriodDays": 14,
            *               "completedDate": null,
            *               "cancellationReason": "",
            *               "issue": "",
@@ -14377,6 +15454,7 @@ export interface operations {
            *           "meta": {},
            *           "applications": [],
            *           "delivery": null,
+           *           "inspectionPeriodDays": 14,
            *           "completedDate": null,
            *           "cancellationReason": "",
            *           "issue": "",
@@ -14457,6 +15535,7 @@ export interface operations {
            *           "meta": {},
            *           "applications": [],
            *           "delivery": null,
+           *           "inspectionPeriodDays": 14,
            *           "completedDate": null,
            *           "cancellationReason": "",
            *           "issue": "",
@@ -14879,7 +15958,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
-      /** @description `UNAVAILABLE`: the USD rate of the coin cannot be had right now. */
+      /** @description `UNAVAILABLE`: the USD rate of the coin cannot be had right now. `COIN_HALTED`: the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it: nothing is held or queued. */
       503: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -15335,7 +16414,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
-      /** @description `UNAVAILABLE`: payments in the coin are paused while the platform checks its balances, or the chain or the USD rate is unreachable. */
+      /** @description `UNAVAILABLE`: the chain or the USD rate is unreachable right now. `COIN_HALTED`: the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it. */
       503: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -15480,7 +16559,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
-      /** @description `UNAVAILABLE`: payments in the coin are paused while the platform checks its balances, or the chain or the USD rate is unreachable. */
+      /** @description `UNAVAILABLE`: the chain or the USD rate is unreachable right now. `COIN_HALTED`: the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it. */
       503: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -15651,7 +16730,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
-      /** @description `UNAVAILABLE`: payments in the coin are paused while the platform checks its balances, or the chain or the USD rate is unreachable. */
+      /** @description `UNAVAILABLE`: the chain or the USD rate is unreachable right now. `COIN_HALTED`: the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it. */
       503: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -16124,7 +17203,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
-      /** @description `UNAVAILABLE`: payments in the coin are paused while the platform checks its balances, or the chain is unreachable. */
+      /** @description `UNAVAILABLE`: the chain is unreachable right now. `COIN_HALTED`: the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it. */
       503: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -18085,11 +19164,11 @@ export interface operations {
                 tags?: string[]
                 /** @description ids of your own uploaded files (#31, #32), at most 20; shown as file summaries in `attachmentData` */
                 attachments?: string[]
-                /** @description the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed` */
+                /** @description the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with an optional `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed` */
                 status?: 'pending' | 'waiting' | 'ongoing' | 'completed' | 'cancelled' | 'deleted'
                 /** @description the talent’s progress, 0–100 (deliverables, or a job without any) */
                 progress?: number
-                /** @description required with status `cancelled` */
+                /** @description goes with status `cancelled`; without it the job is cancelled with the reason `No reason given` */
                 cancellationReason?: string
               }[]
             | {
@@ -18114,11 +19193,11 @@ export interface operations {
                   tags?: string[]
                   /** @description ids of your own uploaded files (#31, #32), at most 20; shown as file summaries in `attachmentData` */
                   attachments?: string[]
-                  /** @description the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed` */
+                  /** @description the status asked for: `completed` (the creator completes a delivered job; the talent delivers it), `cancelled` (the creator cancels, with an optional `cancellationReason`), `ongoing` (the creator asks for changes to a delivery); for a deliverable, its talent sets `pending`, `ongoing` or `completed` */
                   status?: 'pending' | 'waiting' | 'ongoing' | 'completed' | 'cancelled' | 'deleted'
                   /** @description the talent’s progress, 0–100 (deliverables, or a job without any) */
                   progress?: number
-                  /** @description required with status `cancelled` */
+                  /** @description goes with status `cancelled`; without it the job is cancelled with the reason `No reason given` */
                   cancellationReason?: string
                 }[]
               }
@@ -18330,6 +19409,8 @@ export interface operations {
             attachments?: string[]
             /** @description called with signed JSON when this collection’s payment moves (escrow.funded, escrow.released): an https URL on the public internet (in development and tests also http://localhost); see docs/webhooks.md */
             paymentWebHook?: string
+            /** @description days a delivery waits for the creator before the job completes by itself and its escrow goes to the talent, 1–60 (default 14) */
+            inspectionPeriodDays?: number
           }[]
         }
       }
@@ -18396,6 +19477,7 @@ export interface operations {
            *           "meta": {},
            *           "applications": [],
            *           "delivery": null,
+           *           "inspectionPeriodDays": 14,
            *           "completedDate": null,
            *           "cancellationReason": "",
            *           "issue": "",
@@ -18475,6 +19557,7 @@ export interface operations {
            *               "meta": {},
            *               "applications": [],
            *               "delivery": null,
+           *               "inspectionPeriodDays": 14,
            *               "completedDate": null,
            *               "cancellationReason": "",
            *               "issue": "",
@@ -18691,6 +19774,7 @@ export interface operations {
            *         "meta": {},
            *         "applications": [],
            *         "delivery": null,
+           *         "inspectionPeriodDays": 14,
            *         "completedDate": null,
            *         "cancellationReason": "",
            *         "issue": "",
@@ -18770,6 +19854,7 @@ export interface operations {
            *             "meta": {},
            *             "applications": [],
            *             "delivery": null,
+           *             "inspectionPeriodDays": 14,
            *             "completedDate": null,
            *             "cancellationReason": "",
            *             "issue": "",
@@ -18978,6 +20063,7 @@ export interface operations {
            *         "meta": {},
            *         "applications": [],
            *         "delivery": null,
+           *         "inspectionPeriodDays": 14,
            *         "completedDate": null,
            *         "cancellationReason": "",
            *         "issue": "",
@@ -19057,6 +20143,7 @@ export interface operations {
            *             "meta": {},
            *             "applications": [],
            *             "delivery": null,
+           *             "inspectionPeriodDays": 14,
            *             "completedDate": null,
            *             "cancellationReason": "",
            *             "issue": "",
@@ -19245,6 +20332,7 @@ export interface operations {
            *         "meta": {},
            *         "applications": [],
            *         "delivery": null,
+           *         "inspectionPeriodDays": 14,
            *         "completedDate": null,
            *         "cancellationReason": "",
            *         "issue": "",
@@ -19324,6 +20412,7 @@ export interface operations {
            *             "meta": {},
            *             "applications": [],
            *             "delivery": null,
+           *             "inspectionPeriodDays": 14,
            *             "completedDate": null,
            *             "cancellationReason": "",
            *             "issue": "",
@@ -19438,7 +20527,7 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
-      /** @description `UNAVAILABLE`: the chain cannot price the release right now. */
+      /** @description `UNAVAILABLE`: the chain cannot price the release right now. `COIN_HALTED`: the escrow's coin is halted by settlement until an operator resumes it. */
       503: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -19538,6 +20627,7 @@ export interface operations {
            *         "meta": {},
            *         "applications": [],
            *         "delivery": null,
+           *         "inspectionPeriodDays": 14,
            *         "completedDate": null,
            *         "cancellationReason": "",
            *         "issue": "",
@@ -19617,6 +20707,7 @@ export interface operations {
            *             "meta": {},
            *             "applications": [],
            *             "delivery": null,
+           *             "inspectionPeriodDays": 14,
            *             "completedDate": null,
            *             "cancellationReason": "",
            *             "issue": "",
@@ -20893,8 +21984,10 @@ export interface operations {
           | 'dispute_decided'
           | 'review_received'
           | 'withdrawal_failed'
+          | 'deposit_reversed'
           | 'referral_signup'
           | 'referral_job_completed'
+          | 'inspection_ending'
       }
       header?: never
       path?: never
@@ -21239,8 +22332,10 @@ export interface operations {
            *           "dispute_decided",
            *           "review_received",
            *           "withdrawal_failed",
+           *           "deposit_reversed",
            *           "referral_signup",
-           *           "referral_job_completed"
+           *           "referral_job_completed",
+           *           "inspection_ending"
            *         ],
            *         "defaults": [
            *           "invite_received",
@@ -21333,8 +22428,10 @@ export interface operations {
             | 'dispute_decided'
             | 'review_received'
             | 'withdrawal_failed'
+            | 'deposit_reversed'
             | 'referral_signup'
             | 'referral_job_completed'
+            | 'inspection_ending'
           )[]
         }
       }
@@ -21373,8 +22470,10 @@ export interface operations {
            *           "dispute_decided",
            *           "review_received",
            *           "withdrawal_failed",
+           *           "deposit_reversed",
            *           "referral_signup",
-           *           "referral_job_completed"
+           *           "referral_job_completed",
+           *           "inspection_ending"
            *         ],
            *         "defaults": [
            *           "invite_received",
@@ -22285,6 +23384,142 @@ export interface operations {
       }
     }
   }
+  createFeed: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "title": "Portfolio updated",
+         *       "description": "Three new case studies are up.",
+         *       "type": "collection_update",
+         *       "data": "6b0483b4bce238a5cbe00a4f",
+         *       "isPublic": true
+         *     }
+         */
+        'application/json': {
+          title: string
+          description: string
+          /** @description the SDK’s FEED_TYPES */
+          type:
+            | 'collection_invite'
+            | 'collection_invite_rejected'
+            | 'collection_invite_accepted'
+            | 'collection_invite_cancelled'
+            | 'collection_created'
+            | 'collection_update'
+            | 'collection_delivered'
+            | 'collection_cancelled'
+            | 'collection_completed'
+            | 'collection_reviewed'
+            | 'payment_released'
+            | 'referral_signup'
+            | 'referral_job_completion'
+          /** @description what the entry is about, e.g. a collection id (shown as `data`) */
+          data: string
+          /** @description shown to everyone; otherwise to its owners and the caller only */
+          isPublic: boolean
+          /** @description the users it concerns (live accounts, at most 20; one id or a list); the caller when absent */
+          owners?: string[] | string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Feed created`. An entry of the activity stream. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Feed created",
+           *       "data": {
+           *         "_id": "6b048391bce238a5cbe00a81",
+           *         "creator": "6b048373bce238a5cbe00a16",
+           *         "owner": "6b048373bce238a5cbe00a16",
+           *         "owners": [
+           *           "6b048373bce238a5cbe00a16"
+           *         ],
+           *         "data": "6b0483b4bce238a5cbe00a4f",
+           *         "title": "New job",
+           *         "description": "A job was posted.",
+           *         "type": "collection_created",
+           *         "isPublic": true,
+           *         "closed": false,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Feed created */
+            message: string
+            data: components['schemas']['Feed']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, a blank title or description, or an owner who is not a live account. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
   dismissAllFeeds: {
     parameters: {
       query?: never
@@ -22568,6 +23803,7 @@ export interface operations {
            *               "escrow.released"
            *             ],
            *             "collectionId": null,
+           *             "previousSecretExpiresAt": null,
            *             "createdAt": "2026-11-23T18:18:27.534Z",
            *             "updatedAt": "2026-11-23T18:18:27.534Z"
            *           }
@@ -22677,9 +23913,10 @@ export interface operations {
            *           "escrow.released"
            *         ],
            *         "collectionId": null,
+           *         "previousSecretExpiresAt": null,
            *         "createdAt": "2026-11-23T18:18:27.534Z",
            *         "updatedAt": "2026-11-23T18:18:27.534Z",
-           *         "secret": "whsec_q0sO3tY2w7lmB1xq2mV0c5o3QdpQ9Q1l6m8b7c9x0zY"
+           *         "secret": "whsec_q0sO3tY2w7lmB1xq2mV0c5o3QdpQ9Q1l6m8b7c9x0zY="
            *       }
            *     }
            */
@@ -22786,6 +24023,7 @@ export interface operations {
            *           "escrow.released"
            *         ],
            *         "collectionId": null,
+           *         "previousSecretExpiresAt": null,
            *         "createdAt": "2026-11-23T18:18:27.534Z",
            *         "updatedAt": "2026-11-23T18:18:27.534Z"
            *       }
@@ -22930,7 +24168,19 @@ export interface operations {
       }
       cookie?: never
     }
-    requestBody?: never
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "previousSecretExpiresIn": 3600
+         *     }
+         */
+        'application/json': {
+          /** @description seconds the replaced secret keeps signing beside the new one (0: it stops at once; at most 7 days); default 86400 (24 hours) */
+          previousSecretExpiresIn?: number
+        }
+      }
+    }
     responses: {
       /** @description Success: `Webhook secret rotated`. A new endpoint, or one whose secret was just rotated, with its secret: shown this once. */
       200: {
@@ -22952,9 +24202,10 @@ export interface operations {
            *           "escrow.released"
            *         ],
            *         "collectionId": null,
+           *         "previousSecretExpiresAt": null,
            *         "createdAt": "2026-11-23T18:18:27.534Z",
            *         "updatedAt": "2026-11-23T18:18:27.534Z",
-           *         "secret": "whsec_q0sO3tY2w7lmB1xq2mV0c5o3QdpQ9Q1l6m8b7c9x0zY"
+           *         "secret": "whsec_q0sO3tY2w7lmB1xq2mV0c5o3QdpQ9Q1l6m8b7c9x0zY="
            *       }
            *     }
            */
@@ -22989,6 +24240,26 @@ export interface operations {
       }
       /** @description `NOT_FOUND`: no endpoint of the caller has this id. */
       404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
@@ -23867,6 +25138,78 @@ export interface operations {
       }
     }
   }
+  adminAuditExport: {
+    parameters: {
+      query?: {
+        /** @description the admin who acted */
+        actor?: string
+        action?: string
+        /** @description the target id */
+        target?: string
+        targetType?: string
+        /** @description at or after */
+        from?: string
+        /** @description before */
+        to?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description text/csv, as an attachment */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'text/csv': string
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
   adminAudit: {
     parameters: {
       query?: {
@@ -23909,6 +25252,7 @@ export interface operations {
            *           {
            *             "_id": "65f1c0a2b3c4d5e6f7a8b9d1",
            *             "actorId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *             "actorEmail": "ops@example.com",
            *             "action": "user.suspend",
            *             "targetType": "user",
            *             "targetId": "65f1c0a2b3c4d5e6f7a8b9c7",
@@ -25288,6 +26632,444 @@ export interface operations {
       }
     }
   }
+  adminReorgs: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description `open`: the value is held until an operator reverses or keeps it; `reversed`: compensating ledger entries took the credit back; `kept`: the deposit was on the canonical chain again and the hold was released; `dropped`: a deposit parked while its coin was halted (never credited), taken out of the parking */
+        status?: 'open' | 'reversed' | 'kept' | 'dropped'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1,
+           *         "data": [
+           *           {
+           *             "_id": "65f1c0a2b3c4d5e6f7a8b9a1",
+           *             "chainId": "31337",
+           *             "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+           *             "logIndex": -1,
+           *             "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *             "ownerKind": "user",
+           *             "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *             "coin": "avax",
+           *             "decimals": 18,
+           *             "amount": "2000000000000000000",
+           *             "held": "500000000000000000",
+           *             "shortfall": "1500000000000000000",
+           *             "blockNumber": "1042",
+           *             "blockHash": "0x9f2c5e0a1b7d4c3e8f6a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e",
+           *             "credited": true,
+           *             "creditTransferId": "65f1c0a2b3c4d5e6f7a8b9a2",
+           *             "holdId": "65f1c0a2b3c4d5e6f7a8b9a3",
+           *             "status": "open",
+           *             "detectedAt": "2026-01-01T12:00:00.000Z",
+           *             "resolvedAt": null,
+           *             "resolvedBy": null,
+           *             "resolveReason": null,
+           *             "reversalTransferId": null,
+           *             "lossTransferId": null,
+           *             "actions": {
+           *               "reverse": true,
+           *               "keep": true
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminReorgPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminReorgReverse: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Deposit reversed` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Deposit reversed",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9a1",
+           *         "chainId": "31337",
+           *         "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+           *         "logIndex": -1,
+           *         "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *         "ownerKind": "user",
+           *         "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "coin": "avax",
+           *         "decimals": 18,
+           *         "amount": "2000000000000000000",
+           *         "held": "500000000000000000",
+           *         "shortfall": "1500000000000000000",
+           *         "blockNumber": "1042",
+           *         "blockHash": "0x9f2c5e0a1b7d4c3e8f6a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e",
+           *         "credited": true,
+           *         "creditTransferId": "65f1c0a2b3c4d5e6f7a8b9a2",
+           *         "holdId": "65f1c0a2b3c4d5e6f7a8b9a3",
+           *         "status": "open",
+           *         "detectedAt": "2026-01-01T12:00:00.000Z",
+           *         "resolvedAt": null,
+           *         "resolvedBy": null,
+           *         "resolveReason": null,
+           *         "reversalTransferId": null,
+           *         "lossTransferId": null,
+           *         "actions": {
+           *           "reverse": true,
+           *           "keep": true
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Deposit reversed */
+            message: string
+            data: components['schemas']['AdminReorgFinding']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no reorg finding has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the finding is reversed, kept or dropped already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminReorgKeep: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Deposit kept` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Deposit kept",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9a1",
+           *         "chainId": "31337",
+           *         "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+           *         "logIndex": -1,
+           *         "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *         "ownerKind": "user",
+           *         "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "coin": "avax",
+           *         "decimals": 18,
+           *         "amount": "2000000000000000000",
+           *         "held": "500000000000000000",
+           *         "shortfall": "1500000000000000000",
+           *         "blockNumber": "1042",
+           *         "blockHash": "0x9f2c5e0a1b7d4c3e8f6a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e",
+           *         "credited": true,
+           *         "creditTransferId": "65f1c0a2b3c4d5e6f7a8b9a2",
+           *         "holdId": "65f1c0a2b3c4d5e6f7a8b9a3",
+           *         "status": "open",
+           *         "detectedAt": "2026-01-01T12:00:00.000Z",
+           *         "resolvedAt": null,
+           *         "resolvedBy": null,
+           *         "resolveReason": null,
+           *         "reversalTransferId": null,
+           *         "lossTransferId": null,
+           *         "actions": {
+           *           "reverse": true,
+           *           "keep": true
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Deposit kept */
+            message: string
+            data: components['schemas']['AdminReorgFinding']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no reorg finding has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the finding is reversed, kept or dropped already, or the deposit is not on the canonical chain with its confirmations. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
   adminTransfers: {
     parameters: {
       query?: {
@@ -25298,6 +27080,8 @@ export interface operations {
         coin?: string
         purpose?: string
         referenceId?: string
+        /** @description `newest` first (default: new activity on the first page) or `oldest` first (a queue) */
+        order?: 'newest' | 'oldest'
       }
       header?: never
       path?: never
@@ -25343,6 +27127,7 @@ export interface operations {
            *             "signedAt": "2026-01-01T12:00:00.000Z",
            *             "broadcastAt": "2026-01-01T12:00:00.000Z",
            *             "settledAt": null,
+           *             "waitingForFee": null,
            *             "actions": {
            *               "retry": true,
            *               "replace": true,
@@ -25448,6 +27233,7 @@ export interface operations {
            *         "signedAt": "2026-01-01T12:00:00.000Z",
            *         "broadcastAt": "2026-01-01T12:00:00.000Z",
            *         "settledAt": null,
+           *         "waitingForFee": null,
            *         "actions": {
            *           "retry": true,
            *           "replace": true,
@@ -25606,6 +27392,7 @@ export interface operations {
            *           "signedAt": "2026-01-01T12:00:00.000Z",
            *           "broadcastAt": "2026-01-01T12:00:00.000Z",
            *           "settledAt": null,
+           *           "waitingForFee": null,
            *           "actions": {
            *             "retry": true,
            *             "replace": true,
@@ -25737,6 +27524,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
+      /** @description `COIN_HALTED`: the transfer's coin is halted: resume it first. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
     }
   }
   adminTransferReplace: {
@@ -25799,6 +27597,7 @@ export interface operations {
            *           "signedAt": "2026-01-01T12:00:00.000Z",
            *           "broadcastAt": "2026-01-01T12:00:00.000Z",
            *           "settledAt": null,
+           *           "waitingForFee": null,
            *           "actions": {
            *             "retry": true,
            *             "replace": true,
@@ -25946,7 +27745,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *       "reason": "Support ticket 4411: the customer asked to cancel",
+         *       "customerMessage": "Cancelled at your request"
          *     }
          */
         'application/json': {
@@ -25955,6 +27755,8 @@ export interface operations {
            * @example Customer support ticket 4711: the transfer is stuck
            */
           reason: string
+          /** @description what the customer is told (in the mail, the notification and the record); without it they read "cancelled by the platform". The `reason` is never shown to them. */
+          customerMessage?: string
         }
       }
     }
@@ -25992,6 +27794,7 @@ export interface operations {
            *           "signedAt": "2026-01-01T12:00:00.000Z",
            *           "broadcastAt": "2026-01-01T12:00:00.000Z",
            *           "settledAt": null,
+           *           "waitingForFee": null,
            *           "actions": {
            *             "retry": true,
            *             "replace": true,
@@ -26324,6 +28127,7 @@ export interface operations {
            *           "signedAt": "2026-01-01T12:00:00.000Z",
            *           "broadcastAt": "2026-01-01T12:00:00.000Z",
            *           "settledAt": null,
+           *           "waitingForFee": null,
            *           "actions": {
            *             "retry": true,
            *             "replace": true,
@@ -26456,6 +28260,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
+      /** @description `COIN_HALTED`: the transfer's coin is halted: resume it first. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
     }
   }
   adminWithdrawalReplace: {
@@ -26543,6 +28358,7 @@ export interface operations {
            *           "signedAt": "2026-01-01T12:00:00.000Z",
            *           "broadcastAt": "2026-01-01T12:00:00.000Z",
            *           "settledAt": null,
+           *           "waitingForFee": null,
            *           "actions": {
            *             "retry": true,
            *             "replace": true,
@@ -26691,7 +28507,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *       "reason": "Support ticket 4411: the customer asked to cancel",
+         *       "customerMessage": "Cancelled at your request"
          *     }
          */
         'application/json': {
@@ -26700,6 +28517,8 @@ export interface operations {
            * @example Customer support ticket 4711: the transfer is stuck
            */
           reason: string
+          /** @description what the customer is told (in the mail, the notification and the record); without it they read "cancelled by the platform". The `reason` is never shown to them. */
+          customerMessage?: string
         }
       }
     }
@@ -26762,6 +28581,7 @@ export interface operations {
            *           "signedAt": "2026-01-01T12:00:00.000Z",
            *           "broadcastAt": "2026-01-01T12:00:00.000Z",
            *           "settledAt": null,
+           *           "waitingForFee": null,
            *           "actions": {
            *             "retry": true,
            *             "replace": true,
@@ -27104,6 +28924,7 @@ export interface operations {
            *           "signedAt": "2026-01-01T12:00:00.000Z",
            *           "broadcastAt": "2026-01-01T12:00:00.000Z",
            *           "settledAt": null,
+           *           "waitingForFee": null,
            *           "actions": {
            *             "retry": true,
            *             "replace": true,
@@ -27242,6 +29063,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
+      /** @description `COIN_HALTED`: the transfer's coin is halted: resume it first. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
     }
   }
   adminEscrowLegReplace: {
@@ -27333,6 +29165,7 @@ export interface operations {
            *           "signedAt": "2026-01-01T12:00:00.000Z",
            *           "broadcastAt": "2026-01-01T12:00:00.000Z",
            *           "settledAt": null,
+           *           "waitingForFee": null,
            *           "actions": {
            *             "retry": true,
            *             "replace": true,
@@ -27487,7 +29320,8 @@ export interface operations {
       content: {
         /**
          * @example {
-         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *       "reason": "Support ticket 4411: the customer asked to cancel",
+         *       "customerMessage": "Cancelled at your request"
          *     }
          */
         'application/json': {
@@ -27496,6 +29330,8 @@ export interface operations {
            * @example Customer support ticket 4711: the transfer is stuck
            */
           reason: string
+          /** @description what the customer is told (in the mail, the notification and the record); without it they read "cancelled by the platform". The `reason` is never shown to them. */
+          customerMessage?: string
         }
       }
     }
@@ -27562,6 +29398,7 @@ export interface operations {
            *           "signedAt": "2026-01-01T12:00:00.000Z",
            *           "broadcastAt": "2026-01-01T12:00:00.000Z",
            *           "settledAt": null,
+           *           "waitingForFee": null,
            *           "actions": {
            *             "retry": true,
            *             "replace": true,
@@ -28988,6 +30825,7 @@ export interface operations {
            *             "withdrawalHolds": "25000000",
            *             "treasury": "0",
            *             "platformFees": "15000000",
+           *             "platformLoss": "0",
            *             "reserved": "25000000",
            *             "total": "1590000000"
            *           }
@@ -29674,6 +31512,744 @@ export interface operations {
       500: {
         headers: {
           'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getReserves: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Reserves` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Reserves",
+           *       "data": {
+           *         "snapshots": [
+           *           {
+           *             "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *             "runId": "65f1c0a2b3c4d5e6f7a8b9e0",
+           *             "chainId": "31337",
+           *             "coin": "usdc",
+           *             "asset": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *             "decimals": 6,
+           *             "block": "1204",
+           *             "blockHash": "0x8d2af277c303adcd8461d0135b05efd804373408cb126f58c2f68d078bafafa9",
+           *             "takenAt": "2026-01-01T00:00:00.000Z",
+           *             "root": "0xe9b95d0e46ec75b8c179e9c29564b3d8d81500b9acc5b31a77033afe9fa45e99",
+           *             "liabilitiesTotal": "350000000",
+           *             "reservesTotal": "350000000",
+           *             "ratio": "1.0000",
+           *             "leafCount": 3,
+           *             "message": "WorkPay proof of reserves v1\nsnapshot: 65f1c0a2b3c4d5e6f7a8b9e1\n…",
+           *             "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+           *             "attestationAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+           *             "trigger": "schedule"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Reserves */
+            message: string
+            /**
+             * @example {
+             *       "snapshots": [
+             *         {
+             *           "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+             *           "runId": "65f1c0a2b3c4d5e6f7a8b9e0",
+             *           "chainId": "31337",
+             *           "coin": "usdc",
+             *           "asset": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+             *           "decimals": 6,
+             *           "block": "1204",
+             *           "blockHash": "0x8d2af277c303adcd8461d0135b05efd804373408cb126f58c2f68d078bafafa9",
+             *           "takenAt": "2026-01-01T00:00:00.000Z",
+             *           "root": "0xe9b95d0e46ec75b8c179e9c29564b3d8d81500b9acc5b31a77033afe9fa45e99",
+             *           "liabilitiesTotal": "350000000",
+             *           "reservesTotal": "350000000",
+             *           "ratio": "1.0000",
+             *           "leafCount": 3,
+             *           "message": "WorkPay proof of reserves v1\nsnapshot: 65f1c0a2b3c4d5e6f7a8b9e1\n…",
+             *           "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+             *           "attestationAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+             *           "trigger": "schedule"
+             *         }
+             *       ]
+             *     }
+             */
+            data: {
+              snapshots: components['schemas']['ReserveSnapshot'][]
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getReservesHistory: {
+    parameters: {
+      query?: {
+        /** @description only this coin */
+        coin?: string
+        limit?: number
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Reserves history` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Reserves history",
+           *       "data": {
+           *         "snapshots": [
+           *           {
+           *             "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *             "runId": "65f1c0a2b3c4d5e6f7a8b9e0",
+           *             "chainId": "31337",
+           *             "coin": "usdc",
+           *             "asset": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *             "decimals": 6,
+           *             "block": "1204",
+           *             "blockHash": "0x8d2af277c303adcd8461d0135b05efd804373408cb126f58c2f68d078bafafa9",
+           *             "takenAt": "2026-01-01T00:00:00.000Z",
+           *             "root": "0xe9b95d0e46ec75b8c179e9c29564b3d8d81500b9acc5b31a77033afe9fa45e99",
+           *             "liabilitiesTotal": "350000000",
+           *             "reservesTotal": "350000000",
+           *             "ratio": "1.0000",
+           *             "leafCount": 3,
+           *             "message": "WorkPay proof of reserves v1\nsnapshot: 65f1c0a2b3c4d5e6f7a8b9e1\n…",
+           *             "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+           *             "attestationAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+           *             "trigger": "schedule"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Reserves history */
+            message: string
+            /**
+             * @example {
+             *       "snapshots": [
+             *         {
+             *           "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+             *           "runId": "65f1c0a2b3c4d5e6f7a8b9e0",
+             *           "chainId": "31337",
+             *           "coin": "usdc",
+             *           "asset": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+             *           "decimals": 6,
+             *           "block": "1204",
+             *           "blockHash": "0x8d2af277c303adcd8461d0135b05efd804373408cb126f58c2f68d078bafafa9",
+             *           "takenAt": "2026-01-01T00:00:00.000Z",
+             *           "root": "0xe9b95d0e46ec75b8c179e9c29564b3d8d81500b9acc5b31a77033afe9fa45e99",
+             *           "liabilitiesTotal": "350000000",
+             *           "reservesTotal": "350000000",
+             *           "ratio": "1.0000",
+             *           "leafCount": 3,
+             *           "message": "WorkPay proof of reserves v1\nsnapshot: 65f1c0a2b3c4d5e6f7a8b9e1\n…",
+             *           "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+             *           "attestationAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+             *           "trigger": "schedule"
+             *         }
+             *       ]
+             *     }
+             */
+            data: {
+              snapshots: components['schemas']['ReserveSnapshot'][]
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getReserveSnapshot: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description snapshot identifier */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Snapshot` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Snapshot",
+           *       "data": {
+           *         "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *         "runId": "65f1c0a2b3c4d5e6f7a8b9e0",
+           *         "chainId": "31337",
+           *         "coin": "usdc",
+           *         "asset": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *         "decimals": 6,
+           *         "block": "1204",
+           *         "blockHash": "0x8d2af277c303adcd8461d0135b05efd804373408cb126f58c2f68d078bafafa9",
+           *         "takenAt": "2026-01-01T00:00:00.000Z",
+           *         "root": "0xe9b95d0e46ec75b8c179e9c29564b3d8d81500b9acc5b31a77033afe9fa45e99",
+           *         "liabilitiesTotal": "350000000",
+           *         "reservesTotal": "350000000",
+           *         "ratio": "1.0000",
+           *         "leafCount": 3,
+           *         "message": "WorkPay proof of reserves v1\nsnapshot: 65f1c0a2b3c4d5e6f7a8b9e1\n…",
+           *         "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+           *         "attestationAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+           *         "trigger": "schedule",
+           *         "reserves": [
+           *           {
+           *             "address": "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc",
+           *             "balance": "350000000",
+           *             "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Snapshot */
+            message: string
+            /**
+             * @example {
+             *       "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+             *       "runId": "65f1c0a2b3c4d5e6f7a8b9e0",
+             *       "chainId": "31337",
+             *       "coin": "usdc",
+             *       "asset": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+             *       "decimals": 6,
+             *       "block": "1204",
+             *       "blockHash": "0x8d2af277c303adcd8461d0135b05efd804373408cb126f58c2f68d078bafafa9",
+             *       "takenAt": "2026-01-01T00:00:00.000Z",
+             *       "root": "0xe9b95d0e46ec75b8c179e9c29564b3d8d81500b9acc5b31a77033afe9fa45e99",
+             *       "liabilitiesTotal": "350000000",
+             *       "reservesTotal": "350000000",
+             *       "ratio": "1.0000",
+             *       "leafCount": 3,
+             *       "message": "WorkPay proof of reserves v1\nsnapshot: 65f1c0a2b3c4d5e6f7a8b9e1\n…",
+             *       "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+             *       "attestationAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+             *       "trigger": "schedule",
+             *       "reserves": [
+             *         {
+             *           "address": "0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc",
+             *           "balance": "350000000",
+             *           "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab"
+             *         }
+             *       ]
+             *     }
+             */
+            data: {
+              /** @description snapshot identifier */
+              id: string
+              /** @description shared by the snapshots of every coin taken together, at the same block */
+              runId: string
+              /** @description EVM chain id */
+              chainId: string
+              /** @description coin reference */
+              coin: string
+              /** @description `native`, or the ERC-20 contract (lower case) */
+              asset: string
+              /** @description decimal places of the base unit */
+              decimals: number
+              /** @description the block the reserves were read at; the ledger had seen the chain up to it */
+              block: string
+              /** @description that block's hash */
+              blockHash: string
+              /** Format: date-time */
+              takenAt: string
+              /** @description the Merkle-sum root hash of the liabilities */
+              root: string
+              /** @description the root sum: what the platform owes in this coin, base units */
+              liabilitiesTotal: string
+              /** @description what the reserve addresses held at the block, base units */
+              reservesTotal: string
+              /** @description reserves / liabilities, 4 decimals rounded down; null when nothing is owed */
+              ratio: string | null
+              /** @description leaves of the tree */
+              leafCount: number
+              /** @description the attestation message (docs/reserves.md) */
+              message: string
+              /** @description EIP-191 signature of `message` by `attestationAddress` */
+              signature: string
+              /** @description lower-case address */
+              attestationAddress: string
+              trigger: 'schedule' | 'operator'
+              reserves: {
+                /** @description lower-case address */
+                address: string
+                /** @description on-chain balance at the block, base units */
+                balance: string
+                /** @description EIP-191 signature of the snapshot's message by this address's own key */
+                signature: string
+              }[]
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no snapshot has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getReserveProof: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description snapshot identifier */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Proof` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Proof",
+           *       "data": {
+           *         "snapshot": {
+           *           "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *           "runId": "65f1c0a2b3c4d5e6f7a8b9e0",
+           *           "chainId": "31337",
+           *           "coin": "usdc",
+           *           "asset": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *           "decimals": 6,
+           *           "block": "1204",
+           *           "blockHash": "0x8d2af277c303adcd8461d0135b05efd804373408cb126f58c2f68d078bafafa9",
+           *           "takenAt": "2026-01-01T00:00:00.000Z",
+           *           "root": "0xe9b95d0e46ec75b8c179e9c29564b3d8d81500b9acc5b31a77033afe9fa45e99",
+           *           "liabilitiesTotal": "350000000",
+           *           "reservesTotal": "350000000",
+           *           "ratio": "1.0000",
+           *           "leafCount": 3,
+           *           "message": "WorkPay proof of reserves v1\nsnapshot: 65f1c0a2b3c4d5e6f7a8b9e1\n…",
+           *           "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+           *           "attestationAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+           *           "trigger": "schedule"
+           *         },
+           *         "leaves": [
+           *           {
+           *             "kind": "wallet",
+           *             "id": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+           *             "balance": "100000000",
+           *             "salt": "0x0101010101010101010101010101010101010101010101010101010101010101",
+           *             "hash": "0xab8e9693c5f8231c78dd054cab75ecc7321dad0e2a261343fa394bcd6de37c3a",
+           *             "index": 0,
+           *             "path": [
+           *               {
+           *                 "side": "right",
+           *                 "hash": "0xe4e486fa3a36aa9c2f9dcbceaa7fc10b887e159c7e8e317d336a4911bc2c48b1",
+           *                 "sum": "0"
+           *               },
+           *               {
+           *                 "side": "right",
+           *                 "hash": "0x2fc80d20e2415268fd2842d8b0fc1b668bc58e225d4b9eafbea4125a31b9b5cb",
+           *                 "sum": "250000000"
+           *               }
+           *             ]
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Proof */
+            message: string
+            /**
+             * @example {
+             *       "snapshot": {
+             *         "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+             *         "runId": "65f1c0a2b3c4d5e6f7a8b9e0",
+             *         "chainId": "31337",
+             *         "coin": "usdc",
+             *         "asset": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+             *         "decimals": 6,
+             *         "block": "1204",
+             *         "blockHash": "0x8d2af277c303adcd8461d0135b05efd804373408cb126f58c2f68d078bafafa9",
+             *         "takenAt": "2026-01-01T00:00:00.000Z",
+             *         "root": "0xe9b95d0e46ec75b8c179e9c29564b3d8d81500b9acc5b31a77033afe9fa45e99",
+             *         "liabilitiesTotal": "350000000",
+             *         "reservesTotal": "350000000",
+             *         "ratio": "1.0000",
+             *         "leafCount": 3,
+             *         "message": "WorkPay proof of reserves v1\nsnapshot: 65f1c0a2b3c4d5e6f7a8b9e1\n…",
+             *         "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+             *         "attestationAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+             *         "trigger": "schedule"
+             *       },
+             *       "leaves": [
+             *         {
+             *           "kind": "wallet",
+             *           "id": "user:65f1c0a2b3c4d5e6f7a8b9c0",
+             *           "balance": "100000000",
+             *           "salt": "0x0101010101010101010101010101010101010101010101010101010101010101",
+             *           "hash": "0xab8e9693c5f8231c78dd054cab75ecc7321dad0e2a261343fa394bcd6de37c3a",
+             *           "index": 0,
+             *           "path": [
+             *             {
+             *               "side": "right",
+             *               "hash": "0xe4e486fa3a36aa9c2f9dcbceaa7fc10b887e159c7e8e317d336a4911bc2c48b1",
+             *               "sum": "0"
+             *             },
+             *             {
+             *               "side": "right",
+             *               "hash": "0x2fc80d20e2415268fd2842d8b0fc1b668bc58e225d4b9eafbea4125a31b9b5cb",
+             *               "sum": "250000000"
+             *             }
+             *           ]
+             *         }
+             *       ]
+             *     }
+             */
+            data: {
+              snapshot: components['schemas']['ReserveSnapshot']
+              leaves: {
+                kind: 'wallet' | 'escrow' | 'platform'
+                /** @description the leaf label: `user:<your id>` or `escrow:<escrow id>` */
+                id: string
+                /** @description the balance in the leaf, base units */
+                balance: string
+                /** @description the leaf salt, 32 bytes */
+                salt: string
+                /** @description the leaf hash */
+                hash: string
+                /** @description position among the leaves (ordered by hash) */
+                index: number
+                /** @description siblings from the leaf up to the root */
+                path: {
+                  /** @description where the sibling sits next to the node being recomputed */
+                  side: 'left' | 'right'
+                  /** @description sibling hash */
+                  hash: string
+                  /** @description sibling sum */
+                  sum: string
+                }[]
+              }[]
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no snapshot has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminReservesSnapshot: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Quarterly attestation for the auditors"
+         *     }
+         */
+        'application/json': {
+          /** @description why the snapshot is taken (audited) */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Snapshot taken` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Snapshot taken",
+           *       "data": {
+           *         "snapshots": [
+           *           {
+           *             "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *             "runId": "65f1c0a2b3c4d5e6f7a8b9e0",
+           *             "chainId": "31337",
+           *             "coin": "usdc",
+           *             "asset": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *             "decimals": 6,
+           *             "block": "1204",
+           *             "blockHash": "0x8d2af277c303adcd8461d0135b05efd804373408cb126f58c2f68d078bafafa9",
+           *             "takenAt": "2026-01-01T00:00:00.000Z",
+           *             "root": "0xe9b95d0e46ec75b8c179e9c29564b3d8d81500b9acc5b31a77033afe9fa45e99",
+           *             "liabilitiesTotal": "350000000",
+           *             "reservesTotal": "350000000",
+           *             "ratio": "1.0000",
+           *             "leafCount": 3,
+           *             "message": "WorkPay proof of reserves v1\nsnapshot: 65f1c0a2b3c4d5e6f7a8b9e1\n…",
+           *             "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+           *             "attestationAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+           *             "trigger": "schedule"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Snapshot taken */
+            message: string
+            /**
+             * @example {
+             *       "snapshots": [
+             *         {
+             *           "id": "65f1c0a2b3c4d5e6f7a8b9e1",
+             *           "runId": "65f1c0a2b3c4d5e6f7a8b9e0",
+             *           "chainId": "31337",
+             *           "coin": "usdc",
+             *           "asset": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+             *           "decimals": 6,
+             *           "block": "1204",
+             *           "blockHash": "0x8d2af277c303adcd8461d0135b05efd804373408cb126f58c2f68d078bafafa9",
+             *           "takenAt": "2026-01-01T00:00:00.000Z",
+             *           "root": "0xe9b95d0e46ec75b8c179e9c29564b3d8d81500b9acc5b31a77033afe9fa45e99",
+             *           "liabilitiesTotal": "350000000",
+             *           "reservesTotal": "350000000",
+             *           "ratio": "1.0000",
+             *           "leafCount": 3,
+             *           "message": "WorkPay proof of reserves v1\nsnapshot: 65f1c0a2b3c4d5e6f7a8b9e1\n…",
+             *           "signature": "0xababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab",
+             *           "attestationAddress": "0x70997970c51812dc3a010c7d01b50e0d17dc79c8",
+             *           "trigger": "schedule"
+             *         }
+             *       ]
+             *     }
+             */
+            data: {
+              snapshots: components['schemas']['ReserveSnapshot'][]
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAVAILABLE`: the chain has not been read yet, or cannot be read now. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
           [name: string]: unknown
         }
         content: {
