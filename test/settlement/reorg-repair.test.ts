@@ -20,6 +20,13 @@ beforeAll(async () => {
 })
 afterAll(() => w?.t.close())
 
+/** `workpay_reorg_findings_open{coin}` as /metrics answers it now */
+async function openFindingsMetric(coin: string): Promise<number> {
+  const res = await w.t.req({ method: 'GET', url: '/metrics' })
+  const m = new RegExp(`^workpay_reorg_findings_open\\{coin="${coin}"\\} (\\S+)$`, 'm').exec(res.body)
+  return Number(m?.[1])
+}
+
 const withdraw = (token: string, password: string, amount: number) =>
   w.t.req({
     method: 'POST',
@@ -60,6 +67,7 @@ describe('a deep reorganisation', () => {
     const hold = await s().ledger.getHold(db(), f.holdId)
     expect(hold).toMatchObject({ status: 'pending', amount: 2n * USDC, kind: 'reorg.hold' })
     expect((await api.findings('?status=open')).data.map((x: any) => x._id)).toContain(f._id)
+    expect(await openFindingsMetric('usdc')).toBe(1)
     expect((await api.findings('?status=kept')).data.map((x: any) => x._id)).not.toContain(f._id)
 
     // A withdrawal of the coin is refused while it is halted; a deposit meanwhile is recorded
@@ -139,6 +147,7 @@ describe('a deep reorganisation', () => {
     expect(notes).toEqual([{ type: 'deposit_reversed', ref: f._id }])
     expectError(await api.post(`/v1/admin/reorgs/${f._id}/reverse`), 409, 'CONFLICT')
     expectError(await api.post(`/v1/admin/reorgs/${f._id}/keep`), 409, 'CONFLICT')
+    expect(await openFindingsMetric('usdc')).toBe(0)
 
     await api.resumeAll()
     await s().wallets.scanNow()

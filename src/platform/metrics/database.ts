@@ -69,6 +69,12 @@ export interface HaltRow {
   reason: string
 }
 
+/** Deposits a deep chain reorganisation took back that no operator reversed or kept yet. */
+export interface ReorgFindingRow {
+  coin: string
+  findings: number
+}
+
 export interface CoinTotalRow {
   coin: string
   /** base units (a decimal string) */
@@ -96,6 +102,7 @@ export interface DatabaseSnapshot {
         results: ReconciliationRow[]
         halts: HaltRow[]
         custody: Array<{ coin: string; ledger: string; chain: string }>
+        reorgFindings: ReorgFindingRow[]
       }
     | undefined
   /** decimals of every coin, to show amounts in coin units */
@@ -146,7 +153,14 @@ async function reconciliation(tx: Tx): Promise<DatabaseSnapshot['reconciliation'
   const halts = (await tableExists(tx, 'coin_halts'))
     ? await rows(tx, sql<HaltRow>`select coin, reason from coin_halts where cleared_at is null`)
     : []
-  return { runs, results, halts, custody }
+  const reorgFindings = (await tableExists(tx, 'reorg_findings'))
+    ? await rows(
+        tx,
+        sql<ReorgFindingRow>`
+          select coin, count(*)::int as findings from reorg_findings where status = 'open' group by coin`,
+      )
+    : []
+  return { runs, results, halts, custody, reorgFindings }
 }
 
 /** Reads every database series in one transaction; each statement is cut off after `timeoutMs`. */

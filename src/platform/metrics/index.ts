@@ -138,6 +138,11 @@ export class Metrics {
         '1 for each coin halted by reconciliation or an operator (with its reason), 0 for every other coin',
         ['coin', 'reason'],
       ),
+      reorgFindings: gauge(
+        'workpay_reorg_findings_open',
+        'Deposits a deep chain reorganisation took back, their value held, that no operator reversed or kept yet (GET /v1/admin/reorgs), by coin',
+        ['coin'],
+      ),
       escrow: gauge('workpay_escrow_balance', 'Value held in escrow accounts, in whole coins', ['coin']),
       custodyLedger: gauge(
         'workpay_custody_ledger_total',
@@ -239,6 +244,7 @@ export class Metrics {
     for (const coin of s.coins) {
       g.escrow!.set({ coin }, 0)
       g.halted!.set({ coin }, 0)
+      g.reorgFindings!.set({ coin }, 0)
     }
     for (const e of s.escrow) g.escrow!.set({ coin: e.coin }, coins(e.coin, e.amount))
     g.disputes!.set(s.openDisputes)
@@ -282,6 +288,7 @@ export class Metrics {
         g.halted!.remove({ coin: h.coin })
         g.halted!.set({ coin: h.coin, reason: h.reason }, 1)
       }
+      for (const r of s.reconciliation.reorgFindings) g.reorgFindings!.set({ coin: r.coin }, r.findings)
       for (const c of s.reconciliation.custody) {
         g.custodyLedger!.set({ coin: c.coin }, coins(c.coin, c.ledger))
         g.custodyChain!.set({ coin: c.coin }, coins(c.coin, c.chain))
