@@ -117,6 +117,7 @@ export function fullForm(creator: Member | string, over: Record<string, unknown>
     deliveryDate: null,
     recipientCompletedJob: false,
     delivery: null,
+    inspectionPeriodDays: 14,
     completedDate: null,
     cancellationReason: '',
     issue: '',

@@ -59,6 +59,8 @@ export interface CollectionsTable {
   deliveryNote: Generated<string>
   deliveryAttachmentIds: TextArray
   deliveredAt: NullableTimestamp
+  /** the job's inspection period in days (null: the default) */
+  inspectionDays: ColumnType<number | null, number | null | undefined, number | null>
   completedAt: NullableTimestamp
   cancelledAt: NullableTimestamp
   /** how the escrow was split when a dispute ended: { creatorReleased, creatorAmount, ownerReleased, ownerAmount } */

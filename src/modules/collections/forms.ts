@@ -1,6 +1,8 @@
 // Rows → the API's forms: the full Collection, the list item, the older update shape,
 // the user summary and the bookmark.
+
 import type { TagRow } from '../account/tags.ts'
+import { autoCompleteAt, inspectionDays } from './inspection.ts'
 
 export interface UserSummaryRow {
   id: string
@@ -85,6 +87,7 @@ export interface BaseRow {
   deliveryNote: string
   deliveryAttachmentIds: string[]
   deliveredAt: Date | null
+  inspectionDays: number | null
   completedAt: Date | null
   escrowReleased: unknown
   isDeleted: boolean
@@ -137,6 +140,7 @@ function delivery(row: BaseRow, files: FileLookup) {
     attachments: row.deliveryAttachmentIds.filter((id) => files.has(id)),
     attachmentData: row.deliveryAttachmentIds.map((id) => files.get(id)).filter((f): f is object => !!f),
     deliveredAt: row.deliveredAt,
+    autoCompleteAt: autoCompleteAt(row.deliveredAt, inspectionDays(row)),
   }
 }
 
@@ -169,6 +173,7 @@ export function fullFields(row: BaseRow, tags: TagLookup, files: FileLookup = ne
     deliveryDate: row.deliveryDate,
     recipientCompletedJob: row.recipientCompletedJob,
     delivery: delivery(row, files),
+    inspectionPeriodDays: inspectionDays(row),
     completedDate: row.completedAt,
     cancellationReason: row.cancellationReason,
     issue: row.issue,

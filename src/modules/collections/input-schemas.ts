@@ -2,6 +2,7 @@
 import { type Static, Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { Id, PaginationQuery, Str } from '../../http/schemas.ts'
+import { INSPECTION_DAYS_DEFAULT, INSPECTION_DAYS_MAX, INSPECTION_DAYS_MIN } from './inspection.ts'
 import { MONEY_MAX, MONEY_PATTERN } from './payment-fee.ts'
 
 /** Text without NUL characters (PostgreSQL text cannot hold them). */
@@ -55,6 +56,13 @@ export const CreateCollectionBody = Type.Object(
     parent: Type.Optional(Id('id of the parent collection (one of the caller’s own top-level ones)')),
     attachments: Type.Optional(Attachments),
     paymentWebHook: Type.Optional(PaymentWebHook),
+    inspectionPeriodDays: Type.Optional(
+      Type.Integer({
+        minimum: INSPECTION_DAYS_MIN,
+        maximum: INSPECTION_DAYS_MAX,
+        description: `days a delivery waits for the creator before the job completes by itself and its escrow goes to the talent, ${INSPECTION_DAYS_MIN}–${INSPECTION_DAYS_MAX} (default ${INSPECTION_DAYS_DEFAULT})`,
+      }),
+    ),
   },
   {
     additionalProperties: false,

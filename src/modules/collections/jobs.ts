@@ -126,8 +126,11 @@ export class CollectionJobs {
     )
   }
 
-  /** The talent's delivery: marks the job delivered (`recipientCompletedJob`) with its note and files. */
-  async setDelivery(tx: Tx, id: string, delivery: { note: string; attachmentIds: string[] }) {
+  /**
+   * The talent's delivery: marks the job delivered (`recipientCompletedJob`) with its note and
+   * files; answers the delivery's time as recorded.
+   */
+  async setDelivery(tx: Tx, id: string, delivery: { note: string; attachmentIds: string[] }): Promise<Date> {
     const now = this.#now()
     await jobRepo.patch(
       tx,
@@ -140,6 +143,7 @@ export class CollectionJobs {
       },
       now,
     )
+    return now
   }
 
   /** Takes the delivery back (the creator asked for changes); its note and files stay on record. */

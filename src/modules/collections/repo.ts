@@ -52,6 +52,7 @@ const COLLECTION_COLUMNS = [
   'c.deliveryNote',
   'c.deliveryAttachmentIds',
   'c.deliveredAt',
+  'c.inspectionDays',
   'c.completedAt',
   'c.cancelledAt',
   'c.escrowReleased',
@@ -111,6 +112,7 @@ export interface NewCollection {
   paymentFee: string
   isPrivate: boolean
   deliveryDate: Date | null
+  inspectionDays: number | null
   tagsData: string[]
   tagIds: string[]
   tagKeys: string[]

@@ -56,6 +56,7 @@ const FIELDS = {
   meta: {},
   applications: [],
   delivery: null,
+  inspectionPeriodDays: 14,
   completedDate: null,
   cancellationReason: '',
   issue: '',

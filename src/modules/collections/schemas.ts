@@ -61,6 +61,11 @@ const Delivery = Type.Object({
     description: 'summaries of the delivered files that still exist',
   }),
   deliveredAt: Timestamp,
+  autoCompleteAt: Type.String({
+    format: 'date-time',
+    description:
+      'when the job completes by itself (its escrow released to the talent) unless the creator completes it, asks for changes or a dispute is raised first: deliveredAt + inspectionPeriodDays',
+  }),
 })
 
 const EscrowReleased = Type.Object(
@@ -104,6 +109,9 @@ export const fullFields = {
   deliveryDate: Type.Union([Timestamp, Type.Null()]),
   recipientCompletedJob: Type.Boolean({ description: 'the talent delivered the job' }),
   delivery: Type.Union([Delivery, Type.Null()], { description: 'the talent’s delivery; null before it' }),
+  inspectionPeriodDays: Type.Integer({
+    description: 'days a delivery waits for the creator before the job completes by itself (default 14)',
+  }),
   completedDate: Type.Union([Timestamp, Type.Null()], { description: 'when the creator completed the job' }),
   cancellationReason: Type.String({ description: 'the creator’s reason, once cancelled; empty otherwise' }),
   issue: Type.String({ description: 'the reason of the dispute raised on the job; empty otherwise' }),

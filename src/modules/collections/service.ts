@@ -145,6 +145,7 @@ export class CollectionService extends CollectionReads {
       paymentFee: input.paymentFee === undefined ? '0' : paymentFeeText(input.paymentFee),
       isPrivate: input.isPrivate ?? false,
       deliveryDate,
+      inspectionDays: 'inspectionPeriodDays' in input ? (input.inspectionPeriodDays ?? null) : null,
       tagsData: tagNames,
       tagIds: tags.map((t) => t.id),
       tagKeys: tags.map((t) => t.key),

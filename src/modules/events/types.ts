@@ -15,6 +15,8 @@ export interface EventData {
   'application.rejected': { applicationId: string; collectionId: string }
   'collection.delivered': { collectionId: string }
   'collection.completed': { collectionId: string }
+  /** a delivered job completes by itself in `daysLeft` days (at `autoCompleteAt`) unless answered */
+  'collection.inspection_ending': { collectionId: string; daysLeft: number; autoCompleteAt: string }
   'collection.cancelled': { collectionId: string }
   'dispute.opened': { disputeId: string; collectionId: string }
   'dispute.decided': { disputeId: string; collectionId: string }
@@ -51,6 +53,7 @@ export const EVENT_TYPES = [
   'application.rejected',
   'collection.delivered',
   'collection.completed',
+  'collection.inspection_ending',
   'collection.cancelled',
   'dispute.opened',
   'dispute.decided',

@@ -23,6 +23,7 @@ export const NOTIFICATION_TYPES = [
   'deposit_reversed',
   'referral_signup',
   'referral_job_completed',
+  'inspection_ending',
 ] as const
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number]
 
@@ -35,6 +36,7 @@ export const DEFAULT_EMAIL_TYPES: readonly NotificationType[] = [
   'assigned_job',
   'job_delivered',
   'job_completed',
+  'inspection_ending',
   'JOB_CANCEL',
   'escrow_funded',
   'dispute_opened',
@@ -100,6 +102,12 @@ const describe: Describe = {
     type: 'job_delivered',
     title: 'Job delivered',
     description: 'The talent delivered your job; review it and complete it or ask for changes.',
+    ref: e.data.collectionId,
+  }),
+  'collection.inspection_ending': (e) => ({
+    type: 'inspection_ending',
+    title: `Job completes in ${e.data.daysLeft} day${e.data.daysLeft === 1 ? '' : 's'}`,
+    description: `A delivered job completes by itself on ${e.data.autoCompleteAt.slice(0, 10)} and its escrow is released to the talent, unless the creator completes it, asks for changes or a dispute is raised first.`,
     ref: e.data.collectionId,
   }),
   'collection.completed': (e) => ({

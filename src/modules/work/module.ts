@@ -11,6 +11,13 @@ import { jobRoutes } from './routes-jobs.ts'
 import { reviewRoutes } from './routes-reviews.ts'
 import { ApplicationService } from './service-applications.ts'
 import { DisputeService } from './service-disputes.ts'
+import {
+  INSPECTION_RELEASE,
+  INSPECTION_REMINDER,
+  type InspectionJob,
+  type InspectionReminder,
+  InspectionService,
+} from './service-inspection.ts'
 import { InviteService } from './service-invites.ts'
 import { LifecycleService, SPLIT_JOB, type SplitJob } from './service-lifecycle.ts'
 import { ReviewService } from './service-reviews.ts'
@@ -19,6 +26,8 @@ import { UpdateService } from './service-updates.ts'
 declare module '../../platform/jobs/queue.ts' {
   interface JobPayloads {
     'work.escrow_split': SplitJob
+    'work.inspection_release': InspectionJob
+    'work.inspection_reminder': InspectionReminder
   }
 }
 
@@ -26,17 +35,20 @@ export interface WorkServices {
   invites: InviteService
   applications: ApplicationService
   lifecycle: LifecycleService
+  inspection: InspectionService
   updates: UpdateService
   disputes: DisputeService
   reviews: ReviewService
 }
 
 export function buildWork(deps: WorkDeps) {
-  const lifecycle = new LifecycleService(deps)
+  const inspection = new InspectionService(deps)
+  const lifecycle = new LifecycleService(deps, inspection)
   const work: WorkServices = {
     invites: new InviteService(deps),
     applications: new ApplicationService(deps),
     lifecycle,
+    inspection,
     updates: new UpdateService(deps, lifecycle),
     disputes: new DisputeService(deps),
     reviews: new ReviewService(deps),
@@ -44,6 +56,13 @@ export function buildWork(deps: WorkDeps) {
   // The split of a cancelled or disputed job's escrow: retried with backoff until it is sent
   // (the chain may be down, a coin halted); each run is idempotent.
   deps.jobs.register(SPLIT_JOB, (job) => work.disputes.payOut(job), { maxAttempts: 1000, baseDelayMs: 5000 })
+  // A delivered job's inspection period: the reminders, and the release once it is over (retried
+  // like the split: the chain may be down; each run is idempotent).
+  deps.jobs.register(INSPECTION_REMINDER, (p) => inspection.remind(p))
+  deps.jobs.register(INSPECTION_RELEASE, (p) => inspection.release(p), {
+    maxAttempts: 1000,
+    baseDelayMs: 5000,
+  })
   return { work }
 }
 

@@ -8,6 +8,7 @@ import type { JobRow } from '../collections/jobs.ts'
 import { roleOf, visibleJob, type WorkDeps } from './context.ts'
 import { applicationRepo, audit, inviteRepo } from './repo.ts'
 import type { CancelInput, DeliverInput } from './schemas.ts'
+import type { InspectionService } from './service-inspection.ts'
 import { type Action, checkTransition, phaseOf } from './states.ts'
 
 /** The durable job that pays a cancelled or disputed job's escrow out (see service-disputes.ts). */
@@ -25,7 +26,10 @@ export interface SplitJob {
 }
 
 export class LifecycleService {
-  constructor(private readonly deps: WorkDeps) {}
+  constructor(
+    private readonly deps: WorkDeps,
+    private readonly inspection: InspectionService,
+  ) {}
 
   /** Loads the job locked and checks the caller may take `action` now; answers the next phase. */
   async #step(tx: Tx, userId: string, id: string, action: Action) {
@@ -39,10 +43,11 @@ export class LifecycleService {
     const attachments = [...new Set(input.attachments ?? [])]
     if (attachments.length)
       await this.deps.files.assertOwned(tx, userId, attachments, { path: '/attachments' })
-    await this.deps.collections.jobs.setDelivery(tx, job.id, {
+    const deliveredAt = await this.deps.collections.jobs.setDelivery(tx, job.id, {
       note: (input.note ?? '').trim(),
       attachmentIds: attachments,
     })
+    await this.inspection.schedule(tx, job, deliveredAt)
     await this.deps.events.emit(tx, {
       type: 'collection.delivered',
       actorId: userId,
