@@ -41,7 +41,7 @@ export const EXTERNAL = [
   'pino-pretty',
   'thread-stream',
   '@fastify/swagger',
-  '@fastify/swagger-ui',
+  '@scalar/fastify-api-reference',
   '@aws-sdk/*',
   'nodemailer',
   'ioredis',
