@@ -4,6 +4,7 @@ import type { ColumnType, Generated } from 'kysely'
 import type { AccountTables } from './tables/accounts.ts'
 import type { AdminTables } from './tables/admin.ts'
 import type { ChainTables } from './tables/chain.ts'
+import type { ConnectionFilterTables } from './tables/connection-filters.ts'
 import type { CollectionTables } from './tables/collections.ts'
 import type { EscrowTables } from './tables/escrow.ts'
 import type { EventTables } from './tables/events.ts'
@@ -192,7 +193,8 @@ export interface DB
     SocialTables,
     WebhookTables,
     ReorgTables,
-    ReserveTables {
+    ReserveTables,
+    ConnectionFilterTables {
   tags: TagsTable
   bookmarks: BookmarksTable
   users: UsersTable
