@@ -1,15 +1,20 @@
+// @ts-check
 // Every action goes through one dialog: what it does, its own fields if any, and the reason the
 // audit log keeps (required, 3–500 characters). The dialog is a native <dialog> (focus stays in
 // it, Esc closes it); the answer or the error is shown before anything else happens.
 import { ApiError } from './api.js'
 import { clear, h, uid } from './dom.js'
 
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let toastTimer
+
+/** @param {string} text */
 export function toast(text) {
   const el = document.getElementById('toast')
   el.textContent = text
   el.classList.add('shown')
-  clearTimeout(toast.timer)
-  toast.timer = setTimeout(() => el.classList.remove('shown'), 6000)
+  clearTimeout(toastTimer)
+  toastTimer = setTimeout(() => el.classList.remove('shown'), 6000)
 }
 
 function field(f) {
@@ -54,7 +59,7 @@ function field(f) {
  * `done()` runs after a success (e.g. reload the table).
  */
 export function openAction({ title, text, fields = [], confirm = 'Confirm', danger = false, send, done }) {
-  const dialog = document.getElementById('dialog')
+  const dialog = /** @type {HTMLDialogElement} */ (document.getElementById('dialog'))
   const opener = document.activeElement
   const error = h('p', { class: 'error', role: 'alert' })
   const reasonId = uid('reason')
@@ -82,6 +87,7 @@ export function openAction({ title, text, fields = [], confirm = 'Confirm', dang
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault()
     if (!form.reportValidity()) return
+    /** @type {Record<string, unknown>} */
     const values = Object.fromEntries(new FormData(form).entries())
     values.reason = String(values.reason).trim()
     for (const f of fields)

@@ -1,3 +1,4 @@
+// @ts-check
 // The API from the console: same origin, the bearer token kept in sessionStorage (gone when the
 // tab closes, never in localStorage or a cookie), every answer unwrapped from the envelope.
 const TOKEN = 'workpay.admin.token'
@@ -14,7 +15,15 @@ export const session = {
   },
 }
 
+/** @typedef {import('../../../clients/typescript/index.ts').ErrorCode} ErrorCode */
+
 export class ApiError extends Error {
+  /**
+   * @param {number} status
+   * @param {ErrorCode | 'NETWORK' | 'BAD_ANSWER' | 'ERROR'} code the catalogue's code, or what the console saw itself
+   * @param {string} message
+   * @param {Record<string, unknown>} [data]
+   */
   constructor(status, code, message, data) {
     super(message)
     this.status = status

@@ -1,3 +1,4 @@
+// @ts-check
 // The coins the platform handles, with operators' settings over them and the Add coin form.
 import { get } from './api.js'
 import { h } from './dom.js'

@@ -1,3 +1,4 @@
+// @ts-check
 // The dashboard: what is held per coin, whether the ledger agrees with the chain (halted coins with
 // their resume action, a reconciliation run on demand), transfers in flight and the job queue with
 // their ages, and two plots: deposits and withdrawals over time, and the ages of open transfers.
@@ -324,6 +325,10 @@ async function agesCard() {
 
 const flowState = { coin: undefined, days: 14 }
 
+/**
+ * @param {HTMLElement} main
+ * @param {{ navigate: (section: string, query?: URLSearchParams, opts?: { replace?: boolean }) => void, query?: URLSearchParams }} opts
+ */
 export async function renderDashboard(main, { navigate }) {
   const reload = () => navigate('dashboard', new URLSearchParams(), { replace: true })
   clear(main).append(h('h1', {}, 'Dashboard'), h('p', { class: 'muted', 'aria-busy': 'true' }, 'Loading…'))
@@ -343,7 +348,8 @@ export async function renderDashboard(main, { navigate }) {
   flowState.coin ??= coins[0]
   const flowsSlot = h('div', { class: 'slot' })
   const drawFlows = async () => {
-    const focused = flowsSlot.contains(document.activeElement) ? document.activeElement.name : null
+    const active = /** @type {HTMLInputElement | null} */ (document.activeElement)
+    const focused = active && flowsSlot.contains(active) ? active.name : null
     const next = await flowsCard(coins, flowState, drawFlows)
     clear(flowsSlot).append(next)
     if (focused) flowsSlot.querySelector(`[name="${focused}"]`)?.focus()

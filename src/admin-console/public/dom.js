@@ -1,3 +1,4 @@
+// @ts-check
 // A small element builder: text is always set as text (never parsed as HTML), events are
 // listeners, so no inline script or style is ever produced (the page's CSP forbids both).
 const SVG_NS = 'http://www.w3.org/2000/svg'

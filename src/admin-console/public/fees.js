@@ -1,3 +1,4 @@
+// @ts-check
 // The platform's fees: per coin what the fee address holds, what a sweep in flight reserves, what
 // can be swept and where to, with a Sweep action (the amount in whole coins, or all of it); below,
 // the latest sweeps with their state and transaction.

@@ -1,3 +1,4 @@
+// @ts-check
 // Showing values: base units as exact decimals (BigInt arithmetic, never floating point), ages,
 // times and long ids.
 const decimalsOf = new Map()

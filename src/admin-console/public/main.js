@@ -1,3 +1,4 @@
+// @ts-check
 // The console's frame: the session (signed in? admin? second factor fresh?), the sections and the
 // address (`#/<section>?<filters>`), and the keyboard shortcuts (press ? for the list).
 import { ApiError, call, get, session } from './api.js'
@@ -151,13 +152,15 @@ async function loadCoins() {
   }
 }
 
+const help = /** @type {HTMLDialogElement} */ (document.getElementById('help'))
+
 function openHelp() {
-  document.getElementById('help').showModal()
+  help.showModal()
 }
 
 document.getElementById('help-close').addEventListener('submit', (ev) => {
   ev.preventDefault()
-  document.getElementById('help').close()
+  help.close()
 })
 document.getElementById('skip').addEventListener('click', (ev) => {
   ev.preventDefault()
@@ -209,7 +212,9 @@ document.addEventListener('keydown', (ev) => {
       openHelp()
       break
     case '/': {
-      const first = main.querySelector('[data-filter], .filters select, .filters input')
+      const first = /** @type {HTMLElement | null} */ (
+        main.querySelector('[data-filter], .filters select, .filters input')
+      )
       if (first) {
         ev.preventDefault()
         first.focus()
@@ -222,7 +227,9 @@ document.addEventListener('keydown', (ev) => {
       break
     case '[':
     case ']': {
-      const btn = main.querySelector(`[data-page="${ev.key === '[' ? 'prev' : 'next'}"]`)
+      const btn = /** @type {HTMLButtonElement | null} */ (
+        main.querySelector(`[data-page="${ev.key === '[' ? 'prev' : 'next'}"]`)
+      )
       if (btn && !btn.disabled) btn.click()
       break
     }

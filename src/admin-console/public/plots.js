@@ -1,3 +1,4 @@
+// @ts-check
 // Plots as inline SVG, drawn here: a line chart (deposits and withdrawals over time) and a stacked
 // bar chart (open transfers by age). Each has a title and a description for screen readers, a
 // tooltip per point or bar, and its numbers in a table under a disclosure.

@@ -1,3 +1,4 @@
+// @ts-check
 // Deep chain reorganisations: the deposits a reorganisation took back, what is held of each and
 // what was already spent; an open one is reversed (the credit taken back, the owner notified) or
 // kept (only once the deposit is on the canonical chain again with its confirmations).

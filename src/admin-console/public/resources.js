@@ -1,3 +1,4 @@
+// @ts-check
 // The admin API's lists as the console shows them: where each list is, its filters, its columns
 // and each row's actions (every action asks for a reason; the audit log keeps it).
 import { coinsResource } from './coins.js'
@@ -5,6 +6,17 @@ import { h } from './dom.js'
 import { feesResource } from './fees.js'
 import { age, amount, short, since, time } from './format.js'
 import { reorgsResource } from './reorgs.js'
+
+// Row types come from the published client (clients/typescript), checked by `tsc -p src/admin-console`.
+/** @typedef {import('../../../clients/typescript/index.ts').AdminTransfer} AdminTransfer */
+/** @typedef {import('../../../clients/typescript/index.ts').AdminWithdrawal} AdminWithdrawal */
+/** @typedef {import('../../../clients/typescript/index.ts').AdminUser} AdminUser */
+/** @typedef {import('../../../clients/typescript/index.ts').AdminAuditRecord} AdminAuditRecord */
+/**
+ * A list's columns over rows of type T.
+ * @template T
+ * @typedef {Array<{ label: string, num?: boolean, cell: (row: T) => string | Node }>} Columns
+ */
 
 const code = (v, n) => (v ? h('code', { title: String(v) }, short(v, n)) : '—')
 const money = (row, field = 'amount') => amount(row[field], row.coin, row.decimals ?? undefined)
@@ -48,16 +60,16 @@ export const resources = [
       { name: 'purpose', label: 'Purpose', type: 'search', placeholder: 'withdrawal, escrow.payout…' },
     ],
     rowLabel: (r) => `transfer ${short(idOf(r), 8)}`,
-    columns: [
+    columns: /** @type {Columns<AdminTransfer>} */ ([
       { label: 'Transfer', cell: (r) => code(idOf(r), 8) },
       { label: 'Purpose', cell: (r) => r.purpose },
       { label: 'Amount', num: true, cell: (r) => money(r) },
-      { label: 'To', cell: (r) => code(r.to ?? r.toAddress, 10) },
+      { label: 'To', cell: (r) => code(r.to, 10) },
       { label: 'State', cell: (r) => state(r.status) },
       { label: 'Age', num: true, cell: ageOf },
       { label: 'Failures', num: true, cell: (r) => String(r.failures ?? 0) },
       { label: 'Last error', cell: (r) => r.lastError ?? '' },
-    ],
+    ]),
     actions: [
       {
         label: 'Run now',
@@ -79,7 +91,7 @@ export const resources = [
         when: (r) => r.actions?.cancel,
         path: (r) => `/v1/admin/transfers/${idOf(r)}/cancel`,
         text: (r) =>
-          `${money(r)} (${r.purpose}) to ${r.to ?? r.toAddress}. Only while nothing of it was signed: the transfer fails and its value goes back to the account that funded it, exactly once.`,
+          `${money(r)} (${r.purpose}) to ${r.to}. Only while nothing of it was signed: the transfer fails and its value goes back to the account that funded it, exactly once.`,
         fields: customerMessageField,
         body: withCustomerMessage,
       },
@@ -94,7 +106,7 @@ export const resources = [
     path: '/v1/admin/withdrawals',
     filters: [statusFilter(['failing', 'pending', 'processing', 'completed', 'failed'])],
     rowLabel: (r) => `withdrawal ${short(idOf(r), 8)}`,
-    columns: [
+    columns: /** @type {Columns<AdminWithdrawal>} */ ([
       { label: 'Withdrawal', cell: (r) => code(idOf(r), 8) },
       { label: 'User', cell: (r) => r.email ?? code(r.userId, 8) },
       { label: 'Amount', num: true, cell: (r) => money(r) },
@@ -104,7 +116,7 @@ export const resources = [
       { label: 'Attempts', num: true, cell: (r) => String(r.retryCount ?? 0) },
       { label: 'Age', num: true, cell: ageOf },
       { label: 'Last error', cell: (r) => r.lastError ?? '' },
-    ],
+    ]),
     actions: [
       {
         label: 'Retry',
@@ -277,14 +289,14 @@ export const resources = [
       { name: 'suspended', label: 'Suspended', type: 'select', options: ['', 'true', 'false'] },
     ],
     rowLabel: (r) => r.email ?? short(idOf(r), 8),
-    columns: [
+    columns: /** @type {Columns<AdminUser>} */ ([
       { label: 'Email', cell: (r) => r.email ?? '—' },
       { label: 'Name', cell: (r) => `${r.firstName ?? ''} ${r.lastName ?? ''}`.trim() },
       { label: 'Role', cell: (r) => r.role },
       { label: 'Two-factor', cell: (r) => (r.twoFaEnabled ? r.twoFaType : 'off') },
       { label: 'State', cell: (r) => state(r.suspended ? 'suspended' : 'active') },
       { label: 'Last login', cell: (r) => time(r.lastLoginAt) },
-    ],
+    ]),
     actions: [
       {
         label: 'Suspend',
@@ -326,7 +338,7 @@ export const resources = [
     ],
     exportPath: '/v1/admin/audit/export',
     rowLabel: (r) => `record ${short(idOf(r), 8)}`,
-    columns: [
+    columns: /** @type {Columns<AdminAuditRecord>} */ ([
       { label: 'When', cell: (r) => time(r.createdAt) },
       {
         label: 'Admin',
@@ -336,6 +348,6 @@ export const resources = [
       { label: 'Target', cell: (r) => `${r.targetType} ${short(r.targetId, 10)}` },
       { label: 'Reason', cell: (r) => r.reason },
       { label: 'Request', cell: (r) => code(r.requestId, 8) },
-    ],
+    ]),
   },
 ]

@@ -1,3 +1,4 @@
+// @ts-check
 // Signing in: the admin's account (email and password, then its two-factor code when that is on),
 // then the admin second factor that elevates the session for the admin routes (the authenticator
 // code, or a code mailed on request). The token is kept in sessionStorage only.
@@ -49,7 +50,11 @@ function show(main, el) {
   el.querySelector('input')?.focus()
 }
 
-/** Email and password, then the account's own two-factor step when it is on. */
+/**
+ * Email and password, then the account's own two-factor step when it is on.
+ * @param {HTMLElement} main
+ * @param {{ onSignedIn: () => unknown, notice?: string }} opts
+ */
 export function renderSignIn(main, { onSignedIn, notice }) {
   const el = form(
     'Sign in',

@@ -1,3 +1,4 @@
+// @ts-check
 // One list view for every admin resource (resources.js): filters kept in the address (a view can
 // be linked and reloaded), a table with a caption and column headers, each row's actions as
 // buttons, and pages. Keys: `/` focuses the first filter, `[` and `]` turn pages.
