@@ -1,7 +1,8 @@
 // The console as support and finance use it, in headless Chromium: cancelling a customer's
 // withdrawal (the dialog names the amount, the user and the address, its buttons say what they do,
 // and the operator's reason stays in the audit log while the customer reads only the message typed
-// for them), then the audit log by day with admins' emails, exported as CSV.
+// for them), then the audit log by day with admins' emails, exported as CSV, and a sign-out that
+// revokes the session.
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { adminEnv, createAdmin, runId } from '../admin/helpers.ts'
@@ -119,5 +120,17 @@ it('filters the audit log by day, shows who acted by email, and exports what it 
   await page.getByRole('button', { name: 'Apply' }).click()
   await page.locator('#main[aria-busy="false"]').waitFor()
   await expect(page.getByRole('row').filter({ hasText: 'withdrawal.cancel' }).count()).resolves.toBe(0)
+  expect(problems).toEqual([])
+})
+
+it('signs out for good: the token the console held is refused afterwards', async () => {
+  const { page, problems } = browser
+  const token = await page.evaluate(() => sessionStorage.getItem('workpay.admin.token'))
+  expect(token).toBeTruthy()
+  expect((await t.req({ method: 'GET', url: '/v1/account', token: token! })).statusCode).toBe(200)
+  await page.getByRole('button', { name: 'Sign out' }).click()
+  await page.getByText('Signed out.').waitFor()
+  expect(await page.evaluate(() => sessionStorage.getItem('workpay.admin.token'))).toBeNull()
+  expect((await t.req({ method: 'GET', url: '/v1/account', token: token! })).statusCode).toBe(401)
   expect(problems).toEqual([])
 })

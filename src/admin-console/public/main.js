@@ -87,9 +87,13 @@ function hideFrame() {
   clear(who)
 }
 
+/** Ends the step-up and revokes the session itself: the token is refused everywhere afterwards. */
 async function signOut() {
   try {
     if (session.token) await call('DELETE', '/v1/admin/session')
+  } catch {}
+  try {
+    if (session.token) await call('POST', '/v1/account/logout')
   } catch {}
   session.clear()
   adminSession = undefined
