@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   INVALID_CREDENTIALS: 401,
   EMAIL_NOT_VERIFIED: 403,
   FORBIDDEN: 403,
+  CONNECTION_FILTERED: 403,
   NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   REQUEST_TIMEOUT: 408,
@@ -73,6 +74,9 @@ export const errors = {
       'Verify your email first; a new code can be requested with /v1/auth/verify/resend',
     ),
   forbidden: (message = 'You may not do this') => new AppError('FORBIDDEN', message),
+  /** the person reached set a connection filter the caller does not pass (`rule` names it) */
+  connectionFiltered: (message: string, rule: Record<string, unknown>) =>
+    new AppError('CONNECTION_FILTERED', message, { rule }),
   notFound: (what: string) => new AppError('NOT_FOUND', `${what} not found`),
   conflict: (message: string) => new AppError('CONFLICT', message),
   insufficientBalance: (message = 'Insufficient balance') => new AppError('INSUFFICIENT_BALANCE', message),

@@ -160,6 +160,18 @@ const SAMPLES: Record<ErrorCode, { message: string; data?: Record<string, unknow
     message: 'Verify your email first; a new code can be requested with /v1/auth/verify/resend',
   },
   FORBIDDEN: { message: 'You may not do this' },
+  CONNECTION_FILTERED: {
+    message: 'Ada accepts invites only from people with an afroScore greater than 50',
+    data: {
+      rule: {
+        _id: '6b04837cbce238a5cbe00a90',
+        event: 'INVITE',
+        key: 'afroScore',
+        decider: 'greater_than',
+        value: 50,
+      },
+    },
+  },
   NOT_FOUND: { message: 'record not found' },
   METHOD_NOT_ALLOWED: { message: 'Method not allowed' },
   REQUEST_TIMEOUT: { message: 'Request timeout' },
