@@ -57,10 +57,11 @@ describe('EVM_RPC_URLS and EVM_RPC_URL', () => {
   it('production accepts either variable, and names EVM_RPC_URL when neither is set', () => {
     const base = { NODE_ENV: 'production' }
     expect(problemsOf(base)).toContain('EVM_RPC_URL is required when NODE_ENV=production')
-    for (const env of [
+    const either: Record<string, string>[] = [
       { EVM_RPC_URLS: 'https://a.example,https://b.example' },
       { EVM_RPC_URL: 'https://a.example' },
-    ])
+    ]
+    for (const env of either)
       expect(problemsOf({ ...base, ...env }).filter((p) => p.includes('EVM_RPC'))).toEqual([])
   })
 })
