@@ -48,12 +48,14 @@ export const outgoingRepo = {
       .execute()
   },
 
-  /** Sets (or clears, null) what the transfer waits for the fee for. */
+  /** Sets (or clears, null) what an open transfer waits for the fee for (a settled one waits for
+   * nothing: its settlement cleared it). */
   async setFeeWait(ex: Executor, id: string, wait: FeeWait | null, at: Date) {
     await ex
       .updateTable('outgoingTransfers')
       .set({ waitingForFee: wait === null ? null : JSON.stringify(wait), updatedAt: at })
       .where('id', '=', id)
+      .where('status', 'not in', ['completed', 'failed'])
       .execute()
   },
 
