@@ -83,7 +83,7 @@ export function adminCalls(w: ReorgWorld) {
   const get = (url: string, token = w.admin.token) => t.req({ method: 'GET', url, token })
   const post = (
     url: string,
-    payload: unknown = { reason: 'reorg checked on the explorer' },
+    payload: Record<string, unknown> = { reason: 'reorg checked on the explorer' },
     token = w.admin.token,
   ) => t.req({ method: 'POST', url, token, payload })
   return {
