@@ -19,6 +19,7 @@ import { registerOpenApi } from './http/openapi.ts'
 import { registerRateLimit } from './http/rate-limit.ts'
 import { Readiness, type Role, registerProbes } from './http/ready.ts'
 import { registerSecurityHeaders, SECURITY_HEADERS } from './http/security-headers.ts'
+import { registerWriteLimits } from './http/write-limits.ts'
 import { validatorCompiler } from './http/validation.ts'
 import { accountHttp } from './modules/account/module.ts'
 import { adminHttp } from './modules/admin/module.ts'
@@ -163,6 +164,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     await redis?.quit().catch(() => {})
   })
   await registerRateLimit(app, redis)
+  registerWriteLimits(app, config.rateLimit.writes)
   registerAuth(app, (bearer) => services.auth.authenticate(bearer))
 
   const readiness = new Readiness({

@@ -13,6 +13,7 @@ import {
   evmRpcUrls,
   feeSweepAddresses,
 } from './config-env.ts'
+import { type WriteLimits, writeLimits } from './http/write-limits.ts'
 
 export interface RateLimitConfig {
   /** requests per window per client IP on the sensitive auth routes */
@@ -21,6 +22,8 @@ export interface RateLimitConfig {
   authPerEmail: number
   /** window length in milliseconds */
   windowMs: number
+  /** limits on repeated writes per account and per IP (src/http/write-limits.ts) */
+  writes: WriteLimits
 }
 
 export interface Config {
@@ -241,6 +244,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       authPerIp: int('RATE_LIMIT_AUTH_PER_IP', 30, 1, 1_000_000),
       authPerEmail: int('RATE_LIMIT_AUTH_PER_EMAIL', 10, 1, 1_000_000),
       windowMs: int('RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 24 * 3600 * 1000),
+      writes: writeLimits(str('RATE_LIMIT_WRITES'), int('RATE_LIMIT_WRITES_SCALE', 1, 1, 1_000_000), problems),
     },
     runWorkers: bool('RUN_WORKERS', true),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 25_000, 1000, 10 * 60_000),

@@ -18,6 +18,8 @@ export const TEST_ENV = {
   KEY_ENCRYPTION_KEY: '11'.repeat(32),
   RATE_LIMIT_AUTH_PER_IP: '100000',
   RATE_LIMIT_AUTH_PER_EMAIL: '100000',
+  // the limits on repeated writes, far out of reach (test/http/write-limits.test.ts sets its own)
+  RATE_LIMIT_WRITES_SCALE: '10000',
   LOG_LEVEL: 'silent',
 }
 
