@@ -28,6 +28,7 @@ import { web3Http } from './modules/auth/web3-module.ts'
 import { bookmarksHttp } from './modules/bookmarks/module.ts'
 import { chatHttp } from './modules/chat/module.ts'
 import { collectionsHttp } from './modules/collections/module.ts'
+import { connectionFiltersHttp } from './modules/connections/module.ts'
 import type { Services } from './modules/core.ts'
 import { escrowHttp } from './modules/escrow/module.ts'
 import { feedsHttp } from './modules/feeds/module.ts'
@@ -79,6 +80,7 @@ const routes: ((app: FastifyInstance, s: Services) => Promise<void>)[] = [
   notificationsHttp,
   liveHttp,
   chatHttp,
+  connectionFiltersHttp,
   feedsHttp,
   webhooksHttp,
   referralsHttp,

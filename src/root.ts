@@ -15,6 +15,7 @@ import { buildWeb3 } from './modules/auth/web3-module.ts'
 import { buildBookmarks } from './modules/bookmarks/module.ts'
 import { buildChat } from './modules/chat/module.ts'
 import { buildCollections } from './modules/collections/module.ts'
+import { buildConnectionFilters } from './modules/connections/module.ts'
 import { buildEscrow } from './modules/escrow/module.ts'
 import { buildEvents } from './modules/events/module.ts'
 import { buildFeeds } from './modules/feeds/module.ts'
@@ -221,7 +222,18 @@ export async function buildServices(deps: RootDeps) {
       platformFeePercent: config.platformFeePercent,
       platformFeeAddress: fees.feeAddress,
     })
-    const { work } = buildWork({ db, clock, jobs, collections, escrow, files: files.files, accounts, events })
+    const { connectionFilters } = buildConnectionFilters({ db, clock, people: accounts })
+    const { work } = buildWork({
+      db,
+      clock,
+      jobs,
+      collections,
+      escrow,
+      files: files.files,
+      accounts,
+      events,
+      connections: connectionFilters,
+    })
     const { feeds } = buildFeeds({ db, clock, events, people: collections.jobs })
     const { bookmarks } = buildBookmarks({
       db,
@@ -237,6 +249,7 @@ export async function buildServices(deps: RootDeps) {
       live,
       files: files.files,
       collections: { get: (ex, id) => collections.jobs.get(ex, id) },
+      connections: connectionFilters,
     })
     const { moderation, admin } = await buildAdmin({
       db,
@@ -304,6 +317,7 @@ export async function buildServices(deps: RootDeps) {
       work,
       live,
       chat,
+      connectionFilters,
       moderation,
       admin,
       reserves,

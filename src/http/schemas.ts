@@ -161,11 +161,11 @@ const SAMPLES: Record<ErrorCode, { message: string; data?: Record<string, unknow
   },
   FORBIDDEN: { message: 'You may not do this' },
   CONNECTION_FILTERED: {
-    message: 'Ada accepts invites only from people with an afroScore greater than 50',
+    message: 'This user accepts invites only from people with afroScore greater than 50',
     data: {
       rule: {
         _id: '6b04837cbce238a5cbe00a90',
-        event: 'INVITE',
+        event: 'SEND_INVITE',
         key: 'afroScore',
         decider: 'greater_than',
         value: 50,

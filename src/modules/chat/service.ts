@@ -1,10 +1,12 @@
 // Chat: a conversation per collection (its creator and its assigned talent) and direct ones
 // between two users who share a collection; messages with an optional attachment (a file of the
 // sender), read receipts, and a live push of each to the other participants on commit.
+
 import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { isId, newId } from '../../platform/crypto/ids.ts'
+import type { ConnectionGate } from '../connections/service.ts'
 import { publishLive } from '../live/publish.ts'
 import { type ConversationRow, chatRepo, type MessageRow } from './repo.ts'
 
@@ -29,6 +31,8 @@ export interface ChatDeps {
   clock: Clock
   collections: ChatCollections
   files: ChatFiles
+  /** the recipient's connection filters, checked before a new direct conversation */
+  connections: ConnectionGate
 }
 
 export type OpenConversation = { collectionId: string } | { recipientId: string }
@@ -48,6 +52,13 @@ export class ChatService {
   /** The caller's conversation of a collection, or with a user; made on first use. */
   async open(userId: string, input: OpenConversation) {
     const now = this.deps.clock.now()
+    // A new direct conversation passes the recipient's rules (read before the transaction opens);
+    // one that exists already is simply answered.
+    if ('recipientId' in input && input.recipientId !== userId && isId(input.recipientId)) {
+      const pairKey = [userId, input.recipientId].sort().join(':')
+      if (!(await chatRepo.find(this.deps.db, { pairKey })))
+        await this.deps.connections.check(input.recipientId, userId, 'CREATE_CONVERSATION')
+    }
     const id = await this.deps.db.transaction().execute(async (tx) => {
       if ('collectionId' in input) {
         const parties = await this.#collectionParties(tx, input.collectionId, userId)

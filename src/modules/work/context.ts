@@ -10,6 +10,7 @@ import type { AccountService } from '../account/service.ts'
 import type { JobRow } from '../collections/jobs.ts'
 import { paymentFeeText } from '../collections/payment-fee.ts'
 import type { CollectionService } from '../collections/service.ts'
+import type { ConnectionGate } from '../connections/service.ts'
 import type { EscrowService } from '../escrow/service.ts'
 import type { EventService } from '../events/service.ts'
 import { applicationRepo, audit, inviteRepo } from './repo.ts'
@@ -34,6 +35,8 @@ export interface WorkDeps {
   files: FileAccess
   accounts: AccountService
   events: EventService
+  /** the recipient's connection filters, checked before an invite or an application */
+  connections: ConnectionGate
 }
 
 export type Role = 'creator' | 'talent' | 'stranger'

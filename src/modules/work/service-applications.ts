@@ -50,6 +50,9 @@ export class ApplicationService {
     if (!message) throw errors.field('/message', 'must not be blank')
     const cents = input.amount === undefined ? null : toCents(input.amount, '/amount')
     if (cents === 0n) throw errors.field('/amount', 'amount must be more than 0')
+    // The creator's rules on who may apply to their jobs (read before the transaction opens).
+    const seen = await visibleJob(deps, deps.db, collectionId, userId)
+    await deps.connections.check(seen.creatorId, userId, 'SEND_APPLICATION')
     const id = await inTransaction(deps.db, async (tx) => {
       const job = await visibleJob(deps, tx, collectionId, userId, true)
       if (job.creatorId === userId) throw errors.forbidden('You cannot apply to your own job')

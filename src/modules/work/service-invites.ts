@@ -34,6 +34,8 @@ export class InviteService {
   async send(userId: string, input: SendInviteInput) {
     const { deps } = this
     const message = (input.message ?? '').trim()
+    // The talent's rules on who may invite them (read before the transaction opens).
+    if (input.recipient !== userId) await deps.connections.check(input.recipient, userId, 'SEND_INVITE')
     const id = await inTransaction(deps.db, async (tx) => {
       const job = await visibleJob(deps, tx, input.collection, userId, true)
       if (job.creatorId !== userId) throw errors.forbidden('Only the job’s creator may invite talents to it')
