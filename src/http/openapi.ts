@@ -10,6 +10,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import { Type } from 'typebox'
 import type { Config } from '../config.ts'
 import { registerReference, tagGroups } from './reference.ts'
+import { WRITE_LIMITS, writeKindOf } from './write-limits.ts'
 import { ErrorEnvelope, envelope, errorResponses, noAuth } from './schemas.ts'
 
 const DESCRIPTION = `Accounts, escrow, wallets, withdrawals, transactions, collections and files of the WorkPay platform.
@@ -231,6 +232,14 @@ function finishDocument(doc: Json) {
       const idempotent = (op.parameters ?? []).some(
         (p: Json) => p.in === 'header' && /^idempotency-key$/i.test(p.name),
       )
+      const limited = writeKindOf(op.operationId)
+      if (limited) {
+        const l = WRITE_LIMITS[limited]
+        op.responses['429'] ??= errorDoc(
+          'RATE_LIMITED',
+          `more than the limit on ${l.what} (by default ${l.perUser} per account and ${l.perIp} per IP address per ${l.windowMs >= 3_600_000 ? 'hour' : 'minute'}; RATE_LIMIT_WRITES); Retry-After says when to try again`,
+        )
+      }
       if (op.requestBody?.content?.['application/json']) {
         op.responses['413'] ??= errorDoc('PAYLOAD_TOO_LARGE', 'the JSON body is over 1 MiB')
         op.responses['415'] ??= errorDoc('UNSUPPORTED_MEDIA_TYPE', 'the body is not `application/json`')
@@ -249,7 +258,7 @@ function finishDocument(doc: Json) {
   }
 }
 
-function errorDoc(code: 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE', when: string) {
+function errorDoc(code: 'PAYLOAD_TOO_LARGE' | 'UNSUPPORTED_MEDIA_TYPE' | 'RATE_LIMITED', when: string) {
   const [status, doc] = Object.entries(errorResponses({ [code]: when })).find(
     ([s]) => s !== '400' && s !== '500',
   )!
