@@ -48,6 +48,8 @@ export interface SnapshotDeps {
   ): Promise<{ id: string; payerId: string; receiverId: string | null }[]>
   /** the deposit watcher's cursor, read in the given transaction */
   cursor(ex: Executor): Promise<{ number: bigint; hash: string } | null>
+  /** rows per page when reading the ledger and the keys (default 5000) */
+  pageSize?: number
 }
 
 export interface Trigger {
@@ -78,18 +80,19 @@ async function readLedger(d: SnapshotDeps): Promise<LedgerState> {
     .execute(async (tx: Tx) => {
       const block = await d.cursor(tx)
       if (!block) throw errors.unavailable('The chain has not been read yet; try again shortly')
+      const size = d.pageSize ?? PAGE
       const holdings: LedgerState['holdings'] = []
       for (let after = ''; ; ) {
-        const page = await d.ledger.holdings(tx, after, PAGE)
+        const page = await d.ledger.holdings(tx, after, size)
         holdings.push(...page)
-        if (page.length < PAGE) break
+        if (page.length < size) break
         after = page[page.length - 1]!.id
       }
       const keys: CustodialKey[] = []
       for (let after = ''; ; ) {
-        const page = await d.keys.page(tx, after, PAGE)
+        const page = await d.keys.page(tx, after, size)
         keys.push(...page)
-        if (page.length < PAGE) break
+        if (page.length < size) break
         after = page[page.length - 1]!.address
       }
       const escrowIds = holdings.filter((h) => h.kind === 'escrow' && h.balance > 0n).map((h) => h.ownerId)
