@@ -13,7 +13,7 @@ import {
   evmRpcUrls,
   feeSweepAddresses,
 } from './config-env.ts'
-import { type WriteLimits, writeLimits } from './http/write-limits.ts'
+import { LIVE_SOCKETS_PER_USER, type WriteLimits, writeLimits } from './http/write-limits.ts'
 
 export interface RateLimitConfig {
   /** requests per window per client IP on the sensitive auth routes */
@@ -24,6 +24,8 @@ export interface RateLimitConfig {
   windowMs: number
   /** limits on repeated writes per account and per IP (src/http/write-limits.ts) */
   writes: WriteLimits
+  /** open live sockets per account in one process (a new one closes the oldest) */
+  liveSocketsPerUser: number
 }
 
 export interface Config {
@@ -245,6 +247,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       authPerEmail: int('RATE_LIMIT_AUTH_PER_EMAIL', 10, 1, 1_000_000),
       windowMs: int('RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 24 * 3600 * 1000),
       writes: writeLimits(str('RATE_LIMIT_WRITES'), int('RATE_LIMIT_WRITES_SCALE', 1, 1, 1_000_000), problems),
+      liveSocketsPerUser: int('RATE_LIMIT_LIVE_SOCKETS', LIVE_SOCKETS_PER_USER, 1, 10_000),
     },
     runWorkers: bool('RUN_WORKERS', true),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 25_000, 1000, 10 * 60_000),

@@ -242,7 +242,13 @@ export async function buildServices(deps: RootDeps) {
       feeds,
       invites: work.invites,
     })
-    const { live } = buildLive({ database, log, events, authenticate: (token) => auth.authenticate(token) })
+    const { live } = buildLive({
+      database,
+      log,
+      events,
+      authenticate: (token) => auth.authenticate(token),
+      options: { maxSocketsPerUser: config.rateLimit.liveSocketsPerUser },
+    })
     const { chat } = buildChat({
       db,
       clock,
