@@ -8,6 +8,7 @@ import type { Database } from '../../db/index.ts'
 import type { ChannelListener } from '../../db/listen.ts'
 import type { AuthContext } from '../../http/auth.ts'
 import { AppError } from '../../http/errors.ts'
+import { LIVE_SOCKETS_PER_USER } from '../../http/write-limits.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { Presence } from './presence.ts'
 import { LIVE_CHANNEL, type LiveWire } from './publish.ts'
@@ -20,12 +21,15 @@ export interface LiveOptions {
   maxBufferedBytes: number
   /** how long a socket may stay unauthenticated waiting for its `auth` message */
   authTimeoutMs: number
+  /** open sockets one account may hold in this process: a new one closes the oldest (4429) */
+  maxSocketsPerUser: number
 }
 
 export const defaultLiveOptions: LiveOptions = {
   heartbeatMs: 25_000,
   maxBufferedBytes: 1024 * 1024,
   authTimeoutMs: 10_000,
+  maxSocketsPerUser: LIVE_SOCKETS_PER_USER,
 }
 
 /** Close codes the client sees. */
@@ -34,6 +38,8 @@ export const CLOSE = {
   slow: 4408,
   goingAway: 1001,
   badMessage: 1003,
+  /** the account opened more sockets than it may hold: this one, its oldest, is closed */
+  tooMany: 4429,
 } as const
 
 export type ClientRequestHandler = (ctx: AuthContext, data: unknown) => Promise<unknown>
@@ -145,6 +151,13 @@ export class LiveHub {
     const conn: Conn = { ws, auth, token, alive: true }
     const set = this.#byUser.get(auth.userId) ?? new Set<Conn>()
     this.#byUser.set(auth.userId, set)
+    // A new tab wins over a forgotten one: past the cap, the oldest sockets are closed.
+    const excess = set.size + 1 - this.options.maxSocketsPerUser
+    if (excess > 0)
+      for (const old of [...set].slice(0, excess)) {
+        set.delete(old)
+        old.ws.close(CLOSE.tooMany, 'too many open sockets for this account')
+      }
     set.add(conn)
     const registered = this.#track(
       this.deps.presence
