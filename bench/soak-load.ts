@@ -38,6 +38,8 @@ export interface EndReport {
   socketForeign: number
   inFlightAtEnd: number
   flows: Record<string, number>
+  /** the first answers of each non-2xx kind (`<status> <operation>`), cut to 300 characters */
+  errorSamples: Record<string, string[]>
 }
 
 const percentile = (sorted: number[], p: number) =>
@@ -92,6 +94,7 @@ async function run(cfg: LoadConfig) {
   await send({ type: 'ready' })
 
   let inFlight = 0
+  const errorSamples: Record<string, string[]> = {}
   let minute = newMinute(0)
   function newMinute(n: number) {
     return {
@@ -135,7 +138,7 @@ async function run(cfg: LoadConfig) {
   const fire = (op: Op) => {
     inFlight++
     const t0 = performance.now()
-    const done = (status: number) => {
+    const done = (status: number, body = '') => {
       inFlight--
       const now = performance.now()
       // answers after the end (the drain) count in the last minute
@@ -144,6 +147,8 @@ async function run(cfg: LoadConfig) {
       if (status < 200 || status > 299) {
         const key = `${status} ${op.name}`
         minute.errors[key] = (minute.errors[key] ?? 0) + 1
+        errorSamples[key] ??= []
+        if (errorSamples[key].length < 3) errorSamples[key].push(body.slice(0, 300))
       }
     }
     fetch(`${cfg.baseUrl}${op.path}`, {
@@ -157,7 +162,7 @@ async function run(cfg: LoadConfig) {
     })
       .then(async (res) => {
         const text = await res.text()
-        done(res.status)
+        done(res.status, text)
         op.onAnswer?.(res.status, text)
       })
       .catch(() => {
@@ -194,6 +199,7 @@ async function run(cfg: LoadConfig) {
     socketForeign: state.foreign,
     inFlightAtEnd: inFlight,
     flows: mix.flows,
+    errorSamples,
   }
   sockets.close()
   await send(report)

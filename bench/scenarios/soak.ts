@@ -289,6 +289,13 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
             .map(([k, n]) => `${k} ${n}`)
             .join(', '),
           perMinute: minutes.join(' | '),
+          ...(Object.keys(end.errorSamples).length > 0
+            ? {
+                errorSamples: Object.entries(end.errorSamples)
+                  .map(([k, bodies]) => `${k}: ${bodies.join(' / ')}`)
+                  .join(' | '),
+              }
+            : {}),
         }
       },
     },
