@@ -4,6 +4,7 @@ import type { ColumnType, Generated } from 'kysely'
 import type { AccountTables } from './tables/accounts.ts'
 import type { AdminTables } from './tables/admin.ts'
 import type { ChainTables } from './tables/chain.ts'
+import type { CollectionStoreTables } from './tables/collection-stores.ts'
 import type { ConnectionFilterTables } from './tables/connection-filters.ts'
 import type { CollectionTables } from './tables/collections.ts'
 import type { EscrowTables } from './tables/escrow.ts'
@@ -194,7 +195,8 @@ export interface DB
     WebhookTables,
     ReorgTables,
     ReserveTables,
-    ConnectionFilterTables {
+    ConnectionFilterTables,
+    CollectionStoreTables {
   tags: TagsTable
   bookmarks: BookmarksTable
   users: UsersTable
