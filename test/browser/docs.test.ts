@@ -59,7 +59,8 @@ describe('the API reference at /docs', () => {
     const groups = doc['x-tagGroups'] as { name: string; tags: string[] }[]
     // every tag of the document is in a group, and the groups are the docs/ pages'
     expect(groups.flatMap((g) => g.tags).sort()).toEqual(doc.tags.map((x: { name: string }) => x.name).sort())
-    expect(groups.map((g) => g.name)).toEqual(
+    // in the docs/ pages' order; a tag no page covers yet comes last, under "Other"
+    expect(groups.map((g) => g.name).filter((n) => n !== 'Other')).toEqual(
       TAG_GROUPS.filter((g) => g.tags.some((tag) => groups.some((x) => x.tags.includes(tag)))).map(
         (g) => g.name,
       ),
