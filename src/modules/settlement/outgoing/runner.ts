@@ -77,6 +77,9 @@ async function advance(s: SenderContext, first: OutgoingRow) {
     receipt = await broadcastCurrent(s, row)
     if (!receipt) {
       const replaced = await replaceIfStuck(s, row)
+      // No longer held back by the coin's maximum (a replacement clears it itself).
+      if (replaced !== 'capped' && replaced !== 'replaced' && row.waitingForFee?.step === 'replace')
+        await setFeeWait(s, row, null)
       if (replaced === 'wait') {
         await defer(s, row.id, s.options.gasWaitMs)
         return
