@@ -1,14 +1,16 @@
-// A withdrawal sent while the provider cannot help for a while: a lagging node answering "header
-// not found" to every eth_estimateGas, or a provider answering 503 to it, for ten minutes; then
-// the provider recovers. An exchange keeps such a withdrawal queued and sends it once the chain
-// can be reached: it lands once, late.
+// Provider trouble that lasts: a withdrawal sent while a lagging node answers "header not found"
+// to every eth_estimateGas, or a provider answers 503 to it, for ten minutes, then recovers (an
+// exchange keeps the withdrawal queued and sends it once the chain can be reached: it lands once,
+// late); and a provider that caps eth_getLogs ranges.
 //
-// KNOWN DEFECT, recorded with `it.fails` so that the suite stays green until it is mended (then
+// KNOWN DEFECTS, recorded with `it.fails` so that the suite stays green until it is mended (then
 // drop `.fails`): the sender counts every failed attempt, a provider's transient errors included,
 // against `maxFailures` (5, with backoff 2, 4, 8, 16 s), so about 30 s of such errors fail the
 // withdrawal for good (its hold is voided: nothing is lost, but it is never sent); and a
 // non-revert error of eth_estimateGas ("header not found", -32000) is reported as "the token
-// transfer would revert".
+// transfer would revert". A provider that caps eth_getLogs at fewer blocks per call than the
+// watcher asks for (real providers cap ranges): the watcher does not split its range on the
+// range-limit error and stops until the cap goes.
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -66,4 +68,30 @@ describe('a withdrawal during ten minutes of provider errors', () => {
         .execute()
       expect(withdrawal?.status).toBe('completed')
     })
+})
+
+describe('a provider that caps eth_getLogs at 50 blocks a call', () => {
+  it.fails('the watcher reads in smaller ranges and credits the deposit', { timeout: 120_000 }, async () => {
+    const user = await createUser(w.t)
+    const address = await addressOf(w, user)
+    await until(
+      w,
+      async () => (await w.t.app.services.wallets.scanNow()).cursor === (await w.node.blockNumber()),
+    )
+    const drop = w.proxy.add({
+      method: 'eth_getLogs',
+      when: ([filter]) => {
+        const f = filter as { fromBlock: Hex; toBlock: Hex }
+        return BigInt(f.toBlock) - BigInt(f.fromBlock) >= 50n
+      },
+      fault: faults.rpcError(-32005, 'query exceeds max block range 50'),
+    })
+    try {
+      await w.node.devnet.mine(120)
+      await pay(w, outsider, address, 'usdc', 2n * USDC)
+      await until(w, async () => (await balanceOf(w, user.id, 'usdc')) === 2n * USDC, 20)
+    } finally {
+      drop()
+    }
+  })
 })
