@@ -10,8 +10,8 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import { Type } from 'typebox'
 import type { Config } from '../config.ts'
 import { registerReference, tagGroups } from './reference.ts'
-import { WRITE_LIMITS, writeKindOf } from './write-limits.ts'
 import { ErrorEnvelope, envelope, errorResponses, noAuth } from './schemas.ts'
+import { WRITE_LIMITS, writeKindOf } from './write-limits.ts'
 
 const DESCRIPTION = `Accounts, escrow, wallets, withdrawals, transactions, collections and files of the WorkPay platform.
 

@@ -4,7 +4,7 @@
 // connection pool, read caches and notification connections, as two processes would. Repeated many
 // times, each time with the session cached in the other process first, so the cache's answer is
 // what is put to the test.
-import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
 import { type Database, openPostgres } from '../../src/db/index.ts'
@@ -30,7 +30,7 @@ afterAll(async () => {
   await a?.close()
 })
 
-type Inject = (opts: InjectOptions & { token?: string }) => ReturnType<FastifyInstance['inject']>
+type Inject = (opts: InjectOptions & { token?: string }) => Promise<LightMyRequestResponse>
 const on =
   (app: FastifyInstance): Inject =>
   ({ token, ...rest }) =>
