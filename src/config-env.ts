@@ -194,3 +194,32 @@ export function duration(
   }
   return ms
 }
+
+/**
+ * JWT_SECRET_PREVIOUS and JWT_SECRET_PREVIOUS_UNTIL: the secret JWT_SECRET replaced, still
+ * verifying (never signing) what it signed until the given time. Both or neither; the previous
+ * secret must differ from the current one and the time must be an ISO 8601 instant.
+ */
+export function jwtSecretPrevious(
+  env: Env,
+  current: string | undefined,
+  problems: string[],
+): { secret: string; until: Date } | undefined {
+  const secret = env.JWT_SECRET_PREVIOUS?.trim() || undefined
+  const untilRaw = env.JWT_SECRET_PREVIOUS_UNTIL?.trim() || undefined
+  if (!secret && !untilRaw) return undefined
+  if (!secret || !untilRaw) {
+    problems.push('JWT_SECRET_PREVIOUS and JWT_SECRET_PREVIOUS_UNTIL go together: set both or neither')
+    return undefined
+  }
+  const until = new Date(untilRaw)
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(untilRaw) || Number.isNaN(until.getTime())) {
+    problems.push(
+      `JWT_SECRET_PREVIOUS_UNTIL must be an ISO 8601 time, e.g. 2026-12-01T00:00:00Z (got "${untilRaw}")`,
+    )
+    return undefined
+  }
+  if (secret.length < 32) problems.push('JWT_SECRET_PREVIOUS must be at least 32 characters')
+  if (secret === current) problems.push('JWT_SECRET_PREVIOUS must differ from JWT_SECRET')
+  return { secret, until }
+}

@@ -12,8 +12,10 @@ import {
   envReader,
   evmRpcUrls,
   feeSweepAddresses,
+  jwtSecretPrevious,
 } from './config-env.ts'
 import { LIVE_SOCKETS_PER_USER, type WriteLimits, writeLimits } from './http/write-limits.ts'
+import type { SecretRotation } from './platform/crypto/secret-ring.ts'
 
 export interface RateLimitConfig {
   /** requests per window per client IP on the sensitive auth routes */
@@ -38,6 +40,8 @@ export interface Config {
   /** most pooled connections this process opens to PostgreSQL (DATABASE_POOL_SIZE) */
   databasePoolSize: number
   jwtSecret: string
+  /** the secret JWT_SECRET replaced, still verifying what it signed until `until` (never signing) */
+  jwtSecretPrevious: { secret: string; until: Date } | undefined
   keyEncryptionKey: Buffer
   /** identifies the key-encryption key so keys can be rotated */
   keyEncryptionKeyId: string
@@ -217,6 +221,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databaseUrl,
     databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 500),
     jwtSecret: jwtSecret ?? '',
+    jwtSecretPrevious: jwtSecretPrevious(env, jwtSecret, problems),
     keyEncryptionKey,
     keyEncryptionKeyId: str('KEY_ENCRYPTION_KEY_ID') ?? 'k1',
     previousKeyEncryptionKeys,
@@ -246,7 +251,11 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       authPerIp: int('RATE_LIMIT_AUTH_PER_IP', 30, 1, 1_000_000),
       authPerEmail: int('RATE_LIMIT_AUTH_PER_EMAIL', 10, 1, 1_000_000),
       windowMs: int('RATE_LIMIT_WINDOW_MS', 15 * 60 * 1000, 1000, 24 * 3600 * 1000),
-      writes: writeLimits(str('RATE_LIMIT_WRITES'), int('RATE_LIMIT_WRITES_SCALE', 1, 1, 1_000_000), problems),
+      writes: writeLimits(
+        str('RATE_LIMIT_WRITES'),
+        int('RATE_LIMIT_WRITES_SCALE', 1, 1, 1_000_000),
+        problems,
+      ),
       liveSocketsPerUser: int('RATE_LIMIT_LIVE_SOCKETS', LIVE_SOCKETS_PER_USER, 1, 10_000),
     },
     runWorkers: bool('RUN_WORKERS', true),
@@ -361,5 +370,14 @@ export function loadDevchainConfig(env: Env = process.env): DevchainConfig {
     coinsOut: get('DEVCHAIN_COINS_OUT'),
     publicUrl: get('DEVCHAIN_PUBLIC_URL'),
     journalFile: get('DEVCHAIN_JOURNAL'),
+  }
+}
+
+/** JWT_SECRET with the secret it replaced, as token, code and URL signers take it. */
+export function jwtRotation(config: Pick<Config, 'jwtSecret' | 'jwtSecretPrevious'>): SecretRotation {
+  return {
+    current: config.jwtSecret,
+    previous: config.jwtSecretPrevious?.secret,
+    previousUntil: config.jwtSecretPrevious?.until,
   }
 }

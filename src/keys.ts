@@ -1,18 +1,24 @@
-// `npm run keys -- <status|rotate|verify>` (`node dist/keys.js …` in the image): the key-encryption
-// key's operations over the service's own configuration and database. `rotate` re-seals every
-// sealed secret under KEY_ENCRYPTION_KEY_ID, `status` counts the values each key id still seals
-// (retire a key once it has none), `verify` opens every value. See docs/operations.md.
+// `npm run keys -- <status|rotate|verify|revoke-sessions>` (`node dist/keys.js …` in the image): the
+// key-encryption key's operations over the service's own configuration and database. `rotate`
+// re-seals every sealed secret under KEY_ENCRYPTION_KEY_ID, `status` counts the values each key id
+// still seals (retire a key once it has none), `verify` opens every value. `revoke-sessions`
+// revokes every session of every account (a leaked JWT_SECRET, a restore), announced to every
+// running process. See docs/operations.md.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { type Config, ConfigError, loadConfig } from './config.ts'
 import { embeddedSettings } from './db/embedded.ts'
 import { type Database, openPGlite, openPostgres } from './db/index.ts'
 import { keyStatus, RotationRefused, rotateKeys, verifyKeys } from './keys/rotation.ts'
+import { SessionCache } from './modules/auth/session-cache.ts'
+import { SessionIssuer } from './modules/auth/sessions.ts'
+import { TokenService } from './modules/auth/tokens.ts'
+import { systemClock } from './platform/clock.ts'
 import { createSecretBox } from './platform/crypto/secrets.ts'
 
-const usage = 'usage: keys <status|rotate|verify> [--batch-size N]'
+const usage = 'usage: keys <status|rotate|verify|revoke-sessions> [--batch-size N]'
 const [command, ...rest] = process.argv.slice(2)
-if (!command || !['status', 'rotate', 'verify'].includes(command)) {
+if (!command || !['status', 'rotate', 'verify', 'revoke-sessions'].includes(command)) {
   console.error(usage)
   process.exit(2)
 }
@@ -75,6 +81,17 @@ async function main(): Promise<number> {
   const database = await open()
   try {
     if (command === 'status') return await status(database)
+    if (command === 'revoke-sessions') {
+      // The notification every API process's session cache listens to goes out at the commit.
+      const sessions = new SessionIssuer({
+        db: database.db,
+        clock: systemClock,
+        tokens: new TokenService(config.jwtSecret, systemClock),
+        cache: new SessionCache(),
+      })
+      say(`${await sessions.revokeEveryone(database.db)} session(s) revoked: everyone signs in again`)
+      return 0
+    }
     if (command === 'verify') {
       const { checked, failures } = await verifyKeys(database.db, secrets)
       for (const f of failures) say(`does not open: ${f.column} row ${f.id} (key id ${f.keyId ?? 'none'})`)

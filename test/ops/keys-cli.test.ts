@@ -104,6 +104,6 @@ describe('npm run keys', () => {
     expect(nowhere.out).toContain('no embedded database in')
     const usage = await keys(['spin'], rotated)
     expect(usage.code).toBe(2)
-    expect(usage.out).toContain('usage: keys <status|rotate|verify>')
+    expect(usage.out).toContain('usage: keys <status|rotate|verify|revoke-sessions>')
   }, 120_000)
 })

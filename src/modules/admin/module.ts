@@ -73,7 +73,13 @@ export async function buildAdmin(d: {
     security: d.accountSecurity,
     audit,
   })
-  const users = new AdminUsers({ db, moderation, access, audit })
+  const users = new AdminUsers({
+    db,
+    moderation,
+    access,
+    audit,
+    revokeEveryone: (tx) => d.auth.revokeEveryone(tx),
+  })
   const { halts, reconciliation } = d.settlement
   const adminReconciliation = new AdminReconciliation({ db, halts, reconciliation, coins: d.coins, audit })
   const stats = new AdminStats({ db, clock, coins: d.coins, chain: d.chain })

@@ -36,8 +36,28 @@ export class AdminUsers {
       moderation: AccountModeration
       access: AdminAccess
       audit: AdminAudit
+      /** revokes every session of every account (AuthService.revokeEveryone) */
+      revokeEveryone: (tx: Tx) => Promise<number>
     },
   ) {}
+
+  /**
+   * Revokes every session of every account, the caller's too, at once in every process (after a
+   * leaked JWT_SECRET, or on a database restored from a backup). Answers how many were live.
+   */
+  revokeAllSessions(actor: AdminActor, reason: string): Promise<{ revoked: number }> {
+    return this.deps.db.transaction().execute(async (tx) => {
+      const revoked = await this.deps.revokeEveryone(tx)
+      await this.deps.audit.record(tx, actor, {
+        action: 'sessions.revoke-all',
+        targetType: 'sessions',
+        targetId: '*',
+        reason,
+        details: { revoked },
+      })
+      return { revoked }
+    })
+  }
 
   async search(f: AccountSearch) {
     const { total, rows } = await this.deps.moderation.search(this.deps.db, f)

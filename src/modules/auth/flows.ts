@@ -144,7 +144,8 @@ export class FlowService {
     const hashes = [...(flow.codeHash ? [flow.codeHash] : []), ...earlier.map((c) => c.codeHash)]
     // Every candidate is compared, so the time taken does not tell which one matched.
     let found = false
-    for (const hash of hashes) if (codeMatches(this.deps.config.jwtSecret, code, hash)) found = true
+    const secrets = this.deps.tokens.codeSecrets()
+    for (const hash of hashes) if (codeMatches(secrets, code, hash)) found = true
     return found
   }
 

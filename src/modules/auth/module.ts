@@ -1,7 +1,7 @@
 // Email accounts and sessions (spec #1–#4, #7–#9): tokens, the code flows, sessions, and the
 // sign-up and login service.
 import type { FastifyInstance } from 'fastify'
-import type { Config } from '../../config.ts'
+import { type Config, jwtRotation } from '../../config.ts'
 import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
@@ -22,7 +22,7 @@ export function buildAuthBase(d: {
   /** live sessions cached in process (startSessionCache) */
   sessionCache?: SessionCache
 }) {
-  const tokens = new TokenService(d.config.jwtSecret, d.clock)
+  const tokens = new TokenService(jwtRotation(d.config), d.clock)
   const flows = new FlowService({ db: d.db, tokens, clock: d.clock, config: d.config, jobs: d.jobs })
   const sessions = new SessionIssuer({ db: d.db, clock: d.clock, tokens, cache: d.sessionCache })
   return { tokens, flows, sessions }

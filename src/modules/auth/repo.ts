@@ -88,6 +88,16 @@ export const authRepo = {
   },
 
   /** Revokes every session of the user except `keep` (when given). */
+  /** Revokes every live session of every account; answers how many. */
+  async revokeEverySession(ex: Executor, now: Date): Promise<number> {
+    const r = await ex
+      .updateTable('sessions')
+      .set({ revokedAt: now })
+      .where('revokedAt', 'is', null)
+      .executeTakeFirst()
+    return Number(r.numUpdatedRows)
+  },
+
   revokeAllSessions(ex: Executor, userId: string, now: Date, keep?: string) {
     let q = ex
       .updateTable('sessions')

@@ -204,6 +204,11 @@ export class AuthService {
     return this.deps.sessions.revokeAll(ex, userId, keep)
   }
 
+  /** Revokes every session of every account at once, in every process; answers how many. */
+  revokeEveryone(ex: Executor): Promise<number> {
+    return this.deps.sessions.revokeEveryone(ex)
+  }
+
   /** Resolves a bearer token to its live session; undefined when invalid, revoked or deleted. */
   authenticate(bearer: string): Promise<{ userId: string; sessionId: string } | undefined> {
     return this.deps.sessions.resolve(bearer)

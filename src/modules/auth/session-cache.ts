@@ -24,6 +24,8 @@ import type { Database, Executor } from '../../db/index.ts'
 import { authRepo } from './repo.ts'
 
 export const SESSION_CHANNEL = 'session_changed'
+/** The account id of a change to every account's sessions (a revocation of them all). */
+export const EVERY_ACCOUNT = '*'
 
 export interface CachedSession {
   userId: string
@@ -174,6 +176,10 @@ export class SessionCache {
   }
 
   #isPending(userId: string): boolean {
+    return this.#pendingOf(userId) || (userId !== EVERY_ACCOUNT && this.#pendingOf(EVERY_ACCOUNT))
+  }
+
+  #pendingOf(userId: string): boolean {
     const p = this.#pending.get(userId)
     if (!p) return false
     if (this.#now() - p.at > this.#pendingMs) {
@@ -184,6 +190,11 @@ export class SessionCache {
   }
 
   #drop(userId: string): void {
+    if (userId === EVERY_ACCOUNT) {
+      this.#entries.clear()
+      this.#byUser.clear()
+      return
+    }
     const set = this.#byUser.get(userId)
     if (!set) return
     for (const id of set) this.#entries.delete(id)

@@ -5,6 +5,7 @@ import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { authRepo } from './repo.ts'
 import type { CachedSession, SessionCache } from './session-cache.ts'
+import { EVERY_ACCOUNT } from './session-cache.ts'
 import type { TokenObject, TokenService } from './tokens.ts'
 
 export interface RequestMeta {
@@ -59,6 +60,16 @@ export class SessionIssuer {
     inTransaction(ex, async (tx) => {
       await this.changed(tx, userId)
       await authRepo.revokeAllSessions(tx, userId, this.deps.clock.now(), keep)
+    })
+
+  /**
+   * Revokes every session of every account (after a leaked secret, or a restore): every process
+   * drops its whole cache at the commit. Answers how many sessions were live.
+   */
+  readonly revokeEveryone = (ex: Executor): Promise<number> =>
+    inTransaction(ex, async (tx) => {
+      await this.changed(tx, EVERY_ACCOUNT)
+      return authRepo.revokeEverySession(tx, this.deps.clock.now())
     })
 
   /** Revokes one session of the account (logout). */

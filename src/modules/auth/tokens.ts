@@ -6,6 +6,7 @@
 import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'node:crypto'
 import { SignJWT } from 'jose'
 import type { Clock } from '../../platform/clock.ts'
+import { SecretRing, type SecretRotation } from '../../platform/crypto/secret-ring.ts'
 
 export const TEMP_PURPOSES = [
   'verify_email',
@@ -46,8 +47,10 @@ const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v)
 
 export class TokenService {
+  readonly #ring: SecretRing
   readonly #key: Uint8Array
-  readonly #hmacKey: KeyObject
+  /** the HMAC key of each secret, by the secret */
+  readonly #hmacKeys = new Map<string, KeyObject>()
   /**
    * Permanent tokens already verified, with their claims and `exp` (seconds): a client sends the
    * same token on every request, and its signature cannot stop being valid. Only `exp` is checked
@@ -55,18 +58,37 @@ export class TokenService {
    * Oldest first out past VERIFIED_MAX.
    */
   readonly #verified = new Map<string, AccessClaims & { exp: number }>()
+  /**
+   * `secret`: JWT_SECRET, or it with the secret it replaced (JWT_SECRET_PREVIOUS): tokens are signed
+   * with the current one only and name it (`kid`); the previous one still verifies what it signed
+   * until its window ends.
+   */
   constructor(
-    secret: string,
+    secret: string | SecretRotation,
     private readonly clock: Clock,
   ) {
-    this.#key = new TextEncoder().encode(secret)
-    this.#hmacKey = createSecretKey(Buffer.from(this.#key))
+    this.#ring = new SecretRing(typeof secret === 'string' ? { current: secret } : secret, clock)
+    this.#key = new TextEncoder().encode(this.#ring.current)
+  }
+
+  /** The secrets a one-time code's stored hash may have been made with now (current first). */
+  codeSecrets(): string[] {
+    return this.#ring.verifying()
+  }
+
+  #hmacKey(secret: string): KeyObject {
+    let key = this.#hmacKeys.get(secret)
+    if (!key) {
+      key = createSecretKey(Buffer.from(secret, 'utf8'))
+      this.#hmacKeys.set(secret, key)
+    }
+    return key
   }
 
   async #sign(claims: Record<string, unknown>, subject: string, jti: string, expiresAt: number) {
     const now = this.clock.now().getTime()
     return new SignJWT(claims)
-      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT', kid: this.#ring.currentId })
       .setIssuer(ISSUER)
       .setSubject(subject)
       .setJti(jti)
@@ -96,23 +118,34 @@ export class TokenService {
    * HS256 and no critical extension, the signature matches in constant time, `iss` is ours,
    * `exp`, `sub` and `jti` are present, and `exp` and `nbf` hold at the clock's time.
    */
-  #verify(token: string): Record<string, unknown> | 'expired' | undefined {
+  #verify(token: string): { claims: Record<string, unknown>; current: boolean } | 'expired' | undefined {
     const parts = token.split('.')
     if (parts.length !== 3) return
     const [h, p, s] = parts as [string, string, string]
     if (!B64URL.test(h) || !B64URL.test(p) || !B64URL.test(s)) return
-    const expected = createHmac('sha256', this.#hmacKey).update(`${h}.${p}`).digest()
-    const given = Buffer.from(s, 'base64url')
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return
     let header: unknown
-    let payload: unknown
     try {
       header = JSON.parse(Buffer.from(h, 'base64url').toString('utf8'))
-      payload = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'))
     } catch {
       return
     }
     if (!isObject(header) || header.alg !== 'HS256' || 'crit' in header || header.b64 === false) return
+    // The key the header names (tokens signed before key ids were: each secret still accepted).
+    const named = typeof header.kid === 'string' ? this.#ring.byId(header.kid) : undefined
+    if (header.kid !== undefined && !named) return
+    const given = Buffer.from(s, 'base64url')
+    const signedBy = (secret: string) => {
+      const expected = createHmac('sha256', this.#hmacKey(secret)).update(`${h}.${p}`).digest()
+      return given.length === expected.length && timingSafeEqual(given, expected)
+    }
+    const secret = named ?? this.#ring.verifying().find(signedBy)
+    if (!secret || (named && !signedBy(named))) return
+    let payload: unknown
+    try {
+      payload = JSON.parse(Buffer.from(p, 'base64url').toString('utf8'))
+    } catch {
+      return
+    }
     if (!isObject(payload) || payload.iss !== ISSUER) return
     const { exp, nbf, iat, sub, jti } = payload
     if (typeof exp !== 'number' || !Number.isFinite(exp)) return
@@ -121,7 +154,7 @@ export class TokenService {
     const now = Math.floor(this.clock.now().getTime() / 1000)
     if (nbf !== undefined && (typeof nbf !== 'number' || nbf > now)) return
     if (exp <= now) return 'expired'
-    return payload
+    return { claims: payload, current: secret === this.#ring.current }
   }
 
   /** Returns the claims of a valid permanent token, or undefined. */
@@ -133,18 +166,24 @@ export class TokenService {
       this.#verified.delete(token)
       return
     }
-    const p = this.#verify(token)
-    if (!p || p === 'expired' || p.typ !== 'access' || typeof p.sub !== 'string' || typeof p.jti !== 'string')
-      return
-    if (this.#verified.size >= VERIFIED_MAX) this.#verified.delete(this.#verified.keys().next().value!)
-    this.#verified.set(token, { userId: p.sub, sessionId: p.jti, exp: p.exp as number })
+    const v = this.#verify(token)
+    if (!v || v === 'expired') return
+    const p = v.claims
+    if (p.typ !== 'access' || typeof p.sub !== 'string' || typeof p.jti !== 'string') return
+    // Only what the current secret signed is remembered: the previous one stops verifying when its
+    // window closes, so its tokens are checked again on every use.
+    if (v.current) {
+      if (this.#verified.size >= VERIFIED_MAX) this.#verified.delete(this.#verified.keys().next().value!)
+      this.#verified.set(token, { userId: p.sub, sessionId: p.jti, exp: p.exp as number })
+    }
     return { userId: p.sub, sessionId: p.jti }
   }
 
   /** Returns the claims of a valid temporary token of `purpose`; anything else is 401. */
   async verifyTemp(token: string, purpose: TempPurpose): Promise<TempClaims | 'expired' | undefined> {
-    const p = this.#verify(token)
-    if (p === 'expired') return 'expired'
+    const v = this.#verify(token)
+    if (v === 'expired') return 'expired'
+    const p = v?.claims
     if (p?.typ !== 'temp' || p.purpose !== purpose || typeof p.jti !== 'string') return
     return { flowId: p.jti, purpose }
   }

@@ -10,8 +10,16 @@ export function hashCode(secret: string, code: string): string {
   return createHmac('sha256', secret).update(`code:${code}`).digest('hex')
 }
 
-export function codeMatches(secret: string, code: string, storedHash: string): boolean {
-  const a = Buffer.from(hashCode(secret, code), 'hex')
+/**
+ * Whether `code` is the one hashed as `storedHash` under `secret`, or under any of `secret`'s list
+ * (the current secret and, during a rotation, the one it replaced).
+ */
+export function codeMatches(secret: string | readonly string[], code: string, storedHash: string): boolean {
   const b = Buffer.from(storedHash, 'hex')
-  return a.length === b.length && timingSafeEqual(a, b)
+  let found = false
+  for (const s of typeof secret === 'string' ? [secret] : secret) {
+    const a = Buffer.from(hashCode(s, code), 'hex')
+    if (a.length === b.length && timingSafeEqual(a, b)) found = true
+  }
+  return found
 }

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
 import type { Clock } from '../clock.ts'
+import type { SecretRotation } from '../crypto/secret-ring.ts'
 import { assertSafeKey, type BlobStore, type StoredObject } from './blob-store.ts'
 import { type SignatureCheck, UrlSigner } from './url-signer.ts'
 
@@ -20,8 +21,8 @@ export interface DiskStoreOptions {
   root: string
   /** base of the URLs handed out (config.publicUrl) */
   publicUrl: string
-  /** secret the URL-signing key is derived from (config.jwtSecret) */
-  secret: string
+  /** secret the URL-signing key is derived from (config.jwtSecret, with the one it replaced) */
+  secret: string | SecretRotation
   clock: Clock
 }
 

@@ -1,5 +1,6 @@
 // The audit log and accounts: search, one account, suspension, and the admin role.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from 'typebox'
 import { errors } from '../../../http/errors.ts'
 import { envelope, IdParams, ok } from '../../../http/schemas.ts'
 import type { AdminAccess } from '../access.ts'
@@ -156,6 +157,29 @@ export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
       },
       async (req) => ok(await run(actorOf(req), req.params.id, req.body.reason), message),
     )
+
+  app.post(
+    '/v1/admin/sessions/revoke-all',
+    {
+      schema: {
+        operationId: 'adminRevokeAllSessions',
+        summary: 'Revoke every session of every account, yours too: everyone signs in again',
+        description:
+          'For a leaked JWT_SECRET (rotate it as well) or a database restored from a backup. Every process refuses the revoked tokens on its next request; the audit row (`sessions.revoke-all`) counts them.',
+        tags,
+        security,
+        body: ReasonBody,
+        response: {
+          200: envelope(
+            Type.Object({ revoked: Type.Integer({ description: 'sessions that were live' }) }),
+            'Every session revoked',
+          ),
+          ...adminErrors(),
+        },
+      },
+    },
+    async (req) => ok(await users.revokeAllSessions(actorOf(req), req.body.reason), 'Every session revoked'),
+  )
 
   action(
     '/v1/admin/users/:id/suspend',
