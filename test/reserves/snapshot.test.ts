@@ -153,3 +153,13 @@ describe('proof-of-reserves snapshots', () => {
     )
   })
 })
+
+describe('proof-of-reserves metrics', () => {
+  it('exports the ratio, the shortfall alarm and the snapshot time per coin', async () => {
+    const res = await t.req({ method: 'GET', url: '/metrics' })
+    expect(res.statusCode).toBe(200)
+    expect(res.body).toMatch(/workpay_reserves_ratio\{coin="usdc"\} 1(\.\d+)?\n/)
+    expect(res.body).toMatch(/workpay_reserves_shortfall\{coin="usdc"\} 0\n/)
+    expect(res.body).toMatch(/workpay_reserves_snapshot_timestamp_seconds\{coin="avax"\} \d+/)
+  })
+})

@@ -6,6 +6,7 @@ import type { Db } from '../../db/index.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import type { AdminAccess } from '../admin/access.ts'
 import type { AdminAudit } from '../admin/audit.ts'
+import { registerReservesMetrics } from './metrics.ts'
 import { reservesAdminRoutes, reservesRoutes } from './routes.ts'
 import { ReservesService } from './service.ts'
 import type { SnapshotDeps } from './snapshot.ts'
@@ -43,6 +44,7 @@ export async function reservesHttp(
   app: FastifyInstance,
   s: { reserves: ReservesService; admin: { access: AdminAccess }; db: Db },
 ) {
+  registerReservesMetrics(app.ops.metrics.registry, s.reserves)
   await app.register(reservesRoutes, { reserves: s.reserves })
   await app.register(reservesAdminRoutes, { reserves: s.reserves, access: s.admin.access })
 }
