@@ -10,7 +10,10 @@ import type { FastifyInstance } from 'fastify'
 
 /** The docs/ pages and the tags each one covers, in the sidebar's order. */
 export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = [
-  { name: 'Accounts (docs/account.md, docs/web3.md)', tags: ['auth', 'account', 'referrals'] },
+  {
+    name: 'Accounts (docs/account.md, docs/web3.md)',
+    tags: ['auth', 'account', 'connection filters', 'referrals'],
+  },
   {
     name: 'Wallet and chain (docs/wallet.md, docs/chain.md)',
     tags: ['payment', 'wallet', 'transactions', 'reserves'],
