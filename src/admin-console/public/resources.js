@@ -6,6 +6,7 @@ import { h } from './dom.js'
 import { feesResource } from './fees.js'
 import { age, amount, short, since, time } from './format.js'
 import { reorgsResource } from './reorgs.js'
+import { reservesResource } from './reserves.js'
 
 // Row types come from the published client (clients/typescript), checked by `tsc -p src/admin-console`.
 /** @typedef {import('../../../clients/typescript/index.ts').AdminTransfer} AdminTransfer */
@@ -322,6 +323,7 @@ export const resources = [
   coinsResource,
   feesResource,
   reorgsResource,
+  reservesResource,
   {
     id: 'audit',
     key: 'a',
