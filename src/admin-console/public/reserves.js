@@ -46,7 +46,6 @@ export const reservesResource = {
       label: 'Take a snapshot now',
       path: () => '/v1/admin/reserves/snapshot',
       text: 'Reads the ledger in one transaction and the reserves at the block it reflects, for every coin; the snapshot is signed and published at once and never changed.',
-      fields: () => [{ name: 'reason', label: 'Reason', placeholder: 'Monthly attestation' }],
     },
   ],
 }
