@@ -38,6 +38,7 @@ import { notificationsHttp } from './modules/notifications/module.ts'
 import { paymentHttp } from './modules/payment/module.ts'
 import { referralsHttp } from './modules/referrals/module.ts'
 import { reservesHttp } from './modules/reserves/module.ts'
+import { storesHttp } from './modules/stores/module.ts'
 import { transactionsHttp } from './modules/transactions/module.ts'
 import { walletHttp } from './modules/wallet/module.ts'
 import { webhooksHttp } from './modules/webhooks/module.ts'
@@ -81,6 +82,7 @@ const routes: ((app: FastifyInstance, s: Services) => Promise<void>)[] = [
   liveHttp,
   chatHttp,
   connectionFiltersHttp,
+  storesHttp,
   feedsHttp,
   webhooksHttp,
   referralsHttp,

@@ -29,6 +29,7 @@ import { buildPayment } from './modules/payment/module.ts'
 import { buildReferrals } from './modules/referrals/module.ts'
 import { buildReserves } from './modules/reserves/module.ts'
 import { buildChainWatch, buildKeys, buildOutgoing } from './modules/settlement/module.ts'
+import { buildStores } from './modules/stores/module.ts'
 import { buildTransactions } from './modules/transactions/module.ts'
 import { buildProvisioner, buildWallet } from './modules/wallet/module.ts'
 import { buildWebhooks } from './modules/webhooks/module.ts'
@@ -223,6 +224,7 @@ export async function buildServices(deps: RootDeps) {
       platformFeeAddress: fees.feeAddress,
     })
     const { connectionFilters } = buildConnectionFilters({ db, clock, people: accounts })
+    const { stores } = buildStores({ db, clock })
     const { work } = buildWork({
       db,
       clock,
@@ -324,6 +326,7 @@ export async function buildServices(deps: RootDeps) {
       live,
       chat,
       connectionFilters,
+      stores,
       moderation,
       admin,
       reserves,
