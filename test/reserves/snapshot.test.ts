@@ -163,3 +163,20 @@ describe('proof-of-reserves metrics', () => {
     expect(res.body).toMatch(/workpay_reserves_snapshot_timestamp_seconds\{coin="avax"\} \d+/)
   })
 })
+
+describe('the scheduled snapshot', () => {
+  it('runs once per interval as a durable job and queues the next', async () => {
+    t.clock.advance(t.config.reservesSnapshotIntervalMs + 60_000)
+    await t.drain()
+    const h = expectOk(await t.req({ method: 'GET', url: '/v1/reserves/history?coin=avax' })).snapshots
+    expect(h[0].trigger).toBe('schedule')
+    const queued = await t.database.db
+      .selectFrom('jobs')
+      .select(['runAt'])
+      .where('kind', '=', 'reserves.snapshot')
+      .where('status', '=', 'queued')
+      .execute()
+    expect(queued).toHaveLength(1)
+    expect(queued[0]!.runAt.getTime()).toBeGreaterThan(t.clock.now().getTime())
+  })
+})

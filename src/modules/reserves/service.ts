@@ -102,13 +102,19 @@ export class ReservesService {
     this.deps.jobs.register(
       SNAPSHOT_JOB,
       async ({ slot }) => {
+        // A snapshot that cannot be taken now (chain unreachable, watcher not started) is logged and
+        // taken at the next slot; retries only cover a schedule that could not be written.
         try {
           await takeSnapshots(this.deps, { trigger: 'schedule', requestedBy: null })
-        } finally {
-          await this.#schedule((slot + 1) * this.intervalMs)
+        } catch (err) {
+          this.deps.log.error(
+            { event: 'reserves.snapshot_failed', err: err instanceof Error ? err.message : String(err) },
+            'proof-of-reserves snapshot failed; the next one is at the next interval',
+          )
         }
+        await this.#schedule((slot + 1) * this.intervalMs)
       },
-      { maxAttempts: 5, baseDelayMs: 60_000, deleteOnSuccess: true },
+      { maxAttempts: 1000, deleteOnSuccess: true },
     )
   }
 
