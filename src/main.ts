@@ -20,6 +20,7 @@ import { embeddedSettings, ensureCluster } from './db/embedded.ts'
 import { type Database, openPGlite, openPostgres } from './db/index.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { migratedTemplateFile } from './db/migrated-template.ts'
+import { type HeldLock, holdSessionLock } from './db/session-lock.ts'
 import { Readiness, startOpsServer } from './http/ready.ts'
 import { startChainEarly } from './platform/chain/index.ts'
 import { systemClock } from './platform/clock.ts'
@@ -108,6 +109,22 @@ async function openDatabase(): Promise<Database> {
   return openPGlite({ dataDir: dir, settings: embeddedSettings })
 }
 
+let devChainLock: HeldLock | undefined
+/**
+ * The in-process dev chain keeps its journal in the database: two processes each running one on
+ * the same database would write two diverging chains into it. The second is refused (exit 2); run
+ * the other processes with EVM_RPC_URL pointing at the first one's DEVCHAIN_PORT, or at a
+ * standalone dev chain (dist/devchain.js).
+ */
+async function claimDevChain(opened: Database) {
+  if (opened.kind !== 'postgres' || config.evmRpcUrl || mode === 'migrate') return
+  devChainLock = await holdSessionLock(opened.db, 'workpay:in-process-dev-chain')
+  if (!devChainLock)
+    throw new ConfigError([
+      'another process runs the in-process dev chain on this database: set EVM_RPC_URL to its JSON-RPC (DEVCHAIN_PORT) or to a standalone dev chain',
+    ])
+}
+
 /**
  * A PostgreSQL server that can lose an answered change (fsync or synchronous_commit off) is
  * refused in production and warned about elsewhere (src/db/durability.ts).
@@ -138,6 +155,7 @@ async function shutdown(reason: string, exitCode = 0) {
       await built.close()
       await built.services.mailer.close()
     }
+    await devChainLock?.release()
     await database?.close()
     log.info({ reason }, 'stopped')
   } catch (err) {
@@ -159,6 +177,7 @@ function stepDone(step: string) {
 async function start() {
   database = await openDatabase()
   await checkDurability(database)
+  await claimDevChain(database)
   stepDone('database')
   const applied = await migrateToLatest(database.db)
   if (applied.length) log.info({ applied }, 'migrations applied')
