@@ -56,7 +56,13 @@ export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
         response: {
           200: {
             description: 'text/csv, as an attachment',
-            content: { 'text/csv': { schema: { type: 'string' } } },
+            content: {
+              'text/csv': {
+                schema: { type: 'string' },
+                example:
+                  'createdAt,actorId,actorEmail,action,targetType,targetId,reason,requestId,ip,details\r\n2026-01-01T12:00:00.000Z,65f1c0a2b3c4d5e6f7a8b9c0,ops@example.com,user.suspend,user,65f1c0a2b3c4d5e6f7a8b9c7,Fraud report 17,0b7e6c1e-8d7f-4c55-9a65-1f0d2f0a6b3e,203.0.113.9,{}\r\n',
+              },
+            },
           },
           ...adminErrors(),
         },
@@ -171,7 +177,10 @@ export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
         body: ReasonBody,
         response: {
           200: envelope(
-            Type.Object({ revoked: Type.Integer({ description: 'sessions that were live' }) }),
+            Type.Object(
+              { revoked: Type.Integer({ description: 'sessions that were live' }) },
+              { examples: [{ revoked: 1284 }] },
+            ),
             'Every session revoked',
           ),
           ...adminErrors(),
