@@ -39,6 +39,16 @@ const TAGS = [
   },
   { name: 'collections', description: 'Jobs and funding requests, with child collections.' },
   {
+    name: 'collection stores',
+    description:
+      'Collection schemas (typed fields admins define) and the records users keep under them, checked against the fields.',
+  },
+  {
+    name: 'connection filters',
+    description:
+      'A user’s rules on who may invite them, apply to their jobs or open a conversation with them.',
+  },
+  {
     name: 'bookmarks',
     description: 'The caller’s bookmarks of collections, users, feed entries and invites.',
   },

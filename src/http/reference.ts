@@ -20,7 +20,7 @@ export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = 
   },
   { name: 'Withdrawals (docs/withdrawals.md)', tags: ['withdrawals'] },
   { name: 'Escrow (docs/escrow.md)', tags: ['escrow'] },
-  { name: 'Collections (docs/collections.md)', tags: ['collections', 'bookmarks'] },
+  { name: 'Collections (docs/collections.md)', tags: ['collections', 'collection stores', 'bookmarks'] },
   {
     name: 'Collaboration (docs/collaboration.md)',
     tags: ['invites', 'applications', 'disputes', 'reviews', 'chat'],
