@@ -1785,7 +1785,7 @@ export interface paths {
      *
      *     **Messages** are JSON objects `{ "type", "data", "id"? }`. The server sends `ready` (`data.userId`) once the socket is registered, then pushes: `chat.message` (an `IChatMessage`), `chat.read` (`{conversationId, userId, readAt}`), and the domain events of the caller (notifications, deposits credited, withdrawals sent or failed, escrows funded or released) with the event's type as `type`. Requests of the client carry an `id` and are answered by `ack` (with the result as `data`) or `error` (`data.code` and `message` as in the HTTP envelope) with the same `id`: `ping` (answered by `pong`), `chat.send` (`{conversationId, content, mediaId?, quotedContentId?}`), `chat.read` (`{conversationId}`).
      *
-     *     **Heartbeat and backpressure.** The server pings every 25 seconds and closes a socket that did not answer the previous ping; a socket with more than 1 MiB waiting to be sent is closed with 4408 rather than buffered for. Pushes reach sockets on every API process (PostgreSQL LISTEN/NOTIFY); a client that reconnects should re-read what it shows (e.g. GET /v1/chat), since pushes are not replayed.
+     *     **Heartbeat and backpressure.** The server pings every 25 seconds and closes a socket that did not answer the previous ping; a socket with more than 1 MiB waiting to be sent is closed with 4408 rather than buffered for. An account holds at most RATE_LIMIT_LIVE_SOCKETS (20) open sockets per API process: a new one closes its oldest with 4429. Pushes reach sockets on every API process (PostgreSQL LISTEN/NOTIFY); a client that reconnects should re-read what it shows (e.g. GET /v1/chat), since pushes are not replayed.
      *
      *     **Presence.** While a user holds a socket on any process, their `socket.status` in the User form is `ONLINE`, `OFFLINE` otherwise.
      */
@@ -1878,6 +1878,197 @@ export interface paths {
     options?: never
     head?: never
     patch?: never
+    trace?: never
+  }
+  '/v1/conn-filter': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Every rule of the caller, most recently changed first */
+    get: operations['listConnectionFilters']
+    put?: never
+    /**
+     * Adds a rule on who may reach the caller (the SDK’s connectionFilter.create)
+     * @description One rule per event and key. Checked when someone opens a conversation with the caller (`CREATE_CONVERSATION`), invites them (`SEND_INVITE`) or applies to their job (`SEND_APPLICATION`); a person who fails it is refused with 403 `CONNECTION_FILTERED` naming the rule.
+     */
+    post: operations['createConnectionFilter']
+    delete?: never
+    options?: never
+    head?: never
+    /** Changes the caller’s rule of this event and key (the SDK’s connectionFilter.update) */
+    patch: operations['updateConnectionFilter']
+    trace?: never
+  }
+  '/v1/conn-filter/user': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * One of the caller’s rules (the SDK’s connectionFilter.getForAUser)
+     * @description The rule of `event` and `key` when given, otherwise the most recently changed one (the SDK declares one rule); every rule is listed by GET /v1/conn-filter.
+     */
+    get: operations['getConnectionFilter']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/conn-filter/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /** Removes one of the caller’s rules */
+    delete: operations['deleteConnectionFilter']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/collection-schema': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The collection schemas, newest first (the SDK’s collectionSchema.getAll) */
+    get: operations['listCollectionSchemas']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/collection-schema/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One collection schema by id or reference (the SDK’s collectionSchema.getById) */
+    get: operations['getCollectionSchema']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/collection-store/{ref}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * A schema’s records, newest first, filtered by field values (the SDK’s collectionStore.getAll)
+     * @description Everyone’s records but others’ private ones. Any query key besides page and limit is a field of the schema, matched exactly (as text).
+     */
+    get: operations['listStoreRecords']
+    put?: never
+    /**
+     * Adds a record to a schema’s store (the SDK’s collectionStore.create)
+     * @description The caller owns it. Defaults fill left-out fields; a `unique` field’s value taken by another record is 409.
+     */
+    post: operations['createStoreRecord']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/collection-store/{ref}/count': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** How many records the same filters find (the SDK’s collectionStore.getCount) */
+    get: operations['countStoreRecords']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v2/collection-store/{ref}/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One record (the SDK’s collectionStore.getById) */
+    get: operations['getStoreRecord']
+    put?: never
+    post?: never
+    /** Deletes the caller’s record (the SDK’s collectionStore.delete) */
+    delete: operations['deleteStoreRecord']
+    options?: never
+    head?: never
+    /**
+     * Changes fields of the caller’s record (the SDK’s collectionStore.update)
+     * @description Fields sent replace theirs; `null` removes an optional one. The record as a whole must still fit the schema.
+     */
+    patch: operations['updateStoreRecord']
+    trace?: never
+  }
+  '/v1/admin/collection-schemas': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Defines a collection schema: its name (its reference is the name as a slug) and typed fields */
+    post: operations['adminCreateCollectionSchema']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/collection-schemas/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    post?: never
+    /** Deletes a schema that holds no records */
+    delete: operations['adminDeleteCollectionSchema']
+    options?: never
+    head?: never
+    /** Changes a schema’s description or fields (records are checked against them when next written) */
+    patch: operations['adminUpdateCollectionSchema']
     trace?: never
   }
   '/v1/feeds': {
@@ -2224,6 +2415,26 @@ export interface paths {
     get: operations['adminUser']
     put?: never
     post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/sessions/revoke-all': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Revoke every session of every account, yours too: everyone signs in again
+     * @description For a leaked JWT_SECRET (rotate it as well) or a database restored from a backup. Every process refuses the revoked tokens on its next request; the audit row (`sessions.revoke-all`) counts them.
+     */
+    post: operations['adminRevokeAllSessions']
     delete?: never
     options?: never
     head?: never
@@ -6482,6 +6693,206 @@ export interface components {
       readAt: string
     }
     /**
+     * @description One of a user’s rules on who may reach them.
+     * @example {
+     *       "_id": "6b0483b4bce238a5cbe00a4f",
+     *       "event": "SEND_INVITE",
+     *       "key": "afroScore",
+     *       "decider": "greater_than",
+     *       "value": 50,
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z"
+     *     }
+     */
+    ConnectionFilter: {
+      _id: string
+      event: string
+      key: string
+      decider: string
+      /** @description a number (greater_than, less_than, equal_to), `[min, max]` (between), a tag or a list of tags (contains), `true` (verified) */
+      value: number | string | boolean | (string | number)[]
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "_id": "6b0483b4bce238a5cbe00a4f",
+     *           "name": "Portfolio item",
+     *           "reference": "portfolio-item",
+     *           "description": "A piece of work to show",
+     *           "schema": [
+     *             {
+     *               "name": "title",
+     *               "type": "string",
+     *               "required": true,
+     *               "unique": true,
+     *               "maxLength": 120
+     *             },
+     *             {
+     *               "name": "level",
+     *               "type": "string",
+     *               "required": false,
+     *               "unique": false,
+     *               "enum": [
+     *                 "junior",
+     *                 "senior"
+     *               ],
+     *               "default": "junior"
+     *             },
+     *             {
+     *               "name": "hours",
+     *               "type": "number",
+     *               "required": false,
+     *               "unique": false,
+     *               "min": 0,
+     *               "max": 80
+     *             }
+     *           ],
+     *           "createdAt": "2026-11-23T18:18:27.534Z",
+     *           "updatedAt": "2026-11-23T18:18:27.534Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "pages": 1,
+     *       "page": 1,
+     *       "limit": 12
+     *     }
+     */
+    CollectionSchemaPage: {
+      data: components['schemas']['CollectionSchema'][]
+      total: number
+      pages: number
+      page: number
+      limit: number
+    }
+    /**
+     * @example {
+     *       "_id": "6b0483b4bce238a5cbe00a4f",
+     *       "name": "Portfolio item",
+     *       "reference": "portfolio-item",
+     *       "description": "A piece of work to show",
+     *       "schema": [
+     *         {
+     *           "name": "title",
+     *           "type": "string",
+     *           "required": true,
+     *           "unique": true,
+     *           "maxLength": 120
+     *         },
+     *         {
+     *           "name": "level",
+     *           "type": "string",
+     *           "required": false,
+     *           "unique": false,
+     *           "enum": [
+     *             "junior",
+     *             "senior"
+     *           ],
+     *           "default": "junior"
+     *         },
+     *         {
+     *           "name": "hours",
+     *           "type": "number",
+     *           "required": false,
+     *           "unique": false,
+     *           "min": 0,
+     *           "max": 80
+     *         }
+     *       ],
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z"
+     *     }
+     */
+    CollectionSchema: {
+      _id: string
+      name: string
+      /** @description the name as a slug: the `{ref}` of /v2/collection-store */
+      reference: string
+      description: string
+      schema: {
+        /** @description a letter, then letters, digits or _ */
+        name: string
+        /** @description string, number, boolean, date, array, object */
+        type: 'string' | 'number' | 'boolean' | 'date' | 'array' | 'object'
+        required: boolean
+        /** @description no two records of the schema share the value (string and number fields) */
+        unique: boolean
+        /** @description the value of a record that leaves the field out, as text */
+        default?: string
+        /** @description string fields: the values allowed */
+        enum?: string[]
+        /** @description strings: characters; arrays: items */
+        minLength?: number
+        /** @description strings: characters; arrays: items */
+        maxLength?: number
+        /** @description numbers: the least allowed */
+        min?: number
+        /** @description numbers: the most allowed */
+        max?: number
+      }[]
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    /**
+     * @description A record: the schema’s fields beside `_id`, `owner`, `isPrivate`, `createdAt`, `updatedAt`.
+     * @example {
+     *       "_id": "6b04837cbce238a5cbe00a70",
+     *       "title": "Landing page",
+     *       "level": "junior",
+     *       "hours": 12,
+     *       "owner": "6b048373bce238a5cbe00a16",
+     *       "isPrivate": false,
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:27.534Z"
+     *     }
+     */
+    StoreRecord: {
+      _id: string
+      /** @description who created it (alone may change or delete it) */
+      owner: string
+      /** @description seen by its owner only */
+      isPrivate: boolean
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    } & {
+      [key: string]: unknown
+    }
+    /**
+     * @example {
+     *       "data": [
+     *         {
+     *           "_id": "6b04837cbce238a5cbe00a70",
+     *           "title": "Landing page",
+     *           "level": "junior",
+     *           "hours": 12,
+     *           "owner": "6b048373bce238a5cbe00a16",
+     *           "isPrivate": false,
+     *           "createdAt": "2026-11-23T18:18:27.534Z",
+     *           "updatedAt": "2026-11-23T18:18:27.534Z"
+     *         }
+     *       ],
+     *       "total": 1,
+     *       "pages": 1,
+     *       "page": 1,
+     *       "limit": 12
+     *     }
+     */
+    StoreRecordPage: {
+      data: components['schemas']['StoreRecord'][]
+      total: number
+      pages: number
+      page: number
+      limit: number
+    }
+    /**
      * @example {
      *       "data": [
      *         {
@@ -8314,6 +8725,11 @@ export type ChatConversation = components['schemas']['ChatConversation']
 export type ChatMessage = components['schemas']['ChatMessage']
 export type ChatMessagePage = components['schemas']['ChatMessagePage']
 export type ChatReceipt = components['schemas']['ChatReceipt']
+export type ConnectionFilter = components['schemas']['ConnectionFilter']
+export type CollectionSchemaPage = components['schemas']['CollectionSchemaPage']
+export type CollectionSchema = components['schemas']['CollectionSchema']
+export type StoreRecord = components['schemas']['StoreRecord']
+export type StoreRecordPage = components['schemas']['StoreRecordPage']
 export type FeedPage = components['schemas']['FeedPage']
 export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret']
 export type WebhookEndpointPage = components['schemas']['WebhookEndpointPage']
@@ -13234,6 +13650,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
+      /** @description `RATE_LIMITED`: more than the limit on file uploads (by default 100 per account and 300 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
       500: {
         headers: {
@@ -13338,6 +13765,17 @@ export interface operations {
       415: {
         headers: {
           'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `RATE_LIMITED`: more than the limit on file uploads (by default 100 per account and 300 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
           [name: string]: unknown
         }
         content: {
@@ -14278,6 +14716,17 @@ export interface operations {
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `RATE_LIMITED`: more than the limit on collections created (by default 100 per account and 300 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
           [name: string]: unknown
         }
         content: {
@@ -15356,6 +15805,17 @@ export interface operations {
       415: {
         headers: {
           'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `RATE_LIMITED`: more than the limit on bookmarks (by default 300 per account and 1000 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
           [name: string]: unknown
         }
         content: {
@@ -17568,6 +18028,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
+      /** @description `RATE_LIMITED`: more than the limit on invitations of talents to a job (by default 50 per account and 200 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
       500: {
         headers: {
@@ -18556,6 +19027,17 @@ export interface operations {
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `RATE_LIMITED`: more than the limit on applications to jobs (by default 50 per account and 200 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
           [name: string]: unknown
         }
         content: {
@@ -19667,6 +20149,17 @@ export interface operations {
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `RATE_LIMITED`: more than the limit on collections created (by default 100 per account and 300 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
           [name: string]: unknown
         }
         content: {
@@ -21103,6 +21596,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
+      /** @description `RATE_LIMITED`: more than the limit on disputes raised and split proposals (by default 20 per account and 60 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
       500: {
         headers: {
@@ -21254,6 +21758,17 @@ export interface operations {
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `RATE_LIMITED`: more than the limit on disputes raised and split proposals (by default 20 per account and 60 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
           [name: string]: unknown
         }
         content: {
@@ -21793,6 +22308,17 @@ export interface operations {
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `RATE_LIMITED`: more than the limit on reviews (by default 30 per account and 100 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
           [name: string]: unknown
         }
         content: {
@@ -23180,6 +23706,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
+      /** @description `RATE_LIMITED`: more than the limit on chat messages (by default 60 per account and 300 per IP address per minute; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
       500: {
         headers: {
@@ -23253,6 +23790,1827 @@ export interface operations {
       }
       /** @description `NOT_FOUND`: no such conversation, or one the caller does not take part in. */
       404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listConnectionFilters: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Connection filters` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Connection filters",
+           *       "data": [
+           *         {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "event": "SEND_INVITE",
+           *           "key": "afroScore",
+           *           "decider": "greater_than",
+           *           "value": 50,
+           *           "createdAt": "2026-11-23T18:18:27.534Z",
+           *           "updatedAt": "2026-11-23T18:18:27.534Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Connection filters */
+            message: string
+            /**
+             * @example [
+             *       {
+             *         "_id": "6b0483b4bce238a5cbe00a4f",
+             *         "event": "SEND_INVITE",
+             *         "key": "afroScore",
+             *         "decider": "greater_than",
+             *         "value": 50,
+             *         "createdAt": "2026-11-23T18:18:27.534Z",
+             *         "updatedAt": "2026-11-23T18:18:27.534Z"
+             *       }
+             *     ]
+             */
+            data: components['schemas']['ConnectionFilter'][]
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  createConnectionFilter: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "SEND_INVITE",
+         *       "key": "afroScore",
+         *       "decider": "greater_than",
+         *       "value": 50
+         *     }
+         */
+        'application/json': {
+          /** @description `CREATE_CONVERSATION`: someone opens a conversation with you; `SEND_INVITE`: someone invites you to a job; `SEND_APPLICATION`: someone applies to your job */
+          event: 'CREATE_CONVERSATION' | 'SEND_INVITE' | 'SEND_APPLICATION'
+          /** @description `tags` (the other person’s profile tags), `tagCount` (how many), `afroScore` (their score), `verified` (their identity is verified) */
+          key: 'tags' | 'tagCount' | 'afroScore' | 'verified'
+          /** @description `contains` for tags (every listed tag required); `greater_than`, `less_than`, `equal_to`, `between` for tagCount and afroScore; `equal_to` for verified */
+          decider: 'greater_than' | 'less_than' | 'equal_to' | 'contains' | 'between'
+          /** @description a number (greater_than, less_than, equal_to), `[min, max]` (between), a tag or a list of tags (contains), `true` (verified) */
+          value: number | string | boolean | (string | number)[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Connection filter created`. One of a user’s rules on who may reach them. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Connection filter created",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "event": "SEND_INVITE",
+           *         "key": "afroScore",
+           *         "decider": "greater_than",
+           *         "value": 50,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Connection filter created */
+            message: string
+            data: components['schemas']['ConnectionFilter']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, or a decider the key does not take, or a value the decider does not take (`data.errors` names it). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the caller already has a rule for this event and key (change it with PATCH). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  updateConnectionFilter: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "event": "SEND_INVITE",
+         *       "key": "afroScore",
+         *       "decider": "greater_than",
+         *       "value": 50
+         *     }
+         */
+        'application/json': {
+          /** @description `CREATE_CONVERSATION`: someone opens a conversation with you; `SEND_INVITE`: someone invites you to a job; `SEND_APPLICATION`: someone applies to your job */
+          event: 'CREATE_CONVERSATION' | 'SEND_INVITE' | 'SEND_APPLICATION'
+          /** @description `tags` (the other person’s profile tags), `tagCount` (how many), `afroScore` (their score), `verified` (their identity is verified) */
+          key: 'tags' | 'tagCount' | 'afroScore' | 'verified'
+          /** @description `contains` for tags (every listed tag required); `greater_than`, `less_than`, `equal_to`, `between` for tagCount and afroScore; `equal_to` for verified */
+          decider: 'greater_than' | 'less_than' | 'equal_to' | 'contains' | 'between'
+          /** @description a number (greater_than, less_than, equal_to), `[min, max]` (between), a tag or a list of tags (contains), `true` (verified) */
+          value: number | string | boolean | (string | number)[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Connection filter updated`. One of a user’s rules on who may reach them. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Connection filter updated",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "event": "SEND_INVITE",
+           *         "key": "afroScore",
+           *         "decider": "greater_than",
+           *         "value": 50,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Connection filter updated */
+            message: string
+            data: components['schemas']['ConnectionFilter']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, or a decider the key does not take, or a value the decider does not take (`data.errors` names it). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: the caller has no such rule. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getConnectionFilter: {
+    parameters: {
+      query?: {
+        /** @description `CREATE_CONVERSATION`: someone opens a conversation with you; `SEND_INVITE`: someone invites you to a job; `SEND_APPLICATION`: someone applies to your job */
+        event?: 'CREATE_CONVERSATION' | 'SEND_INVITE' | 'SEND_APPLICATION'
+        /** @description `tags` (the other person’s profile tags), `tagCount` (how many), `afroScore` (their score), `verified` (their identity is verified) */
+        key?: 'tags' | 'tagCount' | 'afroScore' | 'verified'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Connection filter`. One of a user’s rules on who may reach them. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Connection filter",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "event": "SEND_INVITE",
+           *         "key": "afroScore",
+           *         "decider": "greater_than",
+           *         "value": 50,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Connection filter */
+            message: string
+            data: components['schemas']['ConnectionFilter']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: the caller has no such rule. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  deleteConnectionFilter: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Connection filter removed` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Connection filter removed",
+           *       "data": {}
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Connection filter removed */
+            message: string
+            /** @example {} */
+            data: Record<string, never>
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no rule of the caller has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listCollectionSchemas: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description part of the name, any case */
+        name?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Collection schemas` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collection schemas",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "6b0483b4bce238a5cbe00a4f",
+           *             "name": "Portfolio item",
+           *             "reference": "portfolio-item",
+           *             "description": "A piece of work to show",
+           *             "schema": [
+           *               {
+           *                 "name": "title",
+           *                 "type": "string",
+           *                 "required": true,
+           *                 "unique": true,
+           *                 "maxLength": 120
+           *               },
+           *               {
+           *                 "name": "level",
+           *                 "type": "string",
+           *                 "required": false,
+           *                 "unique": false,
+           *                 "enum": [
+           *                   "junior",
+           *                   "senior"
+           *                 ],
+           *                 "default": "junior"
+           *               },
+           *               {
+           *                 "name": "hours",
+           *                 "type": "number",
+           *                 "required": false,
+           *                 "unique": false,
+           *                 "min": 0,
+           *                 "max": 80
+           *               }
+           *             ],
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collection schemas */
+            message: string
+            data: components['schemas']['CollectionSchemaPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getCollectionSchema: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description the schema’s id or reference */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Collection schema` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collection schema",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "name": "Portfolio item",
+           *         "reference": "portfolio-item",
+           *         "description": "A piece of work to show",
+           *         "schema": [
+           *           {
+           *             "name": "title",
+           *             "type": "string",
+           *             "required": true,
+           *             "unique": true,
+           *             "maxLength": 120
+           *           },
+           *           {
+           *             "name": "level",
+           *             "type": "string",
+           *             "required": false,
+           *             "unique": false,
+           *             "enum": [
+           *               "junior",
+           *               "senior"
+           *             ],
+           *             "default": "junior"
+           *           },
+           *           {
+           *             "name": "hours",
+           *             "type": "number",
+           *             "required": false,
+           *             "unique": false,
+           *             "min": 0,
+           *             "max": 80
+           *           }
+           *         ],
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collection schema */
+            message: string
+            data: components['schemas']['CollectionSchema']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no schema has this reference or id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  listStoreRecords: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+      }
+      header?: never
+      path: {
+        /** @description the schema’s reference (or id) */
+        ref: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Records` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Records",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "_id": "6b04837cbce238a5cbe00a70",
+           *             "title": "Landing page",
+           *             "level": "junior",
+           *             "hours": 12,
+           *             "owner": "6b048373bce238a5cbe00a16",
+           *             "isPrivate": false,
+           *             "createdAt": "2026-11-23T18:18:27.534Z",
+           *             "updatedAt": "2026-11-23T18:18:27.534Z"
+           *           }
+           *         ],
+           *         "total": 1,
+           *         "pages": 1,
+           *         "page": 1,
+           *         "limit": 12
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Records */
+            message: string
+            data: components['schemas']['StoreRecordPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: page or limit out of range, or a filter that is not a field. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no schema has this reference or id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  createStoreRecord: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description the schema’s reference (or id) */
+        ref: string
+      }
+      cookie?: never
+    }
+    /** @description The schema’s fields (checked against it), and `isPrivate`. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "title": "Landing page",
+         *       "hours": 12
+         *     }
+         */
+        'application/json': {
+          /** @description seen by its owner only (default false) */
+          isPrivate?: boolean
+        } & {
+          [key: string]: unknown
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Record created`. A record: the schema’s fields beside `_id`, `owner`, `isPrivate`, `createdAt`, `updatedAt`. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Record created",
+           *       "data": {
+           *         "_id": "6b04837cbce238a5cbe00a70",
+           *         "title": "Landing page",
+           *         "level": "junior",
+           *         "hours": 12,
+           *         "owner": "6b048373bce238a5cbe00a16",
+           *         "isPrivate": false,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Record created */
+            message: string
+            data: components['schemas']['StoreRecord']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a value that is not of its field’s type, outside its enum, length or range, a missing required field, or a key that is not a field (`data.errors` names each). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no schema has this reference or id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: a unique field’s value is another record’s. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  countStoreRecords: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+      }
+      header?: never
+      path: {
+        /** @description the schema’s reference (or id) */
+        ref: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Record count` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Record count",
+           *       "data": 3
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Record count */
+            message: string
+            /** @example 3 */
+            data: number
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a filter that is not a field. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no schema has this reference or id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  getStoreRecord: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        ref: string
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Record`. A record: the schema’s fields beside `_id`, `owner`, `isPrivate`, `createdAt`, `updatedAt`. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Record",
+           *       "data": {
+           *         "_id": "6b04837cbce238a5cbe00a70",
+           *         "title": "Landing page",
+           *         "level": "junior",
+           *         "hours": 12,
+           *         "owner": "6b048373bce238a5cbe00a16",
+           *         "isPrivate": false,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Record */
+            message: string
+            data: components['schemas']['StoreRecord']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no record of the schema has this id, or it is someone else’s private one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  deleteStoreRecord: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        ref: string
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Record deleted` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Record deleted",
+           *       "data": {}
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Record deleted */
+            message: string
+            /** @example {} */
+            data: Record<string, never>
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the record is someone else’s. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no record of the schema has this id, or it is someone else’s private one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  updateStoreRecord: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        ref: string
+        id: string
+      }
+      cookie?: never
+    }
+    /** @description The schema’s fields (checked against it), and `isPrivate`. */
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "title": "Landing page",
+         *       "hours": 12
+         *     }
+         */
+        'application/json': {
+          /** @description seen by its owner only (default false) */
+          isPrivate?: boolean
+        } & {
+          [key: string]: unknown
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Record updated`. A record: the schema’s fields beside `_id`, `owner`, `isPrivate`, `createdAt`, `updatedAt`. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Record updated",
+           *       "data": {
+           *         "_id": "6b04837cbce238a5cbe00a70",
+           *         "title": "Landing page",
+           *         "level": "junior",
+           *         "hours": 12,
+           *         "owner": "6b048373bce238a5cbe00a16",
+           *         "isPrivate": false,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Record updated */
+            message: string
+            data: components['schemas']['StoreRecord']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a value that is not of its field’s type, outside its enum, length or range, a missing required field, or a key that is not a field (`data.errors` names each). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the record is someone else’s. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no record of the schema has this id, or it is someone else’s private one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: a unique field’s value is another record’s. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminCreateCollectionSchema: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "name": "Portfolio item",
+         *       "description": "A piece of work to show",
+         *       "schema": [
+         *         {
+         *           "name": "title",
+         *           "type": "string",
+         *           "required": true,
+         *           "unique": true,
+         *           "maxLength": 120
+         *         },
+         *         {
+         *           "name": "level",
+         *           "type": "string",
+         *           "required": false,
+         *           "unique": false,
+         *           "enum": [
+         *             "junior",
+         *             "senior"
+         *           ],
+         *           "default": "junior"
+         *         },
+         *         {
+         *           "name": "hours",
+         *           "type": "number",
+         *           "required": false,
+         *           "unique": false,
+         *           "min": 0,
+         *           "max": 80
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': {
+          name: string
+          description: string
+          schema: {
+            /** @description a letter, then letters, digits or _ */
+            name: string
+            /** @description string, number, boolean, date, array, object */
+            type: 'string' | 'number' | 'boolean' | 'date' | 'array' | 'object'
+            required: boolean
+            /** @description no two records of the schema share the value (string and number fields) */
+            unique: boolean
+            /** @description the value of a record that leaves the field out, as text */
+            default?: string
+            /** @description string fields: the values allowed */
+            enum?: string[]
+            /** @description strings: characters; arrays: items */
+            minLength?: number
+            /** @description strings: characters; arrays: items */
+            maxLength?: number
+            /** @description numbers: the least allowed */
+            min?: number
+            /** @description numbers: the most allowed */
+            max?: number
+          }[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Collection schema created` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collection schema created",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "name": "Portfolio item",
+           *         "reference": "portfolio-item",
+           *         "description": "A piece of work to show",
+           *         "schema": [
+           *           {
+           *             "name": "title",
+           *             "type": "string",
+           *             "required": true,
+           *             "unique": true,
+           *             "maxLength": 120
+           *           },
+           *           {
+           *             "name": "level",
+           *             "type": "string",
+           *             "required": false,
+           *             "unique": false,
+           *             "enum": [
+           *               "junior",
+           *               "senior"
+           *             ],
+           *             "default": "junior"
+           *           },
+           *           {
+           *             "name": "hours",
+           *             "type": "number",
+           *             "required": false,
+           *             "unique": false,
+           *             "min": 0,
+           *             "max": 80
+           *           }
+           *         ],
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collection schema created */
+            message: string
+            data: components['schemas']['CollectionSchema']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, two fields share a name, a reserved name, bounds that cross, or a default that does not fit. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: a schema has this name (or reference). */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminDeleteCollectionSchema: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description the schema’s id or reference */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Collection schema deleted` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collection schema deleted",
+           *       "data": {}
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collection schema deleted */
+            message: string
+            /** @example {} */
+            data: Record<string, never>
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no schema has this reference or id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `CONFLICT`: the schema holds records. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminUpdateCollectionSchema: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description the schema’s id or reference */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "description": "Work to show on a profile"
+         *     }
+         */
+        'application/json': {
+          description?: string
+          schema?: {
+            /** @description a letter, then letters, digits or _ */
+            name: string
+            /** @description string, number, boolean, date, array, object */
+            type: 'string' | 'number' | 'boolean' | 'date' | 'array' | 'object'
+            required: boolean
+            /** @description no two records of the schema share the value (string and number fields) */
+            unique: boolean
+            /** @description the value of a record that leaves the field out, as text */
+            default?: string
+            /** @description string fields: the values allowed */
+            enum?: string[]
+            /** @description strings: characters; arrays: items */
+            minLength?: number
+            /** @description strings: characters; arrays: items */
+            maxLength?: number
+            /** @description numbers: the least allowed */
+            min?: number
+            /** @description numbers: the most allowed */
+            max?: number
+          }[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Collection schema updated` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Collection schema updated",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "name": "Portfolio item",
+           *         "reference": "portfolio-item",
+           *         "description": "A piece of work to show",
+           *         "schema": [
+           *           {
+           *             "name": "title",
+           *             "type": "string",
+           *             "required": true,
+           *             "unique": true,
+           *             "maxLength": 120
+           *           },
+           *           {
+           *             "name": "level",
+           *             "type": "string",
+           *             "required": false,
+           *             "unique": false,
+           *             "enum": [
+           *               "junior",
+           *               "senior"
+           *             ],
+           *             "default": "junior"
+           *           },
+           *           {
+           *             "name": "hours",
+           *             "type": "number",
+           *             "required": false,
+           *             "unique": false,
+           *             "min": 0,
+           *             "max": 80
+           *           }
+           *         ],
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:27.534Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Collection schema updated */
+            message: string
+            data: components['schemas']['CollectionSchema']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: as for a new schema. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `NOT_FOUND`: no schema has this reference or id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
@@ -23979,6 +26337,17 @@ export interface operations {
           'application/json': components['schemas']['ErrorEnvelope']
         }
       }
+      /** @description `RATE_LIMITED`: more than the limit on webhook endpoints registered and secrets rotated (by default 30 per account and 100 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
       500: {
         headers: {
@@ -24262,6 +26631,17 @@ export interface operations {
       415: {
         headers: {
           'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `RATE_LIMITED`: more than the limit on webhook endpoints registered and secrets rotated (by default 30 per account and 100 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
           [name: string]: unknown
         }
         content: {
@@ -25165,6 +27545,10 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example createdAt,actorId,actorEmail,action,targetType,targetId,reason,requestId,ip,details
+           *     2026-01-01T12:00:00.000Z,65f1c0a2b3c4d5e6f7a8b9c0,ops@example.com,user.suspend,user,65f1c0a2b3c4d5e6f7a8b9c7,Fraud report 17,0b7e6c1e-8d7f-4c55-9a65-1f0d2f0a6b3e,203.0.113.9,{}
+           */
           'text/csv': string
         }
       }
@@ -25507,6 +27891,125 @@ export interface operations {
       }
       /** @description `NOT_FOUND`: no live account has this id. */
       404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+    }
+  }
+  adminRevokeAllSessions: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Every session revoked` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Every session revoked",
+           *       "data": {
+           *         "revoked": 1284
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Every session revoked */
+            message: string
+            /**
+             * @example {
+             *       "revoked": 1284
+             *     }
+             */
+            data: {
+              /** @description sessions that were live */
+              revoked: number
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope']
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown

@@ -66,7 +66,19 @@ export const resources = [
       { label: 'Purpose', cell: (r) => r.purpose },
       { label: 'Amount', num: true, cell: (r) => money(r) },
       { label: 'To', cell: (r) => code(r.to, 10) },
-      { label: 'State', cell: (r) => state(r.status) },
+      {
+        label: 'State',
+        cell: (r) =>
+          r.waitingForFee
+            ? h(
+                'span',
+                {},
+                state(r.status),
+                ' ',
+                h('span', { class: 'muted' }, 'waiting: fee above the coin maximum'),
+              )
+            : state(r.status),
+      },
       { label: 'Age', num: true, cell: ageOf },
       { label: 'Failures', num: true, cell: (r) => String(r.failures ?? 0) },
       { label: 'Last error', cell: (r) => r.lastError ?? '' },
