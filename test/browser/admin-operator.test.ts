@@ -125,12 +125,12 @@ it('filters the audit log by day, shows who acted by email, and exports what it 
 
 it('signs out for good: the token the console held is refused afterwards', async () => {
   const { page, problems } = browser
-  const token = await page.evaluate(() => sessionStorage.getItem('workpay.admin.token'))
+  const token = await page.evaluate<string | null>("sessionStorage.getItem('workpay.admin.token')")
   expect(token).toBeTruthy()
   expect((await t.req({ method: 'GET', url: '/v1/account', token: token! })).statusCode).toBe(200)
   await page.getByRole('button', { name: 'Sign out' }).click()
   await page.getByText('Signed out.').waitFor()
-  expect(await page.evaluate(() => sessionStorage.getItem('workpay.admin.token'))).toBeNull()
+  expect(await page.evaluate<string | null>("sessionStorage.getItem('workpay.admin.token')")).toBeNull()
   expect((await t.req({ method: 'GET', url: '/v1/account', token: token! })).statusCode).toBe(401)
   expect(problems).toEqual([])
 })
