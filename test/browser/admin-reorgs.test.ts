@@ -1,54 +1,31 @@
 // The console's Chain reorganisations section in headless Chromium: after a deep reorganisation
 // made on the dev chain (evm_snapshot/evm_revert), the operator signs in, finds the vanished
 // deposit with its held value, and reverses it with a reason; the dashboard shows the reorg losses.
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { type BrowserContext, chromium, type Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { freePort } from '../helpers/browser.ts'
+import { type ConsolePage, freePort, openConsolePage, signInToConsole } from '../helpers/browser.ts'
 import { createUser, lastCode } from '../helpers/factories.ts'
 import { USDC, walletAddress } from '../helpers/money.ts'
 import { deepReorg, deposit, openReorgWorld, type ReorgWorld } from '../settlement/reorg-support.ts'
 
 let w: ReorgWorld
 let baseUrl: string
-let context: BrowserContext
+let browser: ConsolePage
 let page: Page
-let profile: string
-const problems: string[] = []
+let problems: string[]
 
 beforeAll(async () => {
   const port = await freePort()
   baseUrl = `http://127.0.0.1:${port}`
   w = await openReorgWorld(9, { env: { PUBLIC_URL: baseUrl }, elevate: false })
   await w.t.app.listen({ port, host: '127.0.0.1' })
-  profile = mkdtempSync(join(tmpdir(), 'wp-chromium-'))
-  context = await chromium.launchPersistentContext(profile, {
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1366, height: 860 },
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  })
-  page = await context.newPage()
-  page.on('console', (msg) => {
-    if (/Content Security Policy|Refused to/i.test(msg.text())) problems.push(msg.text())
-  })
-  page.on('pageerror', (err) => problems.push(`page error: ${err.message}`))
+  browser = await openConsolePage()
+  page = browser.page
+  problems = browser.problems
 }, 300_000)
 
 afterAll(async () => {
-  await context?.close()
-  if (profile) rmSync(profile, { recursive: true, force: true })
+  await browser?.close()
   await w?.t.close()
 })
 
@@ -59,17 +36,7 @@ it('lists a deposit a deep reorganisation took back, and reverses it from the co
   const address = await walletAddress(w.t, user)
   const sent = await deepReorg(w, () => deposit(w, address, 'usdc', 5n * USDC))
 
-  await page.goto(`${baseUrl}/admin`)
-  await page.getByRole('heading', { name: 'Sign in' }).waitFor()
-  await page.keyboard.type(w.admin.email)
-  await page.keyboard.press('Tab')
-  await page.keyboard.type(w.admin.password)
-  await page.keyboard.press('Enter')
-  await page.getByRole('button', { name: 'Mail me a code' }).click()
-  await page.getByText(`A code was mailed to ${w.admin.email}`).waitFor()
-  await page.getByLabel('Mailed code').fill(await lastCode(w.t, w.admin.email))
-  await page.getByRole('button', { name: 'Unlock admin pages' }).click()
-  await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor()
+  await signInToConsole(page, baseUrl, w.admin, () => lastCode(w.t, w.admin.email))
 
   await page.keyboard.press('g')
   await page.keyboard.press('r')
