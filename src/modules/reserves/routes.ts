@@ -99,7 +99,7 @@ export const reservesAdminRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         operationId: 'adminReservesSnapshot',
         summary: 'Take a proof-of-reserves snapshot of every coin now',
-        tags: ['admin', ...tags],
+        tags: ['admin'],
         security: bearer,
         body: SnapshotRequest,
         response: {
