@@ -1,7 +1,13 @@
 // Mapping node and transport failures to ChainError codes, from the error shapes viem produces.
 import { HttpRequestError, InvalidInputRpcError, RpcRequestError, TimeoutError } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { DevnetDownError, isAlreadyKnown, toChainError } from '../../src/platform/chain/errors.ts'
+import {
+  DevnetDownError,
+  isAlreadyKnown,
+  isRangeLimit,
+  isRevert,
+  toChainError,
+} from '../../src/platform/chain/errors.ts'
 
 const url = 'https://rpc.example.org/v3/SECRET-API-KEY'
 const rpcError = (message: string, code = -32000) =>
@@ -59,5 +65,52 @@ describe('toChainError', () => {
     expect(isAlreadyKnown(rpcError('already known'))).toBe(true)
     expect(isAlreadyKnown(rpcError('Known transaction: 0xabc'))).toBe(true)
     expect(isAlreadyKnown(rpcError('nonce too low'))).toBe(false)
+  })
+})
+
+describe('transient node answers, reverts and range limits', () => {
+  it('a lagging node and a reasonless internal error are UNAVAILABLE, not refusals', () => {
+    for (const message of [
+      'header not found',
+      'missing trie node 0xabc (path )',
+      'unknown block',
+      'block not found',
+    ])
+      expect(toChainError(rpcError(message), 'estimate gas')).toMatchObject({
+        code: 'UNAVAILABLE',
+        retryable: true,
+      })
+    expect(toChainError(rpcError('internal error', -32603), 'x').code).toBe('UNAVAILABLE')
+    // a refusal keeps its meaning whatever the code
+    expect(toChainError(rpcError('nonce too low', -32603), 'x').code).toBe('NONCE_TOO_LOW')
+  })
+
+  it('a revert is what the node says reverted, nothing else', () => {
+    expect(isRevert(rpcError('execution reverted: ERC20: transfer amount exceeds balance', 3))).toBe(true)
+    expect(
+      isRevert(
+        rpcError(
+          "Error: VM Exception while processing transaction: reverted with custom error 'ERC20InsufficientBalance()'",
+          -32603,
+        ),
+      ),
+    ).toBe(true)
+    expect(isRevert(rpcError('header not found'))).toBe(false)
+    expect(isRevert(rpcError('internal error', -32603))).toBe(false)
+    expect(isRevert(new HttpRequestError({ url, status: 503, details: 'Service Unavailable' }))).toBe(false)
+  })
+
+  it("recognises the providers' range-limit answers to eth_getLogs", () => {
+    for (const message of [
+      'query returned more than 10000 results',
+      'block range is too wide',
+      'exceed maximum block range: 5000',
+      'query exceeds max block range 50',
+      'eth_getLogs is limited to a 10,000 range',
+      'Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range',
+    ])
+      expect(isRangeLimit(rpcError(message, -32005)), message).toBe(true)
+    expect(isRangeLimit(rpcError('header not found'))).toBe(false)
+    expect(isRangeLimit(rpcError('request limit exceeded', -32005))).toBe(false)
   })
 })

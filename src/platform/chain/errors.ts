@@ -70,6 +70,42 @@ function isUnavailable(err: unknown): boolean {
   )
 }
 
+/**
+ * A node's answer that says it cannot serve the request right now, not that the request is wrong:
+ * a lagging node behind a load balancer has not got the block yet ("header not found", "unknown
+ * block"), or pruned its state, or failed inside without a reason. Another try (or provider) may
+ * answer.
+ */
+const LAGGING =
+  /header not found|missing trie node|block not found|unknown block|block .*not (found|available)|^internal (json-rpc )?error\.?$/i
+
+function isLagging(text: string): boolean {
+  return text.split(' | ').some((part) => LAGGING.test(part.trim()))
+}
+
+/** The node says the call reverted (its words, or revert data with the answer). */
+export function isRevert(err: unknown): boolean {
+  if (/revert|gas required exceeds allowance/i.test(messagesOf(err))) return true
+  return chainOf(err).some(
+    (e) =>
+      e.name === 'ExecutionRevertedError' ||
+      e.name === 'ContractFunctionRevertedError' ||
+      e.code === 3 ||
+      (typeof (e as { data?: unknown }).data === 'string' &&
+        /^0x[0-9a-f]{8,}$/i.test((e as { data: string }).data)),
+  )
+}
+
+/**
+ * An eth_getLogs answer that refuses the size of the range (too many blocks or results), as
+ * providers cap them: the same query over a smaller range is answered.
+ */
+export function isRangeLimit(err: unknown): boolean {
+  return /more than \d+ results|block range|range (is )?too (wide|large|big)|exceeds? (the )?max(imum)? (block )?range|max(imum)? block range|too many (blocks|results|logs)|limit(ed)? to (a )?[\d,.]+k? (blocks? )?range|response size exceeded|query timeout exceeded/i.test(
+    messagesOf(err),
+  )
+}
+
 export function isAlreadyKnown(err: unknown): boolean {
   return /already known|known transaction|already imported|already exists|AlreadyKnown/i.test(messagesOf(err))
 }
@@ -96,6 +132,7 @@ export function toChainError(err: unknown, what: string): ChainError {
     )
   if (/underpriced|replacement transaction|fee too low|max fee per gas less than block base fee/i.test(text))
     return new ChainError('UNDERPRICED', `${what}: fee too low`, false, cause)
+  if (isLagging(text)) return new ChainError('UNAVAILABLE', `${what}: chain node not in sync`, true, cause)
   const parts = text.split(' | ').filter((s) => s.trim() !== '')
   // prefer the node's own words (viem's details) over viem's generic headline
   const anyErr = err as { details?: unknown; shortMessage?: unknown }

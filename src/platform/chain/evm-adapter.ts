@@ -14,7 +14,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { coinRegistry } from './coin-registry.ts'
-import { isAlreadyKnown, toChainError } from './errors.ts'
+import { isAlreadyKnown, isRevert, toChainError } from './errors.ts'
 import { transferScans } from './evm-transfers.ts'
 import { estimateFeesFromHistory } from './fee-history.ts'
 import { headReader } from './heads.ts'
@@ -176,13 +176,17 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
     } catch (err) {
       const mapped = toChainError(err, 'estimate gas')
       if (mapped.code === 'UNAVAILABLE') throw mapped
+      // Only the node's own word makes it a revert; any other answer is passed on as it is.
+      if (!isRevert(err)) throw mapped
       // the node simulates the transfer: it fails when the sender lacks the tokens
       if ((await balanceOf(account, c.reference)) < amount)
         throw new ChainError(
           'INSUFFICIENT_FUNDS',
           `estimate gas: the sender holds less ${c.symbol} than the amount`,
         )
-      throw new ChainError('REJECTED', 'estimate gas: the token transfer would revert', false, { cause: err })
+      throw new ChainError('REJECTED', 'estimate gas: the token transfer would revert', false, {
+        cause: mapped.cause,
+      })
     }
     return (gas * 12n) / 10n
   }
@@ -372,7 +376,7 @@ export function createEvmAdapter(opts: EvmAdapterOptions): ChainAdapter {
         })
       } catch (err) {
         const e = toChainError(err, 'estimate gas')
-        if (e.code === 'UNAVAILABLE') throw e
+        if (e.code === 'UNAVAILABLE' || !isRevert(err)) throw e
         throw new ChainError('REJECTED', 'estimate gas: the recipient contract refuses the transfer', false)
       }
     },
