@@ -10,7 +10,8 @@ import {
   type PublicClient,
   parseEventLogs,
 } from 'viem'
-import { splitRange, suspiciousBlocks } from './bloom.ts'
+import { suspiciousBlocks } from './bloom.ts'
+import { isRangeLimit } from './errors.ts'
 import type {
   ChainBlock,
   ChainCoin,
@@ -21,8 +22,10 @@ import type {
   VerifiedTransfers,
 } from './types.ts'
 
-/** Blocks per eth_getLogs call */
+/** Blocks per eth_getLogs call, at most */
 const LOG_RANGE = 2_000n
+/** successful calls at a narrowed range before a wider one is tried again */
+const WIDEN_AFTER = 50
 /** Blocks read at once for native transfers */
 const BLOCK_CONCURRENCY = 8
 
@@ -84,15 +87,44 @@ export function transferScans(d: {
     return wanted.filter((c) => c.isToken).map((c) => c.contractAddress!)
   }
 
+  /**
+   * Blocks per eth_getLogs call, per provider (the ranked fallback counts as one). Providers cap
+   * the range or the number of results; a call refused for that is asked again over half the
+   * range, down to single blocks, and the smaller range is kept for later calls. After
+   * WIDEN_AFTER answers in a row it is doubled again (up to LOG_RANGE), so a cap that was lifted,
+   * or a busy stretch of the chain that has passed, costs one refused call now and then.
+   */
+  const spans = new Map<PublicClient, { size: bigint; answered: number }>()
+  const spanOf = (via: PublicClient) => spans.get(via)?.size ?? LOG_RANGE
+  function answered(via: PublicClient) {
+    const span = spans.get(via)
+    if (!span || ++span.answered < WIDEN_AFTER) return
+    const size = span.size * 2n
+    if (size >= LOG_RANGE) spans.delete(via)
+    else spans.set(via, { size, answered: 0 })
+  }
+
   /** The raw logs of `addresses` in `fromBlock..toBlock`, in node-sized parts, from `via`. */
   async function rawLogs(via: PublicClient, addresses: Address[], fromBlock: bigint, toBlock: bigint) {
     const out: Log[] = []
-    for (const [start, end] of splitRange(fromBlock, toBlock, LOG_RANGE))
-      out.push(
-        ...(await call('get logs', () =>
-          via.getLogs({ address: addresses, fromBlock: start, toBlock: end }),
-        )),
-      )
+    let start = fromBlock
+    while (start <= toBlock) {
+      const end = start + spanOf(via) - 1n < toBlock ? start + spanOf(via) - 1n : toBlock
+      try {
+        out.push(
+          ...(await call('get logs', () =>
+            via.getLogs({ address: addresses, fromBlock: start, toBlock: end }),
+          )),
+        )
+      } catch (err) {
+        if (end === start || !isRangeLimit(err)) throw err
+        const half = (end - start + 1n) / 2n
+        spans.set(via, { size: half < spanOf(via) ? half : spanOf(via), answered: 0 })
+        continue
+      }
+      answered(via)
+      start = end + 1n
+    }
     return out
   }
 
