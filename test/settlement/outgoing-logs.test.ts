@@ -12,6 +12,7 @@ import { loadConfig } from '../../src/config.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
 import { openTestDatabase, TEST_ENV, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
+import { deployRefuser } from '../helpers/refuser.ts'
 import {
   AVAX,
   freshAddress,
@@ -140,22 +141,22 @@ describe('money movement log lines', () => {
     })
     expect(about(stuck).filter((l) => l.msg === 'outgoing transfer confirmed')).toHaveLength(1)
 
+    // a payment the chain refuses (a contract that reverts on receipt) fails for good
     const sender = t.app.services.outgoing
     sender.options.maxFailures = 1
-    devnet.setDown(true)
+    const refuser = await deployRefuser(t)
     let failedId: string
     try {
-      failedId = await withdraw(user, 0.1, freshAddress())
+      failedId = await withdraw(user, 0.1, refuser)
       await t.drain()
     } finally {
-      devnet.setDown(false)
       sender.options.maxFailures = 5
     }
     expect(about(failedId).find((l) => l.msg === 'outgoing transfer failed')).toMatchObject({
       purpose: 'withdrawal',
       coin: 'avax',
       amount: (AVAX / 10n).toString(),
-      code: 'UNAVAILABLE',
+      code: 'REJECTED',
       attempts: 1,
     })
 

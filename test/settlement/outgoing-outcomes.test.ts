@@ -9,6 +9,7 @@ import type { JobKind } from '../../src/platform/jobs/queue.ts'
 import { overpaidEscrowPartlyReleased, post } from '../escrow/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
+import { deployRefuser } from '../helpers/refuser.ts'
 import {
   AVAX,
   balanceOf,
@@ -172,16 +173,15 @@ describe('outcome reports', () => {
   it('gives the hold back with a failure, and counts each failed attempt once', async () => {
     const user = await createUser(t)
     await fundUser(t, 11, user, 'avax', 2n * AVAX)
-    const to = freshAddress()
+    // a contract that refuses the payment: the chain's refusal counts toward the limit of failures
+    const to = await deployRefuser(t)
     const { withdrawalId, transferId } = await withdraw(user, 0.5, to)
     const sender = t.app.services.outgoing
-    const devnet = t.app.services.chain.devnet!
     const maxFailures = sender.options.maxFailures
     sender.options.maxFailures = 2
 
     let between: Record<string, unknown> | undefined
     try {
-      devnet.setDown(true)
       sender.testHook = async (at, id) => {
         if (at !== 'after-settle' || id !== transferId || between) return
         between = {
@@ -198,7 +198,6 @@ describe('outcome reports', () => {
     } finally {
       sender.testHook = undefined
       sender.options.maxFailures = maxFailures
-      devnet.setDown(false)
     }
     // With the failure itself, amount and fee are back in the wallet.
     expect(between).toMatchObject({ transfer: 'failed', wallet: 2n * AVAX, hold: 'voided', held: 0n })
