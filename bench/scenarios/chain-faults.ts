@@ -5,11 +5,15 @@
 // mines a block every second with automine off, reached through the fault-injecting JSON-RPC
 // proxy of the tests (test/helpers/rpc-proxy.ts). Deposits go one at a time, each 1 USDC and a
 // little more, from an outside key to one user's custodial address. On PostgreSQL the service gets
-// a scratch database on the same server (dropped after); otherwise its own embedded one.
+// a scratch database on the same server (dropped after); otherwise its own embedded one. A third
+// case measures the same while 20 withdrawals of the platform wait for receipts that do not come
+// (their broadcasts swallowed by the proxy): waiting for a receipt must hold no job slot the
+// deposit watcher needs.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pg from 'pg'
+import { type Hex, parseTransaction } from 'viem'
 import { buildApp } from '../../src/app.ts'
 import { loadConfig } from '../../src/config.ts'
 import { type Database, openPGlite, openPostgres } from '../../src/db/index.ts'
@@ -54,6 +58,8 @@ interface World {
   app: Awaited<ReturnType<typeof buildApp>>
   database: Database
   userId: string
+  token: string
+  password: string
   address: string
   close(): Promise<void>
 }
@@ -72,6 +78,7 @@ async function openWorld(ctx: BenchContext): Promise<World> {
     COINS_FILE: join(dir, 'coins.json'),
     TREASURY_PRIVATE_KEY: keys[18]!,
     GAS_WALLET_PRIVATE_KEY: keys[17]!,
+    RATE_LIMIT_WRITES_SCALE: '100000',
   })
   let dropDatabase = async () => {}
   let database: Database
@@ -131,6 +138,8 @@ async function openWorld(ctx: BenchContext): Promise<World> {
     app,
     database,
     userId: me.json().data._id,
+    token,
+    password,
     address: wallet.json().data.wallets[0].address,
     async close() {
       await node.devnet.setIntervalMining(0)
@@ -191,6 +200,65 @@ async function measure(w: World, count: number) {
   }
 }
 
+/**
+ * Makes `count` withdrawals of AVAX from the user's wallet whose broadcasts the proxy swallows, and
+ * waits until each is signed and sent: they then wait for receipts that never come. Answers how to
+ * let them through.
+ */
+async function sendsWaitingForReceipts(w: World, count: number): Promise<() => Promise<void>> {
+  const payer = w.node.devnet.accounts[1]!
+  const funding = await w.node.signTransfer(payer.privateKey, {
+    coin: 'avax',
+    to: w.address,
+    amount: 10n ** 18n,
+    nonce: await w.node.getNonce(payer.address, 'pending'),
+  })
+  await w.node.broadcast(funding.raw)
+  while ((await w.app.services.ledger.balance(w.database.db, 'user', w.userId, 'avax')) < 10n ** 18n)
+    await pause(50)
+  const withdraw = async (to: string) => {
+    const res = await w.app.inject({
+      method: 'POST',
+      url: '/v1/withdrawals/',
+      headers: { authorization: `Bearer ${w.token}` },
+      payload: { amount: 0.01, coin: 'avax', address: to, password: w.password },
+    })
+    if (res.statusCode !== 200) throw new Error(`withdrawal: ${res.body}`)
+  }
+  const withStatus = async (status: 'sent' | 'completed') =>
+    Number(
+      (
+        await w.database.db
+          .selectFrom('outgoingTransfers')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('purpose', '=', 'withdrawal')
+          .where('status', '=', status)
+          .executeTakeFirstOrThrow()
+      ).n,
+    )
+  // A first withdrawal brings the address gas for all of them (one top-up from the gas wallet).
+  w.app.services.outgoing.options.topUpFactor = 100n
+  await withdraw(w.node.devnet.accounts[3]!.address)
+  while ((await withStatus('completed')) < 1) await pause(100)
+  // Then the provider swallows every broadcast to the target: the withdrawals are signed and sent,
+  // and wait for receipts that cannot come.
+  const target = w.node.devnet.accounts[2]!.address.toLowerCase()
+  const drop = w.proxy.add({
+    method: 'eth_sendRawTransaction',
+    fault: faults.swallow,
+    when: (params) => parseTransaction(params[0] as Hex).to?.toLowerCase() === target,
+  })
+  for (let i = 0; i < count; i++) await withdraw(target)
+  const sent = () => withStatus('sent')
+  const deadline = performance.now() + 120_000
+  while ((await sent()) < count) {
+    if (performance.now() > deadline)
+      throw new Error(`the ${count} withdrawals were not all sent within 120 s`)
+    await pause(100)
+  }
+  return async () => drop()
+}
+
 export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
   const count = ctx.quick ? 5 : 20
   let world: Promise<World> | undefined
@@ -199,6 +267,18 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     {
       name: 'deposit credit latency over JSON-RPC, clean provider',
       run: async () => measure(await open(), count),
+    },
+    {
+      name: 'deposit credit latency over JSON-RPC, 20 sends waiting for receipts',
+      run: async () => {
+        const w = await open()
+        const release = await sendsWaitingForReceipts(w, 20)
+        try {
+          return { ...(await measure(w, count)), sendsWaiting: 20 }
+        } finally {
+          await release()
+        }
+      },
     },
     {
       name: 'deposit credit latency over JSON-RPC, 20 % of calls failing',
