@@ -48,6 +48,14 @@ export const sealedColumns: readonly SealedColumn[] = [
     aad: (endpointId) => `webhook:${endpointId}`,
   },
   {
+    name: 'reserve_snapshots.sealed_secret',
+    table: 'reserve_snapshots',
+    id: 'id',
+    column: 'sealed_secret',
+    bound: 'id',
+    aad: (snapshotId) => `reserves:${snapshotId}`,
+  },
+  {
     name: 'webhook_endpoints.previous_secret_sealed',
     table: 'webhook_endpoints',
     id: 'id',

@@ -284,6 +284,7 @@ describe('sealed columns', () => {
   const known: Record<string, string[]> = {
     'modules/settlement/keys.ts': ['wallet_keys.sealed_key'],
     'modules/account/security-codes.ts': ['users.two_fa_secret', 'two_fa_setups.secret'],
+    'modules/reserves/snapshot.ts': ['reserve_snapshots.sealed_secret'],
     'modules/webhooks/service.ts': [
       'webhook_endpoints.secret_sealed',
       'webhook_endpoints.previous_secret_sealed',

@@ -1,7 +1,8 @@
 // Proof of reserves: snapshots (one per coin and run, at one block), the reserve addresses with
 // their on-chain balances and proof-of-control signatures, and the Merkle-sum tree of liabilities
 // (every node, and the private facts of each leaf: its account label and whom it belongs to).
-// Written once, in one transaction, and never changed: a trigger refuses updates and deletes.
+// Written once, in one transaction, and never changed: a trigger refuses updates and deletes (but
+// the re-sealing of a snapshot's secret by a key-encryption-key rotation).
 import { type Kysely, sql } from 'kysely'
 
 export async function up(db: Kysely<any>): Promise<void> {
@@ -64,6 +65,12 @@ export async function up(db: Kysely<any>): Promise<void> {
   await sql`
     create function reserves_immutable() returns trigger language plpgsql as $$
     begin
+      -- A rotation of the key-encryption key re-seals a snapshot's secret: that column alone may
+      -- change (its value, once opened, stays the same).
+      if tg_op = 'UPDATE' and tg_table_name = 'reserve_snapshots'
+        and (to_jsonb(new) - 'sealed_secret') = (to_jsonb(old) - 'sealed_secret') then
+        return new;
+      end if;
       raise exception 'proof-of-reserves rows are never changed (%)', tg_table_name;
     end $$`.execute(db)
   for (const table of ['reserve_snapshots', 'reserve_addresses', 'reserve_nodes', 'reserve_leaves'])
