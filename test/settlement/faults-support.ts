@@ -109,7 +109,13 @@ export async function expectSettled(w: ProxiedApp) {
   w.proxy.clear()
   w.proxy.release()
   await until(w, async () => (await openTransfers(w)).length === 0)
-  await w.t.app.services.wallets.scanNow()
+  // Every block up to now confirmed and read by the watcher: a deposit mined in the last blocks is
+  // on chain before its confirmations let it be credited.
+  const head = await w.node.blockNumber()
+  await w.node.devnet.mine(
+    Number(w.t.config.confirmations === 'finalized' ? 1 : w.t.config.confirmations) + 1,
+  )
+  await until(w, async () => ((await w.t.app.services.wallets.scanNow()).cursor ?? -1n) >= head)
   await expectLedgerConsistent(w.t.database.db, { chain: w.t.app.services.chain })
   expect(await w.t.app.services.settlement.halts.list(), 'no coin halted').toEqual([])
 }
