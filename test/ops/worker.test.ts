@@ -19,6 +19,7 @@ let smtp: SMTPServer
 let worker: Child
 let drop: () => Promise<void> = async () => {}
 let nodeClosed = false
+let metricsHeaders: Record<string, string> = {}
 
 /** The coins file a production process reads: the built-in coins at the addresses the node deployed. */
 function coinsFile(dir: string): string {
@@ -52,6 +53,8 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve))
   const smtpPort = (smtp.server.address() as { port: number }).port
   const db = await serviceDatabase()
+  // (on PostgreSQL the service's secrets include METRICS_TOKEN: /metrics then needs it)
+  metricsHeaders = db.env.METRICS_TOKEN ? { authorization: `Bearer ${db.env.METRICS_TOKEN}` } : {}
   drop = db.drop
   const dir = dirs.make()
   const keys = devPrivateKeys()
@@ -92,7 +95,7 @@ describe('the worker process on WORKER_PORT', () => {
   })
 
   it('serves its metrics, and no API route', async () => {
-    const res = await fetch(`${worker.baseUrl}/metrics`)
+    const res = await fetch(`${worker.baseUrl}/metrics`, { headers: metricsHeaders })
     expect(res.status).toBe(200)
     const samples = parseExposition(await res.text())
     expect(samples.find((s) => s.name === 'workpay_chain_head_block')?.value).toBeGreaterThan(0)
@@ -113,7 +116,9 @@ describe('the worker process on WORKER_PORT', () => {
     const head = Number(await node.blockNumber())
     let cursor = -1
     for (let i = 0; i < 60 && cursor < head; i++) {
-      const samples = parseExposition(await (await fetch(`${worker.baseUrl}/metrics`)).text())
+      const samples = parseExposition(
+        await (await fetch(`${worker.baseUrl}/metrics`, { headers: metricsHeaders })).text(),
+      )
       cursor = samples.find((s) => s.name === 'workpay_watcher_cursor_block')?.value ?? -1
       if (cursor < head) await new Promise((r) => setTimeout(r, 500))
     }
