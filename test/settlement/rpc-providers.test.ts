@@ -130,8 +130,9 @@ describe('two providers', () => {
     const byHash = (params: unknown[]) => (params[0] as Filter).blockHash !== undefined
     const rules = [
       w.proxy.add({ method: 'eth_getLogs', when: holding, fault: faults.lie(() => []) }),
-      // the other is wrong once, whichever is asked first; neither has the block by hash
-      w.other.add({ method: 'eth_getLogs', when: holding, times: 1, fault: faults.lie(() => []) }),
+      // the other is wrong twice (its first answer and the range asked of it again), so that the
+      // lying one is asked on its own whichever the ranking puts first; neither has it by hash
+      w.other.add({ method: 'eth_getLogs', when: holding, times: 2, fault: faults.lie(() => []) }),
       w.proxy.add({ method: 'eth_getLogs', when: byHash, fault: faults.rpcError(-32000, 'unknown block') }),
       w.other.add({ method: 'eth_getLogs', when: byHash, fault: faults.rpcError(-32000, 'unknown block') }),
     ]
