@@ -252,12 +252,9 @@ describe('the service process', () => {
       expect(refs).toHaveLength(2)
       expect(refs).toContain(requested.body.data.withdrawalId)
       expect(new Set(refs).size).toBe(2)
-      // the embedded database is the process's alone: what it left running is resumed at once;
-      // on PostgreSQL the job is claimed again when the dead process's lease lapses
-      if (db.kind === 'pglite')
-        expect(second.lines.some((l) => l.includes('jobs a previous run left unfinished are resumed'))).toBe(
-          true,
-        )
+      // (A broadcast transfer waits for its receipt as a scheduled check, not as a running job, so
+      // the kill may or may not find a job running: either way the check is taken up again, which
+      // the completion within 30 s above shows.)
       expect(await stop(second)).toBe(0)
     } finally {
       await db.drop()
