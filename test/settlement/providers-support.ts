@@ -8,27 +8,9 @@ import { join } from 'node:path'
 import { builtinCoinsConfig } from '../../src/platform/chain/coins-config.ts'
 import { devPrivateKeys, openDevnet } from '../../src/platform/chain/devnet.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { coinsFileOf } from '../helpers/coins-file.ts'
 import type { DevChain, ProxiedApp } from '../helpers/proxied-app.ts'
 import { type RpcProxy, startRpcProxy } from '../helpers/rpc-proxy.ts'
-
-/** The coins file a deployment of this devnet would have: its coins at the addresses deployed. */
-function coinsFileOf(node: DevChain): string {
-  return JSON.stringify({
-    chain: builtinCoinsConfig().chain,
-    coins: node.coins.map((c) => ({
-      name: c.name,
-      symbol: c.symbol,
-      reference: c.reference,
-      icon: c.icon,
-      decimal: c.decimals,
-      isToken: c.isToken,
-      ...(c.contractAddress ? { contractAddress: c.contractAddress } : {}),
-      order: c.order,
-      active: c.active,
-      usdRate: c.usdRate,
-    })),
-  })
-}
 
 export interface TwoProviders extends ProxiedApp {
   /** the second provider */
