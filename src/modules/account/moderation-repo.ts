@@ -5,6 +5,11 @@ import { countedPage } from '../../db/reads.ts'
 
 export const ADMIN_ROLE = 'admin'
 export const USER_ROLE = 'user'
+/** operators' roles narrower than admin: money actions (finance), read-only plus customer care (support) */
+export const FINANCE_ROLE = 'finance'
+export const SUPPORT_ROLE = 'support'
+export const STAFF_ROLES = [ADMIN_ROLE, FINANCE_ROLE, SUPPORT_ROLE] as const
+export type StaffRole = (typeof STAFF_ROLES)[number]
 
 const MODERATION_COLUMNS = [
   'id',

@@ -4,10 +4,17 @@
 import type { Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
-import { type AccountSearch, ADMIN_ROLE, moderationRepo, USER_ROLE } from './moderation-repo.ts'
+import {
+  type AccountSearch,
+  ADMIN_ROLE,
+  moderationRepo,
+  STAFF_ROLES,
+  type StaffRole,
+  USER_ROLE,
+} from './moderation-repo.ts'
 
-export type { AccountSearch }
-export { ADMIN_ROLE }
+export type { AccountSearch, StaffRole }
+export { ADMIN_ROLE, STAFF_ROLES }
 
 export class AccountModeration {
   constructor(
@@ -25,6 +32,14 @@ export class AccountModeration {
     const u = await moderationRepo.get(ex, userId)
     if (!u || u.suspendedAt) return false
     return u.role === ADMIN_ROLE || this.#configured(u)
+  }
+
+  /** The operator role of the account (admin, finance or support), or null for everyone else. */
+  async staffRole(ex: Executor, userId: string): Promise<StaffRole | null> {
+    const u = await moderationRepo.get(ex, userId)
+    if (!u || u.suspendedAt) return null
+    if (this.#configured(u)) return ADMIN_ROLE
+    return (STAFF_ROLES as readonly string[]).includes(u.role) ? (u.role as StaffRole) : null
   }
 
   #configured(u: { email: string | null; emailVerified: boolean }) {
@@ -76,6 +91,29 @@ export class AccountModeration {
       throw errors.conflict('The last admin keeps the role')
     await moderationRepo.setRole(tx, userId, USER_ROLE, this.deps.clock.now())
     return { ...u, role: USER_ROLE }
+  }
+
+  /**
+   * Sets an account's operator role (`user` takes every role away). The rules of the admin role
+   * hold for every change: not one's own role, not a configured admin's, never the last admin's;
+   * a role is given only to a verified account that is not suspended.
+   */
+  async setStaffRole(tx: Tx, actorId: string, userId: string, role: StaffRole | typeof USER_ROLE) {
+    if (actorId === userId) throw errors.conflict('An operator cannot change their own role')
+    const admins = await moderationRepo.lockAdmins(tx)
+    const u = await moderationRepo.lock(tx, userId)
+    if (!u) throw errors.notFound('user')
+    if (u.role === role) throw errors.conflict(`The account's role is ${role} already`)
+    if (role !== USER_ROLE && !u.emailVerified)
+      throw errors.businessRule('Only a verified account can be an operator')
+    if (role !== USER_ROLE && u.suspendedAt)
+      throw errors.businessRule('A suspended account cannot be an operator')
+    if (this.#configured(u))
+      throw errors.conflict('The account is an admin by ADMIN_EMAILS; remove it there to change its role')
+    if (u.role === ADMIN_ROLE && admins.filter((a) => a.id !== userId).length === 0)
+      throw errors.conflict('The last admin keeps the role')
+    await moderationRepo.setRole(tx, userId, role, this.deps.clock.now())
+    return { ...u, role }
   }
 
   /** Suspends an account and revokes its sessions in the same transaction. */
