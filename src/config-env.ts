@@ -223,3 +223,79 @@ export function jwtSecretPrevious(
   if (secret === current) problems.push('JWT_SECRET_PREVIOUS must differ from JWT_SECRET')
   return { secret, until }
 }
+
+/** Google sign-in (OpenID Connect): the client registered with the issuer. */
+export interface GoogleSignInConfig {
+  clientId: string
+  clientSecret: string
+  /** where the issuer sends the browser back with `code` and `state` (the front end's page) */
+  redirectUrl: string
+  /** the OpenID issuer whose discovery document, keys and token endpoint are used */
+  issuerUrl: string
+}
+
+export const GOOGLE_ISSUER = 'https://accounts.google.com'
+const GOOGLE_VARS = ['GOOGLE_CLIENT_ID', 'GOOGLE_CLIENT_SECRET', 'GOOGLE_REDIRECT_URL'] as const
+
+/** An http URL is only for a provider on this machine (tests, development), never in production. */
+export function isLoopbackHttp(raw: string): boolean {
+  const u = new URL(raw)
+  return u.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(u.hostname)
+}
+
+/**
+ * GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET and GOOGLE_REDIRECT_URL turn Google sign-in on: all three
+ * or none (half a configuration is refused, naming what is missing). OIDC_ISSUER_URL points it at
+ * another OpenID provider (https; http only on loopback outside production).
+ */
+export function googleSignIn(
+  env: Env,
+  production: boolean,
+  problems: string[],
+): GoogleSignInConfig | undefined {
+  const get = (name: string) => env[name]?.trim() || undefined
+  const set = GOOGLE_VARS.filter((n) => get(n) !== undefined)
+  const issuerRaw = get('OIDC_ISSUER_URL')
+  if (set.length === 0) {
+    if (issuerRaw)
+      problems.push(
+        'OIDC_ISSUER_URL is set but Google sign-in is not: set GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET and GOOGLE_REDIRECT_URL too',
+      )
+    return undefined
+  }
+  if (set.length < GOOGLE_VARS.length) {
+    const missing = GOOGLE_VARS.filter((n) => !set.includes(n))
+    problems.push(
+      `Google sign-in is half configured: ${set.join(', ')} set but ${missing.join(', ')} missing (set all three or none)`,
+    )
+    return undefined
+  }
+  const checkUrl = (name: string, raw: string): boolean => {
+    let u: URL
+    try {
+      u = new URL(raw)
+    } catch {
+      problems.push(`${name} must be an absolute URL (got "${raw}")`)
+      return false
+    }
+    if (u.protocol === 'https:') return true
+    if (u.protocol === 'http:' && !production && isLoopbackHttp(raw)) return true
+    problems.push(
+      production
+        ? `${name} must be an https URL when NODE_ENV=production`
+        : `${name} must be an https URL (http only on 127.0.0.1, localhost or [::1])`,
+    )
+    return false
+  }
+  const redirectUrl = get('GOOGLE_REDIRECT_URL')!
+  const issuerUrl = (issuerRaw ?? GOOGLE_ISSUER).replace(/\/+$/, '')
+  const okRedirect = checkUrl('GOOGLE_REDIRECT_URL', redirectUrl)
+  const okIssuer = checkUrl('OIDC_ISSUER_URL', issuerUrl)
+  if (!okRedirect || !okIssuer) return undefined
+  return {
+    clientId: get('GOOGLE_CLIENT_ID')!,
+    clientSecret: get('GOOGLE_CLIENT_SECRET')!,
+    redirectUrl,
+    issuerUrl,
+  }
+}

@@ -12,6 +12,8 @@ import {
   envReader,
   evmRpcUrls,
   feeSweepAddresses,
+  type GoogleSignInConfig,
+  googleSignIn,
   jwtSecretPrevious,
 } from './config-env.ts'
 import { LIVE_SOCKETS_PER_USER, type WriteLimits, writeLimits } from './http/write-limits.ts'
@@ -117,6 +119,9 @@ export interface Config {
   reservesAttestationKey: `0x${string}`
   /** how often a proof-of-reserves snapshot is taken (RESERVES_SNAPSHOT_INTERVAL, default a day) */
   reservesSnapshotIntervalMs: number
+  /** Google sign-in (GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET, GOOGLE_REDIRECT_URL, OIDC_ISSUER_URL);
+   * unset: its routes answer 503 */
+  google: GoogleSignInConfig | undefined
 }
 
 export class ConfigError extends Error {
@@ -279,6 +284,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       60_000,
       problems,
     ),
+    google: googleSignIn(env, production, problems),
   }
   const logFormat = str('LOG_FORMAT') ?? 'json'
   if (logFormat === 'json' || logFormat === 'pretty') cfg.logFormat = logFormat
