@@ -112,6 +112,10 @@ export interface Config {
   adminEmails: string[]
   /** how long an admin's second factor keeps a session elevated (ADMIN_SESSION_TTL_MS) */
   adminSessionTtlMs: number
+  /** an operator's session is revoked after this long without a /v1/admin request (ADMIN_IDLE_TIMEOUT_MS) */
+  adminIdleTimeoutMs: number
+  /** what unlocks the admin pages: `totp` (an authenticator app, required) or `totp-or-email` (ADMIN_SECOND_FACTOR) */
+  adminSecondFactor: 'totp' | 'totp-or-email'
   /** cold addresses for fee sweeps: `*` (FEE_SWEEP_ADDRESS) and per coin reference
    * (FEE_SWEEP_ADDRESS_<COIN>, which wins) */
   feeSweepAddresses: Record<string, string>
@@ -275,6 +279,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       .map((e) => e.trim().toLowerCase())
       .filter(Boolean),
     adminSessionTtlMs: int('ADMIN_SESSION_TTL_MS', 15 * 60_000, 60_000, 24 * 3600 * 1000),
+    adminIdleTimeoutMs: int('ADMIN_IDLE_TIMEOUT_MS', 4 * 3600_000, 60_000, 7 * 24 * 3600_000),
+    adminSecondFactor: 'totp',
     feeSweepAddresses: feeSweepAddresses(env, problems),
     reservesAttestationKey: privateKey('RESERVES_ATTESTATION_KEY') ?? `0x${'00'.repeat(32)}`,
     reservesSnapshotIntervalMs: duration(
@@ -286,6 +292,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     ),
     google: googleSignIn(env, production, problems),
   }
+  const adminFactor = str('ADMIN_SECOND_FACTOR') ?? 'totp'
+  if (adminFactor === 'totp' || adminFactor === 'totp-or-email') cfg.adminSecondFactor = adminFactor
+  else problems.push(`ADMIN_SECOND_FACTOR must be totp or totp-or-email (got "${adminFactor}")`)
   const logFormat = str('LOG_FORMAT') ?? 'json'
   if (logFormat === 'json' || logFormat === 'pretty') cfg.logFormat = logFormat
   else problems.push(`LOG_FORMAT must be json or pretty (got "${logFormat}")`)

@@ -204,6 +204,11 @@ export class AuthService {
     return this.deps.sessions.revokeAll(ex, userId, keep)
   }
 
+  /** Revokes one session of the account at once, in every process (an operator's idle session). */
+  revokeSession(ex: Executor, userId: string, sessionId: string): Promise<void> {
+    return this.deps.sessions.revokeOne(ex, userId, sessionId)
+  }
+
   /** Revokes every session of every account at once, in every process; answers how many. */
   revokeEveryone(ex: Executor): Promise<number> {
     return this.deps.sessions.revokeEveryone(ex)
