@@ -13,6 +13,7 @@ import type { FeeTables } from './tables/fees.ts'
 import type { FilesTables } from './tables/files.ts'
 import type { LedgerTables } from './tables/ledger.ts'
 import type { LiveTables } from './tables/live.ts'
+import type { OidcTables } from './tables/oidc.ts'
 import type { OutgoingTables } from './tables/outgoing.ts'
 import type { ReorgTables } from './tables/reorgs.ts'
 import type { ReserveTables } from './tables/reserves.ts'
@@ -196,7 +197,8 @@ export interface DB
     ReorgTables,
     ReserveTables,
     ConnectionFilterTables,
-    CollectionStoreTables {
+    CollectionStoreTables,
+    OidcTables {
   tags: TagsTable
   bookmarks: BookmarksTable
   users: UsersTable
