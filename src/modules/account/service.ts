@@ -42,7 +42,7 @@ export interface NewUser {
   firstName: string
   lastName: string
   passwordHash: string | null
-  accountType: 'email' | 'web3'
+  accountType: 'email' | 'web3' | 'google'
   web3Address?: string | null
   referralCode?: string | null
   /** the body field that carried the referral code, for the error of an unknown one */
