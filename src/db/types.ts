@@ -16,6 +16,7 @@ import type { LiveTables } from './tables/live.ts'
 import type { OidcTables } from './tables/oidc.ts'
 import type { OutgoingTables } from './tables/outgoing.ts'
 import type { ReorgTables } from './tables/reorgs.ts'
+import type { RestoreTables } from './tables/restore.ts'
 import type { ReserveTables } from './tables/reserves.ts'
 import type { SocialTables } from './tables/social.ts'
 import type { WalletTables } from './tables/wallet.ts'
@@ -195,6 +196,7 @@ export interface DB
     SocialTables,
     WebhookTables,
     ReorgTables,
+    RestoreTables,
     ReserveTables,
     ConnectionFilterTables,
     CollectionStoreTables,

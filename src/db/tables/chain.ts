@@ -103,7 +103,13 @@ export interface ChainOutgoingTable {
   createdAt: Timestamp
 }
 
-export type HaltReason = 'ledger_mismatch' | 'ledger_invariant' | 'reorg' | 'manual'
+export type HaltReason =
+  | 'ledger_mismatch'
+  | 'ledger_invariant'
+  | 'reorg'
+  | 'manual'
+  /** a custodial key that was never exported signed a transaction this database does not know */
+  | 'unknown_platform_transfer'
 
 /** A coin whose crediting and sending stopped until an operator clears the halt. */
 export interface CoinHaltsTable {
