@@ -84,8 +84,27 @@ export interface EscrowReleasesTable {
   createdAt: Timestamp
 }
 
+/** A public payment order (direct deposit): an escrow of the collection and who paid it. */
+export interface DirectDepositsTable {
+  id: string
+  escrowId: string
+  collectionId: string
+  /** lower case; never matched against accounts */
+  payerEmail: string | null
+  /** lower case; where refunds go (null: recorded in operatorRefund for an operator) */
+  payerAddress: string | null
+  expiresAt: Timestamp
+  /** set when the order expired unpaid (its escrow cancelled) */
+  expiredAt: NullableTimestamp
+  /** base units held for an operator to refund (payer gave only an email) */
+  operatorRefund: ColumnType<string, string | bigint | undefined, string | bigint>
+  createdAt: Timestamp
+  updatedAt: Timestamp
+}
+
 export interface EscrowTables {
   escrows: EscrowsTable
   escrowLegs: EscrowLegsTable
   escrowReleases: EscrowReleasesTable
+  directDeposits: DirectDepositsTable
 }
