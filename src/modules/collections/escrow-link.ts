@@ -143,6 +143,12 @@ export class EscrowLink {
       paymentFee: row.paymentFee,
       parentId: row.parentId,
       isPrivate: row.isPrivate,
+      name: row.name,
+      description: row.description,
+      type: row.type,
+      status: row.status,
+      isFundingRequest: row.isFundingRequest,
+      recipientCompletedJob: row.recipientCompletedJob,
     }
   }
 
