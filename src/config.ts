@@ -16,6 +16,7 @@ import {
   googleSignIn,
   jwtSecretPrevious,
 } from './config-env.ts'
+import { type VerificationConfig, verificationConfig } from './config-verification.ts'
 import { LIVE_SOCKETS_PER_USER, type WriteLimits, writeLimits } from './http/write-limits.ts'
 import type { SecretRotation } from './platform/crypto/secret-ring.ts'
 
@@ -126,6 +127,8 @@ export interface Config {
   /** Google sign-in (GOOGLE_CLIENT_ID, GOOGLE_CLIENT_SECRET, GOOGLE_REDIRECT_URL, OIDC_ISSUER_URL);
    * unset: its routes answer 503 */
   google: GoogleSignInConfig | undefined
+  /** identity verification: provider, Veriff keys, media limits, KYC_REQUIRED_FOR (config-verification.ts) */
+  verification: VerificationConfig
 }
 
 export class ConfigError extends Error {
@@ -291,6 +294,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       problems,
     ),
     google: googleSignIn(env, production, problems),
+    verification: verificationConfig(problems, { str, int, url }, production),
   }
   const adminFactor = str('ADMIN_SECOND_FACTOR') ?? 'totp'
   if (adminFactor === 'totp' || adminFactor === 'totp-or-email') cfg.adminSecondFactor = adminFactor
