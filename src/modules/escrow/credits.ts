@@ -5,6 +5,7 @@
 import type { Tx } from '../../db/index.ts'
 import type { DepositCredited } from '../settlement/watcher/types.ts'
 import { formatExact } from '../wallet/money.ts'
+import { returnToPayer } from './payer-refund.ts'
 import { escrowRepo } from './repo.ts'
 import type { EscrowDeps } from './service.ts'
 
@@ -67,9 +68,6 @@ export async function absorbCredits(deps: EscrowDeps, escrowId: string, userAddr
     await escrowRepo.update(tx, locked.id, set, now)
     if (locked.status !== 'cancelled' && locked.status !== 'releasing' && locked.status !== 'released') return
     const { free } = await deps.payouts.unspoken(tx, locked)
-    if (free > 0n) {
-      const refund = { kind: 'refund' as const, to: await userAddress(tx, locked.payerId), amount: free }
-      await deps.payouts.queue(tx, locked, [refund], rate)
-    }
+    await returnToPayer(deps, tx, locked, free, rate, () => userAddress(tx, locked.payerId))
   })
 }

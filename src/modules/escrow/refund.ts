@@ -3,6 +3,7 @@
 // cancelled partial payment is returned). Used when a funded job is cancelled and for the
 // creator's share of a disputed escrow.
 import type { Tx } from '../../db/index.ts'
+import { returnToPayer } from './payer-refund.ts'
 import { escrowRepo } from './repo.ts'
 import type { EscrowDeps } from './service.ts'
 
@@ -43,8 +44,7 @@ export async function refundRest(
       await escrowRepo.update(tx, locked.id, { status: 'released', releasedAt: now }, now)
       await deps.collections.markEscrow(tx, locked.collectionId, { state: 'released', escrowId: locked.id })
     }
-    if (free > 0n)
-      await deps.payouts.queue(tx, locked, [{ kind: 'refund', to: payerAddress, amount: free }], rate)
+    await returnToPayer(deps, tx, locked, free, rate, payerAddress)
     return free > 0n ? free : 0n
   })
 }

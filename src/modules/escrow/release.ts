@@ -7,6 +7,7 @@ import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { planPart, splitFee } from './partial.ts'
+import { recordOperatorRefund, refundAddress } from './payer-refund.ts'
 import type { PlannedLeg } from './payouts.ts'
 import { centsToText, parseDecimal, unitsToDecimal } from './quote.ts'
 import { escrowRepo } from './repo.ts'
@@ -231,7 +232,10 @@ export class EscrowRelease {
       const planned = part.payout + part.fee
       if (free < planned) throw errors.businessRule('The escrow holds less than its payouts')
       const refund = part.final && free > planned ? free - planned : 0n
-      if (refund > 0n) legs.push({ kind: 'refund', to: payerAddress, amount: refund })
+      // A direct deposit's overpayment goes to the address its payer gave (an operator's, email only).
+      const refundTo = refund > 0n ? await refundAddress(tx, locked, payerAddress) : null
+      if (refundTo) legs.push({ kind: 'refund', to: refundTo, amount: refund })
+      else if (refund > 0n) await recordOperatorRefund(tx, this.deps.clock, locked.id, refund)
       const retried = await this.deps.payouts.retryFailed(tx, locked)
       const now = this.deps.clock.now()
       await escrowRepo.update(

@@ -22,6 +22,7 @@ import { absorbCredits, onDepositCredited } from './credits.ts'
 import { type SplitWant, settleSplit, splitState } from './dispute-split.ts'
 import { initiateEscrow } from './initiate.ts'
 import { payFromWallet } from './pay.ts'
+import { returnToPayer } from './payer-refund.ts'
 import type { EscrowPayouts } from './payouts.ts'
 import { centsToText, computeQuote, QuoteError, unitsToDecimal, unitsToNumber } from './quote.ts'
 import { EscrowRelease, type EscrowRow, type ReleaseOptions } from './release.ts'
@@ -238,8 +239,11 @@ export class EscrowService {
     return this.#release.release((await escrowRepo.get(this.deps.db, escrowId))!, opts)
   }
 
-  /** Cancels an unpaid escrow; what it already received goes back to the payer. */
-  async cancel(userId: string, escrowId: string) {
+  /**
+   * Cancels an unpaid escrow; what it already received goes back to the payer (a direct deposit's
+   * to the address its payer gave). `inTx` runs in the cancelling transaction.
+   */
+  async cancel(userId: string, escrowId: string, inTx?: (tx: Tx) => Promise<void>) {
     const row = await this.#visible(userId, escrowId)
     if (row.payerId !== userId) throw errors.forbidden('Only the payer may cancel this escrow')
     await this.deps.halts.assertNotHalted(row.coin)
@@ -263,13 +267,8 @@ export class EscrowService {
         escrowId: locked.id,
       })
       const balance = await this.deps.ledger.balance(tx, 'escrow', locked.id, locked.coin)
-      if (balance > 0n)
-        await this.deps.payouts.queue(
-          tx,
-          locked,
-          [{ kind: 'refund', to: payerAddress, amount: balance }],
-          rate,
-        )
+      await returnToPayer(this.deps, tx, locked, balance, rate, payerAddress)
+      if (inTx) await inTx(tx)
       return {
         message:
           balance > 0n
