@@ -36,6 +36,8 @@ export interface EventData {
   'referral.signup': { referrerId: string; userId: string }
   /** a referred account completed its first job */
   'referral.job_completed': { referrerId: string; userId: string; collectionId: string }
+  /** an identity verification was decided (by an operator or the provider); `reason` for a refusal */
+  'identity.decided': { verificationId: string; status: string; reason: string }
   /** a user posted a feed entry of their own (POST /v1/feeds/) */
   'feed.posted': { feedType: string; title: string; description: string; data: string }
 }
@@ -66,6 +68,7 @@ export const EVENT_TYPES = [
   'escrow.released',
   'referral.signup',
   'referral.job_completed',
+  'identity.decided',
   'feed.posted',
 ] as const satisfies readonly EventType[]
 

@@ -24,6 +24,8 @@ export const NOTIFICATION_TYPES = [
   'referral_signup',
   'referral_job_completed',
   'inspection_ending',
+  'identity_verified',
+  'identity_rejected',
 ] as const
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number]
 
@@ -43,6 +45,8 @@ export const DEFAULT_EMAIL_TYPES: readonly NotificationType[] = [
   'dispute_decided',
   'new_deposit',
   'deposit_reversed',
+  'identity_verified',
+  'identity_rejected',
 ]
 
 export interface Notice {
@@ -182,6 +186,20 @@ const describe: Describe = {
     description: 'Someone signed up with your referral code.',
     ref: e.data.userId,
   }),
+  'identity.decided': (e) =>
+    e.data.status === 'approved'
+      ? {
+          type: 'identity_verified',
+          title: 'Identity verified',
+          description: 'Your identity verification was approved.',
+          ref: e.data.verificationId,
+        }
+      : {
+          type: 'identity_rejected',
+          title: 'Identity verification not approved',
+          description: `Your identity verification was not approved${e.data.reason ? `: ${e.data.reason}` : ''}. You may start a new one.`,
+          ref: e.data.verificationId,
+        },
   'referral.job_completed': (e) => ({
     type: 'referral_job_completed',
     title: 'Referral completed a job',
