@@ -215,6 +215,14 @@ export const profileRepo = {
       .execute()
   },
 
+  async setKyc(ex: Executor, id: string, kyc: { kyc: boolean; kycStatus: string | null }, now: Date) {
+    await ex
+      .updateTable('users')
+      .set({ kyc: kyc.kyc, kycStatus: kyc.kycStatus, updatedAt: now })
+      .where('id', '=', id)
+      .execute()
+  },
+
   async setScore(ex: Executor, id: string, score: number, now: Date) {
     await ex.updateTable('users').set({ score, updatedAt: now }).where('id', '=', id).execute()
   },

@@ -339,6 +339,14 @@ export class AccountService {
     if (review.rating === 5) await profileRepo.bumpAchievement(tx, userId, 'five-star', 5, now)
   }
 
+  /**
+   * The profile's `kyc` (identity verified) and `kycStatus` (the latest verification's state), as
+   * the identity-verification module decides them, in its transaction.
+   */
+  setKyc(tx: Tx, userId: string, kyc: { kyc: boolean; kycStatus: string | null }): Promise<void> {
+    return profileRepo.setKyc(tx, userId, kyc, this.deps.clock.now())
+  }
+
   /** Notes that the account's wallets exist (they are also made lazily for older accounts). */
   markWalletGenerated(tx: Tx, userId: string): Promise<void> {
     return accountRepo.markWalletGenerated(tx, userId)
