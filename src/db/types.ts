@@ -16,9 +16,10 @@ import type { LiveTables } from './tables/live.ts'
 import type { OidcTables } from './tables/oidc.ts'
 import type { OutgoingTables } from './tables/outgoing.ts'
 import type { ReorgTables } from './tables/reorgs.ts'
-import type { RestoreTables } from './tables/restore.ts'
 import type { ReserveTables } from './tables/reserves.ts'
+import type { RestoreTables } from './tables/restore.ts'
 import type { SocialTables } from './tables/social.ts'
+import type { VerificationTables } from './tables/verification.ts'
 import type { WalletTables } from './tables/wallet.ts'
 import type { WebhookTables } from './tables/webhooks.ts'
 import type { WithdrawalTables } from './tables/withdrawals.ts'
@@ -200,7 +201,8 @@ export interface DB
     ReserveTables,
     ConnectionFilterTables,
     CollectionStoreTables,
-    OidcTables {
+    OidcTables,
+    VerificationTables {
   tags: TagsTable
   bookmarks: BookmarksTable
   users: UsersTable
