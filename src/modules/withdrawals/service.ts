@@ -129,6 +129,21 @@ export class WithdrawalService {
     return db.transaction().execute(write)
   }
 
+  /**
+   * A withdrawal the platform sent in a timeline a restore lost, recorded again in the caller's
+   * transaction exactly as `create` records one (hold, record, transfer intent), without the
+   * request's checks: the value has left already, and its coin is halted until this is done.
+   * The caller settles the transfer with the mined transaction in the same transaction.
+   */
+  async recreate(
+    tx: Tx,
+    w: { userId: string; coin: Coin; amount: bigint; fee: bigint; address: string; from: string; rate: string },
+  ): Promise<{ withdrawalId: string; transferId: string }> {
+    const { withdrawalId } = await this.#write(tx, { ...w, ip: null, recreated: true })
+    const row = await withdrawalRepo.lock(tx, withdrawalId)
+    return { withdrawalId, transferId: row!.outgoingId! }
+  }
+
   #parseAmount(value: number, coin: Coin): bigint {
     if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
       throw errors.field('/amount', 'must be a positive number')
@@ -165,11 +180,13 @@ export class WithdrawalService {
       from: string
       ip: string | null
       requestKey?: string | undefined
+      /** recorded again after a restore (`recreate`): its coin may be halted */
+      recreated?: boolean
     },
   ): Promise<{ withdrawalId: string }> {
     const { ledger, transactions, outgoing, clock, halts } = this.deps
     // Again in the transaction that reserves the value: a halt committed since the first look.
-    await halts.assertNotHalted(w.coin.reference, tx)
+    if (!w.recreated) await halts.assertNotHalted(w.coin.reference, tx)
     const id = newId()
     const user = await ledger.ensureAccount(tx, 'user', w.userId, w.coin.reference)
     const holdKey = w.requestKey
