@@ -22,6 +22,8 @@ import type { Ledger } from '../../wallet/ledger.ts'
 import type { Halts } from '../reconcile/halts.ts'
 import { vanishedDeposits } from '../reorgs/detect.ts'
 import type { ReorgRepairs } from '../reorgs/service.ts'
+import { haltUnknownPlatformTransfers } from '../restore/detect.ts'
+import { findingsRepo } from '../restore/repo.ts'
 import {
   type Applied,
   type ApplyContext,
@@ -373,6 +375,14 @@ export class DepositWatcher {
       // Someone else applied this range meanwhile: nothing to do.
       if ((await watcherRepo.lockCursor(tx, this.chainKey)) !== cursorAt) return undefined
       if (this.deps.coins && (await this.deps.coins.missing(tx, tokens)).length > 0) return 'stale'
+      // The platform's own transactions a restored database does not know halt their coins first,
+      // so that they are parked here, never booked as outside withdrawals (../restore/detect.ts).
+      const { log } = this.deps
+      await haltUnknownPlatformTransfers(
+        tx,
+        { chainId: this.chainKey, halts, clock, log },
+        classified.ordered,
+      )
       const halted = await halts.haltedCoins(tx)
       const applied = await applyMovements(tx, this.#ctx, { movements: classified.ordered, halted, prepared })
       await watcherRepo.moveCursor(tx, this.chainKey, last, clock.now())
@@ -394,7 +404,10 @@ export class DepositWatcher {
     await transactions.chainRecordId()
     const result = await database.db.transaction().execute(async (tx) => {
       const still = await halts.haltedCoins(tx)
-      return applyParked(tx, this.#ctx, { movements: movements.filter((m) => !still.has(m.coin)), prepared })
+      // an unknown platform transfer stays parked until an operator re-attaches it or judges it external
+      const unresolved = await findingsRepo.openHashes(tx, this.chainKey)
+      const due = movements.filter((m) => !still.has(m.coin) && !unresolved.has(m.txHash))
+      return applyParked(tx, this.#ctx, { movements: due, prepared })
     })
     if (result.applied > 0)
       this.deps.log.warn(

@@ -1,0 +1,128 @@
+// The only SQL over platform transfer findings: transactions of custodial addresses whose key was
+// never exported that no outgoing transfer of this database signed (a restored copy).
+import type { Executor, Tx } from '../../../db/index.ts'
+import { countedPage } from '../../../db/reads.ts'
+import type { PlatformTransferStatus } from '../../../db/tables/restore.ts'
+
+export type PlatformTransferRow = NonNullable<Awaited<ReturnType<typeof findingsRepo.get>>>
+
+export const findingsRepo = {
+  /** Records a finding once per transaction; undefined when it was recorded before. */
+  async insert(
+    tx: Tx,
+    row: {
+      id: string
+      chainId: string
+      txHash: string
+      address: string
+      ownerKind: string
+      ownerId: string
+      coin: string
+      amount: bigint
+      toAddress: string | null
+      gasCoin: string | null
+      gasFee: bigint
+      blockNumber: number
+      detectedAt: Date
+    },
+  ): Promise<string | undefined> {
+    const inserted = await tx
+      .insertInto('platformTransferFindings')
+      .values({ ...row, amount: row.amount.toString(), gasFee: row.gasFee.toString() })
+      .onConflict((oc) => oc.columns(['chainId', 'txHash']).doNothing())
+      .returning('id')
+      .executeTakeFirst()
+    return inserted?.id
+  },
+
+  get(ex: Executor, id: string, forUpdate = false) {
+    let q = ex.selectFrom('platformTransferFindings').selectAll().where('id', '=', id)
+    if (forUpdate) q = q.forUpdate()
+    return q.executeTakeFirst()
+  },
+
+  /** The status of the finding of each transaction among `hashes` (lower case) that has one. */
+  async statusByHash(ex: Executor, chainId: string, hashes: string[]) {
+    if (hashes.length === 0) return new Map<string, PlatformTransferStatus>()
+    const rows = await ex
+      .selectFrom('platformTransferFindings')
+      .select(['txHash', 'status'])
+      .where('chainId', '=', chainId)
+      .where('txHash', 'in', hashes)
+      .execute()
+    return new Map(rows.map((r) => [r.txHash, r.status]))
+  },
+
+  async list(ex: Executor, q: { status?: PlatformTransferStatus | undefined; page: number; limit: number }) {
+    let base = ex.selectFrom('platformTransferFindings')
+    if (q.status) base = base.where('status', '=', q.status)
+    return countedPage(
+      base,
+      (b) => b.selectAll(),
+      { by: ['detectedAt', 'id'], first: 'newest' },
+      { page: q.page, limit: q.limit },
+    )
+  },
+
+  async resolve(
+    tx: Tx,
+    id: string,
+    r: {
+      status: Exclude<PlatformTransferStatus, 'open'>
+      by: string
+      reason: string
+      at: Date
+      withdrawalId?: string | null
+      transferId?: string | null
+    },
+  ) {
+    await tx
+      .updateTable('platformTransferFindings')
+      .set({
+        status: r.status,
+        resolvedBy: r.by,
+        resolveReason: r.reason,
+        resolvedAt: r.at,
+        withdrawalId: r.withdrawalId ?? null,
+        transferId: r.transferId ?? null,
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'open')
+      .execute()
+  },
+
+  /** Takes the parked movements of `txHash` leaving `address` out of the parking, recording the
+   * ledger transfer that now accounts for them (the withdrawal's). */
+  async settleParked(tx: Tx, chainId: string, txHash: string, address: string, transferId: string | null) {
+    const res = await tx
+      .updateTable('chainEvents')
+      .set({ held: null, transferId })
+      .where('chainId', '=', chainId)
+      .where('txHash', '=', txHash)
+      .where('address', '=', address)
+      .where('kind', 'in', ['withdrawal', 'fee'])
+      .where('held', 'is not', null)
+      .executeTakeFirst()
+    return Number(res.numUpdatedRows)
+  },
+
+  /** Open findings (tx hashes) of the chain: their movements stay parked when a coin resumes. */
+  async openHashes(ex: Executor, chainId: string): Promise<Set<string>> {
+    const rows = await ex
+      .selectFrom('platformTransferFindings')
+      .select('txHash')
+      .where('chainId', '=', chainId)
+      .where('status', '=', 'open')
+      .execute()
+    return new Set(rows.map((r) => r.txHash))
+  },
+
+  async openCount(ex: Executor): Promise<number> {
+    const row = await ex
+      .selectFrom('platformTransferFindings')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('status', '=', 'open')
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  },
+}
