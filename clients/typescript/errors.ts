@@ -28,5 +28,112 @@ export const ERROR_STATUS = {
   COIN_HALTED: 503,
 } as const
 
+/** What each code means and what a client should do about it (docs/errors.md). */
+export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: string; action: string }> = {
+  VALIDATION_ERROR: {
+    description:
+      'The path, query string or body does not match the schema, or the body is not valid JSON; `data.errors` names the fields.',
+    action: 'Fix the named fields and send again; retrying the same request will not help.',
+  },
+  PASSWORD_MISMATCH: {
+    description: 'password and confirmPassword differ.',
+    action: 'Ask the user to type the password twice the same.',
+  },
+  WEAK_PASSWORD: {
+    description:
+      'The password is under 8 characters or uses fewer than 3 of: lower case, upper case, digits, symbols.',
+    action: 'Ask for a stronger password.',
+  },
+  INVALID_CODE: {
+    description: 'The 6-digit code or TOTP is wrong or has expired.',
+    action: 'Ask for the code again; after 5 wrong codes the flow is dead (TOO_MANY_ATTEMPTS).',
+  },
+  UNAUTHENTICATED: {
+    description:
+      'No bearer token, or one that is malformed, expired or revoked, or a tempToken of another flow.',
+    action: 'Sign in again (or restart the flow) and send the new token.',
+  },
+  INVALID_CREDENTIALS: {
+    description: 'Wrong email or password.',
+    action: 'Ask the user for the right credentials.',
+  },
+  EMAIL_NOT_VERIFIED: {
+    description: 'The account has not verified its email yet.',
+    action: 'Ask for a new code with /v1/auth/verify/resend and verify the email.',
+  },
+  FORBIDDEN: {
+    description: 'The caller may not act on this record.',
+    action: 'Do not retry; only the owner (or an admin) can do it.',
+  },
+  CONNECTION_FILTERED: {
+    description: 'The person reached set a connection filter the caller does not pass; `data.rule` names it.',
+    action: 'Show the rule to the user; it changes only when the caller meets it or the person changes it.',
+  },
+  NOT_FOUND: {
+    description: 'Unknown id, or a private record of someone else.',
+    action: 'Check the id; do not retry.',
+  },
+  METHOD_NOT_ALLOWED: {
+    description: 'The path exists but not with this HTTP method.',
+    action: 'Use the method the reference names.',
+  },
+  REQUEST_TIMEOUT: {
+    description: 'The request did not arrive in time.',
+    action: 'Send it again.',
+  },
+  CONFLICT: {
+    description:
+      'Generic conflict, kept where the API contract fixes it: email already taken, escrow already released, two-factor already on; also a record that already exists (unique constraint).',
+    action: 'Do not repeat the request: reload the record, or choose another value.',
+  },
+  PAYLOAD_TOO_LARGE: {
+    description: 'The body or the upload is over the size limit; `data.limit` when known.',
+    action: 'Send less.',
+  },
+  UNSUPPORTED_MEDIA_TYPE: {
+    description: 'The body is not `application/json` (or multipart for uploads).',
+    action: 'Send the content type the operation takes.',
+  },
+  HEADERS_TOO_LARGE: {
+    description: 'The request headers are too large.',
+    action: 'Send smaller headers.',
+  },
+  UPGRADE_REQUIRED: {
+    description: 'The path takes a WebSocket handshake.',
+    action: 'Connect with a WebSocket client.',
+  },
+  INSUFFICIENT_BALANCE: {
+    description: 'The wallet (or the account) does not hold enough of the coin for this.',
+    action: 'Top up the wallet or ask for less.',
+  },
+  BUSINESS_RULE: {
+    description:
+      'Generic rule refusal, kept where the API contract fixes it: a withdrawal below its minimum, releasing an escrow not paid yet; also a database check constraint.',
+    action:
+      'Read `message` and `data` (e.g. `data.minimum`); change the request or wait for the state it needs.',
+  },
+  TOO_MANY_ATTEMPTS: {
+    description: 'Too many wrong codes or passwords: the flow (or the password check) is locked.',
+    action: 'Start the flow again, or wait 15 minutes for passwords.',
+  },
+  RATE_LIMITED: {
+    description: 'Too many requests; `Retry-After` and `data.retryAfter` say when to retry.',
+    action: 'Wait the given seconds, then retry.',
+  },
+  INTERNAL: {
+    description: 'An unexpected failure; the body carries no internals.',
+    action: 'Retry later; report the request id if it persists.',
+  },
+  UNAVAILABLE: {
+    description: 'A part the operation needs (a rate, the chain, the store) is unavailable right now.',
+    action: 'Retry with back-off.',
+  },
+  COIN_HALTED: {
+    description:
+      'The coin is halted by settlement (reconciliation mismatch, deep reorganisation, operator): nothing is sent or paid in it; `data.coin`.',
+    action: 'Retry later, once an operator resumes the coin.',
+  },
+}
+
 /** A code of the catalogue: branch on it (`error.data.code === 'INSUFFICIENT_BALANCE'`), never on the message. */
 export type ErrorCode = keyof typeof ERROR_STATUS

@@ -257,13 +257,41 @@ function finishDocument(doc: Json) {
       op.responses = Object.fromEntries(
         Object.entries<Json>(op.responses).sort(([a], [b]) => a.localeCompare(b)),
       )
+      const errorCodes = new Set<string>()
       for (const [status, response] of Object.entries<Json>(op.responses)) {
+        const media = Number(status) >= 400 ? response.content?.['application/json'] : undefined
+        if (media?.examples) {
+          // The codes this status can carry, as an enum the generated clients turn into a union.
+          const codes = Object.keys(media.examples)
+          for (const c of codes) errorCodes.add(c)
+          if (!media.schema?.allOf)
+            media.schema = {
+              allOf: [
+                media.schema,
+                {
+                  type: 'object',
+                  required: ['data'],
+                  additionalProperties: true,
+                  properties: {
+                    data: {
+                      type: 'object',
+                      required: ['code'],
+                      properties: { code: { type: 'string', enum: codes } },
+                      additionalProperties: true,
+                    },
+                  },
+                },
+              ],
+            }
+        }
         response.headers = { 'x-request-id': { $ref: '#/components/headers/RequestId' }, ...response.headers }
         if (status === '429' || status === '503')
           response.headers['Retry-After'] = { $ref: '#/components/headers/RetryAfter' }
         if (idempotent && status.startsWith('2'))
           response.headers['idempotent-replayed'] = { $ref: '#/components/headers/IdempotentReplayed' }
       }
+      // Every code of the catalogue (docs/errors.md) the operation can answer, in one list.
+      op['x-error-codes'] = [...errorCodes].sort()
     }
   }
 }

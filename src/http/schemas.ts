@@ -6,7 +6,7 @@
 // one; request schemas stay anonymous (a validator may meet them more than once).
 import { type TSchema, Type } from 'typebox'
 import { ID_PATTERN } from '../platform/crypto/ids.ts'
-import { ERROR_STATUS, type ErrorCode } from './errors.ts'
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from './errors.ts'
 import { EX } from './examples.ts'
 
 export const Id = (description = 'record identifier (24 hexadecimal characters)') =>
@@ -106,7 +106,8 @@ export const ErrorEnvelope = Type.Object(
       {
         code: Type.String({
           description:
-            'what went wrong, for programs: VALIDATION_ERROR, PASSWORD_MISMATCH, WEAK_PASSWORD, INVALID_CODE, UNAUTHENTICATED, INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, UPGRADE_REQUIRED, INSUFFICIENT_BALANCE, BUSINESS_RULE, TOO_MANY_ATTEMPTS, RATE_LIMITED, INTERNAL, UNAVAILABLE, COIN_HALTED',
+            'what went wrong, for programs: a code of the error catalogue (docs/errors.md); branch on it, never on `message`',
+          enum: Object.keys(ERROR_STATUS),
         }),
         errors: Type.Optional(
           Type.Array(
@@ -138,8 +139,8 @@ export type ErrorCase = string | { when: string; message: string; data?: Record<
 export type ErrorCases = Partial<Record<ErrorCode, ErrorCase>>
 type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode]
 
-/** The message and extra data of each code's example when a route gives none. */
-const SAMPLES: Record<ErrorCode, { message: string; data?: Record<string, unknown> }> = {
+/** The message and extra data of a code's example when a route gives none (else its description). */
+const SAMPLES: Partial<Record<ErrorCode, { message: string; data?: Record<string, unknown> }>> = {
   VALIDATION_ERROR: {
     message: 'Invalid request: /email must match format "email"',
     data: { errors: [{ path: '/email', message: 'must match format "email"' }] },
@@ -225,10 +226,9 @@ export function errorResponses(cases: ErrorCases) {
           schema: errRef,
           examples: Object.fromEntries(
             list.map(([code, c]) => {
+              const fallback = SAMPLES[code] ?? { message: ERROR_CODES[code].description }
               const sample =
-                typeof c === 'string'
-                  ? SAMPLES[code]
-                  : { message: c.message, data: c.data ?? SAMPLES[code].data }
+                typeof c === 'string' ? fallback : { message: c.message, data: c.data ?? fallback.data }
               return [
                 code,
                 {

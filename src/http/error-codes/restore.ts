@@ -1,0 +1,36 @@
+// Codes of restores meeting the chain: re-attaching the platform's own transactions a restored
+// database did not know, and the jobs a restore parked for review.
+import { code } from './define.ts'
+
+export const RESTORE_CODES = {
+  PLATFORM_TRANSFER_RESOLVED: code(
+    409,
+    'The unknown platform transfer was re-attached or booked as external already.',
+    'Reload the finding; nothing more is needed for it.',
+  ),
+  PLATFORM_TRANSFER_MISMATCH: code(
+    422,
+    'The withdrawal named does not match the transaction (its owner, coin, destination or amount), or it is no longer open.',
+    'Pick the withdrawal the transaction paid, or re-attach without one to recreate it.',
+  ),
+  PLATFORM_TRANSFER_NOT_A_WITHDRAWAL: code(
+    422,
+    'The transaction left an escrow or platform address: only a user address pays withdrawals that can be recreated.',
+    'Book it by hand as the runbook says (an escrow payout), or mark it external.',
+  ),
+  PLATFORM_TRANSFER_GAS_SHORT: code(
+    422,
+    'The platform value at the sending address is less than the gas the transaction paid (its gas top-up is unknown to this database too).',
+    'Re-attach the gas top-up first (credit the address’s treasury account), then try again.',
+  ),
+  JOB_NOT_PARKED: code(
+    409,
+    'The job is not parked (released or dropped already, or never parked).',
+    'Reload the list of parked jobs.',
+  ),
+  PARKED_TRANSFER_NOT_DROPPABLE: code(
+    409,
+    'A parked outgoing transfer is not dropped: its hold would stay reserved with nothing to resolve it.',
+    'Release it, or cancel the transfer (POST /v1/admin/transfers/{id}/cancel), which gives its value back.',
+  ),
+} as const
