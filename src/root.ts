@@ -204,7 +204,7 @@ export async function buildServices(deps: RootDeps) {
       confirmPassword,
       halts: settlement.halts,
     })
-    const { escrow, payments, escrowLegs } = buildEscrow({
+    const { escrow, payments, escrowLegs, deposits } = buildEscrow({
       db,
       clock,
       log,
@@ -322,6 +322,7 @@ export async function buildServices(deps: RootDeps) {
       withdrawals,
       escrow,
       payments,
+      deposits,
       work,
       live,
       chat,

@@ -7,6 +7,8 @@ import type { SettlementChecks } from '../settlement/module.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import { DEPOSIT_CREDITED_JOB, type DepositCredited } from '../settlement/watcher/types.ts'
 import { CollectionPayments } from './collection-payment.ts'
+import { DIRECT_DEPOSIT_EXPIRY_JOB, DirectDeposits } from './direct-deposit.ts'
+import { directDepositRoutes } from './direct-deposit-routes.ts'
 import { EscrowLegOperations } from './operator.ts'
 import { paymentRoutes } from './payment-routes.ts'
 import { EscrowPayouts } from './payouts.ts'
@@ -42,13 +44,25 @@ export function buildEscrow(
     escrow,
   })
   const escrowLegs = new EscrowLegOperations({ db: d.db, clock: d.clock, payouts })
-  return { escrow, payments, escrowLegs }
+  const deposits = new DirectDeposits({
+    db: d.db,
+    clock: d.clock,
+    log: d.log,
+    chain: d.chain,
+    jobs,
+    collections: d.collections,
+    escrow,
+  })
+  // An unpaid public payment order expires at its end: its escrow is cancelled, what arrived refunded.
+  jobs.register(DIRECT_DEPOSIT_EXPIRY_JOB, (p) => deposits.expire(p.orderId), { maxAttempts: 1000 })
+  return { escrow, payments, escrowLegs, deposits }
 }
 
 export async function escrowHttp(
   app: FastifyInstance,
-  s: Pick<ReturnType<typeof buildEscrow>, 'escrow' | 'payments'> & { db: Db },
+  s: Pick<ReturnType<typeof buildEscrow>, 'escrow' | 'payments' | 'deposits'> & { db: Db },
 ) {
   await app.register(escrowRoutes, { escrow: s.escrow, db: s.db })
   await app.register(paymentRoutes, { payments: s.payments, db: s.db })
+  await app.register(directDepositRoutes, { deposits: s.deposits })
 }
