@@ -90,6 +90,21 @@ export const WRITE_LIMITS = {
     operations: ['createWithdrawal'],
     what: 'withdrawal requests',
   },
+  // Public (no account): only the per-IP counter applies.
+  deposits: {
+    perUser: 20,
+    perIp: 20,
+    windowMs: HOUR,
+    operations: ['createDirectDeposit'],
+    what: 'public payment orders (direct deposits)',
+  },
+  depositchecks: {
+    perUser: 60,
+    perIp: 60,
+    windowMs: MINUTE,
+    operations: ['validateDirectDeposit'],
+    what: 'public payment order checks (each asks for a chain scan)',
+  },
 } as const satisfies Record<string, WriteLimit>
 
 export type WriteKind = keyof typeof WRITE_LIMITS
