@@ -137,11 +137,35 @@ export class WithdrawalService {
    */
   async recreate(
     tx: Tx,
-    w: { userId: string; coin: Coin; amount: bigint; fee: bigint; address: string; from: string; rate: string },
+    w: {
+      userId: string
+      coin: Pick<Coin, 'reference' | 'decimals' | 'symbol'>
+      amount: bigint
+      fee: bigint
+      address: string
+      from: string
+      rate: string
+    },
   ): Promise<{ withdrawalId: string; transferId: string }> {
-    const { withdrawalId } = await this.#write(tx, { ...w, ip: null, recreated: true })
+    // #write reads only the coin's reference, decimals and symbol
+    const { withdrawalId } = await this.#write(tx, { ...w, coin: w.coin as Coin, ip: null, recreated: true })
     const row = await withdrawalRepo.lock(tx, withdrawalId)
     return { withdrawalId, transferId: row!.outgoingId! }
+  }
+
+  /** An open (pending or processing) withdrawal, locked in `tx`, for matching a restored timeline's
+   * transaction to it; undefined when there is none of that id or it is settled. */
+  async openForReattach(tx: Tx, id: string) {
+    const w = await withdrawalRepo.lock(tx, id)
+    if (!w || (w.status !== 'pending' && w.status !== 'processing')) return undefined
+    return {
+      id: w.id,
+      ownerId: w.ownerId,
+      coin: w.coin,
+      address: w.address,
+      amount: w.amount,
+      outgoingId: w.outgoingId,
+    }
   }
 
   #parseAmount(value: number, coin: Coin): bigint {
