@@ -22,6 +22,8 @@ export interface WriteLimit {
   /** the operations counted together under this limit */
   operations: readonly string[]
   what: string
+  /** a public operation (no account): only the per-IP limit applies */
+  public?: true
 }
 
 /** The defaults, one documented table (docs/http.md#limits-on-repeated-writes). */
@@ -90,13 +92,13 @@ export const WRITE_LIMITS = {
     operations: ['createWithdrawal'],
     what: 'withdrawal requests',
   },
-  // Public (no account): only the per-IP counter applies.
   deposits: {
     perUser: 20,
     perIp: 20,
     windowMs: HOUR,
     operations: ['createDirectDeposit'],
     what: 'public payment orders (direct deposits)',
+    public: true,
   },
   depositchecks: {
     perUser: 60,
@@ -104,6 +106,7 @@ export const WRITE_LIMITS = {
     windowMs: MINUTE,
     operations: ['validateDirectDeposit'],
     what: 'public payment order checks (each asks for a chain scan)',
+    public: true,
   },
 } as const satisfies Record<string, WriteLimit>
 

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.ts'
-import { WRITE_LIMITS, type WriteKind } from '../../src/http/write-limits.ts'
+import { WRITE_LIMITS, type WriteKind, type WriteLimit } from '../../src/http/write-limits.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
 
@@ -50,6 +50,16 @@ function call(operationId: string, token: string) {
 describe('limits on repeated writes', () => {
   for (const kind of kinds)
     it(`${kind}: ${WRITE_LIMITS[kind].what}, per account`, async () => {
+      const limit: WriteLimit = WRITE_LIMITS[kind]
+      if (limit.public) {
+        // A public operation has no account to count: PER_IP from this address, then 429.
+        for (let i = 0; i < PER_IP; i++)
+          expect((await call(limit.operations[0]!, '')).statusCode, `#${i + 1}`).not.toBe(429)
+        const over = await call(limit.operations[0]!, '')
+        expect(over.statusCode, over.body).toBe(429)
+        expect(over.json().data.code).toBe('RATE_LIMITED')
+        return
+      }
       const ada = await createUser(t)
       const bob = await createUser(t)
       const op = WRITE_LIMITS[kind].operations[0]
