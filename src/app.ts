@@ -23,6 +23,7 @@ import { validatorCompiler } from './http/validation.ts'
 import { registerWriteLimits } from './http/write-limits.ts'
 import { accountHttp } from './modules/account/module.ts'
 import { adminHttp } from './modules/admin/module.ts'
+import { googleHttp } from './modules/auth/google-module.ts'
 import { authHttp } from './modules/auth/module.ts'
 import { web3Http } from './modules/auth/web3-module.ts'
 import { bookmarksHttp } from './modules/bookmarks/module.ts'
@@ -72,6 +73,7 @@ const routes: ((app: FastifyInstance, s: Services) => Promise<void>)[] = [
   walletHttp,
   transactionsHttp,
   web3Http,
+  googleHttp,
   filesHttp,
   collectionsHttp,
   bookmarksHttp,

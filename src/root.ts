@@ -9,6 +9,7 @@ import type { Database } from './db/index.ts'
 import { listenReadCaches } from './db/read-cache.ts'
 import { buildAccount } from './modules/account/module.ts'
 import { buildAdmin } from './modules/admin/module.ts'
+import { buildGoogle } from './modules/auth/google-module.ts'
 import { buildAuth, buildAuthBase } from './modules/auth/module.ts'
 import { startSessionCache } from './modules/auth/session-cache.ts'
 import { buildWeb3 } from './modules/auth/web3-module.ts'
@@ -137,6 +138,7 @@ export async function buildServices(deps: RootDeps) {
       twoFaLogin: accountSecurity.startTwoFaLogin,
     })
     const { web3 } = buildWeb3({ db, config, clock, log, flows: authBase.flows, auth, accounts, chain })
+    const { google } = buildGoogle({ db, config, clock, log, auth, accounts })
     const { transactions, transactionStats } = buildTransactions({ db, clock, chain, coins, rates })
     const { settlement } = await buildChainWatch({
       config,
@@ -304,6 +306,7 @@ export async function buildServices(deps: RootDeps) {
       accounts,
       accountSecurity,
       web3,
+      google,
       chain,
       coins,
       rates,
