@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { expectConsistent, initiate, post, sendFrom, settleAll, USDC } from '../escrow/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
-import { freshAddress, settleAll as settleWhileDown } from '../withdrawals/helpers.ts'
+import { refuseSends } from '../helpers/refuser.ts'
+import { freshAddress, settleAll as settleWhileRefused } from '../withdrawals/helpers.ts'
 import { adminEnv, auditRows, createAdmin, expectError, expectOk, runId } from './helpers.ts'
 
 let t: TestApp
@@ -25,6 +26,7 @@ beforeAll(async () => {
 })
 afterAll(async () => {
   t?.app.services.chain.devnet?.setDown(false)
+  t?.app.services.chain.devnet?.refuse('eth_feeHistory', null)
   await t?.close()
 })
 
@@ -255,20 +257,19 @@ describe('a sweep whose transfer fails', () => {
   it('fails for good after its retries and is refunded exactly once', async () => {
     const before = (await feeBalance('usdc'))!
     expect(before.available > 0n).toBe(true)
-    const devnet = chain().devnet!
-    devnet.setDown(true)
+    const accept = refuseSends(t)
     let id: string
     try {
       const s = expectOk(await sweep({ coin: 'usdc' }))
       id = s._id
-      await settleWhileDown(t)
+      await settleWhileRefused(t)
     } finally {
-      devnet.setDown(false)
+      accept()
     }
     const row = await sweepRow(id)
     expect(row).toMatchObject({ status: 'failed', txHash: null })
     expect(row.failures).toBeGreaterThanOrEqual(5)
-    expect(row.lastError).toMatch(/unavailable|down/i)
+    expect(row.lastError).toMatch(/eth_feeHistory/)
     // The hold was voided once: nothing moved out of the fee account, all of it sweepable again.
     expect(await holdOf(id)).toMatchObject({ status: 'voided', postedAmount: '0' })
     expect(await feeBalance('usdc')).toMatchObject({ balance: before.balance, held: 0n })

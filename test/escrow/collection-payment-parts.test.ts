@@ -3,6 +3,7 @@
 import { beforeAll, describe, expect, it } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import type { TestUser } from '../helpers/factories.ts'
+import { refuseSends } from '../helpers/refuser.ts'
 import { expectOk, type SdkContext } from '../sdk/helpers.ts'
 import {
   AVAX,
@@ -107,14 +108,14 @@ describe('parts and the rest of the escrow’s rules', () => {
     const { id, q } = await paidCollection('100')
     const before = await userBalance(t, talent.id, 'avax')
     expect((await release(creator, { collection: id, amount: 40 })).statusCode).toBe(200)
-    chain().devnet!.setDown(true)
+    const accept = refuseSends(t)
     try {
       for (let i = 0; i < 12; i++) {
         await t.drain()
         t.clock.advance(10 * 60_000)
       }
     } finally {
-      chain().devnet!.setDown(false)
+      accept()
     }
     expect((await legsOf(q.escrowId)).some((l) => l.status === 'failed')).toBe(true)
     expect(await userBalance(t, talent.id, 'avax')).toBe(before)

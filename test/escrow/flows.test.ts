@@ -6,6 +6,7 @@ import { WRONG_PASSWORD_WINDOW_MS } from '../../src/modules/account/password-gua
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, lastCode, type TestUser } from '../helpers/factories.ts'
+import { refuseSends } from '../helpers/refuser.ts'
 import {
   AVAX,
   collection,
@@ -241,14 +242,14 @@ describe('failing payout legs', () => {
     const q = await paidEscrow()
     const receiverBefore = await userBalance(t, receiver.id, 'avax')
     expect((await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId })).statusCode).toBe(200)
-    chain().devnet!.setDown(true)
+    const accept = refuseSends(t)
     try {
       for (let i = 0; i < 12; i++) {
         await t.drain()
         t.clock.advance(10 * 60_000)
       }
     } finally {
-      chain().devnet!.setDown(false)
+      accept()
     }
     const failed = await legs(q.escrowId)
     expect(failed.some((l) => l.status === 'failed')).toBe(true)
@@ -273,14 +274,14 @@ describe('failing payout legs', () => {
     expect(v.json().data).toMatchObject({ status: 'waiting', paymentAmount: 1 })
     const before = await userBalance(t, payer.id, 'avax')
     expect((await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId })).statusCode).toBe(200)
-    chain().devnet!.setDown(true)
+    const accept = refuseSends(t)
     try {
       for (let i = 0; i < 12; i++) {
         await t.drain()
         t.clock.advance(10 * 60_000)
       }
     } finally {
-      chain().devnet!.setDown(false)
+      accept()
     }
     expect((await legs(q.escrowId)).map((l) => [l.kind, l.status])).toEqual([['refund', 'failed']])
     expect(await userBalance(t, payer.id, 'avax')).toBe(before)

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
+import { refuseSends } from '../helpers/refuser.ts'
 import {
   expectConsistent,
   initiate,
@@ -87,22 +88,22 @@ describe('in-app escrow payment holds', () => {
     const q = await initiate(t, payer, receiver, { coin: 'usdc', amount: 10 })
     const due = BigInt(q.amountToPayBaseUnits)
     const sender = t.app.services.outgoing
-    const devnet = t.app.services.chain.devnet!
     const maxFailures = sender.options.maxFailures
     sender.options.maxFailures = 2
     let first: Awaited<ReturnType<typeof escrow>>
+    let accept: (() => void) | undefined
     try {
       const r = await post(t, payer, '/v1/escrow/pay', { escrowId: q.escrowId, password: payer.password })
       expect(r.statusCode, r.body).toBe(200)
       first = await escrow(q.escrowId)
-      devnet.setDown(true)
+      accept = refuseSends(t)
       for (let i = 0; i < 10 && (await transfer(first.payTransferId!)).status !== 'failed'; i++) {
         await t.drain()
         t.clock.advance(60_000)
       }
     } finally {
       sender.options.maxFailures = maxFailures
-      devnet.setDown(false)
+      accept?.()
     }
     await t.drain()
     expect((await transfer(first.payTransferId!)).status).toBe('failed')

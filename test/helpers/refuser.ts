@@ -43,3 +43,18 @@ export async function deployRefuser(t: TestApp, payerIndex = 5): Promise<Address
   const receipt = await chain.client.waitForTransactionReceipt({ hash })
   return getAddress(receipt.contractAddress!)
 }
+
+/**
+ * Makes the dev chain's node refuse what every send asks first, the network's fees
+ * (eth_feeHistory answered "method not available", as some providers answer it): each send fails
+ * before it is signed, and as the node's own answer, not an outage, it counts against the
+ * transfer's limit of failures. Returns the undo.
+ */
+export function refuseSends(t: TestApp): () => void {
+  const devnet = t.app.services.chain.devnet!
+  devnet.refuse('eth_feeHistory', {
+    code: -32601,
+    message: 'the method eth_feeHistory does not exist/is not available',
+  })
+  return () => devnet.refuse('eth_feeHistory', null)
+}

@@ -3,12 +3,6 @@
 // exchange keeps the withdrawal queued and sends it once the chain can be reached: it lands once,
 // late, each failed try recorded but none counted against the transfer's limit of failures); and
 // a provider that caps eth_getLogs ranges (the watcher halves its range until the provider answers).
-//
-// KNOWN DEFECT, recorded with `it.fails` so that the suite stays green until it is mended (then
-// drop `.fails`): the sender counts every failed attempt, a provider's transient errors included
-// (both are UNAVAILABLE, "header not found" too), against `maxFailures` (5, with backoff 2, 4, 8,
-// 16 s), so about 30 s of such errors fail the withdrawal for good (its hold is voided: nothing is
-// lost, but it is never sent).
 import type { Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -43,7 +37,7 @@ const outages: [string, Fault][] = [
 
 describe('a withdrawal during ten minutes of provider errors', () => {
   for (const [label, fault] of outages)
-    it.fails(`${label}: waits, then lands once`, { timeout: 120_000 }, async () => {
+    it(`${label}: waits, then lands once`, { timeout: 120_000 }, async () => {
       const user = await createUser(w.t)
       const address = await addressOf(w, user)
       await pay(w, outsider, address, 'usdc', 5n * USDC)

@@ -185,7 +185,7 @@ describe('a worker dying between steps', () => {
     }
     expect((await transferOf(withdrawalId)).status).toBe('queued')
 
-    // Worker A's attempt fails (the node is unreachable while it prepares), and it is its last.
+    // Worker A's attempt fails (the node refuses the fee query while it prepares), and it is its last.
     // Right after A has read the transfer to record that failure, worker B signs and broadcasts
     // the transfer, then dies.
     const maxFailures = sender.options.maxFailures
@@ -197,7 +197,7 @@ describe('a worker dying between steps', () => {
     chain.estimateFees = async () => {
       chain.estimateFees = estimateFees
       armed = true
-      throw new ChainError('UNAVAILABLE', 'estimate fees: the node is unreachable')
+      throw new ChainError('REJECTED', 'estimate fees: the method eth_feeHistory is not available')
     }
     sender.load = async (ex, transferId, forUpdate = false) => {
       const row = await load.call(sender, ex, transferId, forUpdate)

@@ -7,6 +7,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
+import { refuseSends } from '../helpers/refuser.ts'
 import { AVAX, balanceOf, expectConsistent, freshAddress, fundUser, settleAll, USDC } from './helpers.ts'
 
 let t: TestApp
@@ -158,7 +159,7 @@ describe('POST /v1/withdrawals/ on the dev chain', () => {
     await expectConsistent(t)
   })
 
-  it('fails after retries while the chain is down, and gives the balance back', async () => {
+  it('waits while the chain is unreachable, each try recorded but not counted, then lands', async () => {
     const user = await createUser(t)
     await fundUser(t, 3, user, 'avax', 1n * AVAX)
     const to = freshAddress()
@@ -169,18 +170,55 @@ describe('POST /v1/withdrawals/ on the dev chain', () => {
       const res = await withdraw(user, { amount: 0.5, coin: 'avax', address: to })
       expect(res.statusCode, res.body).toBe(200)
       id = res.json().data.withdrawalId
+      await t.drain()
+      const w = (await list(user)).data[0]!
+      expect(w).toMatchObject({ _id: id, status: 'processing', retryCount: 1 })
+      expect(w.errMsg[0]).toMatch(/unavailable/i)
+      // an hour of outage: far more tries than the limit of failures, and still waiting
+      for (let i = 0; i < 60; i++) {
+        t.clock.advance(60_000)
+        await t.drain()
+      }
+      expect((await list(user)).data[0]).toMatchObject({ _id: id, status: 'processing' })
+      const [transfer] = await t.database.db
+        .selectFrom('outgoingTransfers')
+        .select(['failures', 'errors', 'status'])
+        .where('toAddress', '=', to.toLowerCase())
+        .execute()
+      expect(transfer).toMatchObject({ status: 'queued', failures: 0 })
+      expect(transfer!.errors!.length).toBeGreaterThan(5)
+    } finally {
+      devnet.setDown(false)
+    }
+    await settleAll(t)
+    expect((await list(user)).data[0]).toMatchObject({ _id: id, status: 'completed' })
+    expect(await t.app.services.chain.balanceOf(to, 'avax')).toBe(AVAX / 2n)
+    expect(await balanceOf(t, user.id, 'avax')).toBe(AVAX / 2n - FEE)
+    await expectConsistent(t)
+  })
+
+  it('fails for good when the node refuses it on every try, and gives the balance back', async () => {
+    const user = await createUser(t)
+    await fundUser(t, 3, user, 'avax', 1n * AVAX)
+    const to = freshAddress()
+    const accept = refuseSends(t)
+    let id: string
+    try {
+      const res = await withdraw(user, { amount: 0.5, coin: 'avax', address: to })
+      expect(res.statusCode, res.body).toBe(200)
+      id = res.json().data.withdrawalId
       expect(await balanceOf(t, user.id, 'avax')).toBe(AVAX / 2n - FEE)
       await t.drain()
       let w = (await list(user)).data[0]!
       expect(w).toMatchObject({ _id: id, status: 'processing', retryCount: 1 })
       expect(w.errMsg).toHaveLength(1)
-      expect(w.errMsg[0]).toMatch(/unavailable/i)
+      expect(w.errMsg[0]).toMatch(/eth_feeHistory/)
       await settleAll(t)
       w = (await list(user)).data[0]!
       expect(w).toMatchObject({ _id: id, status: 'failed', retryCount: 5 })
       expect(w.errMsg).toHaveLength(5)
     } finally {
-      devnet.setDown(false)
+      accept()
     }
     expect(await balanceOf(t, user.id, 'avax')).toBe(AVAX)
     expect(await t.app.services.chain.balanceOf(to, 'avax')).toBe(0n)
@@ -188,8 +226,8 @@ describe('POST /v1/withdrawals/ on the dev chain', () => {
     const [rec] = txs.json().data.transactions as Record<string, any>[]
     expect(rec).toMatchObject({ type: 'withdrawal', method: 'sent', status: 'failed' })
     const error = JSON.parse(rec!.responseData)
-    expect(error).toMatchObject({ error: true, status: 503, message: expect.any(String) })
-    expect(error.data).toMatchObject({ code: 'UNAVAILABLE', attempts: 5 })
+    expect(error).toMatchObject({ error: true, status: 422, message: expect.any(String) })
+    expect(error.data).toMatchObject({ code: 'REJECTED', attempts: 5 })
     const mails = await t.database.db
       .selectFrom('mails')
       .select('kind')

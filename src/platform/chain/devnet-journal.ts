@@ -95,6 +95,8 @@ interface PendingSend {
 /** Serialises state changes so the journal order is the order the node applied them. */
 export class JournaledProvider implements Eip1193 {
   down = false
+  /** methods answered with a node's error while set (see `ChainDevnet.refuse`) */
+  readonly refusals = new Map<string, { code: number; message: string }>()
   private tail: Promise<unknown> = Promise.resolve()
   /** sends waiting for their turn, to be mined in one block */
   private batch: PendingSend[] | undefined
@@ -113,6 +115,8 @@ export class JournaledProvider implements Eip1193 {
 
   async request(args: { method: string; params?: unknown[] }): Promise<unknown> {
     if (this.down) throw new DevnetDownError()
+    const refusal = this.refusals.get(args.method)
+    if (refusal) throw Object.assign(new Error(refusal.message), { code: refusal.code })
     if (REFUSED.has(args.method))
       throw Object.assign(new Error(`${args.method} is not supported by this devnet`), { code: -32601 })
     if (args.method === 'evm_setIntervalMining') return this.setIntervalMining(args.params?.[0])

@@ -315,6 +315,10 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
     setDown(down) {
       provider.down = down
     },
+    refuse(method, error) {
+      if (error) provider.refusals.set(method, error)
+      else provider.refusals.delete(method)
+    },
   }
 
   if (opts.port !== undefined) await devnet.listen(opts.port)

@@ -394,6 +394,12 @@ export interface DevnetControls {
    * the node were unreachable (ChainError UNAVAILABLE; HTTP 503 on the JSON-RPC server).
    */
   setDown(down: boolean): void
+  /**
+   * Answers every JSON-RPC request for `method` with a node's `error` (for example
+   * `{ code: 3, message: 'execution reverted' }` for eth_estimateGas, as a node answers a send it
+   * will not run) until called again with `null`; the node itself is untouched.
+   */
+  refuse(method: string, error: { code: number; message: string } | null): void
 }
 
 /** Where a devnet records what changed its state, to rebuild it at the next start. */

@@ -33,9 +33,16 @@ function statusOf(code: string): number {
 
 type Fate = 'unsigned' | 'mined' | 'dead' | 'unknown'
 
-/** Records a failed attempt: retried with backoff, or final (settled as failed when safe). */
+/**
+ * Records a failed attempt: retried with backoff, or final (settled as failed when safe). A
+ * provider's transient trouble (unreachable, timing out, a lagging node: `ChainError.retryable`)
+ * is recorded but never counted against `maxFailures`: the transfer waits for the chain (backoff
+ * up to `transientMaxDelayMs`) however long it is away, as an exchange keeps a withdrawal queued.
+ * Only the node's answers about the transfer itself (refused, reverted, invalid) count.
+ */
 export async function attemptFailed(s: SenderContext, id: string, err: unknown) {
   const { db, chain, clock, log } = s.deps
+  const transient = err instanceof ChainError && err.retryable
   const permanent =
     err instanceof PermanentFailure ||
     (err instanceof ChainError && (err.code === 'INVALID_ARGUMENT' || err.code === 'UNKNOWN_COIN'))
@@ -48,8 +55,8 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown) 
     log.error({ err, transferId: id }, 'outgoing transfer attempt failed unexpectedly')
   const row = await s.load(db, id)
   if (!row || isFinal(row.status)) return
-  const failures = row.failures + 1
-  const final = permanent || failures >= s.options.maxFailures
+  const failures = row.failures + (transient ? 0 : 1)
+  const final = !transient && (permanent || failures >= s.options.maxFailures)
 
   // A signed transaction may still be mined: only the chain can say it never will be.
   let fate: Fate = 'unsigned'
@@ -84,14 +91,15 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown) 
     const now = clock.now()
     const seq = current.wakeSeq + 1
     await outgoingRepo.addFailure(tx, id, { failures, message, wakeSeq: seq }, now)
-    const failed = { ...current, failures, errors: [...(current.errors ?? []), message] }
+    const errors = [...(current.errors ?? []), message]
+    const failed = { ...current, failures, errors }
     if (settleNow) {
       await settleFailure(s, tx, failed, { code, message, reason: 'failed', receipt: null })
       return
     }
     await report(s, tx, TRANSFER_ATTEMPT_FAILED, {
       ...eventOf(current),
-      attempt: failures,
+      attempt: errors.length,
       error: message,
     })
     s.deps.log.warn(
@@ -99,13 +107,17 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown) 
         transferId: id,
         purpose: current.purpose,
         referenceId: current.referenceId,
-        attempt: failures,
+        attempt: errors.length,
+        counted: failures,
+        transient,
         final,
         error: message,
       },
       'outgoing transfer attempt failed',
     )
-    let delay = Math.min(s.options.baseDelayMs * 2 ** (failures - 1), s.options.maxDelayMs)
+    let delay = transient
+      ? Math.min(s.options.baseDelayMs * 2 ** (errors.length - 1), s.options.transientMaxDelayMs)
+      : Math.min(s.options.baseDelayMs * 2 ** (failures - 1), s.options.maxDelayMs)
     if (signedMeanwhile) delay = s.options.baseDelayMs
     else if (final) {
       // Retries are used up but the signed transaction may still land: keep watching it, and

@@ -28,7 +28,10 @@ export const operatorRepo = {
   async list(ex: Executor, f: TransferFilter) {
     let q = ex.selectFrom('outgoingTransfers')
     if (f.state === 'open') q = q.where('status', 'in', OPEN)
-    else if (f.state === 'failing') q = q.where('status', 'in', OPEN).where('failures', '>', 0)
+    // every recorded error counts here, a provider's transient ones too (they are not counted
+    // against the transfer's limit, but an operator wants to see a transfer that cannot get out)
+    else if (f.state === 'failing')
+      q = q.where('status', 'in', OPEN).where(sql<number>`jsonb_array_length(errors)`, '>', 0)
     else if (f.state) q = q.where('status', '=', f.state)
     if (f.coin) q = q.where('coin', '=', f.coin)
     if (f.purpose) q = q.where('purpose', '=', f.purpose)

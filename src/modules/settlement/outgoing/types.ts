@@ -137,11 +137,14 @@ export class PermanentFailure extends Error {
 }
 
 export interface SenderOptions {
-  /** failed attempts before a transfer fails for good */
+  /** failed attempts before a transfer fails for good (a provider's transient errors do not count) */
   maxFailures: number
   /** backoff before retry n is baseDelayMs × 2^(n-1), capped at maxDelayMs */
   baseDelayMs: number
   maxDelayMs: number
+  /** the longest wait between two tries while the provider is unreachable or erring (transient
+   * errors back off from `baseDelayMs` up to this, and are retried for as long as they last) */
+  transientMaxDelayMs: number
   /** the first look for the receipt of a broadcast transaction not mined at once, and the shortest
    * time between two looks (each look is a run of its own; no run waits for the chain) */
   receiptCheckMs: number
@@ -169,6 +172,7 @@ export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
   maxFailures: 5,
   baseDelayMs: 2000,
   maxDelayMs: 5 * 60_000,
+  transientMaxDelayMs: 60_000,
   receiptCheckMs: 2_000,
   gasWaitMs: 1000,
   stuckRecheckMs: 10 * 60_000,
