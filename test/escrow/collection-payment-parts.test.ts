@@ -22,7 +22,7 @@ let t: TestApp
 let creator: TestUser
 let talent: TestUser
 const S = paymentScene()
-const { outsider, chain, fund, validate, release, newCollection, assign, paidCollection, legsOf } = S
+const { outsider, fund, validate, release, newCollection, assign, paidCollection, legsOf } = S
 beforeAll(() => {
   ;({ ctx, t, creator, talent } = S.scene)
 })
