@@ -19,6 +19,7 @@ import type { TransactionService } from '../transactions/service.ts'
 import type { Ledger } from '../wallet/ledger.ts'
 import type { WalletService } from '../wallet/service.ts'
 import { absorbCredits, onDepositCredited } from './credits.ts'
+import { directDepositRepo } from './direct-deposit-repo.ts'
 import { type SplitWant, settleSplit, splitState } from './dispute-split.ts'
 import { initiateEscrow } from './initiate.ts'
 import { payFromWallet } from './pay.ts'
@@ -101,7 +102,9 @@ export class EscrowService {
       return { rate, quote }
     } catch (err) {
       if (err instanceof QuoteError)
-        throw errors.businessRule(err.message, { errors: [{ path, message: err.message }] })
+        throw errors.named('ESCROW_AMOUNT_OUT_OF_RANGE', err.message, {
+          errors: [{ path, message: err.message }],
+        })
       throw err
     }
   }
@@ -256,10 +259,10 @@ export class EscrowService {
         // A refund that ran out of retries has no other way out of the escrow's account.
         if ((await this.deps.payouts.retryFailed(tx, locked)) > 0)
           return { message: 'The refund that failed earlier is being sent again' }
-        throw errors.conflict('This escrow is already cancelled')
+        throw errors.named('ESCROW_CANCELLED', 'This escrow is already cancelled')
       }
       if (locked.status !== 'waiting')
-        throw errors.conflict('A paid escrow cannot be cancelled; release it instead')
+        throw errors.named('ESCROW_ALREADY_PAID', 'A paid escrow cannot be cancelled; release it instead')
       const now = this.deps.clock.now()
       await escrowRepo.update(tx, locked.id, { status: 'cancelled', cancelledAt: now }, now)
       await this.deps.collections.markEscrow(tx, locked.collectionId, {
@@ -282,6 +285,12 @@ export class EscrowService {
   async pay(userId: string, input: PayInput) {
     const seen = await this.#visible(userId, input.escrowId)
     if (seen.payerId !== userId) throw errors.forbidden('Only the payer may pay this escrow')
+    // A public payment order's refunds go to its payer's address: the creator's wallet never pays it.
+    if (await directDepositRepo.byEscrow(this.deps.db, seen.id))
+      throw errors.named(
+        'PAYMENT_ORDER_PENDING',
+        'This escrow is a public payment order awaiting its payer; cancel it to pay another way',
+      )
     await this.deps.halts.assertNotHalted(seen.coin)
     await this.absorb(input.escrowId)
     return payFromWallet(this.deps, (await escrowRepo.get(this.deps.db, input.escrowId))!, userId, input)
