@@ -158,6 +158,31 @@ describe('devnet controls', () => {
     await chain.devnet.mine(1)
     expect((await chain.client.getBlock({ blockTag: 'latest' })).baseFeePerGas).toBe(spike)
   })
+
+  it('one method can be answered with a node error (a refusal, not an outage) until undone', async () => {
+    chain.devnet.refuse('eth_feeHistory', {
+      code: -32601,
+      message: 'the method eth_feeHistory does not exist',
+    })
+    try {
+      const err = await chain.estimateFees().then(
+        () => undefined,
+        (e: unknown) => e,
+      )
+      expect(err).toMatchObject({ name: 'ChainError', code: 'REJECTED', retryable: false })
+      expect((err as Error).message).toMatch(/eth_feeHistory does not exist/)
+      expect(
+        await rpc({ jsonrpc: '2.0', id: 1, method: 'eth_feeHistory', params: ['0x1', 'latest', []] }),
+      ).toMatchObject({
+        error: { code: -32601 },
+      })
+      // other methods answer as before
+      expect(await chain.client.getBlockNumber()).toBeGreaterThan(0n)
+    } finally {
+      chain.devnet.refuse('eth_feeHistory', null)
+    }
+    expect(await chain.estimateFees()).toBeTruthy()
+  })
 })
 
 describe('devnet controls and the journal', () => {
