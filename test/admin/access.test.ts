@@ -1,12 +1,23 @@
 // Who may use the admin API: every route in the OpenAPI document refuses a request without a token
 // (401), a normal user (403) and an admin whose session has no fresh second factor (403); the
-// step-up with an emailed code elevates one session for a limited time; the admin role is granted
+// step-up with the authenticator code (a mailed one only where configured) elevates one session for
+// a limited time; an idle session is revoked; the admin role is granted
 // and revoked (never from oneself, from a configured admin, or from the last admin); every action
 // leaves an audit row, which the audit log lists filtered and paginated.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, lastCode, type TestUser } from '../helpers/factories.ts'
-import { adminEnv, auditRows, createAdmin, elevateSession, expectError, expectOk, runId } from './helpers.ts'
+import {
+  adminEmail,
+  adminEnv,
+  auditRows,
+  createAdmin,
+  elevateSession,
+  expectError,
+  expectOk,
+  runId,
+  type TestAdmin,
+} from './helpers.ts'
 
 let t: TestApp
 const run = runId()
@@ -69,14 +80,49 @@ describe('every admin route', () => {
 })
 
 describe('the admin session', () => {
-  it('is elevated by an emailed code, for one session only, until it expires or ends', async () => {
+  it('needs an authenticator app: a mailed code unlocks nothing, and without one the answer says to set one up', async () => {
+    const a: TestAdmin = await createUser(t, { email: adminEmail(run, 3) })
+    const before = expectOk(await t.req({ method: 'GET', url: '/v1/admin/session', token: a.token }))
+    expect(before).toMatchObject({
+      userId: a.id,
+      email: a.email,
+      elevated: false,
+      secondFactor: 'setup',
+      role: 'admin',
+      permissions: ['read', 'customer', 'money', 'admin'],
+    })
+    expectError(
+      await t.req({ method: 'POST', url: '/v1/admin/session/code', token: a.token }),
+      422,
+      'BUSINESS_RULE',
+    )
+    // A code mailed for a sensitive action of the account is no admin second factor here.
+    expectOk(await t.req({ method: 'POST', url: '/v1/account/2fa/email', token: a.token }))
+    const mailed = await lastCode(t, a.email)
+    const refused = await t.req({
+      method: 'POST',
+      url: '/v1/admin/session',
+      token: a.token,
+      payload: { code: mailed },
+    })
+    expectError(refused, 403, 'FORBIDDEN')
+    expect(refused.json().message).toMatch(/authenticator app/)
+    expectError(await t.req({ method: 'GET', url: '/v1/admin/users', token: a.token }), 403, 'FORBIDDEN')
+    expect((await auditRows(t, 'admin.session.elevate')).filter((r) => r.actorId === a.id)).toHaveLength(0)
+  })
+
+  it('is elevated by the authenticator code, for one session only, until it expires or ends', async () => {
     const a = await createAdmin(t, run, 2, false)
     const before = expectOk(await t.req({ method: 'GET', url: '/v1/admin/session', token: a.token }))
-    expect(before).toMatchObject({ userId: a.id, email: a.email, elevated: false, secondFactor: 'email' })
+    expect(before).toMatchObject({ userId: a.id, email: a.email, elevated: false, secondFactor: 'totp' })
 
-    // A wrong code is refused and elevates nothing.
-    await t.req({ method: 'POST', url: '/v1/admin/session/code', token: a.token })
-    const code = await lastCode(t, a.email)
+    // A wrong code is refused and elevates nothing; so is a mailed code request.
+    expectError(
+      await t.req({ method: 'POST', url: '/v1/admin/session/code', token: a.token }),
+      422,
+      'BUSINESS_RULE',
+    )
+    const code = a.nextCode!()
     const wrong = code === '000000' ? '111111' : '000000'
     expectError(
       await t.req({ method: 'POST', url: '/v1/admin/session', token: a.token, payload: { code: wrong } }),
@@ -88,7 +134,7 @@ describe('the admin session', () => {
     const data = expectOk(
       await t.req({ method: 'POST', url: '/v1/admin/session', token: a.token, payload: { code } }),
     )
-    expect(data).toMatchObject({ elevated: true, method: 'email' })
+    expect(data).toMatchObject({ elevated: true, method: 'totp' })
     const expires = new Date(data.expiresAt).getTime() - t.clock.now().getTime()
     expect(expires > 15 * 60_000 - 1000 && expires <= 15 * 60_000).toBe(true)
     expectOk(await t.req({ method: 'GET', url: '/v1/admin/users', token: a.token }))
@@ -99,13 +145,19 @@ describe('the admin session', () => {
       'INVALID_CODE',
     )
 
-    // Another session of the same admin is not elevated.
+    // Another session of the same admin (signed in with its authenticator) is not elevated.
     const login = await t.req({
       method: 'POST',
       url: '/v1/auth/login',
       payload: { email: a.email, password: a.password },
     })
-    const other = login.json().data.token as string
+    expect(login.json().data.twoFaRequired).toBe(true)
+    const second = await t.req({
+      method: 'POST',
+      url: '/v1/auth/login/2fa',
+      payload: { tempToken: login.json().data.tempToken.token, code: a.nextCode!() },
+    })
+    const other = second.json().data.token as string
     expectError(await t.req({ method: 'GET', url: '/v1/admin/users', token: other }), 403, 'FORBIDDEN')
 
     // It expires.
@@ -123,7 +175,82 @@ describe('the admin session', () => {
 
     const rows = (await auditRows(t, 'admin.session.elevate')).filter((r) => r.actorId === a.id)
     expect(rows).toHaveLength(2)
-    expect(rows[0]).toMatchObject({ targetType: 'session', reason: 'second factor (email)' })
+    expect(rows[0]).toMatchObject({ targetType: 'session', reason: 'second factor (totp)' })
+  })
+
+  it('takes a mailed code where ADMIN_SECOND_FACTOR=totp-or-email, from an operator without an app', async () => {
+    const r = runId()
+    const t2 = await createTestApp({ env: { ...adminEnv(r), ADMIN_SECOND_FACTOR: 'totp-or-email' } })
+    try {
+      const a = await createUser(t2, { email: adminEmail(r, 0) })
+      const s = expectOk(await t2.req({ method: 'GET', url: '/v1/admin/session', token: a.token }))
+      expect(s.secondFactor).toBe('email')
+      expectOk(await t2.req({ method: 'POST', url: '/v1/admin/session/code', token: a.token }))
+      const code = await lastCode(t2, a.email)
+      const wrong = code === '000000' ? '111111' : '000000'
+      expectError(
+        await t2.req({ method: 'POST', url: '/v1/admin/session', token: a.token, payload: { code: wrong } }),
+        400,
+        'INVALID_CODE',
+      )
+      const data = expectOk(
+        await t2.req({ method: 'POST', url: '/v1/admin/session', token: a.token, payload: { code } }),
+      )
+      expect(data).toMatchObject({ elevated: true, method: 'email' })
+      expectOk(await t2.req({ method: 'GET', url: '/v1/admin/users', token: a.token }))
+      expectError(
+        await t2.req({ method: 'POST', url: '/v1/admin/session', token: a.token, payload: { code } }),
+        400,
+        'INVALID_CODE',
+      )
+    } finally {
+      await t2.close()
+    }
+  })
+
+  it('is revoked after ADMIN_IDLE_TIMEOUT_MS without an admin request, the token with it', async () => {
+    const r = runId()
+    const t2 = await createTestApp({ env: { ...adminEnv(r), ADMIN_IDLE_TIMEOUT_MS: String(3600_000) } })
+    try {
+      const a = await createAdmin(t2, r, 0)
+      const s = expectOk(await t2.req({ method: 'GET', url: '/v1/admin/session', token: a.token }))
+      const left = new Date(s.idleExpiresAt).getTime() - t2.clock.now().getTime()
+      expect(left > 3590_000 && left <= 3600_000).toBe(true)
+      // Activity keeps it alive: two gaps of 59 minutes.
+      for (const _ of [1, 2]) {
+        t2.clock.advance(59 * 60_000)
+        expectOk(await t2.req({ method: 'GET', url: '/v1/admin/session', token: a.token }))
+      }
+      // Use outside the admin API is no admin activity.
+      t2.clock.advance(30 * 60_000)
+      expectOk(await t2.req({ method: 'GET', url: '/v1/account', token: a.token }))
+      t2.clock.advance(31 * 60_000)
+      const idle = await t2.req({ method: 'GET', url: '/v1/admin/session', token: a.token })
+      expectError(idle, 401, 'UNAUTHENTICATED')
+      expect(idle.json().message).toMatch(/60 minutes without admin activity/)
+      expectError(await t2.req({ method: 'GET', url: '/v1/account', token: a.token }), 401, 'UNAUTHENTICATED')
+      const session = await t2.database.db
+        .selectFrom('sessions')
+        .select('revokedAt')
+        .where('userId', '=', a.id)
+        .executeTakeFirstOrThrow()
+      expect(session.revokedAt).not.toBeNull()
+      // A new sign-in starts afresh.
+      const login = await t2.req({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email: a.email, password: a.password },
+      })
+      const fresh = await t2.req({
+        method: 'POST',
+        url: '/v1/auth/login/2fa',
+        payload: { tempToken: login.json().data.tempToken.token, code: a.nextCode!() },
+      })
+      const token = fresh.json().data.token as string
+      expectOk(await t2.req({ method: 'GET', url: '/v1/admin/session', token }))
+    } finally {
+      await t2.close()
+    }
   })
 
   it('refuses a normal user even with a right code', async () => {

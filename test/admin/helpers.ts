@@ -1,5 +1,7 @@
 // Shared steps of the admin tests: an app whose ADMIN_EMAILS names the admins the tests create, an
-// admin with an elevated session (the emailed code from the real outbox), and envelope checks.
+// admin with an authenticator app (TOTP turned on through the account's real two-factor routes) and
+// an elevated session, and envelope checks.
+import { Secret, TOTP } from 'otpauth'
 import { expect } from 'vitest'
 import type { TestApp } from '../helpers/app.ts'
 import { createUser, lastCode, type TestUser, uniqueEmail } from '../helpers/factories.ts'
@@ -13,17 +15,87 @@ export const adminEnv = (run: string) => ({
 })
 export const adminEmail = (run: string, n: number) => `admin${n}.${run}@${ADMIN_DOMAIN}`
 
-export async function createAdmin(t: TestApp, run: string, n = 0, elevate = true): Promise<TestUser> {
-  const admin = await createUser(t, { email: adminEmail(run, n) })
+/** An operator with an authenticator app: `nextCode()` is a code the service has not seen used. */
+export interface TestAdmin extends TestUser {
+  totpSecret?: string
+  nextCode?: () => string
+}
+
+export async function createAdmin(t: TestApp, run: string, n = 0, elevate = true): Promise<TestAdmin> {
+  const admin: TestAdmin = await createUser(t, { email: adminEmail(run, n) })
+  await turnOnTotp(t, admin)
   if (elevate) await elevateSession(t, admin)
   return admin
 }
 
-/** Steps the admin's session up with a mailed code. */
-export async function elevateSession(t: TestApp, admin: TestUser) {
-  const sent = await t.req({ method: 'POST', url: '/v1/admin/session/code', token: admin.token })
-  expect(sent.statusCode, sent.body).toBe(200)
-  const code = await lastCode(t, admin.email)
+const STEP_MS = 30_000
+
+/**
+ * Turns on the account's authenticator app (POST /v1/account/initiate/2fa, then activate with a
+ * code) and gives `user` a `nextCode()`: each call answers the code of a later 30-second step than
+ * the last (the service takes each step once), moving the test clock on a step only when the next
+ * one is outside the service's one-step window.
+ */
+export async function turnOnTotp(t: TestApp, user: TestAdmin): Promise<void> {
+  const init = await t.req({
+    method: 'POST',
+    url: '/v1/account/initiate/2fa',
+    token: user.token,
+    payload: { type: 'google_auth' },
+  })
+  expect(init.statusCode, init.body).toBe(202)
+  const secret = init.json().data.secret as string
+  let last = -1
+  user.totpSecret = secret
+  user.nextCode = () => {
+    let current = Math.floor(t.clock.now().getTime() / STEP_MS)
+    if (last + 1 > current + 1) {
+      t.clock.advance((last + 1) * STEP_MS - t.clock.now().getTime())
+      current = Math.floor(t.clock.now().getTime() / STEP_MS)
+    }
+    const step = Math.max(last + 1, current - 1)
+    last = step
+    return totpCode(secret, step * STEP_MS)
+  }
+  const on = await t.req({
+    method: 'POST',
+    url: '/v1/account/activate/2fa',
+    token: user.token,
+    payload: { code: user.nextCode() },
+  })
+  expect(on.statusCode, on.body).toBe(200)
+}
+
+/** The authenticator code of `secretBase32` at `atMs` (RFC 6238: SHA-1, 6 digits, 30 s). */
+export function totpCode(secretBase32: string, atMs: number): string {
+  return TOTP.generate({
+    secret: Secret.fromBase32(secretBase32),
+    algorithm: 'SHA1',
+    digits: 6,
+    period: 30,
+    timestamp: atMs,
+  })
+}
+
+/**
+ * Steps the operator's session up: with the authenticator app (turned on first when the service
+ * asks for it), or with a mailed code where ADMIN_SECOND_FACTOR=totp-or-email lets one without it.
+ */
+export async function elevateSession(t: TestApp, admin: TestAdmin) {
+  let code: string
+  if (admin.nextCode) code = admin.nextCode()
+  else {
+    const s = await t.req({ method: 'GET', url: '/v1/admin/session', token: admin.token })
+    expect(s.statusCode, s.body).toBe(200)
+    if (s.json().data.secondFactor === 'setup') {
+      await turnOnTotp(t, admin)
+      code = admin.nextCode!()
+    } else {
+      const sent = await t.req({ method: 'POST', url: '/v1/admin/session/code', token: admin.token })
+      expect(sent.statusCode, sent.body).toBe(200)
+      code = await lastCode(t, admin.email)
+    }
+  }
   const res = await t.req({ method: 'POST', url: '/v1/admin/session', token: admin.token, payload: { code } })
   expect(res.statusCode, res.body).toBe(200)
   expect(res.json().data.elevated).toBe(true)

@@ -13,6 +13,13 @@ export interface AdminElevationsTable {
   expiresAt: Timestamp
 }
 
+/** The last admin request of an operator's session (idle sessions are revoked). */
+export interface AdminSessionActivityTable {
+  sessionId: string
+  userId: string
+  lastActiveAt: Timestamp
+}
+
 export interface AdminAuditTable {
   id: string
   actorId: string
@@ -29,4 +36,5 @@ export interface AdminAuditTable {
 export interface AdminTables {
   adminElevations: AdminElevationsTable
   adminAudit: AdminAuditTable
+  adminSessionActivity: AdminSessionActivityTable
 }

@@ -55,6 +55,26 @@ export const adminRepo = {
     await ex.deleteFrom('adminElevations').where('userId', '=', userId).execute()
   },
 
+  activity(ex: Executor, sessionId: string) {
+    return ex
+      .selectFrom('adminSessionActivity')
+      .select(['sessionId', 'userId', 'lastActiveAt'])
+      .where('sessionId', '=', sessionId)
+      .executeTakeFirst()
+  },
+
+  async touch(ex: Executor, row: { sessionId: string; userId: string; lastActiveAt: Date }) {
+    await ex
+      .insertInto('adminSessionActivity')
+      .values(row)
+      .onConflict((oc) => oc.column('sessionId').doUpdateSet({ lastActiveAt: row.lastActiveAt }))
+      .execute()
+  },
+
+  async dropActivity(ex: Executor, sessionId: string) {
+    await ex.deleteFrom('adminSessionActivity').where('sessionId', '=', sessionId).execute()
+  },
+
   async insertAudit(tx: Tx, row: Insertable<AdminAuditTable>) {
     await tx.insertInto('adminAudit').values(row).execute()
   },

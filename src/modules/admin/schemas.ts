@@ -72,6 +72,27 @@ export function Page<T extends TSchema>(item: T, id: string) {
   )
 }
 
+export const StaffRoleSchema = Type.Union(
+  [Type.Literal('admin'), Type.Literal('finance'), Type.Literal('support')],
+  {
+    description:
+      'the operator role: `admin` (everything), `finance` (read, move and stop money), `support` (read, act for customers)',
+  },
+)
+
+export const RoleBody = Type.Object(
+  {
+    role: Type.Union([
+      Type.Literal('admin'),
+      Type.Literal('finance'),
+      Type.Literal('support'),
+      Type.Literal('user'),
+    ]),
+    reason: Reason,
+  },
+  { additionalProperties: false, examples: [{ role: 'support', reason: 'Joined the support team' }] },
+)
+
 export const AdminSession = Type.Object(
   {
     userId: Type.String(),
@@ -81,9 +102,25 @@ export const AdminSession = Type.Object(
       description: 'the second factor that elevated the session',
     }),
     expiresAt: Type.Union([Timestamp, Type.Null()], { description: 'when the elevation ends' }),
-    secondFactor: Type.Union([Type.Literal('totp'), Type.Literal('email')], {
+    secondFactor: Type.Union([Type.Literal('totp'), Type.Literal('email'), Type.Literal('setup')], {
       description:
-        '`totp`: send the authenticator app’s code; `email`: ask for a code with POST /v1/admin/session/code and send it',
+        '`totp`: send the authenticator app’s code; `email` (only with ADMIN_SECOND_FACTOR=totp-or-email): ask for a code with POST /v1/admin/session/code and send it; `setup`: turn on an authenticator app first (POST /v1/account/initiate/2fa with type `google_auth`, then POST /v1/account/activate/2fa)',
+    }),
+    role: StaffRoleSchema,
+    permissions: Type.Array(
+      Type.Union([
+        Type.Literal('read'),
+        Type.Literal('customer'),
+        Type.Literal('money'),
+        Type.Literal('admin'),
+      ]),
+      {
+        description:
+          'what the role may do: `read` every list and page, `customer` act for a customer (suspend, re-scan a deposit), `money` move or stop money, `admin` configure the platform and its operators, decide disputes',
+      },
+    ),
+    idleExpiresAt: Type.Union([Timestamp], {
+      description: 'the session is revoked when no admin request comes before this (ADMIN_IDLE_TIMEOUT_MS)',
     }),
   },
   {
@@ -93,9 +130,12 @@ export const AdminSession = Type.Object(
         userId: '65f1c0a2b3c4d5e6f7a8b9c0',
         email: 'ops@example.com',
         elevated: true,
-        method: 'email',
+        method: 'totp',
         expiresAt: '2026-01-01T12:15:00.000Z',
-        secondFactor: 'email',
+        secondFactor: 'totp',
+        role: 'finance',
+        permissions: ['read', 'money'],
+        idleExpiresAt: '2026-01-01T16:00:00.000Z',
       },
     ],
   },
@@ -214,7 +254,14 @@ export const UserSearchQuery = Type.Object(
     q: Type.Optional(
       Str(200, { description: 'part of the email, userName or name; or a whole id or web3 address' }),
     ),
-    role: Type.Optional(Type.Union([Type.Literal('admin'), Type.Literal('user')])),
+    role: Type.Optional(
+      Type.Union([
+        Type.Literal('admin'),
+        Type.Literal('finance'),
+        Type.Literal('support'),
+        Type.Literal('user'),
+      ]),
+    ),
     suspended: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false },

@@ -2,7 +2,7 @@
 // its audit row; suspending or taking the role also ends the account's admin step-ups.
 import type { Db, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
-import type { AccountModeration, AccountSearch } from '../account/moderation.ts'
+import type { AccountModeration, AccountSearch, StaffRole } from '../account/moderation.ts'
 import type { AdminAccess } from './access.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 
@@ -97,6 +97,26 @@ export class AdminUsers {
       const u = await this.deps.moderation.revokeAdmin(tx, actor.userId, id)
       await this.deps.access.dropElevationsOf(tx, id)
       return u
+    })
+  }
+
+  /**
+   * Sets the operator role (`user` takes it away); the account's step-ups end, so the new role
+   * applies from its next second factor.
+   */
+  setRole(actor: AdminActor, id: string, role: StaffRole | 'user', reason: string) {
+    return this.deps.db.transaction().execute(async (tx) => {
+      const before = await this.deps.moderation.get(tx, id)
+      const u = await this.deps.moderation.setStaffRole(tx, actor.userId, id, role)
+      await this.deps.access.dropElevationsOf(tx, id)
+      await this.deps.audit.record(tx, actor, {
+        action: 'role.set',
+        targetType: 'user',
+        targetId: id,
+        reason,
+        details: { role, previous: before?.role ?? null },
+      })
+      return userView(u)
     })
   }
 

@@ -11,24 +11,26 @@ export const tags = ['admin']
 export const security = bearer
 
 export const FORBIDDEN_ADMIN = {
-  when: 'the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session)',
+  when: 'the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md)',
   message: 'A fresh second factor is required: POST /v1/admin/session with an authenticator or emailed code',
 }
 
-/** The error responses of an admin route: 401, 403 and the route's own. */
+/** The error responses of an admin route: 401 (also: the session was idle too long), 403 and the route's own. */
 export function adminErrors(cases: ErrorCases = {}) {
   return guardedErrors({ FORBIDDEN: FORBIDDEN_ADMIN, ...cases })
 }
 
 /**
- * Every route of `app` (an encapsulated plugin) needs an admin token with an elevated session: the
- * token is checked first (401), the role and the elevation just before the body's schema (403), so
- * a normal user learns nothing from validation.
+ * Every route of `app` (an encapsulated plugin) needs an operator's token with an elevated session
+ * and a role that may call the route (roles.ts, by the route's operationId): the token is checked
+ * first (401), the role and the elevation just before the body's schema (403), so a normal user
+ * learns nothing from validation.
  */
 export function guardElevated(app: FastifyInstance, access: AdminAccess) {
   app.addHook('onRequest', app.authenticate)
   app.addHook('preValidation', async (req) => {
-    await access.requireElevated(caller(req))
+    const schema = req.routeOptions.schema as { operationId?: string } | undefined
+    await access.requireElevated(caller(req), schema?.operationId)
   })
 }
 

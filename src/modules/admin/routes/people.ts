@@ -12,6 +12,7 @@ import {
   AuditRecord,
   Page,
   ReasonBody,
+  RoleBody,
   UserSearchQuery,
 } from '../schemas.ts'
 import type { AdminUsers } from '../users.ts'
@@ -206,6 +207,33 @@ export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
     'the account is not suspended',
     (a, id, r) => users.unsuspend(a, id, r),
   )
+  app.post(
+    '/v1/admin/users/:id/role',
+    {
+      schema: {
+        operationId: 'adminSetRole',
+        summary: 'Set the operator role: admin, finance (money), support (customers) or user (none)',
+        description:
+          'The rules of the admin role hold for every change: never one’s own role, an ADMIN_EMAILS account’s, or the last admin’s; a role is given only to a verified account that is not suspended. The account’s elevated sessions end (the new role applies from its next second factor). Audited as `role.set` with the previous role.',
+        tags,
+        security,
+        params: IdParams,
+        body: RoleBody,
+        response: {
+          200: envelope(AdminUser, 'Role set'),
+          ...adminErrors({
+            NOT_FOUND: USER_NOT_FOUND,
+            CONFLICT:
+              'the account has this role already, is the caller, is named by ADMIN_EMAILS, or is the last admin',
+            BUSINESS_RULE: 'the account is not verified, or is suspended',
+          }),
+        },
+      },
+    },
+    async (req) =>
+      ok(await users.setRole(actorOf(req), req.params.id, req.body.role, req.body.reason), 'Role set'),
+  )
+
   action(
     '/v1/admin/users/:id/admin',
     'adminGrantRole',
