@@ -40,6 +40,8 @@ export interface EventData {
   'identity.decided': { verificationId: string; status: string; reason: string }
   /** a user posted a feed entry of their own (POST /v1/feeds/) */
   'feed.posted': { feedType: string; title: string; description: string; data: string }
+  /** the owner of a webhook endpoint asked for a test delivery to it (to that endpoint only) */
+  'webhook.test': { endpointId: string }
 }
 
 export type EventType = keyof EventData
@@ -70,6 +72,7 @@ export const EVENT_TYPES = [
   'referral.job_completed',
   'identity.decided',
   'feed.posted',
+  'webhook.test',
 ] as const satisfies readonly EventType[]
 
 /** What a change emits. */
