@@ -5,6 +5,7 @@ import { DIRECT_DEPOSIT_CODES } from './error-codes/direct-deposits.ts'
 import { OIDC_CODES } from './error-codes/oidc.ts'
 import { PLATFORM_CODES } from './error-codes/platform.ts'
 import { RESTORE_CODES } from './error-codes/restore.ts'
+import { VERIFICATION_CODES } from './error-codes/verification.ts'
 
 /**
  * The catalogue: every code an error envelope's `data.code` can hold, each with its HTTP status,
@@ -16,6 +17,7 @@ export const ERROR_CODES = {
   ...OIDC_CODES,
   ...RESTORE_CODES,
   ...DIRECT_DEPOSIT_CODES,
+  ...VERIFICATION_CODES,
 } as const
 
 type Catalogue = typeof ERROR_CODES
