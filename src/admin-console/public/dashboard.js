@@ -136,51 +136,53 @@ function reconciliationCard(report, reload) {
             {},
             h('strong', {}, x.coin.toUpperCase()),
             ` ${x.reason.replaceAll('_', ' ')} since ${time(x.haltedAt)} (by ${x.haltedBy}) `,
-            h(
-              'button',
-              {
-                type: 'button',
-                class: 'small',
-                onclick: () =>
-                  openAction({
-                    title: `Resume ${x.coin.toUpperCase()}`,
-                    text: 'Crediting and sending in this coin start again; parked movements are credited in chain order. Fix the cause first (docs/operations.md).',
-                    confirm: 'Resume',
-                    send: async (v) => (await call('POST', `/v1/admin/coins/${x.coin}/resume`, v)).message,
-                    done: reload,
-                  }),
-              },
-              'Resume',
-            ),
+            may(`/v1/admin/coins/${x.coin}/resume`) &&
+              h(
+                'button',
+                {
+                  type: 'button',
+                  class: 'small',
+                  onclick: () =>
+                    openAction({
+                      title: `Resume ${x.coin.toUpperCase()}`,
+                      text: 'Crediting and sending in this coin start again; parked movements are credited in chain order. Fix the cause first (docs/operations.md).',
+                      confirm: 'Resume',
+                      send: async (v) => (await call('POST', `/v1/admin/coins/${x.coin}/resume`, v)).message,
+                      done: reload,
+                    }),
+                },
+                'Resume',
+              ),
           ),
         ),
       ),
     )
   }
-  body.push(
-    h(
-      'div',
-      { class: 'actions' },
+  if (may('/v1/admin/reconciliation/run'))
+    body.push(
       h(
-        'button',
-        {
-          type: 'button',
-          onclick: () =>
-            openAction({
-              title: 'Run reconciliation now',
-              text: 'Checks the ledger invariants and every custodial address against the chain; a coin that does not match is halted.',
-              confirm: 'Run now',
-              send: async (v) => {
-                const { data, message } = await call('POST', '/v1/admin/reconciliation/run', v)
-                return `${message} (${data.status})`
-              },
-              done: reload,
-            }),
-        },
-        'Run reconciliation now',
+        'div',
+        { class: 'actions' },
+        h(
+          'button',
+          {
+            type: 'button',
+            onclick: () =>
+              openAction({
+                title: 'Run reconciliation now',
+                text: 'Checks the ledger invariants and every custodial address against the chain; a coin that does not match is halted.',
+                confirm: 'Run now',
+                send: async (v) => {
+                  const { data, message } = await call('POST', '/v1/admin/reconciliation/run', v)
+                  return `${message} (${data.status})`
+                },
+                done: reload,
+              }),
+          },
+          'Run reconciliation now',
+        ),
       ),
-    ),
-  )
+    )
   return card('Ledger and chain', ...body)
 }
 

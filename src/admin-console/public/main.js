@@ -6,6 +6,7 @@ import { renderDashboard } from './dashboard.js'
 import { clear, h } from './dom.js'
 import { learnDecimals, time } from './format.js'
 import { resources } from './resources.js'
+import { setPermissions } from './roles.js'
 import { renderSignIn, renderStepUp } from './signin.js'
 import { renderList } from './tables.js'
 
@@ -67,6 +68,7 @@ function drawFrame(current) {
   )
   clear(who).append(
     h('span', {}, adminSession.email ?? ''),
+    adminSession.role ? h('span', { class: 'who-muted' }, ` (${adminSession.role})`) : null,
     adminSession.expiresAt
       ? h('span', { class: 'who-muted' }, ` · unlocked until ${time(adminSession.expiresAt).slice(11)}`)
       : null,
@@ -133,6 +135,7 @@ async function draw(mine) {
     return
   }
   if (mine !== rendering) return
+  setPermissions(adminSession.permissions ?? [])
   if (!adminSession.elevated) {
     hideFrame()
     return renderStepUp(main, { adminSession, onElevated: render, onSignOut: signOut })

@@ -5,6 +5,7 @@
 import { openAction } from './actions.js'
 import { ApiError, call, download, get } from './api.js'
 import { clear, h, uid } from './dom.js'
+import { may } from './roles.js'
 
 export const PAGE_SIZE = 20
 
@@ -159,7 +160,7 @@ export async function renderList(main, res, { query, navigate }) {
         'div',
         { class: 'toolbar' },
         filterForm(res, query, navigate),
-        (res.toolbar ?? []).map((t) => toolbarButton(t, reload)),
+        (res.toolbar ?? []).filter((t) => may(t.path({}))).map((t) => toolbarButton(t, reload)),
         res.exportPath ? exportButton(res, params) : null,
       ),
       region,
@@ -222,7 +223,7 @@ export async function renderList(main, res, { query, navigate }) {
                     'td',
                     { class: 'row-actions' },
                     actions
-                      .filter((a) => !a.when || a.when(row))
+                      .filter((a) => (!a.when || a.when(row)) && may(a.path(row)))
                       .map((a) => actionButton(res, a, row, reload)),
                   )
                 : null,
