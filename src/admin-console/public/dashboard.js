@@ -7,6 +7,7 @@ import { ApiError, call, get } from './api.js'
 import { clear, h, uid } from './dom.js'
 import { age, amount, knownDecimals, learnDecimals, time, toNumber } from './format.js'
 import { lineChart, stackedBars } from './plots.js'
+import { may } from './roles.js'
 
 const card = (title, ...body) => {
   const id = uid('card')

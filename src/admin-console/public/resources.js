@@ -298,7 +298,12 @@ export const resources = [
     path: '/v1/admin/users',
     filters: [
       { name: 'q', label: 'Search', type: 'search', placeholder: 'email, name, id or address' },
-      { name: 'role', label: 'Role', type: 'select', options: ['', 'admin', 'user'] },
+      {
+        name: 'role',
+        label: 'Role',
+        type: 'select',
+        options: ['', 'admin', 'finance', 'support', 'user'],
+      },
       { name: 'suspended', label: 'Suspended', type: 'select', options: ['', 'true', 'false'] },
     ],
     rowLabel: (r) => r.email ?? short(idOf(r), 8),
@@ -320,15 +325,19 @@ export const resources = [
       },
       { label: 'Unsuspend', when: (r) => r.suspended, path: (r) => `/v1/admin/users/${idOf(r)}/unsuspend` },
       {
-        label: 'Make admin',
-        when: (r) => r.role !== 'admin',
-        path: (r) => `/v1/admin/users/${idOf(r)}/admin`,
-      },
-      {
-        label: 'Revoke admin',
-        danger: true,
-        when: (r) => r.role === 'admin',
-        path: (r) => `/v1/admin/users/${idOf(r)}/admin/revoke`,
+        label: 'Set role',
+        path: (r) => `/v1/admin/users/${idOf(r)}/role`,
+        text: (r) =>
+          `${r.email ?? idOf(r)} is ${r.role}. admin: everything; finance: read, move and stop money; support: read, act for customers; user: no operator role. Their unlocked sessions end; the new role applies from their next second factor.`,
+        fields: (r) => [
+          {
+            name: 'role',
+            label: 'New role',
+            type: 'select',
+            value: r.role,
+            options: ['admin', 'finance', 'support', 'user'].map((v) => ({ value: v, label: v })),
+          },
+        ],
       },
     ],
   },

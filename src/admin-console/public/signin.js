@@ -1,7 +1,8 @@
 // @ts-check
-// Signing in: the admin's account (email and password, then its two-factor code when that is on),
+// Signing in: the operator's account (email and password, then its two-factor code when that is on),
 // then the admin second factor that elevates the session for the admin routes (the authenticator
-// code, or a code mailed on request). The token is kept in sessionStorage only.
+// code; a code mailed on request only where ADMIN_SECOND_FACTOR=totp-or-email). An operator without
+// an authenticator app turns one on here first. The token is kept in sessionStorage only.
 import { ApiError, call, session } from './api.js'
 import { clear, h, uid } from './dom.js'
 
@@ -95,8 +96,55 @@ export function renderSignIn(main, { onSignedIn, notice }) {
   show(main, el)
 }
 
+/**
+ * Turning on the authenticator app the admin pages need: the secret to add to the app (and its
+ * otpauth URI), then a code from the app to confirm it.
+ */
+function renderTotpSetup(main, { adminSession, onElevated, onSignOut }) {
+  const start = form(
+    'Authenticator app required',
+    'Admin pages are unlocked with a code from an authenticator app (RFC 6238 TOTP). This account has none yet: turn one on to continue.',
+    [],
+    'Turn on an authenticator app',
+    async () => {
+      const { data } = await call('POST', '/v1/account/initiate/2fa', { type: 'google_auth' })
+      const confirm = form(
+        'Add the key to your app',
+        'Add this key to your authenticator app (or open the link on the device that has it), then enter the code it shows.',
+        [{ label: 'Code from the app', input: codeInput }],
+        'Turn on',
+        async ({ code }) => {
+          await call('POST', '/v1/account/activate/2fa', { code })
+          onElevated()
+        },
+        [h('button', { type: 'button', onclick: onSignOut }, 'Sign out')],
+      )
+      confirm.insertBefore(
+        h(
+          'dl',
+          { class: 'totp-secret' },
+          h('dt', {}, 'Key'),
+          h('dd', {}, h('code', { 'data-totp-secret': '' }, data.secret)),
+          h('dt', {}, 'Link'),
+          h('dd', {}, h('a', { href: data.otpauthUrl }, 'otpauth link')),
+        ),
+        confirm.querySelector('.field'),
+      )
+      show(main, confirm)
+    },
+    [h('button', { type: 'button', onclick: onSignOut }, 'Sign out')],
+  )
+  start.insertBefore(
+    h('p', { class: 'muted' }, `Signed in as ${adminSession.email ?? 'an operator'} (${adminSession.role}).`),
+    start.querySelector('.error'),
+  )
+  show(main, start)
+}
+
 /** The admin second factor for this session (`adminSession` from GET /v1/admin/session). */
 export function renderStepUp(main, { adminSession, onElevated, onSignOut }) {
+  if (adminSession.secondFactor === 'setup')
+    return renderTotpSetup(main, { adminSession, onElevated, onSignOut })
   const byMail = adminSession.secondFactor === 'email'
   const sent = h('p', { class: 'muted', role: 'status' })
   const extra = [
