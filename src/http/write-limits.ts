@@ -71,6 +71,13 @@ export const WRITE_LIMITS = {
     operations: ['createWebhook', 'rotateWebhookSecret'],
     what: 'webhook endpoints registered and secrets rotated',
   },
+  webhooktests: {
+    perUser: 60,
+    perIp: 200,
+    windowMs: HOUR,
+    operations: ['sendTestWebhook'],
+    what: 'webhook test deliveries',
+  },
   uploads: {
     perUser: 100,
     perIp: 300,

@@ -1,4 +1,4 @@
-// Webhook deliveries. The subscriber writes, in the event's own transaction, one delivery row per
+// Webhook deliveries (of money events, and the test deliveries owners ask for). The subscriber writes, in the event's own transaction, one delivery row per
 // endpoint the event goes to (unique per endpoint and event) and the job of its first attempt. The
 // job reads what it needs, makes the HTTP call outside any transaction, then records the attempt
 // in one transaction (compare-and-set on the attempt number, so a job run twice records it once)
@@ -58,8 +58,13 @@ export class WebhookDelivery {
 
   /** The events subscriber: the deliveries of a money event and their first attempts. */
   readonly onEvent = async (tx: Tx, event: DomainEvent): Promise<void> => {
-    if (!isWebhookEvent(event.type)) return
-    const endpoints = await webhookRepo.matching(tx, event)
+    // A test delivery goes to the one endpoint its owner named (the service checked the owner).
+    const endpoints =
+      event.type === 'webhook.test'
+        ? [{ id: event.data.endpointId }]
+        : isWebhookEvent(event.type)
+          ? await webhookRepo.matching(tx, event)
+          : []
     if (endpoints.length === 0) return
     const now = this.deps.clock.now()
     const body = deliveryBody(event)

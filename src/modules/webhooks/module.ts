@@ -9,7 +9,13 @@ import { WebhookService } from './service.ts'
 
 export function buildWebhooks(d: DeliveryDeps & { events: EventService; production: boolean }) {
   const { events, production, ...deps } = d
-  const webhooks = new WebhookService({ db: deps.db, clock: deps.clock, secrets: deps.secrets, production })
+  const webhooks = new WebhookService({
+    db: deps.db,
+    clock: deps.clock,
+    secrets: deps.secrets,
+    production,
+    events,
+  })
   const delivery = new WebhookDelivery(deps)
   events.subscribe('webhooks', delivery.onEvent)
   // One attempt per job: the retry schedule is the delivery's own; the queue only retries a run

@@ -269,6 +269,16 @@ export const webhookRepo = {
     return Number(res.numUpdatedRows) > 0
   },
 
+  /** The delivery of one event to one endpoint. */
+  deliveryOf(ex: Executor, endpointId: string, eventId: string) {
+    return ex
+      .selectFrom('webhookDeliveries')
+      .select(deliveryColumns)
+      .where('endpointId', '=', endpointId)
+      .where('eventId', '=', eventId)
+      .executeTakeFirst()
+  },
+
   /** One page of an endpoint's deliveries (of one status), newest first, with the number of all. */
   pageDeliveries(ex: Executor, endpointId: string, status: string | undefined, p: PageRequest) {
     let q = ex.selectFrom('webhookDeliveries').where('endpointId', '=', endpointId)

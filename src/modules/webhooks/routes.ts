@@ -1,5 +1,6 @@
 // HTTP for webhook endpoints (/v1/webhooks): register, list, read, delete, rotate the secret, and
-// read an endpoint's delivery log. Everything is the caller's own: another user's endpoint is 404.
+// read an endpoint's delivery log, send a test event. Everything is the caller's own: another
+// user's endpoint is 404.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
 import { bearer, EmptyObject, envelope, guardedErrors, ok } from '../../http/schemas.ts'
@@ -9,6 +10,7 @@ import {
   ListDeliveriesQuery,
   ListWebhooksQuery,
   RotateWebhookBody,
+  WebhookDelivery,
   WebhookDeliveryPage,
   WebhookEndpoint,
   WebhookEndpointPage,
@@ -134,6 +136,24 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
     },
     async (req) =>
       ok(await webhooks.rotate(caller(req).userId, req.params.id, req.body), 'Webhook secret rotated'),
+  )
+
+  app.post(
+    '/v1/webhooks/:id/test',
+    {
+      schema: {
+        operationId: 'sendTestWebhook',
+        summary: 'Send a test event to one of the caller’s endpoints',
+        description:
+          'Queues a `webhook.test` event for this endpoint only, signed, retried and logged like every delivery (its `webhook-id` is the event’s id; the body is `{ id, type: "webhook.test", createdAt, collectionId: null, data: { endpointId } }`). Answers the delivery, whose first attempt follows at once; its outcome is in the delivery log. Limited per account and per IP (`webhooktests` in the limits table).',
+        tags,
+        security,
+        params: WebhookIdParams,
+        response: { 200: envelope(WebhookDelivery, 'Test delivery queued'), ...guardedErrors(HIDDEN) },
+      },
+      onRequest: app.authenticate,
+    },
+    async (req) => ok(await webhooks.sendTest(caller(req).userId, req.params.id), 'Test delivery queued'),
   )
 
   app.get(

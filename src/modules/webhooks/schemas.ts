@@ -10,6 +10,11 @@ const EventName = Type.Union(
   { description: 'a money event' },
 )
 
+const DeliveryType = Type.Union(
+  [...WEBHOOK_EVENTS, 'webhook.test' as const].map((t) => Type.Literal(t)),
+  { description: 'a money event, or `webhook.test` for a test delivery' },
+)
+
 export const EndpointUrl = Type.String({
   minLength: 1,
   maxLength: 2048,
@@ -114,7 +119,7 @@ export const WebhookDelivery = Type.Object(
     _id: Type.String(),
     endpointId: Type.String(),
     eventId: Type.String({ description: 'the event’s id, sent as `webhook-id` (the same on every attempt)' }),
-    type: EventName,
+    type: DeliveryType,
     status: DeliveryStatus,
     attempts: Type.Integer({ description: 'attempts made so far' }),
     maxAttempts: Type.Integer(),

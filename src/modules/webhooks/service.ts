@@ -7,6 +7,7 @@ import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
+import type { EventService } from '../events/service.ts'
 import {
   COLLECTION_EVENTS,
   DEFAULT_PREVIOUS_SECRET_SECONDS,
@@ -24,6 +25,7 @@ export interface WebhookServiceDeps {
   secrets: SecretBox
   /** production rules for URLs (https, public hosts) */
   production: boolean
+  events: EventService
 }
 
 export interface RotateInput {
@@ -149,6 +151,25 @@ export class WebhookService {
     const limit = q.limit ?? 12
     const { total, rows } = await webhookRepo.pageDeliveries(this.deps.db, id, q.status, { page, limit })
     return { data: rows.map(deliveryView), total, pages: Math.ceil(total / limit), page, limit }
+  }
+
+  /**
+   * Sends a `webhook.test` event to one of the owner's endpoints (an account's or a collection's),
+   * through the same signed, retried and logged delivery as every event; answers the delivery,
+   * whose first attempt is queued.
+   */
+  async sendTest(ownerId: string, id: string) {
+    const delivery = await inTransaction(this.deps.db, async (tx) => {
+      if (!(await webhookRepo.getOwned(tx, ownerId, id))) throw errors.notFound('webhook endpoint')
+      const event = await this.deps.events.emit(tx, {
+        type: 'webhook.test',
+        actorId: ownerId,
+        audience: [],
+        data: { endpointId: id },
+      })
+      return webhookRepo.deliveryOf(tx, id, event!.id)
+    })
+    return deliveryView(delivery!)
   }
 
   /** What the collections feature uses for a collection's paymentWebHook (in its transactions). */
