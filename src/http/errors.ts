@@ -1,9 +1,12 @@
 // One error model for the whole API: one catalogue of named codes (src/http/error-codes/, listed
 // in docs/errors.md), each with its HTTP status, and factories so services throw them the same way.
 
+import { COLLECTION_CODES } from './error-codes/collections.ts'
 import { DIRECT_DEPOSIT_CODES } from './error-codes/direct-deposits.ts'
+import { ESCROW_CODES } from './error-codes/escrow.ts'
 import { OIDC_CODES } from './error-codes/oidc.ts'
 import { PLATFORM_CODES } from './error-codes/platform.ts'
+import { REQUEST_CODES } from './error-codes/requests.ts'
 import { RESTORE_CODES } from './error-codes/restore.ts'
 import { VERIFICATION_CODES } from './error-codes/verification.ts'
 
@@ -18,6 +21,9 @@ export const ERROR_CODES = {
   ...RESTORE_CODES,
   ...DIRECT_DEPOSIT_CODES,
   ...VERIFICATION_CODES,
+  ...ESCROW_CODES,
+  ...REQUEST_CODES,
+  ...COLLECTION_CODES,
 } as const
 
 type Catalogue = typeof ERROR_CODES

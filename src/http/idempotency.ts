@@ -85,16 +85,17 @@ export async function idempotent(
   const claim = randomUUID()
   if (!(await repo.claim(db, { userId, key, route, requestHash, claim }))) {
     const existing = await repo.find(db, userId, key)
-    if (!existing) throw errors.conflict('This Idempotency-Key was just released; retry')
+    if (!existing)
+      throw errors.named('IDEMPOTENCY_KEY_IN_PROGRESS', 'This Idempotency-Key was just released; retry')
     if (existing.requestHash !== requestHash) {
-      throw errors.conflict('This Idempotency-Key was used with a different request')
+      throw errors.named('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request')
     }
     if (existing.statusCode !== null) {
       reply.header('idempotent-replayed', 'true')
       return reply.code(existing.statusCode).send(existing.response)
     }
     if (!(await repo.takeOver(db, userId, key, claim, timing.leaseMs)))
-      throw errors.conflict('A request with this Idempotency-Key is in progress')
+      throw errors.named('IDEMPOTENCY_KEY_IN_PROGRESS', 'A request with this Idempotency-Key is in progress')
   }
   let lost = false
   const renewal = setInterval(() => {

@@ -245,6 +245,18 @@ export function errorResponses(cases: ErrorCases) {
   return responses
 }
 
+/** The 409 cases of an operation that honours `Idempotency-Key`. */
+export const IDEMPOTENCY_CASES = {
+  IDEMPOTENCY_KEY_REUSED: {
+    when: 'the Idempotency-Key was used with another request',
+    message: 'This Idempotency-Key was used with a different request',
+  },
+  IDEMPOTENCY_KEY_IN_PROGRESS: {
+    when: 'a request with the Idempotency-Key is still running',
+    message: 'A request with this Idempotency-Key is in progress',
+  },
+} satisfies ErrorCases
+
 /** The error responses of a route that needs the bearer token: 401 UNAUTHENTICATED added. */
 export function guardedErrors(cases: ErrorCases = {}) {
   return errorResponses({
@@ -270,7 +282,7 @@ export const withIdempotencyKey = {
         maxLength: 200,
         pattern: '^[\\x21-\\x7e]+$',
         description:
-          'Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 CONFLICT. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.',
+          'Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.',
         examples: ['4f9c2d7e-3b1a-4c8e-9f60-2a7d5b1c0e93'],
       }),
     ),

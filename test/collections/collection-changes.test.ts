@@ -137,7 +137,7 @@ describe('PATCH /v1/collection/{id} (#29)', () => {
     await escrow(c._id, 'waiting', bob.id)
     expect((await patch(alice.token, c._id, { name: 'still fine' })).statusCode).toBe(200)
     await escrow(c._id, 'paid')
-    expectError(await patch(alice.token, c._id, { name: 'too late' }), 409, 'CONFLICT')
+    expectError(await patch(alice.token, c._id, { name: 'too late' }), 409, 'COLLECTION_LOCKED')
   })
 })
 
@@ -181,14 +181,14 @@ describe('DELETE /v1/collection/{id} (#28)', () => {
   it('is refused with 409 while a paid escrow (on it or a child) is not released', async () => {
     const c = await createCollection(t, alice.token)
     await escrow(c._id, 'paid', bob.id)
-    expectError(await del(alice.token, c._id), 409, 'CONFLICT')
+    expectError(await del(alice.token, c._id), 409, 'COLLECTION_ESCROW_UNRELEASED')
     await escrow(c._id, 'released')
     expect((await del(alice.token, c._id)).statusCode).toBe(200)
 
     const parent = await createCollection(t, alice.token)
     const child = await createCollection(t, alice.token, { parent: parent._id })
     await escrow(child._id, 'paid', bob.id)
-    expectError(await del(alice.token, parent._id), 409, 'CONFLICT')
+    expectError(await del(alice.token, parent._id), 409, 'COLLECTION_ESCROW_UNRELEASED')
     expect((await get(alice.token, child._id)).statusCode).toBe(200)
   })
 
@@ -280,7 +280,7 @@ describe('the escrow-facing service API', () => {
       inTx(t, (tx) =>
         t.app.services.collections.markEscrow(tx, c._id, { state: 'waiting', escrowId: '2'.repeat(24) }),
       ),
-    ).rejects.toMatchObject({ code: 'CONFLICT' })
+    ).rejects.toMatchObject({ code: 'COLLECTION_HAS_ESCROW' })
     // a cancelled escrow frees the collection for a new one
     await inTx(t, (tx) =>
       t.app.services.collections.markEscrow(tx, c._id, { state: 'cancelled', escrowId: '1'.repeat(24) }),
@@ -292,7 +292,7 @@ describe('the escrow-facing service API', () => {
       inTx(t, (tx) =>
         t.app.services.collections.markEscrow(tx, c._id, { state: 'cancelled', escrowId: '2'.repeat(24) }),
       ),
-    ).rejects.toMatchObject({ code: 'CONFLICT' })
+    ).rejects.toMatchObject({ code: 'ESCROW_ALREADY_PAID' })
     await expect(
       inTx(t, (tx) =>
         t.app.services.collections.markEscrow(tx, '3'.repeat(24), {

@@ -201,7 +201,7 @@ describe('child collections', () => {
     expectError(
       await post(alice.token, { type: 'job', name: 'n', description: 'd', parent: child._id }),
       422,
-      'BUSINESS_RULE',
+      'COLLECTION_NESTING_TOO_DEEP',
     )
   })
 })

@@ -64,7 +64,7 @@ describe('one escrow, two ways in', () => {
     const viaCollection = await validate(talent, { collection: q.collectionId })
     expect(viaCollection.json().data).toMatchObject({ escrowId: q.escrowId, status: 'paid' })
     const again = await fund(creator, { coin: 'avax', collection: q.collectionId })
-    expectError(again, 409, 'CONFLICT')
+    expectError(again, 409, 'ESCROW_ALREADY_PAID')
     const before = await userBalance(t, talent.id, 'avax')
     const part = await release(creator, { collection: q.collectionId, amount: 12.5 })
     expect(part.json().data).toMatchObject({ payout: '0.5', remainingAmount: 37.5, final: false })
@@ -145,7 +145,7 @@ describe('parts and the rest of the escrow’s rules', () => {
       receiverId: talent.id,
       parent: parent.collectionId,
     })
-    expectError(child, 422, 'BUSINESS_RULE')
+    expectError(child, 422, 'PARENT_ESCROW_PARTLY_RELEASED')
     expect(child.json().message).toMatch(/partly released/)
     expect((await release(creator, { collection: parent.collectionId, amount: 90 })).statusCode).toBe(200)
     await settleAll(t)

@@ -108,8 +108,12 @@ describe('POST /v1/payment/ (fund a collection)', () => {
     expect(linked).toEqual({ escrowId: q.escrowId, escrowStatus: 'waiting' })
 
     // another coin or another price while unpaid: 409
-    expectError(await fund(creator, { coin: 'usdc', collection: id }), 409, 'CONFLICT')
-    expectError(await fund(creator, { coin: 'avax', collection: id, usdValue: 99 }), 409, 'CONFLICT')
+    expectError(await fund(creator, { coin: 'usdc', collection: id }), 409, 'ESCROW_COIN_MISMATCH')
+    expectError(
+      await fund(creator, { coin: 'avax', collection: id, usdValue: 99 }),
+      409,
+      'ESCROW_PRICE_MISMATCH',
+    )
     // after cancelling, another coin and price start a new escrow
     expect((await post(t, creator, '/v1/escrow/cancel', { escrowId: q.escrowId })).statusCode).toBe(200)
     const usdc = await fund(creator, { coin: 'usdc', collection: id, usdValue: 12.5 })
@@ -172,7 +176,7 @@ describe('POST /v1/payment/ (fund a collection)', () => {
     // a collection without a price needs usdValue
     const free = await newCollection(creator, { paymentFee: '0' })
     const noPrice = await fund(creator, { coin: 'avax', collection: free })
-    expectError(noPrice, 422, 'BUSINESS_RULE')
+    expectError(noPrice, 422, 'COLLECTION_PRICE_INVALID')
     expect(noPrice.json().data.errors[0].path).toBe('/usdValue')
     expect((await fund(creator, { coin: 'avax', collection: free, usdValue: 20 })).statusCode).toBe(200)
     // nothing was created by the refusals
@@ -227,7 +231,7 @@ describe('POST /v1/payment/validate and /v1/payment/release', () => {
       'NOT_FOUND',
     )
     const tooMuch = await release(creator, { collection: id, amount: 100.01 })
-    expectError(tooMuch, 422, 'BUSINESS_RULE')
+    expectError(tooMuch, 422, 'RELEASE_AMOUNT_TOO_HIGH')
     expect(tooMuch.json().data.errors[0].path).toBe('/amount')
 
     const receiverAddress = await walletAddress(t, talent)
@@ -257,7 +261,7 @@ describe('POST /v1/payment/validate and /v1/payment/release', () => {
     expectError(
       await release(creator, { collection: id, amount: 31 }, { 'idempotency-key': 'part-1' }),
       409,
-      'CONFLICT',
+      'IDEMPOTENCY_KEY_REUSED',
     )
     await settleAll(t)
     let legs = await legsOf(q.escrowId)
@@ -287,7 +291,7 @@ describe('POST /v1/payment/validate and /v1/payment/release', () => {
       fee: '0.14',
       final: true,
     })
-    expectError(await release(creator, { collection: id, amount: 1 }), 409, 'CONFLICT')
+    expectError(await release(creator, { collection: id, amount: 1 }), 409, 'ESCROW_RELEASE_IN_PROGRESS')
     await settleAll(t)
     legs = await legsOf(q.escrowId)
     expect(legs.every((l) => l.status === 'completed')).toBe(true)
@@ -316,7 +320,7 @@ describe('POST /v1/payment/validate and /v1/payment/release', () => {
     expect(mails.at(-1)?.text).toMatch(/ 4 AVAX/)
     expectError(await release(creator, { collection: id, amount: 1 }), 409, 'CONFLICT')
     expectError(await post(t, creator, '/v1/escrow/release', { escrowId: q.escrowId }), 409, 'CONFLICT')
-    expectError(await fund(creator, { coin: 'avax', collection: id }), 409, 'CONFLICT')
+    expectError(await fund(creator, { coin: 'avax', collection: id }), 409, 'ESCROW_ALREADY_PAID')
     await expectConsistent(t)
   })
 
@@ -329,7 +333,7 @@ describe('POST /v1/payment/validate and /v1/payment/release', () => {
     expect((await validate(creator, { collection: id })).json().data.status).toBe('paid')
     // no receiver assigned yet: paid, but not releasable
     const none = await release(creator, { collection: id, amount: 3.33 })
-    expectError(none, 422, 'BUSINESS_RULE')
+    expectError(none, 422, 'ESCROW_NO_RECEIVER')
     expect(none.json().message).toMatch(/receiver/)
     await assign(id, talent.id)
     const before = await userBalance(t, talent.id, 'usdc')
@@ -364,8 +368,8 @@ describe('POST /v1/payment/validate and /v1/payment/release', () => {
   it('refuses collections without a payment, hidden ones and other people’s', async () => {
     const id = await newCollection(creator)
     const hidden = await newCollection(creator, { isPrivate: true })
-    expectError(await validate(creator, { collection: id }), 422, 'BUSINESS_RULE')
-    expectError(await release(creator, { collection: id, amount: 1 }), 422, 'BUSINESS_RULE')
+    expectError(await validate(creator, { collection: id }), 422, 'COLLECTION_NOT_FUNDED')
+    expectError(await release(creator, { collection: id, amount: 1 }), 422, 'COLLECTION_NOT_FUNDED')
     expectError(await validate(stranger, { collection: hidden }), 404, 'NOT_FOUND')
     expectError(await release(stranger, { collection: hidden, amount: 1 }), 404, 'NOT_FOUND')
     expectError(await validate(creator, { collection: 'aaaaaaaaaaaaaaaaaaaaaaaa' }), 404, 'NOT_FOUND')

@@ -149,7 +149,7 @@ describe('POST /v1/escrow/initiate (#13)', () => {
       { ...body, amount: 21 },
       { 'idempotency-key': 'init-1' },
     )
-    expectError(c, 409, 'CONFLICT')
+    expectError(c, 409, 'IDEMPOTENCY_KEY_REUSED')
   })
 })
 
@@ -182,7 +182,11 @@ describe('payment from an outside wallet, validation (#14) and release (#15)', (
 
     expectError(await post(t, receiver, '/v1/escrow/release', { escrowId: q.escrowId }), 403, 'FORBIDDEN')
     expectError(await post(t, stranger, '/v1/escrow/release', { escrowId: q.escrowId }), 404, 'NOT_FOUND')
-    expectError(await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId }), 409, 'CONFLICT')
+    expectError(
+      await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId }),
+      409,
+      'ESCROW_ALREADY_PAID',
+    )
 
     const receiverAddress = await walletAddress(t, receiver)
     // The platform fee goes to the platform's fee address, credited to its fee account.
@@ -213,7 +217,11 @@ describe('payment from an outside wallet, validation (#14) and release (#15)', (
       { 'idempotency-key': 'rel-1' },
     )
     expect(replay.json()).toEqual(r.json())
-    expectError(await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId }), 409, 'CONFLICT')
+    expectError(
+      await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId }),
+      409,
+      'ESCROW_RELEASE_IN_PROGRESS',
+    )
 
     await settleAll(t)
 
@@ -329,8 +337,8 @@ describe('payment from an outside wallet, validation (#14) and release (#15)', (
     const c = await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId })
     expect(c.statusCode, c.body).toBe(200)
     expect(c.json().message).toMatch(/returned/)
-    expectError(await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId }), 409, 'CONFLICT')
-    expectError(await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId }), 409, 'CONFLICT')
+    expectError(await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId }), 409, 'ESCROW_CANCELLED')
+    expectError(await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId }), 409, 'ESCROW_CANCELLED')
     await settleAll(t)
     expect(await userBalance(t, payer.id, 'usdc')).toBe(before + 4_000_000n)
     // a payment arriving after the cancellation goes back too

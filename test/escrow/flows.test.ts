@@ -85,7 +85,7 @@ describe('POST /v1/escrow/pay (in-app wallet)', () => {
     expectError(
       await post(t, payer, '/v1/escrow/pay', { escrowId: q.escrowId, password: payer.password }),
       409,
-      'CONFLICT',
+      'ESCROW_PAYMENT_IN_PROGRESS',
     )
     await settleAll(t)
     const v = await post(t, payer, '/v1/escrow/validate', { escrowId: q.escrowId })
@@ -201,13 +201,13 @@ describe('an in-app payment mined but not yet credited', () => {
       const v = await post(t2, p, '/v1/escrow/validate', { escrowId: q.escrowId })
       expect(v.json().data).toMatchObject({ status: 'waiting', paymentAmount: 0 })
 
-      expectError(await pay(), 409, 'CONFLICT')
+      expectError(await pay(), 409, 'ESCROW_ALREADY_PAID')
       expect(await userBalance(t2, p.id, 'avax')).toBe(10n * AVAX - BigInt(q.amountToPayBaseUnits))
 
       await devnet.mine(1)
       const paid = await post(t2, p, '/v1/escrow/validate', { escrowId: q.escrowId })
       expect(paid.json().data).toMatchObject({ status: 'paid', paymentAmount: 4.2 })
-      expectError(await pay(), 409, 'CONFLICT')
+      expectError(await pay(), 409, 'ESCROW_NOT_AWAITING_PAYMENT')
       await settleAll(t2)
       await devnet.mine(1)
       await expectConsistent(t2)
@@ -294,7 +294,7 @@ describe('failing payout legs', () => {
     expect((await legs(q.escrowId)).map((l) => [l.kind, l.status])).toEqual([['refund', 'completed']])
     expect(await userBalance(t, payer.id, 'avax')).toBe(before + AVAX)
     expect(await t.app.services.ledger.balance(t.database.db, 'escrow', q.escrowId, 'avax')).toBe(0n)
-    expectError(await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId }), 409, 'CONFLICT')
+    expectError(await post(t, payer, '/v1/escrow/cancel', { escrowId: q.escrowId }), 409, 'ESCROW_CANCELLED')
     await expectConsistent(t)
   })
 

@@ -51,7 +51,7 @@ describe('child escrows funded by a paid parent', () => {
   it('funds two children, releases each on its own, and the parent for the rest', async () => {
     const parent = await initiate(t, payer, lead, { amount: 100 })
     // not paid yet
-    expectError(await child(helperA, parent.collectionId, 40), 422, 'BUSINESS_RULE')
+    expectError(await child(helperA, parent.collectionId, 40), 422, 'PARENT_ESCROW_NOT_FUNDED')
     await sendFrom(t, outsider(), parent.address, 'avax', BigInt(parent.amountToPayBaseUnits))
     expect(
       (await post(t, payer, '/v1/escrow/validate', { escrowId: parent.escrowId })).json().data.status,
@@ -86,7 +86,7 @@ describe('child escrows funded by a paid parent', () => {
     expectError(
       await post(t, payer, '/v1/escrow/release', { escrowId: parent.escrowId }),
       422,
-      'BUSINESS_RULE',
+      'ESCROW_CHILD_FUNDING_PENDING',
     )
 
     await settleAll(t)
@@ -196,7 +196,7 @@ describe('releasing a parent escrow', () => {
       expectError(
         await post(t, payer, '/v1/escrow/release', { escrowId: parent.escrowId }),
         422,
-        'BUSINESS_RULE',
+        'ESCROW_CHILD_FUNDING_PENDING',
       )
     } finally {
       sender.testHook = undefined

@@ -76,7 +76,7 @@ describe('Idempotency-Key', () => {
     await move('k-2', 5)
     const other = await move('k-2', 6)
     expect(other.statusCode).toBe(409)
-    expect(other.json().data.code).toBe('CONFLICT')
+    expect(other.json().data.code).toBe('IDEMPOTENCY_KEY_REUSED')
   })
 
   it('runs concurrent duplicates once: one answer, the others 409 or a replay', async () => {

@@ -200,7 +200,7 @@ describe('the OpenAPI document', () => {
     )
     for (const o of ops.filter((op) => withKey.includes(name(op)))) {
       expect(o.op.responses['200'].headers['idempotent-replayed'], name(o)).toBeDefined()
-      expect(documentedCodes(o, '409'), name(o)).toContain('CONFLICT')
+      expect(documentedCodes(o, '409'), name(o)).toContain('IDEMPOTENCY_KEY_REUSED')
     }
   })
 

@@ -212,7 +212,7 @@ describe('a collection paid through payment.create, validate and release (partia
     expectError(
       await ctx.sdk.payment.release(payer.token, { collection: collectionId, amount: 100.01 }),
       422,
-      'BUSINESS_RULE',
+      'RELEASE_AMOUNT_TOO_HIGH',
     )
     expectError(
       await ctx.sdk.payment.release('', { collection: collectionId, amount: 40 }),
@@ -232,7 +232,7 @@ describe('a collection paid through payment.create, validate and release (partia
     expectError(
       await ctx.sdk.payment.release(payer.token, { collection: collectionId, amount: 60.01 }),
       422,
-      'BUSINESS_RULE',
+      'RELEASE_AMOUNT_TOO_HIGH',
     )
 
     const rest = await ctx.sdk.payment.release(payer.token, { collection: collectionId, amount: 60 })

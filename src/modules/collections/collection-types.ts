@@ -84,7 +84,8 @@ export class CollectionTypeService {
       description: input.description?.trim() ?? '',
       now: this.deps.clock.now(),
     })
-    if (!row) throw errors.conflict(`A collection type with the value "${value}" exists`)
+    if (!row)
+      throw errors.named('COLLECTION_TYPE_EXISTS', `A collection type with the value "${value}" exists`)
     return form(row)
   }
 

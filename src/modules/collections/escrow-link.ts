@@ -35,10 +35,11 @@ export class EscrowLink {
     const row = await collectionRepo.getForChange(tx, collectionId, true)
     if (!row || row.isDeleted) throw errors.notFound('collection')
     if (row.escrowId && row.escrowId !== event.escrowId && row.escrowStatus !== 'cancelled')
-      throw errors.conflict('This collection already has another escrow')
+      throw errors.named('COLLECTION_HAS_ESCROW', 'This collection already has another escrow')
     const now = this.deps.clock.now()
     const wasPaid = row.escrowPaid
-    if (event.state === 'cancelled' && wasPaid) throw errors.conflict('A paid escrow cannot be cancelled')
+    if (event.state === 'cancelled' && wasPaid)
+      throw errors.named('ESCROW_ALREADY_PAID', 'A paid escrow cannot be cancelled')
     if (event.state === 'waiting' && row.escrowId !== event.escrowId) assertFundable(row)
     const receiverId = event.receiverId !== undefined ? event.receiverId : row.receiverId
     const paid =
@@ -156,7 +157,8 @@ export class EscrowLink {
   async assertEscrowMovable(ex: Executor, collectionId: string): Promise<void> {
     const row = await collectionRepo.getForChange(ex, collectionId)
     if (row && escrowFrozen(row))
-      throw errors.businessRule(
+      throw errors.named(
+        'JOB_IN_DISPUTE',
         'This job is in dispute: its escrow is frozen until the dispute is settled or decided',
       )
   }

@@ -42,7 +42,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
               when: '`parent` does not exist or is hidden',
               message: 'parent collection not found',
             },
-            BUSINESS_RULE: {
+            COLLECTION_NESTING_TOO_DEEP: {
               when: '`parent` is itself a child collection',
               message: 'A child collection cannot have children of its own',
             },
@@ -115,7 +115,7 @@ export const collectionRoutes: FastifyPluginAsyncTypebox<{
               message: 'Only the creator may change this collection',
             },
             NOT_FOUND: HIDDEN,
-            CONFLICT: {
+            COLLECTION_ESCROW_UNRELEASED: {
               when: 'a paid escrow on it or on a child is not released',
               message: 'A paid escrow on this collection has not been released yet',
             },

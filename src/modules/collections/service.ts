@@ -119,9 +119,13 @@ export class CollectionService extends CollectionReads {
       if (parent.creatorId !== creatorId)
         throw errors.forbidden('Child collections can only be added under your own collections')
       if (parent.parentId)
-        throw errors.businessRule('A child collection cannot have children of its own', {
-          errors: [{ path: '/parent', message: 'the parent is itself a child collection' }],
-        })
+        throw errors.named(
+          'COLLECTION_NESTING_TOO_DEEP',
+          'A child collection cannot have children of its own',
+          {
+            errors: [{ path: '/parent', message: 'the parent is itself a child collection' }],
+          },
+        )
     }
 
     const attachmentIds = await this.checkAttachments(tx, creatorId, input.attachments)
@@ -197,7 +201,10 @@ export class CollectionService extends CollectionReads {
   ) {
     const row = await this.ownedForChange(tx, id, userId)
     if (row.escrowPaid && Object.values(input).some((v) => v !== undefined))
-      throw errors.conflict('The escrow of this collection is paid; it can no longer be changed')
+      throw errors.named(
+        'COLLECTION_LOCKED',
+        'The escrow of this collection is paid; it can no longer be changed',
+      )
     const secret = await applyPaymentHook(this.deps.hooks, tx, row, paymentWebHook)
     const now = this.deps.clock.now()
     const patch: Parameters<typeof collectionRepo.update>[2] = {}
@@ -259,7 +266,10 @@ export class CollectionService extends CollectionReads {
       const family = [row, ...children]
       // (a paid escrow returned to the payer when the job was cancelled counts as settled)
       if (family.some((c) => c.escrowPaid && c.escrowStatus !== 'released' && c.escrowStatus !== 'cancelled'))
-        throw errors.conflict('A paid escrow on this collection has not been released yet')
+        throw errors.named(
+          'COLLECTION_ESCROW_UNRELEASED',
+          'A paid escrow on this collection has not been released yet',
+        )
       const now = this.deps.clock.now()
       await collectionRepo.softDelete(
         tx,

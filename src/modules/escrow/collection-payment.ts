@@ -74,17 +74,20 @@ export class CollectionPayments {
     const row = await escrowRepo.get(this.deps.db, state.escrowId)
     if (!row || row.status === 'cancelled') return undefined
     if (row.status !== 'waiting')
-      throw errors.conflict(
+      throw errors.named(
+        'ESCROW_ALREADY_PAID',
         row.status === 'paid'
           ? 'This collection has already been paid'
           : 'This collection’s payment has already been released',
       )
     if (row.coin !== coin)
-      throw errors.conflict(
+      throw errors.named(
+        'ESCROW_COIN_MISMATCH',
         `This collection already awaits payment in ${row.coin} (escrow ${row.id}); cancel it with POST /v1/escrow/cancel to pay in another coin`,
       )
     if (cents !== undefined && cents !== BigInt(row.escrowCents))
-      throw errors.conflict(
+      throw errors.named(
+        'ESCROW_PRICE_MISMATCH',
         `This collection already awaits payment of ${centsToText(BigInt(row.escrowCents))} USD (escrow ${row.id}); cancel it with POST /v1/escrow/cancel to change the price`,
       )
     return row
@@ -95,7 +98,8 @@ export class CollectionPayments {
     const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(state.paymentFee.trim())
     const cents = m ? BigInt(m[1]!) * 100n + BigInt((m[2] ?? '').padEnd(2, '0')) : 0n
     if (cents < MIN_ESCROW_CENTS || cents > MAX_ESCROW_CENTS)
-      throw errors.businessRule(
+      throw errors.named(
+        'COLLECTION_PRICE_INVALID',
         `The collection’s paymentFee (${state.paymentFee} USD) cannot be escrowed: the price must be 1.00 to 1000000000 USD; send usdValue`,
         {
           errors: [
@@ -146,7 +150,7 @@ export class CollectionPayments {
         })
       })
     } catch (err) {
-      if (err instanceof AppError && err.code === 'CONFLICT') {
+      if (err instanceof AppError && err.code === 'COLLECTION_HAS_ESCROW') {
         const same = await this.#existing(
           await this.#collection(userId, input.collection),
           coin.reference,
@@ -166,7 +170,10 @@ export class CollectionPayments {
     if (state.creatorId !== userId && state.receiverId !== userId && row?.receiverId !== userId)
       throw errors.forbidden('Only the collection’s creator and receiver may check its payment')
     if (!row)
-      throw errors.businessRule('This collection has no payment yet: create it with POST /v1/payment/')
+      throw errors.named(
+        'COLLECTION_NOT_FUNDED',
+        'This collection has no payment yet: create it with POST /v1/payment/',
+      )
     return this.deps.escrow.check(row.id)
   }
 
@@ -183,7 +190,10 @@ export class CollectionPayments {
       throw err
     }
     if (!state.escrowId)
-      throw errors.businessRule('This collection has no payment yet: create it with POST /v1/payment/')
+      throw errors.named(
+        'COLLECTION_NOT_FUNDED',
+        'This collection has no payment yet: create it with POST /v1/payment/',
+      )
     const r = await this.deps.escrow.release(userId, state.escrowId, { cents, ...(key ? { key } : {}) })
     if (!r.part) return { message: r.message, data: {} }
     const p = r.part

@@ -56,12 +56,16 @@ export async function settleSplit(
   let row = (await escrowRepo.get(db, escrowId))!
   const wantsOwner = 'ownerCents' in want ? want.ownerCents > 0n : want.ownerPercent > 0
   if (row.status === 'waiting') {
-    if (wantsOwner) throw errors.businessRule('The escrow is not paid: nothing can be released from it')
+    if (wantsOwner)
+      throw errors.named('ESCROW_NOT_FUNDED', 'The escrow is not paid: nothing can be released from it')
     try {
       await h.cancel(row.payerId, escrowId)
     } catch (err) {
       // Paid in the meantime: split it as a paid escrow.
-      if (!(err instanceof AppError && err.code === 'CONFLICT')) throw err
+      if (
+        !(err instanceof AppError && (err.code === 'ESCROW_ALREADY_PAID' || err.code === 'ESCROW_CANCELLED'))
+      )
+        throw err
     }
     row = (await escrowRepo.get(db, escrowId))!
   }
@@ -74,7 +78,7 @@ export async function settleSplit(
     const remaining = BigInt(row.escrowCents) - BigInt(row.releasedCents)
     ownerCents = 'ownerCents' in want ? want.ownerCents : (remaining * BigInt(want.ownerPercent)) / 100n
     if (ownerCents > remaining)
-      throw errors.businessRule('The talent’s share is more than what remains in escrow')
+      throw errors.named('SPLIT_EXCEEDS_ESCROW', 'The talent’s share is more than what remains in escrow')
     if (ownerCents > 0n) {
       await h.release.release(row, { cents: ownerCents, key: ownerKey, settlement: true })
       row = (await escrowRepo.get(db, escrowId))!

@@ -32,7 +32,10 @@ export class EscrowLegOperations {
       const locked = await escrowRepo.getLeg(tx, legId, true)
       if (!escrow || !locked) throw errors.notFound('escrow leg')
       if (locked.status !== 'failed')
-        throw errors.conflict(`The leg is ${locked.status}: only a leg that failed for good is sent again`)
+        throw errors.named(
+          'ESCROW_LEG_NOT_FAILED',
+          `The leg is ${locked.status}: only a leg that failed for good is sent again`,
+        )
       const n = await this.deps.payouts.retryFailed(tx, escrow)
       await then(tx)
       return n

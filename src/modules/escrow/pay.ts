@@ -19,11 +19,12 @@ export async function payFromWallet(deps: EscrowDeps, row: EscrowRow, userId: st
   const rate = await deps.transactions.rateOf(row.coin)
   const write = async (tx: Tx) => {
     const locked = (await escrowRepo.get(tx, row.id, true))!
-    if (locked.status !== 'waiting') throw errors.conflict('This escrow is not awaiting payment')
+    if (locked.status !== 'waiting')
+      throw errors.named('ESCROW_NOT_AWAITING_PAYMENT', 'This escrow is not awaiting payment')
     if (await deps.payouts.payUnderWay(tx, locked))
-      throw errors.conflict('A payment of this escrow is already under way')
+      throw errors.named('ESCROW_PAYMENT_IN_PROGRESS', 'A payment of this escrow is already under way')
     const missing = BigInt(locked.amountToPay) - BigInt(locked.received)
-    if (missing <= 0n) throw errors.conflict('This escrow is already paid')
+    if (missing <= 0n) throw errors.named('ESCROW_ALREADY_PAID', 'This escrow is already paid')
     const balance = await deps.ledger.balance(tx, 'user', userId, locked.coin)
     if (balance < missing) throw errors.insufficientBalance('Your wallet holds less than the amount to pay')
     await deps.payouts.pay(tx, locked, missing, rate)

@@ -4,7 +4,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Db } from '../../db/index.ts'
 import { caller } from '../../http/auth.ts'
 import { idempotent } from '../../http/idempotency.ts'
-import { bearer, envelope, guardedErrors, ok, withIdempotencyKey } from '../../http/schemas.ts'
+import {
+  bearer,
+  envelope,
+  guardedErrors,
+  IDEMPOTENCY_CASES,
+  ok,
+  withIdempotencyKey,
+} from '../../http/schemas.ts'
 import type { CollectionPayments } from './collection-payment.ts'
 import {
   CollectionPaymentBody,
@@ -19,8 +26,6 @@ const HIDDEN = {
   when: 'no such collection, or one hidden from the caller',
   message: 'collection not found',
 }
-const KEY_CONFLICT =
-  'the Idempotency-Key was used with another request, or a request with it is still running'
 
 export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPayments; db: Db }> = async (
   app,
@@ -51,9 +56,16 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPaym
               message: 'Only the collection’s creator may fund it',
             },
             NOT_FOUND: HIDDEN,
-            CONFLICT: `the collection’s escrow awaits payment in another coin or for another usdValue, or is paid or released; or ${KEY_CONFLICT}`,
-            BUSINESS_RULE:
-              'the collection’s paymentFee is not 1.00 to 1000000000 USD, or the price cannot be quoted in the coin',
+            ESCROW_COIN_MISMATCH: 'the collection’s escrow awaits payment in another coin',
+            ESCROW_PRICE_MISMATCH: 'the collection’s escrow awaits payment of another usdValue',
+            ESCROW_ALREADY_PAID: {
+              when: 'the collection’s escrow is paid or released',
+              message: 'This collection has already been paid',
+            },
+            ...IDEMPOTENCY_CASES,
+            COLLECTION_PRICE_INVALID:
+              'no `usdValue` and the collection’s paymentFee is not 1.00 to 1000000000 USD',
+            ESCROW_AMOUNT_OUT_OF_RANGE: 'the price cannot be quoted in the coin',
             UNAVAILABLE: {
               when: 'the USD rate of the coin cannot be had right now',
               message: 'The USD rate of this coin is unavailable right now; try again shortly',
@@ -91,7 +103,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPaym
               message: 'Only the collection’s creator and receiver may check its payment',
             },
             NOT_FOUND: HIDDEN,
-            BUSINESS_RULE: {
+            COLLECTION_NOT_FUNDED: {
               when: 'the collection has no payment (never funded, or its escrow was cancelled)',
               message: 'This collection has no payment yet: create it with POST /v1/payment/',
             },
@@ -131,11 +143,25 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPaym
               message: 'Only the collection’s creator may release its payment',
             },
             NOT_FOUND: HIDDEN,
-            CONFLICT: `everything was released already; or ${KEY_CONFLICT}`,
+            CONFLICT: {
+              when: 'everything was released already',
+              message: 'This escrow has already been released',
+            },
+            ESCROW_RELEASE_IN_PROGRESS: 'the escrow is being released (its payouts are under way)',
+            ESCROW_CANCELLED: 'the escrow was cancelled',
+            ESCROW_NOT_RELEASABLE: 'the escrow changed state while the release was prepared',
+            ...IDEMPOTENCY_CASES,
             BUSINESS_RULE: {
-              when: 'not paid yet, no payment, no receiver, or `amount` is more than what remains',
+              when: 'the escrow is not paid yet',
               message: 'The escrow has not been paid yet',
             },
+            COLLECTION_NOT_FUNDED: 'the collection has no payment',
+            ESCROW_CHILD_FUNDING_PENDING: 'a child escrow funded from it is not settled yet',
+            ESCROW_NO_RECEIVER: 'the collection has no assigned receiver yet',
+            ESCROW_SELF_RELEASE: 'the receiver is the payer',
+            ESCROW_UNDERFUNDED: 'the escrow holds less than its payouts',
+            JOB_IN_DISPUTE: 'the job is in dispute: its escrow is frozen',
+            RELEASE_AMOUNT_TOO_HIGH: '`amount` is more than what remains in escrow',
             UNAVAILABLE: 'the chain is unreachable right now',
             COIN_HALTED: {
               when: 'the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it',

@@ -145,7 +145,7 @@ export class EscrowRelease {
       if (retried > 0) return { message: 'Release retried: the failed refund is being sent again' }
       throw errors.conflict('This escrow has already been released')
     }
-    if (row.status === 'cancelled') throw errors.conflict('This escrow was cancelled')
+    if (row.status === 'cancelled') throw errors.named('ESCROW_CANCELLED', 'This escrow was cancelled')
     if (row.status === 'waiting') throw errors.businessRule('The escrow has not been paid yet')
     if (row.status === 'releasing') {
       // Only legs that ran out of retries can be started again; the rest are under way.
@@ -156,7 +156,7 @@ export class EscrowRelease {
         await payouts.retryFailed(tx, locked)
         return true
       })
-      if (!retried) throw errors.conflict('This escrow is already being released')
+      if (!retried) throw errors.named('ESCROW_RELEASE_IN_PROGRESS', 'This escrow is already being released')
       return { message: 'Release retried: the failed payouts are being sent again' }
     }
     const children = await escrowRepo.children(db, escrowId)
@@ -172,17 +172,21 @@ export class EscrowRelease {
       })
       if (retried > 0)
         return { message: 'The funding of a child escrow failed earlier and is being sent again' }
-      throw errors.businessRule('A child escrow funded from this one is still being funded')
+      throw errors.named(
+        'ESCROW_CHILD_FUNDING_PENDING',
+        'A child escrow funded from this one is still being funded',
+      )
     }
     // The collection's assigned receiver when it has one, else the escrow's own.
     const state = await this.deps.collections.escrowState(db, row.collectionId)
     const receiverId = state?.receiverId ?? row.receiverId
     if (!receiverId)
-      throw errors.businessRule(
+      throw errors.named(
+        'ESCROW_NO_RECEIVER',
         'This escrow has no receiver yet: the collection needs an assigned receiver before it can be released',
       )
     if (receiverId === row.payerId)
-      throw errors.businessRule('The payer cannot release an escrow to themselves')
+      throw errors.named('ESCROW_SELF_RELEASE', 'The payer cannot release an escrow to themselves')
     const [networkFee, rate, receiverAddress, payerAddress] = await Promise.all([
       this.#networkFees(row),
       this.deps.transactions.rateOf(row.coin),
@@ -192,18 +196,23 @@ export class EscrowRelease {
     return db.transaction().execute(async (tx) => {
       const locked = (await escrowRepo.get(tx, escrowId, true))!
       if (opts.key && (await escrowRepo.releaseByKey(tx, escrowId, opts.key)))
-        throw errors.conflict('This request is already being processed')
+        throw errors.named('IDEMPOTENCY_KEY_IN_PROGRESS', 'This request is already being processed')
       if (locked.status === 'released' || locked.status === 'releasing')
         throw errors.conflict('This escrow has already been released')
-      if (locked.status !== 'paid') throw errors.conflict('This escrow cannot be released now')
+      if (locked.status !== 'paid')
+        throw errors.named('ESCROW_NOT_RELEASABLE', 'This escrow cannot be released now')
       if (!opts.settlement) await this.deps.collections.assertEscrowMovable(tx, locked.collectionId)
       // (re-checked under the escrow's lock: a child funded meanwhile adds a leg)
       if (await payouts.fundingUnderWay(tx, locked.id))
-        throw errors.businessRule('A child escrow funded from this one is still being funded')
+        throw errors.named(
+          'ESCROW_CHILD_FUNDING_PENDING',
+          'A child escrow funded from this one is still being funded',
+        )
       const remainingCents = BigInt(locked.escrowCents) - BigInt(locked.releasedCents)
       const cents = opts.cents ?? remainingCents
       if (cents > remainingCents)
-        throw errors.businessRule(
+        throw errors.named(
+          'RELEASE_AMOUNT_TOO_HIGH',
           `The amount is more than what remains in escrow (${centsToText(remainingCents)} USD)`,
           { errors: [{ path: '/amount', message: `at most ${centsToText(remainingCents)}` }] },
         )
@@ -230,7 +239,7 @@ export class EscrowRelease {
       // read under its account's lock (a leg settling meanwhile is counted once).
       const { free } = await payouts.unspoken(tx, locked)
       const planned = part.payout + part.fee
-      if (free < planned) throw errors.businessRule('The escrow holds less than its payouts')
+      if (free < planned) throw errors.named('ESCROW_UNDERFUNDED', 'The escrow holds less than its payouts')
       const refund = part.final && free > planned ? free - planned : 0n
       // A direct deposit's overpayment goes to the address its payer gave (an operator's, email only).
       const refundTo = refund > 0n ? await refundAddress(tx, locked, payerAddress) : null

@@ -9,6 +9,7 @@ import {
   type ErrorCases,
   envelope,
   guardedErrors,
+  IDEMPOTENCY_CASES,
   ok,
   withIdempotencyKey,
 } from '../../http/schemas.ts'
@@ -20,9 +21,6 @@ const escrowCases = (cases: ErrorCases): ErrorCases => ({
   NOT_FOUND: { when: 'no escrow with this id is yours (as payer or receiver)', message: 'escrow not found' },
   ...cases,
 })
-/** Cases of the operations that honour Idempotency-Key. */
-const KEY_CONFLICT =
-  'the Idempotency-Key was used with another request, or a request with it is still running'
 const PAUSED = 'the chain or the USD rate is unreachable right now'
 const HALTED = {
   when: 'the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it',
@@ -58,9 +56,12 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
               when: 'the receiver (or the parent collection) does not exist',
               message: 'receiver not found',
             },
-            CONFLICT: KEY_CONFLICT,
-            BUSINESS_RULE:
-              'the amount cannot be quoted in the coin (too small or too large at the current rate), or a parent escrow cannot fund it',
+            ...IDEMPOTENCY_CASES,
+            ESCROW_AMOUNT_OUT_OF_RANGE:
+              'the amount cannot be quoted in the coin (too small or too large at the current rate)',
+            PARENT_ESCROW_NOT_FUNDED:
+              'the parent collection’s escrow is not paid, or is released or being released',
+            PARENT_ESCROW_PARTLY_RELEASED: 'the parent escrow has been partly released',
             UNAVAILABLE: {
               when: 'the USD rate of the coin cannot be had right now',
               message: 'The USD rate of this coin is unavailable right now; try again shortly',
@@ -123,11 +124,23 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
                 when: 'the caller is the receiver, not the payer',
                 message: 'Only the payer may release this escrow',
               },
-              CONFLICT: `already released or being released, or cancelled; or ${KEY_CONFLICT}`,
+              CONFLICT: {
+                when: 'the escrow is released already',
+                message: 'This escrow has already been released',
+              },
+              ESCROW_RELEASE_IN_PROGRESS: 'the escrow is being released (its payouts are under way)',
+              ESCROW_CANCELLED: { when: 'the escrow was cancelled', message: 'This escrow was cancelled' },
+              ESCROW_NOT_RELEASABLE: 'the escrow changed state while the release was prepared',
+              ...IDEMPOTENCY_CASES,
               BUSINESS_RULE: {
-                when: 'not paid yet, a child escrow funded from it is not settled, or the escrow has no receiver',
+                when: 'the escrow is not paid yet',
                 message: 'The escrow has not been paid yet',
               },
+              ESCROW_CHILD_FUNDING_PENDING: 'a child escrow funded from it is not settled yet',
+              ESCROW_NO_RECEIVER: 'the collection has no assigned receiver yet',
+              ESCROW_SELF_RELEASE: 'the receiver is the payer',
+              ESCROW_UNDERFUNDED: 'the escrow holds less than its payouts',
+              JOB_IN_DISPUTE: 'the job is in dispute: its escrow is frozen',
               UNAVAILABLE: PAUSED,
               COIN_HALTED: HALTED,
             }),
@@ -165,7 +178,15 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
                 when: 'the caller is the receiver, not the payer',
                 message: 'Only the payer may cancel this escrow',
               },
-              CONFLICT: `already paid or cancelled; or ${KEY_CONFLICT}`,
+              ESCROW_ALREADY_PAID: {
+                when: 'the escrow is paid (release it instead)',
+                message: 'A paid escrow cannot be cancelled; release it instead',
+              },
+              ESCROW_CANCELLED: {
+                when: 'the escrow is cancelled already',
+                message: 'This escrow is already cancelled',
+              },
+              ...IDEMPOTENCY_CASES,
               UNAVAILABLE: PAUSED,
               COIN_HALTED: HALTED,
             }),
@@ -209,7 +230,10 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
                 when: 'the caller is the receiver, not the payer',
                 message: 'Only the payer may pay this escrow',
               },
-              CONFLICT: `not awaiting payment, already paid, or a payment is under way; or ${KEY_CONFLICT}`,
+              ESCROW_NOT_AWAITING_PAYMENT: 'the escrow is paid, released or cancelled',
+              ESCROW_ALREADY_PAID: 'what arrived already covers the amount to pay',
+              ESCROW_PAYMENT_IN_PROGRESS: 'a payment of the escrow is under way',
+              ...IDEMPOTENCY_CASES,
               INSUFFICIENT_BALANCE: {
                 when: 'the wallet holds less than what is still missing',
                 message: 'Your wallet holds less than the amount to pay',

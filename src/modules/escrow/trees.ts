@@ -15,9 +15,13 @@ export async function parentFor(deps: EscrowDeps, payerId: string, parentCollect
   if (state.creatorId !== payerId)
     throw errors.forbidden('Child escrows can only be funded from your own collections')
   if (!state.escrowId || state.escrowStatus !== 'paid')
-    throw errors.businessRule('The parent collection’s escrow is not paid (or already released)', {
-      errors: [{ path: '/parent', message: 'the parent escrow must be paid and not released' }],
-    })
+    throw errors.named(
+      'PARENT_ESCROW_NOT_FUNDED',
+      'The parent collection’s escrow is not paid (or already released)',
+      {
+        errors: [{ path: '/parent', message: 'the parent escrow must be paid and not released' }],
+      },
+    )
   const parent = await escrowRepo.get(deps.db, state.escrowId)
   if (!parent) throw errors.notFound('parent collection')
   if (parent.coin !== coin) throw errors.field('/coin', 'a child escrow must use its parent’s coin')
@@ -40,14 +44,18 @@ export async function fundChild(
 ) {
   const parent = (await escrowRepo.get(tx, parentEscrowId, true))!
   if (parent.status !== 'paid')
-    throw errors.businessRule('The parent escrow is not paid (or is being released)', {
+    throw errors.named('PARENT_ESCROW_NOT_FUNDED', 'The parent escrow is not paid (or is being released)', {
       errors: [{ path: '/parent', message: 'the parent escrow must be paid and not released' }],
     })
   // A part already released was planned from the parent's balance without this child.
   if (BigInt(parent.releasedCents) > 0n)
-    throw errors.businessRule('The parent escrow has been partly released and cannot fund a child escrow', {
-      errors: [{ path: '/parent', message: 'the parent escrow is partly released' }],
-    })
+    throw errors.named(
+      'PARENT_ESCROW_PARTLY_RELEASED',
+      'The parent escrow has been partly released and cannot fund a child escrow',
+      {
+        errors: [{ path: '/parent', message: 'the parent escrow is partly released' }],
+      },
+    )
   const funded = BigInt(parent.fundedToChildren) + amount
   const available = BigInt(parent.received) - BigInt(parent.expectedFee)
   if (funded > available)

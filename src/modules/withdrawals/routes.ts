@@ -4,7 +4,14 @@ import type { Db } from '../../db/index.ts'
 import { caller } from '../../http/auth.ts'
 import { errors } from '../../http/errors.ts'
 import { idempotent } from '../../http/idempotency.ts'
-import { bearer, envelope, guardedErrors, ok, withIdempotencyKey } from '../../http/schemas.ts'
+import {
+  bearer,
+  envelope,
+  guardedErrors,
+  IDEMPOTENCY_CASES,
+  ok,
+  withIdempotencyKey,
+} from '../../http/schemas.ts'
 import { CreateWithdrawalBody, CreateWithdrawalData, WithdrawalList, WithdrawalListQuery } from './schemas.ts'
 import type { WithdrawalService } from './service.ts'
 
@@ -33,10 +40,7 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<{ withdrawals: Withdraw
               'a field fails its schema, an unknown coin, more decimals than the coin has, a malformed or wrongly checksummed address, the caller’s own address, or no `code` while two-factor is on',
             INVALID_CREDENTIALS: { when: 'the password is wrong', message: 'Wrong password' },
             INVALID_CODE: 'two-factor is on and the code is wrong, used or expired',
-            CONFLICT: {
-              when: 'the Idempotency-Key was used with another request, or a request with it is still running',
-              message: 'This Idempotency-Key was used with a different request',
-            },
+            ...IDEMPOTENCY_CASES,
             INSUFFICIENT_BALANCE: 'the wallet holds less than amount + the network fee',
             BUSINESS_RULE: {
               when: 'the amount is below the smallest withdrawal (the network fee)',

@@ -85,7 +85,7 @@ export const adminCollectionTypeRoutes: FastifyPluginAsyncTypebox<{
           200: envelope(CollectionTypeSchema, 'Collection type created'),
           ...adminErrors({
             VALIDATION_ERROR: 'a field fails its schema, or the name is blank',
-            CONFLICT: 'a type with this value exists (in any case, retired or not)',
+            COLLECTION_TYPE_EXISTS: 'a type with this value exists (in any case, retired or not)',
           }),
         },
       },
