@@ -350,6 +350,23 @@ describe('POST /v1/auth/google/oauth/validate-state', () => {
     expect(res.json().data).not.toHaveProperty('token')
   })
 
+  it('takes the redirect’s `iss` when it is the issuer, and refuses another issuer’s', async () => {
+    const a = await redirectOf(person())
+    const other = await t.req({
+      method: 'POST',
+      url: VALIDATE,
+      query: { state: a.state, code: a.code, iss: 'https://elsewhere.example.com' },
+    })
+    expectError(other, 400, 'OAUTH_CODE_REJECTED')
+    const b = await redirectOf(person())
+    const res = await t.req({
+      method: 'POST',
+      url: VALIDATE,
+      query: { state: b.state, code: b.code, iss: op.issuer },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+  })
+
   it('refuses a missing or oversized state or code with 400 VALIDATION_ERROR', async () => {
     expectError(await t.req({ method: 'POST', url: `${VALIDATE}?code=abc` }), 400, 'VALIDATION_ERROR')
     expectError(await t.req({ method: 'POST', url: `${VALIDATE}?state=abc` }), 400, 'VALIDATION_ERROR')

@@ -88,7 +88,12 @@ export function openIdClient(cfg: GoogleSignInConfig, log: Logger): OidcProvider
       callback.searchParams.set('state', state)
       // The SDK passes only state and code. With one configured issuer there is no mix-up to guard
       // against, so a missing `iss` (RFC 9207) is the configured issuer; a given one must match it.
-      callback.searchParams.set('iss', iss ?? c.serverMetadata().issuer)
+      const issuer = c.serverMetadata().issuer
+      if (iss !== undefined && iss !== issuer)
+        throw errors.named('OAUTH_CODE_REJECTED', 'The redirect names another issuer than this server’s', {
+          iss,
+        })
+      callback.searchParams.set('iss', issuer)
       let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>
       try {
         tokens = await oidc.authorizationCodeGrant(c, callback, {
