@@ -41,6 +41,7 @@ import { referralsHttp } from './modules/referrals/module.ts'
 import { reservesHttp } from './modules/reserves/module.ts'
 import { storesHttp } from './modules/stores/module.ts'
 import { transactionsHttp } from './modules/transactions/module.ts'
+import { verificationHttp } from './modules/verification/module.ts'
 import { walletHttp } from './modules/wallet/module.ts'
 import { webhooksHttp } from './modules/webhooks/module.ts'
 import { withdrawalsHttp } from './modules/withdrawals/module.ts'
@@ -90,6 +91,7 @@ const routes: ((app: FastifyInstance, s: Services) => Promise<void>)[] = [
   referralsHttp,
   adminHttp,
   reservesHttp,
+  verificationHttp,
 ]
 
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {

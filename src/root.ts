@@ -32,6 +32,7 @@ import { buildReserves } from './modules/reserves/module.ts'
 import { buildChainWatch, buildKeys, buildOutgoing } from './modules/settlement/module.ts'
 import { buildStores } from './modules/stores/module.ts'
 import { buildTransactions } from './modules/transactions/module.ts'
+import { buildVerification, buildVerificationReview } from './modules/verification/module.ts'
 import { buildProvisioner, buildWallet } from './modules/wallet/module.ts'
 import { buildWebhooks } from './modules/webhooks/module.ts'
 import { buildWithdrawals } from './modules/withdrawals/module.ts'
@@ -189,6 +190,16 @@ export async function buildServices(deps: RootDeps) {
       hooks: webhooks.collectionHooks,
       caches: database.caches,
     })
+    // Identity verification: before withdrawals, which ask it whether an amount needs a verified identity.
+    const { verification, identityRequirement, veriffWebhook } = buildVerification({
+      db,
+      clock,
+      log,
+      config,
+      files: files.files,
+      accounts,
+      events,
+    })
     const { withdrawals, withdrawalView } = buildWithdrawals({
       db,
       clock,
@@ -205,6 +216,7 @@ export async function buildServices(deps: RootDeps) {
       verifySensitiveCode,
       confirmPassword,
       halts: settlement.halts,
+      identity: identityRequirement,
     })
     const { escrow, payments, escrowLegs, deposits } = buildEscrow({
       db,
@@ -293,6 +305,14 @@ export async function buildServices(deps: RootDeps) {
       audit: admin.audit,
     })
 
+    // The operators' review of identity verifications, audited like every admin action.
+    const { verificationReview } = buildVerificationReview({
+      db,
+      verification,
+      audit: admin.audit,
+      emails: (ids) => moderation.emails(db, ids),
+    })
+
     const services = {
       ...platform,
       events,
@@ -334,6 +354,10 @@ export async function buildServices(deps: RootDeps) {
       moderation,
       admin,
       reserves,
+      verification,
+      identityRequirement,
+      veriffWebhook,
+      verificationReview,
     }
     return { services, close }
   } catch (err) {

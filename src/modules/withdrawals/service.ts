@@ -22,6 +22,7 @@ import type { Coin, CoinService } from '../payment/types.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import type { Halts } from '../settlement/reconcile/halts.ts'
 import type { TransactionService } from '../transactions/service.ts'
+import type { IdentityRequirement } from '../verification/requirement.ts'
 import type { Ledger } from '../wallet/ledger.ts'
 import { formatExact, toCoinNumber, usdValue } from '../wallet/money.ts'
 import type { WalletService } from '../wallet/service.ts'
@@ -81,6 +82,8 @@ export class WithdrawalService {
       confirmPassword: ConfirmPassword
       /** coins halted by settlement: nothing is withdrawn in them (503 COIN_HALTED) */
       halts: Pick<Halts, 'assertNotHalted'>
+      /** withdrawals that need a verified identity (KYC_REQUIRED_FOR): 403 IDENTITY_VERIFICATION_REQUIRED */
+      identity: Pick<IdentityRequirement, 'assertAllowed'>
     },
   ) {
     deps.outgoing.handle(WITHDRAWAL_PURPOSE, withdrawalOutcomes(deps))
@@ -110,6 +113,7 @@ export class WithdrawalService {
         { minimum: toCoinNumber(fee, coin.decimals) },
       )
     const address = this.#parseAddress(input.address)
+    await this.deps.identity.assertAllowed(userId, { action: 'withdrawal', coin, amount })
     const key = await wallets.keyOf(db, 'user', userId)
     if (key && key.address.toLowerCase() === address.toLowerCase())
       throw errors.field('/address', 'The address is your own wallet address')
