@@ -26,6 +26,56 @@ export const ERROR_STATUS = {
   INTERNAL: 500,
   UNAVAILABLE: 503,
   COIN_HALTED: 503,
+  OAUTH_STATE_INVALID: 400,
+  OAUTH_CODE_REJECTED: 400,
+  OAUTH_ID_TOKEN_INVALID: 401,
+  OAUTH_EMAIL_NOT_VERIFIED: 403,
+  OAUTH_ACCOUNT_NOT_VERIFIED: 409,
+  PLATFORM_TRANSFER_RESOLVED: 409,
+  PLATFORM_TRANSFER_MISMATCH: 422,
+  PLATFORM_TRANSFER_NOT_A_WITHDRAWAL: 422,
+  PLATFORM_TRANSFER_GAS_SHORT: 422,
+  JOB_NOT_PARKED: 409,
+  PARKED_TRANSFER_NOT_DROPPABLE: 409,
+  COLLECTION_NOT_PAYABLE: 422,
+  PAYMENT_ORDER_PENDING: 409,
+  PAYMENT_AMOUNT_MISMATCH: 422,
+  IDENTITY_VERIFICATION_REQUIRED: 403,
+  VERIFICATION_IN_PROGRESS: 409,
+  VERIFICATION_NOT_OPEN: 409,
+  VERIFICATION_ATTEMPTS_EXHAUSTED: 429,
+  VERIFICATION_NOT_SUBMITTED: 409,
+  INVALID_SIGNATURE: 401,
+  IDENTITY_PROVIDER_UNAVAILABLE: 503,
+  ESCROW_CANCELLED: 409,
+  ESCROW_ALREADY_PAID: 409,
+  ESCROW_NOT_AWAITING_PAYMENT: 409,
+  ESCROW_PAYMENT_IN_PROGRESS: 409,
+  ESCROW_COIN_MISMATCH: 409,
+  ESCROW_PRICE_MISMATCH: 409,
+  ESCROW_RELEASE_IN_PROGRESS: 409,
+  ESCROW_NOT_RELEASABLE: 409,
+  ESCROW_LEG_NOT_FAILED: 409,
+  ESCROW_NOT_FUNDED: 422,
+  ESCROW_UNDERFUNDED: 422,
+  ESCROW_NO_RECEIVER: 422,
+  ESCROW_SELF_RELEASE: 422,
+  ESCROW_CHILD_FUNDING_PENDING: 422,
+  ESCROW_AMOUNT_OUT_OF_RANGE: 422,
+  COLLECTION_PRICE_INVALID: 422,
+  COLLECTION_NOT_FUNDED: 422,
+  RELEASE_AMOUNT_TOO_HIGH: 422,
+  SPLIT_EXCEEDS_ESCROW: 422,
+  PARENT_ESCROW_NOT_FUNDED: 422,
+  PARENT_ESCROW_PARTLY_RELEASED: 422,
+  IDEMPOTENCY_KEY_REUSED: 409,
+  IDEMPOTENCY_KEY_IN_PROGRESS: 409,
+  COLLECTION_HAS_ESCROW: 409,
+  COLLECTION_LOCKED: 409,
+  COLLECTION_ESCROW_UNRELEASED: 409,
+  COLLECTION_NESTING_TOO_DEEP: 422,
+  COLLECTION_TYPE_EXISTS: 409,
+  JOB_IN_DISPUTE: 422,
 } as const
 
 /** What each code means and what a client should do about it (docs/errors.md). */
@@ -132,6 +182,228 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
     description:
       'The coin is halted by settlement (reconciliation mismatch, deep reorganisation, operator): nothing is sent or paid in it; `data.coin`.',
     action: 'Retry later, once an operator resumes the coin.',
+  },
+  OAUTH_STATE_INVALID: {
+    description: 'The sign-in state is unknown (never issued here), expired (10 minutes) or already used.',
+    action: 'Start the sign-in again with a new state (GET /v1/auth/google/oauth/generate-state).',
+  },
+  OAUTH_CODE_REJECTED: {
+    description:
+      'The provider refused the authorization code: wrong, expired, already redeemed, or issued for another state.',
+    action: 'Start the sign-in again; a code works once, with the state it was issued for.',
+  },
+  OAUTH_ID_TOKEN_INVALID: {
+    description:
+      'The ID token failed verification: its signature against the issuer’s keys, the issuer, the audience (this client), the nonce or its expiry.',
+    action: 'Start the sign-in again; if it persists, the server’s client id or issuer is misconfigured.',
+  },
+  OAUTH_EMAIL_NOT_VERIFIED: {
+    description: 'The provider says the account’s email is not verified, or gave no email.',
+    action: 'Verify the email with the provider (Google) first, then sign in again.',
+  },
+  OAUTH_ACCOUNT_NOT_VERIFIED: {
+    description:
+      'An account holds this email but has not verified it, so the provider identity is not linked to it.',
+    action:
+      'Verify the email of that account (POST /v1/auth/account/verify), then sign in with the provider again.',
+  },
+  PLATFORM_TRANSFER_RESOLVED: {
+    description: 'The unknown platform transfer was re-attached or booked as external already.',
+    action: 'Reload the finding; nothing more is needed for it.',
+  },
+  PLATFORM_TRANSFER_MISMATCH: {
+    description:
+      'The withdrawal named does not match the transaction (its owner, coin, destination or amount), or it is no longer open.',
+    action: 'Pick the withdrawal the transaction paid, or re-attach without one to recreate it.',
+  },
+  PLATFORM_TRANSFER_NOT_A_WITHDRAWAL: {
+    description:
+      'The transaction left an escrow or platform address: only a user address pays withdrawals that can be recreated.',
+    action: 'Book it by hand as the runbook says (an escrow payout), or mark it external.',
+  },
+  PLATFORM_TRANSFER_GAS_SHORT: {
+    description:
+      'The platform value at the sending address is less than the gas the transaction paid (its gas top-up is unknown to this database too).',
+    action: 'Re-attach the gas top-up first (credit the address’s treasury account), then try again.',
+  },
+  JOB_NOT_PARKED: {
+    description: 'The job is not parked (released or dropped already, or never parked).',
+    action: 'Reload the list of parked jobs.',
+  },
+  PARKED_TRANSFER_NOT_DROPPABLE: {
+    description:
+      'A parked outgoing transfer is not dropped: its hold would stay reserved with nothing to resolve it.',
+    action:
+      'Release it, or cancel the transfer (POST /v1/admin/transfers/{id}/cancel), which gives its value back.',
+  },
+  COLLECTION_NOT_PAYABLE: {
+    description:
+      'The collection cannot take a payment: it is paid already, closed (completed, cancelled, in dispute), delivered, or has no price.',
+    action: 'Do not retry; pay another collection, or ask its creator to open or price it.',
+  },
+  PAYMENT_ORDER_PENDING: {
+    description: 'Another payment order of the collection (or its creator’s own payment) awaits payment.',
+    action: 'Retry once that order is paid or has expired (at most 30 minutes).',
+  },
+  PAYMENT_AMOUNT_MISMATCH: {
+    description: 'The amount is not the collection’s price; `data.price` is the price in USD.',
+    action: 'Send the price as `amount`.',
+  },
+  IDENTITY_VERIFICATION_REQUIRED: {
+    description:
+      'The action needs a verified identity (KYC_REQUIRED_FOR), and the account has none; `data.action`, `data.coin` and `data.kycStatus` say which rule and where the account stands.',
+    action:
+      'Start a verification with POST /v1/user-verification/veriff/session/new, send the images, and try again once it is approved.',
+  },
+  VERIFICATION_IN_PROGRESS: {
+    description: 'The account has a verification session in progress already (or is verified already).',
+    action:
+      'Continue that session (send its images), or delete it with /v1/user-verification/veriff/session/delete first.',
+  },
+  VERIFICATION_NOT_OPEN: {
+    description:
+      'The verification session no longer takes images or changes: it was submitted, decided or deleted.',
+    action:
+      'Read its state with GET /v1/user-verification/veriff/session/attempts; start a new one if it was declined.',
+  },
+  VERIFICATION_ATTEMPTS_EXHAUSTED: {
+    description: 'The account started as many verification sessions as allowed (VERIFICATION_MAX_ATTEMPTS).',
+    action: 'Contact support; an operator can review the earlier attempts.',
+  },
+  VERIFICATION_NOT_SUBMITTED: {
+    description: 'An operator may decide only a session whose images are all in (status submitted).',
+    action: 'Wait until the user sent the face and the document images.',
+  },
+  INVALID_SIGNATURE: {
+    description:
+      'The callback’s X-HMAC-SIGNATURE (HMAC-SHA256 of the raw body with the shared secret) or X-AUTH-CLIENT is missing or wrong.',
+    action: 'Sign the exact body sent with the shared secret of the integration.',
+  },
+  IDENTITY_PROVIDER_UNAVAILABLE: {
+    description: 'The identity provider (Veriff) did not answer or refused the call; nothing was kept.',
+    action: 'Try again shortly.',
+  },
+  ESCROW_CANCELLED: {
+    description: 'The escrow was cancelled.',
+    action: 'Do not retry; create a new escrow (or payment) if the work goes on.',
+  },
+  ESCROW_ALREADY_PAID: {
+    description: 'The escrow is paid already (or released): it cannot be paid again, re-priced or cancelled.',
+    action: 'Reload the escrow; release it instead of cancelling.',
+  },
+  ESCROW_NOT_AWAITING_PAYMENT: {
+    description: 'The escrow is not waiting for a payment (paid, released or cancelled).',
+    action: 'Reload the escrow; nothing is to be paid.',
+  },
+  ESCROW_PAYMENT_IN_PROGRESS: {
+    description: 'A payment of this escrow is already under way.',
+    action: 'Wait for it to settle, then reload the escrow.',
+  },
+  ESCROW_COIN_MISMATCH: {
+    description: 'The collection already awaits payment in another coin.',
+    action:
+      'Pay in that coin, or cancel the escrow (POST /v1/escrow/cancel) and fund it again in the new coin.',
+  },
+  ESCROW_PRICE_MISMATCH: {
+    description: 'The collection already awaits payment of another USD amount.',
+    action:
+      'Pay the amount asked, or cancel the escrow (POST /v1/escrow/cancel) and fund it again with the new price.',
+  },
+  ESCROW_RELEASE_IN_PROGRESS: {
+    description: 'The escrow is already being released; its payouts are under way.',
+    action: 'Wait for the payouts; nothing needs to be sent again.',
+  },
+  ESCROW_NOT_RELEASABLE: {
+    description: 'The escrow changed state meanwhile and cannot be released now.',
+    action: 'Reload the escrow and decide again.',
+  },
+  ESCROW_LEG_NOT_FAILED: {
+    description: 'Only a payout leg that failed for good can be sent again; this one has not.',
+    action: 'Reload the leg; it is pending or done.',
+  },
+  ESCROW_NOT_FUNDED: {
+    description: 'The escrow is not paid yet: nothing can be released or split from it.',
+    action: 'Pay the escrow first, or wait for its payment to confirm.',
+  },
+  ESCROW_UNDERFUNDED: {
+    description: 'The escrow holds less than the payouts it would send.',
+    action: 'Wait for pending payouts to settle; contact support if it persists.',
+  },
+  ESCROW_NO_RECEIVER: {
+    description: 'The escrow has no receiver yet: the collection needs an assigned talent first.',
+    action: 'Assign a talent to the collection, then release.',
+  },
+  ESCROW_SELF_RELEASE: {
+    description: 'The payer cannot release an escrow to themselves.',
+    action: 'Assign another receiver.',
+  },
+  ESCROW_CHILD_FUNDING_PENDING: {
+    description: 'A child escrow funded from this one is still being funded.',
+    action: 'Wait for the child escrow’s funding to settle, then release again.',
+  },
+  ESCROW_AMOUNT_OUT_OF_RANGE: {
+    description:
+      'The escrow amount cannot be quoted: below 1.00 USD, above 1000000000 USD, too large for the coin, or the coin has no usable USD rate; `data.errors` names the field.',
+    action: 'Change the amount (or the coin).',
+  },
+  COLLECTION_PRICE_INVALID: {
+    description: 'The collection’s paymentFee cannot be escrowed (not 1.00 to 1000000000 USD).',
+    action: 'Send `usdValue`, or fix the collection’s paymentFee.',
+  },
+  COLLECTION_NOT_FUNDED: {
+    description: 'The collection has no payment yet.',
+    action: 'Create it with POST /v1/payment/ first.',
+  },
+  RELEASE_AMOUNT_TOO_HIGH: {
+    description: 'The amount to release is more than what remains in escrow; `data.errors` names the limit.',
+    action: 'Release at most what remains.',
+  },
+  SPLIT_EXCEEDS_ESCROW: {
+    description: 'The talent’s share is more than what remains in escrow.',
+    action: 'Ask for a smaller share.',
+  },
+  PARENT_ESCROW_NOT_FUNDED: {
+    description:
+      'The parent collection’s escrow is not paid (or is released or being released): it cannot fund a child escrow.',
+    action: 'Pay the parent escrow first.',
+  },
+  PARENT_ESCROW_PARTLY_RELEASED: {
+    description: 'The parent escrow has been partly released and cannot fund a child escrow.',
+    action: 'Fund the child escrow directly.',
+  },
+  IDEMPOTENCY_KEY_REUSED: {
+    description:
+      'The Idempotency-Key (or the movement’s idempotency key) was used before with another request.',
+    action: 'Use a new key for a new request; send the same body to replay the first answer.',
+  },
+  IDEMPOTENCY_KEY_IN_PROGRESS: {
+    description: 'A request with this Idempotency-Key is still running (or was just released).',
+    action: 'Wait a moment and retry with the same key and body.',
+  },
+  COLLECTION_HAS_ESCROW: {
+    description: 'The collection already has another escrow.',
+    action: 'Reload the collection and pay (or cancel) the escrow it has.',
+  },
+  COLLECTION_LOCKED: {
+    description: 'The collection’s escrow is paid: the collection can no longer be changed.',
+    action: 'Do not retry; the terms are fixed once paid.',
+  },
+  COLLECTION_ESCROW_UNRELEASED: {
+    description:
+      'A paid escrow on the collection (or one of its children) has not been released yet: it cannot be deleted.',
+    action: 'Release (or settle) the escrow first, then delete.',
+  },
+  COLLECTION_NESTING_TOO_DEEP: {
+    description: 'A child collection cannot have children of its own (one level only).',
+    action: 'Add the collection under a top-level collection.',
+  },
+  COLLECTION_TYPE_EXISTS: {
+    description: 'A collection type with this value exists (in any case, retired or not).',
+    action: 'Choose another value, or restore the retired type.',
+  },
+  JOB_IN_DISPUTE: {
+    description: 'The job is in dispute: its escrow is frozen until the dispute is settled or decided.',
+    action: 'Settle the dispute (or wait for the decision) first.',
   },
 }
 

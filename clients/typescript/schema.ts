@@ -811,6 +811,46 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/auth/google/oauth/generate-state': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Start Google sign-in
+     * @description Answers the provider’s authorization URL and a new state. The state, a nonce and the PKCE verifier are kept on the server for 10 minutes and work once. Send the browser to `googleAuthUrl`; the provider sends it back to GOOGLE_REDIRECT_URL with `code` and `state`, which go to POST /v1/auth/google/oauth/validate-state. 503 UNAVAILABLE when Google sign-in is not configured.
+     */
+    get: operations['googleOAuthGenerateState']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/auth/google/oauth/validate-state': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Finish Google sign-in with the redirect’s state and code
+     * @description Uses up the state (unknown, expired or used: 400 OAUTH_STATE_INVALID), redeems the code at the provider with the state’s PKCE verifier (refused: 400 OAUTH_CODE_REJECTED) and verifies the ID token against the issuer’s keys, issuer, client id and nonce (401 OAUTH_ID_TOKEN_INVALID). An unverified email is refused (403 OAUTH_EMAIL_NOT_VERIFIED). The identity signs in to the account it was linked to, else to the account with the same verified email (which it is then linked to; an account that has not verified that email is 409 OAUTH_ACCOUNT_NOT_VERIFIED), else a new verified account is created (`type: sign_up`). Answers the permanent token, or, with two-factor on, the same challenge as login.
+     */
+    post: operations['googleOAuthValidateState']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/upload': {
     parameters: {
       query?: never
@@ -1250,6 +1290,46 @@ export interface paths {
      * @description `amount` is USD of the collection’s escrowed price (at most two decimals; ≤ 0 or more decimals is 400, more than what remains is 422). It is converted at the escrow’s fixed quote: the part pays `amount / remaining` of what is left of the payout to the receiver and of the fee (the network fee of the part’s transfers to the gas wallet, the rest to the platform’s fee address); the last part takes exactly what is left, so the parts add up to a full release to the base unit. The rest stays in escrow for later calls; releasing all that remains completes the escrow as #15 does (an overpayment goes back to the payer). Creator only (403 for others who can see the collection, 404 when hidden); 422 before payment, when the collection has no payment, or when it has no receiver; 409 once all was released. Transfers of earlier parts that ran out of retries are sent again with the next call (and, once all was released, by calling again). Honours `Idempotency-Key`: a request run twice releases once.
      */
     post: operations['releaseCollectionPayment']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/payment-public/direct-deposit': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Pay a public collection without an account (a payment order)
+     * @description Public, no token. Anyone pays a public, open collection (status `pending` or `waiting`, not paid, with a `paymentFee` of 1.00 to 1000000000 USD): `amount` must be that price in USD (422 `PAYMENT_AMOUNT_MISMATCH` otherwise, `data.price`). The payer gives an `email` and/or a wallet `address` (the client SDK’s `owner` may carry either); the email is kept for the record and never looked up, so the answer is the same whether or not it belongs to an account. The order is an escrow of the collection with its own payment address and the quote of #13 (rate fixed, fee added, amounts rounded up; `amountToPayBaseUnits` exact); the deposit watcher credits what arrives there, and once the full `amountToPay` arrived the collection is funded (its creator releases it as any escrow). An order not paid by `expiresAt` (30 minutes) expires: what arrived is sent back to the payer’s `address`, or, when only an email was given, recorded for an operator to return. One order at a time per collection: 409 `PAYMENT_ORDER_PENDING` while another (or the creator’s own payment) awaits payment. Limited per client IP (429 `RATE_LIMITED`). See docs/direct-deposits.md.
+     */
+    post: operations['createDirectDeposit']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/payment-public/validate': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Check a direct deposit’s payment now
+     * @description Public, no token. Asks the deposit watcher for a scan of the chain (waited for at most 5 s), applies what was credited to the order’s address, and answers the collection’s public fields (the client SDK’s IValidateDirectDepositResponse) with the order’s state in `paymentStatus` and `order`: `pending`, `paid`, `released`, `expired`, `cancelled` or `refunded`, what was received, and the refund (`none`, `sending`, `sent`, `failed`, or `operator` when the payer gave only an email). `order` names the order (its `orderId`); without it the collection’s latest order. Nothing about the payer is answered. 404 for an unknown or private collection, or an order of another collection. Limited per client IP.
+     */
+    post: operations['validateDirectDeposit']
     delete?: never
     options?: never
     head?: never
@@ -2211,6 +2291,26 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/webhooks/{id}/test': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Send a test event to one of the caller’s endpoints
+     * @description Queues a `webhook.test` event for this endpoint only, signed, retried and logged like every delivery (its `webhook-id` is the event’s id; the body is `{ id, type: "webhook.test", createdAt, collectionId: null, data: { endpointId } }`). Answers the delivery, whose first attempt follows at once; its outcome is in the delivery log. Limited per account and per IP (`webhooktests` in the limits table).
+     */
+    post: operations['sendTestWebhook']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/webhooks/{id}/deliveries': {
     parameters: {
       query?: never
@@ -2469,6 +2569,26 @@ export interface paths {
     put?: never
     /** Lift a suspension (the account logs in again; its old sessions stay revoked) */
     post: operations['adminUnsuspendUser']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/users/{id}/role': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Set the operator role: admin, finance (money), support (customers) or user (none)
+     * @description The rules of the admin role hold for every change: never one’s own role, an ADMIN_EMAILS account’s, or the last admin’s; a role is given only to a verified account that is not suspended. The account’s elevated sessions end (the new role applies from its next second factor). Audited as `role.set` with the previous role.
+     */
+    post: operations['adminSetRole']
     delete?: never
     options?: never
     head?: never
@@ -3169,6 +3289,192 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/user-verification/veriff/session/new': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Starts an identity verification session (the SDK’s userVerification.createSession)
+     * @description With the operator review (the default) the session waits for its images and then for an operator; with Veriff (VERIFF_API_KEY set) the session is opened at Veriff and `verification.url` is its hosted flow. The profile’s `kycStatus` becomes `pending`. One session at a time; at most VERIFICATION_MAX_ATTEMPTS per account.
+     */
+    post: operations['createVerificationSession']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/user-verification/veriff/session/media': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Sends one image of the session in progress (the SDK’s userVerification.sendSessionMedia)
+     * @description The image (base64 or a data URL in `file.content`) is kept as a private file of the caller’s. Once the face and the document’s front (and back, except for a passport) are in, the session is `submitted`: with the operator review it waits for an operator, with Veriff it is submitted to Veriff.
+     */
+    post: operations['sendVerificationMedia']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/user-verification/veriff/session/attempts': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Every verification session the caller started (the SDK’s userVerification.getSessionAttempts) */
+    get: operations['verificationAttempts']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/user-verification/user': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The caller’s verifications (the SDK’s userVerification.getUserVerifications) */
+    get: operations['userVerifications']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/user-verification/veriff/session/delete': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Deletes the caller’s session in progress and its images (POST; the SDK names the path, both methods work)
+     * @description Only before a decision: with the operator review while it is created or submitted, with Veriff while it still takes images. The session stays in the attempts as `abandoned` (and counts as one).
+     */
+    post: operations['deleteVerificationSession']
+    /**
+     * Deletes the caller’s session in progress and its images (DELETE; the SDK names the path, both methods work)
+     * @description Only before a decision: with the operator review while it is created or submitted, with Veriff while it still takes images. The session stays in the attempts as `abandoned` (and counts as one).
+     */
+    delete: operations['deleteVerificationSessionByDelete']
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/user-verification/veriff/decision': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Veriff’s decision webhook (configure this URL as the integration’s decision webhook)
+     * @description Signed by Veriff: `X-AUTH-CLIENT` is the API key and `X-HMAC-SIGNATURE` the hex HMAC-SHA256 of the raw body with the shared secret (checked before anything else). The session is found by `verification.id` (and `vendorData`); the decision sets the profile’s `kyc`/`kycStatus` and notifies the user. The same decision sent again answers 200 and changes nothing.
+     */
+    post: operations['veriffDecisionWebhook']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/verifications': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Identity verification sessions, oldest first; `status=submitted` is the queue waiting for a decision */
+    get: operations['adminVerifications']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/verifications/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One verification session with its images (signed URLs, valid 300 seconds) */
+    get: operations['adminVerification']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/verifications/{id}/approve': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Approves a submitted verification: the profile’s `kyc` becomes true and the user is notified */
+    post: operations['adminApproveVerification']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/verifications/{id}/reject': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Rejects a submitted verification with a reason the user is shown (status `declined`) */
+    post: operations['adminRejectVerification']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
 }
 export type webhooks = Record<string, never>
 export interface components {
@@ -3188,8 +3494,85 @@ export interface components {
       status: 'error'
       message: string
       data: {
-        /** @description what went wrong, for programs: VALIDATION_ERROR, PASSWORD_MISMATCH, WEAK_PASSWORD, INVALID_CODE, UNAUTHENTICATED, INVALID_CREDENTIALS, EMAIL_NOT_VERIFIED, FORBIDDEN, NOT_FOUND, METHOD_NOT_ALLOWED, REQUEST_TIMEOUT, CONFLICT, PAYLOAD_TOO_LARGE, UNSUPPORTED_MEDIA_TYPE, HEADERS_TOO_LARGE, UPGRADE_REQUIRED, INSUFFICIENT_BALANCE, BUSINESS_RULE, TOO_MANY_ATTEMPTS, RATE_LIMITED, INTERNAL, UNAVAILABLE, COIN_HALTED */
-        code: string
+        /**
+         * @description what went wrong, for programs: a code of the error catalogue (docs/errors.md); branch on it, never on `message`
+         * @enum {string}
+         */
+        code:
+          | 'VALIDATION_ERROR'
+          | 'PASSWORD_MISMATCH'
+          | 'WEAK_PASSWORD'
+          | 'INVALID_CODE'
+          | 'UNAUTHENTICATED'
+          | 'INVALID_CREDENTIALS'
+          | 'EMAIL_NOT_VERIFIED'
+          | 'FORBIDDEN'
+          | 'CONNECTION_FILTERED'
+          | 'NOT_FOUND'
+          | 'METHOD_NOT_ALLOWED'
+          | 'REQUEST_TIMEOUT'
+          | 'CONFLICT'
+          | 'PAYLOAD_TOO_LARGE'
+          | 'UNSUPPORTED_MEDIA_TYPE'
+          | 'HEADERS_TOO_LARGE'
+          | 'UPGRADE_REQUIRED'
+          | 'INSUFFICIENT_BALANCE'
+          | 'BUSINESS_RULE'
+          | 'TOO_MANY_ATTEMPTS'
+          | 'RATE_LIMITED'
+          | 'INTERNAL'
+          | 'UNAVAILABLE'
+          | 'COIN_HALTED'
+          | 'OAUTH_STATE_INVALID'
+          | 'OAUTH_CODE_REJECTED'
+          | 'OAUTH_ID_TOKEN_INVALID'
+          | 'OAUTH_EMAIL_NOT_VERIFIED'
+          | 'OAUTH_ACCOUNT_NOT_VERIFIED'
+          | 'PLATFORM_TRANSFER_RESOLVED'
+          | 'PLATFORM_TRANSFER_MISMATCH'
+          | 'PLATFORM_TRANSFER_NOT_A_WITHDRAWAL'
+          | 'PLATFORM_TRANSFER_GAS_SHORT'
+          | 'JOB_NOT_PARKED'
+          | 'PARKED_TRANSFER_NOT_DROPPABLE'
+          | 'COLLECTION_NOT_PAYABLE'
+          | 'PAYMENT_ORDER_PENDING'
+          | 'PAYMENT_AMOUNT_MISMATCH'
+          | 'IDENTITY_VERIFICATION_REQUIRED'
+          | 'VERIFICATION_IN_PROGRESS'
+          | 'VERIFICATION_NOT_OPEN'
+          | 'VERIFICATION_ATTEMPTS_EXHAUSTED'
+          | 'VERIFICATION_NOT_SUBMITTED'
+          | 'INVALID_SIGNATURE'
+          | 'IDENTITY_PROVIDER_UNAVAILABLE'
+          | 'ESCROW_CANCELLED'
+          | 'ESCROW_ALREADY_PAID'
+          | 'ESCROW_NOT_AWAITING_PAYMENT'
+          | 'ESCROW_PAYMENT_IN_PROGRESS'
+          | 'ESCROW_COIN_MISMATCH'
+          | 'ESCROW_PRICE_MISMATCH'
+          | 'ESCROW_RELEASE_IN_PROGRESS'
+          | 'ESCROW_NOT_RELEASABLE'
+          | 'ESCROW_LEG_NOT_FAILED'
+          | 'ESCROW_NOT_FUNDED'
+          | 'ESCROW_UNDERFUNDED'
+          | 'ESCROW_NO_RECEIVER'
+          | 'ESCROW_SELF_RELEASE'
+          | 'ESCROW_CHILD_FUNDING_PENDING'
+          | 'ESCROW_AMOUNT_OUT_OF_RANGE'
+          | 'COLLECTION_PRICE_INVALID'
+          | 'COLLECTION_NOT_FUNDED'
+          | 'RELEASE_AMOUNT_TOO_HIGH'
+          | 'SPLIT_EXCEEDS_ESCROW'
+          | 'PARENT_ESCROW_NOT_FUNDED'
+          | 'PARENT_ESCROW_PARTLY_RELEASED'
+          | 'IDEMPOTENCY_KEY_REUSED'
+          | 'IDEMPOTENCY_KEY_IN_PROGRESS'
+          | 'COLLECTION_HAS_ESCROW'
+          | 'COLLECTION_LOCKED'
+          | 'COLLECTION_ESCROW_UNRELEASED'
+          | 'COLLECTION_NESTING_TOO_DEEP'
+          | 'COLLECTION_TYPE_EXISTS'
+          | 'JOB_IN_DISPUTE'
         /** @description validation failures, one per field */
         errors?: {
           /** @description JSON pointer of the field, e.g. `/email` */
@@ -4252,6 +4635,32 @@ export interface components {
       /** @description expiry, Unix milliseconds */
       expiresIn: number
       isVerified: boolean
+    }
+    /**
+     * @example {
+     *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ0eXAiOiJhY2Nlc3MiLCJpc3MiOiJ3b3JrcGF5Iiwic3ViIjoiNmIwNDgzNzNiY2UyMzhhNWNiZTAwYTE2IiwianRpIjoiNmIwNDgzNzViY2UyMzhhNWNiZTAwYTJkIiwiaWF0IjoxNzk1NDU3OTA5LCJleHAiOjIxMTA4MTc5MDl9.vZVt7aKV6EqQP_J__8jIPoPeK_X47P87_Yob7zY8boA",
+     *       "token_type": "jwt",
+     *       "expiresIn": 2110817909995,
+     *       "isVerified": true,
+     *       "type": "sign_up"
+     *     }
+     */
+    GoogleSession: {
+      /** @description the permanent token: send it as `Authorization: Bearer <token>` */
+      token: string
+      /** @enum {string} */
+      token_type: 'jwt'
+      /** @description expiry, Unix milliseconds (ten years ahead) */
+      expiresIn: number
+      /**
+       * @description the email is verified (the provider verified it)
+       * @enum {boolean}
+       */
+      isVerified: true
+      /** @description the provider’s `zoneinfo` claim, when it gives one (e.g. `Europe/Paris`) */
+      timeZone?: string
+      /** @description `sign_up` when this sign-in created the account, `sign_in` otherwise */
+      type: 'sign_in' | 'sign_up'
     }
     /**
      * @description File record
@@ -5916,6 +6325,150 @@ export interface components {
       /** @description true when this call released all that remained: the escrow becomes `released` once its transfers are confirmed */
       final: boolean
     }
+    /**
+     * @description A public payment order: what to send, in which coin, to which address, before when.
+     * @example {
+     *       "coin": "avax",
+     *       "address": "0x47277E56e13a719504b21B7E30edF0eA31Aac3bD",
+     *       "collectionAmount": 150,
+     *       "collectionAmountCoin": 6,
+     *       "expectedFee": 0.3,
+     *       "amountToPay": 6.3,
+     *       "usdFee": 7.5,
+     *       "usdAmount": 157.5,
+     *       "feePercentage": 5,
+     *       "rate": 25,
+     *       "chainId": "31337",
+     *       "contractAddress": "",
+     *       "paymentMethods": [
+     *         "crypto"
+     *       ],
+     *       "collectionId": "6b0483b4bce238a5cbe00a4f",
+     *       "orderId": "6b0483b6bce238a5cbe00a58",
+     *       "expiresAt": "2026-11-23T18:49:33.721Z",
+     *       "decimals": 18,
+     *       "amountToPayBaseUnits": "6300000000000000000"
+     *     }
+     */
+    DirectDepositOrder: {
+      /** @description coin reference */
+      coin: string
+      /** @description the order’s own payment address (checksummed): send the coin here */
+      address: string
+      /** @description the price in USD */
+      collectionAmount: number
+      /** @description the price in whole coins (rounded up) */
+      collectionAmountCoin: number
+      /** @description the platform fee in whole coins (rounded up) */
+      expectedFee: number
+      /** @description collectionAmountCoin + expectedFee: send exactly this */
+      amountToPay: number
+      /** @description the fee in USD */
+      usdFee: number
+      /** @description collectionAmount + usdFee */
+      usdAmount: number
+      feePercentage: number
+      /** @description USD per whole coin, fixed for this order */
+      rate: number
+      chainId: string
+      /** @description the token contract; empty for the native coin */
+      contractAddress: string
+      /** @description only `crypto`: no card provider is integrated */
+      paymentMethods: string[]
+      /** @description the paid collection */
+      collectionId: string
+      /** @description the order: validate it with POST /v1/payment-public/validate */
+      orderId: string
+      /**
+       * Format: date-time
+       * @description the order expires unpaid at this time: what arrived by then is refunded
+       */
+      expiresAt: string
+      /** @description decimals of the coin’s base unit */
+      decimals: number
+      /** @description amountToPay in base units, exact */
+      amountToPayBaseUnits: string
+    }
+    /**
+     * @description The paid collection (public fields only) and the order’s state; nothing about the payer.
+     * @example {
+     *       "_id": "6b0483b4bce238a5cbe00a4f",
+     *       "creator": "6b048373bce238a5cbe00a16",
+     *       "name": "Landing page",
+     *       "description": "One page, responsive",
+     *       "type": "job",
+     *       "status": "pending",
+     *       "isFundingRequest": false,
+     *       "escrowPaid": true,
+     *       "paymentStatus": "paid",
+     *       "paymentCoin": "avax",
+     *       "paymentAddress": "0x47277E56e13a719504b21B7E30edF0eA31Aac3bD",
+     *       "expectedAmount": "6.3",
+     *       "usdExpectedAmount": "157.50",
+     *       "rate": "25",
+     *       "order": {
+     *         "id": "6b0483b6bce238a5cbe00a58",
+     *         "status": "paid",
+     *         "amountToPay": 6.3,
+     *         "received": 6.3,
+     *         "amountToPayBaseUnits": "6300000000000000000",
+     *         "receivedBaseUnits": "6300000000000000000",
+     *         "expiresAt": "2026-11-23T18:49:33.721Z",
+     *         "refund": {
+     *           "status": "none",
+     *           "amount": 0,
+     *           "txHash": null
+     *         }
+     *       }
+     *     }
+     */
+    DirectDepositStatus: {
+      /** @description the collection */
+      _id: string
+      /** @description the collection’s creator (user id) */
+      creator: string
+      name: string
+      description: string
+      type: string
+      /** @description the collection’s status */
+      status: string
+      isFundingRequest: boolean
+      /** @description true once the collection is funded (by this order or another) */
+      escrowPaid: boolean
+      /** @description the order: `pending` (awaiting the full amount), `paid` (it arrived: the collection is funded), `released` (paid out), `expired` (not paid in time), `cancelled` (the collection was cancelled before payment), `refunded` (paid, then returned because the collection was cancelled) */
+      paymentStatus: 'pending' | 'paid' | 'released' | 'expired' | 'cancelled' | 'refunded'
+      paymentCoin: string
+      /** @description the order’s payment address (checksummed) */
+      paymentAddress: string
+      /** @description amountToPay in whole coins, exact decimal text */
+      expectedAmount: string
+      /** @description the price plus the fee in USD, two decimals */
+      usdExpectedAmount: string
+      /** @description USD per whole coin of the order */
+      rate: string
+      order: {
+        id: string
+        status: 'pending' | 'paid' | 'released' | 'expired' | 'cancelled' | 'refunded'
+        /** @description whole coins */
+        amountToPay: number
+        /** @description whole coins received so far */
+        received: number
+        /** @description exact */
+        amountToPayBaseUnits: string
+        /** @description exact */
+        receivedBaseUnits: string
+        /** Format: date-time */
+        expiresAt: string
+        refund: {
+          /** @description `none`: nothing to return; `sending`/`sent`/`failed`: the refund transfer to the payer’s address; `operator`: the payer gave only an email, an operator returns it */
+          status: 'none' | 'sending' | 'sent' | 'failed' | 'operator'
+          /** @description whole coins being returned or returned */
+          amount: number
+          /** @description the refund transfer’s hash once sent */
+          txHash: string | null
+        }
+      }
+    }
     InvitePage: {
       data: components['schemas']['Invite'][]
       /** @example 1 */
@@ -6415,6 +6968,8 @@ export interface components {
         | 'referral_signup'
         | 'referral_job_completed'
         | 'inspection_ending'
+        | 'identity_verified'
+        | 'identity_rejected'
       /** Format: date-time */
       createdAt: string
       /** Format: date-time */
@@ -6446,7 +7001,9 @@ export interface components {
      *         "deposit_reversed",
      *         "referral_signup",
      *         "referral_job_completed",
-     *         "inspection_ending"
+     *         "inspection_ending",
+     *         "identity_verified",
+     *         "identity_rejected"
      *       ],
      *       "defaults": [
      *         "invite_received",
@@ -6484,6 +7041,8 @@ export interface components {
         | 'referral_signup'
         | 'referral_job_completed'
         | 'inspection_ending'
+        | 'identity_verified'
+        | 'identity_rejected'
       )[]
       /** @description every notification type */
       available: (
@@ -6507,6 +7066,8 @@ export interface components {
         | 'referral_signup'
         | 'referral_job_completed'
         | 'inspection_ending'
+        | 'identity_verified'
+        | 'identity_rejected'
       )[]
       /** @description the types mailed to an account that chose none */
       defaults: (
@@ -6530,6 +7091,8 @@ export interface components {
         | 'referral_signup'
         | 'referral_job_completed'
         | 'inspection_ending'
+        | 'identity_verified'
+        | 'identity_rejected'
       )[]
     }
     /**
@@ -7033,6 +7596,58 @@ export interface components {
       updatedAt: string
     }
     /**
+     * @description One event sent (or being sent) to one endpoint.
+     * @example {
+     *       "_id": "6b0483c1bce238a5cbe00a91",
+     *       "endpointId": "6b0483c0bce238a5cbe00a90",
+     *       "eventId": "6b0483c1bce238a5cbe00a92",
+     *       "type": "escrow.funded",
+     *       "status": "pending",
+     *       "attempts": 2,
+     *       "maxAttempts": 10,
+     *       "lastStatusCode": 503,
+     *       "lastError": "HTTP 503",
+     *       "responseExcerpt": "Service Unavailable",
+     *       "nextAttemptAt": "2026-11-23T18:19:31.848Z",
+     *       "lastAttemptAt": "2026-11-23T18:18:30.449Z",
+     *       "deliveredAt": null,
+     *       "createdAt": "2026-11-23T18:18:27.534Z",
+     *       "updatedAt": "2026-11-23T18:18:30.449Z"
+     *     }
+     */
+    WebhookDelivery: {
+      _id: string
+      endpointId: string
+      /** @description the event’s id, sent as `webhook-id` (the same on every attempt) */
+      eventId: string
+      /** @description a money event, or `webhook.test` for a test delivery */
+      type:
+        | 'deposit.credited'
+        | 'withdrawal.sent'
+        | 'withdrawal.failed'
+        | 'escrow.funded'
+        | 'escrow.released'
+        | 'webhook.test'
+      /** @description `pending`: an attempt is due at `nextAttemptAt`; `delivered`: a 2xx answer; `failed`: every attempt failed */
+      status: 'pending' | 'delivered' | 'failed'
+      /** @description attempts made so far */
+      attempts: number
+      maxAttempts: number
+      /** @description the HTTP status of the last answer; null before one, or when none came (timeout, refused) */
+      lastStatusCode: number | null
+      /** @description why the last attempt failed (`HTTP 500`, `failed: …`, `refused: …`) */
+      lastError: string | null
+      /** @description the first 256 characters of the last answer’s body (nothing more is kept) */
+      responseExcerpt: string | null
+      nextAttemptAt: string | null
+      lastAttemptAt: string | null
+      deliveredAt: string | null
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    /**
      * @example {
      *       "data": [
      *         {
@@ -7065,52 +7680,6 @@ export interface components {
       pages: number
       page: number
       limit: number
-    }
-    /**
-     * @description One event sent (or being sent) to one endpoint.
-     * @example {
-     *       "_id": "6b0483c1bce238a5cbe00a91",
-     *       "endpointId": "6b0483c0bce238a5cbe00a90",
-     *       "eventId": "6b0483c1bce238a5cbe00a92",
-     *       "type": "escrow.funded",
-     *       "status": "pending",
-     *       "attempts": 2,
-     *       "maxAttempts": 10,
-     *       "lastStatusCode": 503,
-     *       "lastError": "HTTP 503",
-     *       "responseExcerpt": "Service Unavailable",
-     *       "nextAttemptAt": "2026-11-23T18:19:31.848Z",
-     *       "lastAttemptAt": "2026-11-23T18:18:30.449Z",
-     *       "deliveredAt": null,
-     *       "createdAt": "2026-11-23T18:18:27.534Z",
-     *       "updatedAt": "2026-11-23T18:18:30.449Z"
-     *     }
-     */
-    WebhookDelivery: {
-      _id: string
-      endpointId: string
-      /** @description the event’s id, sent as `webhook-id` (the same on every attempt) */
-      eventId: string
-      /** @description a money event */
-      type: 'deposit.credited' | 'withdrawal.sent' | 'withdrawal.failed' | 'escrow.funded' | 'escrow.released'
-      /** @description `pending`: an attempt is due at `nextAttemptAt`; `delivered`: a 2xx answer; `failed`: every attempt failed */
-      status: 'pending' | 'delivered' | 'failed'
-      /** @description attempts made so far */
-      attempts: number
-      maxAttempts: number
-      /** @description the HTTP status of the last answer; null before one, or when none came (timeout, refused) */
-      lastStatusCode: number | null
-      /** @description why the last attempt failed (`HTTP 500`, `failed: …`, `refused: …`) */
-      lastError: string | null
-      /** @description the first 256 characters of the last answer’s body (nothing more is kept) */
-      responseExcerpt: string | null
-      nextAttemptAt: string | null
-      lastAttemptAt: string | null
-      deliveredAt: string | null
-      /** Format: date-time */
-      createdAt: string
-      /** Format: date-time */
-      updatedAt: string
     }
     /**
      * @example {
@@ -7249,9 +7818,15 @@ export interface components {
      *       "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
      *       "email": "ops@example.com",
      *       "elevated": true,
-     *       "method": "email",
+     *       "method": "totp",
      *       "expiresAt": "2026-01-01T12:15:00.000Z",
-     *       "secondFactor": "email"
+     *       "secondFactor": "totp",
+     *       "role": "finance",
+     *       "permissions": [
+     *         "read",
+     *         "money"
+     *       ],
+     *       "idleExpiresAt": "2026-01-01T16:00:00.000Z"
      *     }
      */
     AdminSession: {
@@ -7263,8 +7838,14 @@ export interface components {
       method: 'totp' | 'email' | null
       /** @description when the elevation ends */
       expiresAt: string | null
-      /** @description `totp`: send the authenticator app’s code; `email`: ask for a code with POST /v1/admin/session/code and send it */
-      secondFactor: 'totp' | 'email'
+      /** @description `totp`: send the authenticator app’s code; `email` (only with ADMIN_SECOND_FACTOR=totp-or-email): ask for a code with POST /v1/admin/session/code and send it; `setup`: turn on an authenticator app first (POST /v1/account/initiate/2fa with type `google_auth`, then POST /v1/account/activate/2fa) */
+      secondFactor: 'totp' | 'email' | 'setup'
+      /** @description the operator role: `admin` (everything), `finance` (read, move and stop money), `support` (read, act for customers) */
+      role: 'admin' | 'finance' | 'support'
+      /** @description what the role may do: `read` every list and page, `customer` act for a customer (suspend, re-scan a deposit), `money` move or stop money, `admin` configure the platform and its operators, decide disputes */
+      permissions: ('read' | 'customer' | 'money' | 'admin')[]
+      /** @description the session is revoked when no admin request comes before this (ADMIN_IDLE_TIMEOUT_MS) */
+      idleExpiresAt: string
     }
     /**
      * @example {
@@ -8650,6 +9231,176 @@ export interface components {
       attestationAddress: string
       trigger: 'schedule' | 'operator'
     }
+    /**
+     * @description The SDK’s IVerification
+     * @example {
+     *       "_id": "6b04837cbce238a5cbe00b01",
+     *       "owner": "6b04837cbce238a5cbe00a01",
+     *       "createdAt": "2026-11-29T09:30:00.000Z",
+     *       "sessionID": "6b04837cbce238a5cbe00b01",
+     *       "sessionToken": "4b0c6c0f0a8f4e1c9d2b7a65e3f1c2d4",
+     *       "verificationID": "6b04837cbce238a5cbe00b01",
+     *       "providerCreatedTime": "2026-11-29T09:30:00.000Z",
+     *       "type": "operator",
+     *       "status": "submitted",
+     *       "verificationMetaData": {
+     *         "media": [
+     *           {
+     *             "_id": "6b04837cbce238a5cbe00c01",
+     *             "context": "face",
+     *             "mimetype": "image/jpeg",
+     *             "size": 48213,
+     *             "createdAt": "2026-11-29T09:31:00.000Z"
+     *           }
+     *         ],
+     *         "person": {
+     *           "firstName": "Ada",
+     *           "lastName": "Lovelace",
+     *           "gender": "F",
+     *           "dateOfBirth": "1990-12-10",
+     *           "fullAddress": "12 St James’s Square, London"
+     *         }
+     *       },
+     *       "country": "GB",
+     *       "documentType": "PASSPORT",
+     *       "providerReason": "",
+     *       "mediaId": "6b04837cbce238a5cbe00c01",
+     *       "mediaMimeType": "image/jpeg",
+     *       "updatedAt": "2026-11-29T09:31:00.000Z"
+     *     }
+     */
+    Verification: {
+      /** @description the verification */
+      _id: string
+      /** @description the account verified */
+      owner: string
+      /** @description the provider’s session id */
+      sessionID: string
+      sessionToken: string
+      verificationID: string
+      /** Format: date-time */
+      providerCreatedTime: string
+      /** @description the provider: operator (review on the console) or veriff */
+      type: string
+      /** @description created (images still to come) → submitted (all images in; with the operator review it waits for an operator) → approved | declined | resubmission_requested | expired | review (Veriff); abandoned when the user deleted it */
+      status:
+        | 'created'
+        | 'submitted'
+        | 'review'
+        | 'approved'
+        | 'declined'
+        | 'resubmission_requested'
+        | 'expired'
+        | 'abandoned'
+      verificationMetaData: {
+        media: {
+          /** @description the private file holding the image */
+          _id: string
+          /** @description what the image shows: the selfie, or the front or back of the document */
+          context: 'face' | 'document-front' | 'document-back'
+          mimetype: string
+          size: number
+          /** Format: date-time */
+          createdAt: string
+        }[]
+        person: {
+          firstName: string
+          lastName: string
+          gender: string
+          dateOfBirth: string
+          fullAddress: string
+        }
+      }
+      country: string
+      documentType: string
+      documentValidFrom?: string
+      documentValidUntil?: string
+      /** @description why it was declined (empty otherwise) */
+      providerReason: string
+      providerReasonCode?: number
+      /** @description the latest image’s file id */
+      mediaId?: string
+      mediaMimeType?: string
+      /** @description a signed URL of the latest image, valid 300 seconds */
+      mediaUrl?: string
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      deletedAt?: string
+      /** Format: date-time */
+      updatedAt: string
+    }
+    /**
+     * @example {
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1,
+     *       "data": [
+     *         null
+     *       ]
+     *     }
+     */
+    AdminVerificationPage: {
+      page: number
+      pages: number
+      limit: number
+      total: number
+      data: components['schemas']['AdminVerification'][]
+    }
+    AdminVerification: {
+      /** @description the verification */
+      _id: string
+      owner: {
+        /** @description the account */
+        _id: string
+        email: string | null
+      }
+      /** @description operator or veriff */
+      provider: string
+      /** @description created (images still to come) → submitted (all images in; with the operator review it waits for an operator) → approved | declined | resubmission_requested | expired | review (Veriff); abandoned when the user deleted it */
+      status:
+        | 'created'
+        | 'submitted'
+        | 'review'
+        | 'approved'
+        | 'declined'
+        | 'resubmission_requested'
+        | 'expired'
+        | 'abandoned'
+      person: {
+        firstName: string
+        lastName: string
+        gender: string
+        dateOfBirth: string
+        fullAddress: string
+        country: string
+        documentType: string
+        documentNumber: string
+      }
+      media: {
+        /** @description the private file holding the image */
+        _id: string
+        /** @description what the image shows: the selfie, or the front or back of the document */
+        context: 'face' | 'document-front' | 'document-back'
+        mimetype: string
+        size: number
+        /** Format: date-time */
+        createdAt: string
+        /** @description a signed URL of the image, valid 300 seconds */
+        url: string
+      }[]
+      /** @description why it was declined, or the operator’s note on an approval */
+      reason: string
+      /** @description the operator’s account id, `veriff`, or null while undecided */
+      decidedBy: string | null
+      decidedAt: string | null
+      deletedAt: string | null
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+    }
   }
   responses: never
   parameters: never
@@ -8687,6 +9438,7 @@ export type Transaction = components['schemas']['Transaction']
 export type TransactionStats = components['schemas']['TransactionStats']
 export type TransactionAggregateStats = components['schemas']['TransactionAggregateStats']
 export type Web3Session = components['schemas']['Web3Session']
+export type GoogleSession = components['schemas']['GoogleSession']
 export type File = components['schemas']['File']
 export type FilePage = components['schemas']['FilePage']
 export type Collection = components['schemas']['Collection']
@@ -8710,6 +9462,8 @@ export type EscrowQuote = components['schemas']['EscrowQuote']
 export type EscrowStatus = components['schemas']['EscrowStatus']
 export type PaymentData = components['schemas']['PaymentData']
 export type PaymentRelease = components['schemas']['PaymentRelease']
+export type DirectDepositOrder = components['schemas']['DirectDepositOrder']
+export type DirectDepositStatus = components['schemas']['DirectDepositStatus']
 export type InvitePage = components['schemas']['InvitePage']
 export type Application = components['schemas']['Application']
 export type ApplicationPage = components['schemas']['ApplicationPage']
@@ -8734,8 +9488,8 @@ export type FeedPage = components['schemas']['FeedPage']
 export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret']
 export type WebhookEndpointPage = components['schemas']['WebhookEndpointPage']
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint']
-export type WebhookDeliveryPage = components['schemas']['WebhookDeliveryPage']
 export type WebhookDelivery = components['schemas']['WebhookDelivery']
+export type WebhookDeliveryPage = components['schemas']['WebhookDeliveryPage']
 export type ValidateReferral = components['schemas']['ValidateReferral']
 export type ReferredPage = components['schemas']['ReferredPage']
 export type ReferredUser = components['schemas']['ReferredUser']
@@ -8768,6 +9522,9 @@ export type AdminStatsOverview = components['schemas']['AdminStatsOverview']
 export type AdminTransferAges = components['schemas']['AdminTransferAges']
 export type AdminFlows = components['schemas']['AdminFlows']
 export type ReserveSnapshot = components['schemas']['ReserveSnapshot']
+export type Verification = components['schemas']['Verification']
+export type AdminVerificationPage = components['schemas']['AdminVerificationPage']
+export type AdminVerification = components['schemas']['AdminVerification']
 export type HeaderRequestId = components['headers']['RequestId']
 export type HeaderRetryAfter = components['headers']['RetryAfter']
 export type HeaderIdempotentReplayed = components['headers']['IdempotentReplayed']
@@ -8799,7 +9556,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: METRICS_TOKEN is set and the request does not carry it. */
@@ -8809,7 +9576,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -8819,7 +9596,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -8871,7 +9658,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -8881,7 +9678,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -8949,7 +9756,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -8959,7 +9776,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: a part the process needs does not answer. */
@@ -8970,7 +9797,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -9064,7 +9901,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'PASSWORD_MISMATCH' | 'WEAK_PASSWORD'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the email is already registered. */
@@ -9074,7 +9921,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -9084,7 +9941,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -9094,7 +9961,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the referral code was used the allowed number of times (REFERRAL_LIMIT). */
@@ -9104,7 +9981,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address or for this email; see `Retry-After`. */
@@ -9115,7 +10002,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -9125,7 +10022,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -9189,7 +10096,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'INVALID_CODE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: the temporary token is malformed, expired, already used, or belongs to another step. */
@@ -9199,7 +10116,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the account is suspended. */
@@ -9209,7 +10136,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -9219,7 +10156,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -9229,7 +10176,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `TOO_MANY_ATTEMPTS`: 5 wrong codes: the request is dead; start again with /v1/auth/verify/resend. `RATE_LIMITED`: too many requests from this IP address or for this email; see `Retry-After`. */
@@ -9240,7 +10197,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -9250,7 +10217,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -9317,7 +10294,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -9327,7 +10314,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -9337,7 +10334,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address or for this email; see `Retry-After`. */
@@ -9348,7 +10355,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -9358,7 +10375,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -9424,7 +10451,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INVALID_CREDENTIALS`: wrong email or password (an unknown email answers the same). */
@@ -9434,7 +10471,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INVALID_CREDENTIALS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the account is suspended. `EMAIL_NOT_VERIFIED`: the password is right but the email is not verified yet; /v1/auth/verify/resend sends a code. */
@@ -9444,7 +10491,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN' | 'EMAIL_NOT_VERIFIED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -9454,7 +10511,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -9464,7 +10531,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address or for this email; see `Retry-After`. */
@@ -9475,7 +10552,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -9485,7 +10572,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: two-factor login is on for the account but cannot be served right now. */
@@ -9496,7 +10593,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -9563,7 +10670,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -9573,7 +10690,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -9583,7 +10710,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address or for this email; see `Retry-After`. */
@@ -9594,7 +10731,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -9604,7 +10751,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -9671,7 +10828,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -9681,7 +10848,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -9691,7 +10868,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address or for this email; see `Retry-After`. */
@@ -9702,7 +10889,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -9712,7 +10909,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -9771,7 +10978,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'INVALID_CODE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: the temporary token is malformed, expired, already used, or belongs to another step. */
@@ -9781,7 +10998,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -9791,7 +11018,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -9801,7 +11038,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `TOO_MANY_ATTEMPTS`: 5 wrong codes: the reset is dead; start again with /v1/auth/password/reset. `RATE_LIMITED`: too many requests from this IP address or for this email; see `Retry-After`. */
@@ -9812,7 +11059,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -9822,7 +11079,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -9877,7 +11144,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'WEAK_PASSWORD' | 'INVALID_CODE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: the temporary token is malformed, expired, already used, or belongs to another step. */
@@ -9887,7 +11164,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -9897,7 +11184,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -9907,7 +11204,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `TOO_MANY_ATTEMPTS`: 5 wrong codes: the reset is dead; start again with /v1/auth/password/reset. `RATE_LIMITED`: too many requests from this IP address or for this email; see `Retry-After`. */
@@ -9918,7 +11225,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -9928,7 +11245,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -10065,7 +11392,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -10075,7 +11412,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: the account was deleted since the token was issued. */
@@ -10085,7 +11432,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -10095,7 +11452,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -10299,7 +11666,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -10309,7 +11686,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: the account was deleted since the token was issued. */
@@ -10319,7 +11706,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -10329,7 +11726,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -10339,7 +11746,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -10349,7 +11766,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -10504,7 +11931,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -10514,7 +11951,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: the account was deleted since the token was issued. */
@@ -10524,7 +11971,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -10534,7 +11991,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -10544,7 +12011,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -10554,7 +12031,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -10612,7 +12099,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'WEAK_PASSWORD'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. `INVALID_CREDENTIALS`: the old password is wrong. */
@@ -10622,7 +12119,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED' | 'INVALID_CREDENTIALS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -10632,7 +12139,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -10642,7 +12159,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: 5 wrong passwords of the account within 15 minutes, counted across every action the password confirms; see `Retry-After`. */
@@ -10653,7 +12180,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -10663,7 +12200,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -10767,7 +12314,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -10777,7 +12334,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such account, or one deleted or not verified. */
@@ -10787,7 +12354,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -10797,7 +12374,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -10932,7 +12519,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -10942,7 +12539,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -10952,7 +12559,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -10997,7 +12614,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -11007,7 +12634,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -11017,7 +12654,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -11073,7 +12720,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. `INVALID_CREDENTIALS`: the password is wrong. */
@@ -11083,7 +12740,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED' | 'INVALID_CREDENTIALS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -11093,7 +12760,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -11103,7 +12780,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: 5 wrong passwords of the account within 15 minutes, counted across every action the password confirms; see `Retry-After`. */
@@ -11114,7 +12801,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -11124,7 +12821,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -11197,7 +12904,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -11207,7 +12924,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: two-factor is already on. */
@@ -11217,7 +12944,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -11227,7 +12964,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -11237,7 +12984,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: `email` for an account without an email address (a wallet account). */
@@ -11247,7 +13004,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address or for this account; see `Retry-After`. */
@@ -11258,7 +13025,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -11268,7 +13045,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -11325,7 +13112,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'INVALID_CODE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -11335,7 +13132,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: two-factor is already on. */
@@ -11345,7 +13152,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -11355,7 +13172,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -11365,7 +13192,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `TOO_MANY_ATTEMPTS`: 5 wrong codes: the setup is dead; start again with #41. `RATE_LIMITED`: too many requests from this IP address or for this account; see `Retry-After`. */
@@ -11376,7 +13213,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -11386,7 +13233,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -11443,7 +13300,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'INVALID_CODE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -11453,7 +13320,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: two-factor is off. */
@@ -11463,7 +13340,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -11473,7 +13360,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -11483,7 +13380,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `TOO_MANY_ATTEMPTS`: 5 wrong codes: request a new one with POST /v1/account/2fa/email. `RATE_LIMITED`: too many requests from this IP address or for this account; see `Retry-After`. */
@@ -11494,7 +13401,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -11504,7 +13421,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -11565,7 +13492,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. `INVALID_CREDENTIALS`: a `password` was sent and it is wrong. */
@@ -11575,7 +13512,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED' | 'INVALID_CREDENTIALS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -11585,7 +13532,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -11595,7 +13552,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: two-factor uses an authenticator app (its codes are used instead), or the account has no email. */
@@ -11605,7 +13572,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address or for this account; see `Retry-After`. */
@@ -11616,7 +13593,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -11626,7 +13613,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -11781,7 +13778,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'INVALID_CODE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: the temporary token is not a live `login_2fa` token, or the account is gone. */
@@ -11791,7 +13798,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the account is suspended. */
@@ -11801,7 +13818,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -11811,7 +13838,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -11821,7 +13858,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `TOO_MANY_ATTEMPTS`: 5 wrong codes: the login is dead; log in again. `RATE_LIMITED`: too many requests from this IP address or for this account; see `Retry-After`. */
@@ -11832,7 +13879,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -11842,7 +13899,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -11902,7 +13969,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -11912,7 +13989,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -11922,7 +14009,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address or for this account; see `Retry-After`. */
@@ -11933,7 +14030,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -11943,7 +14050,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -12003,7 +14120,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -12013,7 +14140,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -12023,7 +14160,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -12083,7 +14230,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -12093,7 +14250,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -12154,7 +14321,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -12164,7 +14341,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -12174,7 +14361,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -12235,7 +14432,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -12245,7 +14452,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -12292,7 +14509,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -12302,7 +14529,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -12312,7 +14549,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the price feed is down and its last prices are too old. */
@@ -12323,7 +14570,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -12388,7 +14645,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -12398,7 +14665,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -12408,7 +14685,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the USD rate of a coin cannot be had right now (price feed down, last prices too old). */
@@ -12419,7 +14706,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -12472,7 +14769,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -12482,7 +14789,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -12492,7 +14809,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the USD rate of a coin cannot be had right now (price feed down, last prices too old). */
@@ -12503,7 +14830,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -12556,7 +14893,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -12566,7 +14913,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no wallet of the caller has this id. */
@@ -12576,7 +14933,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -12586,7 +14953,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the USD rate of a coin cannot be had right now (price feed down, last prices too old). */
@@ -12597,7 +14974,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -12668,7 +15055,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'INVALID_CODE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. `INVALID_CREDENTIALS`: the password is wrong. */
@@ -12678,7 +15075,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED' | 'INVALID_CREDENTIALS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -12688,7 +15095,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -12698,7 +15115,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `TOO_MANY_ATTEMPTS`: 5 wrong codes: request a new one with POST /v1/account/2fa/email. `RATE_LIMITED`: too many exports from this IP address or account, or 5 wrong passwords of the account within 15 minutes; see `Retry-After`. */
@@ -12709,7 +15136,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -12719,7 +15156,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -12812,7 +15259,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -12822,7 +15279,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -12832,7 +15299,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -12913,7 +15390,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -12923,7 +15410,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no transaction of the caller has this id. */
@@ -12933,7 +15430,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -12943,7 +15450,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -13001,7 +15518,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -13011,7 +15538,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -13021,7 +15558,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -13085,7 +15632,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -13095,7 +15652,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -13105,7 +15672,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -13185,7 +15762,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -13195,7 +15782,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -13205,7 +15802,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address or for this address, token or email; see `Retry-After`. */
@@ -13216,7 +15823,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -13226,7 +15843,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -13328,7 +15955,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INVALID_CREDENTIALS`: the signature is not the address’s signature of the issued message. `UNAUTHENTICATED`: the temporary token is malformed, expired, already used, or belongs to another step. */
@@ -13338,7 +15975,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INVALID_CREDENTIALS' | 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the account is suspended. */
@@ -13348,7 +15995,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -13358,7 +16015,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -13368,7 +16035,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address or for this address, token or email; see `Retry-After`. */
@@ -13379,7 +16056,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -13389,7 +16076,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: a contract wallet’s signature (EIP-1271) could not be checked: the chain is unreachable. */
@@ -13400,7 +16097,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -13486,7 +16193,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: the temporary token is not a live `web3_onboard` token. */
@@ -13496,7 +16213,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: another account has the email. */
@@ -13506,7 +16233,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -13516,7 +16253,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -13526,7 +16273,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address or for this address, token or email; see `Retry-After`. */
@@ -13537,7 +16294,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -13547,7 +16314,336 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  googleOAuthGenerateState: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Send the browser to googleAuthUrl` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Send the browser to googleAuthUrl",
+           *       "data": {
+           *         "googleAuthUrl": "https://accounts.google.com/o/oauth2/v2/auth?client_id=1234-abc.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Fapp.example.com%2Fauth%2Fgoogle&response_type=code&scope=openid+email+profile&state=Vq3Xy1n0bN2uQJb9y0sGm6m0dbX8pL3hzQm1wDq3kZk&nonce=kTz0n3w9fJ2yq7XvB5aLr8sD1eGh4uPmQo6cWiN0bYc&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256",
+           *         "state": "Vq3Xy1n0bN2uQJb9y0sGm6m0dbX8pL3hzQm1wDq3kZk"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Send the browser to googleAuthUrl */
+            message: string
+            /**
+             * @example {
+             *       "googleAuthUrl": "https://accounts.google.com/o/oauth2/v2/auth?client_id=1234-abc.apps.googleusercontent.com&redirect_uri=https%3A%2F%2Fapp.example.com%2Fauth%2Fgoogle&response_type=code&scope=openid+email+profile&state=Vq3Xy1n0bN2uQJb9y0sGm6m0dbX8pL3hzQm1wDq3kZk&nonce=kTz0n3w9fJ2yq7XvB5aLr8sD1eGh4uPmQo6cWiN0bYc&code_challenge=E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM&code_challenge_method=S256",
+             *       "state": "Vq3Xy1n0bN2uQJb9y0sGm6m0dbX8pL3hzQm1wDq3kZk"
+             *     }
+             */
+            data: {
+              /** @description the provider’s authorization URL to send the browser to: client id, redirect URI, `openid email profile`, the state, a nonce and an S256 PKCE challenge */
+              googleAuthUrl: string
+              /** @description the single-use state of this sign-in (10 minutes); it comes back on the redirect with `code` */
+              state: string
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `RATE_LIMITED`: too many requests from this IP address (or for this state); see `Retry-After`. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAVAILABLE`: Google sign-in is not configured on the server (the message names the variables), or the provider cannot be reached. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  googleOAuthValidateState: {
+    parameters: {
+      query: {
+        /** @description the `state` of the redirect (as generate-state gave it) */
+        state: string
+        /** @description the `code` of the redirect */
+        code: string
+        /** @description the `iss` of the redirect (RFC 9207), when the provider sends one; it must be the configured issuer */
+        iss?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Signed in with Google` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Signed in with Google",
+           *       "data": {
+           *         "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ0eXAiOiJhY2Nlc3MiLCJpc3MiOiJ3b3JrcGF5Iiwic3ViIjoiNmIwNDgzNzNiY2UyMzhhNWNiZTAwYTE2IiwianRpIjoiNmIwNDgzNzViY2UyMzhhNWNiZTAwYTJkIiwiaWF0IjoxNzk1NDU3OTA5LCJleHAiOjIxMTA4MTc5MDl9.vZVt7aKV6EqQP_J__8jIPoPeK_X47P87_Yob7zY8boA",
+           *         "token_type": "jwt",
+           *         "expiresIn": 2110817909995,
+           *         "isVerified": true,
+           *         "type": "sign_up"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Signed in with Google */
+            message: string
+            data: components['schemas']['GoogleSession'] | components['schemas']['TwoFaChallenge']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). `OAUTH_STATE_INVALID`: the state is unknown (forged), expired (10 minutes) or already used. `OAUTH_CODE_REJECTED`: the provider refused the code: wrong, expired, already redeemed, or issued for another state. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'OAUTH_STATE_INVALID' | 'OAUTH_CODE_REJECTED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `OAUTH_ID_TOKEN_INVALID`: the ID token failed verification: signature, issuer, audience (another client), nonce or expiry. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'OAUTH_ID_TOKEN_INVALID'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `OAUTH_EMAIL_NOT_VERIFIED`: the provider says the email is not verified, or gave none. `FORBIDDEN`: the account is suspended. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'OAUTH_EMAIL_NOT_VERIFIED' | 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `OAUTH_ACCOUNT_NOT_VERIFIED`: an account holds the email but has not verified it, so it is not linked. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'OAUTH_ACCOUNT_NOT_VERIFIED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `RATE_LIMITED`: too many requests from this IP address (or for this state); see `Retry-After`. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAVAILABLE`: Google sign-in is not configured on the server (the message names the variables), or the provider cannot be reached. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -13617,7 +16713,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -13627,7 +16733,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the file is over the upload limit. */
@@ -13637,7 +16753,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not multipart/form-data, or the content is not an allowed type. */
@@ -13647,7 +16773,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on file uploads (by default 100 per account and 300 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -13658,7 +16794,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -13668,7 +16814,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -13738,7 +16894,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -13748,7 +16914,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the file is over the upload limit. */
@@ -13758,7 +16934,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not multipart/form-data, or the content is not an allowed type. */
@@ -13768,7 +16954,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on file uploads (by default 100 per account and 300 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -13779,7 +16975,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -13789,7 +16995,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -13863,7 +17079,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -13873,7 +17099,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -13883,7 +17119,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -13934,7 +17180,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -13944,7 +17200,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no file of the caller has this id. */
@@ -13954,7 +17220,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -13964,7 +17240,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -14027,7 +17313,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -14037,7 +17333,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such file, a deleted one, or someone else’s private file. */
@@ -14047,7 +17353,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -14057,7 +17373,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -14120,7 +17446,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -14130,7 +17466,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: someone else’s public file. */
@@ -14140,7 +17486,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such file, a deleted one, or someone else’s private file. */
@@ -14150,7 +17506,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -14160,7 +17526,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -14198,7 +17574,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: a private file without a valid, unexpired signature. */
@@ -14208,7 +17594,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such file, or a deleted one. */
@@ -14218,7 +17614,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -14228,7 +17634,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -14388,7 +17804,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -14398,7 +17824,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -14408,7 +17844,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -14659,7 +18105,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -14669,7 +18125,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: `parent` is someone else’s collection. */
@@ -14679,7 +18145,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: `parent` does not exist or is hidden. */
@@ -14689,7 +18165,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -14699,7 +18185,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -14709,17 +18205,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `BUSINESS_RULE`: `parent` is itself a child collection. */
+      /** @description `COLLECTION_NESTING_TOO_DEEP`: `parent` is itself a child collection. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'COLLECTION_NESTING_TOO_DEEP'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on collections created (by default 100 per account and 300 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -14730,7 +18246,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -14740,7 +18266,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -14949,7 +18485,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -14959,7 +18505,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such collection, a deleted one, or someone else’s private one. */
@@ -14969,7 +18525,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -14979,7 +18545,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -15027,7 +18603,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -15037,7 +18623,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not the creator. */
@@ -15047,7 +18643,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such collection, a deleted one, or someone else’s private one. */
@@ -15057,17 +18663,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `CONFLICT`: a paid escrow on it or on a child is not released. */
+      /** @description `COLLECTION_ESCROW_UNRELEASED`: a paid escrow on it or on a child is not released. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'COLLECTION_ESCROW_UNRELEASED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -15077,7 +18703,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -15193,7 +18829,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -15203,7 +18849,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller may not make this change. */
@@ -15213,7 +18869,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
@@ -15223,7 +18889,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: details of a collection whose escrow is paid, or a step the job already took or is closed for. */
@@ -15233,7 +18909,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -15243,7 +18929,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -15253,7 +18949,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: a status the job cannot take from where it is. */
@@ -15263,7 +18969,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -15273,7 +18989,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -15344,7 +19070,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -15354,7 +19090,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -15364,7 +19110,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -15424,7 +19180,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -15434,7 +19200,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no active type has this id. */
@@ -15444,7 +19220,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -15454,7 +19240,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -15681,7 +19477,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -15691,7 +19497,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -15701,7 +19517,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -15768,7 +19594,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -15778,7 +19614,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: the reference does not exist or is hidden from the caller. */
@@ -15788,7 +19634,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -15798,7 +19654,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -15808,7 +19674,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on bookmarks (by default 300 per account and 1000 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -15819,7 +19695,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -15829,7 +19715,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -16046,7 +19942,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -16056,7 +19962,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no bookmark of the caller has this id. */
@@ -16066,7 +19982,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -16076,7 +20002,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -16124,7 +20060,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -16134,7 +20080,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no bookmark of the caller has this id. */
@@ -16144,7 +20100,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -16154,7 +20120,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -16230,7 +20206,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -16240,7 +20226,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: `owner` is not the caller’s own id. */
@@ -16250,7 +20246,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -16260,7 +20266,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -16270,7 +20286,7 @@ export interface operations {
       query?: never
       header?: {
         /**
-         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 CONFLICT. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
+         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
          * @example 4f9c2d7e-3b1a-4c8e-9f60-2a7d5b1c0e93
          */
         'Idempotency-Key'?: string
@@ -16344,7 +20360,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'INVALID_CODE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. `INVALID_CREDENTIALS`: the password is wrong. */
@@ -16354,17 +20380,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED' | 'INVALID_CREDENTIALS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `CONFLICT`: the Idempotency-Key was used with another request, or a request with it is still running. */
+      /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another request. `IDEMPOTENCY_KEY_IN_PROGRESS`: a request with the Idempotency-Key is still running. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_PROGRESS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -16374,7 +20420,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -16384,7 +20440,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INSUFFICIENT_BALANCE`: the wallet holds less than amount + the network fee. `BUSINESS_RULE`: the amount is below the smallest withdrawal (the network fee). */
@@ -16394,7 +20460,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INSUFFICIENT_BALANCE' | 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `TOO_MANY_ATTEMPTS`: two-factor is on and 5 wrong codes were sent; request a new one. `RATE_LIMITED`: 5 wrong passwords of the account within 15 minutes; see `Retry-After`. */
@@ -16405,7 +20481,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -16415,7 +20501,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the USD rate of the coin cannot be had right now. `COIN_HALTED`: the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it: nothing is held or queued. */
@@ -16426,7 +20522,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE' | 'COIN_HALTED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -16436,7 +20542,7 @@ export interface operations {
       query?: never
       header?: {
         /**
-         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 CONFLICT. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
+         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
          * @example 4f9c2d7e-3b1a-4c8e-9f60-2a7d5b1c0e93
          */
         'Idempotency-Key'?: string
@@ -16534,7 +20640,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -16544,7 +20660,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: the receiver (or the parent collection) does not exist. */
@@ -16554,17 +20680,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `CONFLICT`: the Idempotency-Key was used with another request, or a request with it is still running. */
+      /** @description `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another request. `IDEMPOTENCY_KEY_IN_PROGRESS`: a request with the Idempotency-Key is still running. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'IDEMPOTENCY_KEY_REUSED' | 'IDEMPOTENCY_KEY_IN_PROGRESS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -16574,7 +20720,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -16584,17 +20740,40 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `BUSINESS_RULE`: the amount cannot be quoted in the coin (too small or too large at the current rate), or a parent escrow cannot fund it. */
+      /** @description `ESCROW_AMOUNT_OUT_OF_RANGE`: the amount cannot be quoted in the coin (too small or too large at the current rate). `PARENT_ESCROW_NOT_FUNDED`: the parent collection’s escrow is not paid, or is released or being released. `PARENT_ESCROW_PARTLY_RELEASED`: the parent escrow has been partly released. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code:
+                  | 'ESCROW_AMOUNT_OUT_OF_RANGE'
+                  | 'PARENT_ESCROW_NOT_FUNDED'
+                  | 'PARENT_ESCROW_PARTLY_RELEASED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -16604,7 +20783,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the USD rate of the coin cannot be had right now. */
@@ -16615,7 +20804,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -16677,7 +20876,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -16687,7 +20896,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no escrow with this id is yours (as payer or receiver). */
@@ -16697,7 +20916,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -16707,7 +20936,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -16717,7 +20956,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -16727,7 +20976,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -16737,7 +20996,7 @@ export interface operations {
       query?: never
       header?: {
         /**
-         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 CONFLICT. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
+         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
          * @example 4f9c2d7e-3b1a-4c8e-9f60-2a7d5b1c0e93
          */
         'Idempotency-Key'?: string
@@ -16791,7 +21050,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -16801,7 +21070,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is the receiver, not the payer. */
@@ -16811,7 +21090,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no escrow with this id is yours (as payer or receiver). */
@@ -16821,17 +21110,43 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `CONFLICT`: already released or being released, or cancelled; or the Idempotency-Key was used with another request, or a request with it is still running. */
+      /** @description `CONFLICT`: the escrow is released already. `ESCROW_RELEASE_IN_PROGRESS`: the escrow is being released (its payouts are under way). `ESCROW_CANCELLED`: the escrow was cancelled. `ESCROW_NOT_RELEASABLE`: the escrow changed state while the release was prepared. `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another request. `IDEMPOTENCY_KEY_IN_PROGRESS`: a request with the Idempotency-Key is still running. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code:
+                  | 'CONFLICT'
+                  | 'ESCROW_RELEASE_IN_PROGRESS'
+                  | 'ESCROW_CANCELLED'
+                  | 'ESCROW_NOT_RELEASABLE'
+                  | 'IDEMPOTENCY_KEY_REUSED'
+                  | 'IDEMPOTENCY_KEY_IN_PROGRESS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -16841,7 +21156,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -16851,17 +21176,43 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `BUSINESS_RULE`: not paid yet, a child escrow funded from it is not settled, or the escrow has no receiver. */
+      /** @description `BUSINESS_RULE`: the escrow is not paid yet. `ESCROW_CHILD_FUNDING_PENDING`: a child escrow funded from it is not settled yet. `ESCROW_NO_RECEIVER`: the collection has no assigned receiver yet. `ESCROW_SELF_RELEASE`: the receiver is the payer. `ESCROW_UNDERFUNDED`: the escrow holds less than its payouts. `JOB_IN_DISPUTE`: the job is in dispute: its escrow is frozen. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code:
+                  | 'BUSINESS_RULE'
+                  | 'ESCROW_CHILD_FUNDING_PENDING'
+                  | 'ESCROW_NO_RECEIVER'
+                  | 'ESCROW_SELF_RELEASE'
+                  | 'ESCROW_UNDERFUNDED'
+                  | 'JOB_IN_DISPUTE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -16871,7 +21222,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the chain or the USD rate is unreachable right now. `COIN_HALTED`: the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it. */
@@ -16882,7 +21243,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE' | 'COIN_HALTED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -16892,7 +21263,7 @@ export interface operations {
       query?: never
       header?: {
         /**
-         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 CONFLICT. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
+         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
          * @example 4f9c2d7e-3b1a-4c8e-9f60-2a7d5b1c0e93
          */
         'Idempotency-Key'?: string
@@ -16946,7 +21317,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -16956,7 +21337,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is the receiver, not the payer. */
@@ -16966,7 +21357,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no escrow with this id is yours (as payer or receiver). */
@@ -16976,17 +21377,41 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `CONFLICT`: already paid or cancelled; or the Idempotency-Key was used with another request, or a request with it is still running. */
+      /** @description `ESCROW_ALREADY_PAID`: the escrow is paid (release it instead). `ESCROW_CANCELLED`: the escrow is cancelled already. `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another request. `IDEMPOTENCY_KEY_IN_PROGRESS`: a request with the Idempotency-Key is still running. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code:
+                  | 'ESCROW_ALREADY_PAID'
+                  | 'ESCROW_CANCELLED'
+                  | 'IDEMPOTENCY_KEY_REUSED'
+                  | 'IDEMPOTENCY_KEY_IN_PROGRESS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -16996,7 +21421,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -17006,7 +21441,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -17016,7 +21461,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the chain or the USD rate is unreachable right now. `COIN_HALTED`: the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it. */
@@ -17027,7 +21482,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE' | 'COIN_HALTED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -17037,7 +21502,7 @@ export interface operations {
       query?: never
       header?: {
         /**
-         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 CONFLICT. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
+         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
          * @example 4f9c2d7e-3b1a-4c8e-9f60-2a7d5b1c0e93
          */
         'Idempotency-Key'?: string
@@ -17096,7 +21561,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'INVALID_CODE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. `INVALID_CREDENTIALS`: the password is wrong. */
@@ -17106,7 +21581,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED' | 'INVALID_CREDENTIALS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is the receiver, not the payer. */
@@ -17116,7 +21601,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no escrow with this id is yours (as payer or receiver). */
@@ -17126,17 +21621,42 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `CONFLICT`: not awaiting payment, already paid, or a payment is under way; or the Idempotency-Key was used with another request, or a request with it is still running. */
+      /** @description `ESCROW_NOT_AWAITING_PAYMENT`: the escrow is paid, released or cancelled. `ESCROW_ALREADY_PAID`: what arrived already covers the amount to pay. `ESCROW_PAYMENT_IN_PROGRESS`: a payment of the escrow is under way. `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another request. `IDEMPOTENCY_KEY_IN_PROGRESS`: a request with the Idempotency-Key is still running. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code:
+                  | 'ESCROW_NOT_AWAITING_PAYMENT'
+                  | 'ESCROW_ALREADY_PAID'
+                  | 'ESCROW_PAYMENT_IN_PROGRESS'
+                  | 'IDEMPOTENCY_KEY_REUSED'
+                  | 'IDEMPOTENCY_KEY_IN_PROGRESS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -17146,7 +21666,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -17156,7 +21686,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INSUFFICIENT_BALANCE`: the wallet holds less than what is still missing. */
@@ -17166,7 +21706,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INSUFFICIENT_BALANCE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `TOO_MANY_ATTEMPTS`: two-factor is on and 5 wrong codes were sent; request a new one. `RATE_LIMITED`: 5 wrong passwords of the account within 15 minutes; see `Retry-After`. */
@@ -17177,7 +21727,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'TOO_MANY_ATTEMPTS' | 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -17187,7 +21747,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the chain or the USD rate is unreachable right now. `COIN_HALTED`: the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it. */
@@ -17198,7 +21768,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE' | 'COIN_HALTED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -17208,7 +21788,7 @@ export interface operations {
       query?: never
       header?: {
         /**
-         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 CONFLICT. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
+         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
          * @example 4f9c2d7e-3b1a-4c8e-9f60-2a7d5b1c0e93
          */
         'Idempotency-Key'?: string
@@ -17281,7 +21861,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -17291,7 +21881,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller can see the collection but did not create it. */
@@ -17301,7 +21901,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such collection, or one hidden from the caller. */
@@ -17311,17 +21921,42 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `CONFLICT`: the collection’s escrow awaits payment in another coin or for another usdValue, or is paid or released; or the Idempotency-Key was used with another request, or a request with it is still running. */
+      /** @description `ESCROW_COIN_MISMATCH`: the collection’s escrow awaits payment in another coin. `ESCROW_PRICE_MISMATCH`: the collection’s escrow awaits payment of another usdValue. `ESCROW_ALREADY_PAID`: the collection’s escrow is paid or released. `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another request. `IDEMPOTENCY_KEY_IN_PROGRESS`: a request with the Idempotency-Key is still running. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code:
+                  | 'ESCROW_COIN_MISMATCH'
+                  | 'ESCROW_PRICE_MISMATCH'
+                  | 'ESCROW_ALREADY_PAID'
+                  | 'IDEMPOTENCY_KEY_REUSED'
+                  | 'IDEMPOTENCY_KEY_IN_PROGRESS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -17331,7 +21966,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -17341,17 +21986,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `BUSINESS_RULE`: the collection’s paymentFee is not 1.00 to 1000000000 USD, or the price cannot be quoted in the coin. */
+      /** @description `COLLECTION_PRICE_INVALID`: no `usdValue` and the collection’s paymentFee is not 1.00 to 1000000000 USD. `ESCROW_AMOUNT_OUT_OF_RANGE`: the price cannot be quoted in the coin. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'COLLECTION_PRICE_INVALID' | 'ESCROW_AMOUNT_OUT_OF_RANGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -17361,7 +22026,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the USD rate of the coin cannot be had right now. */
@@ -17372,7 +22047,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -17436,7 +22121,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -17446,7 +22141,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is neither the creator nor the receiver. */
@@ -17456,7 +22161,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such collection, or one hidden from the caller. */
@@ -17466,7 +22181,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -17476,7 +22201,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -17486,17 +22221,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `BUSINESS_RULE`: the collection has no payment (never funded, or its escrow was cancelled). */
+      /** @description `COLLECTION_NOT_FUNDED`: the collection has no payment (never funded, or its escrow was cancelled). */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'COLLECTION_NOT_FUNDED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -17506,7 +22261,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -17516,7 +22281,7 @@ export interface operations {
       query?: never
       header?: {
         /**
-         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 CONFLICT. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
+         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
          * @example 4f9c2d7e-3b1a-4c8e-9f60-2a7d5b1c0e93
          */
         'Idempotency-Key'?: string
@@ -17580,7 +22345,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -17590,7 +22365,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller can see the collection but did not create it. */
@@ -17600,7 +22385,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such collection, or one hidden from the caller. */
@@ -17610,17 +22405,43 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `CONFLICT`: everything was released already; or the Idempotency-Key was used with another request, or a request with it is still running. */
+      /** @description `CONFLICT`: everything was released already. `ESCROW_RELEASE_IN_PROGRESS`: the escrow is being released (its payouts are under way). `ESCROW_CANCELLED`: the escrow was cancelled. `ESCROW_NOT_RELEASABLE`: the escrow changed state while the release was prepared. `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another request. `IDEMPOTENCY_KEY_IN_PROGRESS`: a request with the Idempotency-Key is still running. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code:
+                  | 'CONFLICT'
+                  | 'ESCROW_RELEASE_IN_PROGRESS'
+                  | 'ESCROW_CANCELLED'
+                  | 'ESCROW_NOT_RELEASABLE'
+                  | 'IDEMPOTENCY_KEY_REUSED'
+                  | 'IDEMPOTENCY_KEY_IN_PROGRESS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -17630,7 +22451,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -17640,17 +22471,45 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `BUSINESS_RULE`: not paid yet, no payment, no receiver, or `amount` is more than what remains. */
+      /** @description `BUSINESS_RULE`: the escrow is not paid yet. `COLLECTION_NOT_FUNDED`: the collection has no payment. `ESCROW_CHILD_FUNDING_PENDING`: a child escrow funded from it is not settled yet. `ESCROW_NO_RECEIVER`: the collection has no assigned receiver yet. `ESCROW_SELF_RELEASE`: the receiver is the payer. `ESCROW_UNDERFUNDED`: the escrow holds less than its payouts. `JOB_IN_DISPUTE`: the job is in dispute: its escrow is frozen. `RELEASE_AMOUNT_TOO_HIGH`: `amount` is more than what remains in escrow. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code:
+                  | 'BUSINESS_RULE'
+                  | 'COLLECTION_NOT_FUNDED'
+                  | 'ESCROW_CHILD_FUNDING_PENDING'
+                  | 'ESCROW_NO_RECEIVER'
+                  | 'ESCROW_SELF_RELEASE'
+                  | 'ESCROW_UNDERFUNDED'
+                  | 'JOB_IN_DISPUTE'
+                  | 'RELEASE_AMOUNT_TOO_HIGH'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -17660,7 +22519,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the chain is unreachable right now. `COIN_HALTED`: the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it. */
@@ -17671,7 +22540,509 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE' | 'COIN_HALTED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  createDirectDeposit: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "collection": "6b0483b4bce238a5cbe00a4f",
+         *       "amount": 150,
+         *       "coin": "avax",
+         *       "email": "ada@example.com",
+         *       "address": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC"
+         *     }
+         */
+        'application/json': {
+          /** @description the collection to pay: a public one, open, with a price */
+          collection: string
+          /** @description the collection’s price in USD (its `paymentFee`): what the payer agrees to pay */
+          amount: number
+          /** @description coin reference (e.g. `avax`, `usdc`) */
+          coin: string
+          /**
+           * Format: email
+           * @description email address
+           */
+          email?: string
+          /** @description the payer’s wallet address: refunds (expiry, cancellation, overpayment) are sent there (0x and 40 hexadecimal digits) */
+          address?: string
+          /** @description the client SDK’s field: the payer’s email or wallet address, as `email` or `address` */
+          owner?: string
+          /**
+           * @description the client SDK’s field; accepted and ignored
+           * @enum {string}
+           */
+          collectionType?: 'payments'
+          /** @description the client SDK’s field; accepted and ignored */
+          name?: string
+          /** @description the client SDK’s field; accepted and ignored */
+          description?: string
+          /**
+           * @description the client SDK’s field; only `false` (system deposits are not public)
+           * @enum {boolean}
+           */
+          systemDeposit?: false
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Payment order created; payment awaited`. A public payment order: what to send, in which coin, to which address, before when. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Payment order created; payment awaited",
+           *       "data": {
+           *         "coin": "avax",
+           *         "address": "0x47277E56e13a719504b21B7E30edF0eA31Aac3bD",
+           *         "collectionAmount": 150,
+           *         "collectionAmountCoin": 6,
+           *         "expectedFee": 0.3,
+           *         "amountToPay": 6.3,
+           *         "usdFee": 7.5,
+           *         "usdAmount": 157.5,
+           *         "feePercentage": 5,
+           *         "rate": 25,
+           *         "chainId": "31337",
+           *         "contractAddress": "",
+           *         "paymentMethods": [
+           *           "crypto"
+           *         ],
+           *         "collectionId": "6b0483b4bce238a5cbe00a4f",
+           *         "orderId": "6b0483b6bce238a5cbe00a58",
+           *         "expiresAt": "2026-11-23T18:49:33.721Z",
+           *         "decimals": 18,
+           *         "amountToPayBaseUnits": "6300000000000000000"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Payment order created; payment awaited */
+            message: string
+            data: components['schemas']['DirectDepositOrder']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema; no email or address; an invalid address; an unknown or inactive coin; an `amount` that is not USD with two decimals. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no such collection, or a private or deleted one. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYMENT_ORDER_PENDING`: another payment order of the collection (or its creator’s own payment) awaits payment. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYMENT_ORDER_PENDING'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `COLLECTION_NOT_PAYABLE`: the collection is paid already, closed (completed, cancelled, in dispute), delivered, or has no price. `PAYMENT_AMOUNT_MISMATCH`: `amount` is not the collection’s price; `data.price` is the price in USD. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'COLLECTION_NOT_PAYABLE' | 'PAYMENT_AMOUNT_MISMATCH'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `RATE_LIMITED`: too many requests from this address; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAVAILABLE`: the USD rate of the coin cannot be had right now. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  validateDirectDeposit: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "collection": "6b0483b4bce238a5cbe00a4f",
+         *       "order": "6b0483b6bce238a5cbe00a58"
+         *     }
+         */
+        'application/json': {
+          /** @description the paid collection (`collectionId` of the order) */
+          collection: string
+          /** @description the order (`orderId`); the collection’s latest order when absent */
+          order?: string
+          /**
+           * @description the client SDK’s field: only on-chain payment is offered
+           * @enum {string}
+           */
+          method?: 'crypto'
+          /** @description the client SDK’s field; accepted and ignored */
+          status?: string
+          /** @description the client SDK’s field; accepted and ignored */
+          owner?: string
+          /** @description the client SDK’s field; accepted and ignored (at most 4 KiB) */
+          meta?: {
+            [key: string]: unknown
+          }
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Payment has already been made`. The paid collection (public fields only) and the order’s state; nothing about the payer. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Payment has already been made",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "creator": "6b048373bce238a5cbe00a16",
+           *         "name": "Landing page",
+           *         "description": "One page, responsive",
+           *         "type": "job",
+           *         "status": "pending",
+           *         "isFundingRequest": false,
+           *         "escrowPaid": true,
+           *         "paymentStatus": "paid",
+           *         "paymentCoin": "avax",
+           *         "paymentAddress": "0x47277E56e13a719504b21B7E30edF0eA31Aac3bD",
+           *         "expectedAmount": "6.3",
+           *         "usdExpectedAmount": "157.50",
+           *         "rate": "25",
+           *         "order": {
+           *           "id": "6b0483b6bce238a5cbe00a58",
+           *           "status": "paid",
+           *           "amountToPay": 6.3,
+           *           "received": 6.3,
+           *           "amountToPayBaseUnits": "6300000000000000000",
+           *           "receivedBaseUnits": "6300000000000000000",
+           *           "expiresAt": "2026-11-23T18:49:33.721Z",
+           *           "refund": {
+           *             "status": "none",
+           *             "amount": 0,
+           *             "txHash": null
+           *           }
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Payment has already been made */
+            message: string
+            data: components['schemas']['DirectDepositStatus']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema (e.g. `method` other than `crypto`). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no such collection (or a private one), or no such order of it. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `RATE_LIMITED`: too many requests from this address; `Retry-After` says when to retry. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -17804,7 +23175,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -17814,7 +23195,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -17824,7 +23215,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -17955,7 +23356,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -17965,7 +23376,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not the job’s creator. */
@@ -17975,7 +23396,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such job (or it is hidden), or no such recipient. */
@@ -17985,7 +23416,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the talent already has a pending invite, or the job has its talent or is closed. */
@@ -17995,7 +23436,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -18005,7 +23456,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -18015,7 +23476,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the collection is a child collection. */
@@ -18025,7 +23496,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on invitations of talents to a job (by default 50 per account and 200 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -18036,7 +23517,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -18046,7 +23537,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -18163,7 +23664,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -18173,7 +23684,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such invite, or the caller neither sent nor received it. */
@@ -18183,7 +23704,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -18193,7 +23724,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -18310,7 +23851,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -18320,7 +23871,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller sent the invite. */
@@ -18330,7 +23891,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such invite, or the caller neither sent nor received it. */
@@ -18340,7 +23911,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the invite is no longer pending, or the job has its talent. */
@@ -18350,7 +23931,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the job is not pending. */
@@ -18360,7 +23951,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -18370,7 +23971,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -18487,7 +24098,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -18497,7 +24118,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller sent the invite. */
@@ -18507,7 +24138,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such invite, or the caller neither sent nor received it. */
@@ -18517,7 +24158,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the invite is no longer pending. */
@@ -18527,7 +24178,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -18537,7 +24198,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -18654,7 +24325,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -18664,7 +24345,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller received the invite. */
@@ -18674,7 +24365,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such invite, or the caller neither sent nor received it. */
@@ -18684,7 +24385,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the invite is no longer pending. */
@@ -18694,7 +24405,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -18704,7 +24425,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -18811,7 +24542,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -18821,7 +24562,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not the job’s creator. */
@@ -18831,7 +24582,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
@@ -18841,7 +24602,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -18851,7 +24622,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -18960,7 +24741,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -18970,7 +24761,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller created the job. */
@@ -18980,7 +24781,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
@@ -18990,7 +24801,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: a pending application of the caller, or the job has its talent or is closed. */
@@ -19000,7 +24821,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -19010,7 +24841,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -19020,7 +24861,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: a private job or a child collection. */
@@ -19030,7 +24881,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on applications to jobs (by default 50 per account and 200 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -19041,7 +24902,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -19051,7 +24922,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -19157,7 +25038,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -19167,7 +25058,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -19177,7 +25078,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -19271,7 +25182,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -19281,7 +25202,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such application, or the caller is neither its applicant nor the job’s creator. */
@@ -19291,7 +25222,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -19301,7 +25242,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -19395,7 +25346,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -19405,7 +25366,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is the applicant. */
@@ -19415,7 +25386,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such application, or the caller is neither its applicant nor the job’s creator. */
@@ -19425,7 +25406,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the application is no longer pending, or the job has its talent. */
@@ -19435,7 +25426,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the job is not pending. */
@@ -19445,7 +25446,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -19455,7 +25466,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -19549,7 +25570,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -19559,7 +25590,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is the applicant. */
@@ -19569,7 +25610,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such application, or the caller is neither its applicant nor the job’s creator. */
@@ -19579,7 +25630,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the application is no longer pending. */
@@ -19589,7 +25650,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -19599,7 +25670,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -19753,7 +25834,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -19763,7 +25854,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: an item the caller may not change. */
@@ -19773,7 +25874,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: an item is unknown or hidden. */
@@ -19783,7 +25894,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: an item’s escrow is paid, or its step was taken already. */
@@ -19793,7 +25914,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -19803,7 +25934,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -19813,7 +25954,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: a step an item cannot take, or a completion or cancellation (not in bulk). */
@@ -19823,7 +25974,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -19833,7 +25994,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -20092,7 +26263,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -20102,7 +26283,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: `parent` is someone else’s collection. */
@@ -20112,7 +26303,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: `parent` does not exist or is hidden. */
@@ -20122,7 +26323,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -20132,7 +26343,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -20142,7 +26363,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: `parent` is itself a child collection. */
@@ -20152,7 +26383,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on collections created (by default 100 per account and 300 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -20163,7 +26404,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -20173,7 +26424,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -20399,7 +26660,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -20409,7 +26680,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the step is not the caller’s. */
@@ -20419,7 +26700,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
@@ -20429,7 +26720,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the job is already where the step leads, or it is completed, resolved or cancelled. */
@@ -20439,7 +26740,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -20449,7 +26760,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -20459,7 +26780,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the job is not ongoing. */
@@ -20469,7 +26800,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -20479,7 +26820,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -20688,7 +27039,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -20698,7 +27059,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not the job’s creator. */
@@ -20708,7 +27079,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
@@ -20718,7 +27099,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the job is ongoing already, or closed. */
@@ -20728,7 +27119,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the job is not delivered. */
@@ -20738,7 +27139,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -20748,7 +27159,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -20957,7 +27378,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -20967,7 +27398,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not the job’s creator. */
@@ -20977,7 +27418,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
@@ -20987,7 +27438,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the job is completed already, or closed. */
@@ -20997,7 +27458,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the job is not delivered, its escrow is not paid, or it is in dispute. */
@@ -21007,7 +27478,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -21017,7 +27498,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the chain cannot price the release right now. `COIN_HALTED`: the escrow's coin is halted by settlement until an operator resumes it. */
@@ -21028,7 +27519,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE' | 'COIN_HALTED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -21252,7 +27753,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -21262,7 +27773,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not the job’s creator. */
@@ -21272,7 +27793,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
@@ -21282,7 +27813,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the job is cancelled already or closed, or its whole escrow was released. */
@@ -21292,7 +27833,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -21302,7 +27853,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -21312,7 +27873,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the job is delivered or in dispute, or a paymentPercentage without a paid escrow. */
@@ -21322,7 +27893,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -21332,7 +27913,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -21404,7 +27995,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -21414,7 +28015,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: the job is hidden, the caller is not one of its parties, or it was never disputed. */
@@ -21424,7 +28035,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -21434,7 +28055,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -21523,7 +28154,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -21533,7 +28174,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not a party of the job. */
@@ -21543,7 +28194,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
@@ -21553,7 +28214,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the job is disputed already, or closed. */
@@ -21563,7 +28234,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -21573,7 +28254,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -21583,7 +28274,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the job is not ongoing or delivered, or its escrow is not paid. */
@@ -21593,7 +28294,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on disputes raised and split proposals (by default 20 per account and 60 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -21604,7 +28315,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -21614,7 +28335,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -21701,7 +28432,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -21711,7 +28452,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: the job is hidden, the caller is not one of its parties, or it was never disputed. */
@@ -21721,7 +28472,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the dispute is settled. */
@@ -21731,7 +28492,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -21741,7 +28512,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -21751,7 +28532,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the amounts do not add up to what remains in escrow. */
@@ -21761,7 +28552,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on disputes raised and split proposals (by default 20 per account and 60 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -21772,7 +28573,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -21782,7 +28593,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -21869,7 +28690,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -21879,7 +28710,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller made the proposal. */
@@ -21889,7 +28730,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: the job is hidden, the caller is not one of its parties, or it was never disputed. */
@@ -21899,7 +28750,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the proposal has other amounts, or the dispute is settled. */
@@ -21909,7 +28770,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -21919,7 +28790,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -21929,7 +28810,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: nothing was proposed, or the amounts do not add up to what remains in escrow. */
@@ -21939,7 +28830,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -21949,7 +28850,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -22086,7 +28997,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -22096,7 +29017,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -22106,7 +29037,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -22241,7 +29182,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -22251,7 +29202,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not a party of the job. */
@@ -22261,7 +29222,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such job, a deleted one, or someone else’s private one. */
@@ -22271,7 +29242,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the caller reviewed this job already. */
@@ -22281,7 +29262,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -22291,7 +29282,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -22301,7 +29302,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the job is not completed or resolved. */
@@ -22311,7 +29322,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on reviews (by default 30 per account and 100 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -22322,7 +29343,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -22332,7 +29363,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -22450,7 +29491,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -22460,7 +29511,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such review, or one of a private job the caller neither wrote nor received. */
@@ -22470,7 +29531,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -22480,7 +29551,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -22514,6 +29595,8 @@ export interface operations {
           | 'referral_signup'
           | 'referral_job_completed'
           | 'inspection_ending'
+          | 'identity_verified'
+          | 'identity_rejected'
       }
       header?: never
       path?: never
@@ -22598,7 +29681,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -22608,7 +29701,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -22618,7 +29721,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -22676,7 +29789,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -22686,7 +29809,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -22696,7 +29829,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -22781,7 +29924,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -22791,7 +29944,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no notification of the caller has this id. */
@@ -22801,7 +29964,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -22811,7 +29984,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -22861,7 +30044,9 @@ export interface operations {
            *           "deposit_reversed",
            *           "referral_signup",
            *           "referral_job_completed",
-           *           "inspection_ending"
+           *           "inspection_ending",
+           *           "identity_verified",
+           *           "identity_rejected"
            *         ],
            *         "defaults": [
            *           "invite_received",
@@ -22893,7 +30078,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -22903,7 +30098,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -22913,7 +30118,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -22958,6 +30173,8 @@ export interface operations {
             | 'referral_signup'
             | 'referral_job_completed'
             | 'inspection_ending'
+            | 'identity_verified'
+            | 'identity_rejected'
           )[]
         }
       }
@@ -22999,7 +30216,9 @@ export interface operations {
            *           "deposit_reversed",
            *           "referral_signup",
            *           "referral_job_completed",
-           *           "inspection_ending"
+           *           "inspection_ending",
+           *           "identity_verified",
+           *           "identity_rejected"
            *         ],
            *         "defaults": [
            *           "invite_received",
@@ -23031,7 +30250,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -23041,7 +30270,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -23051,7 +30290,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -23061,7 +30310,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -23071,7 +30330,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -23103,7 +30372,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -23113,7 +30392,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UPGRADE_REQUIRED`: the request is not a WebSocket handshake. */
@@ -23123,7 +30412,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UPGRADE_REQUIRED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -23133,7 +30432,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -23208,7 +30517,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -23218,7 +30537,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -23228,7 +30557,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -23316,7 +30655,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -23326,7 +30675,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the recipient shares no collection with the caller. */
@@ -23336,7 +30695,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such collection (or not the caller’s), or no such user. */
@@ -23346,7 +30715,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -23356,7 +30735,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -23366,7 +30755,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the collection has no talent assigned yet. */
@@ -23376,7 +30775,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -23386,7 +30795,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -23459,7 +30878,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -23469,7 +30898,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such conversation, or one the caller does not take part in. */
@@ -23479,7 +30918,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -23489,7 +30938,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -23559,7 +31018,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -23569,7 +31038,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such conversation, or one the caller does not take part in. */
@@ -23579,7 +31058,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -23589,7 +31078,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -23663,7 +31162,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -23673,7 +31182,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such conversation, or one the caller does not take part in. */
@@ -23683,7 +31202,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -23693,7 +31222,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -23703,7 +31242,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on chat messages (by default 60 per account and 300 per IP address per minute; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -23714,7 +31263,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -23724,7 +31283,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -23775,7 +31344,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -23785,7 +31364,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no such conversation, or one the caller does not take part in. */
@@ -23795,7 +31384,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -23805,7 +31404,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -23872,7 +31481,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -23882,7 +31501,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -23892,7 +31521,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -23965,7 +31604,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -23975,7 +31624,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the caller already has a rule for this event and key (change it with PATCH). */
@@ -23985,7 +31644,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -23995,7 +31664,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -24005,7 +31684,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -24015,7 +31704,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -24088,7 +31787,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -24098,7 +31807,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: the caller has no such rule. */
@@ -24108,7 +31827,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -24118,7 +31847,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -24128,7 +31867,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -24138,7 +31887,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -24195,7 +31954,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -24205,7 +31974,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: the caller has no such rule. */
@@ -24215,7 +31994,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -24225,7 +32014,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -24273,7 +32072,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -24283,7 +32092,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no rule of the caller has this id. */
@@ -24293,7 +32112,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -24303,7 +32132,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -24395,7 +32234,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -24405,7 +32254,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -24415,7 +32274,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -24497,7 +32366,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -24507,7 +32386,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no schema has this reference or id. */
@@ -24517,7 +32406,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -24527,7 +32426,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -24594,7 +32503,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -24604,7 +32523,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no schema has this reference or id. */
@@ -24614,7 +32543,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -24624,7 +32563,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -24696,7 +32645,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -24706,7 +32665,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no schema has this reference or id. */
@@ -24716,7 +32685,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: a unique field’s value is another record’s. */
@@ -24726,7 +32705,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -24736,7 +32725,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -24746,7 +32745,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -24756,7 +32765,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -24807,7 +32826,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -24817,7 +32846,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no schema has this reference or id. */
@@ -24827,7 +32866,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -24837,7 +32886,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -24893,7 +32952,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -24903,7 +32972,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no record of the schema has this id, or it is someone else’s private one. */
@@ -24913,7 +32992,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -24923,7 +33012,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -24971,7 +33070,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -24981,7 +33090,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the record is someone else’s. */
@@ -24991,7 +33110,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no record of the schema has this id, or it is someone else’s private one. */
@@ -25001,7 +33130,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -25011,7 +33150,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -25083,7 +33232,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -25093,7 +33252,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the record is someone else’s. */
@@ -25103,7 +33272,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no record of the schema has this id, or it is someone else’s private one. */
@@ -25113,7 +33292,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: a unique field’s value is another record’s. */
@@ -25123,7 +33312,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -25133,7 +33332,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -25143,7 +33352,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -25153,7 +33372,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -25294,7 +33523,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -25304,17 +33543,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: a schema has this name (or reference). */
@@ -25324,7 +33583,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -25334,7 +33603,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -25344,7 +33623,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -25354,7 +33643,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -25402,7 +33701,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -25412,17 +33721,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no schema has this reference or id. */
@@ -25432,7 +33761,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the schema holds records. */
@@ -25442,7 +33781,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -25452,7 +33801,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -25566,7 +33925,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -25576,17 +33945,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no schema has this reference or id. */
@@ -25596,7 +33985,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -25606,7 +34005,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -25616,7 +34025,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -25626,7 +34045,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -25717,7 +34146,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -25727,7 +34166,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -25737,7 +34186,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -25833,7 +34292,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -25843,7 +34312,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -25853,7 +34332,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -25863,7 +34352,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -25873,7 +34372,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -25918,7 +34427,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -25928,7 +34447,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -25938,7 +34467,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -26000,7 +34539,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -26010,7 +34559,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no entry the caller may see has this id. */
@@ -26020,7 +34579,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -26030,7 +34599,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -26092,7 +34671,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -26102,7 +34691,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no entry the caller may see has this id. */
@@ -26112,7 +34711,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -26122,7 +34731,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -26189,7 +34808,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -26199,7 +34828,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -26209,7 +34848,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -26294,7 +34943,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -26304,7 +34963,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -26314,7 +34983,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -26324,7 +35003,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the caller already has 20 endpoints. */
@@ -26334,7 +35023,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on webhook endpoints registered and secrets rotated (by default 30 per account and 100 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -26345,7 +35044,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -26355,7 +35064,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -26414,7 +35133,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -26424,7 +35153,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no endpoint of the caller has this id. */
@@ -26434,7 +35173,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -26444,7 +35193,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -26492,7 +35251,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -26502,7 +35271,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no endpoint of the caller has this id. */
@@ -26512,7 +35291,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -26522,7 +35311,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -26594,7 +35393,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -26604,7 +35413,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no endpoint of the caller has this id. */
@@ -26614,7 +35433,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -26624,7 +35453,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -26634,7 +35473,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: more than the limit on webhook endpoints registered and secrets rotated (by default 30 per account and 100 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
@@ -26645,7 +35494,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -26655,7 +35514,171 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  sendTestWebhook: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description the endpoint’s id */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Test delivery queued`. One event sent (or being sent) to one endpoint. */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Test delivery queued",
+           *       "data": {
+           *         "_id": "6b0483c1bce238a5cbe00a91",
+           *         "endpointId": "6b0483c0bce238a5cbe00a90",
+           *         "eventId": "6b0483c1bce238a5cbe00a92",
+           *         "type": "escrow.funded",
+           *         "status": "pending",
+           *         "attempts": 2,
+           *         "maxAttempts": 10,
+           *         "lastStatusCode": 503,
+           *         "lastError": "HTTP 503",
+           *         "responseExcerpt": "Service Unavailable",
+           *         "nextAttemptAt": "2026-11-23T18:19:31.848Z",
+           *         "lastAttemptAt": "2026-11-23T18:18:30.449Z",
+           *         "deliveredAt": null,
+           *         "createdAt": "2026-11-23T18:18:27.534Z",
+           *         "updatedAt": "2026-11-23T18:18:30.449Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Test delivery queued */
+            message: string
+            data: components['schemas']['WebhookDelivery']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no endpoint of the caller has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `RATE_LIMITED`: more than the limit on webhook test deliveries (by default 60 per account and 200 per IP address per hour; RATE_LIMIT_WRITES); Retry-After says when to try again. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -26731,7 +35754,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -26741,7 +35774,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no endpoint of the caller has this id. */
@@ -26751,7 +35794,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -26761,7 +35814,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -26825,7 +35888,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no live account has this code. */
@@ -26835,7 +35908,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -26845,7 +35928,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -26855,7 +35948,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `RATE_LIMITED`: too many requests from this IP address; see `Retry-After`. */
@@ -26866,7 +35969,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'RATE_LIMITED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -26876,7 +35989,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -26942,7 +36065,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -26952,7 +36085,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -26962,7 +36105,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -27015,7 +36168,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -27025,7 +36188,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -27035,7 +36208,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -27098,7 +36281,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -27108,7 +36301,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -27118,7 +36321,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -27128,7 +36341,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: more addresses than REFERRAL_INVITES_PER_DAY in 24 hours. */
@@ -27138,7 +36361,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -27148,7 +36381,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -27177,9 +36420,15 @@ export interface operations {
            *         "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
            *         "email": "ops@example.com",
            *         "elevated": true,
-           *         "method": "email",
+           *         "method": "totp",
            *         "expiresAt": "2026-01-01T12:15:00.000Z",
-           *         "secondFactor": "email"
+           *         "secondFactor": "totp",
+           *         "role": "finance",
+           *         "permissions": [
+           *           "read",
+           *           "money"
+           *         ],
+           *         "idleExpiresAt": "2026-01-01T16:00:00.000Z"
            *       }
            *     }
            */
@@ -27199,7 +36448,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -27209,7 +36468,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not an admin. */
@@ -27219,7 +36488,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -27229,7 +36508,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -27270,9 +36559,15 @@ export interface operations {
            *         "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
            *         "email": "ops@example.com",
            *         "elevated": true,
-           *         "method": "email",
+           *         "method": "totp",
            *         "expiresAt": "2026-01-01T12:15:00.000Z",
-           *         "secondFactor": "email"
+           *         "secondFactor": "totp",
+           *         "role": "finance",
+           *         "permissions": [
+           *           "read",
+           *           "money"
+           *         ],
+           *         "idleExpiresAt": "2026-01-01T16:00:00.000Z"
            *       }
            *     }
            */
@@ -27292,7 +36587,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'INVALID_CODE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -27302,7 +36607,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not an admin. */
@@ -27312,7 +36627,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -27322,7 +36647,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -27332,7 +36667,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `TOO_MANY_ATTEMPTS`: 5 wrong codes: ask for a new one. */
@@ -27343,7 +36688,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'TOO_MANY_ATTEMPTS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -27353,7 +36708,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -27398,7 +36763,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -27408,7 +36783,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not an admin. */
@@ -27418,7 +36803,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -27428,7 +36823,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -27473,7 +36878,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -27483,7 +36898,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `FORBIDDEN`: the caller is not an admin. */
@@ -27493,7 +36918,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the admin uses an authenticator app: send its current code instead. */
@@ -27503,7 +36938,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -27513,7 +36958,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -27559,7 +37014,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -27569,17 +37034,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -27589,7 +37074,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -27666,7 +37161,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -27676,17 +37181,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -27696,7 +37221,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -27708,7 +37243,7 @@ export interface operations {
         limit?: number
         /** @description part of the email, userName or name; or a whole id or web3 address */
         q?: string
-        role?: 'admin' | 'user'
+        role?: 'admin' | 'finance' | 'support' | 'user'
         suspended?: boolean
       }
       header?: never
@@ -27772,7 +37307,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -27782,17 +37327,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -27802,7 +37367,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -27866,7 +37441,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -27876,17 +37461,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no live account has this id. */
@@ -27896,7 +37501,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -27906,7 +37521,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -27975,7 +37600,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -27985,17 +37620,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -28005,7 +37660,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -28015,7 +37680,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -28025,7 +37700,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -28104,7 +37789,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -28114,17 +37809,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no live account has this id. */
@@ -28134,7 +37849,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the account is suspended already, is the caller, or is the last admin. */
@@ -28144,7 +37869,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -28154,7 +37889,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -28164,7 +37909,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -28174,7 +37929,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -28253,7 +38018,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -28263,17 +38038,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no live account has this id. */
@@ -28283,7 +38078,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the account is not suspended. */
@@ -28293,7 +38098,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -28303,7 +38118,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -28313,7 +38138,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -28323,7 +38158,268 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminSetRole: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "role": "support",
+         *       "reason": "Joined the support team"
+         *     }
+         */
+        'application/json': {
+          role: 'admin' | 'finance' | 'support' | 'user'
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Role set` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Role set",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "email": "ada@example.com",
+           *         "firstName": "Ada",
+           *         "lastName": "Lovelace",
+           *         "userName": "ada",
+           *         "role": "user",
+           *         "isVerified": true,
+           *         "twoFaEnabled": false,
+           *         "twoFaType": "",
+           *         "accountType": "email",
+           *         "web3Address": null,
+           *         "suspended": true,
+           *         "suspendedAt": "2026-01-01T12:00:00.000Z",
+           *         "suspendedReason": "Fraud report 17",
+           *         "lastLoginAt": "2026-01-01T12:00:00.000Z",
+           *         "createdAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Role set */
+            message: string
+            data: components['schemas']['AdminUser']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no live account has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `CONFLICT`: the account has this role already, is the caller, is named by ADMIN_EMAILS, or is the last admin. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `BUSINESS_RULE`: the account is not verified, or is suspended. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -28402,7 +38498,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -28412,17 +38518,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no live account has this id. */
@@ -28432,7 +38558,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the account is an admin already. */
@@ -28442,7 +38578,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -28452,7 +38598,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -28462,7 +38618,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the account is not verified, or is suspended. */
@@ -28472,7 +38638,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -28482,7 +38658,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -28561,7 +38747,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -28571,17 +38767,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no live account has this id. */
@@ -28591,7 +38807,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the account is not an admin, is the caller, is named by ADMIN_EMAILS, or is the last admin. */
@@ -28601,7 +38827,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -28611,7 +38847,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -28621,7 +38867,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -28631,7 +38887,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -28712,7 +38978,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -28722,17 +38998,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -28742,7 +39038,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -28818,7 +39124,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -28828,17 +39144,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -28848,7 +39184,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -28858,7 +39204,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -28868,7 +39224,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -28939,7 +39305,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -28949,17 +39325,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the coin is halted already. */
@@ -28969,7 +39365,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -28979,7 +39385,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -28989,7 +39405,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -28999,7 +39425,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -29070,7 +39506,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -29080,17 +39526,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: the coin is not halted. */
@@ -29100,7 +39566,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -29110,7 +39586,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -29120,7 +39606,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -29130,7 +39626,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -29216,7 +39722,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -29226,17 +39742,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -29246,7 +39782,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -29337,7 +39883,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -29347,17 +39903,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no reorg finding has this id. */
@@ -29367,7 +39943,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the finding is reversed, kept or dropped already. */
@@ -29377,7 +39963,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -29387,7 +39983,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -29397,7 +40003,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -29407,7 +40023,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -29498,7 +40124,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -29508,17 +40144,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no reorg finding has this id. */
@@ -29528,7 +40184,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the finding is reversed, kept or dropped already, or the deposit is not on the canonical chain with its confirmations. */
@@ -29538,7 +40204,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -29548,7 +40224,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -29558,7 +40244,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -29568,7 +40264,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -29657,7 +40363,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -29667,17 +40383,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -29687,7 +40423,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -29790,7 +40536,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -29800,17 +40556,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no transfer has this id. */
@@ -29820,7 +40596,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -29830,7 +40616,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -29954,7 +40750,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -29964,17 +40770,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no transfer has this id. */
@@ -29984,7 +40810,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: it settled already (a withdrawal that failed for good was refunded). */
@@ -29994,7 +40830,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -30004,7 +40850,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -30014,7 +40870,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -30024,7 +40890,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `COIN_HALTED`: the transfer's coin is halted: resume it first. */
@@ -30035,7 +40911,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'COIN_HALTED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -30159,7 +41045,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -30169,17 +41065,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no transfer has this id. */
@@ -30189,7 +41105,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: not signed yet, settled, its nonce taken already, an earlier nonce pending, the coin halted, replacements used up, or a gas top-up needed first. */
@@ -30199,7 +41125,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -30209,7 +41145,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -30219,7 +41165,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -30229,7 +41185,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -30356,7 +41322,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -30366,17 +41342,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no transfer has this id. */
@@ -30386,7 +41382,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: it is signed (it may still be mined) or settled already. */
@@ -30396,7 +41402,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -30406,7 +41422,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -30416,7 +41442,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -30426,7 +41462,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -30510,7 +41556,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -30520,17 +41576,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -30540,7 +41616,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -30690,7 +41776,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -30700,17 +41796,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no withdrawal has this id. */
@@ -30720,7 +41836,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: it settled already (a withdrawal that failed for good was refunded). */
@@ -30730,7 +41856,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -30740,7 +41876,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -30750,7 +41896,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -30760,7 +41916,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `COIN_HALTED`: the transfer's coin is halted: resume it first. */
@@ -30771,7 +41937,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'COIN_HALTED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -30921,7 +42097,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -30931,17 +42117,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no withdrawal has this id. */
@@ -30951,7 +42157,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: not signed yet, settled, its nonce taken already, an earlier nonce pending, the coin halted, replacements used up, or a gas top-up needed first. */
@@ -30961,7 +42177,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -30971,7 +42197,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -30981,7 +42217,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -30991,7 +42237,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -31144,7 +42400,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -31154,17 +42420,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no withdrawal has this id. */
@@ -31174,7 +42460,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: it is signed (it may still be mined) or settled already. */
@@ -31184,7 +42480,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -31194,7 +42500,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -31204,7 +42520,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -31214,7 +42540,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -31303,7 +42639,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -31313,17 +42659,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -31333,7 +42699,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -31493,7 +42869,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -31503,17 +42889,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no escrow leg has this id. */
@@ -31523,7 +42929,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: it settled already (a withdrawal that failed for good was refunded). */
@@ -31533,7 +42949,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -31543,7 +42969,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -31553,7 +42989,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -31563,7 +43009,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `COIN_HALTED`: the transfer's coin is halted: resume it first. */
@@ -31574,7 +43030,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'COIN_HALTED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -31734,7 +43200,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -31744,17 +43220,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no escrow leg has this id. */
@@ -31764,7 +43260,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: not signed yet, settled, its nonce taken already, an earlier nonce pending, the coin halted, replacements used up, or a gas top-up needed first. */
@@ -31774,7 +43280,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -31784,7 +43300,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -31794,7 +43320,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -31804,7 +43340,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -31967,7 +43513,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -31977,17 +43533,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no escrow leg has this id. */
@@ -31997,7 +43573,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: it is signed (it may still be mined) or settled already. */
@@ -32007,7 +43593,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -32017,7 +43613,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -32027,7 +43633,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -32037,7 +43653,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -32100,7 +43726,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -32110,17 +43746,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -32130,7 +43786,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -32231,7 +43897,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -32241,17 +43917,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the reference, the symbol or the contract is a coin's already (retired coins included). */
@@ -32261,7 +43957,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -32271,7 +43977,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -32281,7 +43997,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: no contract at the address, the contract is no ERC-20 token, its decimals differ from `decimals` or exceed 36, or the coin would be active without a USD rate (no feed configured). */
@@ -32291,7 +44017,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -32301,7 +44037,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the chain could not be read. */
@@ -32312,7 +44058,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -32391,7 +44147,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -32401,17 +44167,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the coin is active already. */
@@ -32421,7 +44207,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -32431,7 +44227,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -32441,7 +44247,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the coin has no USD rate and no price feed is configured. */
@@ -32451,7 +44267,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -32461,7 +44287,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -32540,7 +44376,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -32550,17 +44396,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the coin is inactive already, or it is the native coin. */
@@ -32570,7 +44436,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -32580,7 +44456,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -32590,7 +44476,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -32600,7 +44496,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -32682,7 +44588,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -32692,17 +44608,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -32712,7 +44648,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -32722,7 +44668,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: null for an active coin that has no other USD rate, with no price feed configured. */
@@ -32732,7 +44688,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -32742,7 +44708,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -32823,7 +44799,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -32833,17 +44819,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -32853,7 +44859,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -32948,7 +44964,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -32958,17 +44984,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no job or no dispute has this collection id. */
@@ -32978,7 +45024,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the dispute is settled already. */
@@ -32988,7 +45044,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -32998,7 +45064,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -33008,7 +45084,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: the two amounts do not add up to what is still in escrow. */
@@ -33018,7 +45104,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -33028,7 +45124,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -33096,7 +45202,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -33106,17 +45222,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -33126,7 +45262,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -33136,7 +45282,7 @@ export interface operations {
       query?: never
       header?: {
         /**
-         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 CONFLICT. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
+         * @description Makes a retry safe: the same key with the same body answers the first response again (with the header `idempotent-replayed: true`) without doing the work twice; the same key with another body is 409 IDEMPOTENCY_KEY_REUSED. 1 to 200 visible ASCII characters, e.g. a UUID; keys are per account. A request that failed leaves no record and can be retried with the same key.
          * @example 4f9c2d7e-3b1a-4c8e-9f60-2a7d5b1c0e93
          */
         'Idempotency-Key'?: string
@@ -33222,7 +45368,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -33232,17 +45388,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `CONFLICT`: the coin is halted (`COIN_HALTED`), a sweep of the coin is in flight (`SWEEP_IN_FLIGHT`), or the Idempotency-Key was used with another request. */
@@ -33252,7 +45428,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -33262,7 +45448,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -33272,7 +45468,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `BUSINESS_RULE`: no cold address is configured for the coin (`NO_COLD_ADDRESS`), or it is an address of the platform’s own (`COLD_ADDRESS_REFUSED`). `INSUFFICIENT_BALANCE`: nothing can be swept (`NOTHING_TO_SWEEP`), or the amount is more than what is sweepable (`OVER_SWEEPABLE`, with `sweepable`). */
@@ -33282,7 +45488,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'BUSINESS_RULE' | 'INSUFFICIENT_BALANCE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -33292,7 +45508,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -33377,7 +45603,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -33387,17 +45623,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -33407,7 +45663,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -33519,7 +45785,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -33529,17 +45805,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -33549,7 +45845,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -33618,7 +45924,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -33628,17 +45944,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -33648,7 +45984,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -33715,7 +46061,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -33725,17 +46081,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -33745,7 +46121,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -33821,7 +46207,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -33831,27 +46227,57 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `CONFLICT`: a type with this value exists (in any case, retired or not). */
+      /** @description `COLLECTION_TYPE_EXISTS`: a type with this value exists (in any case, retired or not). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'COLLECTION_TYPE_EXISTS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -33861,7 +46287,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -33871,7 +46307,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -33881,7 +46327,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -33958,7 +46414,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -33968,17 +46434,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no collection type has this id. */
@@ -33988,7 +46474,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -33998,7 +46494,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -34008,7 +46514,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -34018,7 +46534,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -34113,7 +46639,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -34123,7 +46659,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -34222,7 +46768,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -34232,7 +46788,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -34378,7 +46944,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no snapshot has this id. */
@@ -34388,7 +46964,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -34398,7 +46984,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -34558,7 +47154,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -34568,7 +47174,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `NOT_FOUND`: no snapshot has this id. */
@@ -34578,7 +47194,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -34588,7 +47214,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
@@ -34695,7 +47331,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
@@ -34705,17 +47351,37 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
-      /** @description `FORBIDDEN`: the caller is not an admin, or the session has no fresh second factor (POST /v1/admin/session). */
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
@@ -34725,7 +47391,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
@@ -34735,7 +47411,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
@@ -34745,7 +47431,17 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
       /** @description `UNAVAILABLE`: the chain has not been read yet, or cannot be read now. */
@@ -34756,7 +47452,2031 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
-          'application/json': components['schemas']['ErrorEnvelope']
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  createVerificationSession: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "firstName": "Ada",
+         *       "lastName": "Lovelace",
+         *       "gender": "F",
+         *       "country": "GB",
+         *       "fullAddress": "12 St James’s Square, London",
+         *       "documentType": "PASSPORT",
+         *       "documentNumber": "P1234567",
+         *       "dateOfBirth": "1990-12-10"
+         *     }
+         */
+        'application/json': {
+          firstName: string
+          lastName: string
+          gender: 'M' | 'F'
+          /** @description the document’s issuing country, ISO 3166-1 alpha-2 (upper case) */
+          country: string
+          fullAddress: string
+          /** @description the kind of identity document */
+          documentType: 'PASSPORT' | 'ID_CARD' | 'RESIDENCE_PERMIT' | 'DRIVERS_LICENSE' | 'VISA' | 'OTHER'
+          documentNumber: string
+          /** @description YYYY-MM-DD, in the past */
+          dateOfBirth: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Verification session created`. The SDK’s CreateSessionResponse */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Verification session created",
+           *       "data": {
+           *         "status": "success",
+           *         "verification": {
+           *           "id": "6b04837cbce238a5cbe00b01",
+           *           "url": "https://api.example.com/v1/user-verification/veriff/session/media",
+           *           "vendorData": "6b04837cbce238a5cbe00b01",
+           *           "host": "https://api.example.com",
+           *           "status": "created",
+           *           "sessionToken": "4b0c6c0f0a8f4e1c9d2b7a65e3f1c2d4"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Verification session created */
+            message: string
+            /**
+             * @description The SDK’s CreateSessionResponse
+             * @example {
+             *       "status": "success",
+             *       "verification": {
+             *         "id": "6b04837cbce238a5cbe00b01",
+             *         "url": "https://api.example.com/v1/user-verification/veriff/session/media",
+             *         "vendorData": "6b04837cbce238a5cbe00b01",
+             *         "host": "https://api.example.com",
+             *         "status": "created",
+             *         "sessionToken": "4b0c6c0f0a8f4e1c9d2b7a65e3f1c2d4"
+             *       }
+             *     }
+             */
+            data: {
+              /** @enum {string} */
+              status: 'success'
+              verification: {
+                /** @description the provider’s session id (the verification’s own id with the operator review) */
+                id: string
+                /** @description where the user continues: Veriff’s hosted flow, or the media route */
+                url: string
+                /** @description the verification’s id on this service */
+                vendorData: string
+                host: string
+                /** @description created (images still to come) → submitted (all images in; with the operator review it waits for an operator) → approved | declined | resubmission_requested | expired | review (Veriff); abandoned when the user deleted it */
+                status:
+                  | 'created'
+                  | 'submitted'
+                  | 'review'
+                  | 'approved'
+                  | 'declined'
+                  | 'resubmission_requested'
+                  | 'expired'
+                  | 'abandoned'
+                sessionToken: string
+              }
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, or the date of birth is not a real date in the past. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `VERIFICATION_IN_PROGRESS`: the caller has a session in progress, or is verified already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VERIFICATION_IN_PROGRESS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `VERIFICATION_ATTEMPTS_EXHAUSTED`: the caller started VERIFICATION_MAX_ATTEMPTS sessions already. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VERIFICATION_ATTEMPTS_EXHAUSTED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `IDENTITY_PROVIDER_UNAVAILABLE`: Veriff did not answer or refused the session. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'IDENTITY_PROVIDER_UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  sendVerificationMedia: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "context": "face",
+         *       "file": {
+         *         "content": "data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ…",
+         *         "name": "selfie.jpg"
+         *       }
+         *     }
+         */
+        'application/json': {
+          /** @description what the image shows: the selfie, or the front or back of the document */
+          context: 'face' | 'document-front' | 'document-back'
+          file: {
+            /** @description the image, base64-encoded (optionally as a data URL `data:image/jpeg;base64,…`); JPEG, PNG or WebP, detected from the bytes, at most VERIFICATION_MEDIA_MAX_BYTES decoded */
+            content: string
+            /** @description the original file name */
+            name?: string
+          }
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Image received`. The SDK’s SendSessionMediaResponse: the session’s status after this image */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Image received",
+           *       "data": {
+           *         "status": "created",
+           *         "image": {
+           *           "context": "face",
+           *           "id": "6b04837cbce238a5cbe00c01",
+           *           "name": "private/6b04837cbce238a5cbe00a01/1f0c.jpg",
+           *           "timestamp": null,
+           *           "size": 48213,
+           *           "mimetype": "image/jpeg",
+           *           "url": "https://api.example.com/files/private/6b04837cbce238a5cbe00a01/1f0c.jpg?expires=1798537800&signature=…"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Image received */
+            message: string
+            /**
+             * @description The SDK’s SendSessionMediaResponse: the session’s status after this image
+             * @example {
+             *       "status": "created",
+             *       "image": {
+             *         "context": "face",
+             *         "id": "6b04837cbce238a5cbe00c01",
+             *         "name": "private/6b04837cbce238a5cbe00a01/1f0c.jpg",
+             *         "timestamp": null,
+             *         "size": 48213,
+             *         "mimetype": "image/jpeg",
+             *         "url": "https://api.example.com/files/private/6b04837cbce238a5cbe00a01/1f0c.jpg?expires=1798537800&signature=…"
+             *       }
+             *     }
+             */
+            data: {
+              /** @description created (images still to come) → submitted (all images in; with the operator review it waits for an operator) → approved | declined | resubmission_requested | expired | review (Veriff); abandoned when the user deleted it */
+              status:
+                | 'created'
+                | 'submitted'
+                | 'review'
+                | 'approved'
+                | 'declined'
+                | 'resubmission_requested'
+                | 'expired'
+                | 'abandoned'
+              image: {
+                /** @description what the image shows: the selfie, or the front or back of the document */
+                context: 'face' | 'document-front' | 'document-back'
+                /** @description the private file holding the image */
+                id: string
+                name: string
+                timestamp: null
+                /** @description bytes */
+                size: number
+                mimetype: string
+                /** @description a signed URL of the image, valid 300 seconds */
+                url: string
+              }
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, or `file.content` is not base64. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: the caller has no verification session in progress. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `VERIFICATION_NOT_OPEN`: the session is submitted, decided or deleted and takes no more images or changes. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VERIFICATION_NOT_OPEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the image is larger than VERIFICATION_MEDIA_MAX_BYTES. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the bytes are not a JPEG, PNG or WebP image. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `IDENTITY_PROVIDER_UNAVAILABLE`: Veriff did not answer or refused the image. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'IDENTITY_PROVIDER_UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  verificationAttempts: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Verification attempts`. The SDK’s SessionAttempts: every session the caller started, newest first */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Verification attempts */
+            message: string
+            /** @description The SDK’s SessionAttempts: every session the caller started, newest first */
+            data: {
+              /** @enum {string} */
+              status: 'success'
+              verifications: components['schemas']['Verification'][]
+              /** @description sessions the account may still start (VERIFICATION_MAX_ATTEMPTS) */
+              attemptsLeft: number
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  userVerifications: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Verifications`. The caller’s verifications, newest first (deleted ones left out) */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Verifications",
+           *       "data": [
+           *         {
+           *           "_id": "6b04837cbce238a5cbe00b01",
+           *           "owner": "6b04837cbce238a5cbe00a01",
+           *           "createdAt": "2026-11-29T09:30:00.000Z",
+           *           "sessionID": "6b04837cbce238a5cbe00b01",
+           *           "sessionToken": "4b0c6c0f0a8f4e1c9d2b7a65e3f1c2d4",
+           *           "verificationID": "6b04837cbce238a5cbe00b01",
+           *           "providerCreatedTime": "2026-11-29T09:30:00.000Z",
+           *           "type": "operator",
+           *           "status": "submitted",
+           *           "verificationMetaData": {
+           *             "media": [
+           *               {
+           *                 "_id": "6b04837cbce238a5cbe00c01",
+           *                 "context": "face",
+           *                 "mimetype": "image/jpeg",
+           *                 "size": 48213,
+           *                 "createdAt": "2026-11-29T09:31:00.000Z"
+           *               }
+           *             ],
+           *             "person": {
+           *               "firstName": "Ada",
+           *               "lastName": "Lovelace",
+           *               "gender": "F",
+           *               "dateOfBirth": "1990-12-10",
+           *               "fullAddress": "12 St James’s Square, London"
+           *             }
+           *           },
+           *           "country": "GB",
+           *           "documentType": "PASSPORT",
+           *           "providerReason": "",
+           *           "mediaId": "6b04837cbce238a5cbe00c01",
+           *           "mediaMimeType": "image/jpeg",
+           *           "updatedAt": "2026-11-29T09:31:00.000Z"
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Verifications */
+            message: string
+            /** @description The caller’s verifications, newest first (deleted ones left out) */
+            data: components['schemas']['Verification'][]
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  deleteVerificationSession: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Verification session deleted`. The SDK’s IVerification */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Verification session deleted",
+           *       "data": {
+           *         "_id": "6b04837cbce238a5cbe00b01",
+           *         "owner": "6b04837cbce238a5cbe00a01",
+           *         "createdAt": "2026-11-29T09:30:00.000Z",
+           *         "sessionID": "6b04837cbce238a5cbe00b01",
+           *         "sessionToken": "4b0c6c0f0a8f4e1c9d2b7a65e3f1c2d4",
+           *         "verificationID": "6b04837cbce238a5cbe00b01",
+           *         "providerCreatedTime": "2026-11-29T09:30:00.000Z",
+           *         "type": "operator",
+           *         "status": "submitted",
+           *         "verificationMetaData": {
+           *           "media": [
+           *             {
+           *               "_id": "6b04837cbce238a5cbe00c01",
+           *               "context": "face",
+           *               "mimetype": "image/jpeg",
+           *               "size": 48213,
+           *               "createdAt": "2026-11-29T09:31:00.000Z"
+           *             }
+           *           ],
+           *           "person": {
+           *             "firstName": "Ada",
+           *             "lastName": "Lovelace",
+           *             "gender": "F",
+           *             "dateOfBirth": "1990-12-10",
+           *             "fullAddress": "12 St James’s Square, London"
+           *           }
+           *         },
+           *         "country": "GB",
+           *         "documentType": "PASSPORT",
+           *         "providerReason": "",
+           *         "mediaId": "6b04837cbce238a5cbe00c01",
+           *         "mediaMimeType": "image/jpeg",
+           *         "updatedAt": "2026-11-29T09:31:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Verification session deleted */
+            message: string
+            data: components['schemas']['Verification']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: the caller has no verification session in progress. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `VERIFICATION_NOT_OPEN`: the session is submitted, decided or deleted and takes no more images or changes. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VERIFICATION_NOT_OPEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  deleteVerificationSessionByDelete: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Verification session deleted`. The SDK’s IVerification */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Verification session deleted",
+           *       "data": {
+           *         "_id": "6b04837cbce238a5cbe00b01",
+           *         "owner": "6b04837cbce238a5cbe00a01",
+           *         "createdAt": "2026-11-29T09:30:00.000Z",
+           *         "sessionID": "6b04837cbce238a5cbe00b01",
+           *         "sessionToken": "4b0c6c0f0a8f4e1c9d2b7a65e3f1c2d4",
+           *         "verificationID": "6b04837cbce238a5cbe00b01",
+           *         "providerCreatedTime": "2026-11-29T09:30:00.000Z",
+           *         "type": "operator",
+           *         "status": "submitted",
+           *         "verificationMetaData": {
+           *           "media": [
+           *             {
+           *               "_id": "6b04837cbce238a5cbe00c01",
+           *               "context": "face",
+           *               "mimetype": "image/jpeg",
+           *               "size": 48213,
+           *               "createdAt": "2026-11-29T09:31:00.000Z"
+           *             }
+           *           ],
+           *           "person": {
+           *             "firstName": "Ada",
+           *             "lastName": "Lovelace",
+           *             "gender": "F",
+           *             "dateOfBirth": "1990-12-10",
+           *             "fullAddress": "12 St James’s Square, London"
+           *           }
+           *         },
+           *         "country": "GB",
+           *         "documentType": "PASSPORT",
+           *         "providerReason": "",
+           *         "mediaId": "6b04837cbce238a5cbe00c01",
+           *         "mediaMimeType": "image/jpeg",
+           *         "updatedAt": "2026-11-29T09:31:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Verification session deleted */
+            message: string
+            data: components['schemas']['Verification']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: the caller has no verification session in progress. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `VERIFICATION_NOT_OPEN`: the session is submitted, decided or deleted and takes no more images or changes. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VERIFICATION_NOT_OPEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  veriffDecisionWebhook: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "status": "success",
+         *       "verification": {
+         *         "id": "f04bdb47-d3be-4b28-b028-a652feb060b5",
+         *         "code": 9001,
+         *         "status": "approved",
+         *         "reason": null,
+         *         "reasonCode": null,
+         *         "vendorData": "6b04837cbce238a5cbe00b01",
+         *         "decisionTime": "2026-11-29T09:40:00.000Z",
+         *         "document": {
+         *           "number": "P1234567",
+         *           "type": "PASSPORT",
+         *           "country": "GB",
+         *           "validUntil": "2030-01-01"
+         *         }
+         *       }
+         *     }
+         */
+        'application/json': {
+          status?: string
+          verification: {
+            id: string
+            status: string
+            code?: number
+            reason?: string | null
+            reasonCode?: number | null
+            vendorData?: string | null
+            document?:
+              | ({
+                  validFrom?: string | null
+                  validUntil?: string | null
+                } & {
+                  [key: string]: unknown
+                })
+              | null
+          } & {
+            [key: string]: unknown
+          }
+        } & {
+          [key: string]: unknown
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Decision recorded` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Decision recorded",
+           *       "data": {
+           *         "verificationId": "6b04837cbce238a5cbe00b01",
+           *         "status": "approved",
+           *         "changed": true
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Decision recorded */
+            message: string
+            /**
+             * @example {
+             *       "verificationId": "6b04837cbce238a5cbe00b01",
+             *       "status": "approved",
+             *       "changed": true
+             *     }
+             */
+            data: {
+              /** @description the verification */
+              verificationId: string
+              /** @description created (images still to come) → submitted (all images in; with the operator review it waits for an operator) → approved | declined | resubmission_requested | expired | review (Veriff); abandoned when the user deleted it */
+              status:
+                | 'created'
+                | 'submitted'
+                | 'review'
+                | 'approved'
+                | 'declined'
+                | 'resubmission_requested'
+                | 'expired'
+                | 'abandoned'
+              /** @description false when this decision was recorded before */
+              changed: boolean
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INVALID_SIGNATURE`: X-AUTH-CLIENT is not the API key, or X-HMAC-SIGNATURE does not sign the body. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INVALID_SIGNATURE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: Veriff is not configured, or no session has this id (and vendorData). */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `VERIFICATION_NOT_OPEN`: the session was decided otherwise before, or deleted. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VERIFICATION_NOT_OPEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminVerifications: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description created (images still to come) → submitted (all images in; with the operator review it waits for an operator) → approved | declined | resubmission_requested | expired | review (Veriff); abandoned when the user deleted it */
+        status?:
+          | 'created'
+          | 'submitted'
+          | 'review'
+          | 'approved'
+          | 'declined'
+          | 'resubmission_requested'
+          | 'expired'
+          | 'abandoned'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1,
+           *         "data": [
+           *           null
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminVerificationPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminVerification: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminVerification']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no verification has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminApproveVerification: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "The selfie does not match the passport photo"
+         *     }
+         */
+        'application/json': {
+          /** @description why (3–500 characters): kept in the audit log; a rejection’s reason is shown to the user */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Verification approved` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Verification approved */
+            message: string
+            data: components['schemas']['AdminVerification']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no verification has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `VERIFICATION_NOT_SUBMITTED`: the session still waits for images (status created). `VERIFICATION_NOT_OPEN`: the session was decided or deleted already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VERIFICATION_NOT_SUBMITTED' | 'VERIFICATION_NOT_OPEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminRejectVerification: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "The selfie does not match the passport photo"
+         *     }
+         */
+        'application/json': {
+          /** @description why (3–500 characters): kept in the audit log; a rejection’s reason is shown to the user */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Verification rejected` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Verification rejected */
+            message: string
+            data: components['schemas']['AdminVerification']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no verification has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `VERIFICATION_NOT_SUBMITTED`: the session still waits for images (status created). `VERIFICATION_NOT_OPEN`: the session was decided or deleted already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VERIFICATION_NOT_SUBMITTED' | 'VERIFICATION_NOT_OPEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
         }
       }
     }
