@@ -32,9 +32,7 @@ const STEP_MS = 30_000
 
 /**
  * Turns on the account's authenticator app (POST /v1/account/initiate/2fa, then activate with a
- * code) and gives `user` a `nextCode()`: each call answers the code of a later 30-second step than
- * the last (the service takes each step once), moving the test clock on a step only when the next
- * one is outside the service's one-step window.
+ * code) and gives `user` a `nextCode()` (see codesOf).
  */
 export async function turnOnTotp(t: TestApp, user: TestAdmin): Promise<void> {
   const init = await t.req({
@@ -45,9 +43,25 @@ export async function turnOnTotp(t: TestApp, user: TestAdmin): Promise<void> {
   })
   expect(init.statusCode, init.body).toBe(202)
   const secret = init.json().data.secret as string
-  let last = -1
   user.totpSecret = secret
-  user.nextCode = () => {
+  user.nextCode = codesOf(t, secret)
+  const on = await t.req({
+    method: 'POST',
+    url: '/v1/account/activate/2fa',
+    token: user.token,
+    payload: { code: user.nextCode() },
+  })
+  expect(on.statusCode, on.body).toBe(200)
+}
+
+/**
+ * An authenticator app for `secret` on the test app's clock: each call answers the code of a later
+ * 30-second step than the last (the service takes each step once), moving the clock on a step only
+ * when the next one is outside the service's one-step window.
+ */
+export function codesOf(t: TestApp, secret: string): () => string {
+  let last = -1
+  return () => {
     let current = Math.floor(t.clock.now().getTime() / STEP_MS)
     if (last + 1 > current + 1) {
       t.clock.advance((last + 1) * STEP_MS - t.clock.now().getTime())
@@ -57,13 +71,6 @@ export async function turnOnTotp(t: TestApp, user: TestAdmin): Promise<void> {
     last = step
     return totpCode(secret, step * STEP_MS)
   }
-  const on = await t.req({
-    method: 'POST',
-    url: '/v1/account/activate/2fa',
-    token: user.token,
-    payload: { code: user.nextCode() },
-  })
-  expect(on.statusCode, on.body).toBe(200)
 }
 
 /** The authenticator code of `secretBase32` at `atMs` (RFC 6238: SHA-1, 6 digits, 30 s). */

@@ -1,5 +1,6 @@
 // The operator console as an operator uses it, in headless Chromium: signing in at /admin with the
-// admin's account and the mailed second factor, the dashboard (custody, ledger and chain, queue,
+// admin's account, turning on the authenticator app the admin pages need and unlocking them with its
+// code, the dashboard (custody, ledger and chain, queue,
 // plots), moving around with the keyboard, and a withdrawal that failed for real on the dev chain
 // (the chain was down for every attempt) retried from the console and landing on chain.
 // With SCREENSHOTS=1 (`npm run screenshots`) it also writes docs/img/admin-*.png.
@@ -9,10 +10,10 @@ import { join } from 'node:path'
 import { type BrowserContext, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deployToken } from '../admin/coin-add-support.ts'
-import { adminEnv, createAdmin, runId } from '../admin/helpers.ts'
+import { adminEmail, adminEnv, codesOf, runId, type TestAdmin } from '../admin/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { freePort } from '../helpers/browser.ts'
-import { createUser, lastCode, type TestUser } from '../helpers/factories.ts'
+import { createUser, type TestUser } from '../helpers/factories.ts'
 import { AVAX, freshAddress, fundUser, settleAll, USDC } from '../withdrawals/helpers.ts'
 
 const SHOTS = process.env.SCREENSHOTS === '1'
@@ -21,7 +22,7 @@ const run = runId()
 const DAY = 86_400_000
 
 let t: TestApp
-let admin: TestUser
+let admin: TestAdmin
 let users: TestUser[]
 let baseUrl: string
 let context: BrowserContext
@@ -64,7 +65,7 @@ beforeAll(async () => {
   const port = await freePort()
   baseUrl = `http://127.0.0.1:${port}`
   t = await createTestApp({ env: { PUBLIC_URL: baseUrl, ...adminEnv(run) } })
-  admin = await createAdmin(t, run, 0, false)
+  admin = await createUser(t, { email: adminEmail(run, 0) })
   users = [
     await createUser(t, { firstName: 'Ada', lastName: 'Lovelace' }),
     await createUser(t, { firstName: 'Alan', lastName: 'Turing' }),
@@ -115,7 +116,7 @@ async function shot(name: string) {
 }
 
 describe('the operator console at /admin', () => {
-  it('signs in with the account, then the mailed admin second factor, and opens the dashboard', async () => {
+  it('signs in with the account, turns on an authenticator app, unlocks with its code and opens the dashboard', async () => {
     await page.goto(`${baseUrl}/admin`)
     await page.getByRole('heading', { name: 'Sign in' }).waitFor()
     // The sign-in form takes the focus at once: typing works without the mouse.
@@ -124,11 +125,22 @@ describe('the operator console at /admin', () => {
     await page.keyboard.type(admin.password)
     await page.keyboard.press('Enter')
 
+    // No authenticator app yet: the console has one turned on first (a mailed code unlocks nothing).
+    await page.getByRole('heading', { name: 'Authenticator app required' }).waitFor()
+    await expect(page.getByRole('button', { name: 'Mail me a code' }).count()).resolves.toBe(0)
+    await page.getByRole('button', { name: 'Turn on an authenticator app' }).click()
+    await page.getByRole('heading', { name: 'Add the key to your app' }).waitFor()
+    const secret = (await page.locator('[data-totp-secret]').textContent()) ?? ''
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/)
+    await expect(page.getByRole('link', { name: 'otpauth link' }).getAttribute('href')).resolves.toContain(
+      `secret=${secret}`,
+    )
+    admin.nextCode = codesOf(t, secret)
+    await page.getByLabel('Code from the app').fill(admin.nextCode())
+    await page.getByRole('button', { name: 'Turn on', exact: true }).click()
+
     await page.getByRole('heading', { name: 'Admin second factor' }).waitFor()
-    await page.getByRole('button', { name: 'Mail me a code' }).click()
-    await page.getByText(`A code was mailed to ${admin.email}`).waitFor()
-    const code = await lastCode(t, admin.email)
-    await page.getByLabel('Mailed code').fill(code)
+    await page.getByLabel('Authenticator code').fill(admin.nextCode())
     await page.getByRole('button', { name: 'Unlock admin pages' }).click()
 
     await page.getByRole('heading', { name: 'Dashboard', level: 1 }).waitFor()
