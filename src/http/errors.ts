@@ -8,6 +8,7 @@ import { OIDC_CODES } from './error-codes/oidc.ts'
 import { PLATFORM_CODES } from './error-codes/platform.ts'
 import { REQUEST_CODES } from './error-codes/requests.ts'
 import { RESTORE_CODES } from './error-codes/restore.ts'
+import { WORK_CODES } from './error-codes/work.ts'
 import { VERIFICATION_CODES } from './error-codes/verification.ts'
 
 /**
@@ -24,6 +25,7 @@ export const ERROR_CODES = {
   ...ESCROW_CODES,
   ...REQUEST_CODES,
   ...COLLECTION_CODES,
+  ...WORK_CODES,
 } as const
 
 type Catalogue = typeof ERROR_CODES

@@ -96,7 +96,7 @@ describe('cancellation', () => {
     expectError(
       await ctx.sdk.payment.create(creator.token, { coin: 'avax', collection: id }),
       409,
-      'CONFLICT',
+      'ESCROW_ALREADY_PAID',
     )
   })
 
@@ -112,7 +112,7 @@ describe('cancellation', () => {
     expectError(
       await ctx.sdk.payment.release(creator.token, { collection: id, amount: 10 }),
       422,
-      'BUSINESS_RULE',
+      'JOB_IN_DISPUTE',
     )
     await W.settle()
     const paid = toUnits(q.amountToPay, 18)
@@ -179,18 +179,18 @@ describe('disputes', () => {
     expectError(
       await ctx.sdk.payment.release(creator.token, { collection: id, amount: 10 }),
       422,
-      'BUSINESS_RULE',
+      'JOB_IN_DISPUTE',
     )
-    expectError(await W.work(creator, id, 'complete'), 422, 'BUSINESS_RULE')
-    expectError(await W.work(creator, id, 'cancel', { reason: 'x' }), 422, 'BUSINESS_RULE')
+    expectError(await W.work(creator, id, 'complete'), 422, 'JOB_STATE_MISMATCH')
+    expectError(await W.work(creator, id, 'cancel', { reason: 'x' }), 422, 'JOB_STATE_MISMATCH')
     expectError(await call(t, stranger, 'GET', `/v1/collection/${id}/dispute`), 404, 'NOT_FOUND')
 
     const split = { creatorAmount: 30, ownerAmount: 70 }
-    expectError(await W.work(talent, id, 'dispute/accept', split), 422, 'BUSINESS_RULE') // nothing proposed yet
+    expectError(await W.work(talent, id, 'dispute/accept', split), 422, 'DISPUTE_NO_PROPOSAL') // nothing proposed yet
     expectError(
       await W.work(creator, id, 'dispute/proposal', { creatorAmount: 30, ownerAmount: 60 }),
       422,
-      'BUSINESS_RULE',
+      'DISPUTE_SPLIT_MISMATCH',
     )
     const proposed = expectOk(await W.work(creator, id, 'dispute/proposal', split))
     expect(proposed.proposal).toMatchObject({ proposedBy: creator.id, creatorAmount: 30, ownerAmount: 70 })
@@ -198,7 +198,7 @@ describe('disputes', () => {
     expectError(
       await W.work(talent, id, 'dispute/accept', { creatorAmount: 20, ownerAmount: 80 }),
       409,
-      'CONFLICT',
+      'DISPUTE_PROPOSAL_MISMATCH',
     )
     const creatorBefore = await balanceOf(t, creator.id, 'avax')
     const talentBefore = await balanceOf(t, talent.id, 'avax')
@@ -209,7 +209,7 @@ describe('disputes', () => {
       creatorAmount: 30,
       ownerAmount: 70,
     })
-    expectError(await W.work(talent, id, 'dispute/accept', split), 409, 'CONFLICT')
+    expectError(await W.work(talent, id, 'dispute/accept', split), 409, 'DISPUTE_SETTLED')
     expect(await W.job(id)).toMatchObject({
       status: 'resolved',
       escrowReleased: { creatorReleased: false, creatorAmount: 30, ownerReleased: false, ownerAmount: 70 },
@@ -272,7 +272,7 @@ describe('disputes', () => {
     })
     await t.database.db.updateTable('users').set({ role: 'admin' }).where('id', '=', other.id).execute()
     await expect(decide(other.id, { creatorAmount: 50, ownerAmount: 50 })).rejects.toMatchObject({
-      code: 'BUSINESS_RULE',
+      code: 'ESCROW_NOT_FUNDED',
     })
     const creatorBefore = await balanceOf(t, creator.id, 'avax')
     const talentBefore = await balanceOf(t, talent.id, 'avax')
@@ -284,7 +284,7 @@ describe('disputes', () => {
       escrowAmount: 80,
     })
     await expect(decide(other.id, { creatorAmount: 60, ownerAmount: 20 })).rejects.toMatchObject({
-      code: 'CONFLICT',
+      code: 'DISPUTE_SETTLED',
     })
     await W.settle()
     const legs = await W.legsOf(q.escrowId)

@@ -65,7 +65,7 @@ describe('inspection period', () => {
     )
     expect(done.notification.map((n: { data: string }) => n.data)).toContain(id)
     // the creator can no longer answer the delivery
-    expectError(await W.work(creator, id, 'request-changes'), 409, 'CONFLICT')
+    expectError(await W.work(creator, id, 'request-changes'), 409, 'JOB_CLOSED')
   })
 
   it('waits 14 days by default and takes only 1 to 60 days at creation', async () => {

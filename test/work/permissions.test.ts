@@ -28,12 +28,12 @@ describe('invites', () => {
       'VALIDATION_ERROR',
     )
     const child = await W.postJob({ parent: pub, name: 'Part' })
-    expectError(await send(creator, { recipient: talent.id, collection: child }), 422, 'BUSINESS_RULE')
+    expectError(await send(creator, { recipient: talent.id, collection: child }), 422, 'CHILD_COLLECTION_NOT_ALLOWED')
 
     const inv = expectOk(
       await sdk.invite.sendInvite(creator.token, { recipient: talent.id, collection: priv }),
     )
-    expectError(await send(creator, { recipient: talent.id, collection: priv }), 409, 'CONFLICT')
+    expectError(await send(creator, { recipient: talent.id, collection: priv }), 409, 'INVITE_ALREADY_PENDING')
     // the invitee reads the private job and finds it in the list while invited; nobody else does
     expectOk(await sdk.collection.getById(talent.token, priv))
     const listed = expectOk(await sdk.collection.getAll(talent.token, { isPrivate: true }))
@@ -56,18 +56,18 @@ describe('invites', () => {
     expect(typeof cancelled.deletedAt).toBe('string')
     expectError(await sdk.collection.getById(talent.token, priv), 404, 'NOT_FOUND')
     expect(await totalOf(talent)).toBe(await totalOf(stranger))
-    expectError(await sdk.invite.cancelInvite(creator.token, inv._id), 409, 'CONFLICT')
-    expectError(await sdk.invite.acceptInvite(talent.token, inv._id), 409, 'CONFLICT')
-    expectError(await sdk.invite.declineInvite(talent.token, inv._id), 409, 'CONFLICT')
+    expectError(await sdk.invite.cancelInvite(creator.token, inv._id), 409, 'INVITE_ALREADY_ANSWERED')
+    expectError(await sdk.invite.acceptInvite(talent.token, inv._id), 409, 'INVITE_ALREADY_ANSWERED')
+    expectError(await sdk.invite.declineInvite(talent.token, inv._id), 409, 'INVITE_ALREADY_ANSWERED')
 
     // accepted twice, declined after acceptance, an invite to a job that found its talent
     const a = expectOk(await sdk.invite.sendInvite(creator.token, { recipient: talent.id, collection: pub }))
     const b = expectOk(await sdk.invite.sendInvite(creator.token, { recipient: other.id, collection: pub }))
     expectOk(await sdk.invite.acceptInvite(talent.token, a._id))
-    expectError(await sdk.invite.acceptInvite(talent.token, a._id), 409, 'CONFLICT')
-    expectError(await sdk.invite.declineInvite(talent.token, a._id), 409, 'CONFLICT')
-    expectError(await sdk.invite.acceptInvite(other.token, b._id), 409, 'CONFLICT')
-    expectError(await send(creator, { recipient: other.id, collection: pub }), 409, 'CONFLICT')
+    expectError(await sdk.invite.acceptInvite(talent.token, a._id), 409, 'INVITE_ALREADY_ANSWERED')
+    expectError(await sdk.invite.declineInvite(talent.token, a._id), 409, 'INVITE_ALREADY_ANSWERED')
+    expectError(await sdk.invite.acceptInvite(other.token, b._id), 409, 'JOB_HAS_TALENT')
+    expectError(await send(creator, { recipient: other.id, collection: pub }), 409, 'COLLECTION_NOT_OPEN')
     expect((await W.job(pub)).owners).toEqual([talent.id])
   })
 })
@@ -84,13 +84,13 @@ describe('applications', () => {
     expectOk(
       await W.scene.ctx.sdk.invite.sendInvite(creator.token, { recipient: talent.id, collection: priv }),
     )
-    expectError(await apply(talent, priv), 422, 'BUSINESS_RULE')
+    expectError(await apply(talent, priv), 422, 'JOB_INVITE_ONLY')
     for (const amount of [0, -5, 1.234, '12.345', 'ten'])
       expectError(await apply(talent, pub, { message: 'Hire me', amount }), 400, 'VALIDATION_ERROR')
     expectError(await apply(talent, pub, { message: '   ' }), 400, 'VALIDATION_ERROR')
     const mine = expectOk(await apply(talent, pub, { message: 'Hire me', amount: '90.5' }))
     expect(mine.amount).toBe(90.5)
-    expectError(await apply(talent, pub), 409, 'CONFLICT')
+    expectError(await apply(talent, pub), 409, 'APPLICATION_ALREADY_PENDING')
     const theirs = expectOk(await apply(other, pub))
 
     expectError(await call(t, talent, 'GET', `/v1/collection/${pub}/applications`), 403, 'FORBIDDEN')
@@ -100,12 +100,12 @@ describe('applications', () => {
     expectError(await call(t, stranger, 'POST', `/v1/applications/${mine._id}/accept`), 404, 'NOT_FOUND')
     expectError(await call(t, talent, 'POST', `/v1/applications/${mine._id}/reject`), 403, 'FORBIDDEN')
     expectOk(await call(t, creator, 'POST', `/v1/applications/${theirs._id}/reject`))
-    expectError(await call(t, creator, 'POST', `/v1/applications/${theirs._id}/reject`), 409, 'CONFLICT')
-    expectError(await call(t, creator, 'POST', `/v1/applications/${theirs._id}/accept`), 409, 'CONFLICT')
+    expectError(await call(t, creator, 'POST', `/v1/applications/${theirs._id}/reject`), 409, 'APPLICATION_ALREADY_ANSWERED')
+    expectError(await call(t, creator, 'POST', `/v1/applications/${theirs._id}/accept`), 409, 'APPLICATION_ALREADY_ANSWERED')
     expectOk(await call(t, creator, 'POST', `/v1/applications/${mine._id}/accept`))
-    expectError(await call(t, creator, 'POST', `/v1/applications/${mine._id}/accept`), 409, 'CONFLICT')
+    expectError(await call(t, creator, 'POST', `/v1/applications/${mine._id}/accept`), 409, 'APPLICATION_ALREADY_ANSWERED')
     expect(await W.job(pub)).toMatchObject({ owners: [talent.id], paymentFee: 90.5, status: 'waiting' })
-    expectError(await apply(other, pub), 409, 'CONFLICT')
+    expectError(await apply(other, pub), 409, 'COLLECTION_NOT_OPEN')
   })
 })
 
@@ -120,7 +120,7 @@ describe('delivery, completion and cancellation', () => {
     expectError(await W.work(undefined, id, 'deliver'), 401, 'UNAUTHENTICATED')
     expectError(await W.work(creator, id, 'deliver'), 403, 'FORBIDDEN')
     expectError(await W.work(stranger, id, 'deliver'), 403, 'FORBIDDEN')
-    expectError(await W.work(talent, waiting, 'deliver'), 422, 'BUSINESS_RULE')
+    expectError(await W.work(talent, waiting, 'deliver'), 422, 'JOB_STATE_MISMATCH')
     expectError(await W.work(talent, UNKNOWN_ID, 'deliver'), 404, 'NOT_FOUND')
     const othersFile = await upload(ctx, { ...other, firstName: 'Otto', lastName: 'Other' })
     expectError(
@@ -129,23 +129,23 @@ describe('delivery, completion and cancellation', () => {
       'VALIDATION_ERROR',
     )
     // complete needs a delivery; changes cannot be asked of a job that is ongoing already
-    expectError(await W.work(creator, id, 'complete'), 422, 'BUSINESS_RULE')
-    expectError(await W.work(creator, id, 'request-changes'), 409, 'CONFLICT')
+    expectError(await W.work(creator, id, 'complete'), 422, 'JOB_STATE_MISMATCH')
+    expectError(await W.work(creator, id, 'request-changes'), 409, 'JOB_ALREADY_IN_STATE')
     const file = await upload(ctx, { ...talent, firstName: 'Tala', lastName: 'Talent' })
     const delivered = expectOk(await W.work(talent, id, 'deliver', { note: 'Done', attachments: [file._id] }))
     expect(delivered).toMatchObject({
       recipientCompletedJob: true,
       delivery: { note: 'Done', attachments: [file._id], attachmentData: [{ _id: file._id }] },
     })
-    expectError(await W.work(talent, id, 'deliver'), 409, 'CONFLICT')
+    expectError(await W.work(talent, id, 'deliver'), 409, 'JOB_ALREADY_IN_STATE')
     expectError(
       await ctx.sdk.collection.updateCollection(talent.token, id, { status: 'completed' } as never),
       409,
-      'CONFLICT',
+      'JOB_ALREADY_IN_STATE',
     )
 
     // a delivered job is disputed, not cancelled
-    expectError(await W.work(creator, id, 'cancel', { reason: 'Too late' }), 422, 'BUSINESS_RULE')
+    expectError(await W.work(creator, id, 'cancel', { reason: 'Too late' }), 422, 'JOB_STATE_MISMATCH')
     expectError(await W.work(talent, id, 'request-changes'), 403, 'FORBIDDEN')
     expectOk(await W.work(creator, id, 'request-changes'))
     expect(await W.job(id)).toMatchObject({ status: 'ongoing', recipientCompletedJob: false })
@@ -154,11 +154,11 @@ describe('delivery, completion and cancellation', () => {
     // complete: the creator only, once; the unfunded one cannot
     expectError(await W.work(talent, id, 'complete'), 403, 'FORBIDDEN')
     expectError(await W.work(stranger, id, 'complete'), 403, 'FORBIDDEN')
-    expectError(await W.work(creator, waiting, 'complete'), 422, 'BUSINESS_RULE')
+    expectError(await W.work(creator, waiting, 'complete'), 422, 'JOB_STATE_MISMATCH')
     expectOk(await W.work(creator, id, 'complete'))
-    expectError(await W.work(creator, id, 'complete'), 409, 'CONFLICT')
-    expectError(await W.work(creator, id, 'cancel', { reason: 'x' }), 409, 'CONFLICT')
-    expectError(await W.work(talent, id, 'dispute', { reason: 'x' }), 409, 'CONFLICT')
+    expectError(await W.work(creator, id, 'complete'), 409, 'JOB_ALREADY_IN_STATE')
+    expectError(await W.work(creator, id, 'cancel', { reason: 'x' }), 409, 'JOB_CLOSED')
+    expectError(await W.work(talent, id, 'dispute', { reason: 'x' }), 409, 'JOB_CLOSED')
     await W.settle()
 
     // cancel: the creator only, with a reason, once; no share without a paid escrow
@@ -172,7 +172,7 @@ describe('delivery, completion and cancellation', () => {
     expectError(
       await W.work(creator, waiting, 'cancel', { reason: 'x', paymentPercentage: 10 }),
       422,
-      'BUSINESS_RULE',
+      'PAYMENT_PERCENTAGE_UNAVAILABLE',
     )
     const patch = (who: typeof creator, body: Record<string, unknown>) =>
       call(t, who, 'PATCH', `/v1/collection/${waiting}`, body)
@@ -184,8 +184,8 @@ describe('delivery, completion and cancellation', () => {
     expectError(await patch(talent, { status: 'cancelled', cancellationReason: 'x' }), 403, 'FORBIDDEN')
     expectError(await patch(talent, { status: 'cancelled' }), 403, 'FORBIDDEN')
     expectOk(await patch(creator, { status: 'cancelled', cancellationReason: 'Budget cut' }))
-    expectError(await patch(creator, { status: 'cancelled', cancellationReason: 'again' }), 409, 'CONFLICT')
-    expectError(await W.work(creator, waiting, 'cancel', { reason: 'again' }), 409, 'CONFLICT')
+    expectError(await patch(creator, { status: 'cancelled', cancellationReason: 'again' }), 409, 'JOB_ALREADY_IN_STATE')
+    expectError(await W.work(creator, waiting, 'cancel', { reason: 'again' }), 409, 'JOB_ALREADY_IN_STATE')
     expect(await W.job(waiting)).toMatchObject({ status: 'cancelled', cancellationReason: 'Budget cut' })
   })
 
@@ -194,10 +194,10 @@ describe('delivery, completion and cancellation', () => {
     const pending = await W.postJob()
     const patch = (who: typeof creator, id: string, body: Record<string, unknown>) =>
       call(t, who, 'PATCH', `/v1/collection/${id}`, body)
-    expectError(await patch(creator, pending, { status: 'waiting' }), 422, 'BUSINESS_RULE')
-    expectError(await patch(creator, pending, { status: 'pending' }), 422, 'BUSINESS_RULE')
-    expectError(await patch(creator, pending, { status: 'deleted' }), 422, 'BUSINESS_RULE')
-    expectError(await patch(creator, pending, { status: 'ongoing' }), 422, 'BUSINESS_RULE')
+    expectError(await patch(creator, pending, { status: 'waiting' }), 422, 'STATUS_CHANGE_NOT_ALLOWED')
+    expectError(await patch(creator, pending, { status: 'pending' }), 422, 'STATUS_CHANGE_NOT_ALLOWED')
+    expectError(await patch(creator, pending, { status: 'deleted' }), 422, 'STATUS_CHANGE_NOT_ALLOWED')
+    expectError(await patch(creator, pending, { status: 'ongoing' }), 422, 'STATUS_CHANGE_NOT_ALLOWED')
     expectError(await patch(creator, pending, { status: 'done' }), 400, 'VALIDATION_ERROR')
     expectError(await patch(creator, pending, { cancellationReason: 'x' }), 400, 'VALIDATION_ERROR')
     expectError(await patch(stranger, pending, { status: 'completed' }), 403, 'FORBIDDEN')
@@ -213,20 +213,20 @@ describe('delivery, completion and cancellation', () => {
     expectError(await patch(talent, id, { progress: 101 }), 400, 'VALIDATION_ERROR')
     expectError(await patch(talent, id, { progress: 10, status: 'completed' }), 400, 'VALIDATION_ERROR')
     expectError(await patch(talent, id, { name: 'Mine now' }), 403, 'FORBIDDEN')
-    expectError(await patch(creator, id, { name: 'Renamed' }), 409, 'CONFLICT')
+    expectError(await patch(creator, id, { name: 'Renamed' }), 409, 'COLLECTION_LOCKED')
     expect(expectOk(await patch(talent, id, { progress: 30, name: 'Landing page' })).progress).toBe(30)
     const waiting = await W.postJob()
     await W.hire(waiting)
-    expectError(await patch(talent, waiting, { progress: 30 }), 422, 'BUSINESS_RULE')
+    expectError(await patch(talent, waiting, { progress: 30 }), 422, 'JOB_STATE_MISMATCH')
 
     // deliverables: the talent of an ongoing job only, in their own statuses
     const part = await W.postJob({ parent: id, name: 'Part' })
-    expectError(await patch(talent, id, { progress: 40 }), 422, 'BUSINESS_RULE')
+    expectError(await patch(talent, id, { progress: 40 }), 422, 'PROGRESS_FOLLOWS_DELIVERABLES')
     expectError(await patch(creator, part, { progress: 40 }), 403, 'FORBIDDEN')
     expectError(await patch(talent, part, { status: 'cancelled' }), 400, 'VALIDATION_ERROR')
     expectError(await patch(talent, part, { status: 'completed', progress: 50 }), 400, 'VALIDATION_ERROR')
     const waitingPart = await W.postJob({ parent: waiting, name: 'Part' })
-    expectError(await patch(talent, waitingPart, { progress: 40 }), 422, 'BUSINESS_RULE')
+    expectError(await patch(talent, waitingPart, { progress: 40 }), 422, 'JOB_STATE_MISMATCH')
     expect(expectOk(await patch(talent, part, { progress: 100 })).status).toBe('completed')
     expect((await W.job(id)).progress).toBe(100)
 
@@ -237,13 +237,13 @@ describe('delivery, completion and cancellation', () => {
       { id: part, progress: 10 },
       { id: waitingPart, progress: 10 },
     ])
-    expectError(bad, 422, 'BUSINESS_RULE')
+    expectError(bad, 422, 'JOB_STATE_MISMATCH')
     expect(bad.message).toMatch(/^\/collections\/1: /)
     expect((await W.job(id)).progress).toBe(100)
     const badField = await many(creator, [{ id: pending, name: '  ' }])
     expectError(badField, 400, 'VALIDATION_ERROR')
     expect(badField.data.errors).toEqual([{ path: '/collections/0/name', message: 'must not be blank' }])
-    expectError(await many(creator, [{ id: id, status: 'completed' }]), 422, 'BUSINESS_RULE')
+    expectError(await many(creator, [{ id: id, status: 'completed' }]), 422, 'STATUS_CHANGE_NOT_ALLOWED')
     expectError(await many(creator, []), 400, 'VALIDATION_ERROR')
     const ok = expectOk(await many(creator, { collections: [{ id: pending, name: 'New name' }] }))
     expect(ok.map((c: { name: string }) => c.name)).toEqual(['New name'])
@@ -283,7 +283,7 @@ describe('deliverables in bulk', () => {
     expectError(
       await many(creator, { type: 'job', parent: made[0]._id, collections: items }),
       422,
-      'BUSINESS_RULE',
+      'COLLECTION_NESTING_TOO_DEEP',
     )
   })
 })
@@ -294,8 +294,8 @@ describe('disputes and reviews', () => {
     const pending = await W.postJob()
     const waiting = await W.postJob()
     await W.hire(waiting)
-    expectError(await W.work(creator, pending, 'dispute', { reason: 'x' }), 422, 'BUSINESS_RULE')
-    expectError(await W.work(talent, waiting, 'dispute', { reason: 'x' }), 422, 'BUSINESS_RULE')
+    expectError(await W.work(creator, pending, 'dispute', { reason: 'x' }), 422, 'JOB_STATE_MISMATCH')
+    expectError(await W.work(talent, waiting, 'dispute', { reason: 'x' }), 422, 'JOB_STATE_MISMATCH')
     expectError(await call(t, creator, 'GET', `/v1/collection/${waiting}/dispute`), 404, 'NOT_FOUND')
     const { id } = await W.ongoingJob()
     expectError(await W.work(stranger, id, 'dispute', { reason: 'x' }), 403, 'FORBIDDEN')
@@ -306,8 +306,8 @@ describe('disputes and reviews', () => {
       'NOT_FOUND',
     )
     expectOk(await W.work(creator, id, 'dispute', { reason: 'Wrong colours' }))
-    expectError(await W.work(talent, id, 'dispute', { reason: 'again' }), 409, 'CONFLICT')
-    expectError(await W.work(talent, id, 'deliver'), 422, 'BUSINESS_RULE')
+    expectError(await W.work(talent, id, 'dispute', { reason: 'again' }), 409, 'JOB_ALREADY_IN_STATE')
+    expectError(await W.work(talent, id, 'deliver'), 422, 'JOB_STATE_MISMATCH')
     expectError(
       await W.work(stranger, id, 'dispute/proposal', { creatorAmount: 50, ownerAmount: 50 }),
       404,
@@ -321,7 +321,7 @@ describe('disputes and reviews', () => {
     expectError(
       await W.work(talent, id, 'dispute/proposal', { creatorAmount: 50, ownerAmount: 51 }),
       422,
-      'BUSINESS_RULE',
+      'DISPUTE_SPLIT_MISMATCH',
     )
 
     // reviews: only once the job is completed or resolved, by its parties, of each other, once
@@ -334,13 +334,13 @@ describe('disputes and reviews', () => {
       review: 'Fine',
       ...extra,
     })
-    expectError(await review(creator, about(id, talent.id)), 422, 'BUSINESS_RULE')
+    expectError(await review(creator, about(id, talent.id)), 422, 'REVIEW_NOT_OPEN')
     expectOk(await W.work(talent, id, 'dispute/proposal', { creatorAmount: 50, ownerAmount: 50 }))
     expectOk(await W.work(creator, id, 'dispute/accept', { creatorAmount: 50, ownerAmount: 50 }))
     expectError(
       await W.work(creator, id, 'dispute/proposal', { creatorAmount: 50, ownerAmount: 50 }),
       409,
-      'CONFLICT',
+      'DISPUTE_SETTLED',
     )
     await W.settle()
     expectError(await review(stranger, about(id, talent.id)), 403, 'FORBIDDEN')
@@ -350,7 +350,7 @@ describe('disputes and reviews', () => {
     expectError(await review(creator, about(id, talent.id, { review: ' ' })), 400, 'VALIDATION_ERROR')
     expectError(await review(creator, about(UNKNOWN_ID, talent.id)), 404, 'NOT_FOUND')
     expectOk(await review(creator, about(id, talent.id)))
-    expectError(await review(creator, about(id, talent.id)), 409, 'CONFLICT')
+    expectError(await review(creator, about(id, talent.id)), 409, 'REVIEW_ALREADY_SENT')
     expectError(await ctx.sdk.review.viewAll(creator.token, { rating: 9 }), 400, 'VALIDATION_ERROR')
     expectError(await ctx.sdk.review.viewAReview(creator.token, UNKNOWN_ID), 404, 'NOT_FOUND')
   })

@@ -34,7 +34,7 @@ describe('PATCH /v1/collection/{id} { status: cancelled } without a reason', () 
     expectError(
       await ctx.sdk.collection.updateCollection(creator.token, id, { ...SAME, status: 'cancelled' }),
       409,
-      'CONFLICT',
+      'JOB_ALREADY_IN_STATE',
     )
   })
 
@@ -62,7 +62,7 @@ describe('PATCH /v1/collection/{id} { status: cancelled } without a reason', () 
     expectError(
       await ctx.sdk.collection.updateCollection(creator.token, id, { ...SAME, status: 'cancelled' }),
       422,
-      'BUSINESS_RULE',
+      'JOB_STATE_MISMATCH',
     )
     await W.settle()
   })

@@ -68,7 +68,10 @@ export function isDeliverable(row: JobRow): boolean {
 /** A top-level collection, the only kind that takes invites and applications. */
 export function assertTopLevel(row: JobRow, what: string) {
   if (row.parentId !== null)
-    throw errors.businessRule(`${what} go to the job itself, not to one of its child collections`)
+    throw errors.named(
+      'CHILD_COLLECTION_NOT_ALLOWED',
+      `${what} go to the job itself, not to one of its child collections`,
+    )
 }
 
 /** USD (a JSON number or a decimal string, at most two decimals) → cents; 400 at `path` otherwise. */
@@ -108,7 +111,7 @@ export async function assignTalent(
   by: 'invitee' | 'creator',
   opts: { paymentFee?: string; inviteId?: string; applicationId?: string } = {},
 ) {
-  if (row.receiverId) throw errors.conflict('This job already has its talent')
+  if (row.receiverId) throw errors.named('JOB_HAS_TALENT', 'This job already has its talent')
   let phase = checkTransition('assign', phaseOf(row), by)
   if (row.escrowStatus === 'paid') phase = checkTransition('fund', phase, 'payment')
   const now = deps.clock.now()

@@ -40,14 +40,17 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
               when: 'no such job, a deleted one, or someone else’s private one',
               message: 'collection not found',
             },
-            CONFLICT: {
-              when: 'a pending application of the caller, or the job has its talent or is closed',
+            APPLICATION_ALREADY_PENDING: {
+              when: 'the caller has a pending application to the job',
               message: 'You already have a pending application to this job',
             },
-            BUSINESS_RULE: {
-              when: 'a private job or a child collection',
+            JOB_HAS_TALENT: 'the job has its talent',
+            COLLECTION_NOT_OPEN: 'the job is no longer open',
+            JOB_INVITE_ONLY: {
+              when: 'a private job',
               message: 'A private job takes invites, not applications',
             },
+            CHILD_COLLECTION_NOT_ALLOWED: 'a child collection',
           }),
         },
       },
@@ -155,11 +158,14 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
               when: 'no such application, or the caller is neither its applicant nor the job’s creator',
               message: 'application not found',
             },
-            CONFLICT: {
-              when: 'the application is no longer pending, or the job has its talent',
+            APPLICATION_ALREADY_ANSWERED: {
+              when: 'the application is no longer pending',
               message: 'This application is already accepted',
             },
-            BUSINESS_RULE: {
+            JOB_HAS_TALENT: 'the job has its talent',
+            JOB_ALREADY_IN_STATE: 'the job is already where the step leads',
+            JOB_CLOSED: 'the job is completed, resolved or cancelled',
+            JOB_STATE_MISMATCH: {
               when: 'the job is not pending',
               message: 'Cannot assign a talent: the job must be pending, and it is cancelled',
             },
@@ -193,7 +199,7 @@ export const applicationRoutes: FastifyPluginAsyncTypebox<{ applications: Applic
               when: 'no such application, or the caller is neither its applicant nor the job’s creator',
               message: 'application not found',
             },
-            CONFLICT: {
+            APPLICATION_ALREADY_ANSWERED: {
               when: 'the application is no longer pending',
               message: 'This application is already rejected',
             },

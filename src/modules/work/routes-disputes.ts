@@ -37,12 +37,14 @@ export const disputeRoutes: FastifyPluginAsyncTypebox<{ disputes: DisputeService
               when: 'no such job, a deleted one, or someone else’s private one',
               message: 'collection not found',
             },
-            CONFLICT: {
-              when: 'the job is disputed already, or closed',
+            JOB_ALREADY_IN_STATE: {
+              when: 'the job is disputed already',
               message: 'This job is already disputed',
             },
-            BUSINESS_RULE: {
-              when: 'the job is not ongoing or delivered, or its escrow is not paid',
+            JOB_CLOSED: 'the job is completed, resolved or cancelled',
+            JOB_STATE_MISMATCH: 'the job is not ongoing or delivered',
+            DISPUTE_ESCROW_NOT_HELD: {
+              when: 'its escrow is not paid, or fully released',
               message: 'Only a job whose escrow is paid and not fully released can be disputed',
             },
           }),
@@ -99,8 +101,8 @@ export const disputeRoutes: FastifyPluginAsyncTypebox<{ disputes: DisputeService
               when: 'the job is hidden, the caller is not one of its parties, or it was never disputed',
               message: 'dispute not found',
             },
-            CONFLICT: { when: 'the dispute is settled', message: 'This dispute is already settled' },
-            BUSINESS_RULE: {
+            DISPUTE_SETTLED: { when: 'the dispute is settled', message: 'This dispute is already settled' },
+            DISPUTE_SPLIT_MISMATCH: {
               when: 'the amounts do not add up to what remains in escrow',
               message: 'creatorAmount and ownerAmount must add up to what remains in escrow: 150 USD',
             },
@@ -136,14 +138,16 @@ export const disputeRoutes: FastifyPluginAsyncTypebox<{ disputes: DisputeService
               when: 'the job is hidden, the caller is not one of its parties, or it was never disputed',
               message: 'dispute not found',
             },
-            CONFLICT: {
-              when: 'the proposal has other amounts, or the dispute is settled',
-              message: 'This dispute is already settled',
-            },
-            BUSINESS_RULE: {
-              when: 'nothing was proposed, or the amounts do not add up to what remains in escrow',
+            DISPUTE_PROPOSAL_MISMATCH: 'the proposal has other amounts',
+            DISPUTE_SETTLED: { when: 'the dispute is settled', message: 'This dispute is already settled' },
+            JOB_ALREADY_IN_STATE: 'the job is already where the step leads',
+            JOB_CLOSED: 'the job is completed, resolved or cancelled',
+            DISPUTE_NO_PROPOSAL: {
+              when: 'nothing was proposed',
               message: 'There is no proposal to accept: propose a split first',
             },
+            DISPUTE_SPLIT_MISMATCH: 'the amounts do not add up to what remains in escrow',
+            JOB_STATE_MISMATCH: 'the job is not disputed',
           }),
         },
       },

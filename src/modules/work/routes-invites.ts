@@ -36,11 +36,13 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<{ invites: InviteService }>
               when: 'no such job (or it is hidden), or no such recipient',
               message: 'recipient not found',
             },
-            CONFLICT: {
-              when: 'the talent already has a pending invite, or the job has its talent or is closed',
+            INVITE_ALREADY_PENDING: {
+              when: 'the talent already has a pending invite to the job',
               message: 'This talent already has a pending invite to this job',
             },
-            BUSINESS_RULE: {
+            JOB_HAS_TALENT: 'the job has its talent',
+            COLLECTION_NOT_OPEN: 'the job is no longer open',
+            CHILD_COLLECTION_NOT_ALLOWED: {
               when: 'the collection is a child collection',
               message: 'Invites go to the job itself, not to one of its child collections',
             },
@@ -123,11 +125,14 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<{ invites: InviteService }>
               when: 'no such invite, or the caller neither sent nor received it',
               message: 'invite not found',
             },
-            CONFLICT: {
-              when: 'the invite is no longer pending, or the job has its talent',
+            INVITE_ALREADY_ANSWERED: {
+              when: 'the invite is no longer pending',
               message: 'This invite is already accepted',
             },
-            BUSINESS_RULE: {
+            JOB_HAS_TALENT: 'the job has its talent',
+            JOB_ALREADY_IN_STATE: 'the job is already where the step leads',
+            JOB_CLOSED: 'the job is completed, resolved or cancelled',
+            JOB_STATE_MISMATCH: {
               when: 'the job is not pending',
               message: 'Cannot assign a talent: the job must be pending, and it is disputed',
             },
@@ -161,7 +166,10 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<{ invites: InviteService }>
               when: 'no such invite, or the caller neither sent nor received it',
               message: 'invite not found',
             },
-            CONFLICT: { when: 'the invite is no longer pending', message: 'This invite is already rejected' },
+            INVITE_ALREADY_ANSWERED: {
+              when: 'the invite is no longer pending',
+              message: 'This invite is already cancelled',
+            },
           }),
         },
       },
@@ -192,9 +200,9 @@ export const inviteRoutes: FastifyPluginAsyncTypebox<{ invites: InviteService }>
               when: 'no such invite, or the caller neither sent nor received it',
               message: 'invite not found',
             },
-            CONFLICT: {
+            INVITE_ALREADY_ANSWERED: {
               when: 'the invite is no longer pending',
-              message: 'This invite is already cancelled',
+              message: 'This invite is already rejected',
             },
           }),
         },

@@ -48,15 +48,23 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
               when: 'no such job, a deleted one, or someone else’s private one',
               message: 'collection not found',
             },
-            CONFLICT: {
-              when: 'details of a collection whose escrow is paid, or a step the job already took or is closed for',
+            COLLECTION_LOCKED: {
+              when: 'details of a collection whose escrow is paid',
               message: 'The escrow of this collection is paid; it can no longer be changed',
             },
-            BUSINESS_RULE: {
+            JOB_ALREADY_IN_STATE: 'the job is already where the step leads',
+            JOB_CLOSED: 'the job is completed, resolved or cancelled',
+            ESCROW_RELEASE_IN_PROGRESS: 'a cancellation after the whole escrow was released',
+            JOB_STATE_MISMATCH: {
               when: 'a status the job cannot take from where it is',
               message:
                 'Cannot complete the job (accept the delivery and release the escrow): the job must be delivered, and it is ongoing',
             },
+            STATUS_CHANGE_NOT_ALLOWED: 'a status that has its own step, or none',
+            PROGRESS_FOLLOWS_DELIVERABLES: 'a progress for a job whose deliverables set it',
+            ESCROW_NOT_FUNDED: 'completing a job whose escrow is not paid',
+            JOB_IN_DISPUTE: 'completing a job in dispute',
+            PAYMENT_PERCENTAGE_UNAVAILABLE: 'a paymentPercentage without a paid escrow and a talent',
           }),
         },
       },
@@ -88,14 +96,18 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
               when: 'an item is unknown or hidden',
               message: '/collections/1: collection not found',
             },
-            CONFLICT: {
-              when: 'an item’s escrow is paid, or its step was taken already',
+            COLLECTION_LOCKED: {
+              when: 'an item’s escrow is paid',
               message: '/collections/0: The escrow of this collection is paid; it can no longer be changed',
             },
-            BUSINESS_RULE: {
-              when: 'a step an item cannot take, or a completion or cancellation (not in bulk)',
+            JOB_ALREADY_IN_STATE: 'the job is already where the step leads',
+            JOB_CLOSED: 'the job is completed, resolved or cancelled',
+            STATUS_CHANGE_NOT_ALLOWED: {
+              when: 'a completion or cancellation (not in bulk), or a status that has its own step',
               message: 'Completing or cancelling a job moves its escrow: use PATCH /v1/collection/{id}',
             },
+            JOB_STATE_MISMATCH: 'a step an item cannot take from where it is',
+            PROGRESS_FOLLOWS_DELIVERABLES: 'a progress for a job whose deliverables set it',
           }),
         },
       },
@@ -131,7 +143,7 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
               when: '`parent` does not exist or is hidden',
               message: 'collection not found',
             },
-            BUSINESS_RULE: {
+            COLLECTION_NESTING_TOO_DEEP: {
               when: '`parent` is itself a child collection',
               message: '/collections/0: A child collection cannot have children of its own',
             },
@@ -166,11 +178,12 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
               when: 'no such job, a deleted one, or someone else’s private one',
               message: 'collection not found',
             },
-            CONFLICT: {
-              when: 'the job is already where the step leads, or it is completed, resolved or cancelled',
+            JOB_ALREADY_IN_STATE: {
+              when: 'the job is already delivered',
               message: 'This job is already delivered',
             },
-            BUSINESS_RULE: {
+            JOB_CLOSED: 'the job is completed, resolved or cancelled',
+            JOB_STATE_MISMATCH: {
               when: 'the job is not ongoing',
               message: 'Cannot deliver the job: the job must be ongoing, and it is waiting',
             },
@@ -207,11 +220,12 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
               when: 'no such job, a deleted one, or someone else’s private one',
               message: 'collection not found',
             },
-            CONFLICT: {
-              when: 'the job is ongoing already, or closed',
+            JOB_ALREADY_IN_STATE: {
+              when: 'the job is ongoing already',
               message: 'This job is already ongoing',
             },
-            BUSINESS_RULE: {
+            JOB_CLOSED: 'the job is completed, resolved or cancelled',
+            JOB_STATE_MISMATCH: {
               when: 'the job is not delivered',
               message: 'Cannot ask for changes to the delivery: the job must be delivered, and it is pending',
             },
@@ -249,14 +263,20 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
               when: 'no such job, a deleted one, or someone else’s private one',
               message: 'collection not found',
             },
-            CONFLICT: {
-              when: 'the job is completed already, or closed',
+            JOB_ALREADY_IN_STATE: {
+              when: 'the job is completed already',
               message: 'This job is already completed',
             },
-            BUSINESS_RULE: {
-              when: 'the job is not delivered, its escrow is not paid, or it is in dispute',
+            JOB_CLOSED: 'the job is completed, resolved or cancelled',
+            ESCROW_RELEASE_IN_PROGRESS: 'the escrow is being released',
+            JOB_STATE_MISMATCH: 'the job is not delivered',
+            ESCROW_NOT_FUNDED: {
+              when: 'its escrow is not paid',
               message: 'The job’s escrow is not paid: fund it (POST /v1/payment/) before completing',
             },
+            JOB_IN_DISPUTE: 'the job is in dispute',
+            ESCROW_CHILD_FUNDING_PENDING: 'a child escrow funded from it is not settled yet',
+            ESCROW_NO_RECEIVER: 'the job has no talent',
             UNAVAILABLE: {
               when: 'the chain cannot price the release right now',
               message: 'The chain is unreachable right now; try again shortly',
@@ -301,15 +321,18 @@ export const jobRoutes: FastifyPluginAsyncTypebox<{
               when: 'no such job, a deleted one, or someone else’s private one',
               message: 'collection not found',
             },
-            CONFLICT: {
-              when: 'the job is cancelled already or closed, or its whole escrow was released',
+            JOB_ALREADY_IN_STATE: {
+              when: 'the job is cancelled already',
               message: 'This job is already cancelled',
             },
-            BUSINESS_RULE: {
-              when: 'the job is delivered or in dispute, or a paymentPercentage without a paid escrow',
+            JOB_CLOSED: 'the job is completed, resolved or cancelled',
+            ESCROW_RELEASE_IN_PROGRESS: 'its whole escrow was released',
+            JOB_STATE_MISMATCH: {
+              when: 'the job is delivered or in dispute',
               message:
                 'Cannot cancel the job (after delivery, raise a dispute instead): the job must be pending or waiting or ongoing, and it is delivered',
             },
+            PAYMENT_PERCENTAGE_UNAVAILABLE: 'a paymentPercentage without a paid escrow and a talent',
           }),
         },
       },

@@ -36,11 +36,11 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ reviews: ReviewService }>
               when: 'no such job, a deleted one, or someone else’s private one',
               message: 'collection not found',
             },
-            CONFLICT: {
+            REVIEW_ALREADY_SENT: {
               when: 'the caller reviewed this job already',
               message: 'You have already reviewed this job',
             },
-            BUSINESS_RULE: {
+            REVIEW_NOT_OPEN: {
               when: 'the job is not completed or resolved',
               message: 'A job is reviewed once it is completed or its dispute resolved; this one is ongoing',
             },

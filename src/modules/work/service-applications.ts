@@ -57,13 +57,17 @@ export class ApplicationService {
       const job = await visibleJob(deps, tx, collectionId, userId, true)
       if (job.creatorId === userId) throw errors.forbidden('You cannot apply to your own job')
       assertTopLevel(job, 'Applications')
-      if (job.isPrivate) throw errors.businessRule('A private job takes invites, not applications')
+      if (job.isPrivate)
+        throw errors.named('JOB_INVITE_ONLY', 'A private job takes invites, not applications')
       const phase = phaseOf(job)
       if (FINAL_PHASES.includes(phase))
-        throw errors.conflict(`This job is ${phase}; it takes no more applications`)
-      if (job.receiverId) throw errors.conflict('This job already has its talent')
+        throw errors.named('COLLECTION_NOT_OPEN', `This job is ${phase}; it takes no more applications`)
+      if (job.receiverId) throw errors.named('JOB_HAS_TALENT', 'This job already has its talent')
       if (await applicationRepo.pendingOf(tx, job.id, userId))
-        throw errors.conflict('You already have a pending application to this job')
+        throw errors.named(
+          'APPLICATION_ALREADY_PENDING',
+          'You already have a pending application to this job',
+        )
       const now = deps.clock.now()
       const id = newId(now.getTime())
       await applicationRepo.insert(tx, {
@@ -135,7 +139,8 @@ export class ApplicationService {
       const job = await deps.collections.jobs.get(tx, seen.collectionId, true)
       if (!job) throw errors.notFound('collection')
       const app = (await applicationRepo.get(tx, id, true))!
-      if (app.status !== 'pending') throw errors.conflict(`This application is already ${app.status}`)
+      if (app.status !== 'pending')
+        throw errors.named('APPLICATION_ALREADY_ANSWERED', `This application is already ${app.status}`)
       const price = app.amountCents !== null && !job.escrowId ? centsText(BigInt(app.amountCents)) : undefined
       await assignTalent(deps, tx, job, app.applicantId, 'creator', {
         applicationId: id,
@@ -163,7 +168,8 @@ export class ApplicationService {
       throw errors.forbidden('Only the job’s creator may reject an application')
     await inTransaction(deps.db, async (tx) => {
       const app = (await applicationRepo.get(tx, id, true))!
-      if (app.status !== 'pending') throw errors.conflict(`This application is already ${app.status}`)
+      if (app.status !== 'pending')
+        throw errors.named('APPLICATION_ALREADY_ANSWERED', `This application is already ${app.status}`)
       const now = deps.clock.now()
       await applicationRepo.setStatus(tx, id, 'rejected', now)
       await deps.events.emit(tx, {

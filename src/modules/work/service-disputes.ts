@@ -52,7 +52,10 @@ export class DisputeService {
     // (read before the transaction: a release started later is refused by the frozen job)
     const escrow = seen.escrowId ? await deps.escrow.splitState(seen.escrowId) : undefined
     if (escrow?.status !== 'paid' || escrow.remainingCents <= 0n)
-      throw errors.businessRule('Only a job whose escrow is paid and not fully released can be disputed')
+      throw errors.named(
+        'DISPUTE_ESCROW_NOT_HELD',
+        'Only a job whose escrow is paid and not fully released can be disputed',
+      )
     await inTransaction(deps.db, async (tx) => {
       const job = await visibleJob(deps, tx, collectionId, userId, true)
       checkTransition('dispute', phaseOf(job), roleOf(job, userId))
@@ -94,7 +97,8 @@ export class DisputeService {
     const ownerCents = toCents(input.ownerAmount, '/ownerAmount')
     const { remainingCents } = await this.deps.escrow.splitState(escrowId)
     if (creatorCents + ownerCents !== remainingCents)
-      throw errors.businessRule(
+      throw errors.named(
+        'DISPUTE_SPLIT_MISMATCH',
         `creatorAmount and ownerAmount must add up to what remains in escrow: ${centsToUsd(remainingCents)} USD`,
         {
           errors: [
@@ -109,7 +113,7 @@ export class DisputeService {
   async #open(tx: Tx, job: JobRow) {
     const row = await disputeRepo.byCollection(tx, job.id, true)
     if (!row) throw errors.notFound('dispute')
-    if (row.status !== 'open') throw errors.conflict('This dispute is already settled')
+    if (row.status !== 'open') throw errors.named('DISPUTE_SETTLED', 'This dispute is already settled')
     return row
   }
 
@@ -141,14 +145,16 @@ export class DisputeService {
     await inTransaction(deps.db, async (tx) => {
       const locked = (await deps.collections.jobs.get(tx, job.id, true))!
       const row = await this.#open(tx, locked)
-      if (!row.proposedBy) throw errors.businessRule('There is no proposal to accept: propose a split first')
+      if (!row.proposedBy)
+        throw errors.named('DISPUTE_NO_PROPOSAL', 'There is no proposal to accept: propose a split first')
       if (row.proposedBy === userId)
         throw errors.forbidden('The other party accepts a proposal; you made this one')
       if (
         BigInt(row.proposedCreatorCents!) !== split.creatorCents ||
         BigInt(row.proposedOwnerCents!) !== split.ownerCents
       )
-        throw errors.conflict(
+        throw errors.named(
+          'DISPUTE_PROPOSAL_MISMATCH',
           `The proposal is creatorAmount ${centsToUsd(row.proposedCreatorCents)} and ownerAmount ${centsToUsd(row.proposedOwnerCents)}; accept those amounts`,
         )
       checkTransition('settle', phaseOf(locked), role)

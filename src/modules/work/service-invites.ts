@@ -42,13 +42,13 @@ export class InviteService {
       assertTopLevel(job, 'Invites')
       const phase = phaseOf(job)
       if (FINAL_PHASES.includes(phase))
-        throw errors.conflict(`This job is ${phase}; it takes no more invites`)
-      if (job.receiverId) throw errors.conflict('This job already has its talent')
+        throw errors.named('COLLECTION_NOT_OPEN', `This job is ${phase}; it takes no more invites`)
+      if (job.receiverId) throw errors.named('JOB_HAS_TALENT', 'This job already has its talent')
       if (input.recipient === userId) throw errors.field('/recipient', 'you cannot invite yourself')
       const person = (await deps.collections.jobs.people(tx, [input.recipient])).get(input.recipient)
       if (!person?.live) throw errors.notFound('recipient')
       if (await inviteRepo.pendingOf(tx, job.id, input.recipient))
-        throw errors.conflict('This talent already has a pending invite to this job')
+        throw errors.named('INVITE_ALREADY_PENDING', 'This talent already has a pending invite to this job')
       const now = deps.clock.now()
       const id = newId(now.getTime())
       await inviteRepo.insert(tx, {
@@ -87,7 +87,8 @@ export class InviteService {
       const job = await deps.collections.jobs.get(tx, seen.collectionId, true)
       if (!job) throw errors.notFound('collection')
       const invite = (await inviteRepo.get(tx, id, true))!
-      if (invite.status !== 'pending') throw errors.conflict(`This invite is already ${invite.status}`)
+      if (invite.status !== 'pending')
+        throw errors.named('INVITE_ALREADY_ANSWERED', `This invite is already ${invite.status}`)
       await assignTalent(deps, tx, job, userId, 'invitee', { inviteId: id })
       const now = deps.clock.now()
       await inviteRepo.setStatus(tx, id, 'accepted', now)
@@ -114,7 +115,8 @@ export class InviteService {
       throw errors.forbidden('Only the sender may cancel this invite')
     await inTransaction(deps.db, async (tx) => {
       const invite = (await inviteRepo.get(tx, id, true))!
-      if (invite.status !== 'pending') throw errors.conflict(`This invite is already ${invite.status}`)
+      if (invite.status !== 'pending')
+        throw errors.named('INVITE_ALREADY_ANSWERED', `This invite is already ${invite.status}`)
       const now = deps.clock.now()
       await inviteRepo.setStatus(tx, id, how, now)
       await deps.collections.jobs.dropInvitee(tx, invite.collectionId, invite.receiverId)

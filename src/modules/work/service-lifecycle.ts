@@ -83,7 +83,10 @@ export class LifecycleService {
     const job = await visibleJob(deps, deps.db, id, userId)
     checkTransition('complete', phaseOf(job), roleOf(job, userId))
     if (!job.escrowId || !['paid', 'released'].includes(job.escrowStatus ?? ''))
-      throw errors.businessRule('The job’s escrow is not paid: fund it (POST /v1/payment/) before completing')
+      throw errors.named(
+        'ESCROW_NOT_FUNDED',
+        'The job’s escrow is not paid: fund it (POST /v1/payment/) before completing',
+      )
     const escrow = await deps.escrow.splitState(job.escrowId)
     // The rest of the escrow, once (a retried completion replays the same release).
     if (escrow.status === 'paid')
@@ -155,10 +158,17 @@ export class LifecycleService {
 
   #checkEscrowForCancel(job: JobRow, percent: number) {
     if (job.escrowStatus === 'releasing' || job.escrowStatus === 'released')
-      throw errors.conflict('The whole escrow was released: the job completes once the payouts are confirmed')
+      throw errors.named(
+        'ESCROW_RELEASE_IN_PROGRESS',
+        'The whole escrow was released: the job completes once the payouts are confirmed',
+      )
     if (percent > 0 && (job.escrowStatus !== 'paid' || !job.receiverId))
-      throw errors.businessRule('paymentPercentage needs a paid escrow and an assigned talent', {
-        errors: [{ path: '/paymentPercentage', message: 'the job has no paid escrow to share' }],
-      })
+      throw errors.named(
+        'PAYMENT_PERCENTAGE_UNAVAILABLE',
+        'paymentPercentage needs a paid escrow and an assigned talent',
+        {
+          errors: [{ path: '/paymentPercentage', message: 'the job has no paid escrow to share' }],
+        },
+      )
   }
 }

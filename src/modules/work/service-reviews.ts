@@ -39,13 +39,14 @@ export class ReviewService {
         throw errors.forbidden('Only the job’s creator and its talent review each other')
       const phase = phaseOf(job)
       if (!REVIEWABLE_PHASES.includes(phase))
-        throw errors.businessRule(
+        throw errors.named(
+          'REVIEW_NOT_OPEN',
           `A job is reviewed once it is completed or its dispute resolved; this one is ${phase}`,
         )
       const other = role === 'creator' ? job.receiverId! : job.creatorId
       if (input.receiver !== other) throw errors.field('/receiver', 'must be the other party of the job')
       if (await reviewRepo.byAuthor(tx, job.id, userId))
-        throw errors.conflict('You have already reviewed this job')
+        throw errors.named('REVIEW_ALREADY_SENT', 'You have already reviewed this job')
       const now = deps.clock.now()
       const id = newId(now.getTime())
       await reviewRepo.insert(tx, {

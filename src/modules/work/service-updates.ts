@@ -77,7 +77,8 @@ export class UpdateService {
             !isDeliverable(job) &&
             (status === 'cancelled' || (status === 'completed' && roleOf(job, userId) === 'creator'))
           )
-            throw errors.businessRule(
+            throw errors.named(
+              'STATUS_CHANGE_NOT_ALLOWED',
               'Completing or cancelling a job moves its escrow: use PATCH /v1/collection/{id}',
               {
                 errors: [{ path: '/status', message: 'not in a bulk update' }],
@@ -139,13 +140,17 @@ export class UpdateService {
         // The talent's "completed" is their delivery; the creator's completes (see patch()).
         if (role === 'talent') return this.lifecycle.deliverIn(tx, userId, id)
         checkTransition('complete', phaseOf(row), role)
-        throw errors.businessRule('Complete a job with PATCH /v1/collection/{id}')
+        throw errors.named('STATUS_CHANGE_NOT_ALLOWED', 'Complete a job with PATCH /v1/collection/{id}')
       case 'ongoing':
         return this.lifecycle.requestChangesIn(tx, userId, id)
       default:
-        throw errors.businessRule(NOT_DIRECT[change.status!] ?? `A job cannot be moved to ${change.status}`, {
-          errors: [{ path: `${path}/status`, message: 'not a step this job can take here' }],
-        })
+        throw errors.named(
+          'STATUS_CHANGE_NOT_ALLOWED',
+          NOT_DIRECT[change.status!] ?? `A job cannot be moved to ${change.status}`,
+          {
+            errors: [{ path: `${path}/status`, message: 'not a step this job can take here' }],
+          },
+        )
     }
   }
 
@@ -155,9 +160,15 @@ export class UpdateService {
       throw errors.forbidden('Only the job’s assigned talent reports its progress')
     const phase = phaseOf(row)
     if (phase !== 'ongoing')
-      throw errors.businessRule(`Progress is reported while the job is ongoing; it is ${phase}`)
+      throw errors.named(
+        'JOB_STATE_MISMATCH',
+        `Progress is reported while the job is ongoing; it is ${phase}`,
+      )
     if ((await this.deps.collections.jobs.deliverables(tx, row.id)).length > 0)
-      throw errors.businessRule('This job’s progress follows its deliverables: update their progress instead')
+      throw errors.named(
+        'PROGRESS_FOLLOWS_DELIVERABLES',
+        'This job’s progress follows its deliverables: update their progress instead',
+      )
     await this.deps.collections.jobs.setProgress(tx, row.id, { progress })
     await audit(tx, this.deps.clock.now(), userId, 'work.progress', { collectionId: row.id, progress })
   }
@@ -174,7 +185,10 @@ export class UpdateService {
       throw errors.forbidden('Only the assigned talent of the job updates the progress of its deliverables')
     const phase = phaseOf(parent)
     if (phase !== 'ongoing')
-      throw errors.businessRule(`Deliverables are updated while the job is ongoing; it is ${phase}`)
+      throw errors.named(
+        'JOB_STATE_MISMATCH',
+        `Deliverables are updated while the job is ongoing; it is ${phase}`,
+      )
     let { status, progress } = change
     if (status !== undefined && !DELIVERABLE_STATUSES.includes(status as DeliverableStatus))
       throw errors.field(`${path}/status`, `a deliverable is ${DELIVERABLE_STATUSES.join(', ')}`)

@@ -146,18 +146,22 @@ export function storedAs(phase: Phase): { status: JobStatus; recipientCompletedJ
 
 /**
  * Checks that `party` may take `action` on a job in `phase` and returns the next phase. Refusals:
- * 403 FORBIDDEN for a party the step is not theirs, 409 CONFLICT when the job is already where
- * the step leads or is closed (completed, resolved, cancelled), 422 BUSINESS_RULE when the step
- * does not start from the job's phase.
+ * 403 FORBIDDEN for a party the step is not theirs, 409 JOB_ALREADY_IN_STATE when the job is
+ * already where the step leads, 409 JOB_CLOSED when it is closed (completed, resolved, cancelled),
+ * 422 JOB_STATE_MISMATCH when the step does not start from the job's phase.
  */
 export function checkTransition(action: Action, phase: Phase, party: Party | 'stranger'): Phase {
   const t = transitionOf(action)
   if (party === 'stranger' || !t.by.includes(party))
     throw errors.forbidden(`Only ${t.by.map((p) => PARTY_NAMES[p]).join(' or ')} may ${t.what}`)
-  if (phase === t.to) throw errors.conflict(`This job is already ${phase}`)
-  if (FINAL_PHASES.includes(phase)) throw errors.conflict(`This job is ${phase}; it can no longer change`)
+  if (phase === t.to) throw errors.named('JOB_ALREADY_IN_STATE', `This job is already ${phase}`)
+  if (FINAL_PHASES.includes(phase))
+    throw errors.named('JOB_CLOSED', `This job is ${phase}; it can no longer change`)
   if (!t.from.includes(phase))
-    throw errors.businessRule(`Cannot ${t.what}: the job must be ${t.from.join(' or ')}, and it is ${phase}`)
+    throw errors.named(
+      'JOB_STATE_MISMATCH',
+      `Cannot ${t.what}: the job must be ${t.from.join(' or ')}, and it is ${phase}`,
+    )
   return t.to
 }
 
@@ -184,7 +188,7 @@ export function statusAfterRelease(job: { status: string; recipientCompletedJob:
 export function assertFundable(job: { status: string; recipientCompletedJob: boolean }) {
   const phase = phaseOf(job)
   if (FINAL_PHASES.includes(phase) || phase === 'disputed')
-    throw errors.conflict(`This job is ${phase}; it cannot be funded`)
+    throw errors.named('JOB_NOT_FUNDABLE', `This job is ${phase}; it cannot be funded`)
 }
 
 /**
