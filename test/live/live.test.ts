@@ -146,6 +146,21 @@ describe('presence', () => {
     expect(own.json().data.socket.status).toBe('OFFLINE')
   })
 
+  it('counts each socket of one process: closing one of two keeps the user ONLINE', async () => {
+    const gus = await createUser(pair.a)
+    const first = await connectReady(pair.urlA, gus.token)
+    const second = await connectReady(pair.urlA, gus.token)
+    open.push(second)
+    const counts = () =>
+      pair.a.database.db.selectFrom('livePresence').select('sockets').where('userId', '=', gus.id).execute()
+    expect(await counts()).toEqual([{ sockets: 2 }])
+    first.close()
+    await first.closedWith()
+    await pair.a.app.services.live.settle()
+    expect(await counts()).toEqual([{ sockets: 1 }])
+    expect(await statusOf(gus)).toBe('ONLINE')
+  })
+
   it('a process that stopped beating loses its users’ presence', async () => {
     const dave = await createUser(pair.a)
     const db = pair.a.database.db

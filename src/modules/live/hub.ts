@@ -21,7 +21,8 @@ export interface LiveOptions {
   maxBufferedBytes: number
   /** how long a socket may stay unauthenticated waiting for its `auth` message */
   authTimeoutMs: number
-  /** open sockets one account may hold in this process: a new one closes the oldest (4429) */
+  /** open sockets one account may hold across every API process: a new one closes the oldest
+   * (4429) in this process, or asks the process that holds the most of them to close its oldest */
   maxSocketsPerUser: number
 }
 
@@ -152,16 +153,12 @@ export class LiveHub {
     const set = this.#byUser.get(auth.userId) ?? new Set<Conn>()
     this.#byUser.set(auth.userId, set)
     // A new tab wins over a forgotten one: past the cap, the oldest sockets are closed.
-    const excess = set.size + 1 - this.options.maxSocketsPerUser
-    if (excess > 0)
-      for (const old of [...set].slice(0, excess)) {
-        set.delete(old)
-        old.ws.close(CLOSE.tooMany, 'too many open sockets for this account')
-      }
+    this.#closeOldest(auth.userId, set.size + 1 - this.options.maxSocketsPerUser)
     set.add(conn)
     const registered = this.#track(
       this.deps.presence
         .connected(auth.userId)
+        .then((elsewhere) => this.#capElsewhere(auth.userId, set.size, elsewhere))
         .catch((err) => this.deps.log.warn({ err }, 'live: presence failed')),
     )
     ws.on('pong', () => {
@@ -192,6 +189,35 @@ export class LiveHub {
         }),
       ),
     )
+  }
+
+  /**
+   * The account's sockets on other processes count toward its cap too: past it, the processes
+   * that hold the most are asked (on the live channel) to close their oldest.
+   */
+  async #capElsewhere(
+    userId: string,
+    here: number,
+    elsewhere: Array<{ processId: string; sockets: number }>,
+  ) {
+    let excess = here + elsewhere.reduce((n, e) => n + e.sockets, 0) - this.options.maxSocketsPerUser
+    for (const e of elsewhere) {
+      if (excess <= 0) return
+      const n = Math.min(excess, e.sockets)
+      excess -= n
+      const wire: LiveWire = { close: { p: e.processId, u: userId, n } }
+      await liveRepo.notify(this.deps.database.db, LIVE_CHANNEL, JSON.stringify(wire))
+    }
+  }
+
+  /** Closes the `n` oldest sockets of a user here (for a new one, or as another process asked). */
+  #closeOldest(userId: string, n: number) {
+    const set = this.#byUser.get(userId)
+    if (!set || n <= 0) return
+    for (const old of [...set].slice(0, n)) {
+      set.delete(old)
+      old.ws.close(CLOSE.tooMany, 'too many open sockets for this account')
+    }
   }
 
   #request(conn: Conn, raw: Buffer) {
@@ -246,11 +272,13 @@ export class LiveHub {
           (err) => this.deps.log.warn({ err }, 'live: loading a stored push failed'),
         ),
       )
+    } else if ('close' in wire) {
+      if (wire.close.p === this.deps.presence.processId) this.#closeOldest(wire.close.u, wire.close.n)
     } else this.#deliver(wire)
   }
 
   #deliver(wire: LiveWire) {
-    if ('ref' in wire) return
+    if (!('u' in wire)) return
     let text: string | undefined
     for (const userId of wire.u) {
       const set = this.#byUser.get(userId)

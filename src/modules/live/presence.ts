@@ -19,11 +19,16 @@ export class Presence {
     return this.deps.processId
   }
 
-  async connected(userId: string): Promise<void> {
-    await this.deps.db.transaction().execute(async (tx) => {
-      if (!(await liveRepo.lockUser(tx, userId))) return
+  /**
+   * Counts the new socket; answers the user's sockets held by other processes (read under the
+   * user's lock, so two processes connecting at once each see the other's).
+   */
+  async connected(userId: string): Promise<Array<{ processId: string; sockets: number }>> {
+    return this.deps.db.transaction().execute(async (tx) => {
+      if (!(await liveRepo.lockUser(tx, userId))) return []
       await liveRepo.addSocket(tx, this.deps.processId, userId)
       await liveRepo.setSocketStatus(tx, userId, 'ONLINE')
+      return liveRepo.socketsElsewhere(tx, this.deps.processId, userId)
     })
   }
 

@@ -19,8 +19,12 @@ export interface LivePush {
   data: unknown
 }
 
-/** What travels on the channel: the push itself, or a reference to a stored one. */
-export type LiveWire = { u: string[]; t: string; d: unknown } | { ref: string }
+/** What travels on the channel: the push itself, a reference to a stored one, or a request to
+ * process `p` to close the `n` oldest sockets of user `u` (the account is past its cap). */
+export type LiveWire =
+  | { u: string[]; t: string; d: unknown }
+  | { ref: string }
+  | { close: { p: string; u: string; n: number } }
 
 export async function publishLive(tx: Executor, push: LivePush): Promise<void> {
   const userIds = [...new Set(push.userIds)]

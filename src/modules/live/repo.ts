@@ -84,19 +84,33 @@ export const liveRepo = {
       .execute()
   },
 
+  /** One socket fewer: the row goes with the last one (deleted first, so that a count just
+   * lowered to 1 is not taken for the last). */
   async removeSocket(ex: Executor, processId: string, userId: string): Promise<void> {
+    const gone = await ex
+      .deleteFrom('livePresence')
+      .where('processId', '=', processId)
+      .where('userId', '=', userId)
+      .where('sockets', '<=', 1)
+      .executeTakeFirst()
+    if (gone.numDeletedRows > 0n) return
     await ex
       .updateTable('livePresence')
       .set({ sockets: sql`sockets - 1` })
       .where('processId', '=', processId)
       .where('userId', '=', userId)
-      .where('sockets', '>', 1)
       .execute()
-    await ex
-      .deleteFrom('livePresence')
-      .where('processId', '=', processId)
+  },
+
+  /** The user's sockets per other process, most first. */
+  socketsElsewhere(ex: Executor, processId: string, userId: string) {
+    return ex
+      .selectFrom('livePresence')
+      .select(['processId', 'sockets'])
       .where('userId', '=', userId)
-      .where('sockets', '<=', 1)
+      .where('processId', '<>', processId)
+      .orderBy('sockets', 'desc')
+      .orderBy('processId')
       .execute()
   },
 
