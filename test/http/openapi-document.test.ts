@@ -4,6 +4,7 @@
 import Ajv2020 from 'ajv/dist/2020.js'
 import addFormats from 'ajv-formats'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { startProvider, type TestProvider } from '../auth/oidc-provider.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, PASSWORD, type TestUser } from '../helpers/factories.ts'
 
@@ -18,9 +19,12 @@ let t: TestApp
 let user: TestUser
 let doc: Json
 const ops: Op[] = []
+// Google sign-in is configured against a real OpenID provider, so its routes are probed, not 503.
+let op: TestProvider
 
 beforeAll(async () => {
-  t = await createTestApp()
+  op = await startProvider()
+  t = await createTestApp({ env: op.env })
   user = await createUser(t)
   const res = await t.req({ method: 'GET', url: '/openapi.json' })
   expect(res.statusCode).toBe(200)
@@ -29,7 +33,10 @@ beforeAll(async () => {
     for (const [method, op] of Object.entries<Json>(item))
       if (['get', 'post', 'put', 'patch', 'delete'].includes(method)) ops.push({ method, path, op })
 })
-afterAll(() => t.close())
+afterAll(async () => {
+  await t?.close()
+  await op?.close()
+})
 
 const name = (o: Op) => `${o.method.toUpperCase()} ${o.path}`
 const pointer = (segments: string[]) =>
