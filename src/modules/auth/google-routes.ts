@@ -5,7 +5,12 @@ import type { Config } from '../../config.ts'
 import { requestMeta } from '../../http/auth.ts'
 import { authLimiter } from '../../http/rate-limit.ts'
 import { envelope, errorResponses, noAuth, ok } from '../../http/schemas.ts'
-import { GoogleSessionData, GoogleStateData, GoogleValidateQuery } from './google-schemas.ts'
+import {
+  GoogleSessionData,
+  GoogleStateData,
+  GoogleStateQuery,
+  GoogleValidateQuery,
+} from './google-schemas.ts'
 import type { GoogleService } from './google-service.ts'
 import { TwoFaChallengeData } from './schemas.ts'
 
@@ -36,6 +41,7 @@ export const googleRoutes: FastifyPluginAsyncTypebox<{ google: GoogleService; co
           'Answers the provider’s authorization URL and a new state. The state, a nonce and the PKCE verifier are kept on the server for 10 minutes and work once. Send the browser to `googleAuthUrl`; the provider sends it back to GOOGLE_REDIRECT_URL with `code` and `state`, which go to POST /v1/auth/google/oauth/validate-state. 503 UNAVAILABLE when Google sign-in is not configured.',
         tags,
         security,
+        querystring: GoogleStateQuery,
         response: {
           200: envelope(GoogleStateData, 'Send the browser to googleAuthUrl'),
           ...errorResponses({ RATE_LIMITED, UNAVAILABLE }),

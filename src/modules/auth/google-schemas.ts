@@ -25,6 +25,9 @@ export const GoogleStateData = Type.Object(
   },
 )
 
+/** generate-state takes no parameters. */
+export const GoogleStateQuery = Type.Object({}, { additionalProperties: false })
+
 export const GoogleValidateQuery = Type.Object(
   {
     state: Type.String({
