@@ -185,8 +185,8 @@ describe('setting a role', () => {
       ).statusCode,
     ).toBe(404)
 
-    expectError(await set('finance'), 409, 'CONFLICT')
-    expectError(await set('finance', admin.id), 409, 'CONFLICT') // one's own
+    expectError(await set('finance'), 409, 'ROLE_ALREADY_SET')
+    expectError(await set('finance', admin.id), 409, 'OWN_ACCOUNT_REFUSED')
     expectError(await set('support', NO_ID), 404, 'NOT_FOUND')
     expectError(await set('owner'), 400, 'VALIDATION_ERROR')
     expectError(
@@ -224,7 +224,7 @@ describe('setting a role', () => {
         payload: { role: 'support', reason: 'demote' },
       }),
       409,
-      'CONFLICT',
+      'ROLE_SET_BY_CONFIG',
     )
     const u = await createUser(t)
     expectOk(
@@ -243,7 +243,7 @@ describe('setting a role', () => {
         payload: { role: 'support', reason: 'hire' },
       }),
       422,
-      'BUSINESS_RULE',
+      'ACCOUNT_SUSPENDED',
     )
   })
 })

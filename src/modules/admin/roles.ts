@@ -1,6 +1,6 @@
 // Which operator role may call which /v1/admin route: one table, keyed by the route's operationId,
 // checked by the admin guard on every request. `support` reads everything and acts for customers
-// (suspension); `finance` reads everything and moves money (transfers,
+// (suspension, identity verifications); `finance` reads everything and moves money (transfers,
 // withdrawals, legs, fee sweeps, halts, reorg decisions); `admin` does all of it and configures the
 // platform and its operators. A route missing from the table is refused to everyone but `admin`.
 import type { StaffRole } from '../account/moderation.ts'
@@ -42,9 +42,16 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   adminReconciliation: 'read',
   adminReorgs: 'read',
   adminCollectionTypes: 'read',
+  adminVerifications: 'read',
+  adminVerification: 'read',
+  adminPlatformTransfers: 'read',
+  adminPlatformTransfer: 'read',
+  adminParkedJobs: 'read',
   // acting for a customer
   adminSuspendUser: 'customer',
   adminUnsuspendUser: 'customer',
+  adminApproveVerification: 'customer',
+  adminRejectVerification: 'customer',
   // moving money, or stopping it
   ...moneyActions('adminTransfer'),
   ...moneyActions('adminWithdrawal'),
@@ -56,6 +63,10 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   adminReorgReverse: 'money',
   adminReorgKeep: 'money',
   adminReservesSnapshot: 'money',
+  adminPlatformTransferReattach: 'money',
+  adminPlatformTransferExternal: 'money',
+  adminParkedJobRelease: 'money',
+  adminParkedJobDrop: 'money',
   // configuring the platform and its operators; deciding a dispute (the arbiter is an admin)
   adminDecideDispute: 'admin',
   adminGrantRole: 'admin',
