@@ -1,6 +1,7 @@
 // One error model for the whole API: one catalogue of named codes (src/http/error-codes/, listed
 // in docs/errors.md), each with its HTTP status, and factories so services throw them the same way.
 
+import { ACCOUNT_CODES } from './error-codes/accounts.ts'
 import { COLLECTION_CODES } from './error-codes/collections.ts'
 import { DIRECT_DEPOSIT_CODES } from './error-codes/direct-deposits.ts'
 import { ESCROW_CODES } from './error-codes/escrow.ts'
@@ -8,8 +9,8 @@ import { OIDC_CODES } from './error-codes/oidc.ts'
 import { PLATFORM_CODES } from './error-codes/platform.ts'
 import { REQUEST_CODES } from './error-codes/requests.ts'
 import { RESTORE_CODES } from './error-codes/restore.ts'
-import { WORK_CODES } from './error-codes/work.ts'
 import { VERIFICATION_CODES } from './error-codes/verification.ts'
+import { WORK_CODES } from './error-codes/work.ts'
 
 /**
  * The catalogue: every code an error envelope's `data.code` can hold, each with its HTTP status,
@@ -26,6 +27,7 @@ export const ERROR_CODES = {
   ...REQUEST_CODES,
   ...COLLECTION_CODES,
   ...WORK_CODES,
+  ...ACCOUNT_CODES,
 } as const
 
 type Catalogue = typeof ERROR_CODES

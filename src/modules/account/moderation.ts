@@ -71,24 +71,29 @@ export class AccountModeration {
   async grantAdmin(tx: Tx, userId: string) {
     const u = await moderationRepo.lock(tx, userId)
     if (!u) throw errors.notFound('user')
-    if (!u.emailVerified) throw errors.businessRule('Only a verified account can be an admin')
-    if (u.suspendedAt) throw errors.businessRule('A suspended account cannot be an admin')
-    if (u.role === ADMIN_ROLE) throw errors.conflict('The account is an admin already')
+    if (!u.emailVerified)
+      throw errors.named('ACCOUNT_NOT_VERIFIED', 'Only a verified account can be an admin')
+    if (u.suspendedAt) throw errors.named('ACCOUNT_SUSPENDED', 'A suspended account cannot be an admin')
+    if (u.role === ADMIN_ROLE) throw errors.named('ROLE_ALREADY_SET', 'The account is an admin already')
     await moderationRepo.setRole(tx, userId, ADMIN_ROLE, this.deps.clock.now())
     return { ...u, role: ADMIN_ROLE }
   }
 
   /** Takes the admin role away: never from oneself, from a configured admin, or from the last one. */
   async revokeAdmin(tx: Tx, actorId: string, userId: string) {
-    if (actorId === userId) throw errors.conflict('An admin cannot take the admin role from themselves')
+    if (actorId === userId)
+      throw errors.named('OWN_ACCOUNT_REFUSED', 'An admin cannot take the admin role from themselves')
     const admins = await moderationRepo.lockAdmins(tx)
     const u = await moderationRepo.lock(tx, userId)
     if (!u) throw errors.notFound('user')
-    if (u.role !== ADMIN_ROLE) throw errors.conflict('The account is not an admin')
+    if (u.role !== ADMIN_ROLE) throw errors.named('ROLE_NOT_HELD', 'The account is not an admin')
     if (this.#configured(u))
-      throw errors.conflict('The account is an admin by ADMIN_EMAILS; remove it there to take the role away')
+      throw errors.named(
+        'ROLE_SET_BY_CONFIG',
+        'The account is an admin by ADMIN_EMAILS; remove it there to take the role away',
+      )
     if (admins.filter((a) => a.id !== userId).length === 0)
-      throw errors.conflict('The last admin keeps the role')
+      throw errors.named('LAST_ADMIN', 'The last admin keeps the role')
     await moderationRepo.setRole(tx, userId, USER_ROLE, this.deps.clock.now())
     return { ...u, role: USER_ROLE }
   }
@@ -99,32 +104,36 @@ export class AccountModeration {
    * a role is given only to a verified account that is not suspended.
    */
   async setStaffRole(tx: Tx, actorId: string, userId: string, role: StaffRole | typeof USER_ROLE) {
-    if (actorId === userId) throw errors.conflict('An operator cannot change their own role')
+    if (actorId === userId)
+      throw errors.named('OWN_ACCOUNT_REFUSED', 'An operator cannot change their own role')
     const admins = await moderationRepo.lockAdmins(tx)
     const u = await moderationRepo.lock(tx, userId)
     if (!u) throw errors.notFound('user')
-    if (u.role === role) throw errors.conflict(`The account's role is ${role} already`)
+    if (u.role === role) throw errors.named('ROLE_ALREADY_SET', `The account's role is ${role} already`)
     if (role !== USER_ROLE && !u.emailVerified)
-      throw errors.businessRule('Only a verified account can be an operator')
+      throw errors.named('ACCOUNT_NOT_VERIFIED', 'Only a verified account can be an operator')
     if (role !== USER_ROLE && u.suspendedAt)
-      throw errors.businessRule('A suspended account cannot be an operator')
+      throw errors.named('ACCOUNT_SUSPENDED', 'A suspended account cannot be an operator')
     if (this.#configured(u))
-      throw errors.conflict('The account is an admin by ADMIN_EMAILS; remove it there to change its role')
+      throw errors.named(
+        'ROLE_SET_BY_CONFIG',
+        'The account is an admin by ADMIN_EMAILS; remove it there to change its role',
+      )
     if (u.role === ADMIN_ROLE && admins.filter((a) => a.id !== userId).length === 0)
-      throw errors.conflict('The last admin keeps the role')
+      throw errors.named('LAST_ADMIN', 'The last admin keeps the role')
     await moderationRepo.setRole(tx, userId, role, this.deps.clock.now())
     return { ...u, role }
   }
 
   /** Suspends an account and revokes its sessions in the same transaction. */
   async suspend(tx: Tx, actorId: string, userId: string, reason: string) {
-    if (actorId === userId) throw errors.conflict('An admin cannot suspend themselves')
+    if (actorId === userId) throw errors.named('OWN_ACCOUNT_REFUSED', 'An admin cannot suspend themselves')
     const admins = await moderationRepo.lockAdmins(tx)
     const u = await moderationRepo.lock(tx, userId)
     if (!u) throw errors.notFound('user')
-    if (u.suspendedAt) throw errors.conflict('The account is suspended already')
+    if (u.suspendedAt) throw errors.named('ACCOUNT_ALREADY_SUSPENDED', 'The account is suspended already')
     if (u.role === ADMIN_ROLE && admins.filter((a) => a.id !== userId).length === 0)
-      throw errors.conflict('The last admin cannot be suspended')
+      throw errors.named('LAST_ADMIN', 'The last admin cannot be suspended')
     const now = this.deps.clock.now()
     await moderationRepo.setSuspended(tx, userId, now, reason, now)
     await this.deps.revokeSessions(tx, userId)
@@ -134,7 +143,7 @@ export class AccountModeration {
   async unsuspend(tx: Tx, userId: string) {
     const u = await moderationRepo.lock(tx, userId)
     if (!u) throw errors.notFound('user')
-    if (!u.suspendedAt) throw errors.conflict('The account is not suspended')
+    if (!u.suspendedAt) throw errors.named('ACCOUNT_NOT_SUSPENDED', 'The account is not suspended')
     await moderationRepo.setSuspended(tx, userId, null, null, this.deps.clock.now())
     return { ...u, suspendedAt: null, suspendedReason: null }
   }

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { errors } from '../../../http/errors.ts'
-import { envelope, IdParams, ok } from '../../../http/schemas.ts'
+import { type ErrorCases, envelope, IdParams, ok } from '../../../http/schemas.ts'
 import type { AdminAccess } from '../access.ts'
 import { type AdminAudit, AUDIT_EXPORT_MAX } from '../audit.ts'
 import {
@@ -142,9 +142,9 @@ export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
     operationId: string,
     summary: string,
     message: string,
-    conflict: string,
+    conflicts: ErrorCases,
     run: (actor: ReturnType<typeof actorOf>, id: string, reason: string) => Promise<unknown>,
-    extra: Record<string, string> = {},
+    extra: ErrorCases = {},
   ) =>
     app.post(
       path,
@@ -158,7 +158,7 @@ export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
           body: ReasonBody,
           response: {
             200: envelope(AdminUser, message),
-            ...adminErrors({ NOT_FOUND: USER_NOT_FOUND, CONFLICT: conflict, ...extra }),
+            ...adminErrors({ NOT_FOUND: USER_NOT_FOUND, ...conflicts, ...extra }),
           },
         },
       },
@@ -196,7 +196,11 @@ export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
     'adminSuspendUser',
     'Suspend an account: it cannot log in, and every session it has is revoked at once',
     'User suspended',
-    'the account is suspended already, is the caller, or is the last admin',
+    {
+      ACCOUNT_ALREADY_SUSPENDED: 'the account is suspended already',
+      OWN_ACCOUNT_REFUSED: 'the account is the caller’s',
+      LAST_ADMIN: 'the account is the last admin',
+    },
     (a, id, r) => users.suspend(a, id, r),
   )
   action(
@@ -204,7 +208,7 @@ export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
     'adminUnsuspendUser',
     'Lift a suspension (the account logs in again; its old sessions stay revoked)',
     'User unsuspended',
-    'the account is not suspended',
+    { ACCOUNT_NOT_SUSPENDED: 'the account is not suspended' },
     (a, id, r) => users.unsuspend(a, id, r),
   )
   app.post(
@@ -223,9 +227,12 @@ export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
           200: envelope(AdminUser, 'Role set'),
           ...adminErrors({
             NOT_FOUND: USER_NOT_FOUND,
-            CONFLICT:
-              'the account has this role already, is the caller, is named by ADMIN_EMAILS, or is the last admin',
-            BUSINESS_RULE: 'the account is not verified, or is suspended',
+            ROLE_ALREADY_SET: 'the account has this role already',
+            OWN_ACCOUNT_REFUSED: 'the account is the caller’s',
+            ROLE_SET_BY_CONFIG: 'the account is named by ADMIN_EMAILS',
+            LAST_ADMIN: 'the account is the last admin',
+            ACCOUNT_NOT_VERIFIED: 'the account is not verified',
+            ACCOUNT_SUSPENDED: 'the account is suspended',
           }),
         },
       },
@@ -239,16 +246,21 @@ export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
     'adminGrantRole',
     'Give the admin role',
     'Admin role granted',
-    'the account is an admin already',
+    { ROLE_ALREADY_SET: 'the account is an admin already' },
     (a, id, r) => users.grantAdmin(a, id, r),
-    { BUSINESS_RULE: 'the account is not verified, or is suspended' },
+    { ACCOUNT_NOT_VERIFIED: 'the account is not verified', ACCOUNT_SUSPENDED: 'the account is suspended' },
   )
   action(
     '/v1/admin/users/:id/admin/revoke',
     'adminRevokeRole',
     'Take the admin role away (never from oneself, from an ADMIN_EMAILS account, or from the last admin)',
     'Admin role revoked',
-    'the account is not an admin, is the caller, is named by ADMIN_EMAILS, or is the last admin',
+    {
+      ROLE_NOT_HELD: 'the account is not an admin',
+      OWN_ACCOUNT_REFUSED: 'the account is the caller’s',
+      ROLE_SET_BY_CONFIG: 'the account is named by ADMIN_EMAILS',
+      LAST_ADMIN: 'the account is the last admin',
+    },
     (a, id, r) => users.revokeAdmin(a, id, r),
   )
 }
