@@ -39,6 +39,7 @@ import { notificationsHttp } from './modules/notifications/module.ts'
 import { paymentHttp } from './modules/payment/module.ts'
 import { referralsHttp } from './modules/referrals/module.ts'
 import { reservesHttp } from './modules/reserves/module.ts'
+import { restoreHttp } from './modules/restore/module.ts'
 import { storesHttp } from './modules/stores/module.ts'
 import { transactionsHttp } from './modules/transactions/module.ts'
 import { verificationHttp } from './modules/verification/module.ts'
@@ -91,6 +92,7 @@ const routes: ((app: FastifyInstance, s: Services) => Promise<void>)[] = [
   referralsHttp,
   adminHttp,
   reservesHttp,
+  restoreHttp,
   verificationHttp,
 ]
 

@@ -29,6 +29,7 @@ import { buildNotifications } from './modules/notifications/module.ts'
 import { buildPayment } from './modules/payment/module.ts'
 import { buildReferrals } from './modules/referrals/module.ts'
 import { buildReserves } from './modules/reserves/module.ts'
+import { buildRestore } from './modules/restore/module.ts'
 import { buildChainWatch, buildKeys, buildOutgoing } from './modules/settlement/module.ts'
 import { buildStores } from './modules/stores/module.ts'
 import { buildTransactions } from './modules/transactions/module.ts'
@@ -313,6 +314,9 @@ export async function buildServices(deps: RootDeps) {
       emails: (ids) => moderation.emails(db, ids),
     })
 
+    // Restores: restore mode and the platform's own transactions a restored database did not know.
+    const { restore } = buildRestore({ db, config, chain, clock, log, auth, outgoing, withdrawals, transactions })
+
     const services = {
       ...platform,
       events,
@@ -354,6 +358,7 @@ export async function buildServices(deps: RootDeps) {
       moderation,
       admin,
       reserves,
+      restore,
       verification,
       identityRequirement,
       veriffWebhook,

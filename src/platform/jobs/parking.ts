@@ -102,4 +102,8 @@ export const parking = {
       .executeTakeFirstOrThrow()
     return Number(row.n)
   },
+
+  async exists(ex: Executor, id: string): Promise<boolean> {
+    return (await ex.selectFrom('jobs').select('id').where('id', '=', id).executeTakeFirst()) !== undefined
+  },
 }

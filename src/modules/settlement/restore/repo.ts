@@ -125,4 +125,15 @@ export const findingsRepo = {
       .executeTakeFirstOrThrow()
     return Number(row.n)
   },
+
+  /** The next nonce the database would give a sending address (null: it never sent). */
+  async nextNonce(ex: Executor, chainId: string, address: string): Promise<number | null> {
+    const row = await ex
+      .selectFrom('outgoingNonces')
+      .select('nextNonce')
+      .where('chainId', '=', chainId)
+      .where('address', '=', address)
+      .executeTakeFirst()
+    return row ? Number(row.nextNonce) : null
+  },
 }

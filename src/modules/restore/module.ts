@@ -1,0 +1,67 @@
+// Restores: restore mode (parked jobs, operators signed out, the report) and the platform's own
+// transactions a restored database did not know, re-attached by operators. Built after the
+// withdrawals and the outgoing sender it composes; its routes are admin routes.
+import type { FastifyInstance } from 'fastify'
+import type { Logger } from 'pino'
+import type { Config } from '../../config.ts'
+import type { Db } from '../../db/index.ts'
+import type { ChainAdapter } from '../../platform/chain/types.ts'
+import type { Clock } from '../../platform/clock.ts'
+import type { AdminAccess } from '../admin/access.ts'
+import type { AdminAudit } from '../admin/audit.ts'
+import type { AuthService } from '../auth/service.ts'
+import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
+import type { TransactionService } from '../transactions/service.ts'
+import type { WithdrawalService } from '../withdrawals/service.ts'
+import { PlatformTransfers } from './platform-transfers.ts'
+import { restoreRoutes } from './routes.ts'
+import { RestoreService } from './service.ts'
+
+export function buildRestore(d: {
+  db: Db
+  config: Config
+  chain: ChainAdapter
+  clock: Clock
+  log: Logger
+  auth: AuthService
+  outgoing: OutgoingSender
+  withdrawals: WithdrawalService
+  transactions: TransactionService
+}) {
+  const platformTransfers = new PlatformTransfers({
+    db: d.db,
+    chain: d.chain,
+    clock: d.clock,
+    log: d.log,
+    outgoing: d.outgoing,
+    withdrawals: d.withdrawals,
+    transactions: d.transactions,
+  })
+  const restore = new RestoreService({
+    db: d.db,
+    chain: d.chain,
+    clock: d.clock,
+    log: d.log,
+    confirmations: d.config.confirmations,
+    auth: d.auth,
+    platformTransfers,
+  })
+  return { restore: { service: restore, platformTransfers } }
+}
+
+export async function restoreHttp(
+  app: FastifyInstance,
+  s: {
+    restore: ReturnType<typeof buildRestore>['restore']
+    admin: { access: AdminAccess; audit: AdminAudit }
+    chain: Pick<ChainAdapter, 'coins'>
+  },
+) {
+  await app.register(restoreRoutes, {
+    access: s.admin.access,
+    audit: s.admin.audit,
+    platformTransfers: s.restore.platformTransfers,
+    restore: s.restore.service,
+    decimals: (coin) => s.chain.coins.find((c) => c.reference === coin)?.decimals ?? null,
+  })
+}

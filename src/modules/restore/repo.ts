@@ -1,0 +1,38 @@
+// Reads a restore needs across the platform's tables, read-only: when the copy was last written
+// (the backup's moment, as near as the data tells it) and which accounts hold operator power
+// (the admin role, or a session stepped up now). Nothing here writes.
+import { sql } from 'kysely'
+import type { Executor } from '../../db/index.ts'
+
+export const restoreRepo = {
+  /**
+   * The newest moment a row of the copy records: the latest job change, audit row, ledger transfer
+   * or processed block. A backup taken while the service ran is at most moments after it.
+   */
+  async lastWrite(ex: Executor): Promise<Date | null> {
+    const row = await sql<{ at: Date | string | null }>`
+      select greatest(
+        (select max(updated_at) from jobs),
+        (select max(created_at) from audit_log),
+        (select max(created_at) from ledger_transfers),
+        (select max(updated_at) from chain_cursors)
+      ) as at`.execute(ex)
+    const at = row.rows[0]?.at
+    return at ? new Date(at) : null
+  },
+
+  /** Accounts whose sessions a restore ends: every operator, and whoever holds a step-up. */
+  async operatorIds(ex: Executor): Promise<string[]> {
+    const rows = await sql<{ id: string }>`
+      select id from users where role <> 'user'
+      union
+      select user_id as id from admin_elevations`.execute(ex)
+    return rows.rows.map((r) => r.id)
+  },
+
+  /** Step-ups end with the sessions; the rows go as well. */
+  async dropElevations(ex: Executor): Promise<number> {
+    const res = await ex.deleteFrom('adminElevations').executeTakeFirst()
+    return Number(res.numDeletedRows)
+  },
+}

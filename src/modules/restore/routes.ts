@@ -1,0 +1,258 @@
+// Operators after a restore: the platform's own transactions the restored database did not know
+// (listed, re-attached to their withdrawal, or marked external) and the jobs the restore parked
+// (released or dropped). Every action names its reason and is audited in its own transaction.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { envelope, IdParams, ok } from '../../http/schemas.ts'
+import type { ParkedJob as ParkedJobRow } from '../../platform/jobs/parking.ts'
+import type { AdminAccess } from '../admin/access.ts'
+import type { AdminAudit } from '../admin/audit.ts'
+import { actorOf, adminErrors, guardElevated, pageOf, security, tags } from '../admin/routes/common.ts'
+import { ReasonBody } from '../admin/schemas.ts'
+import type { PlatformTransfer as Finding, PlatformTransfers } from './platform-transfers.ts'
+import {
+  ParkedJob,
+  ParkedJobPage,
+  ParkedJobQuery,
+  PlatformTransfer,
+  PlatformTransferPage,
+  PlatformTransferQuery,
+  ReattachBody,
+} from './schemas.ts'
+import type { RestoreService } from './service.ts'
+
+const NOT_FOUND = 'no unknown platform transfer has this id'
+const JOB_NOT_FOUND = 'no job has this id'
+const RESOLVED = 'the transaction was re-attached or marked external already'
+
+export const restoreRoutes: FastifyPluginAsyncTypebox<{
+  access: AdminAccess
+  audit: AdminAudit
+  platformTransfers: PlatformTransfers
+  restore: RestoreService
+  decimals: (coin: string) => number | null
+}> = async (app, { access, audit, platformTransfers, restore, decimals }) => {
+  guardElevated(app, access)
+  const view = ({ id, ...f }: Finding) => ({
+    _id: id,
+    ...f,
+    decimals: decimals(f.coin),
+    actions: {
+      reattach: f.status === 'open' && f.ownerKind === 'user' && f.amount !== '0',
+      external: f.status === 'open',
+    },
+  })
+  const jobView = ({ id, ...j }: ParkedJobRow) => ({ _id: id, ...j })
+
+  app.get(
+    '/v1/admin/platform-transfers',
+    {
+      schema: {
+        operationId: 'adminPlatformTransfers',
+        summary:
+          'Transactions custodial keys that were never exported signed which this database did not know (a restore), newest first, with what a re-attach would record',
+        tags,
+        security,
+        querystring: PlatformTransferQuery,
+        response: { 200: envelope(PlatformTransferPage), ...adminErrors() },
+      },
+    },
+    async (req) => {
+      const q = { ...pageOf(req.query), status: req.query.status }
+      const { total, rows } = await platformTransfers.list(q)
+      return ok({
+        page: q.page,
+        pages: Math.ceil(total / q.limit),
+        limit: q.limit,
+        total,
+        data: rows.map(view),
+      })
+    },
+  )
+
+  app.get(
+    '/v1/admin/platform-transfers/:id',
+    {
+      schema: {
+        operationId: 'adminPlatformTransfer',
+        summary: 'One unknown platform transfer',
+        tags,
+        security,
+        params: IdParams,
+        response: { 200: envelope(PlatformTransfer), ...adminErrors({ NOT_FOUND }) },
+      },
+    },
+    async (req) => ok(view(await platformTransfers.get(req.params.id))),
+  )
+
+  app.post(
+    '/v1/admin/platform-transfers/:id/reattach',
+    {
+      schema: {
+        operationId: 'adminPlatformTransferReattach',
+        summary:
+          'Re-attach the transaction to the withdrawal it paid (audited, one transaction): an open withdrawal named by `withdrawalId`, or one recreated for the address’s owner; its hold is posted and its gas booked exactly as if the withdrawal had been recorded before the restore, never a second debit',
+        tags,
+        security,
+        params: IdParams,
+        body: ReattachBody,
+        response: {
+          200: envelope(PlatformTransfer, 'Re-attached'),
+          ...adminErrors({
+            NOT_FOUND,
+            PLATFORM_TRANSFER_RESOLVED: RESOLVED,
+            PLATFORM_TRANSFER_MISMATCH:
+              'the withdrawal named is not open, or not of this owner, coin, destination and amount',
+            PLATFORM_TRANSFER_NOT_A_WITHDRAWAL:
+              'the transaction left an escrow or platform address, or moved no value',
+            PLATFORM_TRANSFER_GAS_SHORT:
+              'the platform value at the address is less than the gas the transaction paid',
+            INSUFFICIENT_BALANCE: 'the owner’s wallet in the copy holds less than the amount and the fee',
+            UNAVAILABLE: 'the chain does not answer the transaction’s receipt or block',
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const actor = actorOf(req)
+      const { reason, withdrawalId, fee } = req.body
+      const done = await platformTransfers.reattach(
+        req.params.id,
+        { withdrawalId, fee },
+        actor.userId,
+        reason,
+        async (tx, f) => {
+          await audit.record(tx, actor, {
+            action: 'platform-transfer.reattach',
+            targetType: 'platform-transfer',
+            targetId: f.id,
+            reason,
+            details: {
+              txHash: f.txHash,
+              address: f.address,
+              coin: f.coin,
+              amount: f.amount,
+              to: f.to,
+              withdrawalId: f.withdrawalId,
+              transferId: f.transferId,
+              recreated: !withdrawalId,
+            },
+          })
+        },
+      )
+      return ok(view(done), 'Re-attached')
+    },
+  )
+
+  app.post(
+    '/v1/admin/platform-transfers/:id/external',
+    {
+      schema: {
+        operationId: 'adminPlatformTransferExternal',
+        summary:
+          'Judge the transaction signed outside the platform (a leaked key; audited): its parked movements are booked as an outside withdrawal of the owner once its coins resume',
+        tags,
+        security,
+        params: IdParams,
+        body: ReasonBody,
+        response: {
+          200: envelope(PlatformTransfer, 'Marked external'),
+          ...adminErrors({ NOT_FOUND, PLATFORM_TRANSFER_RESOLVED: RESOLVED }),
+        },
+      },
+    },
+    async (req) => {
+      const actor = actorOf(req)
+      const { reason } = req.body
+      const done = await platformTransfers.markExternal(
+        req.params.id,
+        actor.userId,
+        reason,
+        async (tx, f) => {
+          await audit.record(tx, actor, {
+            action: 'platform-transfer.external',
+            targetType: 'platform-transfer',
+            targetId: f.id,
+            reason,
+            details: { txHash: f.txHash, address: f.address, coin: f.coin, amount: f.amount, to: f.to },
+          })
+        },
+      )
+      return ok(view(done), 'Marked external')
+    },
+  )
+
+  app.get(
+    '/v1/admin/parked-jobs',
+    {
+      schema: {
+        operationId: 'adminParkedJobs',
+        summary:
+          'Jobs with an outside effect (mail, webhooks, chain transfers, object deletions) a restore parked for review, oldest first',
+        tags,
+        security,
+        querystring: ParkedJobQuery,
+        response: { 200: envelope(ParkedJobPage), ...adminErrors() },
+      },
+    },
+    async (req) => {
+      const q = { ...pageOf(req.query), kind: req.query.kind }
+      const { total, rows } = await restore.listParked(q)
+      return ok({
+        page: q.page,
+        pages: Math.ceil(total / q.limit),
+        limit: q.limit,
+        total,
+        data: rows.map(jobView),
+      })
+    },
+  )
+
+  for (const action of ['release', 'drop'] as const)
+    app.post(
+      `/v1/admin/parked-jobs/:id/${action}`,
+      {
+        schema: {
+          operationId: action === 'release' ? 'adminParkedJobRelease' : 'adminParkedJobDrop',
+          summary:
+            action === 'release'
+              ? 'Release a parked job (audited): queued again, due now'
+              : 'Drop a parked job (audited): deleted without running; a parked outgoing transfer is refused (release it, or cancel its transfer)',
+          tags,
+          security,
+          params: IdParams,
+          body: ReasonBody,
+          response: {
+            200: envelope(ParkedJob, action === 'release' ? 'Released' : 'Dropped'),
+            ...adminErrors({
+              NOT_FOUND: JOB_NOT_FOUND,
+              JOB_NOT_PARKED: 'the job is not parked',
+              ...(action === 'drop'
+                ? { PARKED_TRANSFER_NOT_DROPPABLE: 'the job sends an outgoing transfer' }
+                : {}),
+            }),
+          },
+        },
+      },
+      async (req) => {
+        const actor = actorOf(req)
+        const { reason } = req.body
+        const record = async (
+          tx: Parameters<Parameters<RestoreService['release']>[1]>[0],
+          job: { id: string; kind: string; about: Record<string, unknown> },
+        ) => {
+          await audit.record(tx, actor, {
+            action: `parked-job.${action}`,
+            targetType: 'job',
+            targetId: job.id,
+            reason,
+            details: { kind: job.kind, about: job.about },
+          })
+        }
+        const job =
+          action === 'release'
+            ? await restore.release(req.params.id, record)
+            : await restore.drop(req.params.id, record)
+        return ok(jobView(job), action === 'release' ? 'Released' : 'Dropped')
+      },
+    )
+}
