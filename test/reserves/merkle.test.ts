@@ -6,10 +6,12 @@ import {
   EMPTY_ROOT,
   leafHash,
   leafSalt,
+  leafSalts,
   PADDING,
   parent,
   pathOf,
   rootFrom,
+  sortByHash,
   u256,
 } from '../../src/modules/reserves/merkle.ts'
 
@@ -95,6 +97,28 @@ describe('Merkle-sum tree', () => {
     expect(leafSalt(s1, 'usdc', 'user:a')).not.toEqual(leafSalt(s1, 'usdc', 'user:b'))
     expect(leafSalt(s1, 'usdc', 'user:a')).not.toEqual(leafSalt(s1, 'avax', 'user:a'))
     expect(leafSalt(s1, 'usdc', 'user:a')).not.toEqual(leafSalt(s2, 'usdc', 'user:a'))
+  })
+
+  it('derives the same salts in bulk as one by one (any label length, UTF-8, a secret of any size)', () => {
+    const labels = ['user:a', 'escrow:é✓', `platform:treasury:${'x'.repeat(300)}`, '', 'user:a']
+    for (const secret of [Buffer.alloc(32, 9), Buffer.alloc(0), Buffer.alloc(64, 7)]) {
+      const bulk = leafSalts(secret, 'usdc')
+      for (const id of labels) expect(bulk(id)).toEqual(leafSalt(secret, 'usdc', id))
+    }
+    expect(() => leafSalts(Buffer.alloc(65), 'usdc')).toThrow(RangeError)
+  })
+
+  it('orders by hash in byte order, also hashes that share their first bytes', () => {
+    const hashes = Array.from({ length: 2000 }, (_, i) => {
+      const h = Buffer.alloc(32, 0)
+      // every fourth shares its first 6 bytes with another: the tie is broken on the whole hash
+      h.writeUInt32BE(i % 500, 2)
+      h.writeUInt32BE((i * 2654435761) % 2 ** 32, 28)
+      if (i % 7 === 0) h[0] = 0xff
+      return h
+    })
+    const expected = [...hashes].sort(Buffer.compare)
+    expect(sortByHash(hashes, (h) => h)).toEqual(expected)
   })
 
   it('matches the test vector of docs/reserves.md', () => {

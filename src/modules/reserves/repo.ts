@@ -4,8 +4,8 @@ import { type Insertable, type Selectable, sql } from 'kysely'
 import type { Executor, Tx } from '../../db/index.ts'
 import type { ReserveSnapshotsTable } from '../../db/tables/reserves.ts'
 
-/** rows per insert statement */
-const BATCH = 1000
+/** tree nodes or leaves per insert statement */
+const CHUNK = 20_000
 
 const snapshotColumns = [
   'id',
@@ -32,38 +32,55 @@ export type SnapshotRow = Pick<Selectable<ReserveSnapshotsTable>, (typeof snapsh
 export interface StoredSnapshot {
   snapshot: Insertable<ReserveSnapshotsTable>
   addresses: { address: string; balance: bigint; signature: string }[]
-  nodes: { level: number; idx: number; hash: string; sum: bigint }[]
-  leaves: { idx: number; label: string; userId: string | null; receiverId: string | null }[]
-}
-
-async function inBatches<T>(rows: T[], insert: (batch: T[]) => Promise<unknown>) {
-  for (let i = 0; i < rows.length; i += BATCH) await insert(rows.slice(i, i + BATCH))
+  /** the tree level by level, `levels[0]` the leaves in tree order */
+  levels: { hash: Buffer; sum: bigint }[][]
+  /** the private facts of each leaf, in tree order (the index is the position in `levels[0]`) */
+  leaves: { label: string; userId: string | null; receiverId: string | null }[]
 }
 
 export const reservesRepo = {
+  /**
+   * Writes a snapshot. A tree of a million leaves is two million nodes: they go in statements of
+   * CHUNK rows, each a handful of parameters (the hashes as one hex string, the sums and labels as
+   * arrays) unnested by the database, rather than one parameter per value.
+   */
   async insert(tx: Tx, s: StoredSnapshot): Promise<void> {
     const id = s.snapshot.id
     await tx.insertInto('reserveSnapshots').values(s.snapshot).execute()
-    await inBatches(s.addresses, (b) =>
-      tx
+    if (s.addresses.length > 0)
+      await tx
         .insertInto('reserveAddresses')
         .values(
-          b.map((a) => ({ snapshotId: id, address: a.address, balance: a.balance, signature: a.signature })),
+          s.addresses.map((a) => ({
+            snapshotId: id,
+            address: a.address,
+            balance: a.balance,
+            signature: a.signature,
+          })),
         )
-        .execute(),
-    )
-    await inBatches(s.nodes, (b) =>
-      tx
-        .insertInto('reserveNodes')
-        .values(b.map((n) => ({ snapshotId: id, ...n })))
-        .execute(),
-    )
-    await inBatches(s.leaves, (b) =>
-      tx
-        .insertInto('reserveLeaves')
-        .values(b.map((l) => ({ snapshotId: id, ...l })))
-        .execute(),
-    )
+        .execute()
+    for (const [level, nodes] of s.levels.entries())
+      for (let from = 0; from < nodes.length; from += CHUNK) {
+        const part = nodes.slice(from, from + CHUNK)
+        const hashes = Buffer.concat(part.map((n) => n.hash))
+        const sums = part.map((n) => n.sum.toString()).join(',')
+        // bytea, not hex text: substring of a text is counted in characters from its start
+        await sql`
+          insert into reserve_nodes (snapshot_id, level, idx, hash, sum)
+          select ${id}, ${level}::int, ${from}::int + (t.n - 1)::int,
+                 encode(substring(${hashes}::bytea from ((t.n - 1) * 32 + 1)::int for 32), 'hex'), t.sum::numeric
+          from unnest(string_to_array(${sums}::text, ',')) with ordinality as t(sum, n)`.execute(tx)
+      }
+    for (let from = 0; from < s.leaves.length; from += CHUNK) {
+      const part = s.leaves.slice(from, from + CHUNK)
+      await sql`
+        insert into reserve_leaves (snapshot_id, idx, label, user_id, receiver_id)
+        select ${id}, ${from}::int + (t.n - 1)::int, t.label, t.user_id, t.receiver_id
+        from unnest(${part.map((l) => l.label)}::text[], ${part.map((l) => l.userId)}::text[],
+                    ${part.map((l) => l.receiverId)}::text[]) with ordinality as t(label, user_id, receiver_id, n)`.execute(
+        tx,
+      )
+    }
   },
 
   /** The newest snapshot of each coin. */
@@ -122,15 +139,16 @@ export const reservesRepo = {
       .execute()
   },
 
-  /** Nodes by (level, idx); absent positions are the padding node. */
+  /**
+   * Nodes by (level, idx); absent positions are the padding node. Joined to the positions wanted so
+   * that each is one probe of the primary key, however large the snapshot.
+   */
   async nodes(ex: Executor, id: string, positions: { level: number; idx: number }[]) {
     if (positions.length === 0) return []
-    const wanted = sql.join(positions.map((p) => sql`(${p.level}, ${p.idx})`))
-    return ex
-      .selectFrom('reserveNodes')
-      .select(['level', 'idx', 'hash', 'sum'])
-      .where('snapshotId', '=', id)
-      .where(sql<boolean>`(level, idx) in (${wanted})`)
-      .execute()
+    const { rows } = await sql<{ level: number; idx: number; hash: string; sum: string }>`
+      select n.level, n.idx, n.hash, n.sum::text as sum
+      from unnest(${positions.map((p) => p.level)}::int[], ${positions.map((p) => p.idx)}::int[]) as w(level, idx)
+      join reserve_nodes n on n.snapshot_id = ${id} and n.level = w.level and n.idx = w.idx`.execute(ex)
+    return rows
   },
 }
