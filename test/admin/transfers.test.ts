@@ -127,9 +127,11 @@ describe('a failing withdrawal', () => {
     expect(res.transfer._id).toBe(transferId)
     await t.drain()
     const detail = expectOk(await get(`/v1/admin/transfers/${transferId}`))
+    // the attempt failed on an unreachable node: recorded, not counted toward the limit
     expect(detail).toMatchObject({
       status: 'completed',
-      failures: 1,
+      failures: 0,
+      attempts: 1,
       actions: { retry: false, cancel: false },
     })
     expect(detail.transactions).toHaveLength(1)
@@ -252,7 +254,7 @@ describe('an operator note and a customer message', () => {
     // The cancellation was no attempt: the withdrawal counts what its transfer tried.
     const transfer = expectOk(await get(`/v1/admin/transfers/${w.transferId}`))
     expect(w.retryCount).toBe(1)
-    expect(transfer.failures).toBe(w.retryCount)
+    expect(transfer.attempts).toBe(w.retryCount)
     const mine = await t.req({ method: 'GET', url: '/v1/withdrawals/', token: user.token })
     expect(mine.body).toContain(customerMessage)
     expect(mine.body).not.toContain('4411')

@@ -80,7 +80,12 @@ export const resources = [
             : state(r.status),
       },
       { label: 'Age', num: true, cell: ageOf },
-      { label: 'Failures', num: true, cell: (r) => String(r.failures ?? 0) },
+      {
+        label: 'Failed tries',
+        num: true,
+        // counted toward the limit of 5 / recorded (a provider's outages are recorded, not counted)
+        cell: (r) => `${r.failures ?? 0} / ${r.attempts ?? r.failures ?? 0}`,
+      },
       { label: 'Last error', cell: (r) => r.lastError ?? '' },
     ]),
     actions: [

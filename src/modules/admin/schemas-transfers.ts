@@ -32,7 +32,11 @@ const transferFields = {
     ['queued', 'signed', 'sent', 'completed', 'failed'].map((s) => Type.Literal(s)),
     { description: 'queued (not signed) → signed (stored) → sent (broadcast) → completed | failed' },
   ),
-  failures: Type.Integer({ description: 'failed attempts so far' }),
+  failures: Type.Integer({
+    description:
+      'failed attempts counted toward the limit (5) that fails the transfer for good: refusals by the node; a provider’s transient errors (unreachable, 5xx, 429, a lagging node) are not counted',
+  }),
+  attempts: Type.Integer({ description: 'failed attempts recorded so far, transient ones included' }),
   lastError: Nullable(Type.String()),
   nonce: Type.Union([Type.Integer(), Type.Null()]),
   txHash: Nullable(Type.String({ description: 'the current (or mined) transaction' })),
@@ -79,6 +83,7 @@ const EX_TRANSFER = {
   amountText: '0.5 AVAX',
   status: 'sent',
   failures: 0,
+  attempts: 0,
   lastError: null,
   nonce: 4,
   txHash: '0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b',

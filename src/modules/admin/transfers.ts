@@ -67,6 +67,7 @@ export class AdminTransfers {
       amountText: this.#amountText(r.coin, r.amount),
       status: r.status,
       failures: r.failures,
+      attempts: errs.length,
       lastError: errs.length ? errs[errs.length - 1]! : null,
       nonce: r.nonce === null ? null : Number(r.nonce),
       txHash: r.txHash,
