@@ -250,6 +250,24 @@ describe('POST /v1/auth/google/oauth/validate-state', () => {
     expectError(await validate(state, code), 400, 'OAUTH_STATE_INVALID')
   })
 
+  it('lets one of two concurrent presentations of a state through', async () => {
+    const { state, code } = await redirectOf(person())
+    const answers = await Promise.all([validate(state, code), validate(state, code)])
+    expect(answers.map((r) => r.statusCode).sort()).toEqual([200, 400])
+    expectError(answers.find((r) => r.statusCode === 400)!, 400, 'OAUTH_STATE_INVALID')
+  })
+
+  it('creates one account when a new person’s first two sign-ins arrive together', async () => {
+    const sub = person()
+    const email = op.people.get(sub)!.email!
+    const a = await redirectOf(sub)
+    const b = await redirectOf(sub)
+    const answers = await Promise.all([validate(a.state, a.code), validate(b.state, b.code)])
+    for (const r of answers) expect(r.statusCode, r.body).toBe(200)
+    expect(answers.map((r) => r.json().data.type).sort()).toEqual(['sign_in', 'sign_up'])
+    expect(await usersWithEmail(email)).toHaveLength(1)
+  })
+
   it('uses a state up even when the sign-in fails: presented again it is refused', async () => {
     const { state } = await generate()
     expectError(await validate(state, 'not-a-code-the-provider-issued'), 400, 'OAUTH_CODE_REJECTED')
