@@ -5,6 +5,15 @@ import { ERROR_STATUS, type ErrorCode } from './errors.ts'
 import type { components, paths } from './schema.ts'
 
 export type * from './schema.ts'
+export {
+  type ReservesCoinReport,
+  type ReservesVerification,
+  reservesAttestationMessage,
+  reservesLeafHash,
+  reservesSignedBy,
+  type VerifyReservesOptions,
+  verifyReserves,
+} from './verify-reserves.ts'
 export { ERROR_STATUS, type ErrorCode }
 
 type Envelope = components['schemas']['ErrorEnvelope']
