@@ -7,6 +7,7 @@ import { feesResource } from './fees.js'
 import { age, amount, short, since, time } from './format.js'
 import { reorgsResource } from './reorgs.js'
 import { reservesResource } from './reserves.js'
+import { verificationsResource } from './verifications.js'
 
 // Row types come from the published client (clients/typescript), checked by `tsc -p src/admin-console`.
 /** @typedef {import('../../../clients/typescript/index.ts').AdminTransfer} AdminTransfer */
@@ -350,6 +351,7 @@ export const resources = [
   feesResource,
   reorgsResource,
   reservesResource,
+  verificationsResource,
   {
     id: 'audit',
     key: 'a',
