@@ -76,6 +76,41 @@ export const ERROR_STATUS = {
   COLLECTION_NESTING_TOO_DEEP: 422,
   COLLECTION_TYPE_EXISTS: 409,
   JOB_IN_DISPUTE: 422,
+  JOB_ALREADY_IN_STATE: 409,
+  JOB_CLOSED: 409,
+  JOB_STATE_MISMATCH: 422,
+  JOB_NOT_FUNDABLE: 409,
+  JOB_HAS_TALENT: 409,
+  JOB_INVITE_ONLY: 422,
+  COLLECTION_NOT_OPEN: 409,
+  CHILD_COLLECTION_NOT_ALLOWED: 422,
+  STATUS_CHANGE_NOT_ALLOWED: 422,
+  PROGRESS_FOLLOWS_DELIVERABLES: 422,
+  PAYMENT_PERCENTAGE_UNAVAILABLE: 422,
+  INVITE_ALREADY_PENDING: 409,
+  INVITE_ALREADY_ANSWERED: 409,
+  APPLICATION_ALREADY_PENDING: 409,
+  APPLICATION_ALREADY_ANSWERED: 409,
+  DISPUTE_ESCROW_NOT_HELD: 422,
+  DISPUTE_SPLIT_MISMATCH: 422,
+  DISPUTE_SETTLED: 409,
+  DISPUTE_NO_PROPOSAL: 422,
+  DISPUTE_PROPOSAL_MISMATCH: 409,
+  REVIEW_NOT_OPEN: 422,
+  REVIEW_ALREADY_SENT: 409,
+  TWO_FACTOR_NOT_ENABLED: 409,
+  TWO_FACTOR_USES_APP: 422,
+  ACCOUNT_HAS_NO_EMAIL: 422,
+  ACCOUNT_NOT_VERIFIED: 422,
+  ACCOUNT_SUSPENDED: 422,
+  ACCOUNT_ALREADY_SUSPENDED: 409,
+  ACCOUNT_NOT_SUSPENDED: 409,
+  ROLE_ALREADY_SET: 409,
+  ROLE_NOT_HELD: 409,
+  OWN_ACCOUNT_REFUSED: 409,
+  ROLE_SET_BY_CONFIG: 409,
+  AUTHENTICATOR_REQUIRED: 422,
+  LAST_ADMIN: 409,
 } as const
 
 /** What each code means and what a client should do about it (docs/errors.md). */
@@ -404,6 +439,152 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
   JOB_IN_DISPUTE: {
     description: 'The job is in dispute: its escrow is frozen until the dispute is settled or decided.',
     action: 'Settle the dispute (or wait for the decision) first.',
+  },
+  JOB_ALREADY_IN_STATE: {
+    description: 'The job is already where this step leads (e.g. already delivered).',
+    action: 'Reload the job; nothing to do.',
+  },
+  JOB_CLOSED: {
+    description: 'The job is completed, resolved or cancelled: it can no longer change.',
+    action: 'Do not retry.',
+  },
+  JOB_STATE_MISMATCH: {
+    description:
+      'The step does not start from the job’s current status (e.g. delivering a job that is not ongoing).',
+    action: 'Reload the job and take a step its status allows.',
+  },
+  JOB_NOT_FUNDABLE: {
+    description: 'The job is closed or in dispute: it cannot be funded.',
+    action: 'Do not fund it.',
+  },
+  JOB_HAS_TALENT: {
+    description: 'The job already has its talent.',
+    action: 'Do not retry; the job is taken.',
+  },
+  JOB_INVITE_ONLY: {
+    description: 'A private job takes invites, not applications.',
+    action: 'Ask the creator for an invite.',
+  },
+  COLLECTION_NOT_OPEN: {
+    description:
+      'The job is no longer open (ongoing, completed, cancelled, …): it takes no more invites or applications.',
+    action: 'Do not retry.',
+  },
+  CHILD_COLLECTION_NOT_ALLOWED: {
+    description: 'Invites and applications go to the job itself, not to one of its child collections.',
+    action: 'Send it to the parent job.',
+  },
+  STATUS_CHANGE_NOT_ALLOWED: {
+    description:
+      'This status cannot be set by a plain update: completing, cancelling or funding a job has its own step.',
+    action: 'Use the step the message names (e.g. POST /v1/collection/{id}/complete).',
+  },
+  PROGRESS_FOLLOWS_DELIVERABLES: {
+    description: 'The job’s progress follows its deliverables.',
+    action: 'Update the progress of its deliverables instead.',
+  },
+  PAYMENT_PERCENTAGE_UNAVAILABLE: {
+    description: 'paymentPercentage needs a paid escrow and an assigned talent.',
+    action: 'Cancel without paymentPercentage (or with 0).',
+  },
+  INVITE_ALREADY_PENDING: {
+    description: 'This talent already has a pending invite to this job.',
+    action: 'Wait for the answer, or cancel the invite first.',
+  },
+  INVITE_ALREADY_ANSWERED: {
+    description: 'The invite is no longer pending (accepted, declined or cancelled).',
+    action: 'Reload the invite; do not retry.',
+  },
+  APPLICATION_ALREADY_PENDING: {
+    description: 'The caller already has a pending application to this job.',
+    action: 'Wait for the answer.',
+  },
+  APPLICATION_ALREADY_ANSWERED: {
+    description: 'The application is no longer pending (accepted or rejected).',
+    action: 'Reload the application; do not retry.',
+  },
+  DISPUTE_ESCROW_NOT_HELD: {
+    description: 'Only a job whose escrow is paid and not fully released can be disputed.',
+    action: 'Fund the job first; a released job cannot be disputed.',
+  },
+  DISPUTE_SPLIT_MISMATCH: {
+    description:
+      'creatorAmount and ownerAmount do not add up to what remains in escrow; `data.errors` names the total.',
+    action: 'Send two amounts that add up to the remaining escrow.',
+  },
+  DISPUTE_SETTLED: {
+    description: 'The dispute is settled (agreed or decided) already.',
+    action: 'Reload the job; do not retry.',
+  },
+  DISPUTE_NO_PROPOSAL: {
+    description: 'There is no proposal to accept.',
+    action: 'Propose a split first.',
+  },
+  DISPUTE_PROPOSAL_MISMATCH: {
+    description: 'The amounts sent are not those of the current proposal.',
+    action: 'Reload the dispute and accept the proposed amounts.',
+  },
+  REVIEW_NOT_OPEN: {
+    description: 'A job is reviewed once it is completed or its dispute resolved.',
+    action: 'Review it later.',
+  },
+  REVIEW_ALREADY_SENT: {
+    description: 'The caller has already reviewed this job.',
+    action: 'Do not retry.',
+  },
+  TWO_FACTOR_NOT_ENABLED: {
+    description: 'Two-factor authentication is not on.',
+    action: 'Turn it on first (POST /v1/account/initiate/2fa).',
+  },
+  TWO_FACTOR_USES_APP: {
+    description: 'Two-factor uses an authenticator app: no code is sent by email.',
+    action: 'Send the app’s current code instead.',
+  },
+  ACCOUNT_HAS_NO_EMAIL: {
+    description: 'The account has no email address (a web3 account not onboarded).',
+    action: 'Add an email (onboarding) or use an authenticator app.',
+  },
+  ACCOUNT_NOT_VERIFIED: {
+    description: 'Only a verified account can be an admin or an operator.',
+    action: 'Have the account verify its email first.',
+  },
+  ACCOUNT_SUSPENDED: {
+    description: 'A suspended account cannot be an admin or an operator.',
+    action: 'Lift the suspension first.',
+  },
+  ACCOUNT_ALREADY_SUSPENDED: {
+    description: 'The account is suspended already.',
+    action: 'Nothing to do.',
+  },
+  ACCOUNT_NOT_SUSPENDED: {
+    description: 'The account is not suspended.',
+    action: 'Nothing to do.',
+  },
+  ROLE_ALREADY_SET: {
+    description: 'The account has this role already (admin, or the operator role asked).',
+    action: 'Nothing to do.',
+  },
+  ROLE_NOT_HELD: {
+    description: 'The account is not an admin.',
+    action: 'Nothing to do.',
+  },
+  OWN_ACCOUNT_REFUSED: {
+    description: 'An operator cannot change their own role, or suspend themselves.',
+    action: 'Ask another admin.',
+  },
+  ROLE_SET_BY_CONFIG: {
+    description: 'The account is an admin by ADMIN_EMAILS: its role is not changed through the API.',
+    action: 'Remove it from ADMIN_EMAILS first.',
+  },
+  AUTHENTICATOR_REQUIRED: {
+    description:
+      'Mailed codes do not unlock the admin pages: the operator must turn on an authenticator app.',
+    action:
+      'Turn on an authenticator app (POST /v1/account/initiate/2fa with type google_auth), then send its code.',
+  },
+  LAST_ADMIN: {
+    description: 'The last admin keeps the role and cannot be suspended.',
+    action: 'Make another account admin first.',
   },
 }
 

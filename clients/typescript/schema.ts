@@ -1865,7 +1865,7 @@ export interface paths {
      *
      *     **Messages** are JSON objects `{ "type", "data", "id"? }`. The server sends `ready` (`data.userId`) once the socket is registered, then pushes: `chat.message` (an `IChatMessage`), `chat.read` (`{conversationId, userId, readAt}`), and the domain events of the caller (notifications, deposits credited, withdrawals sent or failed, escrows funded or released) with the event's type as `type`. Requests of the client carry an `id` and are answered by `ack` (with the result as `data`) or `error` (`data.code` and `message` as in the HTTP envelope) with the same `id`: `ping` (answered by `pong`), `chat.send` (`{conversationId, content, mediaId?, quotedContentId?}`), `chat.read` (`{conversationId}`).
      *
-     *     **Heartbeat and backpressure.** The server pings every 25 seconds and closes a socket that did not answer the previous ping; a socket with more than 1 MiB waiting to be sent is closed with 4408 rather than buffered for. An account holds at most RATE_LIMIT_LIVE_SOCKETS (20) open sockets per API process: a new one closes its oldest with 4429. Pushes reach sockets on every API process (PostgreSQL LISTEN/NOTIFY); a client that reconnects should re-read what it shows (e.g. GET /v1/chat), since pushes are not replayed.
+     *     **Heartbeat and backpressure.** The server pings every 25 seconds and closes a socket that did not answer the previous ping; a socket with more than 1 MiB waiting to be sent is closed with 4408 rather than buffered for. An account holds at most RATE_LIMIT_LIVE_SOCKETS (20) open sockets across every API process: a new one closes its oldest with 4429. Pushes reach sockets on every API process (PostgreSQL LISTEN/NOTIFY); a client that reconnects should re-read what it shows (e.g. GET /v1/chat), since pushes are not replayed.
      *
      *     **Presence.** While a user holds a socket on any process, their `socket.status` in the User form is `ONLINE`, `OFFLINE` otherwise.
      */
@@ -3289,6 +3289,125 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/admin/platform-transfers': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Transactions custodial keys that were never exported signed which this database did not know (a restore), newest first, with what a re-attach would record */
+    get: operations['adminPlatformTransfers']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/platform-transfers/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One unknown platform transfer */
+    get: operations['adminPlatformTransfer']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/platform-transfers/{id}/reattach': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Re-attach the transaction to the withdrawal it paid (audited, one transaction): an open withdrawal named by `withdrawalId`, or one recreated for the address’s owner; its hold is posted and its gas booked exactly as if the withdrawal had been recorded before the restore, never a second debit */
+    post: operations['adminPlatformTransferReattach']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/platform-transfers/{id}/external': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Judge the transaction signed outside the platform (a leaked key; audited): its parked movements are booked as an outside withdrawal of the owner once its coins resume */
+    post: operations['adminPlatformTransferExternal']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/parked-jobs': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** Jobs with an outside effect (mail, webhooks, chain transfers, object deletions) a restore parked for review, oldest first */
+    get: operations['adminParkedJobs']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/parked-jobs/{id}/release': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Release a parked job (audited): queued again, due now */
+    post: operations['adminParkedJobRelease']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/parked-jobs/{id}/drop': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Drop a parked job (audited): deleted without running; a parked outgoing transfer is refused (release it, or cancel its transfer) */
+    post: operations['adminParkedJobDrop']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/user-verification/veriff/session/new': {
     parameters: {
       query?: never
@@ -3573,6 +3692,41 @@ export interface components {
           | 'COLLECTION_NESTING_TOO_DEEP'
           | 'COLLECTION_TYPE_EXISTS'
           | 'JOB_IN_DISPUTE'
+          | 'JOB_ALREADY_IN_STATE'
+          | 'JOB_CLOSED'
+          | 'JOB_STATE_MISMATCH'
+          | 'JOB_NOT_FUNDABLE'
+          | 'JOB_HAS_TALENT'
+          | 'JOB_INVITE_ONLY'
+          | 'COLLECTION_NOT_OPEN'
+          | 'CHILD_COLLECTION_NOT_ALLOWED'
+          | 'STATUS_CHANGE_NOT_ALLOWED'
+          | 'PROGRESS_FOLLOWS_DELIVERABLES'
+          | 'PAYMENT_PERCENTAGE_UNAVAILABLE'
+          | 'INVITE_ALREADY_PENDING'
+          | 'INVITE_ALREADY_ANSWERED'
+          | 'APPLICATION_ALREADY_PENDING'
+          | 'APPLICATION_ALREADY_ANSWERED'
+          | 'DISPUTE_ESCROW_NOT_HELD'
+          | 'DISPUTE_SPLIT_MISMATCH'
+          | 'DISPUTE_SETTLED'
+          | 'DISPUTE_NO_PROPOSAL'
+          | 'DISPUTE_PROPOSAL_MISMATCH'
+          | 'REVIEW_NOT_OPEN'
+          | 'REVIEW_ALREADY_SENT'
+          | 'TWO_FACTOR_NOT_ENABLED'
+          | 'TWO_FACTOR_USES_APP'
+          | 'ACCOUNT_HAS_NO_EMAIL'
+          | 'ACCOUNT_NOT_VERIFIED'
+          | 'ACCOUNT_SUSPENDED'
+          | 'ACCOUNT_ALREADY_SUSPENDED'
+          | 'ACCOUNT_NOT_SUSPENDED'
+          | 'ROLE_ALREADY_SET'
+          | 'ROLE_NOT_HELD'
+          | 'OWN_ACCOUNT_REFUSED'
+          | 'ROLE_SET_BY_CONFIG'
+          | 'AUTHENTICATOR_REQUIRED'
+          | 'LAST_ADMIN'
         /** @description validation failures, one per field */
         errors?: {
           /** @description JSON pointer of the field, e.g. `/email` */
@@ -8235,6 +8389,7 @@ export interface components {
      *           "amountText": "0.5 AVAX",
      *           "status": "sent",
      *           "failures": 0,
+     *           "attempts": 0,
      *           "lastError": null,
      *           "nonce": 4,
      *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -8274,6 +8429,7 @@ export interface components {
      *       "amountText": "0.5 AVAX",
      *       "status": "sent",
      *       "failures": 0,
+     *       "attempts": 0,
      *       "lastError": null,
      *       "nonce": 4,
      *       "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -8307,8 +8463,10 @@ export interface components {
       amountText: string
       /** @description queued (not signed) → signed (stored) → sent (broadcast) → completed | failed */
       status: 'queued' | 'signed' | 'sent' | 'completed' | 'failed'
-      /** @description failed attempts so far */
+      /** @description failed attempts counted toward the limit (5) that fails the transfer for good: refusals by the node; a provider’s transient errors (unreachable, 5xx, 429, a lagging node) are not counted */
       failures: number
+      /** @description failed attempts recorded so far, transient ones included */
+      attempts: number
       lastError: string | null
       nonce: number | null
       txHash: string | null
@@ -8359,6 +8517,7 @@ export interface components {
      *       "amountText": "0.5 AVAX",
      *       "status": "sent",
      *       "failures": 0,
+     *       "attempts": 0,
      *       "lastError": null,
      *       "nonce": 4,
      *       "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -8421,8 +8580,10 @@ export interface components {
       amountText: string
       /** @description queued (not signed) → signed (stored) → sent (broadcast) → completed | failed */
       status: 'queued' | 'signed' | 'sent' | 'completed' | 'failed'
-      /** @description failed attempts so far */
+      /** @description failed attempts counted toward the limit (5) that fails the transfer for good: refusals by the node; a provider’s transient errors (unreachable, 5xx, 429, a lagging node) are not counted */
       failures: number
+      /** @description failed attempts recorded so far, transient ones included */
+      attempts: number
       lastError: string | null
       nonce: number | null
       txHash: string | null
@@ -9232,6 +9393,191 @@ export interface components {
       trigger: 'schedule' | 'operator'
     }
     /**
+     * @example {
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1,
+     *       "data": [
+     *         {
+     *           "_id": "65f1c0a2b3c4d5e6f7a8b9e1",
+     *           "chainId": "31337",
+     *           "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+     *           "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *           "ownerKind": "user",
+     *           "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *           "coin": "avax",
+     *           "decimals": 18,
+     *           "amount": "250000000000000000",
+     *           "to": "0x1111111111111111111111111111111111111111",
+     *           "gasCoin": "avax",
+     *           "gasFee": "21000000000000",
+     *           "blockNumber": "1042",
+     *           "status": "open",
+     *           "withdrawalId": null,
+     *           "transferId": null,
+     *           "detectedAt": "2026-01-01T12:00:00.000Z",
+     *           "resolvedAt": null,
+     *           "resolvedBy": null,
+     *           "resolveReason": null,
+     *           "prefill": {
+     *             "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *             "to": "0x1111111111111111111111111111111111111111",
+     *             "amount": "250000000000000000",
+     *             "fee": "1000000000000000"
+     *           },
+     *           "actions": {
+     *             "reattach": true,
+     *             "external": true
+     *           }
+     *         }
+     *       ]
+     *     }
+     */
+    AdminPlatformTransferPage: {
+      page: number
+      pages: number
+      limit: number
+      total: number
+      data: components['schemas']['AdminPlatformTransfer'][]
+    }
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9e1",
+     *       "chainId": "31337",
+     *       "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+     *       "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *       "ownerKind": "user",
+     *       "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *       "coin": "avax",
+     *       "decimals": 18,
+     *       "amount": "250000000000000000",
+     *       "to": "0x1111111111111111111111111111111111111111",
+     *       "gasCoin": "avax",
+     *       "gasFee": "21000000000000",
+     *       "blockNumber": "1042",
+     *       "status": "open",
+     *       "withdrawalId": null,
+     *       "transferId": null,
+     *       "detectedAt": "2026-01-01T12:00:00.000Z",
+     *       "resolvedAt": null,
+     *       "resolvedBy": null,
+     *       "resolveReason": null,
+     *       "prefill": {
+     *         "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *         "to": "0x1111111111111111111111111111111111111111",
+     *         "amount": "250000000000000000",
+     *         "fee": "1000000000000000"
+     *       },
+     *       "actions": {
+     *         "reattach": true,
+     *         "external": true
+     *       }
+     *     }
+     */
+    AdminPlatformTransfer: {
+      _id: string
+      chainId: string
+      txHash: string
+      /** @description the custodial address that signed it (its key was never exported) */
+      address: string
+      /** @description `user`, `escrow` or `treasury` */
+      ownerKind: string
+      ownerId: string
+      /** @description the coin of the value it moved */
+      coin: string
+      decimals: number | null
+      /** @description the value it moved, base units (0 when it moved none) */
+      amount: string
+      /** @description where the value went */
+      to: string | null
+      gasCoin: string | null
+      /** @description the gas it paid, base units of the gas coin */
+      gasFee: string
+      blockNumber: string
+      /** @description `open`: its coins are halted and its movements parked until an operator decides; `reattached`: settled as the withdrawal it paid (recreated, or one the copy had open); `external`: judged signed outside the platform, booked as an outside withdrawal once its coins resume */
+      status: 'open' | 'reattached' | 'external'
+      /** @description the withdrawal it was re-attached to */
+      withdrawalId: string | null
+      /** @description its outgoing transfer */
+      transferId: string | null
+      /** Format: date-time */
+      detectedAt: string
+      resolvedAt: string | null
+      resolvedBy: string | null
+      resolveReason: string | null
+      /** @description what a re-attach without a withdrawal records */
+      prefill: {
+        /** @description the account the withdrawal is recreated for (the address’s owner) */
+        ownerId: string
+        to: string | null
+        /** @description the withdrawal’s amount */
+        amount: string
+        fee: string | null
+      }
+      actions: {
+        reattach: boolean
+        external: boolean
+      }
+    }
+    /**
+     * @example {
+     *       "page": 1,
+     *       "pages": 1,
+     *       "limit": 12,
+     *       "total": 1,
+     *       "data": [
+     *         {
+     *           "_id": "65f1c0a2b3c4d5e6f7a8b9e2",
+     *           "kind": "mail.send",
+     *           "attempts": 0,
+     *           "runAt": "2026-01-01T12:00:00.000Z",
+     *           "createdAt": "2026-01-01T12:00:00.000Z",
+     *           "about": {
+     *             "to": "ada@example.com",
+     *             "subject": "Your withdrawal was sent",
+     *             "kind": "withdrawal_completed"
+     *           }
+     *         }
+     *       ]
+     *     }
+     */
+    AdminParkedJobPage: {
+      page: number
+      pages: number
+      limit: number
+      total: number
+      data: components['schemas']['AdminParkedJob'][]
+    }
+    /**
+     * @example {
+     *       "_id": "65f1c0a2b3c4d5e6f7a8b9e2",
+     *       "kind": "mail.send",
+     *       "attempts": 0,
+     *       "runAt": "2026-01-01T12:00:00.000Z",
+     *       "createdAt": "2026-01-01T12:00:00.000Z",
+     *       "about": {
+     *         "to": "ada@example.com",
+     *         "subject": "Your withdrawal was sent",
+     *         "kind": "withdrawal_completed"
+     *       }
+     *     }
+     */
+    AdminParkedJob: {
+      _id: string
+      /** @description `mail.send`, `notifications.email`, `webhooks.deliver`, `outgoing.send`, `files.delete-object` */
+      kind: string
+      attempts: number
+      /** Format: date-time */
+      runAt: string
+      /** Format: date-time */
+      createdAt: string
+      /** @description what the job is about (ids, the recipient and subject of a mail; never a body) */
+      about: {
+        [key: string]: unknown
+      }
+    }
+    /**
      * @description The SDK’s IVerification
      * @example {
      *       "_id": "6b04837cbce238a5cbe00b01",
@@ -9522,6 +9868,10 @@ export type AdminStatsOverview = components['schemas']['AdminStatsOverview']
 export type AdminTransferAges = components['schemas']['AdminTransferAges']
 export type AdminFlows = components['schemas']['AdminFlows']
 export type ReserveSnapshot = components['schemas']['ReserveSnapshot']
+export type AdminPlatformTransferPage = components['schemas']['AdminPlatformTransferPage']
+export type AdminPlatformTransfer = components['schemas']['AdminPlatformTransfer']
+export type AdminParkedJobPage = components['schemas']['AdminParkedJobPage']
+export type AdminParkedJob = components['schemas']['AdminParkedJob']
 export type Verification = components['schemas']['Verification']
 export type AdminVerificationPage = components['schemas']['AdminVerificationPage']
 export type AdminVerification = components['schemas']['AdminVerification']
@@ -12997,7 +13347,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: `email` for an account without an email address (a wallet account). */
+      /** @description `ACCOUNT_HAS_NO_EMAIL`: `email` for an account without an email address (a wallet account). */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -13008,7 +13358,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'ACCOUNT_HAS_NO_EMAIL'
               } & {
                 [key: string]: unknown
               }
@@ -13333,7 +13683,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: two-factor is off. */
+      /** @description `TWO_FACTOR_NOT_ENABLED`: two-factor is off. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -13344,7 +13694,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'TWO_FACTOR_NOT_ENABLED'
               } & {
                 [key: string]: unknown
               }
@@ -13565,7 +13915,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: two-factor uses an authenticator app (its codes are used instead), or the account has no email. */
+      /** @description `TWO_FACTOR_USES_APP`: two-factor uses an authenticator app (its codes are used instead). `ACCOUNT_HAS_NO_EMAIL`: the account has no email address. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -13576,7 +13926,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'TWO_FACTOR_USES_APP' | 'ACCOUNT_HAS_NO_EMAIL'
               } & {
                 [key: string]: unknown
               }
@@ -18902,7 +19252,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: details of a collection whose escrow is paid, or a step the job already took or is closed for. */
+      /** @description `COLLECTION_LOCKED`: details of a collection whose escrow is paid. `JOB_ALREADY_IN_STATE`: the job is already where the step leads. `JOB_CLOSED`: the job is completed, resolved or cancelled. `ESCROW_RELEASE_IN_PROGRESS`: a cancellation after the whole escrow was released. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -18913,7 +19263,11 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code:
+                  | 'COLLECTION_LOCKED'
+                  | 'JOB_ALREADY_IN_STATE'
+                  | 'JOB_CLOSED'
+                  | 'ESCROW_RELEASE_IN_PROGRESS'
               } & {
                 [key: string]: unknown
               }
@@ -18962,7 +19316,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: a status the job cannot take from where it is. */
+      /** @description `JOB_STATE_MISMATCH`: a status the job cannot take from where it is. `STATUS_CHANGE_NOT_ALLOWED`: a status that has its own step, or none. `PROGRESS_FOLLOWS_DELIVERABLES`: a progress for a job whose deliverables set it. `ESCROW_NOT_FUNDED`: completing a job whose escrow is not paid. `JOB_IN_DISPUTE`: completing a job in dispute. `PAYMENT_PERCENTAGE_UNAVAILABLE`: a paymentPercentage without a paid escrow and a talent. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -18973,7 +19327,13 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code:
+                  | 'JOB_STATE_MISMATCH'
+                  | 'STATUS_CHANGE_NOT_ALLOWED'
+                  | 'PROGRESS_FOLLOWS_DELIVERABLES'
+                  | 'ESCROW_NOT_FUNDED'
+                  | 'JOB_IN_DISPUTE'
+                  | 'PAYMENT_PERCENTAGE_UNAVAILABLE'
               } & {
                 [key: string]: unknown
               }
@@ -23429,7 +23789,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the talent already has a pending invite, or the job has its talent or is closed. */
+      /** @description `INVITE_ALREADY_PENDING`: the talent already has a pending invite to the job. `JOB_HAS_TALENT`: the job has its talent. `COLLECTION_NOT_OPEN`: the job is no longer open. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -23440,7 +23800,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'INVITE_ALREADY_PENDING' | 'JOB_HAS_TALENT' | 'COLLECTION_NOT_OPEN'
               } & {
                 [key: string]: unknown
               }
@@ -23489,7 +23849,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the collection is a child collection. */
+      /** @description `CHILD_COLLECTION_NOT_ALLOWED`: the collection is a child collection. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -23500,7 +23860,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'CHILD_COLLECTION_NOT_ALLOWED'
               } & {
                 [key: string]: unknown
               }
@@ -23924,7 +24284,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the invite is no longer pending, or the job has its talent. */
+      /** @description `INVITE_ALREADY_ANSWERED`: the invite is no longer pending. `JOB_HAS_TALENT`: the job has its talent. `JOB_ALREADY_IN_STATE`: the job is already where the step leads. `JOB_CLOSED`: the job is completed, resolved or cancelled. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -23935,7 +24295,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'INVITE_ALREADY_ANSWERED' | 'JOB_HAS_TALENT' | 'JOB_ALREADY_IN_STATE' | 'JOB_CLOSED'
               } & {
                 [key: string]: unknown
               }
@@ -23944,7 +24304,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the job is not pending. */
+      /** @description `JOB_STATE_MISMATCH`: the job is not pending. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -23955,7 +24315,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'JOB_STATE_MISMATCH'
               } & {
                 [key: string]: unknown
               }
@@ -24171,7 +24531,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the invite is no longer pending. */
+      /** @description `INVITE_ALREADY_ANSWERED`: the invite is no longer pending. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -24182,7 +24542,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'INVITE_ALREADY_ANSWERED'
               } & {
                 [key: string]: unknown
               }
@@ -24398,7 +24758,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the invite is no longer pending. */
+      /** @description `INVITE_ALREADY_ANSWERED`: the invite is no longer pending. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -24409,7 +24769,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'INVITE_ALREADY_ANSWERED'
               } & {
                 [key: string]: unknown
               }
@@ -24814,7 +25174,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: a pending application of the caller, or the job has its talent or is closed. */
+      /** @description `APPLICATION_ALREADY_PENDING`: the caller has a pending application to the job. `JOB_HAS_TALENT`: the job has its talent. `COLLECTION_NOT_OPEN`: the job is no longer open. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -24825,7 +25185,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'APPLICATION_ALREADY_PENDING' | 'JOB_HAS_TALENT' | 'COLLECTION_NOT_OPEN'
               } & {
                 [key: string]: unknown
               }
@@ -24874,7 +25234,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: a private job or a child collection. */
+      /** @description `JOB_INVITE_ONLY`: a private job. `CHILD_COLLECTION_NOT_ALLOWED`: a child collection. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -24885,7 +25245,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'JOB_INVITE_ONLY' | 'CHILD_COLLECTION_NOT_ALLOWED'
               } & {
                 [key: string]: unknown
               }
@@ -25419,7 +25779,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the application is no longer pending, or the job has its talent. */
+      /** @description `APPLICATION_ALREADY_ANSWERED`: the application is no longer pending. `JOB_HAS_TALENT`: the job has its talent. `JOB_ALREADY_IN_STATE`: the job is already where the step leads. `JOB_CLOSED`: the job is completed, resolved or cancelled. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -25430,7 +25790,11 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code:
+                  | 'APPLICATION_ALREADY_ANSWERED'
+                  | 'JOB_HAS_TALENT'
+                  | 'JOB_ALREADY_IN_STATE'
+                  | 'JOB_CLOSED'
               } & {
                 [key: string]: unknown
               }
@@ -25439,7 +25803,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the job is not pending. */
+      /** @description `JOB_STATE_MISMATCH`: the job is not pending. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -25450,7 +25814,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'JOB_STATE_MISMATCH'
               } & {
                 [key: string]: unknown
               }
@@ -25643,7 +26007,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the application is no longer pending. */
+      /** @description `APPLICATION_ALREADY_ANSWERED`: the application is no longer pending. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -25654,7 +26018,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'APPLICATION_ALREADY_ANSWERED'
               } & {
                 [key: string]: unknown
               }
@@ -25907,7 +26271,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: an item’s escrow is paid, or its step was taken already. */
+      /** @description `COLLECTION_LOCKED`: an item’s escrow is paid. `JOB_ALREADY_IN_STATE`: the job is already where the step leads. `JOB_CLOSED`: the job is completed, resolved or cancelled. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -25918,7 +26282,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'COLLECTION_LOCKED' | 'JOB_ALREADY_IN_STATE' | 'JOB_CLOSED'
               } & {
                 [key: string]: unknown
               }
@@ -25967,7 +26331,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: a step an item cannot take, or a completion or cancellation (not in bulk). */
+      /** @description `STATUS_CHANGE_NOT_ALLOWED`: a completion or cancellation (not in bulk), or a status that has its own step. `JOB_STATE_MISMATCH`: a step an item cannot take from where it is. `PROGRESS_FOLLOWS_DELIVERABLES`: a progress for a job whose deliverables set it. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -25978,7 +26342,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'STATUS_CHANGE_NOT_ALLOWED' | 'JOB_STATE_MISMATCH' | 'PROGRESS_FOLLOWS_DELIVERABLES'
               } & {
                 [key: string]: unknown
               }
@@ -26376,7 +26740,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: `parent` is itself a child collection. */
+      /** @description `COLLECTION_NESTING_TOO_DEEP`: `parent` is itself a child collection. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -26387,7 +26751,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'COLLECTION_NESTING_TOO_DEEP'
               } & {
                 [key: string]: unknown
               }
@@ -26733,7 +27097,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the job is already where the step leads, or it is completed, resolved or cancelled. */
+      /** @description `JOB_ALREADY_IN_STATE`: the job is already delivered. `JOB_CLOSED`: the job is completed, resolved or cancelled. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -26744,7 +27108,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'JOB_ALREADY_IN_STATE' | 'JOB_CLOSED'
               } & {
                 [key: string]: unknown
               }
@@ -26793,7 +27157,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the job is not ongoing. */
+      /** @description `JOB_STATE_MISMATCH`: the job is not ongoing. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -26804,7 +27168,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'JOB_STATE_MISMATCH'
               } & {
                 [key: string]: unknown
               }
@@ -27112,7 +27476,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the job is ongoing already, or closed. */
+      /** @description `JOB_ALREADY_IN_STATE`: the job is ongoing already. `JOB_CLOSED`: the job is completed, resolved or cancelled. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -27123,7 +27487,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'JOB_ALREADY_IN_STATE' | 'JOB_CLOSED'
               } & {
                 [key: string]: unknown
               }
@@ -27132,7 +27496,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the job is not delivered. */
+      /** @description `JOB_STATE_MISMATCH`: the job is not delivered. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -27143,7 +27507,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'JOB_STATE_MISMATCH'
               } & {
                 [key: string]: unknown
               }
@@ -27451,7 +27815,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the job is completed already, or closed. */
+      /** @description `JOB_ALREADY_IN_STATE`: the job is completed already. `JOB_CLOSED`: the job is completed, resolved or cancelled. `ESCROW_RELEASE_IN_PROGRESS`: the escrow is being released. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -27462,7 +27826,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'JOB_ALREADY_IN_STATE' | 'JOB_CLOSED' | 'ESCROW_RELEASE_IN_PROGRESS'
               } & {
                 [key: string]: unknown
               }
@@ -27471,7 +27835,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the job is not delivered, its escrow is not paid, or it is in dispute. */
+      /** @description `JOB_STATE_MISMATCH`: the job is not delivered. `ESCROW_NOT_FUNDED`: its escrow is not paid. `JOB_IN_DISPUTE`: the job is in dispute. `ESCROW_CHILD_FUNDING_PENDING`: a child escrow funded from it is not settled yet. `ESCROW_NO_RECEIVER`: the job has no talent. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -27482,7 +27846,12 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code:
+                  | 'JOB_STATE_MISMATCH'
+                  | 'ESCROW_NOT_FUNDED'
+                  | 'JOB_IN_DISPUTE'
+                  | 'ESCROW_CHILD_FUNDING_PENDING'
+                  | 'ESCROW_NO_RECEIVER'
               } & {
                 [key: string]: unknown
               }
@@ -27826,7 +28195,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the job is cancelled already or closed, or its whole escrow was released. */
+      /** @description `JOB_ALREADY_IN_STATE`: the job is cancelled already. `JOB_CLOSED`: the job is completed, resolved or cancelled. `ESCROW_RELEASE_IN_PROGRESS`: its whole escrow was released. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -27837,7 +28206,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'JOB_ALREADY_IN_STATE' | 'JOB_CLOSED' | 'ESCROW_RELEASE_IN_PROGRESS'
               } & {
                 [key: string]: unknown
               }
@@ -27886,7 +28255,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the job is delivered or in dispute, or a paymentPercentage without a paid escrow. */
+      /** @description `JOB_STATE_MISMATCH`: the job is delivered or in dispute. `PAYMENT_PERCENTAGE_UNAVAILABLE`: a paymentPercentage without a paid escrow and a talent. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -27897,7 +28266,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'JOB_STATE_MISMATCH' | 'PAYMENT_PERCENTAGE_UNAVAILABLE'
               } & {
                 [key: string]: unknown
               }
@@ -28227,7 +28596,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the job is disputed already, or closed. */
+      /** @description `JOB_ALREADY_IN_STATE`: the job is disputed already. `JOB_CLOSED`: the job is completed, resolved or cancelled. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -28238,7 +28607,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'JOB_ALREADY_IN_STATE' | 'JOB_CLOSED'
               } & {
                 [key: string]: unknown
               }
@@ -28287,7 +28656,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the job is not ongoing or delivered, or its escrow is not paid. */
+      /** @description `JOB_STATE_MISMATCH`: the job is not ongoing or delivered. `DISPUTE_ESCROW_NOT_HELD`: its escrow is not paid, or fully released. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -28298,7 +28667,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'JOB_STATE_MISMATCH' | 'DISPUTE_ESCROW_NOT_HELD'
               } & {
                 [key: string]: unknown
               }
@@ -28485,7 +28854,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the dispute is settled. */
+      /** @description `DISPUTE_SETTLED`: the dispute is settled. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -28496,7 +28865,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'DISPUTE_SETTLED'
               } & {
                 [key: string]: unknown
               }
@@ -28545,7 +28914,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the amounts do not add up to what remains in escrow. */
+      /** @description `DISPUTE_SPLIT_MISMATCH`: the amounts do not add up to what remains in escrow. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -28556,7 +28925,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'DISPUTE_SPLIT_MISMATCH'
               } & {
                 [key: string]: unknown
               }
@@ -28763,7 +29132,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the proposal has other amounts, or the dispute is settled. */
+      /** @description `DISPUTE_PROPOSAL_MISMATCH`: the proposal has other amounts. `DISPUTE_SETTLED`: the dispute is settled. `JOB_ALREADY_IN_STATE`: the job is already where the step leads. `JOB_CLOSED`: the job is completed, resolved or cancelled. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -28774,7 +29143,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'DISPUTE_PROPOSAL_MISMATCH' | 'DISPUTE_SETTLED' | 'JOB_ALREADY_IN_STATE' | 'JOB_CLOSED'
               } & {
                 [key: string]: unknown
               }
@@ -28823,7 +29192,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: nothing was proposed, or the amounts do not add up to what remains in escrow. */
+      /** @description `DISPUTE_NO_PROPOSAL`: nothing was proposed. `DISPUTE_SPLIT_MISMATCH`: the amounts do not add up to what remains in escrow. `JOB_STATE_MISMATCH`: the job is not disputed. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -28834,7 +29203,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'DISPUTE_NO_PROPOSAL' | 'DISPUTE_SPLIT_MISMATCH' | 'JOB_STATE_MISMATCH'
               } & {
                 [key: string]: unknown
               }
@@ -29255,7 +29624,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the caller reviewed this job already. */
+      /** @description `REVIEW_ALREADY_SENT`: the caller reviewed this job already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -29266,7 +29635,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'REVIEW_ALREADY_SENT'
               } & {
                 [key: string]: unknown
               }
@@ -29315,7 +29684,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the job is not completed or resolved. */
+      /** @description `REVIEW_NOT_OPEN`: the job is not completed or resolved. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -29326,7 +29695,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'REVIEW_NOT_OPEN'
               } & {
                 [key: string]: unknown
               }
@@ -36931,7 +37300,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the admin uses an authenticator app: send its current code instead. */
+      /** @description `TWO_FACTOR_USES_APP`: the admin uses an authenticator app: send its current code instead. `AUTHENTICATOR_REQUIRED`: the admin has no authenticator app yet: mailed codes do not unlock the admin pages. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -36942,7 +37311,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'TWO_FACTOR_USES_APP' | 'AUTHENTICATOR_REQUIRED'
               } & {
                 [key: string]: unknown
               }
@@ -37862,7 +38231,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the account is suspended already, is the caller, or is the last admin. */
+      /** @description `ACCOUNT_ALREADY_SUSPENDED`: the account is suspended already. `OWN_ACCOUNT_REFUSED`: the account is the caller’s. `LAST_ADMIN`: the account is the last admin. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -37873,7 +38242,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'ACCOUNT_ALREADY_SUSPENDED' | 'OWN_ACCOUNT_REFUSED' | 'LAST_ADMIN'
               } & {
                 [key: string]: unknown
               }
@@ -38091,7 +38460,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the account is not suspended. */
+      /** @description `ACCOUNT_NOT_SUSPENDED`: the account is not suspended. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -38102,7 +38471,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'ACCOUNT_NOT_SUSPENDED'
               } & {
                 [key: string]: unknown
               }
@@ -38322,7 +38691,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the account has this role already, is the caller, is named by ADMIN_EMAILS, or is the last admin. */
+      /** @description `ROLE_ALREADY_SET`: the account has this role already. `OWN_ACCOUNT_REFUSED`: the account is the caller’s. `ROLE_SET_BY_CONFIG`: the account is named by ADMIN_EMAILS. `LAST_ADMIN`: the account is the last admin. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -38333,7 +38702,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'ROLE_ALREADY_SET' | 'OWN_ACCOUNT_REFUSED' | 'ROLE_SET_BY_CONFIG' | 'LAST_ADMIN'
               } & {
                 [key: string]: unknown
               }
@@ -38382,7 +38751,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the account is not verified, or is suspended. */
+      /** @description `ACCOUNT_NOT_VERIFIED`: the account is not verified. `ACCOUNT_SUSPENDED`: the account is suspended. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -38393,7 +38762,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'ACCOUNT_NOT_VERIFIED' | 'ACCOUNT_SUSPENDED'
               } & {
                 [key: string]: unknown
               }
@@ -38571,7 +38940,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the account is an admin already. */
+      /** @description `ROLE_ALREADY_SET`: the account is an admin already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -38582,7 +38951,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'ROLE_ALREADY_SET'
               } & {
                 [key: string]: unknown
               }
@@ -38631,7 +39000,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the account is not verified, or is suspended. */
+      /** @description `ACCOUNT_NOT_VERIFIED`: the account is not verified. `ACCOUNT_SUSPENDED`: the account is suspended. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -38642,7 +39011,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'ACCOUNT_NOT_VERIFIED' | 'ACCOUNT_SUSPENDED'
               } & {
                 [key: string]: unknown
               }
@@ -38820,7 +39189,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the account is not an admin, is the caller, is named by ADMIN_EMAILS, or is the last admin. */
+      /** @description `ROLE_NOT_HELD`: the account is not an admin. `OWN_ACCOUNT_REFUSED`: the account is the caller’s. `ROLE_SET_BY_CONFIG`: the account is named by ADMIN_EMAILS. `LAST_ADMIN`: the account is the last admin. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -38831,7 +39200,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'ROLE_NOT_HELD' | 'OWN_ACCOUNT_REFUSED' | 'ROLE_SET_BY_CONFIG' | 'LAST_ADMIN'
               } & {
                 [key: string]: unknown
               }
@@ -40326,6 +40695,7 @@ export interface operations {
            *             "amountText": "0.5 AVAX",
            *             "status": "sent",
            *             "failures": 0,
+           *             "attempts": 0,
            *             "lastError": null,
            *             "nonce": 4,
            *             "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -40472,6 +40842,7 @@ export interface operations {
            *         "amountText": "0.5 AVAX",
            *         "status": "sent",
            *         "failures": 0,
+           *         "attempts": 0,
            *         "lastError": null,
            *         "nonce": 4,
            *         "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -40681,6 +41052,7 @@ export interface operations {
            *           "amountText": "0.5 AVAX",
            *           "status": "sent",
            *           "failures": 0,
+           *           "attempts": 0,
            *           "lastError": null,
            *           "nonce": 4,
            *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -40976,6 +41348,7 @@ export interface operations {
            *           "amountText": "0.5 AVAX",
            *           "status": "sent",
            *           "failures": 0,
+           *           "attempts": 0,
            *           "lastError": null,
            *           "nonce": 4,
            *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -41253,6 +41626,7 @@ export interface operations {
            *           "amountText": "0.5 AVAX",
            *           "status": "sent",
            *           "failures": 0,
+           *           "attempts": 0,
            *           "lastError": null,
            *           "nonce": 4,
            *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -41706,6 +42080,7 @@ export interface operations {
            *           "amountText": "0.5 AVAX",
            *           "status": "sent",
            *           "failures": 0,
+           *           "attempts": 0,
            *           "lastError": null,
            *           "nonce": 4,
            *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -42027,6 +42402,7 @@ export interface operations {
            *           "amountText": "0.5 AVAX",
            *           "status": "sent",
            *           "failures": 0,
+           *           "attempts": 0,
            *           "lastError": null,
            *           "nonce": 4,
            *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -42330,6 +42706,7 @@ export interface operations {
            *           "amountText": "0.5 AVAX",
            *           "status": "sent",
            *           "failures": 0,
+           *           "attempts": 0,
            *           "lastError": null,
            *           "nonce": 4,
            *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -42793,6 +43170,7 @@ export interface operations {
            *           "amountText": "0.5 AVAX",
            *           "status": "sent",
            *           "failures": 0,
+           *           "attempts": 0,
            *           "lastError": null,
            *           "nonce": 4,
            *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -43124,6 +43502,7 @@ export interface operations {
            *           "amountText": "0.5 AVAX",
            *           "status": "sent",
            *           "failures": 0,
+           *           "attempts": 0,
            *           "lastError": null,
            *           "nonce": 4,
            *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -43437,6 +43816,7 @@ export interface operations {
            *           "amountText": "0.5 AVAX",
            *           "status": "sent",
            *           "failures": 0,
+           *           "attempts": 0,
            *           "lastError": null,
            *           "nonce": 4,
            *           "txHash": "0x9fc76417374aa880d4449a1f7f31ec597f00b1f6f3dd2d66f4c9c6c445836d8b",
@@ -47457,6 +47837,1451 @@ export interface operations {
               data: {
                 /** @enum {string} */
                 code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminPlatformTransfers: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        /** @description `open`: its coins are halted and its movements parked until an operator decides; `reattached`: settled as the withdrawal it paid (recreated, or one the copy had open); `external`: judged signed outside the platform, booked as an outside withdrawal once its coins resume */
+        status?: 'open' | 'reattached' | 'external'
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1,
+           *         "data": [
+           *           {
+           *             "_id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *             "chainId": "31337",
+           *             "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+           *             "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *             "ownerKind": "user",
+           *             "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *             "coin": "avax",
+           *             "decimals": 18,
+           *             "amount": "250000000000000000",
+           *             "to": "0x1111111111111111111111111111111111111111",
+           *             "gasCoin": "avax",
+           *             "gasFee": "21000000000000",
+           *             "blockNumber": "1042",
+           *             "status": "open",
+           *             "withdrawalId": null,
+           *             "transferId": null,
+           *             "detectedAt": "2026-01-01T12:00:00.000Z",
+           *             "resolvedAt": null,
+           *             "resolvedBy": null,
+           *             "resolveReason": null,
+           *             "prefill": {
+           *               "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *               "to": "0x1111111111111111111111111111111111111111",
+           *               "amount": "250000000000000000",
+           *               "fee": "1000000000000000"
+           *             },
+           *             "actions": {
+           *               "reattach": true,
+           *               "external": true
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminPlatformTransferPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminPlatformTransfer: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *         "chainId": "31337",
+           *         "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+           *         "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *         "ownerKind": "user",
+           *         "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "coin": "avax",
+           *         "decimals": 18,
+           *         "amount": "250000000000000000",
+           *         "to": "0x1111111111111111111111111111111111111111",
+           *         "gasCoin": "avax",
+           *         "gasFee": "21000000000000",
+           *         "blockNumber": "1042",
+           *         "status": "open",
+           *         "withdrawalId": null,
+           *         "transferId": null,
+           *         "detectedAt": "2026-01-01T12:00:00.000Z",
+           *         "resolvedAt": null,
+           *         "resolvedBy": null,
+           *         "resolveReason": null,
+           *         "prefill": {
+           *           "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *           "to": "0x1111111111111111111111111111111111111111",
+           *           "amount": "250000000000000000",
+           *           "fee": "1000000000000000"
+           *         },
+           *         "actions": {
+           *           "reattach": true,
+           *           "external": true
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminPlatformTransfer']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no unknown platform transfer has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminPlatformTransferReattach: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Restore of 2026-01-01: withdrawal signed after the backup",
+         *       "fee": "1000000000000000"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+          /** @description an open withdrawal of the restored database this transaction paid; absent: it is recreated */
+          withdrawalId?: string
+          /** @description the withdrawal fee the user was charged, base units (a recreated withdrawal); default the coin’s fee */
+          fee?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Re-attached` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Re-attached",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *         "chainId": "31337",
+           *         "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+           *         "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *         "ownerKind": "user",
+           *         "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "coin": "avax",
+           *         "decimals": 18,
+           *         "amount": "250000000000000000",
+           *         "to": "0x1111111111111111111111111111111111111111",
+           *         "gasCoin": "avax",
+           *         "gasFee": "21000000000000",
+           *         "blockNumber": "1042",
+           *         "status": "open",
+           *         "withdrawalId": null,
+           *         "transferId": null,
+           *         "detectedAt": "2026-01-01T12:00:00.000Z",
+           *         "resolvedAt": null,
+           *         "resolvedBy": null,
+           *         "resolveReason": null,
+           *         "prefill": {
+           *           "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *           "to": "0x1111111111111111111111111111111111111111",
+           *           "amount": "250000000000000000",
+           *           "fee": "1000000000000000"
+           *         },
+           *         "actions": {
+           *           "reattach": true,
+           *           "external": true
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Re-attached */
+            message: string
+            data: components['schemas']['AdminPlatformTransfer']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no unknown platform transfer has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PLATFORM_TRANSFER_RESOLVED`: the transaction was re-attached or marked external already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PLATFORM_TRANSFER_RESOLVED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PLATFORM_TRANSFER_MISMATCH`: the withdrawal named is not open, or not of this owner, coin, destination and amount. `PLATFORM_TRANSFER_NOT_A_WITHDRAWAL`: the transaction left an escrow or platform address, or moved no value. `PLATFORM_TRANSFER_GAS_SHORT`: the platform value at the address is less than the gas the transaction paid. `INSUFFICIENT_BALANCE`: the owner’s wallet in the copy holds less than the amount and the fee. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code:
+                  | 'PLATFORM_TRANSFER_MISMATCH'
+                  | 'PLATFORM_TRANSFER_NOT_A_WITHDRAWAL'
+                  | 'PLATFORM_TRANSFER_GAS_SHORT'
+                  | 'INSUFFICIENT_BALANCE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAVAILABLE`: the chain does not answer the transaction’s receipt or block. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminPlatformTransferExternal: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Marked external` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Marked external",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *         "chainId": "31337",
+           *         "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+           *         "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *         "ownerKind": "user",
+           *         "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "coin": "avax",
+           *         "decimals": 18,
+           *         "amount": "250000000000000000",
+           *         "to": "0x1111111111111111111111111111111111111111",
+           *         "gasCoin": "avax",
+           *         "gasFee": "21000000000000",
+           *         "blockNumber": "1042",
+           *         "status": "open",
+           *         "withdrawalId": null,
+           *         "transferId": null,
+           *         "detectedAt": "2026-01-01T12:00:00.000Z",
+           *         "resolvedAt": null,
+           *         "resolvedBy": null,
+           *         "resolveReason": null,
+           *         "prefill": {
+           *           "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *           "to": "0x1111111111111111111111111111111111111111",
+           *           "amount": "250000000000000000",
+           *           "fee": "1000000000000000"
+           *         },
+           *         "actions": {
+           *           "reattach": true,
+           *           "external": true
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Marked external */
+            message: string
+            data: components['schemas']['AdminPlatformTransfer']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no unknown platform transfer has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PLATFORM_TRANSFER_RESOLVED`: the transaction was re-attached or marked external already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PLATFORM_TRANSFER_RESOLVED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminParkedJobs: {
+    parameters: {
+      query?: {
+        page?: number
+        limit?: number
+        kind?: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "page": 1,
+           *         "pages": 1,
+           *         "limit": 12,
+           *         "total": 1,
+           *         "data": [
+           *           {
+           *             "_id": "65f1c0a2b3c4d5e6f7a8b9e2",
+           *             "kind": "mail.send",
+           *             "attempts": 0,
+           *             "runAt": "2026-01-01T12:00:00.000Z",
+           *             "createdAt": "2026-01-01T12:00:00.000Z",
+           *             "about": {
+           *               "to": "ada@example.com",
+           *               "subject": "Your withdrawal was sent",
+           *               "kind": "withdrawal_completed"
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminParkedJobPage']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminParkedJobRelease: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Released` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Released",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9e2",
+           *         "kind": "mail.send",
+           *         "attempts": 0,
+           *         "runAt": "2026-01-01T12:00:00.000Z",
+           *         "createdAt": "2026-01-01T12:00:00.000Z",
+           *         "about": {
+           *           "to": "ada@example.com",
+           *           "subject": "Your withdrawal was sent",
+           *           "kind": "withdrawal_completed"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Released */
+            message: string
+            data: components['schemas']['AdminParkedJob']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no job has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `JOB_NOT_PARKED`: the job is not parked. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'JOB_NOT_PARKED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminParkedJobDrop: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Dropped` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Dropped",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9e2",
+           *         "kind": "mail.send",
+           *         "attempts": 0,
+           *         "runAt": "2026-01-01T12:00:00.000Z",
+           *         "createdAt": "2026-01-01T12:00:00.000Z",
+           *         "about": {
+           *           "to": "ada@example.com",
+           *           "subject": "Your withdrawal was sent",
+           *           "kind": "withdrawal_completed"
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Dropped */
+            message: string
+            data: components['schemas']['AdminParkedJob']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no job has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `JOB_NOT_PARKED`: the job is not parked. `PARKED_TRANSFER_NOT_DROPPABLE`: the job sends an outgoing transfer. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'JOB_NOT_PARKED' | 'PARKED_TRANSFER_NOT_DROPPABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
               } & {
                 [key: string]: unknown
               }
