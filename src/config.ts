@@ -97,6 +97,9 @@ export interface Config {
   rateLimit: RateLimitConfig
   /** background workers (jobs, chain watcher) run in this process */
   runWorkers: boolean
+  /** a restored database: no workers; jobs with an outside effect parked, operators signed out,
+   * the restore report logged at start (docs/operations.md) */
+  restoreMode: boolean
   /** how long a graceful shutdown may take before the process exits anyway */
   shutdownTimeoutMs: number
   /** `json` (one pino line per event, the default) or `pretty` (human-readable, for development) */
@@ -271,6 +274,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       liveSocketsPerUser: int('RATE_LIMIT_LIVE_SOCKETS', LIVE_SOCKETS_PER_USER, 1, 10_000),
     },
     runWorkers: bool('RUN_WORKERS', true),
+    restoreMode: bool('RESTORE_MODE', false),
     shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS', 25_000, 1000, 10 * 60_000),
     logFormat: 'json',
     corsOrigins: [],

@@ -22,6 +22,7 @@ import { migrateToLatest } from './db/migrate.ts'
 import { migratedTemplateFile } from './db/migrated-template.ts'
 import { type HeldLock, holdSessionLock } from './db/session-lock.ts'
 import { Readiness, startOpsServer } from './http/ready.ts'
+import { reportText } from './modules/restore/service.ts'
 import { startChainEarly } from './platform/chain/index.ts'
 import { systemClock } from './platform/clock.ts'
 import { Metrics } from './platform/metrics/index.ts'
@@ -197,7 +198,15 @@ async function start() {
     app = await buildApp({ config, database, logger: log, role: mode as 'all' | 'api', built })
   stepDone('app')
   if (stopSignal) return
-  if (mode !== 'api' && config.runWorkers) {
+  if (config.restoreMode) {
+    // A restored database: nothing reaches outside until an operator has read the report.
+    const report = await built.services.restore.service.enter()
+    log.warn(
+      { event: 'restore.report', report },
+      'RESTORE MODE: no workers run; jobs with an outside effect are parked and operator sessions ended (docs/operations.md)',
+    )
+    for (const line of reportText(report)) log.warn(line)
+  } else if (mode !== 'api' && config.runWorkers) {
     // The embedded database is this process's alone: what a previous run left running died with it.
     if (database.kind === 'pglite') {
       const abandoned = await jobs.releaseAbandoned()
