@@ -200,7 +200,7 @@ describe('google_auth two-factor (#41, #42, #43, #4, #5)', () => {
       'INVALID_CODE',
     )
     // #44 codes are not used with an authenticator app.
-    expectError(await a.post('/v1/account/2fa/email', {}, u.token), 422, 'BUSINESS_RULE')
+    expectError(await a.post('/v1/account/2fa/email', {}, u.token), 422, 'TWO_FACTOR_USES_APP')
     const res = await a.post('/v1/account/deactivate/2fa', { code: codeFromUri(uri) }, u.token)
     expect(res.json()).toEqual({ status: 'success', message: expect.any(String), data: {} })
     expect(expectOk(await a.get('/v1/account', u.token)).twoFa).toEqual({
@@ -211,7 +211,7 @@ describe('google_auth two-factor (#41, #42, #43, #4, #5)', () => {
     expectError(
       await a.post('/v1/account/deactivate/2fa', { code: codeFromUri(uri) }, u.token),
       409,
-      'CONFLICT',
+      'TWO_FACTOR_NOT_ENABLED',
     )
     // Login is back to one step.
     expect(expectOk(await login(t, u.email, u.password)).token).toEqual(expect.any(String))

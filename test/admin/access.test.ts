@@ -94,7 +94,7 @@ describe('the admin session', () => {
     expectError(
       await t.req({ method: 'POST', url: '/v1/admin/session/code', token: a.token }),
       422,
-      'BUSINESS_RULE',
+      'AUTHENTICATOR_REQUIRED',
     )
     // A code mailed for a sensitive action of the account is no admin second factor here.
     expectOk(await t.req({ method: 'POST', url: '/v1/account/2fa/email', token: a.token }))
@@ -120,7 +120,7 @@ describe('the admin session', () => {
     expectError(
       await t.req({ method: 'POST', url: '/v1/admin/session/code', token: a.token }),
       422,
-      'BUSINESS_RULE',
+      'AUTHENTICATOR_REQUIRED',
     )
     const code = a.nextCode!()
     const wrong = code === '000000' ? '111111' : '000000'
@@ -275,18 +275,18 @@ describe('the admin role', () => {
     expectError(await post(`/v1/admin/users/${other.id}/admin`, { reason: '  ' }), 400, 'VALIDATION_ERROR')
     const granted = expectOk(await post(`/v1/admin/users/${other.id}/admin`, { reason: 'new operator' }))
     expect(granted).toMatchObject({ _id: other.id, role: 'admin' })
-    expectError(await post(`/v1/admin/users/${other.id}/admin`, { reason: 'again' }), 409, 'CONFLICT')
+    expectError(await post(`/v1/admin/users/${other.id}/admin`, { reason: 'again' }), 409, 'ROLE_ALREADY_SET')
 
     // The granted admin steps up and works.
     await elevateSession(t, other)
     expectOk(await t.req({ method: 'GET', url: '/v1/admin/audit', token: other.token }))
 
     // Not from oneself, not from a configured admin.
-    expectError(await post(`/v1/admin/users/${admin.id}/admin/revoke`, { reason: 'x-self' }), 409, 'CONFLICT')
+    expectError(await post(`/v1/admin/users/${admin.id}/admin/revoke`, { reason: 'x-self' }), 409, 'OWN_ACCOUNT_REFUSED')
     expectError(
       await post(`/v1/admin/users/${admin.id}/admin/revoke`, { reason: 'by another' }, other.token),
       409,
-      'CONFLICT',
+      'ROLE_SET_BY_CONFIG',
     )
     expectError(
       await post('/v1/admin/users/aaaaaaaaaaaaaaaaaaaaaaaa/admin', { reason: 'nobody' }),
@@ -338,7 +338,7 @@ describe('the admin role', () => {
           payload: { reason: 'take over' },
         }),
         409,
-        'CONFLICT',
+        'ROLE_SET_BY_CONFIG',
       )
       expectOk(
         await t2.req({

@@ -201,7 +201,7 @@ describe('account.deactivate2FA (#43)', () => {
     expect(expectOk(await ctx.sdk.account.getUser(u.token)).twoFa.status).toBe(false)
     // logging in no longer asks for a code
     expect(expectOk(await ctx.sdk.auth.login({ email: u.email, password: u.password })).token).toBeTruthy()
-    expectError(await ctx.sdk.account.deactivate2FA(code, u.token), 409, 'CONFLICT')
+    expectError(await ctx.sdk.account.deactivate2FA(code, u.token), 409, 'TWO_FACTOR_NOT_ENABLED')
     expectError(await ctx.sdk.account.deactivate2FA(code, ''), 401, 'UNAUTHENTICATED')
   })
 })

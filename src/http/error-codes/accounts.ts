@@ -45,6 +45,11 @@ export const ACCOUNT_CODES = {
     'The account is an admin by ADMIN_EMAILS: its role is not changed through the API.',
     'Remove it from ADMIN_EMAILS first.',
   ),
+  AUTHENTICATOR_REQUIRED: code(
+    422,
+    'Mailed codes do not unlock the admin pages: the operator must turn on an authenticator app.',
+    'Turn on an authenticator app (POST /v1/account/initiate/2fa with type google_auth), then send its code.',
+  ),
   LAST_ADMIN: code(
     409,
     'The last admin keeps the role and cannot be suspended.',

@@ -127,7 +127,8 @@ export class AccountSecurityService {
     const user = await accountRepo.getUser(this.deps.db, userId)
     if (!user) throw errors.unauthenticated()
     if (user.twoFaEnabled) throw errors.conflict('Two-factor authentication is already on')
-    if (type === 'email' && !user.email) throw errors.businessRule('The account has no email address')
+    if (type === 'email' && !user.email)
+      throw errors.named('ACCOUNT_HAS_NO_EMAIL', 'The account has no email address')
     return this.deps.db.transaction().execute(async (tx) => {
       const now = this.deps.clock.now()
       if (type === 'email') {
@@ -190,7 +191,8 @@ export class AccountSecurityService {
   async deactivateTwoFa(userId: string, code: string) {
     const user = await accountRepo.getUser(this.deps.db, userId)
     if (!user) throw errors.unauthenticated()
-    if (!user.twoFaEnabled) throw errors.conflict('Two-factor authentication is not on')
+    if (!user.twoFaEnabled)
+      throw errors.named('TWO_FACTOR_NOT_ENABLED', 'Two-factor authentication is not on')
     await this.verifySensitiveCode(userId, code, async (tx) => {
       await securityRepo.setTwoFa(
         tx,
@@ -216,8 +218,11 @@ export class AccountSecurityService {
     if (opts.password !== undefined)
       await this.#confirmPassword(user, opts.password, 'two_fa.code', null, 'The password is wrong')
     if (user.twoFaEnabled && user.twoFaType === 'google_auth')
-      throw errors.businessRule('Two-factor uses an authenticator app: use its current code instead')
-    if (!user.email) throw errors.businessRule('The account has no email address')
+      throw errors.named(
+        'TWO_FACTOR_USES_APP',
+        'Two-factor uses an authenticator app: use its current code instead',
+      )
+    if (!user.email) throw errors.named('ACCOUNT_HAS_NO_EMAIL', 'The account has no email address')
     await this.deps.db.transaction().execute(async (tx) => {
       const code = await this.#codes.newFlow(tx, userId, SENSITIVE, true)
       await this.deps.flows.mailCode(tx, 'two_fa', user.email!, user.firstName, code!)

@@ -58,7 +58,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
               when: 'two-factor is already on',
               message: 'Two-factor authentication is already on',
             },
-            BUSINESS_RULE: {
+            ACCOUNT_HAS_NO_EMAIL: {
               when: '`email` for an account without an email address (a wallet account)',
               message: 'The account has no email address',
             },
@@ -133,7 +133,10 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
           200: envelope(EmptyObject, 'Two-factor authentication is off'),
           ...guardedErrors({
             INVALID_CODE: 'the code is wrong, used or expired, or (email) none was requested',
-            CONFLICT: { when: 'two-factor is off', message: 'Two-factor authentication is not on' },
+            TWO_FACTOR_NOT_ENABLED: {
+              when: 'two-factor is off',
+              message: 'Two-factor authentication is not on',
+            },
             TOO_MANY_ATTEMPTS: '5 wrong codes: request a new one with POST /v1/account/2fa/email',
             RATE_LIMITED,
           }),
@@ -167,10 +170,11 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
               when: 'a `password` was sent and it is wrong',
               message: 'The password is wrong',
             },
-            BUSINESS_RULE: {
-              when: 'two-factor uses an authenticator app (its codes are used instead), or the account has no email',
+            TWO_FACTOR_USES_APP: {
+              when: 'two-factor uses an authenticator app (its codes are used instead)',
               message: 'Two-factor uses an authenticator app: use its current code instead',
             },
+            ACCOUNT_HAS_NO_EMAIL: 'the account has no email address',
             RATE_LIMITED,
           }),
         },

@@ -125,7 +125,8 @@ export class AdminAccess {
   async sendCode(auth: AuthContext): Promise<void> {
     const { secondFactor } = await this.status(auth)
     if (secondFactor === 'setup')
-      throw errors.businessRule(
+      throw errors.named(
+        'AUTHENTICATOR_REQUIRED',
         'Mailed codes do not unlock the admin pages: turn on an authenticator app (POST /v1/account/initiate/2fa with type google_auth)',
       )
     await this.deps.security.sendSensitiveCode(auth.userId, {})

@@ -47,7 +47,9 @@ export const adminSessionRoutes: FastifyPluginAsyncTypebox<{ access: AdminAccess
           200: envelope(EmptyObject, 'A security code was sent to your email'),
           ...adminErrors({
             FORBIDDEN: NOT_ADMIN,
-            BUSINESS_RULE: 'the admin uses an authenticator app: send its current code instead',
+            TWO_FACTOR_USES_APP: 'the admin uses an authenticator app: send its current code instead',
+            AUTHENTICATOR_REQUIRED:
+              'the admin has no authenticator app yet: mailed codes do not unlock the admin pages',
           }),
         },
       },
