@@ -1,13 +1,15 @@
-// The independent verifier (clients/verify-reserves) against the real app over a socket and the
-// real dev chain's JSON-RPC: it passes on what the app publishes, and fails on every kind of
-// tampering a dishonest platform could try, served by a tiny local HTTP server.
+// The independent verifiers (the script clients/verify-reserves and `verifyReserves` of the client
+// package clients/typescript) against the real app over a socket and the real dev chain's JSON-RPC:
+// each passes on what the app publishes, and fails on every kind of tampering a dishonest platform
+// could try, served by a tiny local HTTP server.
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { promisify } from 'node:util'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { verifyReserves as verifyByPackage } from '../../clients/typescript/verify-reserves.ts'
 // @ts-expect-error: a plain ESM script without types
-import { verifyReserves } from '../../clients/verify-reserves/verify.mjs'
+import { verifyReserves as verifyByScript } from '../../clients/verify-reserves/verify.mjs'
 import { adminEnv, createAdmin, expectOk, runId } from '../admin/helpers.ts'
 import { initiate, post } from '../escrow/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
@@ -52,6 +54,27 @@ afterAll(() => t?.close())
 
 const attestation = () => privateKeyToAccount(t.config.reservesAttestationKey).address
 
+type Verify = (o: {
+  url: string
+  token: string
+  rpc: string
+  attestation?: string
+}) => Promise<{ ok: boolean; problems: string[] }>
+const verifiers: [string, Verify][] = [
+  ['the script', verifyByScript],
+  [
+    'the client package',
+    (o) =>
+      verifyByPackage({
+        baseUrl: o.url,
+        token: o.token,
+        rpcUrl: o.rpc,
+        ...(o.attestation ? { attestationAddress: o.attestation } : {}),
+      }),
+  ],
+]
+let verifyReserves: Verify = verifyByScript
+
 async function verifyWorld(world: World, opts: { attestation?: string } = {}) {
   const server = await serve(t, world)
   try {
@@ -87,10 +110,41 @@ describe('the verifier on what the platform publishes', () => {
     expect(stdout).toMatch(/usdc: block \d+, your leaves 1 \(40000000 base units\)/)
   })
 
-  it('passes on a copy served by another server, and on one rebuilt and signed again unchanged', async () => {
-    expect((await verifyWorld(await fetchWorld(t, alice.token))).problems).toEqual([])
-    const world = await reforge(t, await fetchWorld(t, alice.token), 'usdc')
-    expect((await verifyWorld(world, { attestation: attestation() })).problems).toEqual([])
+  it.each(verifiers)(
+    '%s passes on a copy served by another server, and on one rebuilt and signed again unchanged',
+    async (_name, verify) => {
+      verifyReserves = verify
+      expect((await verifyWorld(await fetchWorld(t, alice.token))).problems).toEqual([])
+      const world = await reforge(t, await fetchWorld(t, alice.token), 'usdc')
+      expect((await verifyWorld(world, { attestation: attestation() })).problems).toEqual([])
+    },
+  )
+
+  it('the client package passes against the app itself, with the published attestation address', async () => {
+    const result = await verifyByPackage({
+      baseUrl: url,
+      token: alice.token,
+      rpcUrl: rpc,
+      attestationAddress: attestation(),
+    })
+    expect(result.problems).toEqual([])
+    expect(result.ok).toBe(true)
+    const usdc = result.coins.find((c) => c.coin === 'usdc')
+    expect(usdc).toMatchObject({ leaves: 1, balance: '40000000' })
+    // another address as the published one fails every coin
+    const other = privateKeyToAccount(`0x${randomBytes(32).toString('hex')}`).address
+    const wrong = await verifyByPackage({
+      baseUrl: url,
+      token: alice.token,
+      rpcUrl: rpc,
+      attestationAddress: other,
+    })
+    expect(wrong.ok).toBe(false)
+    expect(wrong.problems.join('\n')).toMatch(/usdc: attested by 0x[0-9a-f]{40}, not by the published key/)
+    // a token the service refuses: reported, not thrown
+    const refused = await verifyByPackage({ baseUrl: url, token: 'not-a-token', rpcUrl: rpc })
+    expect(refused.ok).toBe(false)
+    expect(refused.problems.join('\n')).toMatch(/GET \/v1\/account: HTTP 401/)
   })
 
   it('the script exits 1 and says what failed', async () => {
@@ -112,7 +166,11 @@ describe('the verifier on what the platform publishes', () => {
   })
 })
 
-describe('the verifier on a tampered copy', () => {
+describe.each(verifiers)('%s on a tampered copy', (_name, verify) => {
+  beforeAll(() => {
+    verifyReserves = verify
+  })
+
   it('a changed balance', async () => {
     const world = await fetchWorld(t, alice.token)
     const usdc = world.list.find((s) => s.coin === 'usdc')
