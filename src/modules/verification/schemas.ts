@@ -296,7 +296,43 @@ export const AdminVerification = Type.Object(
     createdAt: Timestamp,
     updatedAt: Timestamp,
   },
-  { $id: 'AdminVerification' },
+  {
+    $id: 'AdminVerification',
+    examples: [
+      {
+        _id: '6b04837cbce238a5cbe00b01',
+        owner: { _id: '6b04837cbce238a5cbe00a01', email: 'ada@example.com' },
+        provider: 'operator',
+        status: 'submitted',
+        person: {
+          firstName: 'Ada',
+          lastName: 'Lovelace',
+          gender: 'F',
+          dateOfBirth: '1990-12-10',
+          fullAddress: '12 St James’s Square, London',
+          country: 'GB',
+          documentType: 'PASSPORT',
+          documentNumber: 'P1234567',
+        },
+        media: [
+          {
+            _id: '6b04837cbce238a5cbe00c01',
+            context: 'face',
+            mimetype: 'image/jpeg',
+            size: 48213,
+            createdAt: '2026-11-29T09:31:00.000Z',
+            url: 'https://api.example.com/files/private/6b04837cbce238a5cbe00a01/1f0c.jpg?expires=1798537800&signature=…',
+          },
+        ],
+        reason: '',
+        decidedBy: null,
+        decidedAt: null,
+        deletedAt: null,
+        createdAt: '2026-11-29T09:30:00.000Z',
+        updatedAt: '2026-11-29T09:31:00.000Z',
+      },
+    ],
+  },
 )
 
 export const AdminListQuery = Type.Object(
