@@ -33,6 +33,11 @@ describe('collectionSchema', () => {
     await expect(ctx.sdk.collectionSchema.create({ name: 'X', description: '', schema: [] })).rejects.toThrow(
       'CryptoJS is not defined',
     )
+    // update and delete sign their system-v2 requests the same broken way: they never leave the client
+    await expect(ctx.sdk.collectionSchema.update(s._id, { name: 'Y' } as never)).rejects.toThrow(
+      'CryptoJS is not defined',
+    )
+    await expect(ctx.sdk.collectionSchema.delete(s._id)).rejects.toThrow('CryptoJS is not defined')
   })
 })
 
