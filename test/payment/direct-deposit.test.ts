@@ -179,6 +179,36 @@ describe('POST /v1/payment-public/direct-deposit', () => {
     await expectConsistent(t)
   })
 
+  it('opens one order of two sent at once, and nothing of the other', async () => {
+    const id = await newCollection()
+    const both = await Promise.all(
+      [payerEmail(), payerEmail()].map((email) =>
+        order({ collection: id, amount: 100, coin: 'usdc', email }),
+      ),
+    )
+    expect(both.map((r) => r.statusCode).sort()).toEqual([200, 409])
+    expect(both.find((r) => r.statusCode === 409)!.json().data.code).toBe('PAYMENT_ORDER_PENDING')
+    const db = t.database.db
+    const escrows = await db.selectFrom('escrows').select('id').where('collectionId', '=', id).execute()
+    const orders = await db
+      .selectFrom('directDeposits')
+      .select('escrowId')
+      .where('collectionId', '=', id)
+      .execute()
+    expect(orders.map((o) => o.escrowId)).toEqual(escrows.map((e) => e.id))
+    expect(orders).toHaveLength(1)
+    // no key of an escrow that does not exist (the refused order left nothing behind)
+    const orphans = await db
+      .selectFrom('walletKeys')
+      .select('ownerId')
+      .where('ownerKind', '=', 'escrow')
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('escrows').select('id').whereRef('escrows.id', '=', 'walletKeys.ownerId'))),
+      )
+      .execute()
+    expect(orphans).toEqual([])
+  })
+
   it('refuses what cannot be paid with named codes', async () => {
     const good = { amount: 100, coin: 'usdc', email: payerEmail() }
     const unknown = 'a'.repeat(24)
