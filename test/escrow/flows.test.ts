@@ -201,7 +201,7 @@ describe('an in-app payment mined but not yet credited', () => {
       const v = await post(t2, p, '/v1/escrow/validate', { escrowId: q.escrowId })
       expect(v.json().data).toMatchObject({ status: 'waiting', paymentAmount: 0 })
 
-      expectError(await pay(), 409, 'ESCROW_ALREADY_PAID')
+      expectError(await pay(), 409, 'ESCROW_PAYMENT_IN_PROGRESS')
       expect(await userBalance(t2, p.id, 'avax')).toBe(10n * AVAX - BigInt(q.amountToPayBaseUnits))
 
       await devnet.mine(1)

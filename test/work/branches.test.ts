@@ -96,7 +96,7 @@ describe('cancellation', () => {
     expectError(
       await ctx.sdk.payment.create(creator.token, { coin: 'avax', collection: id }),
       409,
-      'ESCROW_ALREADY_PAID',
+      'JOB_NOT_FUNDABLE',
     )
   })
 
@@ -272,7 +272,7 @@ describe('disputes', () => {
     })
     await t.database.db.updateTable('users').set({ role: 'admin' }).where('id', '=', other.id).execute()
     await expect(decide(other.id, { creatorAmount: 50, ownerAmount: 50 })).rejects.toMatchObject({
-      code: 'ESCROW_NOT_FUNDED',
+      code: 'DISPUTE_SPLIT_MISMATCH',
     })
     const creatorBefore = await balanceOf(t, creator.id, 'avax')
     const talentBefore = await balanceOf(t, talent.id, 'avax')
