@@ -14,6 +14,7 @@ import type { EventService } from '../events/service.ts'
 import type { Ledger } from '../ledger/service.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { WalletService } from '../wallet/service.ts'
+import { DepositDesk } from './deposits.ts'
 import { KeyStore } from './keys.ts'
 import { OutgoingSender } from './outgoing/sender.ts'
 import { GAS_TOPUP_PURPOSE } from './outgoing/types.ts'
@@ -35,6 +36,8 @@ export interface SettlementChecks {
   readiness(): Promise<SettlementReadiness>
   /** deposits deep reorganisations took back: listed, reversed or kept by operators */
   reorgs: ReorgRepairs
+  /** one transaction's deposits as the chain and the watcher know them; operator rescans */
+  deposits: DepositDesk
 }
 
 /** Custodial keys: random secp256k1, sealed with the key-encryption key. */
@@ -100,7 +103,10 @@ export async function buildChainWatch(d: {
   reconciliation.register()
   await watcher.start()
   await reconciliation.start()
-  return { settlement: { watcher, halts, reconciliation, reorgs, readiness: () => halts.readiness() } }
+  const deposits = new DepositDesk({ database, chain, jobs, confirmations: config.confirmations })
+  return {
+    settlement: { watcher, halts, reconciliation, reorgs, deposits, readiness: () => halts.readiness() },
+  }
 }
 
 /** The crash-safe sender of outgoing chain transfers (withdrawals, escrow payouts, gas top-ups). */

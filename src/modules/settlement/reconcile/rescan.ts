@@ -21,11 +21,17 @@ import { reconcileRepo } from './repo.ts'
 
 export const RESCAN_JOB = 'settlement.rescan'
 
-/** An address and coin whose chain balance exceeded the ledger (drift in base units). */
+/**
+ * An address and coin whose chain balance exceeded the ledger (drift in base units), or that an
+ * operator asked to read again over a block range (`fromBlock`..`toBlock`, decimal, inclusive;
+ * never past the watcher's cursor).
+ */
 export interface RescanTarget {
   address: string
   coin: string
   drift: string
+  fromBlock?: string
+  toBlock?: string
 }
 
 declare module '../../../platform/jobs/queue.ts' {
@@ -61,6 +67,7 @@ export interface RescanResult {
 }
 
 const max = (a: bigint, b: bigint) => (a > b ? a : b)
+const min = (a: bigint, b: bigint) => (a < b ? a : b)
 
 /** Reads the targets' history again and credits what was missed; see the file's header. */
 export async function rescanAddresses(
@@ -80,9 +87,13 @@ export async function rescanAddresses(
     const address = target.address.toLowerCase()
     const custodial = await watcherRepo.custodialByAddresses(db, [address])
     if (!custodial.has(address)) continue
-    const last = await reconcileRepo.lastDepositBlock(db, chainKey, address, target.coin)
-    const to = cursor.number
-    const from = max(last ?? 0n, max(to - BigInt(options.lookbackBlocks) + 1n, 0n))
+    const ranged = target.fromBlock !== undefined
+    const to =
+      ranged && target.toBlock !== undefined ? min(BigInt(target.toBlock), cursor.number) : cursor.number
+    const last = ranged ? null : await reconcileRepo.lastDepositBlock(db, chainKey, address, target.coin)
+    const from = ranged
+      ? BigInt(target.fromBlock!)
+      : max(last ?? 0n, max(to - BigInt(options.lookbackBlocks) + 1n, 0n))
     if (to < from) continue
     const coin = chain.coin(target.coin)
     const tokens: TokenTransfer[] = coin.isToken
@@ -90,9 +101,11 @@ export async function rescanAddresses(
       : []
     const native =
       coin.reference === nativeCoin
-        ? await chain.nativeTransfers(max(from, to - BigInt(options.nativeLookbackBlocks) + 1n), to, {
-            to: [address],
-          })
+        ? await chain.nativeTransfers(
+            ranged ? from : max(from, to - BigInt(options.nativeLookbackBlocks) + 1n),
+            to,
+            { to: [address] },
+          )
         : []
     const numbers = [...new Set([...tokens.map((t) => t.blockNumber), ...native.map((n) => n.blockNumber)])]
     if (numbers.length === 0) continue
@@ -135,6 +148,7 @@ export async function rescanAddresses(
             address,
             coin: coin.reference,
             drift: target.drift,
+            ...(ranged ? { requested: true } : {}),
             fromBlock: from.toString(),
             toBlock: to.toString(),
             credited: result.credited.map((c) => ({

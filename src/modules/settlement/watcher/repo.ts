@@ -270,6 +270,31 @@ export const watcherRepo = {
     return Number(res.numUpdatedRows) > 0
   },
 
+  /** What the watcher recorded of transaction `txHash` as deposits (credited, or parked), by address. */
+  depositsOfTx(ex: Executor, chainId: string, txHash: string) {
+    return ex
+      .selectFrom('chainEvents')
+      .select([
+        'txHash',
+        'logIndex',
+        'address',
+        'ownerKind',
+        'ownerId',
+        'coin',
+        'amount',
+        'blockNumber',
+        'blockHash',
+        'transferId',
+        'held',
+        'createdAt',
+      ])
+      .where('chainId', '=', chainId)
+      .where('txHash', '=', txHash.toLowerCase())
+      .where('kind', '=', 'deposit')
+      .orderBy('logIndex')
+      .execute()
+  },
+
   /** Whether the watcher credited a deposit of transaction `txHash` (to `address`, when given). */
   async credited(ex: Executor, chainId: string, txHash: string, address?: string): Promise<boolean> {
     let q = ex
