@@ -42,6 +42,8 @@ export const withdrawalRoutes: FastifyPluginAsyncTypebox<{ withdrawals: Withdraw
             INVALID_CODE: 'two-factor is on and the code is wrong, used or expired',
             ...IDEMPOTENCY_CASES,
             INSUFFICIENT_BALANCE: 'the wallet holds less than amount + the network fee',
+            IDENTITY_VERIFICATION_REQUIRED:
+              'KYC_REQUIRED_FOR names this coin and amount and the account’s identity is not verified (docs/verification.md)',
             BUSINESS_RULE: {
               when: 'the amount is below the smallest withdrawal (the network fee)',
               message: 'The smallest withdrawal is 0.001 AVAX (the network fee)',
