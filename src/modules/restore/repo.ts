@@ -1,8 +1,9 @@
 // Reads a restore needs across the platform's tables, read-only: when the copy was last written
 // (the backup's moment, as near as the data tells it) and which accounts hold operator power
-// (the admin role, or a session stepped up now). Nothing here writes.
+// (the admin role, or a session stepped up now); and the system audit rows of shell commands.
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { newId } from '../../platform/crypto/ids.ts'
 
 export const restoreRepo = {
   /**
@@ -34,5 +35,20 @@ export const restoreRepo = {
   async dropElevations(ex: Executor): Promise<number> {
     const res = await ex.deleteFrom('adminElevations').executeTakeFirst()
     return Number(res.numDeletedRows)
+  },
+
+  /** A system audit row (no operator account: a command run from a shell names itself in `by`). */
+  async audit(ex: Executor, action: string, meta: Record<string, unknown>) {
+    await ex
+      .insertInto('auditLog')
+      .values({
+        id: newId(),
+        userId: null,
+        action,
+        ip: null,
+        meta: JSON.stringify(meta),
+        createdAt: new Date(),
+      })
+      .execute()
   },
 }
