@@ -3727,6 +3727,15 @@ export interface components {
           | 'ROLE_SET_BY_CONFIG'
           | 'AUTHENTICATOR_REQUIRED'
           | 'LAST_ADMIN'
+          | 'ONBOARDING_ALREADY_COMPLETED'
+          | 'REFERRAL_CODE_USED_UP'
+          | 'REFERRAL_INVITES_EXHAUSTED'
+          | 'CONNECTION_RULE_EXISTS'
+          | 'COLLECTION_NO_TALENT'
+          | 'WEBHOOK_LIMIT_REACHED'
+          | 'SCHEMA_EXISTS'
+          | 'SCHEMA_HAS_RECORDS'
+          | 'RECORD_VALUE_TAKEN'
         /** @description validation failures, one per field */
         errors?: {
           /** @description JSON pointer of the field, e.g. `/email` */
@@ -9683,7 +9692,41 @@ export interface components {
      *       "limit": 12,
      *       "total": 1,
      *       "data": [
-     *         null
+     *         {
+     *           "_id": "6b04837cbce238a5cbe00b01",
+     *           "owner": {
+     *             "_id": "6b04837cbce238a5cbe00a01",
+     *             "email": "ada@example.com"
+     *           },
+     *           "provider": "operator",
+     *           "status": "submitted",
+     *           "person": {
+     *             "firstName": "Ada",
+     *             "lastName": "Lovelace",
+     *             "gender": "F",
+     *             "dateOfBirth": "1990-12-10",
+     *             "fullAddress": "12 St James’s Square, London",
+     *             "country": "GB",
+     *             "documentType": "PASSPORT",
+     *             "documentNumber": "P1234567"
+     *           },
+     *           "media": [
+     *             {
+     *               "_id": "6b04837cbce238a5cbe00c01",
+     *               "context": "face",
+     *               "mimetype": "image/jpeg",
+     *               "size": 48213,
+     *               "createdAt": "2026-11-29T09:31:00.000Z",
+     *               "url": "https://api.example.com/files/private/6b04837cbce238a5cbe00a01/1f0c.jpg?expires=1798537800&signature=…"
+     *             }
+     *           ],
+     *           "reason": "",
+     *           "decidedBy": null,
+     *           "decidedAt": null,
+     *           "deletedAt": null,
+     *           "createdAt": "2026-11-29T09:30:00.000Z",
+     *           "updatedAt": "2026-11-29T09:31:00.000Z"
+     *         }
      *       ]
      *     }
      */
@@ -9694,6 +9737,43 @@ export interface components {
       total: number
       data: components['schemas']['AdminVerification'][]
     }
+    /**
+     * @example {
+     *       "_id": "6b04837cbce238a5cbe00b01",
+     *       "owner": {
+     *         "_id": "6b04837cbce238a5cbe00a01",
+     *         "email": "ada@example.com"
+     *       },
+     *       "provider": "operator",
+     *       "status": "submitted",
+     *       "person": {
+     *         "firstName": "Ada",
+     *         "lastName": "Lovelace",
+     *         "gender": "F",
+     *         "dateOfBirth": "1990-12-10",
+     *         "fullAddress": "12 St James’s Square, London",
+     *         "country": "GB",
+     *         "documentType": "PASSPORT",
+     *         "documentNumber": "P1234567"
+     *       },
+     *       "media": [
+     *         {
+     *           "_id": "6b04837cbce238a5cbe00c01",
+     *           "context": "face",
+     *           "mimetype": "image/jpeg",
+     *           "size": 48213,
+     *           "createdAt": "2026-11-29T09:31:00.000Z",
+     *           "url": "https://api.example.com/files/private/6b04837cbce238a5cbe00a01/1f0c.jpg?expires=1798537800&signature=…"
+     *         }
+     *       ],
+     *       "reason": "",
+     *       "decidedBy": null,
+     *       "decidedAt": null,
+     *       "deletedAt": null,
+     *       "createdAt": "2026-11-29T09:30:00.000Z",
+     *       "updatedAt": "2026-11-29T09:31:00.000Z"
+     *     }
+     */
     AdminVerification: {
       /** @description the verification */
       _id: string
@@ -16576,7 +16656,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: another account has the email. */
+      /** @description `CONFLICT`: another account has the email. `ONBOARDING_ALREADY_COMPLETED`: the account has completed onboarding already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -16587,7 +16667,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'CONFLICT' | 'ONBOARDING_ALREADY_COMPLETED'
               } & {
                 [key: string]: unknown
               }
@@ -20745,6 +20825,26 @@ export interface operations {
               data: {
                 /** @enum {string} */
                 code: 'UNAUTHENTICATED' | 'INVALID_CREDENTIALS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `IDENTITY_VERIFICATION_REQUIRED`: KYC_REQUIRED_FOR names this coin and amount and the account’s identity is not verified (docs/verification.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'IDENTITY_VERIFICATION_REQUIRED'
               } & {
                 [key: string]: unknown
               }
@@ -31137,7 +31237,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the collection has no talent assigned yet. */
+      /** @description `COLLECTION_NO_TALENT`: the collection has no talent assigned yet. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -31148,7 +31248,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'COLLECTION_NO_TALENT'
               } & {
                 [key: string]: unknown
               }
@@ -32006,7 +32106,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the caller already has a rule for this event and key (change it with PATCH). */
+      /** @description `CONNECTION_RULE_EXISTS`: the caller already has a rule for this event and key (change it with PATCH). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -32017,7 +32117,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'CONNECTION_RULE_EXISTS'
               } & {
                 [key: string]: unknown
               }
@@ -33067,7 +33167,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: a unique field’s value is another record’s. */
+      /** @description `RECORD_VALUE_TAKEN`: a unique field’s value is another record’s. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -33078,7 +33178,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'RECORD_VALUE_TAKEN'
               } & {
                 [key: string]: unknown
               }
@@ -33674,7 +33774,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: a unique field’s value is another record’s. */
+      /** @description `RECORD_VALUE_TAKEN`: a unique field’s value is another record’s. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -33685,7 +33785,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'RECORD_VALUE_TAKEN'
               } & {
                 [key: string]: unknown
               }
@@ -33945,7 +34045,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: a schema has this name (or reference). */
+      /** @description `SCHEMA_EXISTS`: a schema has this name (or reference). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -33956,7 +34056,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'SCHEMA_EXISTS'
               } & {
                 [key: string]: unknown
               }
@@ -34143,7 +34243,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the schema holds records. */
+      /** @description `SCHEMA_HAS_RECORDS`: the schema holds records. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -34154,7 +34254,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'SCHEMA_HAS_RECORDS'
               } & {
                 [key: string]: unknown
               }
@@ -35385,7 +35485,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the caller already has 20 endpoints. */
+      /** @description `WEBHOOK_LIMIT_REACHED`: the caller already has 20 endpoints. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -35396,7 +35496,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'WEBHOOK_LIMIT_REACHED'
               } & {
                 [key: string]: unknown
               }
@@ -36723,7 +36823,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: more addresses than REFERRAL_INVITES_PER_DAY in 24 hours. */
+      /** @description `REFERRAL_INVITES_EXHAUSTED`: more addresses than REFERRAL_INVITES_PER_DAY in 24 hours. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -36734,7 +36834,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'REFERRAL_INVITES_EXHAUSTED'
               } & {
                 [key: string]: unknown
               }
@@ -50676,7 +50776,41 @@ export interface operations {
            *         "limit": 12,
            *         "total": 1,
            *         "data": [
-           *           null
+           *           {
+           *             "_id": "6b04837cbce238a5cbe00b01",
+           *             "owner": {
+           *               "_id": "6b04837cbce238a5cbe00a01",
+           *               "email": "ada@example.com"
+           *             },
+           *             "provider": "operator",
+           *             "status": "submitted",
+           *             "person": {
+           *               "firstName": "Ada",
+           *               "lastName": "Lovelace",
+           *               "gender": "F",
+           *               "dateOfBirth": "1990-12-10",
+           *               "fullAddress": "12 St James’s Square, London",
+           *               "country": "GB",
+           *               "documentType": "PASSPORT",
+           *               "documentNumber": "P1234567"
+           *             },
+           *             "media": [
+           *               {
+           *                 "_id": "6b04837cbce238a5cbe00c01",
+           *                 "context": "face",
+           *                 "mimetype": "image/jpeg",
+           *                 "size": 48213,
+           *                 "createdAt": "2026-11-29T09:31:00.000Z",
+           *                 "url": "https://api.example.com/files/private/6b04837cbce238a5cbe00a01/1f0c.jpg?expires=1798537800&signature=…"
+           *               }
+           *             ],
+           *             "reason": "",
+           *             "decidedBy": null,
+           *             "decidedAt": null,
+           *             "deletedAt": null,
+           *             "createdAt": "2026-11-29T09:30:00.000Z",
+           *             "updatedAt": "2026-11-29T09:31:00.000Z"
+           *           }
            *         ]
            *       }
            *     }
@@ -50791,6 +50925,47 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "_id": "6b04837cbce238a5cbe00b01",
+           *         "owner": {
+           *           "_id": "6b04837cbce238a5cbe00a01",
+           *           "email": "ada@example.com"
+           *         },
+           *         "provider": "operator",
+           *         "status": "submitted",
+           *         "person": {
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "gender": "F",
+           *           "dateOfBirth": "1990-12-10",
+           *           "fullAddress": "12 St James’s Square, London",
+           *           "country": "GB",
+           *           "documentType": "PASSPORT",
+           *           "documentNumber": "P1234567"
+           *         },
+           *         "media": [
+           *           {
+           *             "_id": "6b04837cbce238a5cbe00c01",
+           *             "context": "face",
+           *             "mimetype": "image/jpeg",
+           *             "size": 48213,
+           *             "createdAt": "2026-11-29T09:31:00.000Z",
+           *             "url": "https://api.example.com/files/private/6b04837cbce238a5cbe00a01/1f0c.jpg?expires=1798537800&signature=…"
+           *           }
+           *         ],
+           *         "reason": "",
+           *         "decidedBy": null,
+           *         "decidedAt": null,
+           *         "deletedAt": null,
+           *         "createdAt": "2026-11-29T09:30:00.000Z",
+           *         "updatedAt": "2026-11-29T09:31:00.000Z"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
@@ -50933,6 +51108,47 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Verification approved",
+           *       "data": {
+           *         "_id": "6b04837cbce238a5cbe00b01",
+           *         "owner": {
+           *           "_id": "6b04837cbce238a5cbe00a01",
+           *           "email": "ada@example.com"
+           *         },
+           *         "provider": "operator",
+           *         "status": "submitted",
+           *         "person": {
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "gender": "F",
+           *           "dateOfBirth": "1990-12-10",
+           *           "fullAddress": "12 St James’s Square, London",
+           *           "country": "GB",
+           *           "documentType": "PASSPORT",
+           *           "documentNumber": "P1234567"
+           *         },
+           *         "media": [
+           *           {
+           *             "_id": "6b04837cbce238a5cbe00c01",
+           *             "context": "face",
+           *             "mimetype": "image/jpeg",
+           *             "size": 48213,
+           *             "createdAt": "2026-11-29T09:31:00.000Z",
+           *             "url": "https://api.example.com/files/private/6b04837cbce238a5cbe00a01/1f0c.jpg?expires=1798537800&signature=…"
+           *           }
+           *         ],
+           *         "reason": "",
+           *         "decidedBy": null,
+           *         "decidedAt": null,
+           *         "deletedAt": null,
+           *         "createdAt": "2026-11-29T09:30:00.000Z",
+           *         "updatedAt": "2026-11-29T09:31:00.000Z"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
@@ -51135,6 +51351,47 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Verification rejected",
+           *       "data": {
+           *         "_id": "6b04837cbce238a5cbe00b01",
+           *         "owner": {
+           *           "_id": "6b04837cbce238a5cbe00a01",
+           *           "email": "ada@example.com"
+           *         },
+           *         "provider": "operator",
+           *         "status": "submitted",
+           *         "person": {
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "gender": "F",
+           *           "dateOfBirth": "1990-12-10",
+           *           "fullAddress": "12 St James’s Square, London",
+           *           "country": "GB",
+           *           "documentType": "PASSPORT",
+           *           "documentNumber": "P1234567"
+           *         },
+           *         "media": [
+           *           {
+           *             "_id": "6b04837cbce238a5cbe00c01",
+           *             "context": "face",
+           *             "mimetype": "image/jpeg",
+           *             "size": 48213,
+           *             "createdAt": "2026-11-29T09:31:00.000Z",
+           *             "url": "https://api.example.com/files/private/6b04837cbce238a5cbe00a01/1f0c.jpg?expires=1798537800&signature=…"
+           *           }
+           *         ],
+           *         "reason": "",
+           *         "decidedBy": null,
+           *         "decidedAt": null,
+           *         "deletedAt": null,
+           *         "createdAt": "2026-11-29T09:30:00.000Z",
+           *         "updatedAt": "2026-11-29T09:31:00.000Z"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
