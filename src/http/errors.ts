@@ -9,6 +9,7 @@ import { OIDC_CODES } from './error-codes/oidc.ts'
 import { PLATFORM_CODES } from './error-codes/platform.ts'
 import { REQUEST_CODES } from './error-codes/requests.ts'
 import { RESTORE_CODES } from './error-codes/restore.ts'
+import { SOCIAL_CODES } from './error-codes/social.ts'
 import { VERIFICATION_CODES } from './error-codes/verification.ts'
 import { WORK_CODES } from './error-codes/work.ts'
 
@@ -28,6 +29,7 @@ export const ERROR_CODES = {
   ...COLLECTION_CODES,
   ...WORK_CODES,
   ...ACCOUNT_CODES,
+  ...SOCIAL_CODES,
 } as const
 
 type Catalogue = typeof ERROR_CODES

@@ -96,7 +96,7 @@ describe('opening conversations', () => {
       'NOT_FOUND',
     )
     const none = await call(creator, 'POST', '/v1/chat', { collectionId: openJobId })
-    expect([none.code, none.body.data.code]).toEqual([422, 'BUSINESS_RULE'])
+    expect([none.code, none.body.data.code]).toEqual([422, 'COLLECTION_NO_TALENT'])
     expect((await call(creator, 'POST', '/v1/chat', {})).code).toBe(400)
     expect(
       (await call(creator, 'POST', '/v1/chat', { collectionId: jobId, recipientId: talent.id })).code,

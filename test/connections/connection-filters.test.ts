@@ -62,7 +62,7 @@ describe('/v1/conn-filter', () => {
         value: 9,
       }),
       409,
-      'CONFLICT',
+      'CONNECTION_RULE_EXISTS',
     )
     const tags = await req(ada, 'POST', '/v1/conn-filter/', {
       event: 'SEND_APPLICATION',

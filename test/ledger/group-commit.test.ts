@@ -140,7 +140,7 @@ describe('ledger group commit', () => {
     expect(twice.map((r) => r.replayed).sort()).toEqual([false, true])
     // Another input under a used key moves nothing.
     const conflict = await Promise.allSettled([move(`k2:${a.owner}`, a.user, b.user, 8n)])
-    expect(conflict.map(codeOf)).toEqual(['CONFLICT'])
+    expect(conflict.map(codeOf)).toEqual(['IDEMPOTENCY_KEY_REUSED'])
     expect(await ledger.balance(db, 'user', a.owner, 'usdc')).toBe(983n)
     await expectLedgerConsistent(db)
   })

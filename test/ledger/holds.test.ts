@@ -62,7 +62,7 @@ describe('idempotency keys carry their input', () => {
       },
     ]) {
       const err = await rejection(tx((t) => ledger.transfer(t, other)))
-      expect(err.code).toBe('CONFLICT')
+      expect(err.code).toBe('IDEMPOTENCY_KEY_REUSED')
     }
     expect(
       await ledger.balance(database.db, 'user', (await ledger.account(database.db, user))!.ownerId, 'usdc'),
@@ -78,10 +78,10 @@ describe('idempotency keys carry their input', () => {
     expect(again).toEqual({ id: first.id, replayed: true })
     expect(
       (await rejection(tx((t) => ledger.hold(t, { key, coin: 'usdc', account: a.user, amount: 301n })))).code,
-    ).toBe('CONFLICT')
+    ).toBe('IDEMPOTENCY_KEY_REUSED')
     expect(
       (await rejection(tx((t) => ledger.hold(t, { key, coin: 'usdc', account: b.user, amount: 300n })))).code,
-    ).toBe('CONFLICT')
+    ).toBe('IDEMPOTENCY_KEY_REUSED')
     expect(await ledger.balance(database.db, 'user', a.owner, 'usdc')).toBe(700n)
   })
 })

@@ -176,7 +176,7 @@ describe('a transfer in one round trip', () => {
       tx((t) => other.transfer(t, { ...input, legs: [input.legs[0]!, { account: clearing, amount: 10n }] })),
     ).resolves.toEqual({ id: written[0]!.id, replayed: true })
     await expect(tx((t) => other.transfer(t, { ...input, kind: 'other' }))).rejects.toMatchObject({
-      code: 'CONFLICT',
+      code: 'IDEMPOTENCY_KEY_REUSED',
       statusCode: 409,
     })
     expect(await account(user)).toMatchObject({ balance: 990n })

@@ -42,7 +42,7 @@ describe('connectionFilter', () => {
         value: 1,
       }),
       409,
-      'CONFLICT',
+      'CONNECTION_RULE_EXISTS',
     )
     expectError(await ctx.sdk.connectionFilter.getForAUser(ben.token), 404, 'NOT_FOUND')
     expectError(

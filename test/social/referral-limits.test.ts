@@ -56,7 +56,7 @@ describe('REFERRAL_LIMIT', () => {
     expect((await register(code.toLowerCase())).statusCode).toBe(202)
     expect(expectOk(await validate(code))).toMatchObject({ valid: false, referralCounts: 2 })
     const res = await register(code)
-    expectError(res, 422, 'BUSINESS_RULE')
+    expectError(res, 422, 'REFERRAL_CODE_USED_UP')
     expect(res.json().data.errors).toEqual([{ path: '/referralCode', message: 'used up' }])
     const stats = expectOk(await t.req({ method: 'GET', url: '/v1/referrals/stats', token: ann.token }))
     expect(stats).toMatchObject({
@@ -94,7 +94,7 @@ describe('POST /v1/referrals/invite', () => {
   it('allows REFERRAL_INVITES_PER_DAY addresses per 24 hours', async () => {
     const third = uniqueEmail('third')
     expectOk(await invite([third]))
-    expectError(await invite([uniqueEmail('fourth')]), 422, 'BUSINESS_RULE')
+    expectError(await invite([uniqueEmail('fourth')]), 422, 'REFERRAL_INVITES_EXHAUSTED')
     // addresses already invited today do not count again
     expectOk(await invite([friend, third]))
     t.clock.advance(24 * 3600 * 1000 + 1000)

@@ -65,7 +65,7 @@ describe('collection schemas', () => {
         schema: FIELDS,
       }),
       409,
-      'CONFLICT',
+      'SCHEMA_EXISTS',
     )
     const scratch = (
       await req(admin, 'POST', '/v1/admin/collection-schemas', {
@@ -171,7 +171,7 @@ describe('collection stores', () => {
         .sort(),
     ).toEqual(['/colour', '/due', '/hours', '/level', '/remote', '/title'].sort())
     expectError(await req(ada, 'POST', store, { title: 'x'.repeat(21) }), 400, 'VALIDATION_ERROR')
-    expectError(await req(ada, 'POST', store, { title: 'Shop' }), 409, 'CONFLICT')
+    expectError(await req(ada, 'POST', store, { title: 'Shop' }), 409, 'RECORD_VALUE_TAKEN')
     expectError(await req(undefined, 'POST', store, { title: 'Anon' }), 401, 'UNAUTHENTICATED')
   })
 
@@ -185,13 +185,13 @@ describe('collection stores', () => {
     expect(changed.statusCode, changed.body).toBe(200)
     expect(changed.json().data).toMatchObject({ title: 'Blog', hours: 6, level: 'senior' })
     expectError(await req(ada, 'PATCH', `${store}/${rec._id}`, { title: null }), 400, 'VALIDATION_ERROR')
-    expectError(await req(ada, 'PATCH', `${store}/${rec._id}`, { title: 'Shop' }), 409, 'CONFLICT')
+    expectError(await req(ada, 'PATCH', `${store}/${rec._id}`, { title: 'Shop' }), 409, 'RECORD_VALUE_TAKEN')
     expectError(await req(ben, 'PATCH', `${store}/${rec._id}`, { hours: 1 }), 403, 'FORBIDDEN')
     expectError(await req(ben, 'DELETE', `${store}/${rec._id}`), 403, 'FORBIDDEN')
     expectError(await req(ada, 'DELETE', `${store}/${newId()}`), 404, 'NOT_FOUND')
     expect((await req(ada, 'DELETE', `${store}/${rec._id}`)).statusCode).toBe(200)
     expectError(await req(ada, 'GET', `${store}/${rec._id}`), 404, 'NOT_FOUND')
     // a schema with records cannot be deleted
-    expectError(await req(admin, 'DELETE', '/v1/admin/collection-schemas/portfolio-item'), 409, 'CONFLICT')
+    expectError(await req(admin, 'DELETE', '/v1/admin/collection-schemas/portfolio-item'), 409, 'SCHEMA_HAS_RECORDS')
   })
 })

@@ -55,7 +55,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ auth: AuthService; config: 
               when: 'the email is already registered',
               message: 'This email is already registered',
             },
-            BUSINESS_RULE: {
+            REFERRAL_CODE_USED_UP: {
               when: 'the referral code was used the allowed number of times (REFERRAL_LIMIT)',
               message: 'This referral code has been used the allowed number of times',
             },

@@ -129,6 +129,7 @@ export const web3Routes: FastifyPluginAsyncTypebox<{ web3: Web3Service; config: 
           ...errorResponses({
             UNAUTHENTICATED: 'the temporary token is not a live `web3_onboard` token',
             CONFLICT: { when: 'another account has the email', message: 'This email is already registered' },
+            ONBOARDING_ALREADY_COMPLETED: 'the account has completed onboarding already',
             RATE_LIMITED,
           }),
         },

@@ -179,7 +179,7 @@ export class Web3Service {
       if (user?.accountType !== 'web3')
         throw errors.unauthenticated('This temporary token is no longer valid; start again')
       if (user.web3Onboard && user.emailVerified)
-        throw errors.conflict('This account has already completed onboarding')
+        throw errors.named('ONBOARDING_ALREADY_COMPLETED', 'This account has already completed onboarding')
       if (await web3Repo.emailHolder(tx, email, user.id))
         throw errors.conflict('This email is already registered')
       const now = this.deps.clock.now()

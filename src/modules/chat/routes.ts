@@ -57,7 +57,7 @@ export const chatRoutes: FastifyPluginAsyncTypebox<{ chat: ChatService }> = asyn
             VALIDATION_ERROR: 'neither or both of collectionId and recipientId, or the caller as recipient',
             FORBIDDEN: 'the recipient shares no collection with the caller',
             NOT_FOUND: 'no such collection (or not the caller’s), or no such user',
-            BUSINESS_RULE: 'the collection has no talent assigned yet',
+            COLLECTION_NO_TALENT: 'the collection has no talent assigned yet',
           }),
         },
       },

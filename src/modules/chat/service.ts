@@ -203,7 +203,8 @@ export class ChatService {
       // Someone else's job is not told apart from a missing one.
       throw errors.notFound('collection')
     }
-    if (!job.receiverId) throw errors.businessRule('The collection has no talent assigned yet')
+    if (!job.receiverId)
+      throw errors.named('COLLECTION_NO_TALENT', 'The collection has no talent assigned yet')
     return [job.creatorId, job.receiverId]
   }
 

@@ -29,7 +29,7 @@ export const connectionFilterRoutes: FastifyPluginAsyncTypebox<{ filters: Connec
           200: envelope(ConnectionFilter, 'Connection filter created'),
           ...guardedErrors({
             VALIDATION_ERROR: BAD_RULE,
-            CONFLICT: {
+            CONNECTION_RULE_EXISTS: {
               when: 'the caller already has a rule for this event and key (change it with PATCH)',
               message:
                 'You already have a afroScore rule for SEND_INVITE; change it with PATCH /v1/conn-filter/',

@@ -55,7 +55,8 @@ export class ConnectionFilterService implements ConnectionGate {
       now: this.deps.clock.now(),
     })
     if (!ok)
-      throw errors.conflict(
+      throw errors.named(
+        'CONNECTION_RULE_EXISTS',
         `You already have a ${rule.key} rule for ${rule.event}; change it with PATCH /v1/conn-filter/`,
       )
     return this.one(userId, { event: rule.event, key: rule.key })

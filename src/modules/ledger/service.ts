@@ -225,7 +225,11 @@ export class Ledger {
     if (!first) throw new Error(`ledger transfer ${w.key} vanished`)
     // Transfers written before inputs were hashed are compared by coin only.
     const same = first.inputHash === '' ? first.coin === w.coin : first.inputHash === w.hash
-    if (!same) throw errors.conflict('This idempotency key was already used for another movement')
+    if (!same)
+      throw errors.named(
+        'IDEMPOTENCY_KEY_REUSED',
+        'This idempotency key was already used for another movement',
+      )
     return { id: first.id, replayed: true }
   }
 
@@ -308,7 +312,7 @@ export class Ledger {
       const first = await repo.holdByKey(tx, input.key)
       if (!first) throw new Error(`ledger hold ${input.key} vanished`)
       if (first.inputHash !== hash)
-        throw errors.conflict('This idempotency key was already used for another hold')
+        throw errors.named('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was already used for another hold')
       return { id: first.id, replayed: true }
     }
     if (row.coin !== input.coin)

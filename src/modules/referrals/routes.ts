@@ -97,7 +97,7 @@ export const referralRoutes: FastifyPluginAsyncTypebox<{
           200: envelope(InviteResult, 'Invitations sent'),
           ...guardedErrors({
             VALIDATION_ERROR: 'the body fails its schema, or names the caller’s own address',
-            BUSINESS_RULE: {
+            REFERRAL_INVITES_EXHAUSTED: {
               when: 'more addresses than REFERRAL_INVITES_PER_DAY in 24 hours',
               message: 'At most 20 addresses can be invited in 24 hours; 3 left',
             },

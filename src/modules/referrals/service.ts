@@ -62,9 +62,13 @@ export class ReferralService {
     if (!referrer) throw errors.field(path, 'Unknown referral code')
     await referralRepo.lockReferrer(tx, referrer.id)
     if ((await referralRepo.countReferred(tx, referrer.id)) >= this.deps.limit)
-      throw errors.businessRule('This referral code has been used the allowed number of times', {
-        errors: [{ path, message: 'used up' }],
-      })
+      throw errors.named(
+        'REFERRAL_CODE_USED_UP',
+        'This referral code has been used the allowed number of times',
+        {
+          errors: [{ path, message: 'used up' }],
+        },
+      )
     return referrer.id
   }
 
@@ -162,7 +166,8 @@ export class ReferralService {
       const recent = await referralRepo.sentSince(tx, userId, new Date(now.getTime() - DAY_MS))
       const fresh = wanted.filter((e) => !recent.has(e))
       if (recent.size + fresh.length > this.deps.invitesPerDay)
-        throw errors.businessRule(
+        throw errors.named(
+          'REFERRAL_INVITES_EXHAUSTED',
           `At most ${this.deps.invitesPerDay} addresses can be invited in 24 hours; ${Math.max(0, this.deps.invitesPerDay - recent.size)} left`,
         )
       const registered = await referralRepo.registered(tx, fresh)

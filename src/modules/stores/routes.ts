@@ -86,7 +86,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<{ stores: StoreService }> = 
           ...guardedErrors({
             VALIDATION_ERROR: BAD_RECORD,
             NOT_FOUND: NO_SCHEMA,
-            CONFLICT: {
+            RECORD_VALUE_TAKEN: {
               when: 'a unique field’s value is another record’s',
               message: 'Another record already has this title',
             },
@@ -177,7 +177,7 @@ export const storeRoutes: FastifyPluginAsyncTypebox<{ stores: StoreService }> = 
               message: 'Only the record’s owner may change it',
             },
             NOT_FOUND: NO_RECORD,
-            CONFLICT: {
+            RECORD_VALUE_TAKEN: {
               when: 'a unique field’s value is another record’s',
               message: 'Another record already has this title',
             },
@@ -239,7 +239,7 @@ export const adminSchemaRoutes: FastifyPluginAsyncTypebox<{
           ...adminErrors({
             VALIDATION_ERROR:
               'a field fails its schema, two fields share a name, a reserved name, bounds that cross, or a default that does not fit',
-            CONFLICT: {
+            SCHEMA_EXISTS: {
               when: 'a schema has this name (or reference)',
               message: 'A schema with this name already exists',
             },
@@ -283,7 +283,7 @@ export const adminSchemaRoutes: FastifyPluginAsyncTypebox<{
           200: envelope(EmptyObject, 'Collection schema deleted'),
           ...adminErrors({
             NOT_FOUND: NO_SCHEMA,
-            CONFLICT: {
+            SCHEMA_HAS_RECORDS: {
               when: 'the schema holds records',
               message: 'This schema holds records; delete them first',
             },

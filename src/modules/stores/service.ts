@@ -68,7 +68,7 @@ export class StoreService {
     const id = newId()
     await inTransaction(this.deps.db, async (tx) => {
       if (await storeRepo.schema(tx, reference))
-        throw errors.conflict('A schema with this name already exists')
+        throw errors.named('SCHEMA_EXISTS', 'A schema with this name already exists')
       await storeRepo.insertSchema(tx, {
         id,
         name,
@@ -103,7 +103,7 @@ export class StoreService {
       const row = await storeRepo.schema(tx, idOrReference, true)
       if (!row) throw errors.notFound('collection schema')
       if (await storeRepo.hasRecords(tx, row.id))
-        throw errors.conflict('This schema holds records; delete them first')
+        throw errors.named('SCHEMA_HAS_RECORDS', 'This schema holds records; delete them first')
       await storeRepo.deleteSchema(tx, row.id)
     })
     return {}
@@ -232,7 +232,7 @@ export class StoreService {
     for (const f of fields) {
       if (!f.unique || data[f.name] === undefined) continue
       if (await storeRepo.taken(tx, schemaId, f.name, String(data[f.name]), exceptId))
-        throw errors.conflict(`Another record already has this ${f.name}`)
+        throw errors.named('RECORD_VALUE_TAKEN', `Another record already has this ${f.name}`)
     }
   }
 }

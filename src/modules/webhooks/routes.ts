@@ -44,7 +44,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
           ...guardedErrors({
             VALIDATION_ERROR:
               'a URL that is not https (http only for localhost outside production), carries credentials or a fragment, or names a host that is not on the public internet; an unknown event',
-            BUSINESS_RULE: {
+            WEBHOOK_LIMIT_REACHED: {
               when: `the caller already has ${MAX_ACCOUNT_ENDPOINTS} endpoints`,
               message: `An account may have at most ${MAX_ACCOUNT_ENDPOINTS} webhook endpoints`,
             },

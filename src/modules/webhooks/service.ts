@@ -90,7 +90,10 @@ export class WebhookService {
     const { secret, sealed } = this.#seal(id)
     await inTransaction(this.deps.db, async (tx) => {
       if ((await webhookRepo.countOwned(tx, ownerId, true)) >= MAX_ACCOUNT_ENDPOINTS)
-        throw errors.businessRule(`An account may have at most ${MAX_ACCOUNT_ENDPOINTS} webhook endpoints`)
+        throw errors.named(
+          'WEBHOOK_LIMIT_REACHED',
+          `An account may have at most ${MAX_ACCOUNT_ENDPOINTS} webhook endpoints`,
+        )
       await webhookRepo.insertEndpoint(tx, {
         id,
         ownerId,

@@ -239,7 +239,7 @@ export class WithdrawalService {
         BigInt(first.amount) !== w.amount ||
         first.address.toLowerCase() !== w.address.toLowerCase()
       )
-        throw errors.conflict('This Idempotency-Key was used with a different request')
+        throw errors.named('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request')
       return { withdrawalId: first.id }
     }
     const amountText = formatExact(w.amount, w.coin.decimals)
