@@ -6,6 +6,7 @@
 import type { Logger } from 'pino'
 import { type Config, notInProduction } from './config.ts'
 import type { Database } from './db/index.ts'
+import { assertHandled } from './handlers-check.ts'
 import { listenReadCaches } from './db/read-cache.ts'
 import { buildAccount } from './modules/account/module.ts'
 import { buildAdmin } from './modules/admin/module.ts'
@@ -316,6 +317,9 @@ export async function buildServices(deps: RootDeps) {
 
     // Restores: restore mode and the platform's own transactions a restored database did not know.
     const { restore } = buildRestore({ db, config, chain, clock, log, auth, outgoing, withdrawals, transactions })
+
+    // Every job kind and transfer purpose has its one handler, or the process does not start.
+    assertHandled(jobs, outgoing)
 
     const services = {
       ...platform,

@@ -110,6 +110,8 @@ export class JobQueue {
     handler: (payload: PayloadOf<K>, ctx: JobContext) => Promise<void>,
     opts: RegisterOptions = {},
   ) {
+    // One module owns each kind: a second handler would silently take the first one's jobs.
+    if (this.#handlers.has(kind)) throw new Error(`job kind ${kind} has a handler already`)
     this.#handlers.set(kind, {
       handler,
       maxAttempts: opts.maxAttempts ?? 5,
@@ -117,6 +119,16 @@ export class JobQueue {
       deleteOnSuccess: opts.deleteOnSuccess ?? false,
     })
     this.#pools.assign(kind, opts.concurrency)
+  }
+
+  /** The kinds with a handler in this process. */
+  get kinds(): string[] {
+    return [...this.#handlers.keys()]
+  }
+
+  /** The kinds among `kinds` that have no handler (checked once every module is built). */
+  unhandled(kinds: readonly string[]): string[] {
+    return kinds.filter((k) => !this.#handlers.has(k))
   }
 
   async enqueue<K extends JobKind>(

@@ -20,6 +20,8 @@ import {
   type SenderContext,
   type SenderDeps,
   type SenderOptions,
+  TRANSFER_PURPOSES,
+  type TransferPurpose,
   viewOf,
 } from './types.ts'
 
@@ -46,9 +48,14 @@ export class OutgoingSender implements SenderContext {
    * Registers the outcome handlers of a purpose (once, at start-up, by the module that enqueues
    * transfers of that purpose). They run from the report jobs, each in its own transaction.
    */
-  handle(purpose: string, handlers: OutcomeHandlers) {
+  handle(purpose: TransferPurpose, handlers: OutcomeHandlers) {
     if (this.#handlers.has(purpose)) throw new Error(`outcome handlers of ${purpose} are registered already`)
     this.#handlers.set(purpose, handlers)
+  }
+
+  /** The purposes no module has handed handlers for (checked once every module is built). */
+  unhandledPurposes(): TransferPurpose[] {
+    return TRANSFER_PURPOSES.filter((p) => !this.#handlers.has(p))
   }
 
   /** Registers the jobs that send transfers and report their events. */

@@ -14,6 +14,13 @@ import type { OutgoingRow } from './repo.ts'
 export const OUTGOING_JOB = 'outgoing.send'
 export const GAS_TOPUP_PURPOSE = 'gas.topup'
 
+/**
+ * What an outgoing transfer can be for. Each purpose has exactly one module that enqueues it and
+ * hands its outcome handlers over (`outgoing.handle`); start-up fails when one has none.
+ */
+export const TRANSFER_PURPOSES = ['withdrawal', 'escrow.leg', 'escrow.pay', 'fee.sweep', 'gas.topup'] as const
+export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number]
+
 /** Statuses after which a transfer never changes again. */
 export const FINAL: readonly OutgoingStatus[] = ['completed', 'failed']
 export const isFinal = (status: OutgoingStatus) => FINAL.includes(status)
@@ -30,8 +37,8 @@ export function platformSigner(chain: ChainAdapter, name: PlatformSigner): Chain
 }
 
 export interface EnqueueTransfer {
-  /** what the transfer is for; selects the outcome handlers (`withdrawal`, `escrow.leg`, ...) */
-  purpose: string
+  /** what the transfer is for; selects the outcome handlers */
+  purpose: TransferPurpose
   /** the caller's record (withdrawal id, escrow leg id); handed back to the handlers */
   referenceId: string
   /** unique per transfer: enqueueing the same key again returns the first transfer */
