@@ -146,6 +146,11 @@ describe('the collection cancelled', () => {
     expect(await escrowBalance(q.orderId)).toBe(0n)
     // the creator's wallet got nothing of it
     expect(await t.app.services.ledger.balance(t.database.db, 'user', creator.id, 'usdc')).toBe(0n)
+    // and the creator's history shows no refund of theirs (the payer has no account here)
+    expect((await refundLegs(q.orderId))[0]!.transactionId).toBeNull()
+    const history = await t.req({ method: 'GET', url: '/v1/transaction', token: creator.token })
+    expect(history.statusCode, history.body).toBe(200)
+    expect(history.body).not.toContain('refund')
     await expectConsistent(t)
   })
 

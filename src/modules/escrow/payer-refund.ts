@@ -4,36 +4,35 @@
 import type { Tx } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { directDepositRepo } from './direct-deposit-repo.ts'
-import type { EscrowPayouts } from './payouts.ts'
+import type { EscrowPayouts, PlannedLeg } from './payouts.ts'
 import type { EscrowRow } from './release.ts'
 
 /** The payer's wallet address, or how to get it (it may need a key made in `tx`). */
 export type PayerWallet = string | (() => Promise<string>)
 
 /**
- * The address a refund of this escrow goes to: the direct deposit's payer address, null when its
- * payer gave only an email, else the payer's wallet.
+ * The `refund` leg returning `amount` of the escrow (locked in `tx`) to its payer: to the payer's
+ * wallet, or to the address a direct deposit's payer gave (no transaction record: that payer has
+ * no account here). Null when that payer gave only an email: `amount` is then recorded for an
+ * operator. `amount` is all the escrow holds that nothing else is spoken for, so recording it
+ * (not adding it) is idempotent.
  */
-export async function refundAddress(
+export async function refundLeg(
   tx: Tx,
+  clock: Clock,
   escrow: { id: string },
+  amount: bigint,
   wallet: PayerWallet,
-): Promise<string | null> {
+): Promise<PlannedLeg | null> {
+  if (amount <= 0n) return null
   const order = await directDepositRepo.byEscrow(tx, escrow.id)
-  if (order) return order.payerAddress
-  return typeof wallet === 'string' ? wallet : wallet()
+  if (!order) return { kind: 'refund', to: typeof wallet === 'string' ? wallet : await wallet(), amount }
+  if (order.payerAddress) return { kind: 'refund', to: order.payerAddress, amount, record: false }
+  await directDepositRepo.setOperatorRefund(tx, escrow.id, amount, clock.now())
+  return null
 }
 
-/** Records that `amount` of an email-only direct deposit waits for an operator's refund. */
-export async function recordOperatorRefund(tx: Tx, clock: Clock, escrowId: string, amount: bigint) {
-  await directDepositRepo.setOperatorRefund(tx, escrowId, amount, clock.now())
-}
-
-/**
- * Returns `amount` of the escrow (locked in `tx`) to its payer: a `refund` leg through the normal
- * payout path, or, for an email-only direct deposit, a record for an operator. `amount` is all the
- * escrow holds that nothing else is spoken for, so recording it (not adding it) is idempotent.
- */
+/** Returns `amount` of the escrow (locked in `tx`) to its payer (see refundLeg) through the payout path. */
 export async function returnToPayer(
   deps: { clock: Clock; payouts: EscrowPayouts },
   tx: Tx,
@@ -42,8 +41,6 @@ export async function returnToPayer(
   rate: string | null,
   wallet: PayerWallet,
 ): Promise<void> {
-  if (amount <= 0n) return
-  const to = await refundAddress(tx, escrow, wallet)
-  if (to === null) return recordOperatorRefund(tx, deps.clock, escrow.id, amount)
-  await deps.payouts.queue(tx, escrow, [{ kind: 'refund', to, amount }], rate)
+  const leg = await refundLeg(tx, deps.clock, escrow, amount, wallet)
+  if (leg) await deps.payouts.queue(tx, escrow, [leg], rate)
 }

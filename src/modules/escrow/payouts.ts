@@ -27,6 +27,8 @@ export interface PlannedLeg {
   kind: LegKind
   to: string
   amount: bigint
+  /** false: no transaction record of the escrow's payer (a direct deposit's refund to its outside payer) */
+  record?: false
 }
 
 export interface PayoutsDeps {
@@ -134,10 +136,15 @@ export class EscrowPayouts {
       if (l.amount <= 0n) continue
       const id = newId()
       const to = l.to.toLowerCase()
-      const { id: transactionId } = await this.deps.transactions.record(tx, {
-        ...this.#describe(escrow, l.kind, l.amount, to),
-        rate,
-      })
+      const transactionId =
+        l.record === false
+          ? null
+          : (
+              await this.deps.transactions.record(tx, {
+                ...this.#describe(escrow, l.kind, l.amount, to),
+                rate,
+              })
+            ).id
       await escrowRepo.insertLeg(
         tx,
         { id, escrowId: escrow.id, kind: l.kind, seq: seq++, toAddress: to, amount: l.amount },
@@ -147,7 +154,13 @@ export class EscrowPayouts {
       await escrowRepo.updateLeg(tx, id, { outgoingId, transactionId, attempt: 1 }, now)
       const payout = PAYOUT_KINDS[l.kind]
       if (payout)
-        await this.deps.collections.recordPayout(tx, escrow.collectionId, payout, 'awaiting', transactionId)
+        await this.deps.collections.recordPayout(
+          tx,
+          escrow.collectionId,
+          payout,
+          'awaiting',
+          transactionId ?? undefined,
+        )
     }
   }
 

@@ -7,7 +7,7 @@ import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { planPart, splitFee } from './partial.ts'
-import { recordOperatorRefund, refundAddress } from './payer-refund.ts'
+import { refundLeg } from './payer-refund.ts'
 import type { PlannedLeg } from './payouts.ts'
 import { centsToText, parseDecimal, unitsToDecimal } from './quote.ts'
 import { escrowRepo } from './repo.ts'
@@ -242,9 +242,8 @@ export class EscrowRelease {
       if (free < planned) throw errors.named('ESCROW_UNDERFUNDED', 'The escrow holds less than its payouts')
       const refund = part.final && free > planned ? free - planned : 0n
       // A direct deposit's overpayment goes to the address its payer gave (an operator's, email only).
-      const refundTo = refund > 0n ? await refundAddress(tx, locked, payerAddress) : null
-      if (refundTo) legs.push({ kind: 'refund', to: refundTo, amount: refund })
-      else if (refund > 0n) await recordOperatorRefund(tx, this.deps.clock, locked.id, refund)
+      const refundTo = await refundLeg(tx, this.deps.clock, locked, refund, payerAddress)
+      if (refundTo) legs.push(refundTo)
       const retried = await this.deps.payouts.retryFailed(tx, locked)
       const now = this.deps.clock.now()
       await escrowRepo.update(
