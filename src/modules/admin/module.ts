@@ -20,12 +20,14 @@ import { AdminAccess } from './access.ts'
 import { AdminAudit } from './audit.ts'
 import { AdminCoins } from './coins.ts'
 import { AdminCollectionTypes } from './collection-types.ts'
+import { AdminDeposits } from './deposits.ts'
 import { AdminDisputes } from './disputes.ts'
 import { AdminFees } from './fees.ts'
 import { AdminReconciliation } from './reconciliation.ts'
 import { AdminReorgs } from './reorgs.ts'
 import { adminCoinRoutes } from './routes/coins.ts'
 import { adminCollectionTypeRoutes } from './routes/collection-types.ts'
+import { adminDepositRoutes } from './routes/deposits.ts'
 import { adminDisputeRoutes } from './routes/disputes.ts'
 import { adminFeeRoutes } from './routes/fees.ts'
 import { adminPeopleRoutes } from './routes/people.ts'
@@ -104,9 +106,18 @@ export async function buildAdmin(d: {
     decimals: (coin) => d.chain.coins.find((c) => c.reference === coin)?.decimals ?? null,
     audit,
   })
+  const deposits = new AdminDeposits({
+    db,
+    clock,
+    desk: d.settlement.deposits,
+    chain: d.chain,
+    moderation,
+    audit,
+  })
   return {
     moderation,
     admin: {
+      deposits,
       access,
       audit,
       users,
@@ -138,4 +149,5 @@ export async function adminHttp(
   // The operator console's dashboard and plots (read-only aggregates).
   await app.register(adminStatsRoutes, { access, stats: s.admin.stats })
   await app.register(adminCollectionTypeRoutes, { access, types: s.admin.collectionTypes })
+  await app.register(adminDepositRoutes, { access, deposits: s.admin.deposits })
 }

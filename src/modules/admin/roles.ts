@@ -1,6 +1,7 @@
 // Which operator role may call which /v1/admin route: one table, keyed by the route's operationId,
 // checked by the admin guard on every request. `support` reads everything and acts for customers
-// (suspension, identity verifications); `finance` reads everything and moves money (transfers,
+// (suspension, identity verifications, a
+// deposit's rescan); `finance` reads everything and moves money (transfers,
 // withdrawals, legs, fee sweeps, halts, reorg decisions); `admin` does all of it and configures the
 // platform and its operators. A route missing from the table is refused to everyone but `admin`.
 import type { StaffRole } from '../account/moderation.ts'
@@ -47,11 +48,13 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   adminPlatformTransfers: 'read',
   adminPlatformTransfer: 'read',
   adminParkedJobs: 'read',
+  adminDepositLookup: 'read',
   // acting for a customer
   adminSuspendUser: 'customer',
   adminUnsuspendUser: 'customer',
   adminApproveVerification: 'customer',
   adminRejectVerification: 'customer',
+  adminRescanBlocks: 'customer',
   // moving money, or stopping it
   ...moneyActions('adminTransfer'),
   ...moneyActions('adminWithdrawal'),
