@@ -282,7 +282,11 @@ describe('the admin role', () => {
     expectOk(await t.req({ method: 'GET', url: '/v1/admin/audit', token: other.token }))
 
     // Not from oneself, not from a configured admin.
-    expectError(await post(`/v1/admin/users/${admin.id}/admin/revoke`, { reason: 'x-self' }), 409, 'OWN_ACCOUNT_REFUSED')
+    expectError(
+      await post(`/v1/admin/users/${admin.id}/admin/revoke`, { reason: 'x-self' }),
+      409,
+      'OWN_ACCOUNT_REFUSED',
+    )
     expectError(
       await post(`/v1/admin/users/${admin.id}/admin/revoke`, { reason: 'by another' }, other.token),
       409,

@@ -125,8 +125,16 @@ describe('suspension', () => {
       401,
       'INVALID_CREDENTIALS',
     )
-    expectError(await post(`/v1/admin/users/${u.id}/suspend`, { reason: 'again' }), 409, 'ACCOUNT_ALREADY_SUSPENDED')
-    expectError(await post(`/v1/admin/users/${admin.id}/suspend`, { reason: 'myself' }), 409, 'OWN_ACCOUNT_REFUSED')
+    expectError(
+      await post(`/v1/admin/users/${u.id}/suspend`, { reason: 'again' }),
+      409,
+      'ACCOUNT_ALREADY_SUSPENDED',
+    )
+    expectError(
+      await post(`/v1/admin/users/${admin.id}/suspend`, { reason: 'myself' }),
+      409,
+      'OWN_ACCOUNT_REFUSED',
+    )
 
     const lifted = expectOk(await post(`/v1/admin/users/${u.id}/unsuspend`, { reason: 'cleared' }))
     expect(lifted).toMatchObject({ suspended: false, suspendedAt: null, suspendedReason: null })
@@ -138,7 +146,11 @@ describe('suspension', () => {
       payload: { email: u.email, password: u.password },
     })
     expect(again.statusCode, again.body).toBe(200)
-    expectError(await post(`/v1/admin/users/${u.id}/unsuspend`, { reason: 'again' }), 409, 'ACCOUNT_NOT_SUSPENDED')
+    expectError(
+      await post(`/v1/admin/users/${u.id}/unsuspend`, { reason: 'again' }),
+      409,
+      'ACCOUNT_NOT_SUSPENDED',
+    )
 
     const rows = (await auditRows(t)).filter((r) => r.targetId === u.id)
     expect(rows.map((r) => [r.action, r.reason])).toEqual([
