@@ -9,6 +9,7 @@ export {
   type ReservesCoinReport,
   type ReservesVerification,
   reservesAttestationMessage,
+  reservesAttestationOfCoinsFile,
   reservesLeafHash,
   reservesSignedBy,
   type VerifyReservesOptions,

@@ -214,6 +214,18 @@ export function reservesSignedBy(address: string, message: string, signature: un
 }
 
 /**
+ * The attestation address a coins file publishes (`chain.reservesAttestationAddress`, lower case),
+ * from its parsed JSON: give it to `verifyReserves` as `attestationAddress`.
+ */
+export function reservesAttestationOfCoinsFile(doc: unknown): string {
+  const address = (doc as { chain?: { reservesAttestationAddress?: unknown } } | null)?.chain
+    ?.reservesAttestationAddress
+  if (typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address))
+    throw new Error('the coins file publishes no chain.reservesAttestationAddress')
+  return address.toLowerCase()
+}
+
+/**
  * Verifies the latest proof-of-reserves snapshot of every coin for the caller: their wallet (and the
  * escrows they fund or are paid from) leads to the signed root, the signatures hold, every reserve
  * address signed with its own key and holds its balance on chain at the block, and reserves cover

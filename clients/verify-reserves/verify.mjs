@@ -5,10 +5,14 @@
 // reserves, read from the chain itself at the stated block, cover the liabilities.
 //
 //   node clients/verify-reserves/verify.mjs --url http://127.0.0.1:3000 --token <token> \
-//     --rpc http://127.0.0.1:8545 [--attestation 0x<address>]
+//     --rpc http://127.0.0.1:8545 [--attestation 0x<address>] [--coins-file <path or URL>]
+//
+// `--coins-file` takes the attestation address the platform publishes in its coins file
+// (`chain.reservesAttestationAddress`), as `--attestation` gives it by hand.
 //
 // Exit code 0: "balance included, reserves ≥ liabilities"; 1: what failed is printed.
 import { createHash } from 'node:crypto'
+import { readFile } from 'node:fs/promises'
 import { pathToFileURL } from 'node:url'
 import { recoverMessageAddress } from 'viem'
 
@@ -255,6 +259,26 @@ export async function verifyReserves({ url, token, rpc, attestation }) {
   return { ok: problems.length === 0, problems, lines }
 }
 
+/** The attestation address a coins file (a path or an http(s) URL) publishes. */
+export async function attestationOfCoinsFile(where) {
+  const text = /^https?:\/\//.test(where)
+    ? await fetch(where).then((r) => {
+        if (!r.ok) throw new Error(`GET ${where}: HTTP ${r.status}`)
+        return r.text()
+      })
+    : await readFile(where, 'utf8')
+  let doc
+  try {
+    doc = JSON.parse(text)
+  } catch {
+    throw new Error(`the coins file ${where} is not JSON`)
+  }
+  const address = doc?.chain?.reservesAttestationAddress
+  if (typeof address !== 'string' || !/^0x[0-9a-fA-F]{40}$/.test(address))
+    throw new Error(`the coins file ${where} publishes no chain.reservesAttestationAddress`)
+  return address.toLowerCase()
+}
+
 function args(argv) {
   const out = {}
   for (let i = 0; i < argv.length; i++) {
@@ -269,16 +293,25 @@ async function main() {
   const a = args(process.argv.slice(2))
   if (!a.url || !a.token || !a.rpc) {
     console.error(
-      'usage: verify.mjs --url <API base URL> --token <bearer token> --rpc <JSON-RPC URL> [--attestation <address>]',
+      'usage: verify.mjs --url <API base URL> --token <bearer token> --rpc <JSON-RPC URL> [--attestation <address>] [--coins-file <path or URL>]',
     )
     process.exit(2)
   }
   try {
+    let attestation = a.attestation
+    if (a['coins-file']) {
+      const published = await attestationOfCoinsFile(a['coins-file'])
+      if (attestation && attestation.toLowerCase() !== published)
+        throw new Error(
+          `--attestation ${attestation} is not the address the coins file publishes (${published})`,
+        )
+      attestation = published
+    }
     const { ok, problems, lines } = await verifyReserves({
       url: a.url,
       token: a.token,
       rpc: a.rpc,
-      attestation: a.attestation,
+      attestation,
     })
     for (const l of lines) console.log(l)
     if (ok) {

@@ -2,7 +2,9 @@
 // attestations, and each user's proof of inclusion. Built after the ledger, settlement, escrow and
 // admin; its scheduled snapshot is registered here (worker processes run it).
 import type { FastifyInstance } from 'fastify'
+import { privateKeyToAccount } from 'viem/accounts'
 import type { Db } from '../../db/index.ts'
+import { loadCoinsConfig } from '../../platform/chain/coins-config.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import type { AdminAccess } from '../admin/access.ts'
 import type { AdminAudit } from '../admin/audit.ts'
@@ -13,12 +15,30 @@ import type { SnapshotDeps } from './snapshot.ts'
 
 export async function buildReserves(
   d: Omit<SnapshotDeps, 'attestationKey'> & {
-    config: { reservesAttestationKey: `0x${string}`; reservesSnapshotIntervalMs: number }
+    config: {
+      reservesAttestationKey: `0x${string}`
+      reservesSnapshotIntervalMs: number
+      coinsFile: string | undefined
+    }
     jobs: JobQueue
     audit: AdminAudit
   },
 ) {
   const { config, jobs, audit, ...deps } = d
+  // The address users check snapshots against is published in the coins file: a key that is not
+  // that address's would sign snapshots every careful user rejects.
+  const address = privateKeyToAccount(config.reservesAttestationKey).address.toLowerCase()
+  const published = config.coinsFile
+    ? loadCoinsConfig(config.coinsFile, false).chain.reservesAttestationAddress
+    : undefined
+  if (published && published !== address)
+    throw new Error(
+      `RESERVES_ATTESTATION_KEY is the key of ${address}, but COINS_FILE publishes ${published} as the proof-of-reserves attestation address`,
+    )
+  d.log.info(
+    { event: 'reserves.attestation_address', address, publishedInCoinsFile: published !== undefined },
+    `proof-of-reserves snapshots are attested by ${address}`,
+  )
   const reserves = new ReservesService({
     ...deps,
     attestationKey: config.reservesAttestationKey,

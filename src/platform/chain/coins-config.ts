@@ -10,6 +10,12 @@ export interface ChainSettings {
   rpcUrls: string[]
   blockExplorerUrls: string[]
   rpcNativeCurrency: { name: string; symbol: string; decimals: string }
+  /**
+   * The address of the platform's proof-of-reserves attestation key, published with the coins so
+   * that wallets and users can check snapshots against it (lower case); the service refuses to
+   * start when its RESERVES_ATTESTATION_KEY is another one's.
+   */
+  reservesAttestationAddress?: string
 }
 
 export interface CoinSettings {
@@ -122,6 +128,11 @@ export function parseCoinsConfig(doc: unknown, requireTokenAddresses: boolean): 
       decimals: str(native, 'decimals', 'chain.rpcNativeCurrency', '18'),
     },
   }
+  const attestation = c.reservesAttestationAddress
+  if (typeof attestation === 'string' && isAddress(attestation, { strict: false }))
+    chain.reservesAttestationAddress = attestation.toLowerCase()
+  else if (attestation !== undefined && attestation !== null)
+    problems.push('chain.reservesAttestationAddress must be an address')
   if (chain.rpcChainId && !/^[1-9]\d{0,15}$/.test(chain.rpcChainId))
     problems.push('chain.rpcChainId must be a positive integer')
 
