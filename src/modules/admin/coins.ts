@@ -81,7 +81,8 @@ export class AdminCoins {
    */
   #assertPriced(reference: string, after: { active: boolean; usdRate: string | null }) {
     if (!this.deps.coins.staticRates || !after.active || positive(after.usdRate)) return
-    throw errors.businessRule(
+    throw errors.named(
+      'COIN_RATE_REQUIRED',
       `The coin "${reference}" would be active without a USD rate, and every wallet view needs one: set a rate first (or add it inactive)`,
     )
   }
@@ -113,9 +114,13 @@ export class AdminCoins {
     const ref = this.#known(coin)
     const c = this.deps.coins.configured(ref)!
     if (!active && !c.isToken)
-      throw errors.conflict('The native coin pays the gas of every transfer: it cannot be deactivated')
+      throw errors.named(
+        'NATIVE_COIN_REQUIRED',
+        'The native coin pays the gas of every transfer: it cannot be deactivated',
+      )
     const before = (await this.deps.coins.listAll()).find((x) => x.reference === ref)!.active
-    if (before === active) throw errors.conflict(`The coin is ${active ? 'active' : 'inactive'} already`)
+    if (before === active)
+      throw errors.named('COIN_ALREADY_IN_STATE', `The coin is ${active ? 'active' : 'inactive'} already`)
     this.#assertPriced(ref, { active, usdRate: this.#rateWith(ref, this.deps.coins.setting(ref)?.usdRate) })
     await this.deps.db.transaction().execute(async (tx) => {
       await this.deps.coins.saveSetting(tx, ref, { active }, actor.userId)
@@ -195,26 +200,36 @@ export class AdminCoins {
           : sameContract(taken)
             ? 'the contract'
             : `the symbol ${symbol}`
-      throw errors.conflict(`The coin "${taken.reference}" has ${what} already`)
+      throw errors.named('COIN_EXISTS', `The coin "${taken.reference}" has ${what} already`)
     }
     this.#assertPriced(reference, { active, usdRate })
 
     let decimals: number
     try {
       if (!(await chain.isContract(contractAddress)))
-        throw errors.businessRule(`No contract is deployed at ${contractAddress} on chain ${chain.chainId}`)
+        throw errors.named(
+          'CONTRACT_NOT_FOUND',
+          `No contract is deployed at ${contractAddress} on chain ${chain.chainId}`,
+        )
       decimals = (await chain.tokenInfo(contractAddress)).decimals
     } catch (err) {
       if (err instanceof ChainError && err.code === 'REJECTED')
-        throw errors.businessRule(`The contract at ${contractAddress} is not an ERC-20 token: ${err.message}`)
+        throw errors.named(
+          'CONTRACT_NOT_ERC20',
+          `The contract at ${contractAddress} is not an ERC-20 token: ${err.message}`,
+        )
       if (err instanceof ChainError)
         throw errors.unavailable('The chain could not be read; try again shortly')
       throw err
     }
     if (decimals > 36)
-      throw errors.businessRule(`The token has ${decimals} decimals; at most 36 are supported`)
+      throw errors.named(
+        'TOKEN_DECIMALS_UNSUPPORTED',
+        `The token has ${decimals} decimals; at most 36 are supported`,
+      )
     if (input.decimals !== undefined && input.decimals !== decimals)
-      throw errors.businessRule(
+      throw errors.named(
+        'TOKEN_DECIMALS_MISMATCH',
         `The contract says the token has ${decimals} decimals, not ${input.decimals}`,
         { decimals },
       )

@@ -75,7 +75,7 @@ export class AdminReconciliation {
         details: { reason },
         by: actor.userId,
       })
-      if (!halted) throw errors.conflict('The coin is halted already')
+      if (!halted) throw errors.named('COIN_ALREADY_IN_STATE', 'The coin is halted already')
       await this.deps.audit.record(tx, actor, {
         action: 'coin.halt',
         targetType: 'coin',

@@ -210,9 +210,10 @@ export class AdminTransfers {
    * refunded with its failure: it is not sent again (the user may request a new one). */
   async actOnWithdrawal(actor: AdminActor, id: string, action: TransferAction, note: OperatorNote) {
     const w = await this.withdrawal(id)
-    if (!w.transferId) throw errors.conflict('The withdrawal has no transfer')
+    if (!w.transferId) throw errors.named('TRANSFER_NOT_OPEN', 'The withdrawal has no transfer')
     if (action === 'retry' && w.transferStatus === 'failed')
-      throw errors.conflict(
+      throw errors.named(
+        'TRANSFER_NOT_OPEN',
         "The withdrawal failed for good and its amount and fee went back to the user's wallet; the user may request it again",
       )
     const { transfer, txHash } = await this.act(actor, w.transferId, action, note, {
@@ -294,7 +295,7 @@ export class AdminTransfers {
       const leg = await this.leg(id)
       return { leg, transfer: leg.transferId ? await this.transfer(leg.transferId) : null, resent }
     }
-    if (!l.transferId) throw errors.conflict('The leg has no transfer yet')
+    if (!l.transferId) throw errors.named('TRANSFER_NOT_OPEN', 'The leg has no transfer yet')
     const { transfer, txHash } = await this.act(actor, l.transferId, action, note, {
       targetType: 'escrow_leg',
       targetId: id,

@@ -54,9 +54,14 @@ export interface FeeDeps {
   feeAddress: string
 }
 
-/** A refusal with the fixed code and a `cause` programs can tell apart. */
+/** A refusal with its named code, and a `cause` (the older way programs told them apart). */
 const refuse = (
-  code: 'CONFLICT' | 'BUSINESS_RULE' | 'INSUFFICIENT_BALANCE',
+  code:
+    | 'NO_COLD_ADDRESS'
+    | 'COLD_ADDRESS_REFUSED'
+    | 'HALTED_COIN_REFUSED'
+    | 'SWEEP_IN_FLIGHT'
+    | 'INSUFFICIENT_BALANCE',
   cause: string,
   message: string,
   extra = {},
@@ -188,13 +193,13 @@ export class FeeService {
     const cold = this.deps.cold.of(coin.reference)
     if (!cold)
       throw refuse(
-        'BUSINESS_RULE',
+        'NO_COLD_ADDRESS',
         'NO_COLD_ADDRESS',
         `No cold address is configured for ${coin.symbol}: set FEE_SWEEP_ADDRESS (every coin) or ${coinVariable(coin.reference)}`,
       )
     if (await this.deps.halts.isHalted(coin.reference))
       throw refuse(
-        'CONFLICT',
+        'HALTED_COIN_REFUSED',
         'COIN_HALTED',
         `${coin.symbol} is halted: nothing is sent in it until it is resumed`,
       )
@@ -208,14 +213,17 @@ export class FeeService {
         const first = await feeRepo.byRequestKey(tx, requestKey)
         if (first) {
           if (first.coin !== coin.reference || (asked !== undefined && BigInt(first.amount) !== asked))
-            throw errors.conflict('This Idempotency-Key was used with a different request')
+            throw errors.named(
+              'IDEMPOTENCY_KEY_REUSED',
+              'This Idempotency-Key was used with a different request',
+            )
           return first.id
         }
       }
       const why = await this.deps.cold.refusal(tx, cold.address, this.deps.keys, this.deps.feeAddress)
       if (why)
         throw refuse(
-          'BUSINESS_RULE',
+          'COLD_ADDRESS_REFUSED',
           'COLD_ADDRESS_REFUSED',
           `The cold address of ${coin.symbol} (${cold.source}) is refused: ${why}`,
         )
@@ -226,7 +234,7 @@ export class FeeService {
       if (account.held > 0n) {
         const open = (await feeRepo.recent(tx, coin.reference, 1))[0]
         throw refuse(
-          'CONFLICT',
+          'SWEEP_IN_FLIGHT',
           'SWEEP_IN_FLIGHT',
           `A sweep of ${coin.symbol} is in flight; wait until it is confirmed or failed`,
           open ? { sweepId: open.id } : {},

@@ -33,7 +33,7 @@ export async function insertNewCoin(
         : clash.contractAddress?.toLowerCase() === c.contractAddress.toLowerCase()
           ? 'the contract'
           : `the symbol ${c.symbol}`
-    throw errors.conflict(`The coin "${clash.reference}" has ${what} already`)
+    throw errors.named('COIN_EXISTS', `The coin "${clash.reference}" has ${what} already`)
   }
   await insertAddedCoin(tx, {
     reference: c.reference,

@@ -48,10 +48,13 @@ export const adminCoinRoutes: FastifyPluginAsyncTypebox<{ access: AdminAccess; c
           ...adminErrors({
             VALIDATION_ERROR:
               'a field fails its schema, the address has a wrong checksum, or the chain is not the configured one',
-            CONFLICT:
+            COIN_EXISTS:
               "the reference, the symbol or the contract is a coin's already (retired coins included)",
-            BUSINESS_RULE:
-              'no contract at the address, the contract is no ERC-20 token, its decimals differ from `decimals` or exceed 36, or the coin would be active without a USD rate (no feed configured)',
+            CONTRACT_NOT_FOUND: 'no contract at the address',
+            CONTRACT_NOT_ERC20: 'the contract is no ERC-20 token',
+            TOKEN_DECIMALS_MISMATCH: 'its decimals differ from `decimals`',
+            TOKEN_DECIMALS_UNSUPPORTED: 'its decimals exceed 36',
+            COIN_RATE_REQUIRED: 'the coin would be active without a USD rate (no feed configured)',
             UNAVAILABLE: 'the chain could not be read',
           }),
         },
@@ -81,12 +84,10 @@ export const adminCoinRoutes: FastifyPluginAsyncTypebox<{ access: AdminAccess; c
             200: envelope(AdminCoin, active ? 'Coin activated' : 'Coin deactivated'),
             ...adminErrors({
               VALIDATION_ERROR: 'an unknown coin',
-              CONFLICT: active
-                ? 'the coin is active already'
-                : 'the coin is inactive already, or it is the native coin',
+              COIN_ALREADY_IN_STATE: active ? 'the coin is active already' : 'the coin is inactive already',
               ...(active
-                ? { BUSINESS_RULE: 'the coin has no USD rate and no price feed is configured' }
-                : {}),
+                ? { COIN_RATE_REQUIRED: 'the coin has no USD rate and no price feed is configured' }
+                : { NATIVE_COIN_REQUIRED: 'it is the native coin' }),
             }),
           },
         },
@@ -113,7 +114,7 @@ export const adminCoinRoutes: FastifyPluginAsyncTypebox<{ access: AdminAccess; c
           200: envelope(AdminCoin, 'Rate set'),
           ...adminErrors({
             VALIDATION_ERROR: 'an unknown coin, or a rate that is not a positive decimal',
-            BUSINESS_RULE:
+            COIN_RATE_REQUIRED:
               'null for an active coin that has no other USD rate, with no price feed configured',
           }),
         },

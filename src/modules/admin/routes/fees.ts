@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Db } from '../../../db/index.ts'
 import { caller } from '../../../http/auth.ts'
 import { idempotent } from '../../../http/idempotency.ts'
-import { envelope, ok, withIdempotencyKey } from '../../../http/schemas.ts'
+import { envelope, IDEMPOTENCY_CASES, ok, withIdempotencyKey } from '../../../http/schemas.ts'
 import type { AdminAccess } from '../access.ts'
 import type { AdminFees } from '../fees.ts'
 import { FeeSweep, FeesOverview, SweepBody } from '../schemas-fees.ts'
@@ -50,17 +50,20 @@ export const adminFeeRoutes: FastifyPluginAsyncTypebox<{
           200: envelope(FeeSweep, SWEPT),
           ...adminErrors({
             VALIDATION_ERROR: 'a field fails its schema, an unknown coin, or an amount of 0',
-            CONFLICT: {
-              when: 'the coin is halted (`COIN_HALTED`), a sweep of the coin is in flight (`SWEEP_IN_FLIGHT`), or the Idempotency-Key was used with another request',
+            SWEEP_IN_FLIGHT: {
+              when: 'a sweep of the coin is in flight (`data.sweepId`)',
               message: 'A sweep of AVAX is in flight; wait until it is confirmed or failed',
               data: { cause: 'SWEEP_IN_FLIGHT', sweepId: '65f1c0a2b3c4d5e6f7a8b9f1' },
             },
-            BUSINESS_RULE: {
-              when: 'no cold address is configured for the coin (`NO_COLD_ADDRESS`), or it is an address of the platform’s own (`COLD_ADDRESS_REFUSED`)',
+            HALTED_COIN_REFUSED: 'the coin is halted by settlement',
+            ...IDEMPOTENCY_CASES,
+            NO_COLD_ADDRESS: {
+              when: 'no cold address is configured for the coin',
               message:
                 'No cold address is configured for AVAX: set FEE_SWEEP_ADDRESS (every coin) or FEE_SWEEP_ADDRESS_AVAX',
               data: { cause: 'NO_COLD_ADDRESS' },
             },
+            COLD_ADDRESS_REFUSED: 'the cold address is an address of the platform’s own',
             INSUFFICIENT_BALANCE: {
               when: 'nothing can be swept (`NOTHING_TO_SWEEP`), or the amount is more than what is sweepable (`OVER_SWEEPABLE`, with `sweepable`)',
               message: 'At most 2 AVAX can be swept now',

@@ -55,7 +55,10 @@ export const adminReconciliationRoutes: FastifyPluginAsyncTypebox<{
         body: ReasonBody,
         response: {
           200: envelope(CoinHalt, 'Coin halted'),
-          ...adminErrors({ VALIDATION_ERROR: 'an unknown coin', CONFLICT: 'the coin is halted already' }),
+          ...adminErrors({
+            VALIDATION_ERROR: 'an unknown coin',
+            COIN_ALREADY_IN_STATE: 'the coin is halted already',
+          }),
         },
       },
     },

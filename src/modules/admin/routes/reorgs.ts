@@ -45,7 +45,7 @@ export const adminReorgRoutes: FastifyPluginAsyncTypebox<{
         body: ReasonBody,
         response: {
           200: envelope(ReorgFinding, 'Deposit reversed'),
-          ...adminErrors({ NOT_FOUND, CONFLICT: RESOLVED }),
+          ...adminErrors({ NOT_FOUND, FINDING_RESOLVED: RESOLVED }),
         },
       },
     },
@@ -67,7 +67,9 @@ export const adminReorgRoutes: FastifyPluginAsyncTypebox<{
           200: envelope(ReorgFinding, 'Deposit kept'),
           ...adminErrors({
             NOT_FOUND,
-            CONFLICT: `${RESOLVED}, or the deposit is not on the canonical chain with its confirmations`,
+            FINDING_RESOLVED: RESOLVED,
+            DEPOSIT_RECORDED_AGAIN: 'the deposit was mined again and recorded anew by the watcher',
+            DEPOSIT_NOT_CANONICAL: 'the deposit is not on the canonical chain with its confirmations',
           }),
         },
       },

@@ -2,7 +2,7 @@
 // retry (run now / send a failed leg again), replace (higher fees, same nonce) and cancel (refund).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { type TSchema, Type } from 'typebox'
-import { envelope, IdParams, ok } from '../../../http/schemas.ts'
+import { type ErrorCases, envelope, IdParams, ok } from '../../../http/schemas.ts'
 import type { AdminAccess } from '../access.ts'
 import type { AdminActor } from '../audit.ts'
 import { CancelBody, Page, ReasonBody } from '../schemas.ts'
@@ -23,22 +23,33 @@ const WithdrawalPage = Page(AdminWithdrawal, 'AdminWithdrawalPage')
 const LegPage = Page(AdminEscrowLeg, 'AdminEscrowLegPage')
 const TxHash = Type.Optional(Type.String({ description: 'replace: the replacement transaction' }))
 
-const WHAT: Record<TransferAction, { summary: string; conflict: string; message: string }> = {
+const WHAT: Record<TransferAction, { summary: string; conflicts: ErrorCases; message: string }> = {
   retry: {
     summary: 'run now, without waiting for its backoff',
-    conflict: 'it settled already (a withdrawal that failed for good was refunded)',
+    conflicts: {
+      TRANSFER_NOT_OPEN:
+        'it settled already (a withdrawal that failed for good was refunded), or has no transfer yet',
+    },
     message: 'Queued to run now',
   },
   replace: {
     summary: 'replace its pending transaction now: same nonce, fees at least 12.5 % higher',
-    conflict:
-      'not signed yet, settled, its nonce taken already, an earlier nonce pending, the coin halted, replacements used up, or a gas top-up needed first',
+    conflicts: {
+      TRANSFER_NOT_OPEN: 'not signed yet, or settled (or replaced) already',
+      TRANSFER_NOT_STUCK: 'its nonce is taken already, or an earlier nonce is pending',
+      HALTED_COIN_REFUSED: 'the coin is halted',
+      TRANSFER_REPLACE_LIMIT: 'replacements used up, or the fee cap reached',
+      TRANSFER_AWAITS_GAS: 'a gas top-up is needed first',
+    },
     message: 'Replaced',
   },
   cancel: {
     summary:
       'cancel a transfer that was never signed: it fails for good and its caller is refunded once, by its report',
-    conflict: 'it is signed (it may still be mined) or settled already',
+    conflicts: {
+      TRANSFER_ALREADY_SIGNED: 'it is signed (it may still be mined)',
+      TRANSFER_NOT_OPEN: 'it is settled already',
+    },
     message: 'Cancelled',
   },
 }
@@ -222,7 +233,7 @@ function actionRoutes(
             200: envelope(kind.data, w.message),
             ...adminErrors({
               NOT_FOUND: kind.notFound,
-              CONFLICT: w.conflict,
+              ...w.conflicts,
               ...(action === 'retry'
                 ? { COIN_HALTED: "the transfer's coin is halted: resume it first" }
                 : {}),

@@ -54,7 +54,10 @@ export class OutgoingOperations {
     return db.transaction().execute(async (tx) => {
       const row = await this.#locked(tx, id)
       if (isFinal(row.status))
-        throw errors.conflict(`The transfer is ${row.status} already; only an open transfer can be retried`)
+        throw errors.named(
+          'TRANSFER_NOT_OPEN',
+          `The transfer is ${row.status} already; only an open transfer can be retried`,
+        )
       // Nothing is signed in a halted coin: a run now would only wait again, so say why instead.
       if (await this.s.deps.halts.isHalted(row.coin, tx))
         throw new AppError(
@@ -87,15 +90,22 @@ export class OutgoingOperations {
     const row = await this.s.load(db, id)
     if (!row) throw errors.notFound('transfer')
     if (row.status !== 'signed' && row.status !== 'sent')
-      throw errors.conflict(
+      throw errors.named(
+        'TRANSFER_NOT_OPEN',
         isFinal(row.status)
           ? `The transfer is ${row.status} already`
           : 'The transfer has no signed transaction to replace yet; retry it instead',
       )
     if (await this.s.deps.halts.isHalted(row.coin))
-      throw errors.conflict(`The coin ${row.coin} is halted: nothing is signed in it until it is resumed`)
+      throw errors.named(
+        'HALTED_COIN_REFUSED',
+        `The coin ${row.coin} is halted: nothing is signed in it until it is resumed`,
+      )
     if ((await chain.getNonce(row.fromAddress, 'latest')) > Number(row.nonce))
-      throw errors.conflict('The nonce of this transaction is used already: it is being settled, not stuck')
+      throw errors.named(
+        'TRANSFER_NOT_STUCK',
+        'The nonce of this transaction is used already: it is being settled, not stuck',
+      )
     let txHash = ''
     const result = await replaceIfStuck(this.s, row, {
       now: true,
@@ -115,19 +125,27 @@ export class OutgoingOperations {
       case 'replaced':
         return { txHash }
       case 'not-stuck':
-        throw errors.conflict(
+        throw errors.named(
+          'TRANSFER_NOT_STUCK',
           'An earlier transaction of the sending address is pending: replace that one first',
         )
       case 'exhausted':
-        throw errors.conflict(`The transfer was replaced ${this.s.options.maxReplacements} times already`)
+        throw errors.named(
+          'TRANSFER_REPLACE_LIMIT',
+          `The transfer was replaced ${this.s.options.maxReplacements} times already`,
+        )
       case 'wait':
-        throw errors.conflict('The higher fees need more gas at the sending address: a top-up was requested')
+        throw errors.named(
+          'TRANSFER_AWAITS_GAS',
+          'The higher fees need more gas at the sending address: a top-up was requested',
+        )
       case 'capped':
-        throw errors.conflict(
+        throw errors.named(
+          'TRANSFER_REPLACE_LIMIT',
           `The replacement would pay more per gas than the maximum of ${row.coin}: it waits for the network fee to fall`,
         )
       default:
-        throw errors.conflict('The transfer was replaced or settled meanwhile')
+        throw errors.named('TRANSFER_NOT_OPEN', 'The transfer was replaced or settled meanwhile')
     }
   }
 
@@ -142,9 +160,11 @@ export class OutgoingOperations {
     const { db } = this.s.deps
     return db.transaction().execute(async (tx) => {
       const row = await this.#locked(tx, id)
-      if (isFinal(row.status)) throw errors.conflict(`The transfer is ${row.status} already`)
+      if (isFinal(row.status))
+        throw errors.named('TRANSFER_NOT_OPEN', `The transfer is ${row.status} already`)
       if (row.status !== 'queued')
-        throw errors.conflict(
+        throw errors.named(
+          'TRANSFER_ALREADY_SIGNED',
           'The transfer is signed and may still be mined: it cannot be cancelled (replace it, or wait for the chain)',
         )
       // What the caller reports to its customer (a withdrawal's mail and record): never the

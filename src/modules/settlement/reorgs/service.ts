@@ -187,7 +187,7 @@ export class ReorgRepairs {
   async #open(tx: Tx, id: string): Promise<FindingRow> {
     const row = await reorgRepo.get(tx, id, { forUpdate: true })
     if (!row) throw errors.notFound('reorg finding')
-    if (row.status !== 'open') throw errors.conflict(`This finding is ${row.status} already`)
+    if (row.status !== 'open') throw errors.named('FINDING_RESOLVED', `This finding is ${row.status} already`)
     return row
   }
 
@@ -300,7 +300,7 @@ export class ReorgRepairs {
 
   /**
    * Keeps the credit of a deposit that is on the canonical chain again with its confirmations
-   * (checked on chain first, outside the transaction; 409 CONFLICT when it is not): the hold is
+   * (checked on chain first, outside the transaction; 409 DEPOSIT_NOT_CANONICAL when it is not): the hold is
    * voided.
    */
   async keep(
@@ -312,12 +312,14 @@ export class ReorgRepairs {
     const { db, ledger, clock, chain } = this.deps
     const first = await reorgRepo.get(db, id)
     if (!first) throw errors.notFound('reorg finding')
-    if (first.status !== 'open') throw errors.conflict(`This finding is ${first.status} already`)
+    if (first.status !== 'open')
+      throw errors.named('FINDING_RESOLVED', `This finding is ${first.status} already`)
     // Mined again above the watcher's cursor, a token transfer's log usually has another index:
     // the watcher then credits it as a movement of its own, and keeping this credit too would
     // count it twice.
     if (await reorgRepo.recordedAgain(db, first))
-      throw errors.conflict(
+      throw errors.named(
+        'DEPOSIT_RECORDED_AGAIN',
         'The deposit was mined again and the watcher recorded it anew (credited, or parked while the coin is halted): reverse this finding instead',
       )
     const where = await depositState(
@@ -326,7 +328,8 @@ export class ReorgRepairs {
       await this.deps.confirmedHead(),
     )
     if (where.state !== 'confirmed')
-      throw errors.conflict(
+      throw errors.named(
+        'DEPOSIT_NOT_CANONICAL',
         where.state === 'unconfirmed'
           ? `The deposit is mined again (block ${where.blockNumber}) but not confirmed yet; keep it once it is`
           : 'The deposit is not on the canonical chain: reverse it, or wait until it is mined again',
