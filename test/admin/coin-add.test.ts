@@ -103,18 +103,18 @@ describe('adding a coin at run time: refusals', () => {
 
   it('answers 422 when there is no contract at the address, or the contract is no ERC-20 token', async () => {
     const nobody = await add({ symbol: 'NONE', name: 'Nothing', contractAddress: freshAddress() })
-    expectError(nobody, 422, 'BUSINESS_RULE')
+    expectError(nobody, 422, 'CONTRACT_NOT_FOUND')
     expect(nobody.json().message).toMatch(/No contract is deployed/)
     const other = await deployNotAToken(t, owner())
     const notToken = await add({ symbol: 'NOPE', name: 'No token', contractAddress: other })
-    expectError(notToken, 422, 'BUSINESS_RULE')
+    expectError(notToken, 422, 'CONTRACT_NOT_ERC20')
     expect(notToken.json().message).toMatch(/not an ERC-20 token/)
     await expectNothingAdded()
   })
 
   it('answers 422 when the given decimals are not what the contract says', async () => {
     const res = await add({ symbol: 'GLD', name: 'Gold Token', contractAddress: gold, decimals: 18 })
-    expectError(res, 422, 'BUSINESS_RULE')
+    expectError(res, 422, 'TOKEN_DECIMALS_MISMATCH')
     expect(res.json().message).toMatch(/8 decimals, not 18/)
     expect(res.json().data.decimals).toBe(8)
     await expectNothingAdded()
@@ -123,24 +123,24 @@ describe('adding a coin at run time: refusals', () => {
   it('answers 409 for a symbol, reference or contract of a coin already (the native coin too)', async () => {
     const usdc = t.app.services.chain.coin('usdc').contractAddress!
     const dup = (body: Record<string, unknown>) => add({ name: 'Again', contractAddress: gold, ...body })
-    expectError(await dup({ symbol: 'usdc' }), 409, 'CONFLICT')
-    expectError(await dup({ symbol: 'AVAX' }), 409, 'CONFLICT')
-    expectError(await dup({ symbol: 'GLD', reference: 'avax' }), 409, 'CONFLICT')
+    expectError(await dup({ symbol: 'usdc' }), 409, 'COIN_EXISTS')
+    expectError(await dup({ symbol: 'AVAX' }), 409, 'COIN_EXISTS')
+    expectError(await dup({ symbol: 'GLD', reference: 'avax' }), 409, 'COIN_EXISTS')
     const sameContract = await add({ symbol: 'USDX', name: 'USD again', contractAddress: usdc })
-    expectError(sameContract, 409, 'CONFLICT')
+    expectError(sameContract, 409, 'COIN_EXISTS')
     expect(sameContract.json().message).toMatch(/"usdc" has the contract/)
     // the same contract in lower case is the same contract
     expectError(
       await add({ symbol: 'USDX', name: 'USD again', contractAddress: usdc.toLowerCase() }),
       409,
-      'CONFLICT',
+      'COIN_EXISTS',
     )
     await expectNothingAdded()
   })
 
   it('answers 422 for an active coin without a USD rate when no price feed is configured', async () => {
     const res = await add({ symbol: 'GLD', name: 'Gold Token', contractAddress: gold, active: true })
-    expectError(res, 422, 'BUSINESS_RULE')
+    expectError(res, 422, 'COIN_RATE_REQUIRED')
     expect(res.json().message).toMatch(/without a USD rate/)
     await expectNothingAdded()
   })
@@ -206,7 +206,7 @@ describe('adding a coin at run time: the coin works without a restart', () => {
     )
     expect(rates.gld).toBe(3.5)
     // the same contract cannot be added a second time
-    expectError(await add({ symbol: 'GOLD', name: 'Gold', contractAddress: gold }), 409, 'CONFLICT')
+    expectError(await add({ symbol: 'GOLD', name: 'Gold', contractAddress: gold }), 409, 'COIN_EXISTS')
   })
 
   it("credits a deposit of it to a user's custodial address and shows it in the wallet", async () => {
@@ -324,11 +324,11 @@ describe('adding a coin at run time: inactive at first, and the watcher never mi
         token: admin.token,
         payload: { reason, ...body },
       })
-    expectError(await act('activate'), 422, 'BUSINESS_RULE')
+    expectError(await act('activate'), 422, 'COIN_RATE_REQUIRED')
     expectOk(await act('rate', { usdRate: '0.8' }))
     expect(expectOk(await act('activate')).active).toBe(true)
     // an active coin whose only rate is the operator's keeps it
-    expectError(await act('rate', { usdRate: null }), 422, 'BUSINESS_RULE')
+    expectError(await act('rate', { usdRate: null }), 422, 'COIN_RATE_REQUIRED')
     expect(await publicCoins()).toContain('slv')
     const wallet = expectOk(await t.req({ method: 'GET', url: '/v1/wallet', token: user.token }))
     expect(wallet.wallets.find((w: { id: string }) => w.id === 'slv')).toMatchObject({ amount: '0.000000' })

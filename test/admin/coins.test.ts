@@ -62,7 +62,7 @@ describe('coins at run time', () => {
       configuredActive: true,
       updatedBy: admin.id,
     })
-    expectError(await act('/v1/admin/coins/usdc/deactivate'), 409, 'CONFLICT')
+    expectError(await act('/v1/admin/coins/usdc/deactivate'), 409, 'COIN_ALREADY_IN_STATE')
     expect((await coinList()).map((c: { reference: string }) => c.reference)).not.toContain('usdc')
 
     expectError(await withdraw(payer, 'usdc'), 400, 'VALIDATION_ERROR')
@@ -101,7 +101,7 @@ describe('coins at run time', () => {
   })
 
   it('never deactivates the native coin, and answers 400 for an unknown coin', async () => {
-    expectError(await act('/v1/admin/coins/avax/deactivate'), 409, 'CONFLICT')
+    expectError(await act('/v1/admin/coins/avax/deactivate'), 409, 'NATIVE_COIN_REQUIRED')
     expectError(await act('/v1/admin/coins/doge/deactivate'), 400, 'VALIDATION_ERROR')
     expectError(await act('/v1/admin/coins/usdc/rate', { reason, usdRate: '-1' }), 400, 'VALIDATION_ERROR')
     expectError(await act('/v1/admin/coins/usdc/rate', { reason, usdRate: '0' }), 400, 'VALIDATION_ERROR')

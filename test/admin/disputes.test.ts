@@ -46,7 +46,7 @@ describe('disputes under /v1/admin', () => {
     expectError(
       await call(t, other, 'POST', `/v1/admin/disputes/${id}/decide`, { ...body, ownerAmount: 70 }),
       422,
-      'BUSINESS_RULE',
+      'DISPUTE_SPLIT_MISMATCH',
     )
     expectError(
       await call(t, other, 'POST', '/v1/admin/disputes/65f1c0a2b3c4d5e6f7a8b9d1/decide', body),
@@ -65,7 +65,7 @@ describe('disputes under /v1/admin', () => {
       ownerAmount: 60,
       note: 'Most of it was delivered',
     })
-    expectError(await call(t, other, 'POST', `/v1/admin/disputes/${id}/decide`, body), 409, 'CONFLICT')
+    expectError(await call(t, other, 'POST', `/v1/admin/disputes/${id}/decide`, body), 409, 'DISPUTE_SETTLED')
     const [audit] = (await auditRows(t, 'dispute.decide')).filter(
       (a) => (a.details as { collectionId?: string }).collectionId === id,
     )

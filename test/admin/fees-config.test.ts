@@ -161,7 +161,7 @@ describe('at sweep time', () => {
       ['usdc', null, null],
     ])
     const res = await sweep('usdc')
-    expectError(res, 422, 'BUSINESS_RULE')
+    expectError(res, 422, 'NO_COLD_ADDRESS')
     expect(res.json().data).toMatchObject({ cause: 'NO_COLD_ADDRESS' })
     expect(res.json().message).toMatch(/FEE_SWEEP_ADDRESS_USDC/)
   })
@@ -180,7 +180,7 @@ describe('at sweep time', () => {
       .execute()
     try {
       const res = await sweep('avax')
-      expectError(res, 422, 'BUSINESS_RULE')
+      expectError(res, 422, 'COLD_ADDRESS_REFUSED')
       expect(res.json().data).toMatchObject({ cause: 'COLD_ADDRESS_REFUSED' })
       expect(res.json().message).toMatch(/custodial address of the platform/)
       expect(await auditRows(t, 'fee.sweep')).toEqual([])

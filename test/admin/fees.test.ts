@@ -154,14 +154,14 @@ describe('a sweep of the native coin', () => {
     const replay = await sweep({ coin: 'AVAX' }, key)
     expect(replay.headers['idempotent-replayed']).toBe('true')
     expect(replay.json()).toEqual(first.json())
-    expectError(await sweep({ coin: 'AVAX', amount: '1' }, key), 409, 'CONFLICT')
+    expectError(await sweep({ coin: 'AVAX', amount: '1' }, key), 409, 'IDEMPOTENCY_KEY_REUSED')
 
     // In flight: reserved by the hold, nothing more sweepable, a second sweep refused.
     const during = await feesOf('avax')
     expect(during).toMatchObject({ balance: fee.toString(), reserved: fee.toString(), sweepable: '0' })
     expect(during.inFlight).toMatchObject({ _id: s._id, status: 'pending' })
     const busy = await sweep({ coin: 'avax' })
-    expectError(busy, 409, 'CONFLICT')
+    expectError(busy, 409, 'SWEEP_IN_FLIGHT')
     expect(busy.json().data).toMatchObject({ cause: 'SWEEP_IN_FLIGHT', sweepId: s._id })
 
     const audits = await auditRows(t, 'fee.sweep')
@@ -350,7 +350,7 @@ describe('refusals', () => {
       })
     expectOk(await halt('halt'))
     const res = await sweep({ coin: 'usdc' })
-    expectError(res, 409, 'CONFLICT')
+    expectError(res, 409, 'HALTED_COIN_REFUSED')
     expect(res.json().data).toMatchObject({ cause: 'COIN_HALTED' })
     expectOk(await halt('resume'))
     const ok = expectOk(await sweep({ coin: 'usdc', amount: '1' }))

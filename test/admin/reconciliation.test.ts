@@ -39,7 +39,7 @@ describe('reconciliation', () => {
     const halted = expectOk(await post('/v1/admin/coins/USDC/halt', { reason: 'issuer incident' }))
     expect(halted).toMatchObject({ coin: 'usdc', reason: 'manual', haltedBy: admin.id })
     expect(await t.app.services.settlement.halts.isHalted('usdc')).toBe(true)
-    expectError(await post('/v1/admin/coins/usdc/halt', { reason: 'again' }), 409, 'CONFLICT')
+    expectError(await post('/v1/admin/coins/usdc/halt', { reason: 'again' }), 409, 'COIN_ALREADY_IN_STATE')
     expectError(await post('/v1/admin/coins/doge/halt', { reason: 'unknown' }), 400, 'VALIDATION_ERROR')
     const report = expectOk(
       await t.req({ method: 'GET', url: '/v1/admin/reconciliation', token: admin.token }),

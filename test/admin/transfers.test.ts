@@ -150,8 +150,8 @@ describe('a failing withdrawal', () => {
     expect(audit!.details).toMatchObject({ transferId, statusBefore: 'queued' })
 
     // Settled: nothing is run, replaced or cancelled any more.
-    expectError(await act(`/v1/admin/withdrawals/${withdrawalId}/retry`), 409, 'CONFLICT')
-    expectError(await act(`/v1/admin/transfers/${transferId}/cancel`), 409, 'CONFLICT')
+    expectError(await act(`/v1/admin/withdrawals/${withdrawalId}/retry`), 409, 'TRANSFER_NOT_OPEN')
+    expectError(await act(`/v1/admin/transfers/${transferId}/cancel`), 409, 'TRANSFER_NOT_OPEN')
     await expectConsistent(t)
   })
 
@@ -220,7 +220,7 @@ describe('a failing withdrawal', () => {
     ).toHaveLength(1)
     expect((await auditRows(t, 'withdrawal.cancel')).length - auditBefore).toBeLessThanOrEqual(1)
     // A withdrawal that failed for good was refunded: it is not sent again.
-    expectError(await act(`/v1/admin/withdrawals/${withdrawalId}/retry`), 409, 'CONFLICT')
+    expectError(await act(`/v1/admin/withdrawals/${withdrawalId}/retry`), 409, 'TRANSFER_NOT_OPEN')
     await expectConsistent(t)
   })
 })
@@ -310,7 +310,7 @@ describe('a stuck transaction', () => {
       replacements: 0,
     })
     // It may still be mined: no cancel.
-    expectError(await act(`/v1/admin/withdrawals/${withdrawalId}/cancel`), 409, 'CONFLICT')
+    expectError(await act(`/v1/admin/withdrawals/${withdrawalId}/cancel`), 409, 'TRANSFER_ALREADY_SIGNED')
 
     const res = expectOk(await act(`/v1/admin/transfers/${transferId}/replace`))
     expect(res.txHash).not.toBe(before.txHash)
@@ -328,7 +328,7 @@ describe('a stuck transaction', () => {
     const [audit] = await auditRows(t, 'transfer.replace')
     expect(audit).toMatchObject({ targetType: 'transfer', targetId: transferId, reason })
     expect(audit!.details).toMatchObject({ replacedTxHash: before.txHash })
-    expectError(await act(`/v1/admin/transfers/${transferId}/replace`), 409, 'CONFLICT')
+    expectError(await act(`/v1/admin/transfers/${transferId}/replace`), 409, 'TRANSFER_NOT_STUCK')
     await expectConsistent(t)
   })
 
@@ -338,7 +338,7 @@ describe('a stuck transaction', () => {
     t.app.services.chain.devnet!.setDown(true)
     const { transferId } = await withdraw(user, 0.1, freshAddress())
     await t.drain()
-    expectError(await act(`/v1/admin/transfers/${transferId}/replace`), 409, 'CONFLICT')
+    expectError(await act(`/v1/admin/transfers/${transferId}/replace`), 409, 'TRANSFER_NOT_OPEN')
     t.app.services.chain.devnet!.setDown(false)
     await settleAll(t)
   })

@@ -377,7 +377,7 @@ describe('the operator console at /admin', () => {
     await dialog.getByLabel('Decimals').fill('6')
     await dialog.getByLabel('Reason (kept in the audit log)').fill('Listing DAI')
     await dialog.getByRole('button', { name: 'Add coin' }).click()
-    await dialog.getByText('The contract says the token has 18 decimals, not 6 (BUSINESS_RULE)').waitFor()
+    await dialog.getByText('The contract says the token has 18 decimals, not 6 (TOKEN_DECIMALS_MISMATCH)').waitFor()
     await dialog.getByLabel('Decimals').fill('')
     await dialog.getByRole('button', { name: 'Add coin' }).click()
     await page.getByRole('status').filter({ hasText: 'Add coin: Coin added' }).waitFor()

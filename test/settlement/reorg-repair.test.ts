@@ -145,8 +145,8 @@ describe('a deep reorganisation', () => {
       .where('type', '=', 'deposit_reversed')
       .execute()
     expect(notes).toEqual([{ type: 'deposit_reversed', ref: f._id }])
-    expectError(await api.post(`/v1/admin/reorgs/${f._id}/reverse`), 409, 'CONFLICT')
-    expectError(await api.post(`/v1/admin/reorgs/${f._id}/keep`), 409, 'CONFLICT')
+    expectError(await api.post(`/v1/admin/reorgs/${f._id}/reverse`), 409, 'FINDING_RESOLVED')
+    expectError(await api.post(`/v1/admin/reorgs/${f._id}/keep`), 409, 'FINDING_RESOLVED')
     expect(await openFindingsMetric('usdc')).toBe(0)
 
     await api.resumeAll()
@@ -164,7 +164,7 @@ describe('a deep reorganisation', () => {
     expect(await available(user.id, 'usdc')).toBe(0n)
 
     // Not on the chain: it cannot be kept.
-    expectError(await api.post(`/v1/admin/reorgs/${f._id}/keep`), 409, 'CONFLICT')
+    expectError(await api.post(`/v1/admin/reorgs/${f._id}/keep`), 409, 'DEPOSIT_NOT_CANONICAL')
     // The same signed transaction is mined again on the new branch, with a block on top.
     await s().chain.broadcast(sent.raw)
     await s().chain.waitForReceipt(sent.hash)
@@ -230,7 +230,7 @@ describe('a deep reorganisation', () => {
       [0, false],
       [1, true],
     ])
-    expectError(await api.post(`/v1/admin/reorgs/${f._id}/keep`), 409, 'CONFLICT')
+    expectError(await api.post(`/v1/admin/reorgs/${f._id}/keep`), 409, 'DEPOSIT_RECORDED_AGAIN')
     expectOk(await api.post(`/v1/admin/reorgs/${f._id}/reverse`))
     await api.resumeAll()
     await s().wallets.scanNow()

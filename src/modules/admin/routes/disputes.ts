@@ -73,8 +73,10 @@ export const adminDisputeRoutes: FastifyPluginAsyncTypebox<{
           200: envelope(Dispute, 'Dispute decided'),
           ...adminErrors({
             NOT_FOUND: 'no job or no dispute has this collection id',
-            CONFLICT: 'the dispute is settled already',
-            BUSINESS_RULE: 'the two amounts do not add up to what is still in escrow',
+            DISPUTE_SETTLED: 'the dispute is settled already',
+            DISPUTE_SPLIT_MISMATCH: 'the two amounts do not add up to what is still in escrow',
+            ESCROW_NOT_FUNDED: 'the escrow is not paid, and the talent’s share is not 0',
+            SPLIT_EXCEEDS_ESCROW: 'the talent’s share is more than what remains in escrow',
           }),
         },
       },
