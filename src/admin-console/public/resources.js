@@ -2,6 +2,7 @@
 // The admin API's lists as the console shows them: where each list is, its filters, its columns
 // and each row's actions (every action asks for a reason; the audit log keeps it).
 import { coinsResource } from './coins.js'
+import { depositsResource } from './deposits.js'
 import { h } from './dom.js'
 import { feesResource } from './fees.js'
 import { age, amount, short, since, time } from './format.js'
@@ -347,6 +348,7 @@ export const resources = [
       },
     ],
   },
+  depositsResource,
   coinsResource,
   feesResource,
   reorgsResource,
