@@ -26,7 +26,6 @@ const image = (m) =>
       alt: m.context,
       width: 96,
       height: 96,
-      style: 'object-fit: cover; margin-right: 4px',
     }),
   )
 
@@ -82,7 +81,17 @@ export const verificationsResource = {
           h('span', { class: 'muted' }, r.person.fullAddress),
         ),
     },
-    { label: 'Images', cell: (r) => (r.media.length ? h('span', {}, r.media.map(image)) : '—') },
+    {
+      label: 'Images',
+      cell: (r) =>
+        r.media.length
+          ? h(
+              'span',
+              {},
+              r.media.flatMap((m) => [image(m), ' ']),
+            )
+          : '—',
+    },
     { label: 'Provider', cell: (r) => r.provider },
     { label: 'State', cell: (r) => state(r.status) },
     { label: 'Decision', cell: (r) => (r.decidedAt ? `${time(r.decidedAt)}: ${r.reason}` : '') },
