@@ -99,7 +99,7 @@ async function main(): Promise<number> {
     const { restore } = built.services
     if (command === 'check') {
       const report = await restore.service.enter(maxBlocks ? { maxBlocks } : {})
-      if (json) say(JSON.stringify(report, null, 2))
+      if (json) say(JSON.stringify({ ...report, text: reportText(report) }, null, 2))
       else for (const line of reportText(report)) say(line)
       return 0
     }
