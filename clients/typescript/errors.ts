@@ -111,6 +111,35 @@ export const ERROR_STATUS = {
   ROLE_SET_BY_CONFIG: 409,
   AUTHENTICATOR_REQUIRED: 422,
   LAST_ADMIN: 409,
+  ONBOARDING_ALREADY_COMPLETED: 409,
+  REFERRAL_CODE_USED_UP: 422,
+  REFERRAL_INVITES_EXHAUSTED: 422,
+  CONNECTION_RULE_EXISTS: 409,
+  COLLECTION_NO_TALENT: 422,
+  WEBHOOK_LIMIT_REACHED: 422,
+  SCHEMA_EXISTS: 409,
+  SCHEMA_HAS_RECORDS: 409,
+  RECORD_VALUE_TAKEN: 409,
+  COIN_RATE_REQUIRED: 422,
+  NATIVE_COIN_REQUIRED: 409,
+  COIN_ALREADY_IN_STATE: 409,
+  COIN_EXISTS: 409,
+  CONTRACT_NOT_FOUND: 422,
+  CONTRACT_NOT_ERC20: 422,
+  TOKEN_DECIMALS_UNSUPPORTED: 422,
+  TOKEN_DECIMALS_MISMATCH: 422,
+  NO_COLD_ADDRESS: 422,
+  COLD_ADDRESS_REFUSED: 422,
+  HALTED_COIN_REFUSED: 409,
+  SWEEP_IN_FLIGHT: 409,
+  TRANSFER_NOT_OPEN: 409,
+  TRANSFER_NOT_STUCK: 409,
+  TRANSFER_AWAITS_GAS: 409,
+  TRANSFER_ALREADY_SIGNED: 409,
+  TRANSFER_REPLACE_LIMIT: 409,
+  FINDING_RESOLVED: 409,
+  DEPOSIT_RECORDED_AGAIN: 409,
+  DEPOSIT_NOT_CANONICAL: 409,
 } as const
 
 /** What each code means and what a client should do about it (docs/errors.md). */
@@ -585,6 +614,127 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
   LAST_ADMIN: {
     description: 'The last admin keeps the role and cannot be suspended.',
     action: 'Make another account admin first.',
+  },
+  ONBOARDING_ALREADY_COMPLETED: {
+    description: 'The web3 account has already completed onboarding.',
+    action: 'Sign in with the wallet (#10, #11) instead.',
+  },
+  REFERRAL_CODE_USED_UP: {
+    description: 'The referral code has been used the allowed number of times.',
+    action: 'Sign up without it, or with another code.',
+  },
+  REFERRAL_INVITES_EXHAUSTED: {
+    description: 'The daily number of referral invites is reached; the message says how many are left.',
+    action: 'Invite the rest tomorrow.',
+  },
+  CONNECTION_RULE_EXISTS: {
+    description: 'The caller already has a rule of this key for this event.',
+    action: 'Change it with PATCH /v1/conn-filter/.',
+  },
+  COLLECTION_NO_TALENT: {
+    description: 'The collection has no talent assigned yet: there is nobody to talk to.',
+    action: 'Assign a talent first.',
+  },
+  WEBHOOK_LIMIT_REACHED: {
+    description: 'The account has the most webhook endpoints allowed.',
+    action: 'Delete an endpoint first.',
+  },
+  SCHEMA_EXISTS: {
+    description: 'A collection schema with this name already exists.',
+    action: 'Choose another name.',
+  },
+  SCHEMA_HAS_RECORDS: {
+    description: 'The collection schema holds records.',
+    action: 'Delete its records first.',
+  },
+  RECORD_VALUE_TAKEN: {
+    description: 'Another record already has this value of a unique field.',
+    action: 'Choose another value.',
+  },
+  COIN_RATE_REQUIRED: {
+    description: 'An active coin needs a USD rate when no price feed is configured.',
+    action: 'Set a rate first, or keep the coin inactive.',
+  },
+  NATIVE_COIN_REQUIRED: {
+    description: 'The native coin pays the gas of every transfer: it cannot be deactivated.',
+    action: 'Do not retry.',
+  },
+  COIN_ALREADY_IN_STATE: {
+    description: 'The coin is active (or inactive, or halted) already.',
+    action: 'Nothing to do.',
+  },
+  COIN_EXISTS: {
+    description: 'A coin has this reference, symbol or contract already.',
+    action: 'Choose another symbol or reference, or edit that coin.',
+  },
+  CONTRACT_NOT_FOUND: {
+    description: 'No contract is deployed at the address on the chain.',
+    action: 'Check the address and the chain.',
+  },
+  CONTRACT_NOT_ERC20: {
+    description: 'The contract at the address is not an ERC-20 token.',
+    action: 'Check the address.',
+  },
+  TOKEN_DECIMALS_UNSUPPORTED: {
+    description: 'The token has more than 36 decimals.',
+    action: 'Such a token cannot be added.',
+  },
+  TOKEN_DECIMALS_MISMATCH: {
+    description: 'The `decimals` sent differ from what the contract says; `data.decimals` is the contract’s.',
+    action: 'Send the contract’s decimals, or none.',
+  },
+  NO_COLD_ADDRESS: {
+    description: 'No cold address is configured for the coin’s fee sweeps.',
+    action: 'Set FEE_SWEEP_ADDRESS or FEE_SWEEP_ADDRESS_<COIN>.',
+  },
+  COLD_ADDRESS_REFUSED: {
+    description:
+      'The cold address is an address of the platform’s own (custodial, fee, treasury, gas wallet, token contract).',
+    action: 'Configure an address outside the platform.',
+  },
+  HALTED_COIN_REFUSED: {
+    description:
+      'The coin is halted by settlement: an operator’s sweep, retry or replacement is refused until it is resumed.',
+    action: 'Resume the coin first.',
+  },
+  SWEEP_IN_FLIGHT: {
+    description: 'A sweep of the coin is not settled yet; `data.sweepId` names it.',
+    action: 'Wait until it is confirmed or failed.',
+  },
+  TRANSFER_NOT_OPEN: {
+    description: 'The outgoing transfer is settled (or cancelled) already, or has none yet.',
+    action: 'Reload it; nothing is to be done.',
+  },
+  TRANSFER_NOT_STUCK: {
+    description:
+      'The transfer is not stuck: its nonce is in use, it was replaced or settled meanwhile, or it waits for gas.',
+    action: 'Wait; the message says what it waits for.',
+  },
+  TRANSFER_AWAITS_GAS: {
+    description: 'The higher fees need more gas at the sending address: a top-up was requested.',
+    action: 'Wait for the top-up, then replace again.',
+  },
+  TRANSFER_ALREADY_SIGNED: {
+    description: 'The transfer is signed and may still be mined: it cannot be cancelled.',
+    action: 'Replace it, or wait for the chain.',
+  },
+  TRANSFER_REPLACE_LIMIT: {
+    description: 'The transfer was replaced the most times allowed, or its fees are at the cap.',
+    action: 'Cancel it, or raise the cap.',
+  },
+  FINDING_RESOLVED: {
+    description: 'The reorganisation finding is reversed or kept already.',
+    action: 'Reload it; nothing is to be done.',
+  },
+  DEPOSIT_RECORDED_AGAIN: {
+    description:
+      'The deposit was mined again and the watcher recorded it anew: keeping the finding would count it twice.',
+    action: 'Reverse the finding instead.',
+  },
+  DEPOSIT_NOT_CANONICAL: {
+    description:
+      'The deposit is not on the canonical chain with its confirmations, so the finding cannot be kept.',
+    action: 'Reverse it instead, or wait for the confirmations.',
   },
 }
 

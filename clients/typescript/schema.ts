@@ -3198,6 +3198,46 @@ export interface paths {
     patch: operations['adminUpdateCollectionType']
     trace?: never
   }
+  '/v1/admin/deposits/{txHash}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Where is a deposit: one transaction hash as the chain and the watcher know it (who received it, confirmations, credited or why not)
+     * @description Answers 200 whatever is found: `outcome` says whether the chain knows the hash, whether it reverted, whether anything reached a platform address, and each deposit found says its `state` with an `explanation` to give the customer.
+     */
+    get: operations['adminDepositLookup']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/deposits/rescan': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Re-scan one platform address's deposits of a coin over a block range (audited)
+     * @description Queues settlement’s rescan job in the transaction of the audit row (`deposit.rescan`): it reads the range again and credits what the watcher missed exactly as the watcher would (a deposit is credited once, whoever finds it), then reconciliation checks the address again. At most 5,000 blocks, up to the newest block the watcher has read.
+     */
+    post: operations['adminRescanBlocks']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/reserves': {
     parameters: {
       query?: never
@@ -3736,6 +3776,26 @@ export interface components {
           | 'SCHEMA_EXISTS'
           | 'SCHEMA_HAS_RECORDS'
           | 'RECORD_VALUE_TAKEN'
+          | 'COIN_RATE_REQUIRED'
+          | 'NATIVE_COIN_REQUIRED'
+          | 'COIN_ALREADY_IN_STATE'
+          | 'COIN_EXISTS'
+          | 'CONTRACT_NOT_FOUND'
+          | 'CONTRACT_NOT_ERC20'
+          | 'TOKEN_DECIMALS_UNSUPPORTED'
+          | 'TOKEN_DECIMALS_MISMATCH'
+          | 'NO_COLD_ADDRESS'
+          | 'COLD_ADDRESS_REFUSED'
+          | 'HALTED_COIN_REFUSED'
+          | 'SWEEP_IN_FLIGHT'
+          | 'TRANSFER_NOT_OPEN'
+          | 'TRANSFER_NOT_STUCK'
+          | 'TRANSFER_AWAITS_GAS'
+          | 'TRANSFER_ALREADY_SIGNED'
+          | 'TRANSFER_REPLACE_LIMIT'
+          | 'FINDING_RESOLVED'
+          | 'DEPOSIT_RECORDED_AGAIN'
+          | 'DEPOSIT_NOT_CANONICAL'
         /** @description validation failures, one per field */
         errors?: {
           /** @description JSON pointer of the field, e.g. `/email` */
@@ -9342,6 +9402,74 @@ export interface components {
       }[]
     }
     /**
+     * @example {
+     *       "txHash": "0xabababababababababababababababababababababababababababababababab",
+     *       "outcome": "found",
+     *       "explanation": "Credited on 2026-01-01T12:00:00.000Z",
+     *       "blockNumber": "1042",
+     *       "from": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *       "to": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+     *       "confirmations": 14,
+     *       "requiredConfirmations": "1",
+     *       "watcherBlock": "1055",
+     *       "deposits": [
+     *         {
+     *           "address": "0x71be63f3384f5fb98995898a86b02fb2426c5788",
+     *           "ownerKind": "user",
+     *           "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *           "email": "ada@example.com",
+     *           "coin": "usdc",
+     *           "decimals": 6,
+     *           "amount": "25000000",
+     *           "logIndex": 0,
+     *           "blockNumber": "1042",
+     *           "state": "credited",
+     *           "explanation": "Credited on 2026-01-01T12:00:00.000Z",
+     *           "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+     *           "creditedAt": "2026-01-01T12:00:00.000Z"
+     *         }
+     *       ]
+     *     }
+     */
+    AdminDepositLookup: {
+      txHash: string
+      /** @description `unknown`: no mined transaction has this hash; `failed`: it reverted; `not_custodial`: nothing in it reached a platform address; `found`: see `deposits` */
+      outcome: 'unknown' | 'failed' | 'not_custodial' | 'found'
+      /** @description what happened, to tell the customer */
+      explanation: string
+      blockNumber: string | null
+      from: string | null
+      /** @description the transaction’s `to` (a token’s contract) */
+      to: string | null
+      confirmations: number
+      /** @description CONFIRMATIONS: a number of blocks, or `finalized` */
+      requiredConfirmations: string
+      /** @description the newest block the watcher has read */
+      watcherBlock: string | null
+      deposits: {
+        /** @description the custodial address that received value */
+        address: string
+        /** @description `user`, `escrow`, `platform` … */
+        ownerKind: string
+        ownerId: string
+        /** @description the owner's email when a user owns the address */
+        email: string | null
+        coin: string
+        decimals: number | null
+        /** @description base units */
+        amount: string
+        /** @description null for the native coin */
+        logIndex: number | null
+        blockNumber: string
+        /** @description `credited`: in the owner’s balance; `parked`: recorded while its coin is halted, credited at resume; `confirming`: waiting for confirmations or for the watcher to read its block; `replaced`: recorded from a block a reorganisation replaced; `missed`: the watcher read past it without a credit (re-scan the block range) */
+        state: 'credited' | 'parked' | 'confirming' | 'replaced' | 'missed'
+        explanation: string
+        /** @description the ledger transfer that credited it */
+        transferId: string | null
+        creditedAt: string | null
+      }[]
+    }
+    /**
      * @description A proof-of-reserves snapshot of one coin
      * @example {
      *       "id": "65f1c0a2b3c4d5e6f7a8b9e1",
@@ -9947,6 +10075,7 @@ export type AdminFeeSweep = components['schemas']['AdminFeeSweep']
 export type AdminStatsOverview = components['schemas']['AdminStatsOverview']
 export type AdminTransferAges = components['schemas']['AdminTransferAges']
 export type AdminFlows = components['schemas']['AdminFlows']
+export type AdminDepositLookup = components['schemas']['AdminDepositLookup']
 export type ReserveSnapshot = components['schemas']['ReserveSnapshot']
 export type AdminPlatformTransferPage = components['schemas']['AdminPlatformTransferPage']
 export type AdminPlatformTransfer = components['schemas']['AdminPlatformTransfer']
@@ -10404,7 +10533,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the referral code was used the allowed number of times (REFERRAL_LIMIT). */
+      /** @description `REFERRAL_CODE_USED_UP`: the referral code was used the allowed number of times (REFERRAL_LIMIT). */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -10415,7 +10544,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'REFERRAL_CODE_USED_UP'
               } & {
                 [key: string]: unknown
               }
@@ -39827,7 +39956,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the coin is halted already. */
+      /** @description `COIN_ALREADY_IN_STATE`: the coin is halted already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -39838,7 +39967,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'COIN_ALREADY_IN_STATE'
               } & {
                 [key: string]: unknown
               }
@@ -40425,7 +40554,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the finding is reversed, kept or dropped already. */
+      /** @description `FINDING_RESOLVED`: the finding is reversed, kept or dropped already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -40436,7 +40565,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'FINDING_RESOLVED'
               } & {
                 [key: string]: unknown
               }
@@ -40666,7 +40795,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the finding is reversed, kept or dropped already, or the deposit is not on the canonical chain with its confirmations. */
+      /** @description `FINDING_RESOLVED`: the finding is reversed, kept or dropped already. `DEPOSIT_RECORDED_AGAIN`: the deposit was mined again and recorded anew by the watcher. `DEPOSIT_NOT_CANONICAL`: the deposit is not on the canonical chain with its confirmations. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -40677,7 +40806,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'FINDING_RESOLVED' | 'DEPOSIT_RECORDED_AGAIN' | 'DEPOSIT_NOT_CANONICAL'
               } & {
                 [key: string]: unknown
               }
@@ -41295,7 +41424,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: it settled already (a withdrawal that failed for good was refunded). */
+      /** @description `TRANSFER_NOT_OPEN`: it settled already (a withdrawal that failed for good was refunded), or has no transfer yet. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -41306,7 +41435,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'TRANSFER_NOT_OPEN'
               } & {
                 [key: string]: unknown
               }
@@ -41591,7 +41720,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: not signed yet, settled, its nonce taken already, an earlier nonce pending, the coin halted, replacements used up, or a gas top-up needed first. */
+      /** @description `TRANSFER_NOT_OPEN`: not signed yet, or settled (or replaced) already. `TRANSFER_NOT_STUCK`: its nonce is taken already, or an earlier nonce is pending. `HALTED_COIN_REFUSED`: the coin is halted. `TRANSFER_REPLACE_LIMIT`: replacements used up, or the fee cap reached. `TRANSFER_AWAITS_GAS`: a gas top-up is needed first. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -41602,7 +41731,12 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code:
+                  | 'TRANSFER_NOT_OPEN'
+                  | 'TRANSFER_NOT_STUCK'
+                  | 'HALTED_COIN_REFUSED'
+                  | 'TRANSFER_REPLACE_LIMIT'
+                  | 'TRANSFER_AWAITS_GAS'
               } & {
                 [key: string]: unknown
               }
@@ -41869,7 +42003,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: it is signed (it may still be mined) or settled already. */
+      /** @description `TRANSFER_ALREADY_SIGNED`: it is signed (it may still be mined). `TRANSFER_NOT_OPEN`: it is settled already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -41880,7 +42014,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'TRANSFER_ALREADY_SIGNED' | 'TRANSFER_NOT_OPEN'
               } & {
                 [key: string]: unknown
               }
@@ -42324,7 +42458,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: it settled already (a withdrawal that failed for good was refunded). */
+      /** @description `TRANSFER_NOT_OPEN`: it settled already (a withdrawal that failed for good was refunded), or has no transfer yet. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -42335,7 +42469,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'TRANSFER_NOT_OPEN'
               } & {
                 [key: string]: unknown
               }
@@ -42646,7 +42780,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: not signed yet, settled, its nonce taken already, an earlier nonce pending, the coin halted, replacements used up, or a gas top-up needed first. */
+      /** @description `TRANSFER_NOT_OPEN`: not signed yet, or settled (or replaced) already. `TRANSFER_NOT_STUCK`: its nonce is taken already, or an earlier nonce is pending. `HALTED_COIN_REFUSED`: the coin is halted. `TRANSFER_REPLACE_LIMIT`: replacements used up, or the fee cap reached. `TRANSFER_AWAITS_GAS`: a gas top-up is needed first. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -42657,7 +42791,12 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code:
+                  | 'TRANSFER_NOT_OPEN'
+                  | 'TRANSFER_NOT_STUCK'
+                  | 'HALTED_COIN_REFUSED'
+                  | 'TRANSFER_REPLACE_LIMIT'
+                  | 'TRANSFER_AWAITS_GAS'
               } & {
                 [key: string]: unknown
               }
@@ -42950,7 +43089,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: it is signed (it may still be mined) or settled already. */
+      /** @description `TRANSFER_ALREADY_SIGNED`: it is signed (it may still be mined). `TRANSFER_NOT_OPEN`: it is settled already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -42961,7 +43100,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'TRANSFER_ALREADY_SIGNED' | 'TRANSFER_NOT_OPEN'
               } & {
                 [key: string]: unknown
               }
@@ -43420,7 +43559,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: it settled already (a withdrawal that failed for good was refunded). */
+      /** @description `TRANSFER_NOT_OPEN`: it settled already (a withdrawal that failed for good was refunded), or has no transfer yet. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -43431,7 +43570,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'TRANSFER_NOT_OPEN'
               } & {
                 [key: string]: unknown
               }
@@ -43752,7 +43891,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: not signed yet, settled, its nonce taken already, an earlier nonce pending, the coin halted, replacements used up, or a gas top-up needed first. */
+      /** @description `TRANSFER_NOT_OPEN`: not signed yet, or settled (or replaced) already. `TRANSFER_NOT_STUCK`: its nonce is taken already, or an earlier nonce is pending. `HALTED_COIN_REFUSED`: the coin is halted. `TRANSFER_REPLACE_LIMIT`: replacements used up, or the fee cap reached. `TRANSFER_AWAITS_GAS`: a gas top-up is needed first. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -43763,7 +43902,12 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code:
+                  | 'TRANSFER_NOT_OPEN'
+                  | 'TRANSFER_NOT_STUCK'
+                  | 'HALTED_COIN_REFUSED'
+                  | 'TRANSFER_REPLACE_LIMIT'
+                  | 'TRANSFER_AWAITS_GAS'
               } & {
                 [key: string]: unknown
               }
@@ -44066,7 +44210,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: it is signed (it may still be mined) or settled already. */
+      /** @description `TRANSFER_ALREADY_SIGNED`: it is signed (it may still be mined). `TRANSFER_NOT_OPEN`: it is settled already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -44077,7 +44221,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'TRANSFER_ALREADY_SIGNED' | 'TRANSFER_NOT_OPEN'
               } & {
                 [key: string]: unknown
               }
@@ -44430,7 +44574,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the reference, the symbol or the contract is a coin's already (retired coins included). */
+      /** @description `COIN_EXISTS`: the reference, the symbol or the contract is a coin's already (retired coins included). */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -44441,7 +44585,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'COIN_EXISTS'
               } & {
                 [key: string]: unknown
               }
@@ -44490,7 +44634,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: no contract at the address, the contract is no ERC-20 token, its decimals differ from `decimals` or exceed 36, or the coin would be active without a USD rate (no feed configured). */
+      /** @description `CONTRACT_NOT_FOUND`: no contract at the address. `CONTRACT_NOT_ERC20`: the contract is no ERC-20 token. `TOKEN_DECIMALS_MISMATCH`: its decimals differ from `decimals`. `TOKEN_DECIMALS_UNSUPPORTED`: its decimals exceed 36. `COIN_RATE_REQUIRED`: the coin would be active without a USD rate (no feed configured). */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -44501,7 +44645,12 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code:
+                  | 'CONTRACT_NOT_FOUND'
+                  | 'CONTRACT_NOT_ERC20'
+                  | 'TOKEN_DECIMALS_MISMATCH'
+                  | 'TOKEN_DECIMALS_UNSUPPORTED'
+                  | 'COIN_RATE_REQUIRED'
               } & {
                 [key: string]: unknown
               }
@@ -44680,7 +44829,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the coin is active already. */
+      /** @description `COIN_ALREADY_IN_STATE`: the coin is active already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -44691,7 +44840,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'COIN_ALREADY_IN_STATE'
               } & {
                 [key: string]: unknown
               }
@@ -44740,7 +44889,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the coin has no USD rate and no price feed is configured. */
+      /** @description `COIN_RATE_REQUIRED`: the coin has no USD rate and no price feed is configured. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -44751,7 +44900,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'COIN_RATE_REQUIRED'
               } & {
                 [key: string]: unknown
               }
@@ -44909,7 +45058,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the coin is inactive already, or it is the native coin. */
+      /** @description `COIN_ALREADY_IN_STATE`: the coin is inactive already. `NATIVE_COIN_REQUIRED`: it is the native coin. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -44920,7 +45069,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'COIN_ALREADY_IN_STATE' | 'NATIVE_COIN_REQUIRED'
               } & {
                 [key: string]: unknown
               }
@@ -45161,7 +45310,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: null for an active coin that has no other USD rate, with no price feed configured. */
+      /** @description `COIN_RATE_REQUIRED`: null for an active coin that has no other USD rate, with no price feed configured. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -45172,7 +45321,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'COIN_RATE_REQUIRED'
               } & {
                 [key: string]: unknown
               }
@@ -45517,7 +45666,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the dispute is settled already. */
+      /** @description `DISPUTE_SETTLED`: the dispute is settled already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -45528,7 +45677,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code: 'DISPUTE_SETTLED'
               } & {
                 [key: string]: unknown
               }
@@ -45577,7 +45726,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: the two amounts do not add up to what is still in escrow. */
+      /** @description `DISPUTE_SPLIT_MISMATCH`: the two amounts do not add up to what is still in escrow. `ESCROW_NOT_FUNDED`: the escrow is not paid, and the talent’s share is not 0. `SPLIT_EXCEEDS_ESCROW`: the talent’s share is more than what remains in escrow. */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -45588,7 +45737,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE'
+                code: 'DISPUTE_SPLIT_MISMATCH' | 'ESCROW_NOT_FUNDED' | 'SPLIT_EXCEEDS_ESCROW'
               } & {
                 [key: string]: unknown
               }
@@ -45901,7 +46050,7 @@ export interface operations {
             })
         }
       }
-      /** @description `CONFLICT`: the coin is halted (`COIN_HALTED`), a sweep of the coin is in flight (`SWEEP_IN_FLIGHT`), or the Idempotency-Key was used with another request. */
+      /** @description `SWEEP_IN_FLIGHT`: a sweep of the coin is in flight (`data.sweepId`). `HALTED_COIN_REFUSED`: the coin is halted by settlement. `IDEMPOTENCY_KEY_REUSED`: the Idempotency-Key was used with another request. `IDEMPOTENCY_KEY_IN_PROGRESS`: a request with the Idempotency-Key is still running. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -45912,7 +46061,11 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'CONFLICT'
+                code:
+                  | 'SWEEP_IN_FLIGHT'
+                  | 'HALTED_COIN_REFUSED'
+                  | 'IDEMPOTENCY_KEY_REUSED'
+                  | 'IDEMPOTENCY_KEY_IN_PROGRESS'
               } & {
                 [key: string]: unknown
               }
@@ -45961,7 +46114,7 @@ export interface operations {
             })
         }
       }
-      /** @description `BUSINESS_RULE`: no cold address is configured for the coin (`NO_COLD_ADDRESS`), or it is an address of the platform’s own (`COLD_ADDRESS_REFUSED`). `INSUFFICIENT_BALANCE`: nothing can be swept (`NOTHING_TO_SWEEP`), or the amount is more than what is sweepable (`OVER_SWEEPABLE`, with `sweepable`). */
+      /** @description `NO_COLD_ADDRESS`: no cold address is configured for the coin. `COLD_ADDRESS_REFUSED`: the cold address is an address of the platform’s own. `INSUFFICIENT_BALANCE`: nothing can be swept (`NOTHING_TO_SWEEP`), or the amount is more than what is sweepable (`OVER_SWEEPABLE`, with `sweepable`). */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -45972,7 +46125,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'BUSINESS_RULE' | 'INSUFFICIENT_BALANCE'
+                code: 'NO_COLD_ADDRESS' | 'COLD_ADDRESS_REFUSED' | 'INSUFFICIENT_BALANCE'
               } & {
                 [key: string]: unknown
               }
@@ -46959,6 +47112,356 @@ export interface operations {
               data: {
                 /** @enum {string} */
                 code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminDepositLookup: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description the transaction hash */
+        txHash: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "txHash": "0xabababababababababababababababababababababababababababababababab",
+           *         "outcome": "found",
+           *         "explanation": "Credited on 2026-01-01T12:00:00.000Z",
+           *         "blockNumber": "1042",
+           *         "from": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *         "to": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *         "confirmations": 14,
+           *         "requiredConfirmations": "1",
+           *         "watcherBlock": "1055",
+           *         "deposits": [
+           *           {
+           *             "address": "0x71be63f3384f5fb98995898a86b02fb2426c5788",
+           *             "ownerKind": "user",
+           *             "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *             "email": "ada@example.com",
+           *             "coin": "usdc",
+           *             "decimals": 6,
+           *             "amount": "25000000",
+           *             "logIndex": 0,
+           *             "blockNumber": "1042",
+           *             "state": "credited",
+           *             "explanation": "Credited on 2026-01-01T12:00:00.000Z",
+           *             "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *             "creditedAt": "2026-01-01T12:00:00.000Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminDepositLookup']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminRescanBlocks: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "address": "0x71be63f3384f5fb98995898a86b02fb2426c5788",
+         *       "coin": "usdc",
+         *       "fromBlock": "1040",
+         *       "toBlock": "1045",
+         *       "reason": "Support ticket 5120: deposit not credited"
+         *     }
+         */
+        'application/json': {
+          /** @description an EVM address, any case */
+          address: string
+          /** @description the coin reference, e.g. `usdc` */
+          coin: string
+          /** @description first block to read */
+          fromBlock: string
+          /** @description last block to read (at most the newest block the watcher has read) */
+          toBlock: string
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Rescan queued` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Rescan queued",
+           *       "data": {
+           *         "jobId": "65f1c0a2b3c4d5e6f7a8b9e2",
+           *         "address": "0x71be63f3384f5fb98995898a86b02fb2426c5788",
+           *         "coin": "usdc",
+           *         "fromBlock": "1040",
+           *         "toBlock": "1045",
+           *         "queuedAt": "2026-01-01T12:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Rescan queued */
+            message: string
+            /**
+             * @example {
+             *       "jobId": "65f1c0a2b3c4d5e6f7a8b9e2",
+             *       "address": "0x71be63f3384f5fb98995898a86b02fb2426c5788",
+             *       "coin": "usdc",
+             *       "fromBlock": "1040",
+             *       "toBlock": "1045",
+             *       "queuedAt": "2026-01-01T12:00:00.000Z"
+             *     }
+             */
+            data: {
+              jobId: string
+              address: string
+              coin: string
+              fromBlock: string
+              toBlock: string
+              /** Format: date-time */
+              queuedAt: string
+            }
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: a field fails its schema, an unknown coin, a range backwards, wider than 5,000 blocks or past the watcher, or an address that is not the platform’s. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
               } & {
                 [key: string]: unknown
               }

@@ -6,7 +6,7 @@
 // leaves an audit row, which the audit log lists filtered and paginated.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
-import { createUser, lastCode, type TestUser } from '../helpers/factories.ts'
+import { createUser, lastCode, PASSWORD, type TestUser, uniqueEmail } from '../helpers/factories.ts'
 import {
   adminEmail,
   adminEnv,
@@ -116,11 +116,11 @@ describe('the admin session', () => {
     const before = expectOk(await t.req({ method: 'GET', url: '/v1/admin/session', token: a.token }))
     expect(before).toMatchObject({ userId: a.id, email: a.email, elevated: false, secondFactor: 'totp' })
 
-    // A wrong code is refused and elevates nothing; so is a mailed code request.
+    // A wrong code is refused and elevates nothing; a mailed code is refused (the app is on).
     expectError(
       await t.req({ method: 'POST', url: '/v1/admin/session/code', token: a.token }),
       422,
-      'AUTHENTICATOR_REQUIRED',
+      'TWO_FACTOR_USES_APP',
     )
     const code = a.nextCode!()
     const wrong = code === '000000' ? '111111' : '000000'
@@ -302,6 +302,29 @@ describe('the admin role', () => {
       await post(`/v1/admin/users/${other.id}/admin/revoke`, { reason: 'left the team' }),
     )
     expect(revoked.role).toBe('user')
+    expectError(
+      await post(`/v1/admin/users/${other.id}/admin/revoke`, { reason: 'again' }),
+      409,
+      'ROLE_NOT_HELD',
+    )
+    // An account that has not verified its email is given no role.
+    const email = uniqueEmail()
+    const signUp = await t.req({
+      method: 'POST',
+      url: '/v1/auth/create-account',
+      payload: { firstName: 'New', lastName: 'Comer', email, password: PASSWORD, confirmPassword: PASSWORD },
+    })
+    expect(signUp.statusCode, signUp.body).toBe(202)
+    const unverified = await t.database.db
+      .selectFrom('users')
+      .select('id')
+      .where('email', '=', email)
+      .executeTakeFirstOrThrow()
+    expectError(
+      await post(`/v1/admin/users/${unverified.id}/admin`, { reason: 'too early' }),
+      422,
+      'ACCOUNT_NOT_VERIFIED',
+    )
     // Its elevated session is over at once.
     expectError(await t.req({ method: 'GET', url: '/v1/admin/audit', token: other.token }), 403, 'FORBIDDEN')
 

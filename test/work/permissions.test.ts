@@ -28,12 +28,20 @@ describe('invites', () => {
       'VALIDATION_ERROR',
     )
     const child = await W.postJob({ parent: pub, name: 'Part' })
-    expectError(await send(creator, { recipient: talent.id, collection: child }), 422, 'CHILD_COLLECTION_NOT_ALLOWED')
+    expectError(
+      await send(creator, { recipient: talent.id, collection: child }),
+      422,
+      'CHILD_COLLECTION_NOT_ALLOWED',
+    )
 
     const inv = expectOk(
       await sdk.invite.sendInvite(creator.token, { recipient: talent.id, collection: priv }),
     )
-    expectError(await send(creator, { recipient: talent.id, collection: priv }), 409, 'INVITE_ALREADY_PENDING')
+    expectError(
+      await send(creator, { recipient: talent.id, collection: priv }),
+      409,
+      'INVITE_ALREADY_PENDING',
+    )
     // the invitee reads the private job and finds it in the list while invited; nobody else does
     expectOk(await sdk.collection.getById(talent.token, priv))
     const listed = expectOk(await sdk.collection.getAll(talent.token, { isPrivate: true }))
@@ -100,12 +108,28 @@ describe('applications', () => {
     expectError(await call(t, stranger, 'POST', `/v1/applications/${mine._id}/accept`), 404, 'NOT_FOUND')
     expectError(await call(t, talent, 'POST', `/v1/applications/${mine._id}/reject`), 403, 'FORBIDDEN')
     expectOk(await call(t, creator, 'POST', `/v1/applications/${theirs._id}/reject`))
-    expectError(await call(t, creator, 'POST', `/v1/applications/${theirs._id}/reject`), 409, 'APPLICATION_ALREADY_ANSWERED')
-    expectError(await call(t, creator, 'POST', `/v1/applications/${theirs._id}/accept`), 409, 'APPLICATION_ALREADY_ANSWERED')
+    expectError(
+      await call(t, creator, 'POST', `/v1/applications/${theirs._id}/reject`),
+      409,
+      'APPLICATION_ALREADY_ANSWERED',
+    )
+    expectError(
+      await call(t, creator, 'POST', `/v1/applications/${theirs._id}/accept`),
+      409,
+      'APPLICATION_ALREADY_ANSWERED',
+    )
     expectOk(await call(t, creator, 'POST', `/v1/applications/${mine._id}/accept`))
-    expectError(await call(t, creator, 'POST', `/v1/applications/${mine._id}/accept`), 409, 'APPLICATION_ALREADY_ANSWERED')
+    expectError(
+      await call(t, creator, 'POST', `/v1/applications/${mine._id}/accept`),
+      409,
+      'APPLICATION_ALREADY_ANSWERED',
+    )
     expect(await W.job(pub)).toMatchObject({ owners: [talent.id], paymentFee: 90.5, status: 'waiting' })
     expectError(await apply(other, pub), 409, 'JOB_HAS_TALENT')
+    // a cancelled job takes no applications
+    const gone = await W.postJob()
+    expectOk(await W.work(creator, gone, 'cancel', { reason: 'Budget cut' }))
+    expectError(await apply(talent, gone), 409, 'COLLECTION_NOT_OPEN')
   })
 })
 
@@ -184,7 +208,11 @@ describe('delivery, completion and cancellation', () => {
     expectError(await patch(talent, { status: 'cancelled', cancellationReason: 'x' }), 403, 'FORBIDDEN')
     expectError(await patch(talent, { status: 'cancelled' }), 403, 'FORBIDDEN')
     expectOk(await patch(creator, { status: 'cancelled', cancellationReason: 'Budget cut' }))
-    expectError(await patch(creator, { status: 'cancelled', cancellationReason: 'again' }), 409, 'JOB_ALREADY_IN_STATE')
+    expectError(
+      await patch(creator, { status: 'cancelled', cancellationReason: 'again' }),
+      409,
+      'JOB_ALREADY_IN_STATE',
+    )
     expectError(await W.work(creator, waiting, 'cancel', { reason: 'again' }), 409, 'JOB_ALREADY_IN_STATE')
     expect(await W.job(waiting)).toMatchObject({ status: 'cancelled', cancellationReason: 'Budget cut' })
   })
