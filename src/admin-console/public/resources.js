@@ -7,6 +7,7 @@ import { h } from './dom.js'
 import { feesResource } from './fees.js'
 import { age, amount, short, since, time } from './format.js'
 import { reorgsResource } from './reorgs.js'
+import { parkedJobsResource, platformTransfersResource } from './restore.js'
 import { reservesResource } from './reserves.js'
 import { verificationsResource } from './verifications.js'
 
@@ -352,6 +353,8 @@ export const resources = [
   coinsResource,
   feesResource,
   reorgsResource,
+  platformTransfersResource,
+  parkedJobsResource,
   reservesResource,
   verificationsResource,
   {
