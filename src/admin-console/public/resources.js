@@ -7,8 +7,8 @@ import { h } from './dom.js'
 import { feesResource } from './fees.js'
 import { age, amount, short, since, time } from './format.js'
 import { reorgsResource } from './reorgs.js'
-import { parkedJobsResource, platformTransfersResource } from './restore.js'
 import { reservesResource } from './reserves.js'
+import { parkedJobsResource, platformTransfersResource } from './restore.js'
 import { verificationsResource } from './verifications.js'
 
 // Row types come from the published client (clients/typescript), checked by `tsc -p src/admin-console`.
