@@ -3,7 +3,7 @@
 // receiver verifies, retries with backoff after 500s, giving up after the last attempt, one
 // delivery per event and endpoint however often a job runs, rotation, deletion and permissions.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { secretAad } from '../../src/modules/webhooks/catalog.ts'
+import { MAX_ACCOUNT_ENDPOINTS, secretAad } from '../../src/modules/webhooks/catalog.ts'
 import { WebhookDelivery } from '../../src/modules/webhooks/delivery.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
@@ -101,6 +101,20 @@ describe('registration', () => {
       expect(res.statusCode, JSON.stringify(payload)).toBe(400)
       expect(res.json().data.code).toBe('VALIDATION_ERROR')
     }
+  })
+
+  it('refuses an endpoint over the limit of an account', async () => {
+    const cy = await createUser(t)
+    for (let i = 0; i < MAX_ACCOUNT_ENDPOINTS; i++)
+      await register(cy, { url: r.url(`/many-${i}`), events: ['deposit.credited'] })
+    const res = await t.req({
+      method: 'POST',
+      url: '/v1/webhooks',
+      token: cy.token,
+      payload: { url: r.url('/one-more'), events: ['deposit.credited'] },
+    })
+    expect(res.statusCode, res.body).toBe(422)
+    expect(res.json().data.code).toBe('WEBHOOK_LIMIT_REACHED')
   })
 })
 
