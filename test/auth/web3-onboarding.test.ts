@@ -151,12 +151,25 @@ describe('POST /v1/auth/web3/validate (#11) and /onboard (#12)', () => {
       email: firstEmail,
     })
     expect(o3.statusCode, o3.body).toBe(200)
+    // A sign-in before the verification leaves an onboarding tempToken that comes too late.
+    const late = await signIn(acct)
+    expect(late.statusCode, late.body).toBe(202)
 
     const verify = await post('/v1/auth/account/verify', {
       token: await lastCode(t, secondEmail),
       tempToken: o2.json().data.tempToken.token,
     })
     expect(verify.statusCode, verify.body).toBe(200)
+    expectError(
+      await post('/v1/auth/web3/onboard', {
+        tempToken: late.json().data.tempToken.token,
+        firstName: 'A',
+        lastName: 'B',
+        email: uniqueEmail(),
+      }),
+      409,
+      'ONBOARDING_ALREADY_COMPLETED',
+    )
     const me = await t.req({ method: 'GET', url: '/v1/account', token: verify.json().data.token })
     expect(me.json().data).toMatchObject({ email: secondEmail, emailVerified: true, firstName: 'Ada' })
   })
