@@ -120,6 +120,14 @@ describe('adding a coin at run time: refusals', () => {
     await expectNothingAdded()
   })
 
+  it('answers 422 for a token with more than 36 decimals', async () => {
+    const wide = await deployToken(t, owner(), { name: 'Wide Token', symbol: 'WIDE', decimals: 40 })
+    const res = await add({ symbol: 'WIDE', name: 'Wide Token', contractAddress: wide })
+    expectError(res, 422, 'TOKEN_DECIMALS_UNSUPPORTED')
+    expect(res.json().message).toMatch(/40 decimals/)
+    await expectNothingAdded()
+  })
+
   it('answers 409 for a symbol, reference or contract of a coin already (the native coin too)', async () => {
     const usdc = t.app.services.chain.coin('usdc').contractAddress!
     const dup = (body: Record<string, unknown>) => add({ name: 'Again', contractAddress: gold, ...body })
