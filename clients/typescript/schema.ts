@@ -23453,7 +23453,7 @@ export interface operations {
           status?: string
           /** @description the client SDK’s field; accepted and ignored */
           owner?: string
-          /** @description the client SDK’s field; accepted and ignored (at most 4 KiB) */
+          /** @description the client SDK’s field; accepted and ignored */
           meta?: {
             [key: string]: unknown
           }

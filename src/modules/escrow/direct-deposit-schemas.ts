@@ -70,7 +70,7 @@ export const DirectDepositValidateBody = Type.Object(
     ),
     meta: Type.Optional(
       Type.Record(Type.String(), Type.Unknown(), {
-        description: 'the client SDK’s field; accepted and ignored (at most 4 KiB)',
+        description: 'the client SDK’s field; accepted and ignored',
       }),
     ),
   },
