@@ -2,6 +2,7 @@
 // ledger and the gas wallet's balance from the chain, the job queue, transfers in flight with
 // their ages, deposits and withdrawals per bucket; each refused without a token, to a normal user
 // and to an admin without a fresh second factor.
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
@@ -22,6 +23,65 @@ beforeAll(async () => {
   await fundUser(t, 12, user, 'avax', 3n * AVAX)
 })
 afterAll(() => t?.close())
+
+/**
+ * Custody per coin straight from the ledger tables, apart from the service's own query: each part
+ * as available balance (less what holds reserve), what pending holds reserve, and the whole as the
+ * sum of the balances themselves.
+ */
+async function ledgerCustody(coin: string) {
+  const one = async (q: ReturnType<typeof sql<{ v: string | null }>>) =>
+    BigInt((await q.execute(t.database.db)).rows[0]?.v ?? '0')
+  const avail = (where: ReturnType<typeof sql>) =>
+    one(
+      sql<{
+        v: string | null
+      }>`select sum(balance - held)::text as v from ledger_accounts where coin = ${coin} and ${where}`,
+    )
+  const users = await avail(sql`kind = 'user'`)
+  const escrow = await avail(sql`kind = 'escrow'`)
+  const treasury = await avail(sql`kind = 'treasury' and owner_id <> 'fees'`)
+  const vault = await avail(sql`kind = 'treasury' and owner_id = 'fees'`)
+  const feeEntries = await one(
+    sql<{
+      v: string | null
+    }>`select sum(e.amount)::text as v from ledger_entries e join ledger_accounts a on a.id = e.account_id where a.coin = ${coin} and a.kind = 'platform_fee'`,
+  )
+  const retired = await avail(sql`kind = 'withdrawal_hold'`)
+  const pending = await one(
+    sql<{
+      v: string | null
+    }>`select sum(amount)::text as v from ledger_holds where coin = ${coin} and status = 'pending'`,
+  )
+  const balances = await one(
+    sql<{
+      v: string | null
+    }>`select sum(balance)::text as v from ledger_accounts where coin = ${coin} and kind in ('user', 'escrow', 'withdrawal_hold', 'treasury')`,
+  )
+  return {
+    users,
+    escrow,
+    treasury,
+    platformFees: vault + feeEntries,
+    withdrawalHolds: pending + retired,
+    total: balances + feeEntries,
+  }
+}
+
+async function expectCustodyAddsUp() {
+  const data = expectOk(await get('/v1/admin/stats/overview'))
+  for (const b of data.balances) {
+    const parts = ['users', 'escrow', 'withdrawalHolds', 'platformFees', 'treasury'] as const
+    const sum = parts.reduce((s, k) => s + BigInt(b[k]), 0n)
+    expect(sum, `${b.coin}: the parts add up to the total`).toBe(BigInt(b.total))
+    const ledger = await ledgerCustody(b.coin)
+    expect(
+      Object.fromEntries([...parts, 'total'].map((k) => [k, BigInt(b[k])])),
+      `${b.coin}: each figure is what the ledger holds`,
+    ).toEqual(ledger)
+  }
+  return data
+}
 
 describe('GET /v1/admin/stats/*', () => {
   it('refuses a missing token, a normal user and an admin without the second factor', async () => {
@@ -162,5 +222,26 @@ describe('GET /v1/admin/stats/*', () => {
   it('flows: an unknown coin, a period out of range or an unknown parameter is 400', async () => {
     for (const q of ['coin=doge', 'coin=avax&days=0', 'coin=avax&days=91', 'days=3', 'coin=avax&x=1'])
       expectError(await get(`/v1/admin/stats/flows?${q}`), 400, 'VALIDATION_ERROR')
+  })
+
+  it('custody adds up per coin: users + escrow + withdrawing + fees + treasury = total, each as the ledger has it', async () => {
+    await expectCustodyAddsUp()
+    // A withdrawal reserves its amount and fee (withdrawing), then lands: the fee stays with the
+    // platform (treasury) and the amount left custody.
+    const res = await t.req({
+      method: 'POST',
+      url: '/v1/withdrawals/',
+      token: user.token,
+      payload: { amount: 0.5, coin: 'avax', address: freshAddress(), password: user.password },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    const during = await expectCustodyAddsUp()
+    const avax = during.balances.find((b: { coin: string }) => b.coin === 'avax')
+    expect(BigInt(avax.withdrawalHolds)).toBeGreaterThanOrEqual(AVAX / 2n)
+    await settleAll(t)
+    const after = await expectCustodyAddsUp()
+    const landed = after.balances.find((b: { coin: string }) => b.coin === 'avax')
+    expect(BigInt(landed.withdrawalHolds)).toBe(0n)
+    expect(BigInt(landed.treasury)).toBeGreaterThan(0n)
   })
 })

@@ -56,18 +56,18 @@ export async function turnOnTotp(t: TestApp, user: TestAdmin): Promise<void> {
 
 /**
  * An authenticator app for `secret` on the test app's clock: each call answers the code of a later
- * 30-second step than the last (the service takes each step once), moving the clock on a step only
- * when the next one is outside the service's one-step window.
+ * 30-second step than the last (the service takes each step once), the current step or the next,
+ * moving the clock on to the step before when the next unused one is further ahead.
  */
 export function codesOf(t: TestApp, secret: string): () => string {
   let last = -1
   return () => {
-    let current = Math.floor(t.clock.now().getTime() / STEP_MS)
-    if (last + 1 > current + 1) {
-      t.clock.advance((last + 1) * STEP_MS - t.clock.now().getTime())
-      current = Math.floor(t.clock.now().getTime() / STEP_MS)
-    }
-    const step = Math.max(last + 1, current - 1)
+    const now = t.clock.now().getTime()
+    const current = Math.floor(now / STEP_MS)
+    // Never an older step than the current one: a step boundary passing before the service checks
+    // the code leaves it within the one-step window.
+    const step = Math.max(last + 1, current)
+    if (step > current + 1) t.clock.advance((step - 1) * STEP_MS - now)
     last = step
     return totpCode(secret, step * STEP_MS)
   }

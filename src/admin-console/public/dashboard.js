@@ -66,6 +66,7 @@ function heldCard(overview) {
     amount(b.escrow, b.coin, b.decimals),
     amount(b.withdrawalHolds, b.coin, b.decimals),
     amount(b.platformFees, b.coin, b.decimals),
+    amount(b.treasury, b.coin, b.decimals),
     h('strong', {}, amount(b.total, b.coin, b.decimals)),
     BigInt(b.platformLoss ?? '0') > 0n
       ? h('span', { class: 'bad' }, amount(b.platformLoss, b.coin, b.decimals))
@@ -76,9 +77,14 @@ function heldCard(overview) {
     'Held in custody',
     table(
       'Held in custody per coin',
-      ['Coin', 'Users', 'Escrow', 'Withdrawing', 'Platform fees', 'Total', 'Reorg losses'],
+      ['Coin', 'Users', 'Escrow', 'Withdrawing', 'Platform fees', 'Treasury', 'Total', 'Reorg losses'],
       rows,
-      [1, 2, 3, 4, 5, 6],
+      [1, 2, 3, 4, 5, 6, 7],
+    ),
+    h(
+      'p',
+      { class: 'muted' },
+      'Total = Users + Escrow + Withdrawing + Platform fees + Treasury (treasury: withdrawal fees and gas top-ups kept at custodial addresses). Reorg losses are not part of it.',
     ),
     h(
       'p',
@@ -188,16 +194,38 @@ function reconciliationCard(report, reload) {
 }
 
 function transfersCard(overview) {
-  const rows = overview.transfers.map((t) => [
-    h('a', { href: `#/transfers?status=${t.status}` }, t.status),
-    t.purpose,
-    t.coin.toUpperCase(),
-    String(t.transfers),
-    age(t.oldestSeconds),
-  ])
+  const rows = overview.transfers
+    .filter((t) => t.status !== 'failed')
+    .map((t) => [
+      h('a', { href: `#/transfers?status=${t.status}` }, t.status),
+      t.purpose,
+      t.coin.toUpperCase(),
+      String(t.transfers),
+      age(t.oldestSeconds),
+    ])
   return card(
     'Transfers in flight',
-    table('Outgoing transfers not completed', ['State', 'Purpose', 'Coin', 'Count', 'Oldest'], rows, [3, 4]),
+    table('Outgoing transfers on their way', ['State', 'Purpose', 'Coin', 'Count', 'Oldest'], rows, [3, 4]),
+  )
+}
+
+/** Transfers that failed for good: settled (their value went back), listed apart from those in flight. */
+function failedCard(overview) {
+  const rows = overview.transfers
+    .filter((t) => t.status === 'failed')
+    .map((t) => [
+      h('a', { href: `#/transfers?status=failed&purpose=${encodeURIComponent(t.purpose)}` }, t.purpose),
+      t.coin.toUpperCase(),
+      String(t.transfers),
+    ])
+  return card(
+    'Failed transfers',
+    table('Outgoing transfers that failed for good', ['Purpose', 'Coin', 'Count'], rows, [2]),
+    h(
+      'p',
+      { class: 'muted' },
+      'Each failed for good and its value went back to the account that funded it; open one for its errors.',
+    ),
   )
 }
 
@@ -366,6 +394,7 @@ export async function renderDashboard(main, { navigate }) {
       wide(heldCard(overview)),
       wide(reconciliationCard(report, reload)),
       transfersCard(overview),
+      failedCard(overview),
       queueCard(overview),
       flowsSlot,
       await agesCard(),
