@@ -6,6 +6,7 @@
 // accounts in under 60 s on PostgreSQL (`large`), a proof in under 10 ms.
 import { sql } from 'kysely'
 import { takeSnapshots } from '../../src/modules/reserves/snapshot.ts'
+import { cpuMeter } from '../cpu.ts'
 import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
 
 const quantile = (sorted: number[], q: number) =>
@@ -83,6 +84,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
       name: `reserves: snapshot of every coin over ${accounts} more wallets`,
       run: async () => {
         const started = performance.now()
+        const cpu = cpuMeter(ctx.databaseUrl !== undefined)
         const taken = await takeSnapshots(
           {
             db,
@@ -100,8 +102,15 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         )
         const usdc = taken.find((t) => t.coin === 'usdc')!
         snapshotId = usdc.id
+        // CPU seconds: this process's (the service), and every PostgreSQL process's on this machine
+        // (shared with anything else the server runs meanwhile)
+        const used = cpu(1)
         return {
           seconds: Math.round((performance.now() - started) / 10) / 100,
+          serviceCpuSeconds: Math.round(used.serviceCpuUs! / 10_000) / 100,
+          ...(used.databaseCpuUs === undefined
+            ? {}
+            : { databaseCpuSeconds: Math.round(used.databaseCpuUs / 10_000) / 100 }),
           coins: taken.length,
           usdcLeaves: usdc.leafCount,
           usdcLiabilities: usdc.liabilitiesTotal.toString(),

@@ -115,8 +115,39 @@ export const reservesRepo = {
     return ex.selectFrom('reserveSnapshots').select(snapshotColumns).where('id', '=', id).executeTakeFirst()
   },
 
-  sealedSecret(ex: Executor, id: string) {
-    return ex.selectFrom('reserveSnapshots').select('sealedSecret').where('id', '=', id).executeTakeFirst()
+  /** A snapshot with its sealed salt secret (never published), for a proof. */
+  getWithSecret(ex: Executor, id: string) {
+    return ex
+      .selectFrom('reserveSnapshots')
+      .select([...snapshotColumns, 'sealedSecret'])
+      .where('id', '=', id)
+      .executeTakeFirst()
+  },
+
+  /**
+   * The leaves of a snapshot that belong to a user (their wallet, escrows they fund or are paid
+   * from), each with its own node (level 0) and the sibling of every level up to `depth`: one row
+   * per node, `hash` and `sum` null where the position is the padding node.
+   */
+  async leavesWithPaths(ex: Executor, id: string, userId: string, depth: number) {
+    const { rows } = await sql<{
+      leafIdx: number
+      label: string
+      level: number
+      idx: number
+      hash: string | null
+      sum: string | null
+    }>`
+      select l.idx as "leafIdx", l.label, p.level, p.idx, n.hash, n.sum::text as sum
+      from reserve_leaves l
+      cross join lateral (
+        select 0 as level, l.idx as idx
+        union all
+        select d, (l.idx >> d) # 1 from generate_series(0, ${depth}::int - 1) d
+      ) p
+      left join reserve_nodes n on n.snapshot_id = l.snapshot_id and n.level = p.level and n.idx = p.idx
+      where l.snapshot_id = ${id} and (l.user_id = ${userId} or l.receiver_id = ${userId})`.execute(ex)
+    return rows
   },
 
   addresses(ex: Executor, id: string) {
@@ -126,29 +157,5 @@ export const reservesRepo = {
       .where('snapshotId', '=', id)
       .orderBy('address')
       .execute()
-  },
-
-  /** The leaves of a snapshot that belong to a user (their wallet, escrows they fund or are paid from). */
-  leavesOf(ex: Executor, id: string, userId: string) {
-    return ex
-      .selectFrom('reserveLeaves')
-      .select(['idx', 'label'])
-      .where('snapshotId', '=', id)
-      .where((eb) => eb.or([eb('userId', '=', userId), eb('receiverId', '=', userId)]))
-      .orderBy('idx')
-      .execute()
-  },
-
-  /**
-   * Nodes by (level, idx); absent positions are the padding node. Joined to the positions wanted so
-   * that each is one probe of the primary key, however large the snapshot.
-   */
-  async nodes(ex: Executor, id: string, positions: { level: number; idx: number }[]) {
-    if (positions.length === 0) return []
-    const { rows } = await sql<{ level: number; idx: number; hash: string; sum: string }>`
-      select n.level, n.idx, n.hash, n.sum::text as sum
-      from unnest(${positions.map((p) => p.level)}::int[], ${positions.map((p) => p.idx)}::int[]) as w(level, idx)
-      join reserve_nodes n on n.snapshot_id = ${id} and n.level = w.level and n.idx = w.idx`.execute(ex)
-    return rows
   },
 }

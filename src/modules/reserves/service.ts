@@ -178,23 +178,21 @@ export class ReservesService {
    */
   async proof(id: string, userId: string): Promise<{ snapshot: SnapshotView; leaves: ProofLeaf[] }> {
     const db = this.deps.db
-    const row = await reservesRepo.get(db, id)
+    // Two reads: the snapshot with its sealed secret, then the caller's leaves with every node of
+    // their paths (primary-key probes), whatever the size of the tree.
+    const row = await reservesRepo.getWithSecret(db, id)
     if (!row) throw errors.notFound('Snapshot')
-    const [mine, sealed] = await Promise.all([
-      reservesRepo.leavesOf(db, id, userId),
-      reservesRepo.sealedSecret(db, id),
-    ])
-    if (!sealed) throw errors.notFound('Snapshot')
-    const secret = Buffer.from(this.deps.secrets.open(sealed.sealedSecret, `reserves:${id}`), 'hex')
     const depth = depthOf(row.leafCount)
-    const positions = mine.flatMap((l) => [
-      { level: 0, idx: l.idx },
-      ...Array.from({ length: depth }, (_, d) => ({ level: d, idx: (l.idx >> d) ^ 1 })),
-    ])
-    const nodes = new Map(
-      (await reservesRepo.nodes(db, id, positions)).map((n) => [`${n.level}:${n.idx}`, n] as const),
-    )
-    const leaves = mine.map((l): ProofLeaf => {
+    const rows = await reservesRepo.leavesWithPaths(db, id, userId, depth)
+    const secret = Buffer.from(this.deps.secrets.open(row.sealedSecret, `reserves:${id}`), 'hex')
+    const mine = new Map<number, string>()
+    const nodes = new Map<string, { hash: string; sum: string }>()
+    for (const r of rows) {
+      mine.set(r.leafIdx, r.label)
+      if (r.hash !== null && r.sum !== null) nodes.set(`${r.level}:${r.idx}`, { hash: r.hash, sum: r.sum })
+    }
+    const leaves = [...mine].map(([idx, label]): ProofLeaf => {
+      const l = { idx, label }
       const own = nodes.get(`0:${l.idx}`)
       if (!own) throw new Error(`snapshot ${id} lacks leaf ${l.idx}`)
       return {
@@ -215,6 +213,7 @@ export class ReservesService {
         }),
       }
     })
+    leaves.sort((a, b) => a.index - b.index)
     return { snapshot: view(row), leaves }
   }
 }
