@@ -154,6 +154,19 @@ describe('the operator console at /admin', () => {
     await expect(held.getByRole('row', { name: /AVAX/ }).count()).resolves.toBe(1)
     await expect(held.getByRole('row', { name: /USDC/ }).count()).resolves.toBe(1)
     expect(await held.locator('#gas-wallet').textContent()).toMatch(/Gas wallet 0x.*AVAX/)
+    await expect(held.getByRole('columnheader').allTextContents()).resolves.toEqual([
+      'Coin',
+      'Users',
+      'Escrow',
+      'Withdrawing',
+      'Platform fees',
+      'Treasury',
+      'Total',
+      'Reorg losses',
+    ])
+    await held.getByText('Total = Users + Escrow + Withdrawing + Platform fees + Treasury').waitFor()
+    // Failed transfers have a card of their own.
+    await page.getByRole('region', { name: 'Failed transfers' }).waitFor()
     // Ledger and chain, with the run-now action.
     const recon = page.getByRole('region', { name: 'Ledger and chain' })
     await expect(recon.getByRole('button', { name: 'Run reconciliation now' }).count()).resolves.toBe(1)
@@ -377,7 +390,9 @@ describe('the operator console at /admin', () => {
     await dialog.getByLabel('Decimals').fill('6')
     await dialog.getByLabel('Reason (kept in the audit log)').fill('Listing DAI')
     await dialog.getByRole('button', { name: 'Add coin' }).click()
-    await dialog.getByText('The contract says the token has 18 decimals, not 6 (TOKEN_DECIMALS_MISMATCH)').waitFor()
+    await dialog
+      .getByText('The contract says the token has 18 decimals, not 6 (TOKEN_DECIMALS_MISMATCH)')
+      .waitFor()
     await dialog.getByLabel('Decimals').fill('')
     await dialog.getByRole('button', { name: 'Add coin' }).click()
     await page.getByRole('status').filter({ hasText: 'Add coin: Coin added' }).waitFor()
