@@ -115,7 +115,6 @@ describe('the error catalogue', () => {
       'ESCROW_NOT_FUNDED',
       'ESCROW_AMOUNT_OUT_OF_RANGE',
       'SPLIT_EXCEEDS_ESCROW',
-      'DISPUTE_ESCROW_NOT_HELD',
       'TRANSFER_AWAITS_GAS',
       'TRANSFER_REPLACE_LIMIT',
       'LAST_ADMIN',

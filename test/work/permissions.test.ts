@@ -328,6 +328,11 @@ describe('disputes and reviews', () => {
     const { id } = await W.ongoingJob()
     expectError(await W.work(stranger, id, 'dispute', { reason: 'x' }), 403, 'FORBIDDEN')
     expectError(await W.work(talent, id, 'dispute', { reason: '' }), 400, 'VALIDATION_ERROR')
+    // a job whose whole escrow is on its way out holds nothing to dispute
+    const out = await W.ongoingJob()
+    const price = (await W.job(out.id)).paymentFee as number
+    expectOk(await ctx.sdk.payment.release(creator.token, { collection: out.id, amount: price }))
+    expectError(await W.work(talent, out.id, 'dispute', { reason: 'x' }), 422, 'DISPUTE_ESCROW_NOT_HELD')
     expectError(
       await W.work(talent, id, 'dispute/proposal', { creatorAmount: 1, ownerAmount: 99 }),
       404,
