@@ -209,4 +209,17 @@ describe('operator review', () => {
     expect(after.attemptsLeft).toBe(3)
     expect(await kycOf(t, user)).toEqual({ kyc: false, kycStatus: 'pending' })
   })
+
+  it('two images sent at once: the session is submitted once both are in', async () => {
+    const user = await createUser(t)
+    await startSession(t, user)
+    const [a, b] = await Promise.all([
+      sendImage(t, user, 'face', png(4, 5)),
+      sendImage(t, user, 'document-front', png(4, 6)),
+    ])
+    expect([expectOk(a).status, expectOk(b).status].sort()).toEqual(['created', 'submitted'])
+    const attempts = expectOk(await t.req({ method: 'GET', url: ATTEMPTS, token: user.token }))
+    expect(attempts.verifications[0].status).toBe('submitted')
+    expect(attempts.verifications[0].verificationMetaData.media).toHaveLength(2)
+  })
 })

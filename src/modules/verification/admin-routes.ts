@@ -5,8 +5,8 @@ import { envelope, IdParams, ok } from '../../http/schemas.ts'
 import type { AdminAccess } from '../admin/access.ts'
 import { actorOf, adminErrors, guardElevated, pageOf, security } from '../admin/routes/common.ts'
 import { Page } from '../admin/schemas.ts'
+import { AdminListQuery, AdminVerification, DecideBody } from './admin-schemas.ts'
 import type { VerificationReview } from './review.ts'
-import { AdminListQuery, AdminVerification, DecideBody } from './schemas.ts'
 
 const tags = ['admin']
 const NONE = { when: 'no verification has this id', message: 'Verification not found' }

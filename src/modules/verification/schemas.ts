@@ -1,7 +1,7 @@
 // The contract of identity verification: what the public SDK (`UserVerificationModule`) sends and
-// reads, and the operator's views of a session on /v1/admin/verifications.
+// reads, and Veriff's decision webhook (the operator's views are in admin-schemas.ts).
 import { Type } from 'typebox'
-import { Id, NullableTimestamp, Timestamp } from '../../http/schemas.ts'
+import { Id, Timestamp } from '../../http/schemas.ts'
 
 export const VERIFICATION_STATUSES = [
   'created',
@@ -161,7 +161,7 @@ export const MediaResponse = Type.Object(
   },
 )
 
-const MediaItem = Type.Object({
+export const MediaItem = Type.Object({
   _id: Id('the private file holding the image'),
   context: Context,
   mimetype: Type.String(),
@@ -259,102 +259,6 @@ export const Attempts = Type.Object(
 export const VerificationList = Type.Array(Verification, {
   description: 'The caller’s verifications, newest first (deleted ones left out)',
 })
-
-// --- the operator's side -------------------------------------------------------------------
-
-const AdminMedia = Type.Object({
-  ...MediaItem.properties,
-  url: Type.String({ description: 'a signed URL of the image, valid 300 seconds' }),
-})
-
-export const AdminVerification = Type.Object(
-  {
-    _id: Id('the verification'),
-    owner: Type.Object({
-      _id: Id('the account'),
-      email: Type.Union([Type.String(), Type.Null()]),
-    }),
-    provider: Type.String({ description: 'operator or veriff' }),
-    status: Status,
-    person: Type.Object({
-      firstName: Type.String(),
-      lastName: Type.String(),
-      gender: Type.String(),
-      dateOfBirth: Type.String(),
-      fullAddress: Type.String(),
-      country: Type.String(),
-      documentType: Type.String(),
-      documentNumber: Type.String(),
-    }),
-    media: Type.Array(AdminMedia),
-    reason: Type.String({ description: 'why it was declined, or the operator’s note on an approval' }),
-    decidedBy: Type.Union([Type.String(), Type.Null()], {
-      description: 'the operator’s account id, `veriff`, or null while undecided',
-    }),
-    decidedAt: NullableTimestamp,
-    deletedAt: NullableTimestamp,
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
-  },
-  {
-    $id: 'AdminVerification',
-    examples: [
-      {
-        _id: '6b04837cbce238a5cbe00b01',
-        owner: { _id: '6b04837cbce238a5cbe00a01', email: 'ada@example.com' },
-        provider: 'operator',
-        status: 'submitted',
-        person: {
-          firstName: 'Ada',
-          lastName: 'Lovelace',
-          gender: 'F',
-          dateOfBirth: '1990-12-10',
-          fullAddress: '12 St James’s Square, London',
-          country: 'GB',
-          documentType: 'PASSPORT',
-          documentNumber: 'P1234567',
-        },
-        media: [
-          {
-            _id: '6b04837cbce238a5cbe00c01',
-            context: 'face',
-            mimetype: 'image/jpeg',
-            size: 48213,
-            createdAt: '2026-11-29T09:31:00.000Z',
-            url: 'https://api.example.com/files/private/6b04837cbce238a5cbe00a01/1f0c.jpg?expires=1798537800&signature=…',
-          },
-        ],
-        reason: '',
-        decidedBy: null,
-        decidedAt: null,
-        deletedAt: null,
-        createdAt: '2026-11-29T09:30:00.000Z',
-        updatedAt: '2026-11-29T09:31:00.000Z',
-      },
-    ],
-  },
-)
-
-export const AdminListQuery = Type.Object(
-  {
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 12 })),
-    status: Type.Optional(Status),
-  },
-  { additionalProperties: false },
-)
-
-export const DecideBody = Type.Object(
-  {
-    reason: Type.String({
-      minLength: 3,
-      maxLength: 500,
-      pattern: '\\S',
-      description: 'why (3–500 characters): kept in the audit log; a rejection’s reason is shown to the user',
-    }),
-  },
-  { additionalProperties: false, examples: [{ reason: 'The selfie does not match the passport photo' }] },
-)
 
 /** Veriff's decision webhook: only what is read is named; the rest is kept as sent. */
 export const VeriffDecision = Type.Object(

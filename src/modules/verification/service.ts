@@ -146,15 +146,18 @@ export class VerificationService {
     const discard = () =>
       files.remove(userId, file._id).catch((err) => this.deps.log.warn({ err }, 'could not remove an image'))
     try {
+      // Whether this image completes the set, as far as can be told before the transaction: the
+      // provider is told to decide (a network call) before the change is written.
+      const required = requiredContexts(session.documentType)
       const had = new Set((await verificationRepo.media(db, [session.id])).map((m) => m.context))
       had.add(input.context)
-      const complete = requiredContexts(session.documentType).every((c) => had.has(c as MediaContext))
+      const completeBefore = required.every((c) => had.has(c as MediaContext))
       await provider.sendMedia(session.providerSessionId, {
         context: input.context,
         mime: image.mime,
         bytes: image.bytes,
       })
-      if (complete) await provider.submit(session.providerSessionId)
+      if (completeBefore) await provider.submit(session.providerSessionId)
       const status = await db.transaction().execute(async (tx) => {
         const row = await verificationRepo.lock(tx, session.id)
         if (row?.status !== 'created' || row.deletedAt) throw notOpen()
@@ -169,10 +172,20 @@ export class VerificationService {
           size: image.bytes.length,
           createdAt: now,
         })
-        if (!complete) return row.status
+        // Counted again under the session's lock: two images sent at once both see the full set.
+        const have = new Set((await verificationRepo.media(tx, [row.id])).map((m) => m.context))
+        if (!required.every((c) => have.has(c as MediaContext))) return row.status
         await verificationRepo.update(tx, row.id, { status: 'submitted', updatedAt: now })
         return 'submitted' as const
       })
+      // The other image of a simultaneous pair completed the set first: the provider still has to
+      // be told (after the commit; a failure is logged, the session stays submitted here).
+      if (status === 'submitted' && !completeBefore)
+        await provider
+          .submit(session.providerSessionId)
+          .catch((err) =>
+            this.deps.log.warn({ err, verificationId: session.id }, 'provider submission failed'),
+          )
       return {
         status,
         image: {
