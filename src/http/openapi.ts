@@ -34,6 +34,11 @@ const TAGS = [
   { name: 'transactions', description: 'Deposits, withdrawals, payouts and fees of the caller; USD rates.' },
   { name: 'withdrawals', description: 'Sending coins from the wallet to an outside address.' },
   {
+    name: 'identity verification',
+    description:
+      'Identity verification sessions and their images (the SDK’s userVerification), reviewed by operators or Veriff; Veriff’s signed decision webhook.',
+  },
+  {
     name: 'escrow',
     description: 'Quotes, payment, validation and release of escrows that fund collections.',
   },

@@ -19,6 +19,7 @@ export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = 
     tags: ['payment', 'wallet', 'transactions', 'reserves'],
   },
   { name: 'Withdrawals (docs/withdrawals.md)', tags: ['withdrawals'] },
+  { name: 'Identity verification (docs/verification.md)', tags: ['identity verification'] },
   { name: 'Escrow (docs/escrow.md)', tags: ['escrow'] },
   { name: 'Collections (docs/collections.md)', tags: ['collections', 'collection stores', 'bookmarks'] },
   {
