@@ -278,6 +278,22 @@ describe('a worker dying between steps', () => {
     const otherReceipt = await chain.waitForReceipt(other.hash)
 
     await settleAll(t)
+    // A key the platform never exported signed a transaction the database does not know: its coin
+    // halts and its gas waits parked (as after a restore) until an operator decides; judged
+    // external, the watcher books the gas once the coin resumes.
+    const halt = await t.database.db
+      .selectFrom('coinHalts')
+      .select('reason')
+      .where('coin', '=', 'avax')
+      .where('clearedAt', 'is', null)
+      .executeTakeFirstOrThrow()
+    expect(halt.reason).toBe('unknown_platform_transfer')
+    const { platformTransfers } = t.app.services.restore
+    const [finding] = (await platformTransfers.list({ status: 'open', page: 1, limit: 10 })).rows
+    expect(finding?.txHash).toBe(other.hash.toLowerCase())
+    await platformTransfers.markExternal(finding!.id, 'test', 'the key was used outside the sender', async () => {})
+    await t.app.services.settlement.halts.resume('avax', 'test', 'judged external')
+    await t.app.services.wallets.scanNow()
     const done = await transferOf(withdrawalId)
     expect(done.withdrawalStatus).toBe('failed')
     expect(await chain.balanceOf(to, 'avax')).toBe(0n)
