@@ -79,6 +79,11 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   adminRevokeRole: 'admin',
   adminSetRole: 'admin',
   adminRevokeAllSessions: 'admin',
+  // after a restore: re-attaching the platform's own transactions, releasing parked jobs
+  adminPlatformTransferReattach: 'admin',
+  adminPlatformTransferExternal: 'admin',
+  adminParkedJobRelease: 'admin',
+  adminParkedJobDrop: 'admin',
   adminAddCoin: 'admin',
   adminActivateCoin: 'admin',
   adminDeactivateCoin: 'admin',
