@@ -117,6 +117,28 @@ describe('an order not paid in time', () => {
 })
 
 describe('the collection cancelled', () => {
+  it('its order cancelled by the creator: what arrived goes back to the payer, the collection is open again', async () => {
+    const id = await newCollection({ paymentFee: '10' })
+    const refundTo = freshAddress()
+    const q = (await order({ collection: id, amount: 10, coin: 'usdc', address: refundTo })).json().data
+    await pay(q.address, 1n * USDC)
+    await validate({ collection: id })
+    const escrowId = (await escrowOf(q.orderId)).id
+    const res = await t.req({
+      method: 'POST',
+      url: '/v1/escrow/cancel',
+      token: creator.token,
+      payload: { escrowId },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(res.json().message).toBe('Escrow cancelled; the amount received is being returned to the payer')
+    await settleAll(t)
+    expect(await onChain(refundTo)).toBe(1n * USDC)
+    expect((await validate({ collection: id, order: q.orderId })).json().data.paymentStatus).toBe('cancelled')
+    const again = await order({ collection: id, amount: 10, coin: 'usdc', email: payerEmail() })
+    expect(again.statusCode, again.body).toBe(200)
+  })
+
   it('after payment: the whole payment goes back to the payer’s address, exactly once', async () => {
     const id = await newCollection({ paymentFee: '50' })
     const refundTo = freshAddress()

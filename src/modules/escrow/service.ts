@@ -272,10 +272,12 @@ export class EscrowService {
       const balance = await this.deps.ledger.balance(tx, 'escrow', locked.id, locked.coin)
       await returnToPayer(this.deps, tx, locked, balance, rate, payerAddress)
       if (inTx) await inTx(tx)
+      // A public payment order's money goes back to its own payer, not to the caller's wallet.
+      const to = (await directDepositRepo.byEscrow(tx, locked.id)) ? 'the payer' : 'your wallet'
       return {
         message:
           balance > 0n
-            ? 'Escrow cancelled; the amount received is being returned to your wallet'
+            ? `Escrow cancelled; the amount received is being returned to ${to}`
             : 'Escrow cancelled',
       }
     })
