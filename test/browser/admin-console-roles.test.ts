@@ -1,7 +1,7 @@
 // The console by role, in headless Chromium: a support operator and a finance operator each sign in
 // with their authenticator app and see their role, and only the actions it may take: support may
 // suspend an account but not run a reconciliation or set roles; finance may run a reconciliation but
-// not suspend or set roles.
+// not suspend or set roles. Ids are shown whole, with a button that copies them.
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { adminEnv, createAdmin, expectOk, runId, type TestAdmin, turnOnTotp } from '../admin/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
@@ -69,6 +69,15 @@ it('shows support the customer actions and none of money or configuration', asyn
     const row = page.locator('tr', { hasText: customer.email })
     await expect(row.getByRole('button', { name: /^Suspend/ }).count()).resolves.toBe(1)
     await expect(row.getByRole('button', { name: /^Set role/ }).count()).resolves.toBe(0)
+    // The whole id is shown, and copied by its button.
+    await row.getByText(customer.id, { exact: true }).waitFor()
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: baseUrl })
+    await row.getByRole('button', { name: `Copy ${customer.id}` }).click()
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Copied ${customer.id}` })
+      .waitFor()
+    await expect(page.evaluate('navigator.clipboard.readText()')).resolves.toBe(customer.id)
   })
 })
 

@@ -2,6 +2,7 @@
 // The admin API's lists as the console shows them: where each list is, its filters, its columns
 // and each row's actions (every action asks for a reason; the audit log keeps it).
 import { coinsResource } from './coins.js'
+import { copyable } from './copy.js'
 import { depositsResource } from './deposits.js'
 import { h } from './dom.js'
 import { feesResource } from './fees.js'
@@ -65,10 +66,10 @@ export const resources = [
     ],
     rowLabel: (r) => `transfer ${short(idOf(r), 8)}`,
     columns: /** @type {Columns<AdminTransfer>} */ ([
-      { label: 'Transfer', cell: (r) => code(idOf(r), 8) },
+      { label: 'Transfer', cell: (r) => copyable(idOf(r)) },
       { label: 'Purpose', cell: (r) => r.purpose },
       { label: 'Amount', num: true, cell: (r) => money(r) },
-      { label: 'To', cell: (r) => code(r.to, 10) },
+      { label: 'To', cell: (r) => copyable(r.to, 10) },
       {
         label: 'State',
         cell: (r) =>
@@ -128,11 +129,11 @@ export const resources = [
     filters: [statusFilter(['failing', 'pending', 'processing', 'completed', 'failed'])],
     rowLabel: (r) => `withdrawal ${short(idOf(r), 8)}`,
     columns: /** @type {Columns<AdminWithdrawal>} */ ([
-      { label: 'Withdrawal', cell: (r) => code(idOf(r), 8) },
-      { label: 'User', cell: (r) => r.email ?? code(r.userId, 8) },
+      { label: 'Withdrawal', cell: (r) => copyable(idOf(r)) },
+      { label: 'User', cell: (r) => r.email ?? copyable(r.userId) },
       { label: 'Amount', num: true, cell: (r) => money(r) },
       { label: 'Fee', num: true, cell: (r) => money(r, 'fee') },
-      { label: 'Address', cell: (r) => code(r.address, 10) },
+      { label: 'Address', cell: (r) => copyable(r.address, 10) },
       { label: 'State', cell: (r) => state(r.status) },
       { label: 'Attempts', num: true, cell: (r) => String(r.retryCount ?? 0) },
       { label: 'Age', num: true, cell: ageOf },
@@ -182,11 +183,11 @@ export const resources = [
     ],
     rowLabel: (r) => `escrow ${short(r.escrowId, 8)}`,
     columns: [
-      { label: 'Leg', cell: (r) => code(idOf(r), 8) },
-      { label: 'Escrow', cell: (r) => code(r.escrowId, 8) },
+      { label: 'Leg', cell: (r) => copyable(idOf(r)) },
+      { label: 'Escrow', cell: (r) => copyable(r.escrowId) },
       { label: 'Kind', cell: (r) => r.kind },
       { label: 'Amount', num: true, cell: (r) => money(r) },
-      { label: 'To', cell: (r) => code(r.to, 10) },
+      { label: 'To', cell: (r) => copyable(r.to, 10) },
       { label: 'State', cell: (r) => state(r.status) },
       { label: 'Failures', num: true, cell: (r) => String(r.failures ?? 0) },
       { label: 'Age', num: true, cell: ageOf },
@@ -227,8 +228,8 @@ export const resources = [
     filters: [statusFilter(['open', 'settling', 'settled'])],
     rowLabel: (r) => `dispute ${short(idOf(r), 8)}`,
     columns: [
-      { label: 'Job', cell: (r) => code(r.collection, 8) },
-      { label: 'Raised by', cell: (r) => code(r.raisedBy, 8) },
+      { label: 'Job', cell: (r) => copyable(r.collection) },
+      { label: 'Raised by', cell: (r) => copyable(r.raisedBy) },
       { label: 'Reason', cell: (r) => r.reason },
       {
         label: 'Evidence',
@@ -317,6 +318,7 @@ export const resources = [
     rowLabel: (r) => r.email ?? short(idOf(r), 8),
     columns: /** @type {Columns<AdminUser>} */ ([
       { label: 'Email', cell: (r) => r.email ?? '—' },
+      { label: 'Id', cell: (r) => copyable(idOf(r)) },
       { label: 'Name', cell: (r) => `${r.firstName ?? ''} ${r.lastName ?? ''}`.trim() },
       { label: 'Role', cell: (r) => r.role },
       { label: 'Two-factor', cell: (r) => (r.twoFaEnabled ? r.twoFaType : 'off') },
