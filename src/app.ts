@@ -40,6 +40,7 @@ import { paymentHttp } from './modules/payment/module.ts'
 import { referralsHttp } from './modules/referrals/module.ts'
 import { reservesHttp } from './modules/reserves/module.ts'
 import { restoreHttp } from './modules/restore/module.ts'
+import type { CrashHook } from './modules/settlement/outgoing/types.ts'
 import { storesHttp } from './modules/stores/module.ts'
 import { transactionsHttp } from './modules/transactions/module.ts'
 import { verificationHttp } from './modules/verification/module.ts'
@@ -65,6 +66,8 @@ export interface AppDeps {
   built?: Awaited<ReturnType<typeof buildServices>>
   /** limits on slow clients (default: a request within 30 s, its headers within 15 s) */
   connectionLimits?: ConnectionLimits
+  /** tests only: the outgoing sender's crash points */
+  crashHook?: CrashHook
 }
 
 /** Each module's routes, registered from the built services. */
@@ -152,7 +155,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Built before any route; closed with the app unless the caller built (and closes) them.
   const built =
     deps.built ??
-    (await buildServices({ config, database, clock, log, ...(deps.mailer ? { mailer: deps.mailer } : {}) }))
+    (await buildServices({
+      config,
+      database,
+      clock,
+      log,
+      ...(deps.mailer ? { mailer: deps.mailer } : {}),
+      ...(deps.crashHook ? { crashHook: deps.crashHook } : {}),
+    }))
   if (!deps.built) app.addHook('onClose', built.close)
   const { services } = built
   app.decorate('services', services)

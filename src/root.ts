@@ -6,8 +6,8 @@
 import type { Logger } from 'pino'
 import { type Config, notInProduction } from './config.ts'
 import type { Database } from './db/index.ts'
-import { assertHandled } from './handlers-check.ts'
 import { listenReadCaches } from './db/read-cache.ts'
+import { assertHandled } from './handlers-check.ts'
 import { buildAccount } from './modules/account/module.ts'
 import { buildAdmin } from './modules/admin/module.ts'
 import { buildGoogle } from './modules/auth/google-module.ts'
@@ -32,6 +32,7 @@ import { buildReferrals } from './modules/referrals/module.ts'
 import { buildReserves } from './modules/reserves/module.ts'
 import { buildRestore } from './modules/restore/module.ts'
 import { buildChainWatch, buildKeys, buildOutgoing } from './modules/settlement/module.ts'
+import type { CrashHook } from './modules/settlement/outgoing/types.ts'
 import { buildStores } from './modules/stores/module.ts'
 import { buildTransactions } from './modules/transactions/module.ts'
 import { buildVerification, buildVerificationReview } from './modules/verification/module.ts'
@@ -51,6 +52,8 @@ export interface RootDeps {
   log: Logger
   /** default: SMTP when SMTP_URL is set, else the outbox (not in production) */
   mailer?: Mailer
+  /** tests only: the outgoing sender's crash points (see `CrashHook`) */
+  crashHook?: CrashHook
 }
 
 /** The platform parts every module may take: configuration, database, clock, log, jobs, mail, secrets. */
@@ -170,7 +173,17 @@ export async function buildServices(deps: RootDeps) {
       confirmPassword,
       caches: database.caches,
     })
-    const { outgoing } = buildOutgoing({ database, chain, clock, log, jobs, ledger, wallets, settlement })
+    const { outgoing } = buildOutgoing({
+      database,
+      chain,
+      clock,
+      log,
+      jobs,
+      ledger,
+      wallets,
+      settlement,
+      crashHook: deps.crashHook,
+    })
     // The fee address (escrow releases pay their platform fee there) and sweeps to a cold address.
     const { fees } = await buildFees({
       db,
@@ -316,7 +329,17 @@ export async function buildServices(deps: RootDeps) {
     })
 
     // Restores: restore mode and the platform's own transactions a restored database did not know.
-    const { restore } = buildRestore({ db, config, chain, clock, log, auth, outgoing, withdrawals, transactions })
+    const { restore } = buildRestore({
+      db,
+      config,
+      chain,
+      clock,
+      log,
+      auth,
+      outgoing,
+      withdrawals,
+      transactions,
+    })
 
     // Every job kind and transfer purpose has its one handler, or the process does not start.
     assertHandled(jobs, outgoing)

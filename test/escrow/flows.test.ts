@@ -307,7 +307,7 @@ describe('failing payout legs', () => {
       const ledgerBefore = await userBalance(t, receiver.id, 'avax')
       expect((await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId })).statusCode).toBe(200)
       let crashes = 0
-      t.app.services.outgoing.testHook = (at) => {
+      t.crash.hook = (at) => {
         if (at === point && crashes === 0) {
           crashes++
           throw new SimulatedCrash(at)
@@ -316,7 +316,7 @@ describe('failing payout legs', () => {
       try {
         await settleAll(t)
       } finally {
-        t.app.services.outgoing.testHook = undefined
+        t.crash.hook = undefined
       }
       expect(crashes).toBe(1)
       expect(await chain().balanceOf(receiverAddress, 'avax')).toBe(onChainBefore + 4n * AVAX)

@@ -173,7 +173,7 @@ describe('releasing a parent escrow', () => {
     // The worker sending the funding dies each time after the receipt: the child's funding is
     // mined (and credited by the watcher) but not yet settled in the ledger.
     const sender = t.app.services.outgoing
-    sender.testHook = async (at, id) => {
+    t.crash.hook = async (at, id) => {
       if (at !== 'after-receipt') return
       const row = await sender.get(t.database.db, id)
       if (row?.purpose === LEG_PURPOSE) throw new SimulatedCrash(at)
@@ -199,7 +199,7 @@ describe('releasing a parent escrow', () => {
         'ESCROW_CHILD_FUNDING_PENDING',
       )
     } finally {
-      sender.testHook = undefined
+      t.crash.hook = undefined
     }
     await settleAll(t)
     const leadBefore = await userBalance(t, lead.id, 'avax')

@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.ts'
 import { type Config, loadConfig } from '../../src/config.ts'
 import { type Database, openPGlite, openPostgres } from '../../src/db/index.ts'
 import { migrateToLatest } from '../../src/db/migrate.ts'
+import type { CrashHook } from '../../src/modules/settlement/outgoing/types.ts'
 import { ManualClock } from '../../src/platform/clock.ts'
 import type { Mailer } from '../../src/platform/mail/mailer.ts'
 import { scratchPostgres } from './postgres.ts'
@@ -52,6 +53,8 @@ export interface TestApp {
   /** runs every queued background job (mail, chain, payouts) */
   drain(): Promise<void>
   req(opts: InjectOptions & { token?: string }): Promise<LightMyRequestResponse>
+  /** the outgoing sender's crash points: set `hook` to throw SimulatedCrash at one of them */
+  crash: { hook: CrashHook | undefined }
 }
 
 export async function createTestApp(
@@ -65,12 +68,14 @@ export async function createTestApp(
     opts.config,
   )
   const clock = new ManualClock()
+  const crash: TestApp['crash'] = { hook: undefined }
   const app = await buildApp({
     config,
     database,
     clock,
     logger: false,
     ...(opts.mailer ? { mailer: opts.mailer } : {}),
+    crashHook: (at, id) => crash.hook?.(at, id),
   })
   await app.ready()
   return {
@@ -84,6 +89,7 @@ export async function createTestApp(
       if (ownDataDir) rmSync(ownDataDir, { recursive: true, force: true })
     },
     drain: () => app.services.jobs.runUntilIdle(),
+    crash,
     req({ token, headers, ...rest }) {
       return app.inject({
         ...rest,

@@ -178,7 +178,7 @@ describe('keys rotate', () => {
     // The rotation advances one row right before each transfer is signed, so keys are read and
     // used for signing while the rotation is half-way; it then finishes beside the sender.
     const seen: { old: number; current: number }[] = []
-    t.app.services.outgoing.testHook = async (at) => {
+    t.crash.hook = async (at) => {
       if (at !== 'before-sign') return
       const slice = new AbortController()
       await rotateKeys({
@@ -194,7 +194,7 @@ describe('keys rotate', () => {
     try {
       await settleAll(t)
     } finally {
-      t.app.services.outgoing.testHook = undefined
+      t.crash.hook = undefined
     }
     expect(seen.length).toBeGreaterThanOrEqual(3)
     expect(seen.every((s) => s.old > 0 && s.current > 0)).toBe(true)

@@ -37,9 +37,17 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'wp-outgoing-logs-'))
   const config = loadConfig({ ...TEST_ENV, LOG_LEVEL: 'info', DATA_DIR: dataDir })
   const clock = new ManualClock()
-  const app = await buildApp({ config, database, clock, logger: pino({ level: 'info' }, sink) })
+  const crash: TestApp['crash'] = { hook: undefined }
+  const app = await buildApp({
+    config,
+    database,
+    clock,
+    logger: pino({ level: 'info' }, sink),
+    crashHook: (at, id) => crash.hook?.(at, id),
+  })
   await app.ready()
   t = {
+    crash,
     app,
     database,
     clock,

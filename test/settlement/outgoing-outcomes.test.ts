@@ -28,7 +28,7 @@ beforeAll(async () => {
   t = await createTestApp()
 })
 afterEach(() => {
-  t.app.services.outgoing.testHook = undefined
+  t.crash.hook = undefined
   t.app.services.chain.devnet!.setDown(false)
 })
 afterAll(() => t?.close())
@@ -106,7 +106,7 @@ describe('outcome reports', () => {
 
     // The worker dies right after the settlement committed: its report has not run.
     let between: Record<string, unknown> | undefined
-    t.app.services.outgoing.testHook = async (at, id) => {
+    t.crash.hook = async (at, id) => {
       if (at !== 'after-settle' || id !== transferId || between) return
       const [w, tr] = await Promise.all([withdrawal(withdrawalId), transfer(transferId)])
       between = {
@@ -126,7 +126,7 @@ describe('outcome reports', () => {
       throw new SimulatedCrash(at)
     }
     await runUntil(() => between !== undefined)
-    t.app.services.outgoing.testHook = undefined
+    t.crash.hook = undefined
     expect(between).toMatchObject({
       transfer: 'completed',
       withdrawal: 'processing',
@@ -182,7 +182,7 @@ describe('outcome reports', () => {
 
     let between: Record<string, unknown> | undefined
     try {
-      sender.testHook = async (at, id) => {
+      t.crash.hook = async (at, id) => {
         if (at !== 'after-settle' || id !== transferId || between) return
         between = {
           transfer: (await transfer(transferId)).status,
@@ -196,7 +196,7 @@ describe('outcome reports', () => {
       }
       await runUntil(() => between !== undefined)
     } finally {
-      sender.testHook = undefined
+      t.crash.hook = undefined
       sender.options.maxFailures = maxFailures
     }
     // With the failure itself, amount and fee are back in the wallet.
@@ -247,7 +247,7 @@ describe('outcome reports', () => {
     // marks the leg completed, the payer releases the rest.
     let rest: { statusCode: number; body: string } | undefined
     let window: Record<string, unknown> | undefined
-    t.app.services.outgoing.testHook = async (at, id) => {
+    t.crash.hook = async (at, id) => {
       if (at !== 'after-settle' || rest) return
       const tr = await transfer(id)
       if (tr.purpose !== 'escrow.leg' || tr.referenceId !== firstPayout.id) return
@@ -260,7 +260,7 @@ describe('outcome reports', () => {
       rest = await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId })
     }
     await runUntil(() => rest !== undefined)
-    t.app.services.outgoing.testHook = undefined
+    t.crash.hook = undefined
     expect(window).toEqual({ transfer: 'completed', leg: 'processing' })
     expect(rest?.statusCode, rest?.body).toBe(200)
 

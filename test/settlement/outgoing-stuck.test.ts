@@ -27,7 +27,7 @@ beforeAll(async () => {
   t = await createTestApp()
 })
 afterEach(async () => {
-  t.app.services.outgoing.testHook = undefined
+  t.crash.hook = undefined
   await t.app.services.chain.devnet!.setAutomine(true)
 })
 afterAll(async () => {
@@ -205,7 +205,6 @@ describe('a stuck transaction', () => {
     const { user, address } = await warmUser(13)
     const c = chain()
     const devnet = c.devnet!
-    const sender = t.app.services.outgoing
     const nonceBefore = await c.getNonce(address, 'latest')
     const walletBefore = await balanceOf(t, user.id, 'avax')
 
@@ -216,14 +215,14 @@ describe('a stuck transaction', () => {
 
     // The replacement is stored, then the worker dies before broadcasting it...
     let crashed = false
-    sender.testHook = (at, id) => {
+    t.crash.hook = (at, id) => {
       if (at === 'after-replace' && id === transferId && !crashed) {
         crashed = true
         throw new SimulatedCrash(at)
       }
     }
     await until(async () => crashed, 20_000)
-    sender.testHook = undefined
+    t.crash.hook = undefined
     const [orig, repl] = await signedTxs(transferId)
     expect(repl).toBeDefined()
     expect((await transfer(transferId)).txHash).toBe(repl!.txHash)
@@ -263,7 +262,7 @@ describe('a shutdown with a send in flight', () => {
     // The worker loop runs; right after the broadcast (signed, not yet mined) the process is
     // asked to stop.
     let stopping: Promise<void> | undefined
-    sender.testHook = (at, id) => {
+    t.crash.hook = (at, id) => {
       if (at === 'after-broadcast' && id === transferId && !stopping) stopping = jobs.stop()
     }
     jobs.start(20)
@@ -272,7 +271,7 @@ describe('a shutdown with a send in flight', () => {
     } finally {
       await (stopping ?? jobs.stop())
     }
-    sender.testHook = undefined
+    t.crash.hook = undefined
 
     // Stopped cleanly: the signed transaction is stored and broadcast, nothing runs, its next
     // check is queued, nothing is settled or mined yet.

@@ -18,7 +18,7 @@ beforeAll(async () => {
   t = await createTestApp()
 })
 afterEach(() => {
-  t.app.services.outgoing.testHook = undefined
+  t.crash.hook = undefined
 })
 afterAll(() => t?.close())
 
@@ -61,7 +61,7 @@ describe('a release while an earlier leg settles', () => {
       let holding = true
       let mined = false
       const sender = t.app.services.outgoing
-      sender.testHook = async (at, id) => {
+      t.crash.hook = async (at, id) => {
         if (id !== held || at !== 'after-receipt' || !holding) return
         mined = true
         throw new SimulatedCrash(at)

@@ -23,7 +23,7 @@ beforeAll(async () => {
   t = await createTestApp()
 })
 afterEach(() => {
-  t.app.services.outgoing.testHook = undefined
+  t.crash.hook = undefined
 })
 afterAll(() => t?.close())
 
@@ -82,7 +82,7 @@ describe('a worker dying between steps', () => {
         .where('id', '=', withdrawalId)
         .executeTakeFirstOrThrow()
       let crashes = 0
-      t.app.services.outgoing.testHook = (point, transferId) => {
+      t.crash.hook = (point, transferId) => {
         if (point === at && transferId === outgoingId && crashes === 0) {
           crashes++
           throw new SimulatedCrash(point)
@@ -173,7 +173,7 @@ describe('a worker dying between steps', () => {
     const sender = t.app.services.outgoing
     // Up to just before signing (its gas reserved), then that worker dies.
     let stopped = false
-    sender.testHook = (point, transferId) => {
+    t.crash.hook = (point, transferId) => {
       if (point === 'before-sign' && transferId === id && !stopped) {
         stopped = true
         throw new SimulatedCrash(point)
@@ -203,14 +203,14 @@ describe('a worker dying between steps', () => {
       const row = await load.call(sender, ex, transferId, forUpdate)
       if (armed && !forUpdate && transferId === id) {
         armed = false
-        sender.testHook = (point, tid) => {
+        t.crash.hook = (point, tid) => {
           if (point === 'after-broadcast' && tid === id) throw new SimulatedCrash(point)
         }
         await sender.run(id).catch((err) => {
           if (!(err instanceof SimulatedCrash)) throw err
           bSent = true
         })
-        sender.testHook = undefined
+        t.crash.hook = undefined
       }
       return row
     }
@@ -254,7 +254,7 @@ describe('a worker dying between steps', () => {
       .where('id', '=', withdrawalId)
       .executeTakeFirstOrThrow()
     let crashed = false
-    t.app.services.outgoing.testHook = (point, transferId) => {
+    t.crash.hook = (point, transferId) => {
       if (point === 'after-sign' && transferId === outgoingId && !crashed) {
         crashed = true
         throw new SimulatedCrash(point)

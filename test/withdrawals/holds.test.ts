@@ -198,7 +198,7 @@ describe('withdrawal holds', () => {
 
     // Stop the worker right after it signed: the gas is held on the address's treasury account.
     let seen: { holdId: string | null; reserved: bigint; held: bigint } | undefined
-    t.app.services.outgoing.testHook = async (at, id) => {
+    t.crash.hook = async (at, id) => {
       if (at !== 'after-sign' || id !== w.outgoingId || seen) return
       const row = await outgoing(id)
       const treasury = (await ledger().accountsOf(db(), 'treasury', from)).avax!
@@ -212,7 +212,7 @@ describe('withdrawal holds', () => {
         if (!seen) t.clock.advance(5_000)
       }
     } finally {
-      t.app.services.outgoing.testHook = undefined
+      t.crash.hook = undefined
     }
     expect(seen?.holdId).toMatch(/^[0-9a-f]{24}$/)
     expect(seen!.reserved).toBeGreaterThan(0n)

@@ -62,7 +62,7 @@ async function parkInsteadOfHold(holdId: string, to: string, key: string) {
 /** Runs the sender until the transfer has its gas reserved, and stops it there (before signing). */
 async function stopBeforeSigning(transferId: string) {
   let stopped = false
-  t.app.services.outgoing.testHook = (at, id) => {
+  t.crash.hook = (at, id) => {
     if (at !== 'before-sign' || id !== transferId) return
     stopped = true
     throw new SimulatedCrash(at)
@@ -74,7 +74,7 @@ async function stopBeforeSigning(transferId: string) {
       if (!stopped) t.clock.advance(5_000)
     }
   } finally {
-    t.app.services.outgoing.testHook = undefined
+    t.crash.hook = undefined
   }
   expect(stopped).toBe(true)
 }

@@ -17,7 +17,7 @@ import type { WalletService } from '../wallet/service.ts'
 import { DepositDesk } from './deposits.ts'
 import { KeyStore } from './keys.ts'
 import { OutgoingSender } from './outgoing/sender.ts'
-import { GAS_TOPUP_PURPOSE } from './outgoing/types.ts'
+import { type CrashHook, GAS_TOPUP_PURPOSE } from './outgoing/types.ts'
 import { Halts, type SettlementReadiness } from './reconcile/halts.ts'
 import { Reconciler } from './reconcile/job.ts'
 import { ReorgRepairs } from './reorgs/service.ts'
@@ -119,6 +119,7 @@ export function buildOutgoing(d: {
   ledger: Ledger
   wallets: WalletService
   settlement: SettlementChecks
+  crashHook?: CrashHook | undefined
 }) {
   const { database, chain, clock, log, jobs, ledger, wallets } = d
   const outgoing = new OutgoingSender({
@@ -130,6 +131,7 @@ export function buildOutgoing(d: {
     ledger,
     wallets,
     halts: d.settlement.halts,
+    crashHook: d.crashHook,
   })
   outgoing.registerJobs(jobs)
   // A top-up is the platform's own value moving between its addresses: the deposit watcher books

@@ -30,9 +30,6 @@ export class OutgoingSender implements SenderContext {
   readonly options: SenderOptions
   /** what operators may do with transfers (lists, run now, replace now, cancel) */
   readonly operations: OutgoingOperations = new OutgoingOperations(this)
-  /** tests only: called at each crash point; throw SimulatedCrash to "kill" the worker there */
-  testHook: ((at: CrashPoint, transferId: string) => void | Promise<void>) | undefined
-
   constructor(
     readonly deps: SenderDeps,
     options: Partial<SenderOptions> = {},
@@ -100,6 +97,6 @@ export class OutgoingSender implements SenderContext {
   }
 
   async crashPoint(at: CrashPoint, id: string) {
-    if (this.testHook) await this.testHook(at, id)
+    if (this.deps.crashHook) await this.deps.crashHook(at, id)
   }
 }

@@ -208,7 +208,11 @@ export interface SenderDeps {
   wallets: WalletService
   /** coins halted by reconciliation: nothing new is signed in them */
   halts: Pick<Halts, 'isHalted'>
+  /** tests only: called at each crash point; throwing SimulatedCrash "kills" the worker there */
+  crashHook?: CrashHook | undefined
 }
+
+export type CrashHook = (at: CrashPoint, transferId: string) => void | Promise<void>
 
 /** What every step of the sender works with (the sender itself implements it). */
 export interface SenderContext {
