@@ -411,4 +411,27 @@ describe('the operator console at /admin', () => {
     expect(audit).toEqual([{ action: 'coin.add', targetId: 'dai', reason: 'Listing DAI' }])
     expect(cspViolations).toEqual([])
   })
+
+  it('answers where a deposit is from its transaction hash', async () => {
+    // The latest deposit credited to a customer, as the watcher recorded it.
+    const { txHash } = await t.database.db
+      .selectFrom('chainEvents')
+      .select('txHash')
+      .where('kind', '=', 'deposit')
+      .where('ownerId', '=', users[0]!.id)
+      .orderBy('blockNumber', 'desc')
+      .executeTakeFirstOrThrow()
+    await page.goto(`${baseUrl}/admin#/deposits?hash=${txHash}`)
+    await page.getByRole('heading', { name: 'Deposits', level: 1 }).waitFor()
+    await settled()
+    await page
+      .getByRole('region', { name: 'Lookup result' })
+      .getByText(/found: Credited on /)
+      .waitFor()
+    await expect(page.locator('#table-deposits tbody tr').first().textContent()).resolves.toContain(
+      users[0]!.email,
+    )
+    await shot('deposits')
+    expect(cspViolations).toEqual([])
+  })
 })
