@@ -8,8 +8,10 @@ import { ConfigError, loadConfig } from '../../src/config.ts'
 import { ruleFor } from '../../src/modules/verification/requirement.ts'
 import { TEST_ENV } from '../helpers/app.ts'
 
-const load = (env: Record<string, string>) =>
-  loadConfig({ ...TEST_ENV, DATA_DIR: '/tmp/wp-verif-config', ...env })
+// (generated secrets are written into DATA_DIR: a directory of this file's own)
+const dataDir = mkdtempSync(join(tmpdir(), 'wp-verif-config-'))
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+const load = (env: Record<string, string>) => loadConfig({ ...TEST_ENV, DATA_DIR: dataDir, ...env })
 const problems = (env: Record<string, string>) => {
   try {
     load(env)
