@@ -134,4 +134,20 @@ describe('the client package', () => {
     const out = JSON.parse((await node('verify', code, signUp.tempToken)).stdout)
     expect(out).toEqual({ email, branch: 'not-found branch', status: 404 })
   })
+
+  it('ships verifyReserves with its dependencies: the format vector, and a report against the service', async () => {
+    // the proof of reserves' own tests run it against snapshots and tampered copies (test/reserves)
+    writeFileSync(
+      join(consumer, 'reserves.mjs'),
+      `import { reservesLeafHash, verifyReserves } from '@workpay/client'
+const hash = reservesLeafHash(new Uint8Array(32).fill(1), 'user:alice', 100n)
+const report = await verifyReserves({ baseUrl: process.argv[2], token: 'not-a-token', rpcUrl: process.argv[2] })
+console.log(JSON.stringify({ hash: Buffer.from(hash).toString('hex'), ok: report.ok, problems: report.problems }))
+`,
+    )
+    const out = JSON.parse((await run(process.execPath, [join(consumer, 'reserves.mjs'), baseUrl])).stdout)
+    expect(out.hash).toBe('ab8e9693c5f8231c78dd054cab75ecc7321dad0e2a261343fa394bcd6de37c3a')
+    expect(out.ok).toBe(false)
+    expect(out.problems).toEqual([expect.stringMatching(/^GET \/v1\/account: HTTP 401 [A-Z_]+$/)])
+  })
 })
