@@ -246,6 +246,10 @@ describe('POST /v1/payment-public/direct-deposit', () => {
       409,
       'PAYMENT_ORDER_PENDING',
     )
+    // nor take the public order over as their own payment (its refunds go to the outside payer)
+    const takeOver = await post(creator, '/v1/payment/', { coin: 'usdc', collection: pub })
+    expectError(takeOver, 409, 'PAYMENT_ORDER_PENDING')
+    expect(takeOver.json().message).toContain(escrowId)
     // validate: an order of another collection, a collection without orders
     expectError(await validate({ collection: own, order: q.orderId }), 404, 'NOT_FOUND')
     expectError(await validate({ collection: await newCollection() }), 404, 'NOT_FOUND')

@@ -8,6 +8,7 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { CollectionService } from '../collections/service.ts'
+import { directDepositRepo } from './direct-deposit-repo.ts'
 import type { CollectionPaymentInput, FundInput, ReleaseInput } from './payment-schemas.ts'
 import {
   centsToNumber,
@@ -73,6 +74,13 @@ export class CollectionPayments {
     if (!state.escrowId) return undefined
     const row = await escrowRepo.get(this.deps.db, state.escrowId)
     if (!row || row.status === 'cancelled') return undefined
+    // A public payment order (direct deposit) is the outside payer's: what it holds is refunded to
+    // them, so the creator never takes it over as their own payment.
+    if (row.status === 'waiting' && (await directDepositRepo.byEscrow(this.deps.db, row.id)))
+      throw errors.named(
+        'PAYMENT_ORDER_PENDING',
+        `This collection awaits a public payment order (escrow ${row.id}) until it is paid or expires; cancel it with POST /v1/escrow/cancel to pay it yourself`,
+      )
     if (row.status !== 'waiting')
       throw errors.named(
         'ESCROW_ALREADY_PAID',
