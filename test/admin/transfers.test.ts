@@ -328,7 +328,7 @@ describe('a stuck transaction', () => {
     const [audit] = await auditRows(t, 'transfer.replace')
     expect(audit).toMatchObject({ targetType: 'transfer', targetId: transferId, reason })
     expect(audit!.details).toMatchObject({ replacedTxHash: before.txHash })
-    expectError(await act(`/v1/admin/transfers/${transferId}/replace`), 409, 'TRANSFER_NOT_STUCK')
+    expectError(await act(`/v1/admin/transfers/${transferId}/replace`), 409, 'TRANSFER_NOT_OPEN')
     await expectConsistent(t)
   })
 

@@ -117,6 +117,7 @@ describe('the error catalogue', () => {
       'SPLIT_EXCEEDS_ESCROW',
       'TRANSFER_AWAITS_GAS',
       'TRANSFER_REPLACE_LIMIT',
+      'TRANSFER_NOT_STUCK',
       'LAST_ADMIN',
     ])
     const tests = filesUnder(join(root, 'test'))
