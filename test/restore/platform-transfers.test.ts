@@ -198,6 +198,44 @@ describe('a transaction a never-exported key signed that the database does not k
   })
 })
 
+describe('what cannot be re-attached', () => {
+  it('refuses a transaction that moved no value, and one whose gas the address holds no platform value for', async () => {
+    const warm = await warmUser(5)
+    const cold = await createUser(t)
+    await fundUser(t, 6, cold, 'avax', 1n * AVAX)
+    // Moved nothing (its nonce taken by a self-transfer of 0): no withdrawal to recreate.
+    const nothing = await signedInLostTimeline(t, warm, 'avax', await walletAddress(t, warm), 0n)
+    // From a funded address that never sent: the platform holds no gas value there (its top-up,
+    // too, would be a transaction the copy lost).
+    const unpaid = await signedInLostTimeline(t, cold, 'avax', freshAddress(), 10n ** 17n)
+    await t.app.services.wallets.scanNow()
+    const a = await findingOf(nothing)
+    const b = await findingOf(unpaid)
+    expect(a).toMatchObject({ amount: '0', actions: { reattach: false, external: true } })
+    expectError(
+      await api().post(`/v1/admin/platform-transfers/${a._id}/reattach`, { reason }),
+      422,
+      'PLATFORM_TRANSFER_NOT_A_WITHDRAWAL',
+    )
+    const before = await balanceOf(t, cold.id, 'avax')
+    expectError(
+      await api().post(`/v1/admin/platform-transfers/${b._id}/reattach`, { reason }),
+      422,
+      'PLATFORM_TRANSFER_GAS_SHORT',
+    )
+    // Refused as a whole: no withdrawal, no hold, the finding still open.
+    expect(await balanceOf(t, cold.id, 'avax')).toBe(before)
+    const made = await db().selectFrom('withdrawals').select('id').where('ownerId', '=', cold.id).execute()
+    expect(made).toEqual([])
+    expect(expectOk(await api().get(`/v1/admin/platform-transfers/${b._id}`)).status).toBe('open')
+    for (const f of [a, b])
+      expectOk(await api().post(`/v1/admin/platform-transfers/${f._id}/external`, { reason }))
+    await resume('avax')
+    await t.app.services.wallets.scanNow()
+    await expectConsistent(t)
+  })
+})
+
 describe('errors and permissions', () => {
   it('answers 401 without a token and 403 to a user and to an admin without a fresh second factor', async () => {
     const user = await createUser(t)
