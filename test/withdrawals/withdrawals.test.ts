@@ -186,7 +186,12 @@ describe('POST /v1/withdrawals/ on the dev chain', () => {
         .where('toAddress', '=', to.toLowerCase())
         .execute()
       expect(transfer).toMatchObject({ status: 'queued', failures: 0 })
-      expect(transfer!.errors!.length).toBeGreaterThan(5)
+      const tries = transfer!.errors!.length
+      expect(tries).toBeGreaterThan(5)
+      // the withdrawal heard of the 1st, 2nd, 4th, 8th ... try only, not of one a minute
+      const heard = (await list(user)).data[0]!
+      expect(heard.retryCount).toBe(Math.floor(Math.log2(tries)) + 1)
+      expect(heard.errMsg).toHaveLength(heard.retryCount)
     } finally {
       devnet.setDown(false)
     }

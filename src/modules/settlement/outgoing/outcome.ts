@@ -33,6 +33,8 @@ function statusOf(code: string): number {
 
 type Fate = 'unsigned' | 'mined' | 'dead' | 'unknown'
 
+const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0
+
 /**
  * Records a failed attempt: retried with backoff, or final (settled as failed when safe). A
  * provider's transient trouble (unreachable, timing out, a lagging node: `ChainError.retryable`)
@@ -97,11 +99,14 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown) 
       await settleFailure(s, tx, failed, { code, message, reason: 'failed', receipt: null })
       return
     }
-    await report(s, tx, TRANSFER_ATTEMPT_FAILED, {
-      ...eventOf(current),
-      attempt: errors.length,
-      error: message,
-    })
+    // Every attempt is recorded on the transfer; the caller hears of a provider's outage on its
+    // 1st, 2nd, 4th, 8th ... try only, so an outage of hours is a few reports, not one a minute.
+    if (!transient || isPowerOfTwo(errors.length))
+      await report(s, tx, TRANSFER_ATTEMPT_FAILED, {
+        ...eventOf(current),
+        attempt: errors.length,
+        error: message,
+      })
     s.deps.log.warn(
       {
         transferId: id,
