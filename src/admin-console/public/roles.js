@@ -17,8 +17,6 @@ const NEEDS = [
   [/^\/v1\/admin\/users\/[^/]+\/(suspend|unsuspend)$/, 'customer'],
   [/^\/v1\/admin\/deposits\/rescan$/, 'customer'],
   [/^\/v1\/admin\/verifications\/[^/]+\/(approve|reject)$/, 'customer'],
-  [/^\/v1\/admin\/platform-transfers\/[^/]+\/(reattach|external)$/, 'money'],
-  [/^\/v1\/admin\/parked-jobs\/[^/]+\/(release|drop)$/, 'money'],
   [/^\/v1\/admin\/(transfers|withdrawals|escrow-legs)\/[^/]+\/(retry|replace|cancel)$/, 'money'],
   [/^\/v1\/admin\/fees\/sweep$/, 'money'],
   [/^\/v1\/admin\/coins\/[^/]+\/(halt|resume)$/, 'money'],

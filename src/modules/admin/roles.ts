@@ -1,9 +1,8 @@
 // Which operator role may call which /v1/admin route: one table, keyed by the route's operationId,
 // checked by the admin guard on every request. `support` reads everything and acts for customers
-// (suspension, identity verifications, a
-// deposit's rescan); `finance` reads everything and moves money (transfers,
-// withdrawals, legs, fee sweeps, halts, reorg decisions); `admin` does all of it and configures the
-// platform and its operators. A route missing from the table is refused to everyone but `admin`.
+// (suspension, identity verifications, a deposit's rescan); `finance` reads everything and moves
+// money (transfers, withdrawals, legs, fee sweeps, halts, reorg decisions); `admin` does all of it,
+// configures the platform and its operators, and repairs after a restore. A route missing from the table is refused to everyone but `admin`.
 import type { StaffRole } from '../account/moderation.ts'
 
 /** What a route does, which decides who may call it. */
@@ -48,9 +47,6 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   adminCollectionTypes: 'read',
   adminVerifications: 'read',
   adminVerification: 'read',
-  adminPlatformTransfers: 'read',
-  adminPlatformTransfer: 'read',
-  adminParkedJobs: 'read',
   adminDepositLookup: 'read',
   // acting for a customer
   adminSuspendUser: 'customer',
@@ -69,10 +65,6 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   adminReorgReverse: 'money',
   adminReorgKeep: 'money',
   adminReservesSnapshot: 'money',
-  adminPlatformTransferReattach: 'money',
-  adminPlatformTransferExternal: 'money',
-  adminParkedJobRelease: 'money',
-  adminParkedJobDrop: 'money',
   // configuring the platform and its operators; deciding a dispute (the arbiter is an admin)
   adminDecideDispute: 'admin',
   adminGrantRole: 'admin',
