@@ -163,6 +163,26 @@ describe('operator review', () => {
     expect(await auditRows(t, 'verification.reject')).toHaveLength(0)
   })
 
+  it('an operator cannot decide their own verification', async () => {
+    const started = await startSession(t, admin)
+    const id = started.verification.vendorData
+    expectOk(await sendImage(t, admin, 'face', png(4, 7)))
+    expect(expectOk(await sendImage(t, admin, 'document-front', png(4, 8))).status).toBe('submitted')
+    for (const verb of ['approve', 'reject'])
+      expectError(
+        await t.req({
+          method: 'POST',
+          url: `/v1/admin/verifications/${id}/${verb}`,
+          token: admin.token,
+          payload: { reason: 'Looks like me' },
+        }),
+        409,
+        'OWN_ACCOUNT_REFUSED',
+      )
+    expect(await kycOf(t, admin)).toEqual({ kyc: false, kycStatus: 'pending' })
+    expect((await auditRows(t, 'verification.approve')).map((r) => r.targetId)).not.toContain(id)
+  })
+
   it('reject with a reason: the user sees it, is notified, and may start again', async () => {
     const user = await createUser(t)
     const started = await startSession(t, user, { documentType: 'ID_CARD' })

@@ -37,7 +37,7 @@ export const ACCOUNT_CODES = {
   ROLE_NOT_HELD: code(409, 'The account is not an admin.', 'Nothing to do.'),
   OWN_ACCOUNT_REFUSED: code(
     409,
-    'An operator cannot change their own role, or suspend themselves.',
+    'An operator cannot change their own role, suspend themselves, or decide their own identity verification.',
     'Ask another admin.',
   ),
   ROLE_SET_BY_CONFIG: code(

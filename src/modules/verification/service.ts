@@ -268,6 +268,9 @@ export class VerificationService {
         if (opts.repeatable && row.status === d.status) return { row, changed: false }
         throw named('VERIFICATION_NOT_OPEN', `This verification was ${row.status} already`)
       }
+      // An operator never decides their own identity.
+      if (opts.actorId !== null && opts.actorId === row.userId)
+        throw named('OWN_ACCOUNT_REFUSED', 'An operator cannot decide their own identity verification')
       if (!opts.from.includes(row.status))
         throw named(
           'VERIFICATION_NOT_SUBMITTED',
