@@ -254,13 +254,24 @@ export const resources = [
               )
             : 'none',
       },
-      { label: 'In escrow', num: true, cell: (r) => usd(r.escrowAmount) },
+      // What is still held and proposed matters while it is open; afterwards, how it ended.
+      { label: 'In escrow', num: true, cell: (r) => (r.status === 'open' ? usd(r.escrowAmount) : '—') },
       {
-        label: 'Proposal',
+        label: 'Proposal or outcome',
         cell: (r) =>
-          r.proposal
-            ? `creator ${usd(r.proposal.creatorAmount)} / talent ${usd(r.proposal.ownerAmount)}`
-            : '',
+          r.status === 'open'
+            ? r.proposal
+              ? `proposed: creator ${usd(r.proposal.creatorAmount)} / talent ${usd(r.proposal.ownerAmount)}`
+              : ''
+            : h(
+                'span',
+                { class: 'outcome' },
+                `${r.resolution === 'arbiter' ? 'decided' : 'agreed'}: talent ${usd(r.ownerAmount)} / creator ${usd(r.creatorAmount)}`,
+                r.resolvedAt ? ` on ${time(r.resolvedAt)}` : '',
+                r.decidedBy ? h('span', {}, ' by ', copyable(r.decidedBy)) : '',
+                r.note ? h('span', {}, ` · note: “${r.note}”`) : '',
+                r.paidAt ? ` · paid ${time(r.paidAt)}` : '',
+              ),
       },
       { label: 'State', cell: (r) => state(r.status) },
       { label: 'Opened', cell: (r) => time(r.createdAt) },
