@@ -1,6 +1,7 @@
 // KYC_REQUIRED_FOR in withdrawals: an amount above a coin's threshold is refused with 403
 // IDENTITY_VERIFICATION_REQUIRED (and nothing held or queued) until the identity is verified; an
-// amount at or below it, or another coin, goes through.
+// amount at or below it, or another coin, goes through; the day's withdrawals of a coin count
+// together, so splitting one does not pass under the threshold.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { adminEnv, createAdmin, expectError, expectOk, runId } from '../admin/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
@@ -46,6 +47,11 @@ describe('withdrawals over the threshold need a verified identity', () => {
     expectOk(await withdraw(0.5))
     expectOk(await withdraw(5, 'usdc'))
     await settleAll(t)
+    // Split into parts: the day's withdrawals count together (0.5 + 0.1 AVAX is over 0.5).
+    const split = await withdraw(0.1)
+    expectError(split, 403, 'IDENTITY_VERIFICATION_REQUIRED')
+    expect(split.json().message).toContain('more than 0.5 AVAX (in 24 hours)')
+    expectError(await withdraw(0.2, 'usdc'), 403, 'IDENTITY_VERIFICATION_REQUIRED')
 
     // A session in progress is not a verified identity.
     const started = await startSession(t, user)

@@ -49,6 +49,19 @@ export const withdrawalRepo = {
       .executeTakeFirst()
   },
 
+  /** What the account asked to withdraw of a coin since `since`, failed withdrawals left out. */
+  async recentTotal(ex: Executor, ownerId: string, coin: string, since: Date): Promise<bigint> {
+    const row = await ex
+      .selectFrom('withdrawals')
+      .select(sql<string>`coalesce(sum(amount), 0)::text`.as('total'))
+      .where('ownerId', '=', ownerId)
+      .where('coin', '=', coin)
+      .where('status', '<>', 'failed')
+      .where('createdAt', '>=', since)
+      .executeTakeFirstOrThrow()
+    return BigInt(row.total)
+  },
+
   lock(ex: Executor, id: string) {
     return ex.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
   },

@@ -29,6 +29,9 @@ import type { WalletService } from '../wallet/service.ts'
 import { feeKey, withdrawalOutcomes } from './outcomes.ts'
 import { withdrawalRepo } from './repo.ts'
 
+/** the window of KYC_REQUIRED_FOR limits: a day's withdrawals count together */
+const DAY_MS = 24 * 60 * 60 * 1000
+
 export const WITHDRAWAL_PURPOSE = 'withdrawal'
 
 /**
@@ -113,7 +116,19 @@ export class WithdrawalService {
         { minimum: toCoinNumber(fee, coin.decimals) },
       )
     const address = this.#parseAddress(input.address)
-    await this.deps.identity.assertAllowed(userId, { action: 'withdrawal', coin, amount })
+    await this.deps.identity.assertAllowed(userId, {
+      action: 'withdrawal',
+      coin,
+      amount,
+      // a limit counts the day's withdrawals too: splitting one does not pass under it
+      recent: () =>
+        withdrawalRepo.recentTotal(
+          db,
+          userId,
+          coin.reference,
+          new Date(this.deps.clock.now().getTime() - DAY_MS),
+        ),
+    })
     const key = await wallets.keyOf(db, 'user', userId)
     if (key && key.address.toLowerCase() === address.toLowerCase())
       throw errors.field('/address', 'The address is your own wallet address')
