@@ -170,6 +170,11 @@ export function stepsOf(r: RestoreReport): string[] {
     steps.push(
       `${c.deposits.length} deposit(s) arrived after the backup: the deposit watcher credits each once as it carries on from block ${c.cursor?.number}.`,
     )
+  const fromPlatform = c.deposits.filter((d) => d.fromPlatform)
+  if (fromPlatform.length > 0)
+    steps.push(
+      `${fromPlatform.length} of those deposits came from the platform's own ${fromPlatform.map((d) => d.fromPlatform).join(', ')} (a gas top-up or payment the copy lost): the watcher credits them to the address's owner. Move each with a balanced correction (owner's account → the address's treasury account) before the owner can spend it.`,
+    )
   if (c.scanned?.truncated)
     steps.push(
       `Only blocks ${c.scanned.from}–${c.scanned.to} were read; the chain goes on to ${c.confirmedHead}: run the report again with a larger --max-blocks, or look the addresses up on an explorer.`,
@@ -201,7 +206,7 @@ export function reportText(r: RestoreReport): string[] {
     `deposits after the backup: ${c.deposits.length}`,
     ...c.deposits.map(
       (d) =>
-        `  ${d.txHash} block ${d.block} to ${d.address} (${d.ownerKind} ${d.ownerId}): ${d.amount} ${d.coin}`,
+        `  ${d.txHash} block ${d.block} to ${d.address} (${d.ownerKind} ${d.ownerId}): ${d.amount} ${d.coin}${d.fromPlatform ? ` FROM THE PLATFORM'S ${d.fromPlatform}` : ''}`,
     ),
     `parked jobs: ${r.parkedTotal}${
       Object.keys(r.parkedNow).length

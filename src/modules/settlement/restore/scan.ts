@@ -34,6 +34,9 @@ export interface DepositSeen {
   ownerId: string
   coin: string
   amount: string
+  /** sent by one of the platform's own signers (the gas wallet, the treasury): a lost top-up or
+   * payment the watcher will credit to the address's owner unless an operator corrects it */
+  fromPlatform: 'gasWallet' | 'treasury' | null
 }
 
 export interface ChainAfterBackup {
@@ -81,6 +84,8 @@ export async function chainAfterBackup(
   const nativeCoin = chain.coins.find((c) => !c.isToken)?.reference ?? null
   const batch = BigInt(opts.batchBlocks ?? 200)
   const nonces = new Map<string, number | null>()
+  const gasWallet = chain.gasWallet.address.toLowerCase()
+  const treasury = chain.treasury.address.toLowerCase()
   for (let start = from; start <= last; start += batch) {
     const end = start + batch - 1n < last ? start + batch - 1n : last
     const range = await fetchRange(chain, start, end)
@@ -116,6 +121,7 @@ export async function chainAfterBackup(
     }
     for (const d of classified.deposits)
       out.deposits.push({
+        fromPlatform: d.from === gasWallet ? 'gasWallet' : d.from === treasury ? 'treasury' : null,
         txHash: d.txHash,
         block: d.blockNumber.toString(),
         address: d.address,
