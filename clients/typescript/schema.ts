@@ -8067,7 +8067,10 @@ export interface components {
       role: 'admin' | 'finance' | 'support'
       /** @description what the role may do: `read` every list and page, `customer` act for a customer (suspend, re-scan a deposit), `money` move or stop money, `admin` configure the platform and its operators, decide disputes */
       permissions: ('read' | 'customer' | 'money' | 'admin')[]
-      /** @description the session is revoked when no admin request comes before this (ADMIN_IDLE_TIMEOUT_MS) */
+      /**
+       * Format: date-time
+       * @description the session is revoked when no admin request comes before this (ADMIN_IDLE_TIMEOUT_MS)
+       */
       idleExpiresAt: string
     }
     /**

@@ -119,7 +119,8 @@ export const AdminSession = Type.Object(
           'what the role may do: `read` every list and page, `customer` act for a customer (suspend, re-scan a deposit), `money` move or stop money, `admin` configure the platform and its operators, decide disputes',
       },
     ),
-    idleExpiresAt: Type.Union([Timestamp], {
+    idleExpiresAt: Type.String({
+      format: 'date-time',
       description: 'the session is revoked when no admin request comes before this (ADMIN_IDLE_TIMEOUT_MS)',
     }),
   },
