@@ -94,6 +94,8 @@ describe('restore mode', () => {
         ownerId: user.id,
         coin: 'avax',
         amount: (3n * 10n ** 17n).toString(),
+        // from an outside account, not one of the platform's own signers
+        fromPlatform: null,
       }),
     ])
     expect(report.parkedNow['outgoing.send']).toBeGreaterThanOrEqual(1)
