@@ -25,6 +25,7 @@ export const JOB_KINDS = [
   'work.inspection_release',
   'work.inspection_reminder',
   'webhooks.deliver',
+  'verification.forget',
 ] as const satisfies readonly JobKind[]
 
 export function assertHandled(

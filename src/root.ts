@@ -129,6 +129,7 @@ export async function buildServices(deps: RootDeps) {
       provisionWallet: provisioner.forNewUser,
       referrals,
       caches: database.caches,
+      events,
     })
     const { accounts, accountSecurity } = account
     const verifySensitiveCode: typeof accountSecurity.verifySensitiveCode = (userId, code, then) =>
@@ -214,6 +215,7 @@ export async function buildServices(deps: RootDeps) {
       files: files.files,
       accounts,
       events,
+      jobs,
     })
     const { withdrawals, withdrawalView } = buildWithdrawals({
       db,

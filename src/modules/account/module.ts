@@ -8,6 +8,7 @@ import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import type { FlowService } from '../auth/flows.ts'
 import type { SessionIssuer } from '../auth/sessions.ts'
 import type { TokenService } from '../auth/tokens.ts'
+import type { EventService } from '../events/service.ts'
 import { accountRoutes } from './routes.ts'
 import { AccountSecurityService } from './security.ts'
 import {
@@ -33,6 +34,8 @@ export interface AccountDeps {
   referrals: ReferralHooks
   /** where the full-profile cache lives (absent: every read goes to the database) */
   caches?: ReadCaches
+  /** domain events (`account.deleted`) */
+  events: Pick<EventService, 'emit'>
 }
 
 /** What a full profile is read from: a write to any of them empties the cached profiles. */
@@ -64,6 +67,7 @@ export function buildAccount(d: AccountDeps) {
     accounts,
     issueSession: d.sessions.issue,
     sessions: d.sessions,
+    events: d.events,
   })
   return { accounts, accountSecurity }
 }

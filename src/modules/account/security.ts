@@ -10,6 +10,7 @@ import type { FlowService } from '../auth/flows.ts'
 import type { RequestMeta, TwoFaChallenge } from '../auth/service.ts'
 import type { SessionIssuer } from '../auth/sessions.ts'
 import type { TokenService } from '../auth/tokens.ts'
+import type { EventService } from '../events/service.ts'
 import { confirmPassword } from './password-guard.ts'
 import { accountRepo, profileRepo } from './repo.ts'
 import { AccountCodes, type Outcome, unwrap } from './security-codes.ts'
@@ -55,6 +56,8 @@ export class AccountSecurityService {
       }>
       /** revocations, so every API process forgets the sessions at once */
       sessions: Pick<SessionIssuer, 'revokeAll' | 'revokeOne'>
+      /** `account.deleted`, so other modules erase what they keep of the person */
+      events: Pick<EventService, 'emit'>
     },
   ) {
     this.#codes = new AccountCodes(deps)
@@ -114,6 +117,13 @@ export class AccountSecurityService {
       await this.deps.sessions.revokeAll(tx, userId)
       await this.deps.flows.forgetAccount(tx, userId, now)
       await securityRepo.audit(tx, { userId, action: 'account.deleted', ip: meta.ip })
+      await this.deps.events.emit(tx, {
+        type: 'account.deleted',
+        actorId: userId,
+        audience: [],
+        data: { userId },
+        key: `account.deleted:${userId}`,
+      })
     })
   }
 

@@ -40,6 +40,8 @@ export interface EventData {
   'identity.decided': { verificationId: string; status: string; reason: string }
   /** a user posted a feed entry of their own (POST /v1/feeds/) */
   'feed.posted': { feedType: string; title: string; description: string; data: string }
+  /** an account was deleted (#46): modules that keep personal data of it erase theirs */
+  'account.deleted': { userId: string }
   /** the owner of a webhook endpoint asked for a test delivery to it (to that endpoint only) */
   'webhook.test': { endpointId: string }
 }
@@ -73,6 +75,7 @@ export const EVENT_TYPES = [
   'identity.decided',
   'feed.posted',
   'webhook.test',
+  'account.deleted',
 ] as const satisfies readonly EventType[]
 
 /** What a change emits. */

@@ -8,9 +8,12 @@ import type { Logger } from 'pino'
 import type { Config } from '../../config.ts'
 import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
+import type { JobQueue } from '../../platform/jobs/queue.ts'
 import type { AdminAccess } from '../admin/access.ts'
 import type { AdminAudit } from '../admin/audit.ts'
+import type { EventService } from '../events/service.ts'
 import { verificationAdminRoutes } from './admin-routes.ts'
+import { FORGET_JOB, forgetDeletedAccounts } from './forget.ts'
 import { type IdentityProvider, OperatorReview } from './provider.ts'
 import { IdentityRequirement } from './requirement.ts'
 import { VerificationReview } from './review.ts'
@@ -20,10 +23,12 @@ import { VeriffProvider } from './veriff.ts'
 import { VeriffWebhook } from './webhook.ts'
 
 export function buildVerification(
-  d: Pick<VerificationDeps, 'files' | 'accounts' | 'events'> & {
+  d: Pick<VerificationDeps, 'files' | 'accounts'> & {
     db: Db
     clock: Clock
     log: Logger
+    jobs: JobQueue
+    events: Pick<EventService, 'emit' | 'subscribe'>
     config: Pick<Config, 'verification' | 'publicUrl'>
   },
 ) {
@@ -49,6 +54,16 @@ export function buildVerification(
     kycStatus: (userId) => verification.kycStatus(userId),
   })
   const veriffWebhook = new VeriffWebhook({ verification, veriff: cfg.veriff })
+  // A deleted account's sessions lose their personal data, and their images are removed.
+  const forgetting = forgetDeletedAccounts({
+    db: d.db,
+    clock: d.clock,
+    log: d.log,
+    jobs: d.jobs,
+    files: d.files,
+  })
+  d.events.subscribe('verification', forgetting.onEvent)
+  d.jobs.register(FORGET_JOB, forgetting.forget, { maxAttempts: 20 })
   return { verification, identityRequirement, veriffWebhook }
 }
 

@@ -116,6 +116,42 @@ export const verificationRepo = {
     return tx.insertInto('identityVerificationMedia').values(row).returningAll().executeTakeFirstOrThrow()
   },
 
+  /** Blanks the personal data of every verification of the user (a deleted account), keeping the
+   * status and dates an operator may need to answer for the decision. */
+  async erasePersonalData(tx: Tx, userId: string, now: Date) {
+    await tx
+      .updateTable('identityVerifications')
+      .set((eb) => ({
+        firstName: '',
+        lastName: '',
+        gender: '',
+        country: '',
+        fullAddress: '',
+        documentNumber: '',
+        dateOfBirth: '',
+        sessionUrl: '',
+        decision: null,
+        deletedAt: eb.fn.coalesce('deletedAt', eb.val(now)),
+        updatedAt: now,
+      }))
+      .where('userId', '=', userId)
+      .execute()
+  },
+
+  /** The images of every verification of the user. */
+  mediaOfUser(ex: Executor, userId: string) {
+    return ex
+      .selectFrom('identityVerificationMedia as m')
+      .innerJoin('identityVerifications as v', 'v.id', 'm.verificationId')
+      .select(['m.id', 'm.fileId'])
+      .where('v.userId', '=', userId)
+      .execute()
+  },
+
+  async deleteMedia(ex: Executor, id: string) {
+    await ex.deleteFrom('identityVerificationMedia').where('id', '=', id).execute()
+  },
+
   media(ex: Executor, verificationIds: readonly string[]) {
     if (verificationIds.length === 0) return Promise.resolve([] as MediaRow[])
     return ex
