@@ -47,6 +47,7 @@ export const ERROR_STATUS = {
   VERIFICATION_NOT_SUBMITTED: 409,
   INVALID_SIGNATURE: 401,
   IDENTITY_PROVIDER_UNAVAILABLE: 503,
+  ESCROW_ALREADY_RELEASED: 409,
   ESCROW_CANCELLED: 409,
   ESCROW_ALREADY_PAID: 409,
   ESCROW_NOT_AWAITING_PAYMENT: 409,
@@ -98,6 +99,8 @@ export const ERROR_STATUS = {
   DISPUTE_PROPOSAL_MISMATCH: 409,
   REVIEW_NOT_OPEN: 422,
   REVIEW_ALREADY_SENT: 409,
+  EMAIL_TAKEN: 409,
+  TWO_FACTOR_ALREADY_ENABLED: 409,
   TWO_FACTOR_NOT_ENABLED: 409,
   TWO_FACTOR_USES_APP: 422,
   ACCOUNT_HAS_NO_EMAIL: 422,
@@ -120,6 +123,7 @@ export const ERROR_STATUS = {
   SCHEMA_EXISTS: 409,
   SCHEMA_HAS_RECORDS: 409,
   RECORD_VALUE_TAKEN: 409,
+  WITHDRAWAL_BELOW_MINIMUM: 422,
   COIN_RATE_REQUIRED: 422,
   NATIVE_COIN_REQUIRED: 409,
   COIN_ALREADY_IN_STATE: 409,
@@ -347,6 +351,11 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
     description: 'The identity provider (Veriff) did not answer or refused the call; nothing was kept.',
     action: 'Try again shortly.',
   },
+  ESCROW_ALREADY_RELEASED: {
+    description:
+      'The escrow was released already. Answered as `data.reason` beside `data.code` CONFLICT, which the API contract fixes for this case.',
+    action: 'Nothing to do: read the collection or escrow for its payouts.',
+  },
   ESCROW_CANCELLED: {
     description: 'The escrow was cancelled.',
     action: 'Do not retry; create a new escrow (or payment) if the work goes on.',
@@ -386,7 +395,8 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
     action: 'Reload the leg; it is pending or done.',
   },
   ESCROW_NOT_FUNDED: {
-    description: 'The escrow is not paid yet: nothing can be released or split from it.',
+    description:
+      'The escrow is not paid yet: nothing can be released or split from it. Where the API contract fixes BUSINESS_RULE (releasing it, #15), this is `data.reason` beside `data.code` BUSINESS_RULE.',
     action: 'Pay the escrow first, or wait for its payment to confirm.',
   },
   ESCROW_UNDERFUNDED: {
@@ -561,6 +571,16 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
     description: 'The caller has already reviewed this job.',
     action: 'Do not retry.',
   },
+  EMAIL_TAKEN: {
+    description:
+      'The email belongs to another account. Answered as `data.reason` beside `data.code` CONFLICT, which the API contract fixes for this case.',
+    action: 'Sign in instead, reset the password, or use another email.',
+  },
+  TWO_FACTOR_ALREADY_ENABLED: {
+    description:
+      'Two-factor authentication is on already. Answered as `data.reason` beside `data.code` CONFLICT, which the API contract fixes for this case.',
+    action: 'Turn it off first (POST /v1/account/deactivate/2fa) to set up another method.',
+  },
   TWO_FACTOR_NOT_ENABLED: {
     description: 'Two-factor authentication is not on.',
     action: 'Turn it on first (POST /v1/account/initiate/2fa).',
@@ -598,7 +618,8 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
     action: 'Nothing to do.',
   },
   OWN_ACCOUNT_REFUSED: {
-    description: 'An operator cannot change their own role, or suspend themselves.',
+    description:
+      'An operator cannot change their own role, suspend themselves, or decide their own identity verification.',
     action: 'Ask another admin.',
   },
   ROLE_SET_BY_CONFIG: {
@@ -650,6 +671,11 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
   RECORD_VALUE_TAKEN: {
     description: 'Another record already has this value of a unique field.',
     action: 'Choose another value.',
+  },
+  WITHDRAWAL_BELOW_MINIMUM: {
+    description:
+      'The amount is below the smallest withdrawal of the coin (its network fee; `data.minimum`). Answered as `data.reason` beside `data.code` BUSINESS_RULE, which the API contract fixes for this case.',
+    action: 'Withdraw at least `data.minimum`.',
   },
   COIN_RATE_REQUIRED: {
     description: 'An active coin needs a USD rate when no price feed is configured.',

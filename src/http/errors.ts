@@ -94,12 +94,14 @@ export const errors = {
   /** A named domain error of the catalogue: `errors.named('ESCROW_CANCELLED', 'This escrow was cancelled')`. */
   named: (code: DomainCode, message: string, details: Record<string, unknown> = {}) =>
     new AppError(code, message, details),
-  /** @deprecated only where the API contract fixes CONFLICT (email taken, escrow released, 2FA on); use `named`. */
-  conflict: (message: string) => new AppError('CONFLICT', message),
+  /** Only where the API contract fixes CONFLICT (email taken, escrow released, 2FA on): the named
+   * code a client branches on is `data.reason`. Everywhere else: `named`. */
+  conflict: (message: string, reason: DomainCode) => new AppError('CONFLICT', message, { reason }),
   insufficientBalance: (message = 'Insufficient balance') => new AppError('INSUFFICIENT_BALANCE', message),
-  /** @deprecated only where the API contract fixes BUSINESS_RULE (below the minimum, escrow not paid); use `named`. */
-  businessRule: (message: string, details: Record<string, unknown> = {}) =>
-    new AppError('BUSINESS_RULE', message, details),
+  /** Only where the API contract fixes BUSINESS_RULE (below the minimum, escrow not paid): the
+   * named code a client branches on is `data.reason`. Everywhere else: `named`. */
+  businessRule: (message: string, reason: DomainCode, details: Record<string, unknown> = {}) =>
+    new AppError('BUSINESS_RULE', message, { ...details, reason }),
   tooManyAttempts: (message = 'Too many wrong codes; start again') =>
     new AppError('TOO_MANY_ATTEMPTS', message),
   rateLimited: (retryAfterSeconds: number) =>

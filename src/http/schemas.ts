@@ -121,6 +121,13 @@ export const ErrorEnvelope = Type.Object(
         retryAfter: Type.Optional(
           Type.Number({ description: 'RATE_LIMITED: seconds until a retry can pass' }),
         ),
+        reason: Type.Optional(
+          Type.String({
+            description:
+              'with CONFLICT or BUSINESS_RULE where the API contract fixes them: the named code to branch on (e.g. EMAIL_TAKEN)',
+            enum: Object.keys(ERROR_STATUS),
+          }),
+        ),
       },
       { additionalProperties: true },
     ),

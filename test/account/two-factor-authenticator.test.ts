@@ -159,7 +159,9 @@ describe('google_auth two-factor (#41, #42, #43, #4, #5)', () => {
     const u = await createUser(t)
     expectError(await a.post('/v1/account/activate/2fa', { code: '123456' }, u.token), 400, 'INVALID_CODE')
     const uri = await enableGoogle(u)
-    expectError(await a.post('/v1/account/initiate/2fa', { type: 'email' }, u.token), 409, 'CONFLICT')
+    const again = await a.post('/v1/account/initiate/2fa', { type: 'email' }, u.token)
+    expectError(again, 409, 'CONFLICT')
+    expect(again.json().data.reason).toBe('TWO_FACTOR_ALREADY_ENABLED')
     expectError(await a.post('/v1/account/initiate/2fa', { type: 'google_auth' }, u.token), 409, 'CONFLICT')
     expectError(
       await a.post('/v1/account/activate/2fa', { code: codeFromUri(uri) }, u.token),

@@ -82,6 +82,8 @@ describe('POST /v1/auth/create-account (#1)', () => {
       confirmPassword: PASSWORD,
     })
     expectError(res, 409, 'CONFLICT')
+    // the contract fixes CONFLICT; the named reason is beside it
+    expect(res.json().data.reason).toBe('EMAIL_TAKEN')
   })
 
   it('creates one account when the same email registers twice at once', async () => {

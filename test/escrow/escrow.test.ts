@@ -170,7 +170,9 @@ describe('payment from an outside wallet, validation (#14) and release (#15)', (
     })
     expectError(await validate(stranger), 404, 'NOT_FOUND')
     expectError(await validate(undefined), 401, 'UNAUTHENTICATED')
-    expectError(await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId }), 422, 'BUSINESS_RULE')
+    const unpaid = await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId })
+    expectError(unpaid, 422, 'BUSINESS_RULE')
+    expect(unpaid.json().data.reason).toBe('ESCROW_NOT_FUNDED')
 
     // pays exactly the number shown
     await sendFrom(t, outsider(), q.address, 'avax', BigInt(q.amountToPayBaseUnits))
@@ -227,7 +229,9 @@ describe('payment from an outside wallet, validation (#14) and release (#15)', (
 
     v = await validate(payer)
     expect(v.json().data.status).toBe('released')
-    expectError(await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId }), 409, 'CONFLICT')
+    const twice = await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId })
+    expectError(twice, 409, 'CONFLICT')
+    expect(twice.json().data.reason).toBe('ESCROW_ALREADY_RELEASED')
 
     const legs = await t.database.db
       .selectFrom('escrowLegs')

@@ -21,7 +21,7 @@ beforeAll(async () => {
   app.post('/move', async (req, reply) =>
     idempotent(database.db, req, reply, USER, async () => {
       const body = req.body as { amount: number }
-      if (body.amount < 0) throw errors.businessRule('negative')
+      if (body.amount < 0) throw errors.named('WITHDRAWAL_BELOW_MINIMUM', 'negative')
       await new Promise((r) => setTimeout(r, 20))
       runs++
       return {

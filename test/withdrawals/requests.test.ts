@@ -126,6 +126,12 @@ describe('POST /v1/withdrawals/ refuses bad input and writes nothing', () => {
     expect(await snapshot(t)).toEqual(before)
   })
 
+  it('names the reason beside the contract’s BUSINESS_RULE for an amount below the minimum', async () => {
+    const res = await post(user, { ...good(), amount: 0.0005 })
+    expect(res.json().data).toMatchObject({ code: 'BUSINESS_RULE', minimum: 0.001 })
+    expect(res.json().data.reason).toBe('WITHDRAWAL_BELOW_MINIMUM')
+  })
+
   it('refuses malformed JSON (NaN is not JSON)', async () => {
     const before = await snapshot(t)
     const res = await t.req({

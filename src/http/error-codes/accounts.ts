@@ -2,6 +2,16 @@
 import { code } from './define.ts'
 
 export const ACCOUNT_CODES = {
+  EMAIL_TAKEN: code(
+    409,
+    'The email belongs to another account. Answered as `data.reason` beside `data.code` CONFLICT, which the API contract fixes for this case.',
+    'Sign in instead, reset the password, or use another email.',
+  ),
+  TWO_FACTOR_ALREADY_ENABLED: code(
+    409,
+    'Two-factor authentication is on already. Answered as `data.reason` beside `data.code` CONFLICT, which the API contract fixes for this case.',
+    'Turn it off first (POST /v1/account/deactivate/2fa) to set up another method.',
+  ),
   TWO_FACTOR_NOT_ENABLED: code(
     409,
     'Two-factor authentication is not on.',

@@ -2,6 +2,11 @@
 import { code } from './define.ts'
 
 export const ESCROW_CODES = {
+  ESCROW_ALREADY_RELEASED: code(
+    409,
+    'The escrow was released already. Answered as `data.reason` beside `data.code` CONFLICT, which the API contract fixes for this case.',
+    'Nothing to do: read the collection or escrow for its payouts.',
+  ),
   ESCROW_CANCELLED: code(
     409,
     'The escrow was cancelled.',
@@ -49,7 +54,7 @@ export const ESCROW_CODES = {
   ),
   ESCROW_NOT_FUNDED: code(
     422,
-    'The escrow is not paid yet: nothing can be released or split from it.',
+    'The escrow is not paid yet: nothing can be released or split from it. Where the API contract fixes BUSINESS_RULE (releasing it, #15), this is `data.reason` beside `data.code` BUSINESS_RULE.',
     'Pay the escrow first, or wait for its payment to confirm.',
   ),
   ESCROW_UNDERFUNDED: code(

@@ -2,6 +2,11 @@
 import { code } from './define.ts'
 
 export const OPERATION_CODES = {
+  WITHDRAWAL_BELOW_MINIMUM: code(
+    422,
+    'The amount is below the smallest withdrawal of the coin (its network fee; `data.minimum`). Answered as `data.reason` beside `data.code` BUSINESS_RULE, which the API contract fixes for this case.',
+    'Withdraw at least `data.minimum`.',
+  ),
   COIN_RATE_REQUIRED: code(
     422,
     'An active coin needs a USD rate when no price feed is configured.',

@@ -154,7 +154,7 @@ export class AccountService {
       // A conflict on the email is a real conflict; one on a generated value is retried.
       if (!inserted) {
         if (input.email && (await this.emailTaken(tx, input.email)))
-          throw errors.conflict('This email is already registered')
+          throw errors.conflict('This email is already registered', 'EMAIL_TAKEN')
         continue
       }
       await this.#referral(tx, { id })

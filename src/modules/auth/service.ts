@@ -76,7 +76,7 @@ export class AuthService {
     if (!isStrongPassword(input.password)) throw errors.weakPassword()
     const email = input.email.trim().toLowerCase()
     if (await this.deps.accounts.emailTaken(this.deps.db, email))
-      throw errors.conflict('This email is already registered')
+      throw errors.conflict('This email is already registered', 'EMAIL_TAKEN')
     const passwordHash = await hashPassword(input.password)
     return this.deps.db.transaction().execute(async (tx) => {
       const user = await this.deps.accounts.createUser(tx, {

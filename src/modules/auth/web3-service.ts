@@ -181,7 +181,7 @@ export class Web3Service {
       if (user.web3Onboard && user.emailVerified)
         throw errors.named('ONBOARDING_ALREADY_COMPLETED', 'This account has already completed onboarding')
       if (await web3Repo.emailHolder(tx, email, user.id))
-        throw errors.conflict('This email is already registered')
+        throw errors.conflict('This email is already registered', 'EMAIL_TAKEN')
       const now = this.deps.clock.now()
       await web3Repo.setOnboarded(tx, user.id, {
         firstName,

@@ -143,10 +143,10 @@ export class EscrowRelease {
         return locked.status === 'released' ? payouts.retryFailed(tx, locked) : 0
       })
       if (retried > 0) return { message: 'Release retried: the failed refund is being sent again' }
-      throw errors.conflict('This escrow has already been released')
+      throw errors.conflict('This escrow has already been released', 'ESCROW_ALREADY_RELEASED')
     }
     if (row.status === 'cancelled') throw errors.named('ESCROW_CANCELLED', 'This escrow was cancelled')
-    if (row.status === 'waiting') throw errors.businessRule('The escrow has not been paid yet')
+    if (row.status === 'waiting') throw errors.businessRule('The escrow has not been paid yet', 'ESCROW_NOT_FUNDED')
     if (row.status === 'releasing') {
       // Only legs that ran out of retries can be started again; the rest are under way.
       const retried = await db.transaction().execute(async (tx) => {
@@ -198,7 +198,7 @@ export class EscrowRelease {
       if (opts.key && (await escrowRepo.releaseByKey(tx, escrowId, opts.key)))
         throw errors.named('IDEMPOTENCY_KEY_IN_PROGRESS', 'This request is already being processed')
       if (locked.status === 'released' || locked.status === 'releasing')
-        throw errors.conflict('This escrow has already been released')
+        throw errors.conflict('This escrow has already been released', 'ESCROW_ALREADY_RELEASED')
       if (locked.status !== 'paid')
         throw errors.named('ESCROW_NOT_RELEASABLE', 'This escrow cannot be released now')
       if (!opts.settlement) await this.deps.collections.assertEscrowMovable(tx, locked.collectionId)

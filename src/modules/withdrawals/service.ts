@@ -113,6 +113,7 @@ export class WithdrawalService {
     if (amount < fee)
       throw errors.businessRule(
         `The smallest withdrawal is ${formatExact(fee, coin.decimals)} ${coin.symbol} (the network fee)`,
+        'WITHDRAWAL_BELOW_MINIMUM',
         { minimum: toCoinNumber(fee, coin.decimals) },
       )
     const address = this.#parseAddress(input.address)
