@@ -35,6 +35,7 @@ export const ERROR_STATUS = {
   PLATFORM_TRANSFER_MISMATCH: 422,
   PLATFORM_TRANSFER_NOT_A_WITHDRAWAL: 422,
   PLATFORM_TRANSFER_GAS_SHORT: 422,
+  PLATFORM_TRANSFERS_OPEN: 409,
   JOB_NOT_PARKED: 409,
   PARKED_TRANSFER_NOT_DROPPABLE: 409,
   COLLECTION_NOT_PAYABLE: 422,
@@ -293,6 +294,12 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
     description:
       'The platform value at the sending address is less than the gas the transaction paid (its gas top-up is unknown to this database too).',
     action: 'Re-attach the gas top-up first (credit the address’s treasury account), then try again.',
+  },
+  PLATFORM_TRANSFERS_OPEN: {
+    description:
+      'The coin has unknown platform transfers still open (`data.open`): resumed, the value they moved, still counted in the ledger, could be paid out again.',
+    action:
+      'Re-attach each open finding or mark it external (GET /v1/admin/platform-transfers?status=open), then resume the coin.',
   },
   JOB_NOT_PARKED: {
     description: 'The job is not parked (released or dropped already, or never parked).',

@@ -91,6 +91,12 @@ describe('a transaction a never-exported key signed that the database does not k
     })
     expect(BigInt(finding.gasFee)).toBeGreaterThan(0n)
     expectOk(await api().get(`/v1/admin/platform-transfers/${finding._id}`))
+    // The coin stays halted while the finding is open: resumed, the user could withdraw again
+    // the value the lost transaction already paid out.
+    const early = await api().post('/v1/admin/coins/avax/resume', { reason: 'back to normal' })
+    expectError(early, 409, 'PLATFORM_TRANSFERS_OPEN')
+    expect(early.json().data.open).toBe(1)
+    expect((await openHalt(t, 'avax'))?.reason).toBe('unknown_platform_transfer')
 
     const done = expectOk(
       await api().post(`/v1/admin/platform-transfers/${finding._id}/reattach`, { reason }),
@@ -171,14 +177,14 @@ describe('a transaction a never-exported key signed that the database does not k
     const txHash = await signedInLostTimeline(t, user, 'avax', freshAddress(), 10n ** 17n)
     await t.app.services.wallets.scanNow()
     const finding = await findingOf(txHash)
-    // Resumed while open, nothing of it is booked yet.
-    await resume('avax')
+    // Halted and open, nothing of it is booked yet.
     await t.app.services.wallets.scanNow()
     expect(await balanceOf(t, user.id, 'avax')).toBe(before)
     const done = expectOk(
       await api().post(`/v1/admin/platform-transfers/${finding._id}/external`, { reason }),
     )
     expect(done).toMatchObject({ status: 'external', actions: { reattach: false, external: false } })
+    await resume('avax')
     await t.app.services.wallets.scanNow()
     const records = await db()
       .selectFrom('transactions')

@@ -23,6 +23,11 @@ export const RESTORE_CODES = {
     'The platform value at the sending address is less than the gas the transaction paid (its gas top-up is unknown to this database too).',
     'Re-attach the gas top-up first (credit the address’s treasury account), then try again.',
   ),
+  PLATFORM_TRANSFERS_OPEN: code(
+    409,
+    'The coin has unknown platform transfers still open (`data.open`): resumed, the value they moved, still counted in the ledger, could be paid out again.',
+    'Re-attach each open finding or mark it external (GET /v1/admin/platform-transfers?status=open), then resume the coin.',
+  ),
   JOB_NOT_PARKED: code(
     409,
     'The job is not parked (released or dropped already, or never parked).',

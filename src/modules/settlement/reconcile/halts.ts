@@ -9,6 +9,7 @@ import type { HaltReason } from '../../../db/tables/chain.ts'
 import { errors } from '../../../http/errors.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
+import { findingsRepo } from '../restore/repo.ts'
 import { watcherRepo } from '../watcher/repo.ts'
 import { type HaltRow, reconcileRepo } from './repo.ts'
 
@@ -102,6 +103,15 @@ export class Halts {
    */
   async resume(coin: string, by: string, reason: string, ex: Executor = this.deps.db): Promise<CoinHalt> {
     if (!by.trim() || !reason.trim()) throw errors.validation('Who resumes the coin, and why, are required')
+    // A transaction of the platform's own that the database does not know (a restore) is still
+    // counted in the ledger's balances: resumed, it could be paid out again. Resolved first.
+    const open = await findingsRepo.openOfCoin(ex, coin)
+    if (open > 0)
+      throw errors.named(
+        'PLATFORM_TRANSFERS_OPEN',
+        `${open} unknown platform transfer(s) of ${coin} are open: re-attach each or mark it external (GET /v1/admin/platform-transfers?status=open) before resuming the coin`,
+        { open },
+      )
     const row = await reconcileRepo.clearHalt(ex, coin, by, reason, this.deps.clock.now())
     if (!row) throw errors.notFound('halt of this coin')
     await watcherRepo.audit(

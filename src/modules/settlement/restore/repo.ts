@@ -117,6 +117,17 @@ export const findingsRepo = {
     return new Set(rows.map((r) => r.txHash))
   },
 
+  /** Open findings whose value or gas moved in `coin`. */
+  async openOfCoin(ex: Executor, coin: string): Promise<number> {
+    const row = await ex
+      .selectFrom('platformTransferFindings')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('status', '=', 'open')
+      .where((eb) => eb.or([eb('coin', '=', coin), eb('gasCoin', '=', coin)]))
+      .executeTakeFirstOrThrow()
+    return Number(row.n)
+  },
+
   async openCount(ex: Executor): Promise<number> {
     const row = await ex
       .selectFrom('platformTransferFindings')
