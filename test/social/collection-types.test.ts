@@ -148,7 +148,11 @@ describe('admins change the types', () => {
   })
 
   it('a value taken in any case is 409; bad bodies are 400', async () => {
-    expectError(await adminCreate({ name: 'Job again', value: 'JOB', reason: 'dup' }), 409, 'COLLECTION_TYPE_EXISTS')
+    expectError(
+      await adminCreate({ name: 'Job again', value: 'JOB', reason: 'dup' }),
+      409,
+      'COLLECTION_TYPE_EXISTS',
+    )
     expectError(await adminCreate({ name: 'x', value: '-bad', reason: 'bad value' }), 400, 'VALIDATION_ERROR')
     expectError(
       await adminCreate({ name: '  ', value: 'blank', reason: 'blank name' }),
@@ -180,7 +184,11 @@ describe('admins change the types', () => {
     )
     expect(all.data.find((x: any) => x._id === bountyId)).toMatchObject({ active: false })
     // Retired, the value stays taken.
-    expectError(await adminCreate({ name: 'Bounty', value: 'Bounty', reason: 'again' }), 409, 'COLLECTION_TYPE_EXISTS')
+    expectError(
+      await adminCreate({ name: 'Bounty', value: 'Bounty', reason: 'again' }),
+      409,
+      'COLLECTION_TYPE_EXISTS',
+    )
     expect(expectOk(await adminPatch(bountyId, { active: true, reason: 'Back' }))).toMatchObject({
       active: true,
       deletedAt: null,

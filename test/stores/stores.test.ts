@@ -192,6 +192,10 @@ describe('collection stores', () => {
     expect((await req(ada, 'DELETE', `${store}/${rec._id}`)).statusCode).toBe(200)
     expectError(await req(ada, 'GET', `${store}/${rec._id}`), 404, 'NOT_FOUND')
     // a schema with records cannot be deleted
-    expectError(await req(admin, 'DELETE', '/v1/admin/collection-schemas/portfolio-item'), 409, 'SCHEMA_HAS_RECORDS')
+    expectError(
+      await req(admin, 'DELETE', '/v1/admin/collection-schemas/portfolio-item'),
+      409,
+      'SCHEMA_HAS_RECORDS',
+    )
   })
 })
