@@ -291,7 +291,12 @@ describe('a worker dying between steps', () => {
     const { platformTransfers } = t.app.services.restore
     const [finding] = (await platformTransfers.list({ status: 'open', page: 1, limit: 10 })).rows
     expect(finding?.txHash).toBe(other.hash.toLowerCase())
-    await platformTransfers.markExternal(finding!.id, 'test', 'the key was used outside the sender', async () => {})
+    await platformTransfers.markExternal(
+      finding!.id,
+      'test',
+      'the key was used outside the sender',
+      async () => {},
+    )
     await t.app.services.settlement.halts.resume('avax', 'test', 'judged external')
     await t.app.services.wallets.scanNow()
     const done = await transferOf(withdrawalId)

@@ -136,7 +136,8 @@ export class AccountSecurityService {
   async initiateTwoFa(userId: string, type: TwoFaType) {
     const user = await accountRepo.getUser(this.deps.db, userId)
     if (!user) throw errors.unauthenticated()
-    if (user.twoFaEnabled) throw errors.conflict('Two-factor authentication is already on', 'TWO_FACTOR_ALREADY_ENABLED')
+    if (user.twoFaEnabled)
+      throw errors.conflict('Two-factor authentication is already on', 'TWO_FACTOR_ALREADY_ENABLED')
     if (type === 'email' && !user.email)
       throw errors.named('ACCOUNT_HAS_NO_EMAIL', 'The account has no email address')
     return this.deps.db.transaction().execute(async (tx) => {
@@ -160,7 +161,10 @@ export class AccountSecurityService {
     const outcome = await this.deps.db.transaction().execute(async (tx): Promise<Outcome<void>> => {
       const user = await profileRepo.lockUser(tx, userId)
       if (!user) return { error: errors.unauthenticated() }
-      if (user.twoFaEnabled) return { error: errors.conflict('Two-factor authentication is already on', 'TWO_FACTOR_ALREADY_ENABLED') }
+      if (user.twoFaEnabled)
+        return {
+          error: errors.conflict('Two-factor authentication is already on', 'TWO_FACTOR_ALREADY_ENABLED'),
+        }
       const setup = await securityRepo.getSetup(tx, userId)
       const flow = setup && (await this.deps.flows.lockLatest(tx, userId, SETUP))
       if (!setup || !flow)

@@ -146,7 +146,8 @@ export class EscrowRelease {
       throw errors.conflict('This escrow has already been released', 'ESCROW_ALREADY_RELEASED')
     }
     if (row.status === 'cancelled') throw errors.named('ESCROW_CANCELLED', 'This escrow was cancelled')
-    if (row.status === 'waiting') throw errors.businessRule('The escrow has not been paid yet', 'ESCROW_NOT_FUNDED')
+    if (row.status === 'waiting')
+      throw errors.businessRule('The escrow has not been paid yet', 'ESCROW_NOT_FUNDED')
     if (row.status === 'releasing') {
       // Only legs that ran out of retries can be started again; the rest are under way.
       const retried = await db.transaction().execute(async (tx) => {
