@@ -214,6 +214,27 @@ describe('setting a role', () => {
     ])
   })
 
+  it('lets support suspend customers but not operators; an admin suspends and restores operators', async () => {
+    const suspend = (token: string, id: string, verb = 'suspend') =>
+      t.req({
+        method: 'POST',
+        url: `/v1/admin/users/${id}/${verb}`,
+        token,
+        payload: { reason: 'a test reason' },
+      })
+    const customer = await createUser(t)
+    expectOk(await suspend(staff.support.token, customer.id))
+    expectOk(await suspend(staff.support.token, customer.id, 'unsuspend'))
+    // another operator, an admin by role, and an ADMIN_EMAILS admin: refused to support
+    const colleague = await makeStaff('finance')
+    const configured = await createAdmin(t, run, 2, false)
+    for (const target of [colleague.id, admin.id, configured.id])
+      expectError(await suspend(staff.support.token, target), 403, 'FORBIDDEN')
+    expectOk(await suspend(admin.token, colleague.id))
+    expectError(await suspend(staff.support.token, colleague.id, 'unsuspend'), 403, 'FORBIDDEN')
+    expectOk(await suspend(admin.token, colleague.id, 'unsuspend'))
+  })
+
   it('never takes the role of an ADMIN_EMAILS account, and gives none to a suspended account', async () => {
     const configured = await createAdmin(t, run, 1, false)
     expectError(

@@ -42,6 +42,18 @@ export class AccountModeration {
     return (STAFF_ROLES as readonly string[]).includes(u.role) ? (u.role as StaffRole) : null
   }
 
+  /** An operator's account (admin, finance, support) is suspended or restored by an admin only:
+   * support may not lock admins out, nor bring back one another admin suspended. */
+  async #assertMayModerate(
+    tx: Tx,
+    actorId: string,
+    target: { role: string; email: string | null; emailVerified: boolean },
+  ) {
+    if (!(STAFF_ROLES as readonly string[]).includes(target.role) && !this.#configured(target)) return
+    if ((await this.staffRole(tx, actorId)) !== ADMIN_ROLE)
+      throw errors.forbidden('Only an admin may suspend or unsuspend an operator’s account')
+  }
+
   #configured(u: { email: string | null; emailVerified: boolean }) {
     return !!u.email && u.emailVerified && this.deps.adminEmails.includes(u.email.toLowerCase())
   }
@@ -132,6 +144,7 @@ export class AccountModeration {
     const u = await moderationRepo.lock(tx, userId)
     if (!u) throw errors.notFound('user')
     if (u.suspendedAt) throw errors.named('ACCOUNT_ALREADY_SUSPENDED', 'The account is suspended already')
+    await this.#assertMayModerate(tx, actorId, u)
     if (u.role === ADMIN_ROLE && admins.filter((a) => a.id !== userId).length === 0)
       throw errors.named('LAST_ADMIN', 'The last admin cannot be suspended')
     const now = this.deps.clock.now()
@@ -140,9 +153,10 @@ export class AccountModeration {
     return { ...u, suspendedAt: now, suspendedReason: reason }
   }
 
-  async unsuspend(tx: Tx, userId: string) {
+  async unsuspend(tx: Tx, actorId: string, userId: string) {
     const u = await moderationRepo.lock(tx, userId)
     if (!u) throw errors.notFound('user')
+    await this.#assertMayModerate(tx, actorId, u)
     if (!u.suspendedAt) throw errors.named('ACCOUNT_NOT_SUSPENDED', 'The account is not suspended')
     await moderationRepo.setSuspended(tx, userId, null, null, this.deps.clock.now())
     return { ...u, suspendedAt: null, suspendedReason: null }

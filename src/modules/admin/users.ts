@@ -85,7 +85,9 @@ export class AdminUsers {
   }
 
   unsuspend(actor: AdminActor, id: string, reason: string) {
-    return this.moderate(actor, id, reason, 'user.unsuspend', (tx) => this.deps.moderation.unsuspend(tx, id))
+    return this.moderate(actor, id, reason, 'user.unsuspend', (tx) =>
+      this.deps.moderation.unsuspend(tx, actor.userId, id),
+    )
   }
 
   grantAdmin(actor: AdminActor, id: string, reason: string) {
