@@ -50605,12 +50605,102 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Verification attempts",
+           *       "data": {
+           *         "status": "success",
+           *         "verifications": [
+           *           {
+           *             "_id": "6b04837cbce238a5cbe00b01",
+           *             "owner": "6b04837cbce238a5cbe00a01",
+           *             "createdAt": "2026-11-29T09:30:00.000Z",
+           *             "sessionID": "6b04837cbce238a5cbe00b01",
+           *             "sessionToken": "4b0c6c0f0a8f4e1c9d2b7a65e3f1c2d4",
+           *             "verificationID": "6b04837cbce238a5cbe00b01",
+           *             "providerCreatedTime": "2026-11-29T09:30:00.000Z",
+           *             "type": "operator",
+           *             "status": "submitted",
+           *             "verificationMetaData": {
+           *               "media": [
+           *                 {
+           *                   "_id": "6b04837cbce238a5cbe00c01",
+           *                   "context": "face",
+           *                   "mimetype": "image/jpeg",
+           *                   "size": 48213,
+           *                   "createdAt": "2026-11-29T09:31:00.000Z"
+           *                 }
+           *               ],
+           *               "person": {
+           *                 "firstName": "Ada",
+           *                 "lastName": "Lovelace",
+           *                 "gender": "F",
+           *                 "dateOfBirth": "1990-12-10",
+           *                 "fullAddress": "12 St James’s Square, London"
+           *               }
+           *             },
+           *             "country": "GB",
+           *             "documentType": "PASSPORT",
+           *             "providerReason": "",
+           *             "mediaId": "6b04837cbce238a5cbe00c01",
+           *             "mediaMimeType": "image/jpeg",
+           *             "updatedAt": "2026-11-29T09:31:00.000Z"
+           *           }
+           *         ],
+           *         "attemptsLeft": 4
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
             /** @example Verification attempts */
             message: string
-            /** @description The SDK’s SessionAttempts: every session the caller started, newest first */
+            /**
+             * @description The SDK’s SessionAttempts: every session the caller started, newest first
+             * @example {
+             *       "status": "success",
+             *       "verifications": [
+             *         {
+             *           "_id": "6b04837cbce238a5cbe00b01",
+             *           "owner": "6b04837cbce238a5cbe00a01",
+             *           "createdAt": "2026-11-29T09:30:00.000Z",
+             *           "sessionID": "6b04837cbce238a5cbe00b01",
+             *           "sessionToken": "4b0c6c0f0a8f4e1c9d2b7a65e3f1c2d4",
+             *           "verificationID": "6b04837cbce238a5cbe00b01",
+             *           "providerCreatedTime": "2026-11-29T09:30:00.000Z",
+             *           "type": "operator",
+             *           "status": "submitted",
+             *           "verificationMetaData": {
+             *             "media": [
+             *               {
+             *                 "_id": "6b04837cbce238a5cbe00c01",
+             *                 "context": "face",
+             *                 "mimetype": "image/jpeg",
+             *                 "size": 48213,
+             *                 "createdAt": "2026-11-29T09:31:00.000Z"
+             *               }
+             *             ],
+             *             "person": {
+             *               "firstName": "Ada",
+             *               "lastName": "Lovelace",
+             *               "gender": "F",
+             *               "dateOfBirth": "1990-12-10",
+             *               "fullAddress": "12 St James’s Square, London"
+             *             }
+             *           },
+             *           "country": "GB",
+             *           "documentType": "PASSPORT",
+             *           "providerReason": "",
+             *           "mediaId": "6b04837cbce238a5cbe00c01",
+             *           "mediaMimeType": "image/jpeg",
+             *           "updatedAt": "2026-11-29T09:31:00.000Z"
+             *         }
+             *       ],
+             *       "attemptsLeft": 4
+             *     }
+             */
             data: {
               /** @enum {string} */
               status: 'success'

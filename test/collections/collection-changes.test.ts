@@ -249,6 +249,12 @@ describe('the escrow-facing service API', () => {
       paymentFee: '300.00',
       parentId: null,
       isPrivate: true,
+      name: item.name,
+      description: item.description,
+      type: item.type,
+      status: item.status,
+      isFundingRequest: true,
+      recipientCompletedJob: item.recipientCompletedJob,
     })
     await inTx(t, (tx) => t.app.services.collections.markEscrow(tx, id, { state: 'paid', escrowId }))
     expect((await get(alice.token, id)).json().data).toMatchObject({ status: 'ongoing', escrowPaid: true })

@@ -253,7 +253,16 @@ export const Attempts = Type.Object(
       description: 'sessions the account may still start (VERIFICATION_MAX_ATTEMPTS)',
     }),
   },
-  { description: 'The SDK’s SessionAttempts: every session the caller started, newest first' },
+  {
+    description: 'The SDK’s SessionAttempts: every session the caller started, newest first',
+    examples: [
+      {
+        status: 'success',
+        verifications: (Verification as { examples?: unknown[] }).examples,
+        attemptsLeft: 4,
+      },
+    ],
+  },
 )
 
 export const VerificationList = Type.Array(Verification, {
