@@ -33,6 +33,7 @@ export const ERROR_STATUS = {
   OAUTH_ACCOUNT_NOT_VERIFIED: 409,
   PLATFORM_TRANSFER_RESOLVED: 409,
   PLATFORM_TRANSFER_MISMATCH: 422,
+  PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL: 409,
   PLATFORM_TRANSFER_NOT_A_WITHDRAWAL: 422,
   PLATFORM_TRANSFER_GAS_SHORT: 422,
   PLATFORM_TRANSFERS_OPEN: 409,
@@ -284,6 +285,11 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
     description:
       'The withdrawal named does not match the transaction (its owner, coin, destination or amount), or it is no longer open.',
     action: 'Pick the withdrawal the transaction paid, or re-attach without one to recreate it.',
+  },
+  PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL: {
+    description:
+      'Re-attached without naming a withdrawal, but the database holds an open withdrawal of the same owner, coin, destination and amount (`data.withdrawalIds`): recreating one beside it would leave that one to be paid again.',
+    action: 'Re-attach with `withdrawalId` naming the open withdrawal the transaction paid.',
   },
   PLATFORM_TRANSFER_NOT_A_WITHDRAWAL: {
     description:

@@ -152,6 +152,10 @@ describe('a transaction a never-exported key signed that the database does not k
       422,
       'PLATFORM_TRANSFER_MISMATCH',
     )
+    // Without a name it is not recreated beside the open one (which would then be paid again).
+    const unnamed = await api().post(`/v1/admin/platform-transfers/${finding._id}/reattach`, { reason })
+    expectError(unnamed, 409, 'PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL')
+    expect(unnamed.json().data.withdrawalIds).toEqual([withdrawalId])
     const done = expectOk(
       await api().post(`/v1/admin/platform-transfers/${finding._id}/reattach`, { reason, withdrawalId }),
     )

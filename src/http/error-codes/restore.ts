@@ -13,6 +13,11 @@ export const RESTORE_CODES = {
     'The withdrawal named does not match the transaction (its owner, coin, destination or amount), or it is no longer open.',
     'Pick the withdrawal the transaction paid, or re-attach without one to recreate it.',
   ),
+  PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL: code(
+    409,
+    'Re-attached without naming a withdrawal, but the database holds an open withdrawal of the same owner, coin, destination and amount (`data.withdrawalIds`): recreating one beside it would leave that one to be paid again.',
+    'Re-attach with `withdrawalId` naming the open withdrawal the transaction paid.',
+  ),
   PLATFORM_TRANSFER_NOT_A_WITHDRAWAL: code(
     422,
     'The transaction left an escrow or platform address: only a user address pays withdrawals that can be recreated.',

@@ -56,7 +56,7 @@ export class PlatformTransfers {
       clock: Clock
       log: Logger
       outgoing: OutgoingSender
-      withdrawals: Pick<WithdrawalService, 'recreate' | 'openForReattach'>
+      withdrawals: Pick<WithdrawalService, 'recreate' | 'openForReattach' | 'openMatching'>
       transactions: Pick<TransactionService, 'rateOf' | 'chainRecordId'>
     },
   ) {}
@@ -187,6 +187,20 @@ export class PlatformTransfers {
         withdrawalId = w.id
         transferId = w.outgoingId!
       } else {
+        // The copy may hold the very withdrawal the transaction paid, still queued: recreating one
+        // beside it would leave that one to be sent (and paid) again.
+        const candidates = await withdrawals.openMatching(tx, {
+          ownerId: f.ownerId,
+          coin: f.coin,
+          address: f.toAddress!,
+          amount: BigInt(f.amount),
+        })
+        if (candidates.length > 0)
+          throw errors.named(
+            'PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL',
+            'An open withdrawal of this owner, coin, destination and amount exists: name it (withdrawalId) so it is settled rather than paid again',
+            { withdrawalIds: candidates },
+          )
         const made = await withdrawals.recreate(tx, {
           userId: f.ownerId,
           coin,

@@ -62,6 +62,19 @@ export const withdrawalRepo = {
     return BigInt(row.total)
   },
 
+  /** Open withdrawals (pending or processing) of this owner, coin, destination and amount. */
+  openMatching(ex: Executor, m: { ownerId: string; coin: string; address: string; amount: bigint }) {
+    return ex
+      .selectFrom('withdrawals')
+      .select('id')
+      .where('ownerId', '=', m.ownerId)
+      .where('coin', '=', m.coin)
+      .where(sql<boolean>`lower(address) = ${m.address.toLowerCase()}`)
+      .where('amount', '=', m.amount.toString())
+      .where('status', 'in', ['pending', 'processing'])
+      .execute()
+  },
+
   lock(ex: Executor, id: string) {
     return ex.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
   },

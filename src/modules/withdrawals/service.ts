@@ -175,6 +175,11 @@ export class WithdrawalService {
 
   /** An open (pending or processing) withdrawal, locked in `tx`, for matching a restored timeline's
    * transaction to it; undefined when there is none of that id or it is settled. */
+  /** The ids of open withdrawals a transaction of this owner, coin, destination and amount could be. */
+  async openMatching(tx: Tx, m: { ownerId: string; coin: string; address: string; amount: bigint }) {
+    return (await withdrawalRepo.openMatching(tx, m)).map((w) => w.id)
+  }
+
   async openForReattach(tx: Tx, id: string) {
     const w = await withdrawalRepo.lock(tx, id)
     if (!w || (w.status !== 'pending' && w.status !== 'processing')) return undefined
