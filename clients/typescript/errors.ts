@@ -37,6 +37,7 @@ export const ERROR_STATUS = {
   PLATFORM_TRANSFER_NOT_A_WITHDRAWAL: 422,
   PLATFORM_TRANSFER_GAS_SHORT: 422,
   PLATFORM_TRANSFERS_OPEN: 409,
+  PARKED_TRANSFER_NONCES_AHEAD: 409,
   JOB_NOT_PARKED: 409,
   PARKED_TRANSFER_NOT_DROPPABLE: 409,
   COLLECTION_NOT_PAYABLE: 422,
@@ -306,6 +307,12 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
       'The coin has unknown platform transfers still open (`data.open`): resumed, the value they moved, still counted in the ledger, could be paid out again.',
     action:
       'Re-attach each open finding or mark it external (GET /v1/admin/platform-transfers?status=open), then resume the coin.',
+  },
+  PARKED_TRANSFER_NONCES_AHEAD: {
+    description:
+      'The parked transfer’s sending address has transactions mined on chain that this database does not know (a restore lost them): it may be the very transfer already paid.',
+    action:
+      'Let the deposit watcher read the chain, re-attach each unknown platform transfer (or mark it external), then release it.',
   },
   JOB_NOT_PARKED: {
     description: 'The job is not parked (released or dropped already, or never parked).',

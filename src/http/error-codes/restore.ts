@@ -33,6 +33,11 @@ export const RESTORE_CODES = {
     'The coin has unknown platform transfers still open (`data.open`): resumed, the value they moved, still counted in the ledger, could be paid out again.',
     'Re-attach each open finding or mark it external (GET /v1/admin/platform-transfers?status=open), then resume the coin.',
   ),
+  PARKED_TRANSFER_NONCES_AHEAD: code(
+    409,
+    'The parked transfer’s sending address has transactions mined on chain that this database does not know (a restore lost them): it may be the very transfer already paid.',
+    'Let the deposit watcher read the chain, re-attach each unknown platform transfer (or mark it external), then release it.',
+  ),
   JOB_NOT_PARKED: code(
     409,
     'The job is not parked (released or dropped already, or never parked).',

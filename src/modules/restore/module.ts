@@ -45,6 +45,7 @@ export function buildRestore(d: {
     confirmations: d.config.confirmations,
     auth: d.auth,
     platformTransfers,
+    outgoing: d.outgoing,
   })
   return { restore: { service: restore, platformTransfers } }
 }

@@ -11,6 +11,8 @@ import type { ChainAdapter, Confirmations } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { type ParkedJob, parking } from '../../platform/jobs/parking.ts'
 import type { AuthService } from '../auth/service.ts'
+import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
+import { unknownNoncesAhead } from '../settlement/restore/ahead.ts'
 import { type ChainAfterBackup, chainAfterBackup } from '../settlement/restore/scan.ts'
 import type { PlatformTransfers } from './platform-transfers.ts'
 import { restoreRepo } from './repo.ts'
@@ -52,6 +54,7 @@ export class RestoreService {
       confirmations: Confirmations
       auth: Pick<AuthService, 'revokeSessions'>
       platformTransfers: Pick<PlatformTransfers, 'openCount'>
+      outgoing: Pick<OutgoingSender, 'get'>
     },
   ) {}
 
@@ -115,8 +118,26 @@ export class RestoreService {
     return parking.list(this.deps.db, q)
   }
 
-  /** Queued again, due now (audited in the same transaction). */
+  /**
+   * Queued again, due now (audited in the same transaction). A parked outgoing transfer is not
+   * released while its sending address has mined transactions this database does not know: it may
+   * be the very transfer the lost timeline paid, and would be signed again at the next nonce.
+   */
   async release(id: string, audit: Audit): Promise<ParkedJob> {
+    const peek = await parking.lock(this.deps.db, id)
+    if (peek?.kind === 'outgoing.send') {
+      const transfer = await this.deps.outgoing.get(this.deps.db, String(peek.about.id))
+      if (
+        transfer &&
+        transfer.status === 'queued' &&
+        (await unknownNoncesAhead(this.deps.db, this.deps.chain, transfer.from))
+      )
+        throw errors.named(
+          'PARKED_TRANSFER_NONCES_AHEAD',
+          'The sending address has transactions on chain this database does not know: let the watcher read them, re-attach each (or mark it external), then release the transfer',
+          { transferId: transfer.id, from: transfer.from },
+        )
+    }
     return this.deps.db.transaction().execute(async (tx) => {
       const job = await this.#lockParked(tx, id)
       await parking.release(tx, id, this.deps.clock.now())
