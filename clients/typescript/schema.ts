@@ -3153,7 +3153,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Completed deposits and withdrawals of a coin per hour or day */
+    /** Completed deposits, and value that left for outside addresses, of a coin per hour or day */
     get: operations['adminStatsFlows']
     put?: never
     post?: never
@@ -9556,7 +9556,7 @@ export interface components {
         /** @description deposits credited from the chain */
         deposits: string
         depositCount: number
-        /** @description value sent out (withdrawals, payments from in-app wallets, external) */
+        /** @description value that left for outside addresses: completed withdrawals to an address that is not the platform’s, and transfers signed outside the platform to one (fees apart); in-app escrow payments, escrow and fee legs, sweeps, gas top-ups and withdrawals to another custodial address are not counted */
         withdrawals: string
         withdrawalCount: number
       }[]

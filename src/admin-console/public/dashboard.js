@@ -301,7 +301,7 @@ async function flowsCard(coins, state, redraw) {
     holder.append(
       lineChart({
         title: `Deposits and withdrawals, ${flows.coin.toUpperCase()} per ${flows.unit}`,
-        desc: `Completed deposits and withdrawals in ${flows.coin.toUpperCase()} over the ${state.days <= 2 ? 'last 48 hours' : `last ${state.days} days`}.`,
+        desc: `Completed deposits, and withdrawals to outside addresses (not in-app payments, fee legs or gas top-ups), in ${flows.coin.toUpperCase()} over the ${state.days <= 2 ? 'last 48 hours' : `last ${state.days} days`}.`,
         unit: flows.coin.toUpperCase(),
         xLabels: flows.buckets.map((b) => label(b.at)),
         series: [

@@ -114,19 +114,47 @@ export const statsRepo = {
   },
 
   /**
-   * Completed deposits from the chain and withdrawals (fees apart) per `unit` bucket since `from`,
-   * per coin.
+   * Completed deposits from the chain and the value that left for outside addresses per `unit`
+   * bucket since `from`, per coin. Outflow is what a withdrawal paid to an address that is not the
+   * platform's (no custodial key, not a platform signer in `platform`), and what a transfer signed
+   * outside the platform paid to such an address; fees apart. In-app escrow payments, escrow legs,
+   * fee legs and sweeps, gas top-ups and a withdrawal to another custodial address move value
+   * between the platform's own addresses and are not outflow.
    */
-  async flows(ex: Executor, unit: 'hour' | 'day', from: Date, coin: string | undefined): Promise<FlowRow[]> {
+  async flows(
+    ex: Executor,
+    unit: 'hour' | 'day',
+    from: Date,
+    coin: string,
+    platform: readonly string[],
+  ): Promise<FlowRow[]> {
+    const signers = platform.length
+      ? sql`and lower(x.address) not in (${sql.join(platform.map((a) => a.toLowerCase()))})`
+      : sql``
     const { rows } = await sql<FlowRow>`
-      select date_trunc(${unit}, created_at, 'UTC') as bucket, coin,
-        case when type = 'deposit' then 'deposit' else 'withdrawal' end as direction,
-        sum(amount)::text as amount, count(*)::int as records
-      from transactions
-      where created_at >= ${from} and status = 'completed' and not is_fee
-        and ((type = 'deposit' and method = 'transfer') or type = 'withdrawal')
-        ${coin === undefined ? sql`` : sql`and coin = ${coin}`}
-      group by 1, 2, 3 order by 1`.execute(ex)
+      with moves as (
+        select created_at, amount, 'deposit' as direction, null::text as address
+        from transactions
+        where created_at >= ${from} and coin = ${coin} and status = 'completed' and not is_fee
+          and type = 'deposit' and method = 'transfer'
+        union all
+        select created_at, amount, 'withdrawal', address
+        from withdrawals
+        where created_at >= ${from} and coin = ${coin} and status = 'completed'
+        union all
+        select created_at, amount, 'withdrawal', tx_info->>'receiverAddress'
+        from transactions
+        where created_at >= ${from} and coin = ${coin} and status = 'completed' and not is_fee
+          and type = 'withdrawal' and method = 'transfer' and is_external
+      )
+      select date_trunc(${unit}, x.created_at, 'UTC') as bucket, ${coin}::text as coin, x.direction,
+        sum(x.amount)::text as amount, count(*)::int as records
+      from moves x
+      where x.direction = 'deposit' or (
+        x.address is not null and x.address <> ''
+        and not exists (select 1 from wallet_keys k where k.address = lower(x.address))
+        ${signers})
+      group by 1, 3 order by 1`.execute(ex)
     return rows
   },
 }

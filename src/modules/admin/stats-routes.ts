@@ -47,7 +47,7 @@ export const adminStatsRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         operationId: 'adminStatsFlows',
-        summary: 'Completed deposits and withdrawals of a coin per hour or day',
+        summary: 'Completed deposits, and value that left for outside addresses, of a coin per hour or day',
         tags,
         security,
         querystring: FlowsQuery,

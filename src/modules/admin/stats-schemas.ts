@@ -160,7 +160,9 @@ export const Flows = Type.Object(
         at: Timestamp,
         deposits: Units('deposits credited from the chain'),
         depositCount: Type.Integer(),
-        withdrawals: Units('value sent out (withdrawals, payments from in-app wallets, external)'),
+        withdrawals: Units(
+          'value that left for outside addresses: completed withdrawals to an address that is not the platform’s, and transfers signed outside the platform to one (fees apart); in-app escrow payments, escrow and fee legs, sweeps, gas top-ups and withdrawals to another custodial address are not counted',
+        ),
         withdrawalCount: Type.Integer(),
       }),
     ),

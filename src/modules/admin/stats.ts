@@ -16,7 +16,12 @@ export interface StatsDeps {
   /** the coins and their decimals (active ones at least) */
   coins: { list(): Promise<{ reference: string; decimals: number; isToken: boolean }[]> }
   /** the gas wallet's address and a balance reader (the chain, read outside any transaction) */
-  chain: { gasWallet: { address: string }; balanceOf(address: string, coin: string): Promise<bigint> }
+  chain: {
+    gasWallet: { address: string }
+    /** the platform's signers that hold no custodial key: value sent to them never left */
+    treasury?: { address: string }
+    balanceOf(address: string, coin: string): Promise<bigint>
+  }
 }
 
 export class AdminStats {
@@ -116,7 +121,8 @@ export class AdminStats {
   }
 
   /**
-   * Completed deposits and withdrawals of one coin per bucket over the last `days` days (hours
+   * Completed deposits and the value that left for outside addresses (stats-repo.ts says what
+   * counts) of one coin per bucket over the last `days` days (hours
    * for up to two days), every bucket present (zero when nothing moved).
    */
   async flows(coin: string, days: number) {
@@ -127,7 +133,9 @@ export class AdminStats {
     const start = end - (unit === 'hour' ? days * 24 - 1 : days - 1) * step
     const known = (await this.deps.coins.list()).find((c) => c.reference === coin)
     if (!known) throw errors.validation(`Unknown coin ${coin}`, [{ path: '/coin', message: 'unknown coin' }])
-    const rows = await statsRepo.flows(this.deps.db, unit, new Date(start), coin)
+    const { gasWallet, treasury } = this.deps.chain
+    const signers = [gasWallet.address, ...(treasury ? [treasury.address] : [])]
+    const rows = await statsRepo.flows(this.deps.db, unit, new Date(start), coin, signers)
     const at = new Map<number, FlowRow[]>()
     for (const r of rows) {
       const t = new Date(r.bucket).getTime()
