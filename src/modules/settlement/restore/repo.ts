@@ -106,17 +106,6 @@ export const findingsRepo = {
     return Number(res.numUpdatedRows)
   },
 
-  /** Open findings (tx hashes) of the chain: their movements stay parked when a coin resumes. */
-  async openHashes(ex: Executor, chainId: string): Promise<Set<string>> {
-    const rows = await ex
-      .selectFrom('platformTransferFindings')
-      .select('txHash')
-      .where('chainId', '=', chainId)
-      .where('status', '=', 'open')
-      .execute()
-    return new Set(rows.map((r) => r.txHash))
-  },
-
   /** Open findings whose value or gas moved in `coin`. */
   async openOfCoin(ex: Executor, coin: string): Promise<number> {
     const row = await ex

@@ -219,15 +219,36 @@ export const watcherRepo = {
       .execute()
   },
 
-  /** Parked movements of the chain, oldest first, except those of `halted` coins. */
+  /**
+   * Parked movements of the chain, oldest first, except those of `halted` coins and those of
+   * transactions with an open platform transfer finding (they stay parked until an operator
+   * re-attaches the transaction or judges it external): left out by the query itself, so a long
+   * backlog of such movements is never read to be thrown away, and never hides those behind it.
+   */
   async held(ex: Executor, chainId: string, halted: string[], limit: number) {
     let q = ex
-      .selectFrom('chainEvents')
-      .select(['held'])
-      .where('chainId', '=', chainId)
-      .where('held', 'is not', null)
-    if (halted.length > 0) q = q.where('coin', 'not in', halted)
-    const rows = await q.orderBy('blockNumber').orderBy('txIndex').orderBy('logIndex').limit(limit).execute()
+      .selectFrom('chainEvents as e')
+      .select(['e.held'])
+      .where('e.chainId', '=', chainId)
+      .where('e.held', 'is not', null)
+      .where(({ not, exists, selectFrom }) =>
+        not(
+          exists(
+            selectFrom('platformTransferFindings as f')
+              .select('f.id')
+              .whereRef('f.chainId', '=', 'e.chainId')
+              .whereRef('f.txHash', '=', 'e.txHash')
+              .where('f.status', '=', 'open'),
+          ),
+        ),
+      )
+    if (halted.length > 0) q = q.where('e.coin', 'not in', halted)
+    const rows = await q
+      .orderBy('e.blockNumber')
+      .orderBy('e.txIndex')
+      .orderBy('e.logIndex')
+      .limit(limit)
+      .execute()
     return rows.map((r) => r.held as Record<string, unknown>)
   },
 
