@@ -31,6 +31,7 @@ import { buildPayment } from './modules/payment/module.ts'
 import { buildReferrals } from './modules/referrals/module.ts'
 import { buildReserves } from './modules/reserves/module.ts'
 import { buildRestore } from './modules/restore/module.ts'
+import { chainHistory } from './modules/settlement/chain-history.ts'
 import { buildChainWatch, buildKeys, buildOutgoing } from './modules/settlement/module.ts'
 import type { CrashHook } from './modules/settlement/outgoing/types.ts'
 import { buildStores } from './modules/stores/module.ts'
@@ -111,7 +112,9 @@ export async function buildServices(deps: RootDeps) {
     // committed here and, through notifications, by those of every other process.
     closers.push(await listenReadCaches(database.caches, database.listen, database.kind === 'postgres', log))
     const authBase = buildAuthBase({ db, config, clock, jobs, sessionCache: sessionCache.cache })
-    const payment = await buildPayment({ db, config, clock, log, listen: database.listen })
+    // The embedded dev chain compacts its journal below what the settlement's readers are done with.
+    const history = chainHistory(db)
+    const payment = await buildPayment({ db, config, clock, log, listen: database.listen, history })
     closers.push(payment.close)
     const { chain, coins, rates } = payment
     const files = await buildFiles({ db, config, clock, log, jobs })
@@ -305,6 +308,7 @@ export async function buildServices(deps: RootDeps) {
       escrowLegs,
       disputes: work.disputes,
       fees,
+      workView: work.operator,
     })
     // Proof of reserves: snapshots of the ledger and the chain at one block, scheduled and on request.
     const { reserves } = await buildReserves({

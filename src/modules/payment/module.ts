@@ -2,13 +2,13 @@
 import type { FastifyInstance } from 'fastify'
 import type { Logger } from 'pino'
 import type { Config } from '../../config.ts'
-import type { Database, Db } from '../../db/index.ts'
+import type { Database, Db, Executor } from '../../db/index.ts'
 import type { ChannelListener } from '../../db/listen.ts'
 import { openChain } from '../../platform/chain/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { httpRates, staticRates } from '../../platform/rates/sources.ts'
 import type { RateSource } from '../../platform/rates/types.ts'
-import { COINS_CHANNEL, dbJournal } from './repo.ts'
+import { COINS_CHANNEL, dbJournal, replaceJournal } from './repo.ts'
 import { paymentRoutes } from './routes.ts'
 import { PaymentService } from './service.ts'
 
@@ -24,10 +24,30 @@ export async function buildPayment(d: {
   log: Logger
   /** LISTEN for coins operators add and their settings (every process re-reads them) */
   listen?: Database['listen']
+  /** the chain history's readers (settlement's), for the embedded dev chain's journal compaction */
+  history?: {
+    readers(chainId: string): Promise<{ cursor: bigint | null; openTxHashes: string[] }>
+    recordedBlocks(chainId: string): Promise<bigint[]>
+    rebase(tx: Executor, chainId: string, hashes: Map<bigint, string>): Promise<void>
+  }
 }) {
-  const { config, db, clock, log } = d
+  const { config, db, clock, log, history } = d
   const { chain, settings } = await openChain(config, {
     journal: dbJournal(db),
+    ...(history
+      ? {
+          compaction: {
+            readers: (chainId) => history.readers(chainId),
+            recordedBlocks: (chainId) => history.recordedBlocks(chainId),
+            // the journal and the hashes the service keeps change together or not at all
+            commit: (chainId, entries, hashes) =>
+              db.transaction().execute(async (tx) => {
+                await replaceJournal(tx, entries)
+                await history.rebase(tx, chainId, hashes)
+              }),
+          },
+        }
+      : {}),
     onWarning: (message) => log.warn(message),
   })
   let listener: ChannelListener | undefined

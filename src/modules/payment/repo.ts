@@ -2,7 +2,7 @@
 import { sql } from 'kysely'
 import type { Db, Executor } from '../../db/index.ts'
 import type { ChainSettings } from '../../platform/chain/coins-config.ts'
-import type { DevnetJournal } from '../../platform/chain/types.ts'
+import type { DevnetJournal, DevnetJournalEntry } from '../../platform/chain/types.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 
 export interface CoinUpsert {
@@ -167,6 +167,16 @@ export function dbJournal(db: Db): DevnetJournal {
         .execute()
     },
   }
+}
+
+/** Replaces the whole devnet journal (a compaction), inside the caller's transaction. */
+export async function replaceJournal(tx: Executor, entries: DevnetJournalEntry[]): Promise<void> {
+  await tx.deleteFrom('devnetJournal').execute()
+  for (let i = 0; i < entries.length; i += 500)
+    await tx
+      .insertInto('devnetJournal')
+      .values(entries.slice(i, i + 500).map((e) => ({ method: e.method, params: JSON.stringify(e.params) })))
+      .execute()
 }
 
 /** The channel on which a change of coin settings is announced to every API process. */

@@ -17,6 +17,7 @@
 //   asked again.
 // - `hardhat_reset` stays refused: it would throw away the deployed tokens and funded keys.
 import { type Hex, keccak256, toHex } from 'viem'
+import { applyState, isState } from './devnet-compaction.ts'
 import { DevnetDownError } from './errors.ts'
 import type { Eip1193 } from './rpc-server.ts'
 import type { DevnetJournal, DevnetJournalEntry } from './types.ts'
@@ -107,11 +108,28 @@ export class JournaledProvider implements Eip1193 {
    * @param snapshotIds journaled snapshot id → the id the node gave when the replay took it again
    * (what `replayJournal` returns), so that a revert named by an earlier run's id still works
    */
+  /** the journal as stored (what was replayed, then every entry appended): what compaction splits */
+  entries: DevnetJournalEntry[] = []
+  /** called after each journaled block (compaction counts them) */
+  onBlock: (() => void) | undefined
   constructor(
     private readonly inner: Eip1193,
     private readonly journal: DevnetJournal | undefined,
     private readonly snapshotIds: Map<string, string> = new Map(),
   ) {}
+
+  /** Runs `fn` in the turn of state changes: none is applied or journaled while it runs. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(fn)
+    this.tail = run.catch(() => {})
+    return run
+  }
+
+  private async record(entry: DevnetJournalEntry) {
+    if (!this.journal) return
+    await this.journal.append(entry)
+    this.entries.push(entry)
+  }
 
   async request(args: { method: string; params?: unknown[] }): Promise<unknown> {
     if (this.down) throw new DevnetDownError()
@@ -187,13 +205,14 @@ export class JournaledProvider implements Eip1193 {
         : { method: args.method, params }
     const out = await applyCall(this.inner, call)
     if (out.firstBlockTime !== undefined)
-      await this.journal?.append({ method: TIMESTAMP, params: [out.firstBlockTime] })
+      await this.record({ method: TIMESTAMP, params: [out.firstBlockTime] })
     if (args.method === 'evm_snapshot' && !('error' in out)) {
       // a new id of this run: never one an earlier run's id maps to
       this.snapshotIds.set(String(out.result), String(out.result))
-      await this.journal?.append({ method: args.method, params: [out.result] })
+      await this.record({ method: args.method, params: [out.result] })
     } else if (!('error' in out) || out.firstBlockTime !== undefined)
-      await this.journal?.append({ method: args.method, params })
+      await this.record({ method: args.method, params })
+    if (out.firstBlockTime !== undefined) this.onBlock?.()
     if ('error' in out) throw out.error
     return out.result
   }
@@ -281,6 +300,10 @@ export async function replayJournal(
 ): Promise<Map<string, string>> {
   const snapshotIds = new Map<string, string>()
   for (const entry of entries) {
+    if (isState(entry)) {
+      await applyState(node, entry.params[0])
+      continue
+    }
     const call =
       entry.method === 'evm_snapshot'
         ? { method: entry.method, params: [] }

@@ -20,6 +20,7 @@ import {
 } from 'viem'
 import { HDKey, privateKeyToAccount } from 'viem/accounts'
 import type { ChainSettings, CoinSettings } from './coins-config.ts'
+import { type DevnetCompaction, rebaseAfterReplay, startCompactor } from './devnet-compactor.ts'
 import { catchUpClock, JournaledProvider, replayJournal } from './devnet-journal.ts'
 import { toChainError } from './errors.ts'
 import { createEvmAdapter } from './evm-adapter.ts'
@@ -100,6 +101,8 @@ export interface DevnetOptions {
   gasWalletKey?: Hex
   /** warnings during replay (a journaled call the node now refuses) */
   onWarning?: (message: string) => void
+  /** compacts the journal below what the service's readers are done with (needs `journal`) */
+  compaction?: DevnetCompaction
 }
 
 /** A devnet's EVM (Hardhat's EDR, in process) at its empty genesis: nothing of ours in it yet. */
@@ -207,12 +210,29 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
   }
 
   // Rebuild the state of earlier runs, block for block, then let the clock catch up.
-  const snapshotIds = opts.journal
-    ? await replayJournal(inner, await opts.journal.load(), opts.onWarning)
-    : new Map<string, string>()
+  const bootHead = BigInt((await inner.request({ method: 'eth_blockNumber' })) as Hex)
+  let entries = opts.journal ? await opts.journal.load() : []
+  const snapshotIds = await replayJournal(inner, entries, opts.onWarning)
   await catchUpClock(inner)
+  const chainKey = String(chainId)
+  if (opts.compaction && opts.journal)
+    entries = await rebaseAfterReplay(chainKey, opts.compaction, inner, entries)
 
   const provider = new JournaledProvider(inner, opts.journal, snapshotIds)
+  provider.entries = entries
+  const compactor =
+    opts.compaction && opts.journal
+      ? startCompactor({
+          chainId: chainKey,
+          port: opts.compaction,
+          node: inner,
+          provider,
+          bootBlocks: bootHead,
+          known: [...keys.map((k) => privateKeyToAccount(k).address), deployer, treasury, gasWallet],
+          tokens: tokenCoins.map((_, i) => devTokenAddress(i)),
+          onWarning: opts.onWarning,
+        })
+      : undefined
   let server: DevnetRpcServer | undefined
   const rpcUrls = () => (server ? [server.url, ...opts.chain.rpcUrls] : opts.chain.rpcUrls)
   const nativeCurrency = {
@@ -319,6 +339,7 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
       if (error) provider.refusals.set(method, error)
       else provider.refusals.delete(method)
     },
+    compact: async () => (compactor ? compactor.compact() : null),
   }
 
   if (opts.port !== undefined) await devnet.listen(opts.port)

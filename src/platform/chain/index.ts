@@ -3,12 +3,15 @@
 import { type Config, notInProduction } from '../../config.ts'
 import { type CoinsConfig, DEVNET_CHAIN_ID, loadCoinsConfig } from './coins-config.ts'
 import { openDevnet, startDevnetEarly } from './devnet.ts'
+import type { DevnetCompaction } from './devnet-compactor.ts'
 import { openRpc } from './rpc.ts'
 import type { ChainAdapter, DevnetJournal } from './types.ts'
 
 export interface OpenChainOptions {
   /** the devnet's journal (the application keeps it in the database) */
   journal?: DevnetJournal
+  /** the devnet journal's compaction (the application's readers and its database) */
+  compaction?: DevnetCompaction
   onWarning?: (message: string) => void
 }
 
@@ -55,6 +58,7 @@ export async function openChain(config: Config, opts: OpenChainOptions = {}): Pr
     chain: settings.chain,
     coins: settings.coins,
     ...(opts.journal ? { journal: opts.journal } : {}),
+    ...(opts.compaction ? { compaction: opts.compaction } : {}),
     ...(config.devchainPort !== undefined ? { port: config.devchainPort } : {}),
     ...(config.treasuryPrivateKey ? { treasuryKey: config.treasuryPrivateKey } : {}),
     ...(config.gasWalletPrivateKey ? { gasWalletKey: config.gasWalletPrivateKey } : {}),

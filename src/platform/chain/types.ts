@@ -400,6 +400,12 @@ export interface DevnetControls {
    * will not run) until called again with `null`; the node itself is untouched.
    */
   refuse(method: string, error: { code: number; message: string } | null): void
+  /**
+   * Compacts the journal now, up to the block every reader is done with (see
+   * devnet-compactor.ts): the base reached, why it was refused, or null (nothing to compact, or
+   * no compaction configured).
+   */
+  compact(): Promise<{ base: bigint } | { refused: string } | null>
 }
 
 /** Where a devnet records what changed its state, to rebuild it at the next start. */

@@ -1,0 +1,130 @@
+// When the devnet compacts its journal, and what the service is asked first: every `everyBlocks`
+// journaled blocks, in the turn of state changes (nothing is mined or journaled meanwhile), the
+// journal up to the highest block every reader is done with becomes one state entry (see
+// devnet-compaction.ts). Readers: the deposit watcher (its cursor) and the outgoing transfers still
+// waiting for a receipt (the base stays below the block of any of their transactions). At start,
+// after a replay of a compacted journal, the service records the rebuilt chain's block hashes.
+import { toHex } from 'viem'
+import {
+  type CaptureInput,
+  CompactionRefused,
+  captureState,
+  findSplit,
+  isState,
+  STATE_METHOD,
+} from './devnet-compaction.ts'
+import type { JournaledProvider } from './devnet-journal.ts'
+import type { Eip1193 } from './rpc-server.ts'
+import type { DevnetJournalEntry } from './types.ts'
+
+/** What the service tells the devnet about its readers, and where it records a compaction. */
+export interface DevnetCompaction {
+  /** the watcher's cursor (null before its first scan) and the hashes of the transactions of
+   * outgoing transfers that still wait for their receipt */
+  readers(chainId: string): Promise<{ cursor: bigint | null; openTxHashes: string[] }>
+  /** the block numbers whose hashes the service keeps (rebased after a rebuild) */
+  recordedBlocks(chainId: string): Promise<bigint[]>
+  /** in ONE database transaction: the journal becomes `entries`, the hashes kept become `hashes` */
+  commit(chainId: string, entries: DevnetJournalEntry[], hashes: Map<bigint, string>): Promise<void>
+  /** journaled blocks between two compactions (default 1,000) */
+  everyBlocks?: number
+}
+
+export const DEFAULT_COMPACTION_BLOCKS = 1000
+
+export interface CompactorOptions {
+  chainId: string
+  port: DevnetCompaction
+  node: Eip1193
+  provider: JournaledProvider
+  bootBlocks: bigint
+  known: CaptureInput['known']
+  tokens: CaptureInput['tokens']
+  onWarning?: ((message: string) => void) | undefined
+}
+
+export function startCompactor(o: CompactorOptions) {
+  const every = o.port.everyBlocks ?? DEFAULT_COMPACTION_BLOCKS
+  let blocks = 0
+  let lastRefusal = ''
+  const compactNow = async (): Promise<{ base: bigint } | { refused: string } | null> => {
+    const entries = o.provider.entries
+    const previous = isState(entries[0]) ? entries[0].params[0] : undefined
+    const prevBase = previous ? BigInt(previous.base) : o.bootBlocks
+    const { cursor, openTxHashes } = await o.port.readers(o.chainId)
+    if (cursor === null) return null
+    let floor = cursor
+    for (const hash of openTxHashes) {
+      const receipt = (await o.node.request({ method: 'eth_getTransactionReceipt', params: [hash] })) as {
+        blockNumber: string
+      } | null
+      if (receipt) floor = floor < BigInt(receipt.blockNumber) - 1n ? floor : BigInt(receipt.blockNumber) - 1n
+    }
+    if (floor <= prevBase) return null
+    try {
+      const split = findSplit(entries, prevBase, floor)
+      const state = await captureState({
+        node: o.node,
+        entries,
+        split,
+        previous,
+        bootBlocks: o.bootBlocks,
+        known: o.known,
+        tokens: o.tokens,
+      })
+      const next: DevnetJournalEntry[] = [
+        { method: STATE_METHOD, params: [state] },
+        ...entries.slice(split.index),
+      ]
+      await o.port.commit(o.chainId, next, new Map())
+      o.provider.entries = next
+      return { base: floor }
+    } catch (err) {
+      if (!(err instanceof CompactionRefused)) throw err
+      if (err.message !== lastRefusal) o.onWarning?.(`devnet journal not compacted: ${err.message}`)
+      lastRefusal = err.message
+      return { refused: err.message }
+    }
+  }
+  o.provider.onBlock = () => {
+    if (++blocks < every) return
+    blocks = 0
+    void o.provider
+      .exclusive(compactNow)
+      .catch((err) => o.onWarning?.(`devnet compaction failed: ${String(err)}`))
+  }
+  return {
+    /** compacts now (in the turn of state changes): the base reached, a refusal, or null */
+    compact: () => o.provider.exclusive(compactNow),
+  }
+}
+
+/**
+ * After the replay of a journal whose state entry says the service's recorded hashes are of the
+ * chain before the compaction: records the rebuilt chain's hashes of those blocks and clears the
+ * mark, in one transaction. Returns the journal as it now stands.
+ */
+export async function rebaseAfterReplay(
+  chainId: string,
+  port: DevnetCompaction,
+  node: Eip1193,
+  entries: DevnetJournalEntry[],
+): Promise<DevnetJournalEntry[]> {
+  const first = entries[0]
+  if (!isState(first) || !first.params[0].rebase) return entries
+  const head = BigInt((await node.request({ method: 'eth_blockNumber' })) as string)
+  const hashes = new Map<bigint, string>()
+  for (const n of await port.recordedBlocks(chainId)) {
+    if (n > head) continue
+    const block = (await node.request({ method: 'eth_getBlockByNumber', params: [toHex(n), false] })) as {
+      hash: string
+    }
+    hashes.set(n, block.hash)
+  }
+  const next = [
+    { method: STATE_METHOD, params: [{ ...first.params[0], rebase: false }] },
+    ...entries.slice(1),
+  ]
+  await port.commit(chainId, next, hashes)
+  return next
+}
