@@ -2450,6 +2450,127 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/admin/session/passkey/options': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Options for unlocking this session with a passkey (navigator.credentials.get)
+     * @description A challenge for this session (single use, 5 minutes) and the operator’s passkeys as `allowCredentials`; user verification is required.
+     */
+    post: operations['adminPasskeyUnlockOptions']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/session/passkey': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Step up with a passkey: the browser’s answer to the options elevates this session
+     * @description The answer must sign the open challenge of this session, with one of the caller’s own passkeys, on WEBAUTHN_ORIGIN and WEBAUTHN_RP_ID, with user verification, and a signature counter that moved forward. The challenge is used up by the first answer, right or wrong. Audited as `admin.session.elevate` (second factor `passkey`).
+     */
+    post: operations['elevateAdminSessionPasskey']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/passkeys/options': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Options for adding a passkey (navigator.credentials.create)
+     * @description From an unlocked session; an operator who has no passkey yet may instead send the authenticator app’s current `code` (used up). The options exclude the operator’s passkeys; the challenge is single use, 5 minutes, for this session.
+     */
+    post: operations['adminPasskeyRegistrationOptions']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/passkeys': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The caller’s own passkeys */
+    get: operations['adminPasskeys']
+    put?: never
+    /**
+     * Add a passkey: the browser’s answer to the registration options
+     * @description Verified against the open registration challenge of this session, WEBAUTHN_ORIGIN and WEBAUTHN_RP_ID, with user verification. Audited as `admin.passkey.register`.
+     */
+    post: operations['adminRegisterPasskey']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/passkeys/{id}/remove': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Remove one of the caller’s own passkeys
+     * @description Audited as `admin.passkey.remove`. Another operator’s passkey is 404.
+     */
+    post: operations['adminRemovePasskey']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/users/{id}/second-factor/reset': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /**
+     * Clear an account’s second factor: its authenticator app, its passkeys, or both (admin)
+     * @description For a lost phone or a passkey to rotate. Never one’s own (409). Every session of the account is revoked in the same transaction, its admin step-ups with them: it signs in again and sets up a new factor. Audited as `user.second-factor.reset` with what was cleared.
+     */
+    post: operations['adminResetSecondFactor']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/admin/audit/export': {
     parameters: {
       query?: never
@@ -3238,6 +3359,148 @@ export interface paths {
     patch?: never
     trace?: never
   }
+  '/v1/admin/search': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * Search everything by a transaction hash, an address, an email, an id or a name
+     * @description The query’s shape decides what is looked up: a transaction hash (0x + 64 hex) finds the outgoing transfer one of whose transactions has it (a replacement too) with its withdrawal, and the deposits the watcher recorded in it with their owners; an address (0x + 40 hex) finds the owner of a custodial address, the account signing in with it, and the withdrawals and transfers sent to it; an email finds its account; a record id finds the user, transfer, withdrawal, escrow, escrow leg, job (collection) or dispute with it (a job id also finds its dispute); anything else searches accounts as the accounts list does. At most 10 hits of each lookup, each with the console route of its detail page.
+     */
+    get: operations['adminSearch']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/chain': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** The chain: its id, name and the link to a transaction on its explorer */
+    get: operations['adminChain']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/users/{id}/overview': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /**
+     * One account with its custodial address, balances, newest deposits, escrows, jobs and live sessions
+     * @description Withdrawals: `GET /v1/admin/withdrawals?user=`; what operators did to the account: `GET /v1/admin/audit?target=`.
+     */
+    get: operations['adminUserOverview']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/withdrawals/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One withdrawal with its transfer’s state */
+    get: operations['adminWithdrawal']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/escrow-legs/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One escrow payout leg with its transfer’s state */
+    get: operations['adminEscrowLeg']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/escrows/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One escrow: its parties, amounts, state and payout legs */
+    get: operations['adminEscrow']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/jobs/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One job (a collection): description, parties, delivery, attachments and its dispute */
+    get: operations['adminJob']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/disputes/{id}': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    /** One dispute (by its id or its job’s id): reason, evidence, proposal, decision, and the job */
+    get: operations['adminDispute']
+    put?: never
+    post?: never
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
   '/v1/reserves': {
     parameters: {
       query?: never
@@ -3773,6 +4036,10 @@ export interface components {
           | 'ROLE_SET_BY_CONFIG'
           | 'AUTHENTICATOR_REQUIRED'
           | 'LAST_ADMIN'
+          | 'PASSKEY_CHALLENGE_INVALID'
+          | 'PASSKEY_INVALID'
+          | 'PASSKEY_NOT_REGISTERED'
+          | 'NO_SECOND_FACTOR'
           | 'ONBOARDING_ALREADY_COMPLETED'
           | 'REFERRAL_CODE_USED_UP'
           | 'REFERRAL_INVITES_EXHAUSTED'
@@ -3931,6 +4198,10 @@ export interface components {
           | 'ROLE_SET_BY_CONFIG'
           | 'AUTHENTICATOR_REQUIRED'
           | 'LAST_ADMIN'
+          | 'PASSKEY_CHALLENGE_INVALID'
+          | 'PASSKEY_INVALID'
+          | 'PASSKEY_NOT_REGISTERED'
+          | 'NO_SECOND_FACTOR'
           | 'ONBOARDING_ALREADY_COMPLETED'
           | 'REFERRAL_CODE_USED_UP'
           | 'REFERRAL_INVITES_EXHAUSTED'
@@ -8201,6 +8472,7 @@ export interface components {
      *       "method": "totp",
      *       "expiresAt": "2026-01-01T12:15:00.000Z",
      *       "secondFactor": "totp",
+     *       "passkeys": 1,
      *       "role": "finance",
      *       "permissions": [
      *         "read",
@@ -8215,11 +8487,13 @@ export interface components {
       /** @description whether this session may use the admin routes now */
       elevated: boolean
       /** @description the second factor that elevated the session */
-      method: 'totp' | 'email' | null
+      method: 'totp' | 'passkey' | 'email' | null
       /** @description when the elevation ends */
       expiresAt: string | null
-      /** @description `totp`: send the authenticator app’s code; `email` (only with ADMIN_SECOND_FACTOR=totp-or-email): ask for a code with POST /v1/admin/session/code and send it; `setup`: turn on an authenticator app first (POST /v1/account/initiate/2fa with type `google_auth`, then POST /v1/account/activate/2fa) */
-      secondFactor: 'totp' | 'email' | 'setup'
+      /** @description `totp`: send the authenticator app’s code; `email` (only with ADMIN_SECOND_FACTOR=totp-or-email): ask for a code with POST /v1/admin/session/code and send it; `passkey`: no authenticator app, only passkeys: unlock with POST /v1/admin/session/passkey; `setup`: turn on an authenticator app first (POST /v1/account/initiate/2fa with type `google_auth`, then POST /v1/account/activate/2fa). With `passkeys` above 0 a passkey unlocks the session whatever this says. */
+      secondFactor: 'totp' | 'email' | 'passkey' | 'setup'
+      /** @description how many passkeys the operator registered */
+      passkeys: number
       /** @description the operator role: `admin` (everything), `finance` (read, move and stop money), `support` (read, act for customers) */
       role: 'admin' | 'finance' | 'support'
       /** @description what the role may do: `read` every list and page, `customer` act for a customer (suspend, re-scan a deposit), `money` move or stop money, `admin` configure the platform and its operators, decide disputes */
@@ -8229,6 +8503,113 @@ export interface components {
        * @description the session is revoked when no admin request comes before this (ADMIN_IDLE_TIMEOUT_MS)
        */
       idleExpiresAt: string
+    }
+    AdminPasskeyAuthenticationOptions: {
+      /** @description single-use, 5 minutes, bound to this session */
+      challenge: string
+      rpId?: string
+      timeout?: number
+      userVerification?: string
+      allowCredentials?: ({
+        id: string
+        type: string
+        /** @description how the authenticator is reached */
+        transports?: string[]
+      } & {
+        [key: string]: unknown
+      })[]
+      extensions?: {
+        [key: string]: unknown
+      }
+      hints?: string[]
+    } & {
+      [key: string]: unknown
+    }
+    AdminPasskeyRegistrationOptions: {
+      /** @description single-use, 5 minutes, bound to this session */
+      challenge: string
+      rp: {
+        id?: string
+        name: string
+      } & {
+        [key: string]: unknown
+      }
+      user: {
+        id: string
+        name: string
+        displayName: string
+      } & {
+        [key: string]: unknown
+      }
+      pubKeyCredParams: ({
+        type: string
+        alg: number
+      } & {
+        [key: string]: unknown
+      })[]
+      timeout?: number
+      excludeCredentials?: ({
+        id: string
+        type: string
+        /** @description how the authenticator is reached */
+        transports?: string[]
+      } & {
+        [key: string]: unknown
+      })[]
+      authenticatorSelection?: {
+        [key: string]: unknown
+      }
+      attestation?: string
+      extensions?: {
+        [key: string]: unknown
+      }
+      hints?: string[]
+    } & {
+      [key: string]: unknown
+    }
+    /**
+     * @example {
+     *       "id": "p0lF3n3xZ2E7bFhM1kX8Qg",
+     *       "name": "Work laptop",
+     *       "deviceType": "singleDevice",
+     *       "backedUp": false,
+     *       "transports": [
+     *         "internal"
+     *       ],
+     *       "createdAt": "2026-01-01T12:00:00.000Z",
+     *       "lastUsedAt": "2026-01-02T09:30:00.000Z"
+     *     }
+     */
+    AdminPasskey: {
+      /** @description the credential id (base64url) */
+      id: string
+      name: string
+      /** @description `singleDevice`, or `multiDevice` (synced by its provider) */
+      deviceType: string
+      backedUp: boolean
+      transports: string[]
+      /** Format: date-time */
+      createdAt: string
+      lastUsedAt: string | null
+    }
+    AdminPasskeyList: {
+      data: components['schemas']['AdminPasskey'][]
+    }
+    /**
+     * @example {
+     *       "userId": "65f1c0a2b3c4d5e6f7a8b9c7",
+     *       "totpCleared": true,
+     *       "passkeysRemoved": 2,
+     *       "sessionsEnded": true
+     *     }
+     */
+    AdminSecondFactorReset: {
+      userId: string
+      /** @description the authenticator app was on and is now off */
+      totpCleared: boolean
+      passkeysRemoved: number
+      /** @description every session of the account was revoked */
+      sessionsEnded: boolean
     }
     /**
      * @example {
@@ -9630,6 +10011,225 @@ export interface components {
       }[]
     }
     /**
+     * @example {
+     *       "q": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+     *       "queryKind": "txHash",
+     *       "hits": [
+     *         {
+     *           "kind": "deposit",
+     *           "id": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+     *           "label": "25 USDC → 0x8ba1f109551bd432803012645ac136ddd64dba72",
+     *           "detail": "block 1042 · credited",
+     *           "match": "txHash",
+     *           "link": "#/deposit/0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060"
+     *         },
+     *         {
+     *           "kind": "user",
+     *           "id": "65f1c0a2b3c4d5e6f7a8b9c1",
+     *           "label": "alice@example.com",
+     *           "detail": "Alice Example · user",
+     *           "match": "txHash",
+     *           "link": "#/user/65f1c0a2b3c4d5e6f7a8b9c1"
+     *         }
+     *       ]
+     *     }
+     */
+    AdminSearchResult: {
+      q: string
+      /** @description how the query was read, which decides what was looked up */
+      queryKind: 'txHash' | 'address' | 'email' | 'id' | 'text'
+      hits: components['schemas']['AdminSearchHit'][]
+    }
+    AdminSearchHit: {
+      kind: 'user' | 'transfer' | 'withdrawal' | 'deposit' | 'escrow' | 'escrow_leg' | 'job' | 'dispute'
+      /** @description the record id (a deposit: its transaction hash) */
+      id: string
+      label: string
+      /** @description a second line: state, amount, owner */
+      detail: string
+      /** @description what matched: `txHash`, `custodialAddress`, `destinationAddress`, `web3Address`, `email`, `id`, `jobId` or `name` */
+      match: string
+      /** @description the console route of its detail page, e.g. `#/user/<id>` */
+      link: string
+    }
+    /**
+     * @example {
+     *       "chainId": 43114,
+     *       "name": "Avalanche C-Chain",
+     *       "explorerTxUrl": "https://snowtrace.io/tx/{txHash}"
+     *     }
+     */
+    AdminChain: {
+      chainId: number
+      name: string
+      /** @description a transaction on the chain’s explorer, `{txHash}` to be replaced; from the first `chain.blockExplorerUrls` of the coins configuration (null: none configured) */
+      explorerTxUrl: string | null
+    }
+    AdminUserOverview: {
+      user: components['schemas']['AdminUser']
+      /** @description the deposit address (null before the first wallet read) */
+      custodialAddress: string | null
+      /** @description when the user exported the address’s key */
+      keyExportedAt: (string | null) | null
+      balances: {
+        coin: string
+        /** @description base units the wallet may spend (less pending holds) */
+        available: string
+        amountText: string
+      }[]
+      /** @description the newest deposits recorded to the custodial address (at most 10) */
+      deposits: {
+        txHash: string
+        /** @description -1: native value */
+        logIndex: number
+        coin: string
+        /** @description base units */
+        amount: string
+        amountText: string
+        blockNumber: string
+        state: 'credited' | 'parked' | 'recorded'
+        /** @description the ledger transfer of the credit */
+        transferId: string | null
+        /** Format: date-time */
+        createdAt: string
+      }[]
+      /** @description the newest escrows the user pays or receives (at most 10) */
+      escrows: {
+        _id: string
+        collectionId: string
+        role: 'payer' | 'receiver'
+        coin: string
+        amountText: string
+        status: string
+        /** Format: date-time */
+        createdAt: string
+      }[]
+      /** @description the newest jobs the user created or works on (at most 10) */
+      jobs: {
+        _id: string
+        name: string
+        type: string
+        status: string
+        role: 'creator' | 'talent'
+        /** Format: date-time */
+        createdAt: string
+      }[]
+      /** @description live sessions, newest first (at most 10) */
+      sessions: {
+        _id: string
+        ip: string | null
+        userAgent: string | null
+        /** Format: date-time */
+        createdAt: string
+      }[]
+    }
+    AdminEscrow: {
+      _id: string
+      collectionId: string
+      parentEscrowId: string | null
+      payerId: string
+      payerEmail: string | null
+      receiverId: string | null
+      receiverEmail: string | null
+      coin: string
+      /** @description the escrow’s custodial address */
+      address: string
+      /** @description `waiting`, `paid`, `releasing`, `released` or `cancelled` */
+      status: string
+      /** @description the price in USD cents */
+      usdCents: string
+      /** @description base units held for the price */
+      amount: string
+      amountText: string
+      /** @description base units the payer sends (price and fee) */
+      amountToPay: string
+      /** @description base units received */
+      received: string
+      receivedText: string
+      /** @description base units paid out */
+      releasedPayout: string
+      /** @description base units of fees paid */
+      releasedFee: string
+      /** @description the outgoing transfer that paid it from the payer’s wallet */
+      payTransferId: string | null
+      /** Format: date-time */
+      expiresAt: string
+      paidAt: string | null
+      releasedAt: string | null
+      cancelledAt: string | null
+      /** Format: date-time */
+      createdAt: string
+      /** @description the payout legs, in order */
+      legs: components['schemas']['AdminEscrowLeg'][]
+    }
+    AdminJob: {
+      _id: string
+      name: string
+      type: string
+      status: string
+      description: string
+      creatorId: string
+      receiverId: string | null
+      parentId: string | null
+      escrowId: string | null
+      /** @description the price in USD */
+      paymentFee: string
+      /** @description the reason of a dispute raised on it */
+      issue: string
+      deliveryNote: string
+      deliveredAt: string | null
+      completedAt: string | null
+      cancelledAt: string | null
+      cancellationReason: string
+      attachments: components['schemas']['FileSummary'][]
+      deliveryAttachments: components['schemas']['FileSummary'][]
+      /** @description the job’s dispute, when one was raised */
+      dispute: {
+        id: string
+        status: string
+      } | null
+      /** Format: date-time */
+      createdAt: string
+    }
+    AdminDispute: {
+      _id: string
+      collection: string
+      escrowId: string
+      raisedBy: string
+      reason: string
+      evidence: string[]
+      /** @description summaries of the evidence files that still exist */
+      evidenceData: components['schemas']['FileSummary'][]
+      /** @description `open`; `settling` once a split is agreed or decided and being paid; `settled` once it is paid */
+      status: 'open' | 'settling' | 'settled'
+      /** @description USD of the price still in escrow: a split must add up to it */
+      escrowAmount: number
+      /** @description the split last proposed by a party, for the other to accept */
+      proposal: {
+        proposedBy: string
+        creatorAmount: number
+        ownerAmount: number
+        /** Format: date-time */
+        proposedAt: string
+      } | null
+      resolution: ('agreement' | 'arbiter') | null
+      /** @description USD returned to the creator by the resolution */
+      creatorAmount: number | null
+      /** @description USD released to the talent by the resolution */
+      ownerAmount: number | null
+      /** @description the arbiter, when one decided */
+      decidedBy: string | null
+      note: string
+      resolvedAt: string | null
+      paidAt: string | null
+      /** Format: date-time */
+      createdAt: string
+      /** Format: date-time */
+      updatedAt: string
+      /** @description the disputed job: description, delivery, attachments */
+      job: components['schemas']['AdminJob'] | null
+    }
+    /**
      * @description A proof-of-reserves snapshot of one coin
      * @example {
      *       "id": "65f1c0a2b3c4d5e6f7a8b9e1",
@@ -10210,6 +10810,11 @@ export type ReferredUser = components['schemas']['ReferredUser']
 export type ReferralStats = components['schemas']['ReferralStats']
 export type ReferralInviteResult = components['schemas']['ReferralInviteResult']
 export type AdminSession = components['schemas']['AdminSession']
+export type AdminPasskeyAuthenticationOptions = components['schemas']['AdminPasskeyAuthenticationOptions']
+export type AdminPasskeyRegistrationOptions = components['schemas']['AdminPasskeyRegistrationOptions']
+export type AdminPasskey = components['schemas']['AdminPasskey']
+export type AdminPasskeyList = components['schemas']['AdminPasskeyList']
+export type AdminSecondFactorReset = components['schemas']['AdminSecondFactorReset']
 export type AdminAuditPage = components['schemas']['AdminAuditPage']
 export type AdminAuditRecord = components['schemas']['AdminAuditRecord']
 export type AdminUserPage = components['schemas']['AdminUserPage']
@@ -10236,6 +10841,13 @@ export type AdminStatsOverview = components['schemas']['AdminStatsOverview']
 export type AdminTransferAges = components['schemas']['AdminTransferAges']
 export type AdminFlows = components['schemas']['AdminFlows']
 export type AdminDepositLookup = components['schemas']['AdminDepositLookup']
+export type AdminSearchResult = components['schemas']['AdminSearchResult']
+export type AdminSearchHit = components['schemas']['AdminSearchHit']
+export type AdminChain = components['schemas']['AdminChain']
+export type AdminUserOverview = components['schemas']['AdminUserOverview']
+export type AdminEscrow = components['schemas']['AdminEscrow']
+export type AdminJob = components['schemas']['AdminJob']
+export type AdminDispute = components['schemas']['AdminDispute']
 export type ReserveSnapshot = components['schemas']['ReserveSnapshot']
 export type AdminPlatformTransferPage = components['schemas']['AdminPlatformTransferPage']
 export type AdminPlatformTransfer = components['schemas']['AdminPlatformTransfer']
@@ -37181,6 +37793,7 @@ export interface operations {
            *         "method": "totp",
            *         "expiresAt": "2026-01-01T12:15:00.000Z",
            *         "secondFactor": "totp",
+           *         "passkeys": 1,
            *         "role": "finance",
            *         "permissions": [
            *           "read",
@@ -37320,6 +37933,7 @@ export interface operations {
            *         "method": "totp",
            *         "expiresAt": "2026-01-01T12:15:00.000Z",
            *         "secondFactor": "totp",
+           *         "passkeys": 1,
            *         "role": "finance",
            *         "permissions": [
            *           "read",
@@ -37701,6 +38315,1266 @@ export interface operations {
               data: {
                 /** @enum {string} */
                 code: 'TWO_FACTOR_USES_APP' | 'AUTHENTICATOR_REQUIRED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminPasskeyUnlockOptions: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminPasskeyAuthenticationOptions']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PASSKEY_NOT_REGISTERED`: the operator has no passkey. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PASSKEY_NOT_REGISTERED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  elevateAdminSessionPasskey: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description AuthenticationResponseJSON: what `credential.toJSON()` answers */
+          credential: {
+            /** @description the credential id */
+            id: string
+            /** @description the credential id */
+            rawId: string
+            /** @enum {string} */
+            type: 'public-key'
+            authenticatorAttachment?: string
+            clientExtensionResults: {
+              [key: string]: unknown
+            }
+            /** @description AuthenticatorAssertionResponseJSON */
+            response: {
+              /** @description client data */
+              clientDataJSON: string
+              /** @description authenticator data */
+              authenticatorData: string
+              /** @description signature */
+              signature: string
+              userHandle?: string | null
+            } & {
+              [key: string]: unknown
+            }
+          }
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Admin session elevated` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Admin session elevated",
+           *       "data": {
+           *         "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "email": "ops@example.com",
+           *         "elevated": true,
+           *         "method": "totp",
+           *         "expiresAt": "2026-01-01T12:15:00.000Z",
+           *         "secondFactor": "totp",
+           *         "passkeys": 1,
+           *         "role": "finance",
+           *         "permissions": [
+           *           "read",
+           *           "money"
+           *         ],
+           *         "idleExpiresAt": "2026-01-01T16:00:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Admin session elevated */
+            message: string
+            data: components['schemas']['AdminSession']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). `PASSKEY_CHALLENGE_INVALID`: the answer signs no open challenge of this session and ceremony (unknown, used, expired). `PASSKEY_INVALID`: not a passkey of this account, or the answer does not verify. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'PASSKEY_CHALLENGE_INVALID' | 'PASSKEY_INVALID'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminPasskeyRegistrationOptions: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /** @example {} */
+        'application/json': {
+          /** @description the authenticator app’s current code: only for a first passkey from a session that is not unlocked */
+          code?: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminPasskeyRegistrationOptions']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). `INVALID_CODE`: the authenticator code is wrong or used. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'INVALID_CODE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: not an operator; or the session is not unlocked and no code (or a passkey exists already). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `TOO_MANY_ATTEMPTS`: 5 wrong codes. */
+      429: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'TOO_MANY_ATTEMPTS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminPasskeys: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "data": [
+           *           {
+           *             "id": "p0lF3n3xZ2E7bFhM1kX8Qg",
+           *             "name": "Work laptop",
+           *             "deviceType": "singleDevice",
+           *             "backedUp": false,
+           *             "transports": [
+           *               "internal"
+           *             ],
+           *             "createdAt": "2026-01-01T12:00:00.000Z",
+           *             "lastUsedAt": "2026-01-02T09:30:00.000Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminPasskeyList']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminRegisterPasskey: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description what the operator calls it, e.g. "Work laptop" */
+          name: string
+          /** @description RegistrationResponseJSON: what `credential.toJSON()` answers */
+          credential: {
+            /** @description the credential id */
+            id: string
+            /** @description the credential id */
+            rawId: string
+            /** @enum {string} */
+            type: 'public-key'
+            authenticatorAttachment?: string
+            clientExtensionResults: {
+              [key: string]: unknown
+            }
+            /** @description AuthenticatorAttestationResponseJSON */
+            response: {
+              /** @description client data */
+              clientDataJSON: string
+              /** @description attestation object */
+              attestationObject: string
+              /** @description how the authenticator is reached */
+              transports?: string[]
+            } & {
+              [key: string]: unknown
+            }
+          }
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Passkey added` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Passkey added",
+           *       "data": {
+           *         "id": "p0lF3n3xZ2E7bFhM1kX8Qg",
+           *         "name": "Work laptop",
+           *         "deviceType": "singleDevice",
+           *         "backedUp": false,
+           *         "transports": [
+           *           "internal"
+           *         ],
+           *         "createdAt": "2026-01-01T12:00:00.000Z",
+           *         "lastUsedAt": "2026-01-02T09:30:00.000Z"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Passkey added */
+            message: string
+            data: components['schemas']['AdminPasskey']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). `PASSKEY_CHALLENGE_INVALID`: the answer signs no open challenge of this session and ceremony (unknown, used, expired). `PASSKEY_INVALID`: the answer does not verify. */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR' | 'PASSKEY_CHALLENGE_INVALID' | 'PASSKEY_INVALID'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `CONFLICT`: this passkey is registered already. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'CONFLICT'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminRemovePasskey: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description the credential id */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Passkey removed` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Passkey removed",
+           *       "data": {}
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Passkey removed */
+            message: string
+            /** @example {} */
+            data: Record<string, never>
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: the caller has no passkey with this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminResetSecondFactor: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Ticket 812: phone lost, identity checked on a video call",
+         *       "factors": [
+         *         "totp",
+         *         "passkeys"
+         *       ]
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+          /** @description what to clear: the authenticator app (`totp`), every passkey (`passkeys`); default both */
+          factors?: ('totp' | 'passkeys')[]
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Second factor cleared` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Second factor cleared",
+           *       "data": {
+           *         "userId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "totpCleared": true,
+           *         "passkeysRemoved": 2,
+           *         "sessionsEnded": true
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Second factor cleared */
+            message: string
+            data: components['schemas']['AdminSecondFactorReset']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no live account has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `OWN_ACCOUNT_REFUSED`: the account is the caller’s. `NO_SECOND_FACTOR`: the account has none of the factors asked for. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'OWN_ACCOUNT_REFUSED' | 'NO_SECOND_FACTOR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
               } & {
                 [key: string]: unknown
               }
@@ -47662,6 +49536,1108 @@ export interface operations {
               data: {
                 /** @enum {string} */
                 code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminSearch: {
+    parameters: {
+      query: {
+        /** @description a transaction hash (0x + 64 hex), an address (0x + 40 hex), an email, a record id (24 hex), or part of an email, user name or name */
+        q: string
+      }
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "q": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+           *         "queryKind": "txHash",
+           *         "hits": [
+           *           {
+           *             "kind": "deposit",
+           *             "id": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+           *             "label": "25 USDC → 0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *             "detail": "block 1042 · credited",
+           *             "match": "txHash",
+           *             "link": "#/deposit/0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060"
+           *           },
+           *           {
+           *             "kind": "user",
+           *             "id": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *             "label": "alice@example.com",
+           *             "detail": "Alice Example · user",
+           *             "match": "txHash",
+           *             "link": "#/user/65f1c0a2b3c4d5e6f7a8b9c1"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminSearchResult']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminChain: {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "chainId": 43114,
+           *         "name": "Avalanche C-Chain",
+           *         "explorerTxUrl": "https://snowtrace.io/tx/{txHash}"
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminChain']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminUserOverview: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminUserOverview']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no live account has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminWithdrawal: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9d2",
+           *         "userId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "email": "ada@example.com",
+           *         "userName": "ada",
+           *         "coin": "avax",
+           *         "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *         "amount": "500000000000000000",
+           *         "fee": "1000000000000000",
+           *         "amountText": "0.5 AVAX",
+           *         "status": "processing",
+           *         "retryCount": 1,
+           *         "lastError": "devnet is down (simulated outage)",
+           *         "txHash": null,
+           *         "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *         "transferStatus": "queued",
+           *         "ageSeconds": 95,
+           *         "createdAt": "2026-01-01T12:00:00.000Z",
+           *         "updatedAt": "2026-01-01T12:00:00.000Z",
+           *         "actions": {
+           *           "retry": true,
+           *           "replace": false,
+           *           "cancel": true
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminWithdrawal']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no withdrawal has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminEscrowLeg: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9d3",
+           *         "escrowId": "65f1c0a2b3c4d5e6f7a8b9d4",
+           *         "collectionId": "65f1c0a2b3c4d5e6f7a8b9d5",
+           *         "kind": "payout",
+           *         "seq": 1,
+           *         "coin": "usdc",
+           *         "to": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *         "amount": "95000000",
+           *         "amountText": "95 USDC",
+           *         "status": "failed",
+           *         "attempt": 1,
+           *         "failures": 5,
+           *         "lastError": "the transaction was mined but reverted",
+           *         "txHash": null,
+           *         "transferId": "65f1c0a2b3c4d5e6f7a8b9d1",
+           *         "transferStatus": "failed",
+           *         "payerId": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *         "receiverId": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *         "receiverEmail": "bob@example.com",
+           *         "ageSeconds": 3600,
+           *         "createdAt": "2026-01-01T12:00:00.000Z",
+           *         "updatedAt": "2026-01-01T12:00:00.000Z",
+           *         "actions": {
+           *           "retry": true,
+           *           "replace": false,
+           *           "cancel": false
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminEscrowLeg']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no escrow leg has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminEscrow: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminEscrow']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no escrow has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminJob: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminJob']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no live job has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminDispute: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody?: never
+    responses: {
+      /** @description Success: `Success` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Success */
+            message: string
+            data: components['schemas']['AdminDispute']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no dispute has this id, nor a job with this id a dispute. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
               } & {
                 [key: string]: unknown
               }

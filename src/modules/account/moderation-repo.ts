@@ -54,6 +54,26 @@ export const moderationRepo = {
       .executeTakeFirst()
   },
 
+  /** The live account with this email, any case (users_email_live). */
+  byEmail(ex: Executor, email: string) {
+    return ex
+      .selectFrom('users')
+      .select(MODERATION_COLUMNS)
+      .where(sql<string>`lower(email)`, '=', email.toLowerCase())
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst()
+  },
+
+  /** The live account whose web3 sign-in address is one of these spellings (users_web3_address). */
+  byWeb3Address(ex: Executor, spellings: string[]) {
+    return ex
+      .selectFrom('users')
+      .select(MODERATION_COLUMNS)
+      .where('web3Address', 'in', spellings)
+      .where('deletedAt', 'is', null)
+      .executeTakeFirst()
+  },
+
   lock(tx: Tx, id: string) {
     return tx
       .selectFrom('users')

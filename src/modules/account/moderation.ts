@@ -1,6 +1,7 @@
 // Account moderation for operators: the admin role (given by ADMIN_EMAILS or by another admin,
 // never taken from the last admin or by an admin from themselves) and suspension (a suspended
 // account cannot log in, and every session it had is revoked in the same transaction).
+import { getAddress, isAddress } from 'viem'
 import type { Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -73,6 +74,19 @@ export class AccountModeration {
     if (unique.length === 0) return new Map()
     const rows = await moderationRepo.emails(ex, unique)
     return new Map(rows.flatMap((r) => (r.email ? [[r.id, r.email] as const] : [])))
+  }
+
+  /** The live account with this email (any case), or undefined. */
+  byEmail(ex: Executor, email: string) {
+    return moderationRepo.byEmail(ex, email)
+  }
+
+  /** The live account signing in with this web3 address (as typed, lower case or EIP-55), or undefined. */
+  byWeb3Address(ex: Executor, address: string) {
+    const lower = address.toLowerCase()
+    const spellings = new Set([address, lower])
+    if (isAddress(lower, { strict: false })) spellings.add(getAddress(lower))
+    return moderationRepo.byWeb3Address(ex, [...spellings])
   }
 
   search(ex: Executor, f: AccountSearch) {

@@ -13,14 +13,18 @@ import type { EscrowLegOperations } from '../escrow/operator.ts'
 import type { FeeService } from '../fees/service.ts'
 import type { PaymentService } from '../payment/service.ts'
 import type { SettlementChecks } from '../settlement/module.ts'
+import { SettlementLookup } from '../settlement/operator-lookup.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
+import { WalletOperatorView } from '../wallet/operator.ts'
 import type { WithdrawalOperatorView } from '../withdrawals/operator.ts'
+import type { WorkOperatorView } from '../work/operator.ts'
 import type { DisputeService } from '../work/service-disputes.ts'
 import { AdminAccess } from './access.ts'
 import { AdminAudit } from './audit.ts'
 import { AdminCoins } from './coins.ts'
 import { AdminCollectionTypes } from './collection-types.ts'
 import { AdminDeposits } from './deposits.ts'
+import { AdminDetails } from './details.ts'
 import { AdminDisputes } from './disputes.ts'
 import { AdminFees } from './fees.ts'
 import { AdminReconciliation } from './reconciliation.ts'
@@ -29,6 +33,7 @@ import { adminCoinRoutes } from './routes/coins.ts'
 import { adminCollectionTypeRoutes } from './routes/collection-types.ts'
 import { adminDepositRoutes } from './routes/deposits.ts'
 import { adminDisputeRoutes } from './routes/disputes.ts'
+import { adminDetailRoutes } from './routes/details.ts'
 import { adminFeeRoutes } from './routes/fees.ts'
 import { adminPeopleRoutes } from './routes/people.ts'
 import { adminReconciliationRoutes } from './routes/reconciliation.ts'
@@ -37,6 +42,7 @@ import { adminSessionRoutes } from './routes/session.ts'
 import { adminTransferRoutes } from './routes/transfers.ts'
 import { AdminStats, type StatsDeps } from './stats.ts'
 import { adminStatsRoutes } from './stats-routes.ts'
+import { AdminSearch } from './search.ts'
 import { AdminTransfers } from './transfers.ts'
 import { AdminUsers } from './users.ts'
 
@@ -48,7 +54,7 @@ export async function buildAdmin(d: {
   accountSecurity: AccountSecurityService
   settlement: SettlementChecks
   coins: PaymentService
-  chain: StatsDeps['chain'] & Pick<ChainAdapter, 'chainId' | 'coins' | 'isContract' | 'tokenInfo'>
+  chain: StatsDeps['chain'] & Pick<ChainAdapter, 'chainId' | 'coins' | 'isContract' | 'tokenInfo' | 'info'>
   collectionTypes: CollectionTypeService
   outgoing: OutgoingSender
   withdrawalView: WithdrawalOperatorView
@@ -58,6 +64,8 @@ export async function buildAdmin(d: {
 }) {
   const { db, config, clock } = d
   /** the admin role and account suspension */
+  /** jobs and disputes as operators read them */
+  workView: WorkOperatorView
   const moderation = new AccountModeration({
     clock,
     adminEmails: config.adminEmails,
@@ -133,9 +141,33 @@ export async function buildAdmin(d: {
   }
 }
 
+  // The global search and the console's detail pages read through each owning module's operator view.
+  const lookup = new SettlementLookup({ db, chainId: d.chain.chainId })
+  const search = new AdminSearch({
+    db,
+    chain: d.chain,
+    moderation,
+    settlement: lookup,
+    withdrawals: d.withdrawalView,
+    escrow: d.escrowLegs,
+    work: d.workView,
+  })
+  const details = new AdminDetails({
+    db,
+    chain: d.chain,
+    moderation,
+    auth: d.auth,
+    wallet: new WalletOperatorView({ db }),
+    settlement: lookup,
+    escrow: d.escrowLegs,
+    work: d.workView,
+    transfers,
+  })
 export async function adminHttp(
   app: FastifyInstance,
   s: Awaited<ReturnType<typeof buildAdmin>> & { db: Db },
+      search,
+      details,
 ) {
   const { access, audit, users, reconciliation } = s.admin
   await app.register(adminSessionRoutes, { access })
@@ -151,3 +183,9 @@ export async function adminHttp(
   await app.register(adminCollectionTypeRoutes, { access, types: s.admin.collectionTypes })
   await app.register(adminDepositRoutes, { access, deposits: s.admin.deposits })
 }
+  await app.register(adminDetailRoutes, {
+    access,
+    search: s.admin.search,
+    details: s.admin.details,
+    transfers: s.admin.transfers,
+  })

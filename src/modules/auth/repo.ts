@@ -68,6 +68,18 @@ export const authRepo = {
       .executeTakeFirst()
   },
 
+  /** An account's live sessions, newest first (sessions_user, partial on the live ones). */
+  liveSessions(ex: Executor, userId: string, limit: number) {
+    return ex
+      .selectFrom('sessions')
+      .select(['id', 'ip', 'userAgent', 'createdAt'])
+      .where('userId', '=', userId)
+      .where('revokedAt', 'is', null)
+      .orderBy('createdAt', 'desc')
+      .limit(limit)
+      .execute()
+  },
+
   /** A NOTIFY sent at the commit of `ex`'s transaction (at once without one). */
   async notify(ex: Executor, channel: string, payload: string): Promise<void> {
     await sql`select pg_notify(${channel}, ${payload})`.execute(ex)

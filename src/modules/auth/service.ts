@@ -214,6 +214,11 @@ export class AuthService {
     return this.deps.sessions.revokeEveryone(ex)
   }
 
+  /** An account's live sessions, newest first, for operators (the admin API checks the caller). */
+  liveSessions(userId: string, limit: number) {
+    return authRepo.liveSessions(this.deps.db, userId, limit)
+  }
+
   /** Resolves a bearer token to its live session; undefined when invalid, revoked or deleted. */
   authenticate(bearer: string): Promise<{ userId: string; sessionId: string } | undefined> {
     return this.deps.sessions.resolve(bearer)

@@ -26,6 +26,29 @@ export interface JobPatch {
 }
 
 export const jobRepo = {
+  /** A person's newest live jobs as creator or talent, for operators (collections_creator,
+   * collections_receiver). */
+  ofPerson(ex: Executor, userId: string, limit: number) {
+    return ex
+      .selectFrom('collections')
+      .select([
+        'id',
+        'name',
+        'type',
+        'status',
+        'creatorId',
+        'receiverId',
+        'escrowId',
+        'paymentFee',
+        'createdAt',
+      ])
+      .where((eb) => eb.or([eb('creatorId', '=', userId), eb('receiverId', '=', userId)]))
+      .where('isDeleted', '=', false)
+      .orderBy('createdAt', 'desc')
+      .limit(limit)
+      .execute()
+  },
+
   async patch(ex: Executor, id: string, patch: JobPatch, now: Date) {
     const { escrowReleased, ...rest } = patch
     await ex

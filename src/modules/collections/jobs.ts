@@ -85,6 +85,11 @@ export class CollectionJobs {
     return row && !row.isDeleted ? row : undefined
   }
 
+  /** A person's newest live jobs as creator or talent (operators' user page). */
+  ofPerson(ex: Executor, userId: string, limit: number) {
+    return jobRepo.ofPerson(ex, userId, limit)
+  }
+
   /** Whether `userId` may see the job (public, theirs, or theirs to answer an invite to). */
   canSee(row: JobRow, userId: string): boolean {
     return canSee(row, userId)

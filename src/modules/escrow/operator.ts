@@ -7,7 +7,7 @@ import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { EscrowPayouts } from './payouts.ts'
 import { escrowRepo } from './repo.ts'
-import { type LegFilter, legOperatorRepo } from './repo-operator.ts'
+import { escrowOperatorRepo, type LegFilter, legOperatorRepo } from './repo-operator.ts'
 
 export class EscrowLegOperations {
   constructor(private readonly deps: { db: Db; clock: Clock; payouts: EscrowPayouts }) {}
@@ -18,6 +18,16 @@ export class EscrowLegOperations {
 
   get(id: string) {
     return legOperatorRepo.get(this.deps.db, id)
+  }
+
+  /** One escrow (the operator's escrow page), or undefined. */
+  escrow(id: string) {
+    return escrowOperatorRepo.get(this.deps.db, id)
+  }
+
+  /** A user's newest escrows, as payer or receiver. */
+  escrowsOf(userId: string, limit: number) {
+    return escrowOperatorRepo.ofUser(this.deps.db, userId, limit)
   }
 
   /**

@@ -63,3 +63,50 @@ export const legOperatorRepo = {
 }
 
 export type LegOperatorRow = NonNullable<Awaited<ReturnType<typeof legOperatorRepo.get>>>
+
+const escrowColumns = [
+  'id',
+  'collectionId',
+  'payerId',
+  'receiverId',
+  'parentEscrowId',
+  'coin',
+  'decimals',
+  'address',
+  'status',
+  'escrowCents',
+  'coinEscrowAmount',
+  'expectedFee',
+  'amountToPay',
+  'received',
+  'releasedCents',
+  'releasedPayout',
+  'releasedFee',
+  'payTransferId',
+  'expiresAt',
+  'paidAt',
+  'releasedAt',
+  'cancelledAt',
+  'createdAt',
+  'updatedAt',
+] as const
+
+/** SQL of the operator's escrow pages: one escrow, a user's escrows. */
+export const escrowOperatorRepo = {
+  get(ex: Executor, id: string) {
+    return ex.selectFrom('escrows').select(escrowColumns).where('id', '=', id).executeTakeFirst()
+  },
+
+  /** A user's newest escrows as payer or receiver (escrows_payer, escrows_receiver). */
+  ofUser(ex: Executor, userId: string, limit: number) {
+    return ex
+      .selectFrom('escrows')
+      .select(escrowColumns)
+      .where((eb) => eb.or([eb('payerId', '=', userId), eb('receiverId', '=', userId)]))
+      .orderBy('createdAt', 'desc')
+      .limit(limit)
+      .execute()
+  },
+}
+
+export type EscrowOperatorRow = NonNullable<Awaited<ReturnType<typeof escrowOperatorRepo.get>>>

@@ -11,6 +11,11 @@ export class WithdrawalOperatorView {
     return withdrawalOperatorRepo.list(this.deps.db, f)
   }
 
+  /** The newest withdrawals to a destination address (the operator's search by address). */
+  toAddress(address: string, limit: number) {
+    return withdrawalOperatorRepo.toAddress(this.deps.db, address, limit)
+  }
+
   get(id: string) {
     return withdrawalOperatorRepo.get(this.deps.db, id)
   }

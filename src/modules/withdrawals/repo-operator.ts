@@ -1,4 +1,5 @@
 // SQL of the operator's list of withdrawals (table `withdrawals`, with the requester's account).
+import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import { countedPage } from '../../db/reads.ts'
 import type { WithdrawalStatus } from '../../db/tables/withdrawals.ts'
@@ -39,6 +40,18 @@ export const withdrawalOperatorRepo = {
     if (f.coin) q = q.where('w.coin', '=', f.coin)
     if (f.userId) q = q.where('w.ownerId', '=', f.userId)
     return countedPage(q, (q) => q.select(columns), { by: ['w.createdAt', 'w.id'], first: 'oldest' }, f)
+  },
+
+  /** The newest withdrawals to a destination address, any case (withdrawals_address). */
+  toAddress(ex: Executor, address: string, limit: number) {
+    return ex
+      .selectFrom('withdrawals as w')
+      .leftJoin('users as u', 'u.id', 'w.ownerId')
+      .select(columns)
+      .where(sql<string>`lower(w.address)`, '=', address.toLowerCase())
+      .orderBy('w.createdAt', 'desc')
+      .limit(limit)
+      .execute()
   },
 
   get(ex: Executor, id: string) {

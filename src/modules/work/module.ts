@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { CollectionService } from '../collections/service.ts'
 import type { WorkDeps } from './context.ts'
+import { WorkOperatorView } from './operator.ts'
 import { applicationRoutes } from './routes-applications.ts'
 import { disputeRoutes } from './routes-disputes.ts'
 import { inviteRoutes } from './routes-invites.ts'
@@ -39,19 +40,23 @@ export interface WorkServices {
   updates: UpdateService
   disputes: DisputeService
   reviews: ReviewService
+  /** jobs and disputes for the admin API */
+  operator: WorkOperatorView
 }
 
 export function buildWork(deps: WorkDeps) {
   const inspection = new InspectionService(deps)
   const lifecycle = new LifecycleService(deps, inspection)
+  const disputes = new DisputeService(deps)
   const work: WorkServices = {
     invites: new InviteService(deps),
     applications: new ApplicationService(deps),
     lifecycle,
     inspection,
     updates: new UpdateService(deps, lifecycle),
-    disputes: new DisputeService(deps),
+    disputes,
     reviews: new ReviewService(deps),
+    operator: new WorkOperatorView(deps, disputes),
   }
   // The split of a cancelled or disputed job's escrow: retried with backoff until it is sent
   // (the chain may be down, a coin halted); each run is idempotent.

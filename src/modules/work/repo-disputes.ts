@@ -16,6 +16,10 @@ export const disputeRepo = {
     return countedPage(q, (q) => q.selectAll(), { by: ['createdAt', 'id'], first: 'oldest' }, f)
   },
 
+  get(ex: Executor, id: string) {
+    return ex.selectFrom('disputes').selectAll().where('id', '=', id).executeTakeFirst()
+  },
+
   byCollection(ex: Executor, collectionId: string, forUpdate = false) {
     let q = ex.selectFrom('disputes').selectAll().where('collectionId', '=', collectionId)
     if (forUpdate) q = q.forUpdate()

@@ -163,6 +163,13 @@ export class DisputeService {
     return this.get(userId, collectionId)
   }
 
+  /** One dispute by its id or its job's id, for operators (the admin API checks the caller). */
+  async forOperator(id: string) {
+    const row =
+      (await disputeRepo.get(this.deps.db, id)) ?? (await disputeRepo.byCollection(this.deps.db, id))
+    return row ? this.#form(row) : undefined
+  }
+
   /** Every dispute, for operators (the admin API checks the caller), oldest first. */
   async listAll(f: { status?: DisputeStatus | undefined; page: number; limit: number }) {
     const { total, rows } = await disputeRepo.list(this.deps.db, f)

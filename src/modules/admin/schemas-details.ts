@@ -1,0 +1,230 @@
+// The global search and the detail pages of the operator console: typed hits with the console
+// route of each, a user with their money and activity, an escrow with its legs, a job, a dispute,
+// and the chain's explorer link.
+import { Type } from 'typebox'
+import { NullableTimestamp, Timestamp } from '../../http/schemas.ts'
+import { FileSummary } from '../files/schemas.ts'
+import { Dispute } from '../work/schemas.ts'
+import { AdminUser } from './schemas.ts'
+import { AdminEscrowLeg } from './schemas-transfers.ts'
+
+const Units = (description: string) => Type.String({ pattern: '^[0-9]+$', description })
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description?: string) =>
+  Type.Union([t, Type.Null()], description ? { description } : {})
+const EX_ID = '65f1c0a2b3c4d5e6f7a8b9c1'
+const EX_HASH = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060'
+
+export const SearchQuery = Type.Object(
+  {
+    q: Type.String({
+      minLength: 1,
+      maxLength: 200,
+      pattern: '\\S',
+      description:
+        'a transaction hash (0x + 64 hex), an address (0x + 40 hex), an email, a record id (24 hex), or part of an email, user name or name',
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const SearchHit = Type.Object(
+  {
+    kind: Type.Union(
+      ['user', 'transfer', 'withdrawal', 'deposit', 'escrow', 'escrow_leg', 'job', 'dispute'].map((k) =>
+        Type.Literal(k),
+      ),
+    ),
+    id: Type.String({ description: 'the record id (a deposit: its transaction hash)' }),
+    label: Type.String(),
+    detail: Type.String({ description: 'a second line: state, amount, owner' }),
+    match: Type.String({
+      description:
+        'what matched: `txHash`, `custodialAddress`, `destinationAddress`, `web3Address`, `email`, `id`, `jobId` or `name`',
+    }),
+    link: Type.String({ description: 'the console route of its detail page, e.g. `#/user/<id>`' }),
+  },
+  { $id: 'AdminSearchHit' },
+)
+
+export const SearchResult = Type.Object(
+  {
+    q: Type.String(),
+    queryKind: Type.Union(
+      ['txHash', 'address', 'email', 'id', 'text'].map((k) => Type.Literal(k)),
+      {
+        description: 'how the query was read, which decides what was looked up',
+      },
+    ),
+    hits: Type.Array(SearchHit),
+  },
+  {
+    $id: 'AdminSearchResult',
+    examples: [
+      {
+        q: EX_HASH,
+        queryKind: 'txHash',
+        hits: [
+          {
+            kind: 'deposit',
+            id: EX_HASH,
+            label: '25 USDC → 0x8ba1f109551bd432803012645ac136ddd64dba72',
+            detail: 'block 1042 · credited',
+            match: 'txHash',
+            link: `#/deposit/${EX_HASH}`,
+          },
+          {
+            kind: 'user',
+            id: EX_ID,
+            label: 'alice@example.com',
+            detail: 'Alice Example · user',
+            match: 'txHash',
+            link: `#/user/${EX_ID}`,
+          },
+        ],
+      },
+    ],
+  },
+)
+
+export const AdminChain = Type.Object(
+  {
+    chainId: Type.Integer(),
+    name: Type.String(),
+    explorerTxUrl: Nullable(
+      Type.String(),
+      'a transaction on the chain’s explorer, `{txHash}` to be replaced; from the first `chain.blockExplorerUrls` of the coins configuration (null: none configured)',
+    ),
+  },
+  {
+    $id: 'AdminChain',
+    examples: [
+      { chainId: 43114, name: 'Avalanche C-Chain', explorerTxUrl: 'https://snowtrace.io/tx/{txHash}' },
+    ],
+  },
+)
+
+export const AdminUserOverview = Type.Object(
+  {
+    user: AdminUser,
+    custodialAddress: Nullable(Type.String(), 'the deposit address (null before the first wallet read)'),
+    keyExportedAt: Nullable(NullableTimestamp, 'when the user exported the address’s key'),
+    balances: Type.Array(
+      Type.Object({
+        coin: Type.String(),
+        available: Units('base units the wallet may spend (less pending holds)'),
+        amountText: Type.String(),
+      }),
+    ),
+    deposits: Type.Array(
+      Type.Object({
+        txHash: Type.String(),
+        logIndex: Type.Integer({ description: '-1: native value' }),
+        coin: Type.String(),
+        amount: Units('base units'),
+        amountText: Type.String(),
+        blockNumber: Type.String(),
+        state: Type.Union([Type.Literal('credited'), Type.Literal('parked'), Type.Literal('recorded')]),
+        transferId: Nullable(Type.String(), 'the ledger transfer of the credit'),
+        createdAt: Timestamp,
+      }),
+      { description: 'the newest deposits recorded to the custodial address (at most 10)' },
+    ),
+    escrows: Type.Array(
+      Type.Object({
+        _id: Type.String(),
+        collectionId: Type.String(),
+        role: Type.Union([Type.Literal('payer'), Type.Literal('receiver')]),
+        coin: Type.String(),
+        amountText: Type.String(),
+        status: Type.String(),
+        createdAt: Timestamp,
+      }),
+      { description: 'the newest escrows the user pays or receives (at most 10)' },
+    ),
+    jobs: Type.Array(
+      Type.Object({
+        _id: Type.String(),
+        name: Type.String(),
+        type: Type.String(),
+        status: Type.String(),
+        role: Type.Union([Type.Literal('creator'), Type.Literal('talent')]),
+        createdAt: Timestamp,
+      }),
+      { description: 'the newest jobs the user created or works on (at most 10)' },
+    ),
+    sessions: Type.Array(
+      Type.Object({
+        _id: Type.String(),
+        ip: Nullable(Type.String()),
+        userAgent: Nullable(Type.String()),
+        createdAt: Timestamp,
+      }),
+      { description: 'live sessions, newest first (at most 10)' },
+    ),
+  },
+  { $id: 'AdminUserOverview' },
+)
+
+export const AdminEscrow = Type.Object(
+  {
+    _id: Type.String(),
+    collectionId: Type.String(),
+    parentEscrowId: Nullable(Type.String()),
+    payerId: Type.String(),
+    payerEmail: Nullable(Type.String()),
+    receiverId: Nullable(Type.String()),
+    receiverEmail: Nullable(Type.String()),
+    coin: Type.String(),
+    address: Type.String({ description: 'the escrow’s custodial address' }),
+    status: Type.String({ description: '`waiting`, `paid`, `releasing`, `released` or `cancelled`' }),
+    usdCents: Units('the price in USD cents'),
+    amount: Units('base units held for the price'),
+    amountText: Type.String(),
+    amountToPay: Units('base units the payer sends (price and fee)'),
+    received: Units('base units received'),
+    receivedText: Type.String(),
+    releasedPayout: Units('base units paid out'),
+    releasedFee: Units('base units of fees paid'),
+    payTransferId: Nullable(Type.String(), 'the outgoing transfer that paid it from the payer’s wallet'),
+    expiresAt: Timestamp,
+    paidAt: NullableTimestamp,
+    releasedAt: NullableTimestamp,
+    cancelledAt: NullableTimestamp,
+    createdAt: Timestamp,
+    legs: Type.Array(AdminEscrowLeg, { description: 'the payout legs, in order' }),
+  },
+  { $id: 'AdminEscrow' },
+)
+
+const jobFields = {
+  _id: Type.String(),
+  name: Type.String(),
+  type: Type.String(),
+  status: Type.String(),
+  description: Type.String(),
+  creatorId: Type.String(),
+  receiverId: Nullable(Type.String()),
+  parentId: Nullable(Type.String()),
+  escrowId: Nullable(Type.String()),
+  paymentFee: Type.String({ description: 'the price in USD' }),
+  issue: Type.String({ description: 'the reason of a dispute raised on it' }),
+  deliveryNote: Type.String(),
+  deliveredAt: NullableTimestamp,
+  completedAt: NullableTimestamp,
+  cancelledAt: NullableTimestamp,
+  cancellationReason: Type.String(),
+  attachments: Type.Array(FileSummary),
+  deliveryAttachments: Type.Array(FileSummary),
+  dispute: Nullable(
+    Type.Object({ id: Type.String(), status: Type.String() }),
+    'the job’s dispute, when one was raised',
+  ),
+  createdAt: Timestamp,
+}
+
+export const AdminJob = Type.Object(jobFields, { $id: 'AdminJob' })
+
+export const AdminDispute = Type.Object(
+  { ...Dispute.properties, job: Nullable(AdminJob, 'the disputed job: description, delivery, attachments') },
+  { $id: 'AdminDispute' },
+)
