@@ -3,11 +3,13 @@ import {
   computeQuote,
   MAX_SIGNIFICANT_DIGITS,
   QuoteError,
-  unitsToDecimal,
-  unitsToNumber,
   usdToCents,
 } from '../../src/modules/escrow/quote.ts'
-import { numberToDecimal } from '../../src/modules/payment/amounts.ts'
+import {
+  numberToDecimal,
+  formatUnits as unitsToDecimal,
+  unitsToNumber,
+} from '../../src/platform/money/index.ts'
 
 /** The shown number must be the exact amount: its text round-trips to the same base units. */
 function expectExactNumber(units: bigint, decimals: number) {

@@ -4,20 +4,11 @@
 // the latest sweeps with their state and transaction.
 import { get } from './api.js'
 import { h } from './dom.js'
-import { amount, short, time } from './format.js'
+import { amount, short, time, toBaseUnits } from './format.js'
 
 const code = (v, n) => (v ? h('code', { title: String(v) }, short(v, n)) : '—')
 const state = (v) => h('span', { class: ['state', `state-${String(v).toLowerCase()}`] }, String(v))
 const money = (row, field, coin = row.coin) => amount(row[field], coin, row.decimals)
-
-/** "1.25" whole coins → base units as a decimal string, exactly (no floating point). */
-export function toBaseUnits(text, decimals) {
-  const m = /^([0-9]+)(?:\.([0-9]*))?$/.exec(String(text).trim())
-  if (!m) throw new Error('Enter an amount in whole coins, e.g. 1.25')
-  const frac = m[2] ?? ''
-  if (frac.length > decimals) throw new Error(`At most ${decimals} decimals`)
-  return (BigInt(m[1]) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0')).toString()
-}
 
 function sweepsTable(data) {
   const sweeps = data.coins

@@ -1,6 +1,7 @@
 // @ts-check
 // Showing values: base units as exact decimals (BigInt arithmetic, never floating point), ages,
-// times and long ids.
+// times and long ids; and whole coins typed by an operator as base units. The money rules are
+// the API's (src/platform/money): test/platform/money/console.test.ts holds them to the same cases.
 const decimalsOf = new Map()
 
 /** Remembers each coin's decimals (from the dashboard overview or the coins list). */
@@ -27,6 +28,18 @@ export function units(base, decimals) {
   const int = digits.slice(0, digits.length - decimals).replace(/\B(?=(\d{3})+(?!\d))/g, ',')
   const frac = digits.slice(digits.length - decimals).replace(/0+$/, '')
   return `${neg ? '−' : ''}${int}${frac ? `.${frac}` : ''}`
+}
+
+/**
+ * "1.25" whole coins → base units as a decimal string, exactly (no floating point). Plain decimals
+ * only (the API also takes exponents); trailing zeros never count as decimals, as in the API.
+ */
+export function toBaseUnits(text, decimals) {
+  const m = /^([0-9]+)(?:\.([0-9]*))?$/.exec(String(text).trim())
+  if (!m) throw new Error('Enter an amount in whole coins, e.g. 1.25')
+  const frac = (m[2] ?? '').replace(/0+$/, '')
+  if (frac.length > decimals) throw new Error(`At most ${decimals} decimals`)
+  return (BigInt(m[1]) * 10n ** BigInt(decimals) + BigInt(frac.padEnd(decimals, '0') || '0')).toString()
 }
 
 /** An amount of `coin` in base units, with the coin's symbol. */

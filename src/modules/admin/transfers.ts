@@ -9,12 +9,12 @@ import type { OutgoingStatus } from '../../db/tables/withdrawals.ts'
 import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
+import { formatUnits } from '../../platform/money/index.ts'
 import type { EscrowLegOperations, LegFilter } from '../escrow/operator.ts'
 import { actionsOf } from '../settlement/outgoing/operator.ts'
 import type { OutgoingRow } from '../settlement/outgoing/repo.ts'
 import type { TransferFilter } from '../settlement/outgoing/repo-operator.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
-import { formatExact } from '../wallet/money.ts'
 import type { WithdrawalFilter, WithdrawalOperatorView } from '../withdrawals/operator.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 
@@ -46,7 +46,7 @@ export class AdminTransfers {
 
   #amountText(coin: string, amount: string | bigint) {
     const c = this.deps.chain.coins.find((x) => x.reference === coin)
-    return c ? `${formatExact(BigInt(amount), c.decimals)} ${c.symbol}` : `${amount} ${coin}`
+    return c ? `${formatUnits(BigInt(amount), c.decimals)} ${c.symbol}` : `${amount} ${coin}`
   }
 
   #age(createdAt: Date) {

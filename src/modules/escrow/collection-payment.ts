@@ -7,19 +7,18 @@ import { AppError, errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import {
+  AmountError,
+  centsToNumber,
+  formatCents,
+  formatUnits,
+  usdNumberToCents,
+  usdTextToCents,
+} from '../../platform/money/index.ts'
 import type { CollectionService } from '../collections/service.ts'
 import { directDepositRepo } from './direct-deposit-repo.ts'
 import type { CollectionPaymentInput, FundInput, ReleaseInput } from './payment-schemas.ts'
-import {
-  centsToNumber,
-  centsToText,
-  MAX_ESCROW_CENTS,
-  MIN_ESCROW_CENTS,
-  parseUsd,
-  QuoteError,
-  unitsToDecimal,
-  usdToCents,
-} from './quote.ts'
+import { MAX_ESCROW_CENTS, MIN_ESCROW_CENTS, QuoteError, usdToCents } from './quote.ts'
 import type { EscrowRow } from './release.ts'
 import { escrowRepo } from './repo.ts'
 import type { EscrowService } from './service.ts'
@@ -51,11 +50,11 @@ export class CollectionPayments {
       coin: row.coin,
       address: getAddress(row.address),
       collectionAmount: centsToNumber(BigInt(row.escrowCents)),
-      collectionAmountCoin: unitsToDecimal(BigInt(row.coinEscrowAmount), d),
-      expectedFee: unitsToDecimal(BigInt(row.expectedFee), d),
-      amountToPay: unitsToDecimal(BigInt(row.amountToPay), d),
-      usdFee: centsToText(BigInt(row.usdFeeCents)),
-      usdAmount: centsToText(BigInt(row.usdAmountCents)),
+      collectionAmountCoin: formatUnits(BigInt(row.coinEscrowAmount), d),
+      expectedFee: formatUnits(BigInt(row.expectedFee), d),
+      amountToPay: formatUnits(BigInt(row.amountToPay), d),
+      usdFee: formatCents(BigInt(row.usdFeeCents)),
+      usdAmount: formatCents(BigInt(row.usdAmountCents)),
       feePercentage: Number(row.feePercent),
       rate: Number(row.rate),
       chainId: String(this.deps.chain.chainId),
@@ -96,15 +95,14 @@ export class CollectionPayments {
     if (cents !== undefined && cents !== BigInt(row.escrowCents))
       throw errors.named(
         'ESCROW_PRICE_MISMATCH',
-        `This collection already awaits payment of ${centsToText(BigInt(row.escrowCents))} USD (escrow ${row.id}); cancel it with POST /v1/escrow/cancel to change the price`,
+        `This collection already awaits payment of ${formatCents(BigInt(row.escrowCents))} USD (escrow ${row.id}); cancel it with POST /v1/escrow/cancel to change the price`,
       )
     return row
   }
 
   /** The collection's paymentFee in cents, when it can be escrowed (else 422). */
   #priceOf(state: CollectionState): bigint {
-    const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(state.paymentFee.trim())
-    const cents = m ? BigInt(m[1]!) * 100n + BigInt((m[2] ?? '').padEnd(2, '0')) : 0n
+    const cents = usdTextToCents(state.paymentFee) ?? 0n
     if (cents < MIN_ESCROW_CENTS || cents > MAX_ESCROW_CENTS)
       throw errors.named(
         'COLLECTION_PRICE_INVALID',
@@ -192,9 +190,9 @@ export class CollectionPayments {
       throw errors.forbidden('Only the collection’s creator may release its payment')
     let cents: bigint
     try {
-      cents = parseUsd(input.amount)
+      cents = usdNumberToCents(input.amount)
     } catch (err) {
-      if (err instanceof QuoteError) throw errors.field('/amount', err.message)
+      if (err instanceof AmountError) throw errors.field('/amount', err.message)
       throw err
     }
     if (!state.escrowId)
@@ -212,8 +210,8 @@ export class CollectionPayments {
         amount: centsToNumber(p.cents),
         releasedAmount: centsToNumber(p.releasedCents),
         remainingAmount: centsToNumber(p.remainingCents),
-        payout: unitsToDecimal(p.payout, p.decimals),
-        fee: unitsToDecimal(p.fee, p.decimals),
+        payout: formatUnits(p.payout, p.decimals),
+        fee: formatUnits(p.fee, p.decimals),
         final: p.final,
       },
     }

@@ -3,8 +3,8 @@
 // escrow exactly once (the report is marked handled in the same transaction), by that job and, to
 // never answer from a stale state, first by every escrow operation that reads the payment state.
 import type { Tx } from '../../db/index.ts'
+import { formatUnits } from '../../platform/money/index.ts'
 import type { DepositCredited } from '../settlement/watcher/types.ts'
-import { formatExact } from '../wallet/money.ts'
 import { returnToPayer } from './payer-refund.ts'
 import { escrowRepo } from './repo.ts'
 import type { EscrowDeps } from './service.ts'
@@ -27,7 +27,7 @@ export async function onDepositCredited(deps: EscrowDeps, report: DepositCredite
         data: {
           transactionId: report.transactionId,
           coin: report.coin,
-          amount: formatExact(BigInt(report.amount), deps.chain.coin(report.coin).decimals),
+          amount: formatUnits(BigInt(report.amount), deps.chain.coin(report.coin).decimals),
           txHash: report.txHash,
         },
         key: `deposit.credited:${report.transferId}`,

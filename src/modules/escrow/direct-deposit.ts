@@ -12,19 +12,17 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
+import {
+  centsToNumber,
+  formatCents,
+  formatUnits,
+  unitsToNumber,
+  usdTextToCents,
+} from '../../platform/money/index.ts'
 import type { CollectionService } from '../collections/service.ts'
 import { type DirectDepositRow, directDepositRepo } from './direct-deposit-repo.ts'
 import type { DirectDepositInput, DirectDepositValidateInput, OrderStatus } from './direct-deposit-schemas.ts'
-import {
-  centsToNumber,
-  centsToText,
-  MAX_ESCROW_CENTS,
-  MIN_ESCROW_CENTS,
-  QuoteError,
-  unitsToDecimal,
-  unitsToNumber,
-  usdToCents,
-} from './quote.ts'
+import { MAX_ESCROW_CENTS, MIN_ESCROW_CENTS, QuoteError, usdToCents } from './quote.ts'
 import type { EscrowRow } from './release.ts'
 import { escrowRepo } from './repo.ts'
 import type { EscrowService } from './service.ts'
@@ -81,8 +79,7 @@ export function payerOf(input: Pick<DirectDepositInput, 'email' | 'address' | 'o
 
 /** The collection's price in cents (its paymentFee), or null when it has none that can be paid. */
 function priceOf(state: CollectionState): bigint | null {
-  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(state.paymentFee.trim())
-  const cents = m ? BigInt(m[1]!) * 100n + BigInt((m[2] ?? '').padEnd(2, '0')) : 0n
+  const cents = usdTextToCents(state.paymentFee) ?? 0n
   return cents < MIN_ESCROW_CENTS || cents > MAX_ESCROW_CENTS ? null : cents
 }
 
@@ -144,10 +141,10 @@ export class DirectDeposits {
     if (asked !== price)
       throw errors.named(
         'PAYMENT_AMOUNT_MISMATCH',
-        `The amount must be the collection’s price: ${centsToText(price)} USD`,
+        `The amount must be the collection’s price: ${formatCents(price)} USD`,
         {
           price: centsToNumber(price),
-          errors: [{ path: '/amount', message: `must be ${centsToText(price)}` }],
+          errors: [{ path: '/amount', message: `must be ${formatCents(price)}` }],
         },
       )
     const { rate, quote } = await escrow.quote(price, coin, '/amount')
@@ -271,7 +268,7 @@ export class DirectDeposits {
     const message = {
       pending:
         BigInt(row.received) > 0n
-          ? `Partial payment received: ${unitsToDecimal(BigInt(row.received), d)} of ${unitsToDecimal(BigInt(row.amountToPay), d)}`
+          ? `Partial payment received: ${formatUnits(BigInt(row.received), d)} of ${formatUnits(BigInt(row.amountToPay), d)}`
           : 'Awaiting payment',
       paid: 'Payment has already been made',
       released: 'Payment has already been made and released',
@@ -293,14 +290,14 @@ export class DirectDeposits {
         paymentStatus: status,
         paymentCoin: row.coin,
         paymentAddress: getAddress(row.address),
-        expectedAmount: unitsToDecimal(BigInt(row.amountToPay), d),
-        usdExpectedAmount: centsToText(BigInt(row.usdAmountCents)),
+        expectedAmount: formatUnits(BigInt(row.amountToPay), d),
+        usdExpectedAmount: formatCents(BigInt(row.usdAmountCents)),
         rate: row.rate,
         order: {
           id: order.id,
           status,
           amountToPay: unitsToNumber(BigInt(row.amountToPay), d),
-          received: Number(unitsToDecimal(BigInt(row.received), d)),
+          received: unitsToNumber(BigInt(row.received), d),
           amountToPayBaseUnits: String(row.amountToPay),
           receivedBaseUnits: String(row.received),
           expiresAt: order.expiresAt.toISOString(),
@@ -337,6 +334,6 @@ export class DirectDeposits {
       : legs.every((l) => l.status === 'completed')
         ? ('sent' as const)
         : ('sending' as const)
-    return { status, amount: Number(unitsToDecimal(amount, d)), txHash: legs.at(-1)?.txHash ?? null }
+    return { status, amount: unitsToNumber(amount, d), txHash: legs.at(-1)?.txHash ?? null }
   }
 }

@@ -5,6 +5,7 @@
 // the fee and any overpayment) goes back to the payer's wallet as a refund leg. Every step is
 // idempotent under `key`, so the job that runs it may run it again after a crash.
 import { AppError, errors } from '../../http/errors.ts'
+import { shareOf } from '../../platform/money/index.ts'
 import { type RefundHelpers, refundRest } from './refund.ts'
 import type { EscrowRelease } from './release.ts'
 import { escrowRepo } from './repo.ts'
@@ -76,7 +77,7 @@ export async function settleSplit(
   let ownerCents = done ? BigInt(done.cents) : 0n
   if (!done && row.status === 'paid') {
     const remaining = BigInt(row.escrowCents) - BigInt(row.releasedCents)
-    ownerCents = 'ownerCents' in want ? want.ownerCents : (remaining * BigInt(want.ownerPercent)) / 100n
+    ownerCents = 'ownerCents' in want ? want.ownerCents : shareOf(remaining, BigInt(want.ownerPercent), 100n)
     if (ownerCents > remaining)
       throw errors.named('SPLIT_EXCEEDS_ESCROW', 'The talent’s share is more than what remains in escrow')
     if (ownerCents > 0n) {

@@ -3,7 +3,8 @@
 import { getAddress } from 'viem'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import { centsToNumber, QuoteError, unitsToDecimal, unitsToNumber, usdToCents } from './quote.ts'
+import { centsToDecimal, centsToNumber, unitsToNumber } from '../../platform/money/index.ts'
+import { QuoteError, usdToCents } from './quote.ts'
 import { escrowRepo } from './repo.ts'
 import type { InitiateInput } from './schemas.ts'
 import type { EscrowDeps, EscrowService } from './service.ts'
@@ -53,7 +54,7 @@ export async function initiateEscrow(
     const fields = {
       name: title,
       description,
-      paymentFee: unitsToDecimal(cents, 2),
+      paymentFee: centsToDecimal(cents),
       ...(input.dueDate !== undefined ? { deliveryDate: input.dueDate } : {}),
       isPrivate: input.isPrivate ?? false,
     }

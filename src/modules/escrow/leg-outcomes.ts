@@ -6,6 +6,7 @@
 import type { Tx } from '../../db/index.ts'
 import type { LegKind } from '../../db/tables/escrow.ts'
 import { noticeMail } from '../../platform/mail/templates.ts'
+import { formatUnits } from '../../platform/money/index.ts'
 import type { PayoutKind } from '../collections/service.ts'
 import type {
   OutcomeHandlers,
@@ -16,7 +17,6 @@ import type {
   TransferStarted,
 } from '../settlement/outgoing/events.ts'
 import type { PayoutsDeps } from './payouts.ts'
-import { unitsToDecimal } from './quote.ts'
 import { escrowRepo } from './repo.ts'
 
 export const PAYOUT_KINDS: Partial<Record<LegKind, PayoutKind>> = {
@@ -119,7 +119,7 @@ async function finishIfDone(deps: PayoutsDeps, tx: Tx, escrowId: string) {
       'mail.send',
       noticeMail('escrow_released', receiver.email, 'An escrow payment was released to you', [
         receiver.firstName ? `Hello ${receiver.firstName},` : 'Hello,',
-        `An escrow payment of ${unitsToDecimal(paid, escrow.decimals)} ${coin.symbol} was released to your wallet.`,
+        `An escrow payment of ${formatUnits(paid, escrow.decimals)} ${coin.symbol} was released to your wallet.`,
       ]),
     )
   }

@@ -2,6 +2,7 @@
 // cents, or all that remains, becomes a payout and a fee in base units proportional to what is
 // left. The last part takes whatever is left, so the parts always add up to the whole, to the
 // unit, however the price was split.
+import { shareOf } from '../../platform/money/index.ts'
 
 export interface PartInput {
   /** USD cents of the price released by this part */
@@ -31,8 +32,8 @@ export function planPart(input: PartInput): Part {
   if (payoutLeft < 0n || feeLeft < 0n) throw new RangeError('negative amount left')
   if (cents === remainingCents) return { payout: payoutLeft, fee: feeLeft, final: true }
   return {
-    payout: (payoutLeft * cents) / remainingCents,
-    fee: (feeLeft * cents) / remainingCents,
+    payout: shareOf(payoutLeft, cents, remainingCents),
+    fee: shareOf(feeLeft, cents, remainingCents),
     final: false,
   }
 }

@@ -10,13 +10,13 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
+import { formatUnits } from '../../platform/money/index.ts'
 import type { CollectionService } from '../collections/service.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import type { DepositReports } from '../settlement/watcher/reports.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { Ledger } from '../wallet/ledger.ts'
 import { legOutcomes, PAYOUT_KINDS, payOutcomes } from './leg-outcomes.ts'
-import { unitsToDecimal } from './quote.ts'
 import { escrowRepo } from './repo.ts'
 
 export const LEG_PURPOSE = 'escrow.leg'
@@ -52,7 +52,7 @@ export class EscrowPayouts {
 
   #describe(escrow: EscrowRow, kind: LegKind, amount: bigint, to: string) {
     const coin = this.deps.chain.coin(escrow.coin)
-    const text = unitsToDecimal(amount, coin.decimals)
+    const text = formatUnits(amount, coin.decimals)
     const base = {
       coin: escrow.coin,
       amount,
@@ -208,7 +208,7 @@ export class EscrowPayouts {
       description: `In-app payment of escrow ${escrow.id}`,
     })
     const coin = this.deps.chain.coin(escrow.coin)
-    const text = unitsToDecimal(amount, coin.decimals)
+    const text = formatUnits(amount, coin.decimals)
     const { id: transactionId } = await transactions.record(tx, {
       ownerId: escrow.payerId,
       coin: escrow.coin,

@@ -1,6 +1,18 @@
-// The escrow quote: pure integer arithmetic over USD cents, coin base units and decimal-string
-// rates. Nothing here touches floating point except the final conversion of an amount that is
-// known to be exactly representable as a JSON number.
+// The escrow quote: the price limits and the coin amounts a payer is asked for, in pure integer
+// arithmetic over USD cents, coin base units and decimal-string rates (platform/money).
+import {
+  AmountError,
+  ceilToMultiple,
+  centsToUnits,
+  divide,
+  parseScaled,
+  pow10,
+  type Scaled,
+  significantDigits,
+  type UsdCents,
+  unitsToCents,
+  usdNumberToCents,
+} from '../../platform/money/index.ts'
 
 /** The smallest job price accepted, in USD cents ($1.00). */
 export const MIN_ESCROW_CENTS = 100n
@@ -24,57 +36,32 @@ export class QuoteError extends Error {
   }
 }
 
-/** A non-negative decimal string → digits and scale: "35.12" → { digits: 3512n, scale: 2 }. */
-export function parseDecimal(value: string): { digits: bigint; scale: number } {
-  const m = /^(\d+)(?:\.(\d+))?$/.exec(value.trim())
-  if (!m) throw new QuoteError('rate', `not a decimal: ${value}`)
-  const frac = m[2] ?? ''
-  return { digits: BigInt(`${m[1]}${frac}`), scale: frac.length }
-}
-
-const ceilDiv = (a: bigint, b: bigint) => (a + b - 1n) / b
-const ceilTo = (a: bigint, granule: bigint) => ceilDiv(a, granule) * granule
-const pow10 = (n: number) => 10n ** BigInt(n)
-
-/** A JSON number of USD → cents: positive, at most two decimals, no other limit. */
-export function parseUsd(amount: number): bigint {
-  if (typeof amount !== 'number' || !Number.isFinite(amount) || amount <= 0)
-    throw new QuoteError('amount', 'amount must be a positive number of USD')
-  const m = /^(\d+)(?:\.(\d{1,2}))?$/.exec(String(amount))
-  if (!m) throw new QuoteError('amount', 'amount must be USD with at most two decimals')
-  const cents = BigInt(m[1]!) * 100n + BigInt((m[2] ?? '').padEnd(2, '0') || '0')
-  if (cents === 0n) throw new QuoteError('amount', 'amount must be a positive number of USD')
-  return cents
-}
-
-/** Cents → USD text with exactly two decimals ("105.00"), as decimal prices are shown as text. */
-export const centsToText = (cents: bigint) => `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`
-
 /**
  * A JSON number of USD → cents. Accepts at most two decimals, positive, within the limits;
  * anything else is a QuoteError('amount').
  */
-export function usdToCents(amount: number): bigint {
-  const cents = parseUsd(amount)
+export function usdToCents(amount: number): UsdCents {
+  let cents: UsdCents
+  try {
+    cents = usdNumberToCents(amount)
+  } catch (err) {
+    if (err instanceof AmountError) throw new QuoteError('amount', err.message)
+    throw err
+  }
   if (cents < MIN_ESCROW_CENTS) throw new QuoteError('amount', 'amount must be at least 1.00 USD')
   if (cents > MAX_ESCROW_CENTS) throw new QuoteError('amount', 'amount must be at most 1000000000 USD')
   return cents
 }
 
-/** Base units → exact decimal text in whole coins, without trailing zeros. */
-export function unitsToDecimal(units: bigint, decimals: number): string {
-  const s = units.toString().padStart(decimals + 1, '0')
-  const whole = s.slice(0, s.length - decimals)
-  const frac = s.slice(s.length - decimals).replace(/0+$/, '')
-  return frac ? `${whole}.${frac}` : whole
+/** A rate or the fee percentage as digits and scale; a QuoteError('rate') when it is not one. */
+function scaled(value: string): Scaled {
+  try {
+    return parseScaled(value)
+  } catch (err) {
+    if (err instanceof AmountError) throw new QuoteError('rate', err.message)
+    throw err
+  }
 }
-
-function significantDigits(units: bigint, decimals: number): number {
-  return unitsToDecimal(units, decimals).replace('.', '').replace(/^0+/, '').length
-}
-
-/** Cents → a JSON number of dollars (always exact: at most 15 significant digits by the limits). */
-export const centsToNumber = (cents: bigint) => Number(cents) / 100
 
 export interface QuoteInput {
   /** the job price in USD cents */
@@ -104,14 +91,6 @@ export interface Quote {
   shownDecimals: number
 }
 
-/** Cents of `units` base units at `rate` USD per coin, rounded half up. */
-export function unitsToCents(units: bigint, decimals: number, rate: string): bigint {
-  const { digits, scale } = parseDecimal(rate)
-  const num = units * digits * 100n
-  const den = pow10(decimals + scale)
-  return (num * 2n + den) / (den * 2n)
-}
-
 /**
  * The quote of a job price. Every coin amount is rounded UP (the payer never pays less than the
  * price) to a precision that keeps it exact as a JSON number: at most 8 decimals and at most 15
@@ -122,21 +101,23 @@ export function computeQuote(input: QuoteInput): Quote {
   const { cents, decimals } = input
   if (!Number.isInteger(decimals) || decimals < 0 || decimals > 36)
     throw new QuoteError('rate', 'coin decimals out of range')
-  const rate = parseDecimal(input.rate)
+  const rate = scaled(input.rate)
   if (rate.digits === 0n) throw new QuoteError('rate', 'the coin has no USD price')
-  const fee = parseDecimal(String(input.feePercent))
+  const fee = scaled(String(input.feePercent))
   if (!Number.isFinite(input.feePercent) || input.feePercent < 0)
     throw new QuoteError('rate', 'fee percent out of range')
 
-  // price in base units = cents/100 ÷ (rate.digits / 10^rate.scale) × 10^decimals
-  const rawEscrow = ceilDiv(cents * pow10(decimals + rate.scale), 100n * rate.digits)
+  const rawEscrow = centsToUnits(cents, decimals, input.rate, 'ceil')
   for (let shown = Math.min(decimals, MAX_SHOWN_DECIMALS); shown >= 0; shown--) {
     const granule = pow10(decimals - shown)
-    const coinEscrowAmount = ceilTo(rawEscrow, granule)
-    const expectedFee = ceilTo(ceilDiv(coinEscrowAmount * fee.digits, 100n * pow10(fee.scale)), granule)
+    const coinEscrowAmount = ceilToMultiple(rawEscrow, granule)
+    const expectedFee = ceilToMultiple(
+      divide(coinEscrowAmount * fee.digits, 100n * pow10(fee.scale), 'ceil'),
+      granule,
+    )
     const amountToPay = coinEscrowAmount + expectedFee
     if (significantDigits(amountToPay, decimals) > MAX_SIGNIFICANT_DIGITS) continue
-    const usdFeeCents = unitsToCents(expectedFee, decimals, input.rate)
+    const usdFeeCents = unitsToCents(expectedFee, decimals, input.rate, 'halfUp')
     return {
       escrowCents: cents,
       coinEscrowAmount,
@@ -148,9 +129,4 @@ export function computeQuote(input: QuoteInput): Quote {
     }
   }
   throw new QuoteError('too_large', 'the amount is too large to be paid in this coin')
-}
-
-/** Base units as a JSON number in whole coins: exact for quote amounts (see computeQuote). */
-export function unitsToNumber(units: bigint, decimals: number): number {
-  return Number(unitsToDecimal(units, decimals))
 }

@@ -6,10 +6,10 @@ import type { Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { convertUnits, formatCents, formatUnits } from '../../platform/money/index.ts'
 import { planPart, splitFee } from './partial.ts'
 import { refundLeg } from './payer-refund.ts'
 import type { PlannedLeg } from './payouts.ts'
-import { centsToText, parseDecimal, unitsToDecimal } from './quote.ts'
 import { escrowRepo } from './repo.ts'
 import type { EscrowDeps } from './service.ts'
 
@@ -75,14 +75,10 @@ export class EscrowRelease {
     const gasOf = (legs: number) =>
       (coin.isToken ? TOKEN_TRANSFER_GAS : NATIVE_TRANSFER_GAS) * BigInt(legs) + NATIVE_TRANSFER_GAS
     if (!coin.isToken || !native) return (legs) => cap(gasOf(legs) * price)
-    // wei × (USD per native coin) ÷ (USD per token), in token base units, rounded up
-    const nr = parseDecimal(await this.helpers.rate(native.reference))
-    const tr = parseDecimal(row.rate)
-    const den = tr.digits * 10n ** BigInt(native.decimals + tr.scale)
-    return (legs) => {
-      const num = gasOf(legs) * price * nr.digits * 10n ** BigInt(coin.decimals + tr.scale)
-      return cap((num + den - 1n) / den)
-    }
+    // wei → token base units of the same USD value, rounded up
+    const from = { decimals: native.decimals, rate: await this.helpers.rate(native.reference) }
+    const to = { decimals: coin.decimals, rate: row.rate }
+    return (legs) => cap(convertUnits(gasOf(legs) * price, from, to, 'ceil'))
   }
 
   /** The answer to a request that already released (same Idempotency-Key). */
@@ -108,12 +104,12 @@ export class EscrowRelease {
     const remaining = BigInt(after.escrowCents) - released
     const symbol = this.deps.chain.coin(after.coin).symbol
     const again = retried > 0 ? '; the payouts that failed earlier are being sent again' : ''
-    const coins = (units: bigint) => `${unitsToDecimal(units, after.decimals)} ${symbol}`
+    const coins = (units: bigint) => `${formatUnits(units, after.decimals)} ${symbol}`
     const message = !part.final
-      ? `Released ${centsToText(part.cents)} USD (${coins(part.payout)} and the fees are being sent); ${centsToText(remaining)} USD remain in escrow${again}`
+      ? `Released ${formatCents(part.cents)} USD (${coins(part.payout)} and the fees are being sent); ${formatCents(remaining)} USD remain in escrow${again}`
       : released === part.cents
         ? `Escrow release started: the payout and fees are being sent${again}`
-        : `Released the remaining ${centsToText(part.cents)} USD (${coins(part.payout)} and the fees are being sent); the escrow is released once they are confirmed${again}`
+        : `Released the remaining ${formatCents(part.cents)} USD (${coins(part.payout)} and the fees are being sent); the escrow is released once they are confirmed${again}`
     return {
       message,
       part: {
@@ -214,8 +210,8 @@ export class EscrowRelease {
       if (cents > remainingCents)
         throw errors.named(
           'RELEASE_AMOUNT_TOO_HIGH',
-          `The amount is more than what remains in escrow (${centsToText(remainingCents)} USD)`,
-          { errors: [{ path: '/amount', message: `at most ${centsToText(remainingCents)}` }] },
+          `The amount is more than what remains in escrow (${formatCents(remainingCents)} USD)`,
+          { errors: [{ path: '/amount', message: `at most ${formatCents(remainingCents)}` }] },
         )
       // Children are funded out of the price first, then out of an overpayment; never out of the
       // fee (funding is capped at received − expectedFee), so the fee legs always add up to the

@@ -8,6 +8,7 @@ import type { EscrowStatus } from '../../db/tables/escrow.ts'
 import { AppError, errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
+import { formatCents, formatUnits, unitsToNumber } from '../../platform/money/index.ts'
 import type { ConfirmPassword } from '../account/security.ts'
 import type { CollectionService } from '../collections/service.ts'
 import type { EventService } from '../events/service.ts'
@@ -25,7 +26,7 @@ import { initiateEscrow } from './initiate.ts'
 import { payFromWallet } from './pay.ts'
 import { returnToPayer } from './payer-refund.ts'
 import type { EscrowPayouts } from './payouts.ts'
-import { centsToText, computeQuote, QuoteError, unitsToDecimal, unitsToNumber } from './quote.ts'
+import { computeQuote, QuoteError } from './quote.ts'
 import { EscrowRelease, type EscrowRow, type ReleaseOptions } from './release.ts'
 import { escrowRepo } from './repo.ts'
 import type { InitiateInput, PayInput } from './schemas.ts'
@@ -206,14 +207,14 @@ export class EscrowService {
     const message =
       status === 'paid'
         ? released > 0n
-          ? `Payment has already been made; ${centsToText(released)} of ${centsToText(BigInt(row.escrowCents))} USD released`
+          ? `Payment has already been made; ${formatCents(released)} of ${formatCents(BigInt(row.escrowCents))} USD released`
           : 'Payment has already been made'
         : status === 'released'
           ? 'Payment has already been made and released'
           : status === 'cancelled'
             ? 'This escrow was cancelled'
             : received > 0n
-              ? `Partial payment received: ${unitsToDecimal(received, row.decimals)} of ${unitsToDecimal(BigInt(row.amountToPay), row.decimals)} ${symbol}`
+              ? `Partial payment received: ${formatUnits(received, row.decimals)} of ${formatUnits(BigInt(row.amountToPay), row.decimals)} ${symbol}`
               : 'Awaiting payment'
     return {
       message,

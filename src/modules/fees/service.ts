@@ -14,11 +14,11 @@ import { AppError, errors } from '../../http/errors.ts'
 import type { ChainAdapter, ChainCoin } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { formatUnits } from '../../platform/money/index.ts'
 import type { Ledger } from '../ledger/service.ts'
 import type { KeyStore } from '../settlement/keys.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import type { Halts } from '../settlement/reconcile/halts.ts'
-import { formatExact } from '../wallet/money.ts'
 import { type ColdAddresses, coinVariable } from './cold-address.ts'
 import { FEE_SWEEP_PURPOSE, sweepOutcomes } from './outcomes.ts'
 import { type FeeSweepRow, feeRepo } from './repo.ts'
@@ -84,7 +84,7 @@ export class FeeService {
   }
 
   #text(amount: bigint, coin: ChainCoin) {
-    return `${formatExact(amount, coin.decimals)} ${coin.symbol}`
+    return `${formatUnits(amount, coin.decimals)} ${coin.symbol}`
   }
 
   #view(r: FeeSweepRow, statuses: Map<string, OutgoingStatus>) {

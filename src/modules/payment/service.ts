@@ -5,9 +5,9 @@ import { errors } from '../../http/errors.ts'
 import type { ChainSettings } from '../../platform/chain/coins-config.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
+import { AmountError, formatUnits, parseUnits, unitsToNumber } from '../../platform/money/index.ts'
 import { RateError, type RateSource } from '../../platform/rates/types.ts'
 import { insertNewCoin, type NewCoin } from './added-coins.ts'
-import { AmountError, formatUnits, parseUnits } from './amounts.ts'
 import {
   type CoinRow,
   getChain,
@@ -325,7 +325,7 @@ export class PaymentService implements CoinService {
   }
 
   toNumber(amount: bigint, reference: string): number {
-    return Number(formatUnits(amount, this.#decimals(reference)))
+    return unitsToNumber(amount, this.#decimals(reference))
   }
 
   parse(value: number | string, reference: string, path = '/amount'): bigint {

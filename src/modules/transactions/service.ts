@@ -7,9 +7,9 @@ import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { formatCents, unitsToCents, unitsToNumber } from '../../platform/money/index.ts'
 import type { RateSource } from '../../platform/rates/types.ts'
 import type { CoinRecord, CoinService } from '../payment/types.ts'
-import { toCoinNumber, usdValue } from '../wallet/money.ts'
 import { type TransactionChange, type TransactionPage, transactionsRepo } from './repo.ts'
 
 export type TransactionType = TransactionsTable['type']
@@ -105,7 +105,7 @@ export class TransactionService {
       amount: input.amount.toString(),
       coin: coin.reference,
       chainId: this.#chainRecordId ?? '',
-      usdValue: rate === null ? null : usdValue(input.amount, coin.decimals, rate).toFixed(2),
+      usdValue: rate === null ? null : formatCents(unitsToCents(input.amount, coin.decimals, rate)),
       rate,
       description: input.description ?? '',
       txInfo: input.txInfo ? JSON.stringify(input.txInfo) : null,
@@ -164,7 +164,7 @@ export class TransactionService {
     return {
       _id: row.id,
       owner: row.ownerId,
-      amount: toCoinNumber(BigInt(row.amount), decimals),
+      amount: unitsToNumber(BigInt(row.amount), decimals),
       coin,
       chain: row.chainId,
       currency: row.coin,

@@ -4,7 +4,7 @@
 import type { Db } from '../../db/index.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
-import { toCoinNumber } from '../wallet/money.ts'
+import { unitsToNumber } from '../../platform/money/index.ts'
 import { type Bucket, transactionStatsRepo } from './stats-repo.ts'
 
 export const STATS_FORMATS = ['weekly', 'monthly', 'yearly'] as const
@@ -63,7 +63,7 @@ export class TransactionStats {
       return {
         type: r.type,
         coin: r.coin,
-        amount: toCoinNumber(BigInt(r.amount), decimals),
+        amount: unitsToNumber(BigInt(r.amount), decimals),
         usdValue: Number(Number(r.usdValue).toFixed(2)),
         count: Number(r.count),
         date: r.date,

@@ -2,7 +2,7 @@
 // coin (its reference or symbol) and an amount it must exceed. Other modules ask before acting.
 import type { KycRule } from '../../config-verification.ts'
 import { AppError } from '../../http/errors.ts'
-import { parseUnits } from '../payment/amounts.ts'
+import { parseUnits } from '../../platform/money/index.ts'
 
 export interface GuardedAction {
   action: KycRule['action']

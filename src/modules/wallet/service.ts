@@ -9,13 +9,13 @@ import type { ReadCache } from '../../db/read-cache.ts'
 import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
+import { centsToNumber, formatUnits, unitsToCents, unitsToNumber } from '../../platform/money/index.ts'
 import type { RateSource } from '../../platform/rates/types.ts'
 import type { ConfirmPassword } from '../account/security.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { CustodialKey, KeyOwnerKind, KeyStore } from '../settlement/keys.ts'
 import type { DepositWatcher, ScanResult } from '../settlement/watcher/job.ts'
 import { usableRate } from '../transactions/service.ts'
-import { centsToNumber, formatFixed, toCoinNumber, usdCents } from './money.ts'
 import type { WalletProvisioner } from './provision.ts'
 import { walletRepo } from './repo.ts'
 
@@ -203,11 +203,11 @@ export class WalletService {
     const address = checksum(key.address)
     const wallets = active.map((coin) => {
       const amount = balance.get(coin.reference) ?? 0n
-      const cents = usdCents(amount, coin.decimals, rateOf(coin.reference))
+      const cents = unitsToCents(amount, coin.decimals, rateOf(coin.reference))
       total += cents
       return {
         id: coin.reference,
-        amount: formatFixed(amount, coin.decimals, 6),
+        amount: formatUnits(amount, coin.decimals, 6),
         usdValue: centsToNumber(cents),
         address,
         coin: coin.symbol,
@@ -226,8 +226,8 @@ export class WalletService {
     return {
       _id: account.id,
       coin: coin.symbol,
-      amount: toCoinNumber(amount, coin.decimals),
-      usdValue: centsToNumber(usdCents(amount, coin.decimals, rateOf(coin.reference))),
+      amount: unitsToNumber(amount, coin.decimals),
+      usdValue: centsToNumber(unitsToCents(amount, coin.decimals, rateOf(coin.reference))),
       icon: coin.icon,
     }
   }

@@ -8,10 +8,10 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { noticeMail } from '../../platform/mail/templates.ts'
+import { formatUnits } from '../../platform/money/index.ts'
 import type { EventService } from '../events/service.ts'
 import type { OutcomeHandlers } from '../settlement/outgoing/events.ts'
 import type { TransactionService } from '../transactions/service.ts'
-import { formatExact } from '../wallet/money.ts'
 import { withdrawalRepo } from './repo.ts'
 
 /** The key of a withdrawal's fee posting, booked by settlement (with the amount, in the posting
@@ -34,7 +34,7 @@ export function withdrawalOutcomes(deps: {
     const coin = deps.chain.coin(w.coin)
     const user = await withdrawalRepo.user(tx, w.ownerId)
     const hello = user?.firstName ? `Hello ${user.firstName},` : 'Hello,'
-    const amountText = `${formatExact(BigInt(w.amount), coin.decimals)} ${coin.symbol}`
+    const amountText = `${formatUnits(BigInt(w.amount), coin.decimals)} ${coin.symbol}`
     return { w, coin, email: user?.email, hello, amountText }
   }
 
@@ -60,7 +60,7 @@ export function withdrawalOutcomes(deps: {
           type: 'withdrawal',
           method: 'fee',
           status: 'completed',
-          description: `Network fee of ${formatExact(fee, coin.decimals)} ${coin.symbol} for withdrawal ${w.id}`,
+          description: `Network fee of ${formatUnits(fee, coin.decimals)} ${coin.symbol} for withdrawal ${w.id}`,
           isFee: true,
           transferId: e.booked[feeKey(w.id)] ?? null,
           txHash: e.txHash,
@@ -74,7 +74,7 @@ export function withdrawalOutcomes(deps: {
         data: {
           withdrawalId: w.id,
           coin: w.coin,
-          amount: formatExact(BigInt(w.amount), coin.decimals),
+          amount: formatUnits(BigInt(w.amount), coin.decimals),
           txHash: e.txHash,
         },
         key: `withdrawal.sent:${w.id}`,
@@ -117,7 +117,7 @@ export function withdrawalOutcomes(deps: {
         data: {
           withdrawalId: w.id,
           coin: w.coin,
-          amount: formatExact(BigInt(w.amount), found.coin.decimals),
+          amount: formatUnits(BigInt(w.amount), found.coin.decimals),
           reason: e.error,
         },
         key: `withdrawal.failed:${w.id}`,

@@ -15,16 +15,22 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
+import {
+  AmountError,
+  formatCents,
+  formatUnits,
+  parseUnits,
+  unitsToCents,
+  unitsToNumber,
+} from '../../platform/money/index.ts'
 import type { ConfirmPassword } from '../account/security.ts'
 import type { EventService } from '../events/service.ts'
-import { AmountError, parseUnits } from '../payment/amounts.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import type { Halts } from '../settlement/reconcile/halts.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { IdentityRequirement } from '../verification/requirement.ts'
 import type { Ledger } from '../wallet/ledger.ts'
-import { formatExact, toCoinNumber, usdValue } from '../wallet/money.ts'
 import type { WalletService } from '../wallet/service.ts'
 import { feeKey, withdrawalOutcomes } from './outcomes.ts'
 import { withdrawalRepo } from './repo.ts'
@@ -112,9 +118,9 @@ export class WithdrawalService {
     const fee = feeOf(coin)
     if (amount < fee)
       throw errors.businessRule(
-        `The smallest withdrawal is ${formatExact(fee, coin.decimals)} ${coin.symbol} (the network fee)`,
+        `The smallest withdrawal is ${formatUnits(fee, coin.decimals)} ${coin.symbol} (the network fee)`,
         'WITHDRAWAL_BELOW_MINIMUM',
-        { minimum: toCoinNumber(fee, coin.decimals) },
+        { minimum: unitsToNumber(fee, coin.decimals) },
       )
     const address = this.#parseAddress(input.address)
     await this.deps.identity.assertAllowed(userId, {
@@ -263,7 +269,7 @@ export class WithdrawalService {
         throw errors.named('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request')
       return { withdrawalId: first.id }
     }
-    const amountText = formatExact(w.amount, w.coin.decimals)
+    const amountText = formatUnits(w.amount, w.coin.decimals)
     const record = await transactions.record(tx, {
       ownerId: w.userId,
       coin: w.coin.reference,
@@ -288,7 +294,7 @@ export class WithdrawalService {
       address: w.address,
       amount: w.amount.toString(),
       fee: w.fee.toString(),
-      usdValue: usdValue(w.amount, w.coin.decimals, w.rate).toFixed(2),
+      usdValue: formatCents(unitsToCents(w.amount, w.coin.decimals, w.rate)),
       usdRate: w.rate,
       transactionId: record.id,
       holdId: hold.id,
@@ -346,8 +352,8 @@ export class WithdrawalService {
           owner: r.ownerId,
           coin: r.coin,
           address: r.address,
-          amount: toCoinNumber(BigInt(r.amount), d),
-          fee: toCoinNumber(BigInt(r.fee), d),
+          amount: unitsToNumber(BigInt(r.amount), d),
+          fee: unitsToNumber(BigInt(r.fee), d),
           usdValue: Number(r.usdValue),
           usdRate: Number(r.usdRate),
           status: r.status,

@@ -6,6 +6,7 @@ import type { PageRequest } from '../../db/reads.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
+import { centsToNumber, usdTextToCents } from '../../platform/money/index.ts'
 import type { AccountService } from '../account/service.ts'
 import type { JobRow } from '../collections/jobs.ts'
 import { paymentFeeText } from '../collections/payment-fee.ts'
@@ -82,12 +83,12 @@ export function toCents(value: string | number, path: string): bigint {
   } catch {
     throw errors.field(path, `${path.slice(1)} must be USD, 0 or more, with at most two decimals`)
   }
-  const [whole, frac = ''] = text.split('.')
-  return BigInt(whole!) * 100n + BigInt(frac.padEnd(2, '0'))
+  // paymentFeeText admits only USD text, so the conversion always succeeds
+  return usdTextToCents(text)!
 }
 
 export const centsToUsd = (cents: bigint | string | null) =>
-  cents === null ? null : Number(BigInt(cents)) / 100
+  cents === null ? null : centsToNumber(BigInt(cents))
 
 export function pageOf(q: { page?: number; limit?: number }): PageRequest {
   return { page: q.page ?? 1, limit: q.limit ?? 12 }

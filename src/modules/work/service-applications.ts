@@ -3,6 +3,7 @@
 import { inTransaction } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { formatCents } from '../../platform/money/index.ts'
 import {
   assertTopLevel,
   assignTalent,
@@ -16,8 +17,6 @@ import { type ApplicationRow, applicationForm, lookups } from './forms.ts'
 import { type ApplicationFilters, applicationRepo, audit } from './repo.ts'
 import type { ApplyInput, ListApplicationsQueryT, MyApplicationsQueryT } from './schemas.ts'
 import { FINAL_PHASES, phaseOf } from './states.ts'
-
-const centsText = (cents: bigint) => `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`
 
 export class ApplicationService {
   constructor(private readonly deps: WorkDeps) {}
@@ -141,7 +140,8 @@ export class ApplicationService {
       const app = (await applicationRepo.get(tx, id, true))!
       if (app.status !== 'pending')
         throw errors.named('APPLICATION_ALREADY_ANSWERED', `This application is already ${app.status}`)
-      const price = app.amountCents !== null && !job.escrowId ? centsText(BigInt(app.amountCents)) : undefined
+      const price =
+        app.amountCents !== null && !job.escrowId ? formatCents(BigInt(app.amountCents)) : undefined
       await assignTalent(deps, tx, job, app.applicantId, 'creator', {
         applicationId: id,
         ...(price !== undefined ? { paymentFee: price } : {}),

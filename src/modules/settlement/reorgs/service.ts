@@ -22,10 +22,10 @@ import { errors } from '../../../http/errors.ts'
 import type { ChainAdapter } from '../../../platform/chain/types.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
+import { formatUnits } from '../../../platform/money/index.ts'
 import type { EventService } from '../../events/service.ts'
 import type { Ledger } from '../../ledger/service.ts'
 import type { TransactionService } from '../../transactions/service.ts'
-import { formatExact } from '../../wallet/money.ts'
 import { watcherRepo } from '../watcher/repo.ts'
 import { type FindingRow, type RecordedDeposit, reorgRepo } from './repo.ts'
 import { depositState } from './verify.ts'
@@ -280,8 +280,8 @@ export class ReorgRepairs {
           data: {
             findingId: f.id,
             coin,
-            amount: formatExact(BigInt(f.amount), decimals),
-            recovered: formatExact(recovered, decimals),
+            amount: formatUnits(BigInt(f.amount), decimals),
+            recovered: formatUnits(recovered, decimals),
             txHash: f.txHash,
           },
           key: `reorg:${f.id}:reversed`,

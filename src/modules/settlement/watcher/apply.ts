@@ -8,9 +8,9 @@ import type { Tx } from '../../../db/index.ts'
 import type { ChainAdapter, TransferReceipt } from '../../../platform/chain/types.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
+import { formatUnits } from '../../../platform/money/index.ts'
 import type { TransactionService } from '../../transactions/service.ts'
 import type { Ledger, OpenAccountKind } from '../../wallet/ledger.ts'
-import { formatExact } from '../../wallet/money.ts'
 import { receiptText } from './fetch.ts'
 import { type EventKey, watcherRepo } from './repo.ts'
 import { DEPOSIT_CREDITED_JOB, type DepositCredited, type Movement } from './types.ts'
@@ -170,7 +170,7 @@ async function book(
   let transactionId: string | null = null
   if (userRecord(m)) {
     const coin = chain.coin(m.coin)
-    const text = formatExact(m.amount, coin.decimals)
+    const text = formatUnits(m.amount, coin.decimals)
     const rec = await transactions.record(tx, {
       ownerId: m.custodial.ownerId,
       coin: m.coin,
