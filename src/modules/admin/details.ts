@@ -4,11 +4,11 @@
 import type { Db } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
+import { formatUnits } from '../../platform/money/index.ts'
 import type { AccountModeration } from '../account/moderation.ts'
 import type { AuthService } from '../auth/service.ts'
 import type { EscrowLegOperations } from '../escrow/operator.ts'
 import type { SettlementLookup } from '../settlement/operator-lookup.ts'
-import { formatExact } from '../wallet/money.ts'
 import type { WalletOperatorView } from '../wallet/operator.ts'
 import type { WorkOperatorView } from '../work/operator.ts'
 import type { AdminTransfers } from './transfers.ts'
@@ -40,7 +40,7 @@ export class AdminDetails {
 
   #text(coin: string, amount: string | bigint) {
     const c = this.#coin(coin)
-    return c ? `${formatExact(BigInt(amount), c.decimals)} ${c.symbol}` : `${amount} ${coin}`
+    return c ? `${formatUnits(BigInt(amount), c.decimals)} ${c.symbol}` : `${amount} ${coin}`
   }
 
   /** The chain and the link to a transaction on its explorer (`chain.blockExplorerUrls[0]`). */

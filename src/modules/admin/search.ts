@@ -5,10 +5,10 @@
 // of each one's detail page.
 import type { Db } from '../../db/index.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
+import { formatUnits } from '../../platform/money/index.ts'
 import type { AccountModeration } from '../account/moderation.ts'
 import type { EscrowLegOperations } from '../escrow/operator.ts'
 import type { SettlementLookup, TransferSummary } from '../settlement/operator-lookup.ts'
-import { formatExact } from '../wallet/money.ts'
 import type { WithdrawalOperatorView } from '../withdrawals/operator.ts'
 import type { WorkOperatorView } from '../work/operator.ts'
 
@@ -63,7 +63,7 @@ export class AdminSearch {
 
   #amount(coin: string, amount: string | bigint) {
     const c = this.deps.chain.coins.find((x) => x.reference === coin)
-    return c ? `${formatExact(BigInt(amount), c.decimals)} ${c.symbol}` : `${amount} ${coin}`
+    return c ? `${formatUnits(BigInt(amount), c.decimals)} ${c.symbol}` : `${amount} ${coin}`
   }
 
   #user(u: UserRow, match: string): SearchHit {
