@@ -67,7 +67,7 @@ export async function absorbCredits(deps: EscrowDeps, escrowId: string, userAddr
     }
     await escrowRepo.update(tx, locked.id, set, now)
     if (locked.status !== 'cancelled' && locked.status !== 'releasing' && locked.status !== 'released') return
-    const { free } = await deps.payouts.unspoken(tx, locked)
+    const { free } = await deps.payouts.free(tx, locked)
     await returnToPayer(deps, tx, locked, free, rate, () => userAddress(tx, locked.payerId))
   })
 }

@@ -107,14 +107,29 @@ export class EscrowPayouts {
     }
   }
 
+  /**
+   * A leg's transfer, reserved by a ledger hold of its amount on the escrow's account (one hold
+   * per attempt): settlement posts it to the chain's clearing account when the leg is mined and
+   * voids it when the attempt fails for good (the amount is the escrow's again, owed to the leg
+   * until it is sent again). 422 INSUFFICIENT_BALANCE when the escrow cannot reserve it.
+   */
   async #enqueueLeg(
     tx: Tx,
     escrow: EscrowRow,
     leg: { id: string; amount: bigint; to: string },
     attempt: number,
   ) {
-    const funding = await this.deps.ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin)
-    const { id } = await this.deps.outgoing.enqueue(tx, {
+    const { ledger, outgoing } = this.deps
+    const account = await ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin)
+    const hold = await ledger.hold(tx, {
+      key: `escrow-leg:${leg.id}:${attempt}:hold`,
+      coin: escrow.coin,
+      account,
+      amount: leg.amount,
+      kind: LEG_PURPOSE,
+      description: `Escrow leg ${leg.id} (attempt ${attempt})`,
+    })
+    const { id } = await outgoing.enqueue(tx, {
       purpose: LEG_PURPOSE,
       referenceId: leg.id,
       key: `escrow-leg:${leg.id}:${attempt}`,
@@ -122,7 +137,7 @@ export class EscrowPayouts {
       coin: escrow.coin,
       to: leg.to,
       amount: leg.amount,
-      fundingAccountId: funding,
+      fundingHoldId: hold.id,
     })
     return id
   }
@@ -259,26 +274,30 @@ export class EscrowPayouts {
   }
 
   /**
-   * Base units of the escrow's legs whose value is still in its ledger account: legs not completed
-   * whose transfer was not mined either (a mined leg is debited with its settlement, a moment
-   * before its report marks the leg completed).
+   * What the escrow may still give away (`free`) and what its legs have under way (`open`), read
+   * under the lock of its ledger account in `tx`. Open legs are reserved by their pending holds,
+   * so the account's available balance (balance − held) already leaves them out; a leg whose
+   * transfer failed for good had its hold voided and is owed until it is sent again, so its amount
+   * is taken off too. Both change in the transaction that settles the transfer (the hold posted
+   * or voided with the transfer's final status), under the account's lock: a leg settling at that
+   * moment is seen before or after, never half.
    */
-  async openLegsTotal(ex: Executor, escrowId: string): Promise<bigint> {
-    const open = await this.#unsettledLegs(ex, escrowId)
-    return open.reduce((sum, l) => sum + BigInt(l.amount), 0n)
-  }
-
-  /**
-   * What the escrow holds that no leg is spoken for (`free`: its ledger balance less `open`, the
-   * `openLegsTotal`), both read under the lock of its ledger account, in `tx`. A leg settling at
-   * that moment (its debit of the escrow and its `completed` status are one commit) is then counted
-   * once: before the reads (debited) or after `tx` (open). Read without the lock, a leg settling
-   * between the two reads would be counted as neither (a refund would pay it again) or as both.
-   */
-  async unspoken(tx: Tx, escrow: { id: string; coin: string }): Promise<{ free: bigint; open: bigint }> {
-    const balance = await this.deps.ledger.balance(tx, 'escrow', escrow.id, escrow.coin, { forUpdate: true })
-    const open = await this.openLegsTotal(tx, escrow.id)
-    return { free: balance - open, open }
+  async free(tx: Tx, escrow: { id: string; coin: string }): Promise<{ free: bigint; open: bigint }> {
+    const available = await this.deps.ledger.balance(tx, 'escrow', escrow.id, escrow.coin, {
+      forUpdate: true,
+    })
+    const unsettled = await this.#unsettledLegs(tx, escrow.id)
+    const statuses = await this.deps.outgoing.statuses(
+      tx,
+      unsettled.flatMap((l) => (l.outgoingId ? [l.outgoingId] : [])),
+    )
+    let owed = 0n
+    let open = 0n
+    for (const l of unsettled) {
+      open += BigInt(l.amount)
+      if (l.outgoingId && statuses.get(l.outgoingId) === 'failed') owed += BigInt(l.amount)
+    }
+    return { free: available - owed, open }
   }
 
   /** True while a child's funding from this escrow (a `fund` leg) has not been mined. */

@@ -32,7 +32,7 @@ export async function refundRest(
   return db.transaction().execute(async (tx) => {
     const locked = (await escrowRepo.get(tx, escrowId, true))!
     if (locked.status !== 'paid') return 0n
-    const { free, open } = await deps.payouts.unspoken(tx, locked)
+    const { free, open } = await deps.payouts.free(tx, locked)
     const now = deps.clock.now()
     if (then === 'cancelled') {
       await escrowRepo.update(tx, locked.id, { status: 'cancelled', cancelledAt: now }, now)

@@ -232,9 +232,9 @@ export class EscrowRelease {
         { kind: 'fee', to: this.deps.chain.gasWallet.address.toLowerCase(), amount: fee.network },
         { kind: 'platformFee', to: this.deps.platformFeeAddress, amount: fee.platform },
       ]
-      // What the escrow keeps: its ledger balance less the legs of earlier parts not yet mined,
-      // read under its account's lock (a leg settling meanwhile is counted once).
-      const { free } = await payouts.unspoken(tx, locked)
+      // What the escrow keeps: its available ledger balance (the legs of earlier parts under way
+      // are held) less failed legs owed until sent again, read under its account's lock.
+      const { free } = await payouts.free(tx, locked)
       const planned = part.payout + part.fee
       if (free < planned) throw errors.named('ESCROW_UNDERFUNDED', 'The escrow holds less than its payouts')
       const refund = part.final && free > planned ? free - planned : 0n

@@ -22,43 +22,37 @@ export async function enqueueTransfer(
     throw new Error('outgoing amount must be a positive bigint')
   if (!isAddress(input.to, { strict: false })) throw new Error('outgoing destination is not an address')
   if (!input.key || input.key.length > 300) throw new Error('outgoing transfer needs a key')
+  // Every transfer from a custodial address is reserved by exactly one pending ledger hold (its
+  // value and what a success posts), which its outcome posts or voids; the platform signers send
+  // from wallets outside the ledger.
   let fromAddress: string
   let fromOwnerId: string
   if (input.from.kind === 'platform') {
     fromAddress = platformSigner(chain, input.from.signer).address.toLowerCase()
     fromOwnerId = input.from.signer
+    if (input.fundingHoldId) throw new Error('a platform signer sends off-ledger value: no funding hold')
   } else {
     const key = await wallets.keyOf(tx, input.from.kind, input.from.ownerId)
     if (!key) throw new Error(`no custodial key for ${input.from.kind} ${input.from.ownerId}`)
-    if (!input.fundingAccountId && !input.fundingHoldId)
-      throw new Error('a custodial sender needs a funding account or hold')
+    if (!input.fundingHoldId) throw new Error('a custodial sender needs a funding hold')
     fromAddress = key.address.toLowerCase()
     fromOwnerId = input.from.ownerId
   }
-  let fundingAccountId = input.fundingAccountId
+  let fundingAccountId: string | undefined
   if (input.fundingHoldId) {
     // The hold must reserve the value and what a success posts, and be open: the outcome posts or
     // voids exactly it.
     const hold = await ledger.getHold(tx, input.fundingHoldId)
     if (!hold || hold.coin !== coin.reference) throw new Error('funding hold of another coin')
     if (hold.status !== 'pending') throw new Error(`funding hold ${hold.id} is ${hold.status}`)
-    if (fundingAccountId && fundingAccountId !== hold.accountId)
-      throw new Error('the funding account is not the account of the funding hold')
     const posted = (input.onCompleted ?? []).reduce((sum, p) => sum + p.amount, input.amount)
     if (posted > hold.amount) throw new Error(`funding hold ${hold.id} reserves less than the transfer posts`)
-    if ((input.onFailed ?? []).length > 0)
-      throw new Error('a transfer funded by a hold gives it back by voiding it, not by postings')
     fundingAccountId = hold.accountId
-  }
-  if (fundingAccountId) {
-    const acc = await ledger.account(tx, fundingAccountId)
-    if (!acc || acc.coin !== coin.reference) throw new Error('funding account of another coin')
   }
   const postings = [
     ...(input.onCompleted ?? []).map((p, seq) => ({ ...p, outcome: 'completed' as const, seq })),
-    ...(input.onFailed ?? []).map((p, seq) => ({ ...p, outcome: 'failed' as const, seq })),
   ]
-  if (postings.length > 0 && !fundingAccountId) throw new Error('postings need a funding account')
+  if (postings.length > 0 && !fundingAccountId) throw new Error('postings need a funding hold')
   for (const p of postings)
     if (typeof p.amount !== 'bigint' || p.amount <= 0n || !p.key)
       throw new Error('a posting needs a key and a positive bigint amount')

@@ -1,10 +1,10 @@
 // What a transfer's outcome books out of its funding, in the transaction that settles it (so the
-// ledger and the chain never disagree in between):
-// - funded by a hold (withdrawals, in-app payments): on success the hold is posted, the value to
-//   the chain's clearing account and the postings the caller asked for (a withdrawal's fee) in one
-//   ledger transfer, the rest released; on failure the hold is voided. Exactly that hold, once.
-// - funded by an account (escrow legs): on success the value moves to the clearing account and the
-//   caller's postings are booked out of the account; on failure its postings for a failure.
+// ledger and the chain never disagree in between). Every transfer from a custodial address is
+// funded by one pending ledger hold (withdrawals, in-app payments, escrow legs, fee sweeps): on
+// success the hold is posted, the value to the chain's clearing account and the postings the
+// caller asked for (a withdrawal's fee) in one ledger transfer, the rest released; on failure it
+// is voided. Exactly that hold, once. The platform signers (gas top-ups) send value outside the
+// ledger: nothing is booked for them.
 import type { Tx } from '../../../db/index.ts'
 import type { OpenAccountKind } from '../../ledger/types.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
@@ -20,7 +20,7 @@ export interface Booked {
 /** The ledger key of the transfer that moves a settled transfer's value out of its funding. */
 export const valueKey = (transferId: string) => `outgoing:${transferId}:value`
 
-/** Books the outcome's movements out of the transfer's funding (hold or account). */
+/** Books the outcome's movements out of the transfer's funding hold (none: nothing to book). */
 export async function bookOutcome(
   s: SenderContext,
   tx: Tx,
@@ -28,22 +28,9 @@ export async function bookOutcome(
   outcome: 'completed' | 'failed',
 ): Promise<Booked> {
   if (row.fundingHoldId) return resolveHold(s, tx, row, row.fundingHoldId, outcome)
-  const { ledger } = s.deps
-  let valueTransferId: string | null = null
-  if (outcome === 'completed' && row.fundingAccountId) {
-    const clearing = await ledger.ensureAccount(tx, 'chain', s.chainKey, row.coin)
-    const moved = await ledger.transfer(tx, {
-      key: valueKey(row.id),
-      coin: row.coin,
-      kind: `outgoing.${row.purpose}`,
-      legs: [
-        { account: row.fundingAccountId, amount: -BigInt(row.amount) },
-        { account: clearing, amount: BigInt(row.amount) },
-      ],
-    })
-    valueTransferId = moved.id
-  }
-  return { valueTransferId, booked: await bookPostings(s, tx, row, outcome) }
+  if (row.fromKind !== 'platform')
+    throw new Error(`transfer ${row.id} from a custodial address has no funding hold`)
+  return { valueTransferId: null, booked: {} }
 }
 
 /** Success: posts the hold (value to the clearing account, then each posting). Failure: voids it. */
@@ -83,34 +70,4 @@ async function resolveHold(
     booked[p.idempotencyKey] = posted.transferId
   }
   return { valueTransferId: posted.transferId, booked }
-}
-
-/** Books the postings the caller asked for with this outcome out of the funding account. */
-async function bookPostings(
-  s: SenderContext,
-  tx: Tx,
-  row: OutgoingRow,
-  outcome: 'completed' | 'failed',
-): Promise<Record<string, string>> {
-  const { ledger } = s.deps
-  const booked: Record<string, string> = {}
-  const postings = await outgoingRepo.postings(tx, row.id, outcome)
-  if (postings.length > 0 && !row.fundingAccountId) throw new Error('postings need a funding account')
-  for (const p of postings) {
-    const to = await ledger.ensureAccount(tx, p.accountKind as OpenAccountKind, p.accountOwnerId, row.coin)
-    const amount = BigInt(p.amount)
-    const result = await ledger.transfer(tx, {
-      key: p.idempotencyKey,
-      coin: row.coin,
-      kind: p.kind,
-      ...(p.description ? { description: p.description } : {}),
-      legs: [
-        { account: row.fundingAccountId!, amount: -amount },
-        { account: to, amount },
-      ],
-    })
-    await outgoingRepo.setPostingBooked(tx, p, result.id)
-    booked[p.idempotencyKey] = result.id
-  }
-  return booked
 }

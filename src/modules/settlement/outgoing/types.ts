@@ -51,16 +51,11 @@ export interface EnqueueTransfer {
   /** base units, > 0 */
   amount: bigint
   /**
-   * ledger account (same coin) that holds the value now and is debited → chain clearing when
-   * the transfer is mined successfully. Required for custodial senders (the deposit watcher does
-   * not book what the platform sends); optional for the platform signers (off-ledger wallets).
-   */
-  fundingAccountId?: string
-  /**
    * A pending ledger hold (same coin) that reserves the value and what `onCompleted` posts: on
    * success settlement posts exactly this hold (the value to the chain's clearing account and
    * the postings) and releases the rest; on failure it voids it. Its account is the funding
-   * account. A transfer funded by a hold takes no `onFailed` postings (the void gives all back).
+   * account. Required for custodial senders (every reservation is a hold); refused for the
+   * platform signers (off-ledger wallets).
    */
   fundingHoldId?: string
   /** where the deposit watcher credits what arrives when `to` is a custodial address (default:
@@ -68,11 +63,9 @@ export interface EnqueueTransfer {
   creditAccountId?: string
   /** free data kept with the transfer and handed back to the handlers */
   meta?: Record<string, unknown>
-  /** postings out of the funding (the hold, or `fundingAccountId`) booked with the settlement
+  /** postings out of the funding hold booked with the settlement
    * when the transfer completes (besides the value itself, which goes to the chain) */
   onCompleted?: Posting[]
-  /** postings out of `fundingAccountId` booked when the transfer fails for good */
-  onFailed?: Posting[]
 }
 
 /**

@@ -22,6 +22,9 @@ export type InvariantCheck =
   | 'held_out_of_range'
   | 'held_not_holds'
   | 'negative_balance'
+  // reservations (reservations.ts)
+  | 'transfer_not_held'
+  | 'hold_without_owner'
 
 export interface InvariantViolation {
   check: InvariantCheck

@@ -24,6 +24,7 @@ import {
 import type { Halts } from './halts.ts'
 import { reconcileRepo } from './repo.ts'
 import { RESCAN_JOB, type RescanTarget, rescanAddresses } from './rescan.ts'
+import { reservationInvariants } from './reservations.ts'
 
 export const RECONCILE_JOB = 'settlement.reconcile'
 
@@ -181,7 +182,7 @@ export class Reconciler {
     let violations: InvariantViolation[]
     let comparison: ChainComparison
     try {
-      violations = await ledgerInvariants(db)
+      violations = [...(await ledgerInvariants(db)), ...(await reservationInvariants(db))]
       comparison = await compareWithChain(db, chain)
     } catch (err) {
       const error = message(err)
