@@ -6,6 +6,7 @@
 import { get } from './api.js'
 import { h } from './dom.js'
 import { amount, time } from './format.js'
+import { detailLink, userLink } from './links.js'
 
 const HASH = /^0x[0-9a-fA-F]{64}$/
 const state = (v) => h('span', { class: ['state', `state-${String(v).toLowerCase()}`] }, String(v))
@@ -65,8 +66,10 @@ export const depositsResource = {
       label: 'Owner',
       cell: (r) =>
         r.ownerKind === 'user'
-          ? h('a', { href: `#/users?q=${encodeURIComponent(r.ownerId)}` }, r.email ?? r.ownerId)
-          : `${r.ownerKind} ${r.ownerId}`,
+          ? userLink(r.ownerId, r.email)
+          : r.ownerKind === 'escrow'
+            ? h('span', {}, 'escrow ', detailLink('escrow', r.ownerId, { n: 10 }))
+            : `${r.ownerKind} ${r.ownerId}`,
     },
     { label: 'Address', cell: (r) => h('code', {}, r.address) },
     { label: 'Block', num: true, cell: (r) => r.blockNumber },

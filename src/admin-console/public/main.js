@@ -3,21 +3,26 @@
 // address (`#/<section>?<filters>`), and the keyboard shortcuts (press ? for the list).
 import { ApiError, call, get, session } from './api.js'
 import { renderDashboard } from './dashboard.js'
+import { detailRoute } from './details.js'
 import { clear, h } from './dom.js'
 import { learnDecimals, time } from './format.js'
+import { renderPasskeys } from './passkeys.js'
 import { resources } from './resources.js'
 import { setPermissions } from './roles.js'
+import { renderSearch } from './search.js'
 import { renderSignIn, renderStepUp } from './signin.js'
 import { renderList } from './tables.js'
 
 const sections = [
   { id: 'dashboard', key: 'd', title: 'Dashboard', render: renderDashboard },
+  { id: 'search', key: 's', title: 'Search', render: renderSearch },
   ...resources.map((r) => ({
     id: r.id,
     key: r.key,
     title: r.title,
     render: (main, ctx) => renderList(main, r, ctx),
   })),
+  { id: 'passkeys', key: 'y', title: 'Passkeys', render: renderPasskeys },
 ]
 
 const main = document.getElementById('main')
@@ -28,7 +33,8 @@ let adminSession
 function parseRoute() {
   const raw = location.hash.startsWith('#/') ? location.hash.slice(2) : ''
   const [id, qs] = raw.split('?')
-  const section = sections.find((s) => s.id === id) ?? sections[0]
+  // a record's page (`#/user/<id>` …), else a section
+  const section = detailRoute(id ?? '') ?? sections.find((s) => s.id === id) ?? sections[0]
   return { section, query: new URLSearchParams(qs ?? '') }
 }
 

@@ -7,6 +7,7 @@ import { depositsResource } from './deposits.js'
 import { h } from './dom.js'
 import { feesResource } from './fees.js'
 import { age, amount, short, since, time } from './format.js'
+import { detailLink, userLink } from './links.js'
 import { reorgsResource } from './reorgs.js'
 import { reservesResource } from './reserves.js'
 import { parkedJobsResource, platformTransfersResource } from './restore.js'
@@ -44,6 +45,8 @@ const withCustomerMessage = (values) => {
 }
 /** The start of the UTC day after `day` (YYYY-MM-DD): an inclusive last day as an exclusive bound. */
 const nextDay = (day) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString()
+/** Audit targets that have a detail page. */
+const DETAIL_TARGETS = ['user', 'transfer', 'withdrawal', 'dispute']
 const usd = (v) => (typeof v === 'number' ? `$${v.toFixed(2)}` : '—')
 const statusFilter = (options) => ({
   name: 'status',
@@ -66,7 +69,7 @@ export const resources = [
     ],
     rowLabel: (r) => `transfer ${short(idOf(r), 8)}`,
     columns: /** @type {Columns<AdminTransfer>} */ ([
-      { label: 'Transfer', cell: (r) => copyable(idOf(r)) },
+      { label: 'Transfer', cell: (r) => detailLink('transfer', idOf(r)) },
       { label: 'Purpose', cell: (r) => r.purpose },
       { label: 'Amount', num: true, cell: (r) => money(r) },
       { label: 'To', cell: (r) => copyable(r.to, 10) },
@@ -129,8 +132,8 @@ export const resources = [
     filters: [statusFilter(['failing', 'pending', 'processing', 'completed', 'failed'])],
     rowLabel: (r) => `withdrawal ${short(idOf(r), 8)}`,
     columns: /** @type {Columns<AdminWithdrawal>} */ ([
-      { label: 'Withdrawal', cell: (r) => copyable(idOf(r)) },
-      { label: 'User', cell: (r) => r.email ?? copyable(r.userId) },
+      { label: 'Withdrawal', cell: (r) => detailLink('withdrawal', idOf(r)) },
+      { label: 'User', cell: (r) => userLink(r.userId, r.email) },
       { label: 'Amount', num: true, cell: (r) => money(r) },
       { label: 'Fee', num: true, cell: (r) => money(r, 'fee') },
       { label: 'Address', cell: (r) => copyable(r.address, 10) },
@@ -184,7 +187,7 @@ export const resources = [
     rowLabel: (r) => `escrow ${short(r.escrowId, 8)}`,
     columns: [
       { label: 'Leg', cell: (r) => copyable(idOf(r)) },
-      { label: 'Escrow', cell: (r) => copyable(r.escrowId) },
+      { label: 'Escrow', cell: (r) => detailLink('escrow', r.escrowId) },
       { label: 'Kind', cell: (r) => r.kind },
       { label: 'Amount', num: true, cell: (r) => money(r) },
       { label: 'To', cell: (r) => copyable(r.to, 10) },
@@ -228,8 +231,9 @@ export const resources = [
     filters: [statusFilter(['open', 'settling', 'settled'])],
     rowLabel: (r) => `dispute ${short(idOf(r), 8)}`,
     columns: [
-      { label: 'Job', cell: (r) => copyable(r.collection) },
-      { label: 'Raised by', cell: (r) => copyable(r.raisedBy) },
+      { label: 'Dispute', cell: (r) => detailLink('dispute', idOf(r), { n: 10 }) },
+      { label: 'Job', cell: (r) => detailLink('job', r.collection, { n: 10 }) },
+      { label: 'Raised by', cell: (r) => userLink(r.raisedBy) },
       { label: 'Reason', cell: (r) => r.reason },
       {
         label: 'Evidence',
@@ -268,7 +272,7 @@ export const resources = [
                 { class: 'outcome' },
                 `${r.resolution === 'arbiter' ? 'decided' : 'agreed'}: talent ${usd(r.ownerAmount)} / creator ${usd(r.creatorAmount)}`,
                 r.resolvedAt ? ` on ${time(r.resolvedAt)}` : '',
-                r.decidedBy ? h('span', {}, ' by ', copyable(r.decidedBy)) : '',
+                r.decidedBy ? h('span', {}, ' by ', userLink(r.decidedBy)) : '',
                 r.note ? h('span', {}, ` · note: “${r.note}”`) : '',
                 r.paidAt ? ` · paid ${time(r.paidAt)}` : '',
               ),
@@ -328,8 +332,8 @@ export const resources = [
     ],
     rowLabel: (r) => r.email ?? short(idOf(r), 8),
     columns: /** @type {Columns<AdminUser>} */ ([
-      { label: 'Email', cell: (r) => r.email ?? '—' },
-      { label: 'Id', cell: (r) => copyable(idOf(r)) },
+      { label: 'Email', cell: (r) => (r.email ? userLink(idOf(r), r.email) : '—') },
+      { label: 'Id', cell: (r) => detailLink('user', idOf(r)) },
       { label: 'Name', cell: (r) => `${r.firstName ?? ''} ${r.lastName ?? ''}`.trim() },
       { label: 'Role', cell: (r) => r.role },
       { label: 'Two-factor', cell: (r) => (r.twoFaEnabled ? r.twoFaType : 'off') },
@@ -393,7 +397,13 @@ export const resources = [
         cell: (r) => (r.actorId === 'system' ? 'system' : (r.actorEmail ?? code(r.actorId, 8))),
       },
       { label: 'Action', cell: (r) => h('code', {}, r.action) },
-      { label: 'Target', cell: (r) => `${r.targetType} ${short(r.targetId, 10)}` },
+      {
+        label: 'Target',
+        cell: (r) =>
+          DETAIL_TARGETS.includes(r.targetType)
+            ? h('span', {}, `${r.targetType} `, detailLink(r.targetType, r.targetId, { n: 10 }))
+            : `${r.targetType} ${short(r.targetId, 10)}`,
+      },
       { label: 'Reason', cell: (r) => r.reason },
       { label: 'Request', cell: (r) => code(r.requestId, 8) },
     ]),
