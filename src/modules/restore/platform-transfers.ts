@@ -1,7 +1,8 @@
 // Unknown platform transfers for operators: transactions a custodial key that was never exported
 // signed, which the (restored) database did not know. Listing them with what the transaction says,
 // re-attaching one to the withdrawal it was (recreated, or an open one of the copy) so the ledger
-// ends exactly as if the withdrawal had been recorded before the loss, in one transaction, or
+// ends exactly as if the withdrawal had been recorded before the loss, in one transaction (the
+// lost gas top-ups of its address booked first as the platform's gas there), or
 // marking it external (booked as an outside withdrawal once its coins resume). Audited by the caller.
 import type { Logger } from 'pino'
 import type { Db, Tx } from '../../db/index.ts'
@@ -12,6 +13,7 @@ import type { Clock } from '../../platform/clock.ts'
 import { attachMined, type MinedTransaction } from '../settlement/outgoing/attach.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import { findingsRepo, type PlatformTransferRow } from '../settlement/restore/repo.ts'
+import { bookParkedGasTopUps } from '../settlement/watcher/parked.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import { feeOf, type WithdrawalService } from '../withdrawals/service.ts'
 
@@ -57,7 +59,7 @@ export class PlatformTransfers {
       log: Logger
       outgoing: OutgoingSender
       withdrawals: Pick<WithdrawalService, 'recreate' | 'openForReattach' | 'openMatching'>
-      transactions: Pick<TransactionService, 'rateOf' | 'chainRecordId'>
+      transactions: TransactionService
     },
   ) {}
 
@@ -213,6 +215,10 @@ export class PlatformTransfers {
         withdrawalId = made.withdrawalId
         transferId = made.transferId
       }
+      // The lost timeline's gas top-ups of the address are the platform's gas there, which the
+      // transaction's gas is taken from: booked so first (parked while the coin is halted).
+      const { chain: c, clock: k, log, jobs, ledger } = outgoing.deps
+      await bookParkedGasTopUps(tx, { chain: c, clock: k, log, jobs, ledger, transactions }, f.address)
       const { valueTransferId } = await attachMined(outgoing, tx, transferId, mined)
       await findingsRepo.settleParked(tx, f.chainId, f.txHash, f.address, valueTransferId)
       const now = clock.now()

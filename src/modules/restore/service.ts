@@ -191,10 +191,15 @@ export function stepsOf(r: RestoreReport): string[] {
     steps.push(
       `${c.deposits.length} deposit(s) arrived after the backup: the deposit watcher credits each once as it carries on from block ${c.cursor?.number}.`,
     )
-  const fromPlatform = c.deposits.filter((d) => d.fromPlatform)
-  if (fromPlatform.length > 0)
+  const topUps = c.deposits.filter((d) => d.fromPlatform === 'gasWallet')
+  if (topUps.length > 0)
     steps.push(
-      `${fromPlatform.length} of those deposits came from the platform's own ${fromPlatform.map((d) => d.fromPlatform).join(', ')} (a gas top-up or payment the copy lost): the watcher credits them to the address's owner. Move each with a balanced correction (owner's account → the address's treasury account) before the owner can spend it.`,
+      `${topUps.length} of those came from the platform's gas wallet (gas top-ups the copy lost): the watcher books each as the platform's gas at the address (its treasury account), never as the owner's deposit, and a re-attach of that address's transaction books them first.`,
+    )
+  const fromTreasury = c.deposits.filter((d) => d.fromPlatform === 'treasury')
+  if (fromTreasury.length > 0)
+    steps.push(
+      `${fromTreasury.length} of those deposits came from the platform's treasury (a payment the copy lost): the watcher credits them to the address's owner. Move each with a balanced correction (owner's account → the account it was meant for) before the owner can spend it.`,
     )
   if (c.scanned?.truncated)
     steps.push(

@@ -14,6 +14,7 @@ import type { Ledger } from '../../wallet/ledger.ts'
 import { type ApplyContext, applyMovements, logApplied, prepare } from '../watcher/apply.ts'
 import { classify, receiptsNeeded } from '../watcher/classify.ts'
 import { fetchReceipts } from '../watcher/fetch.ts'
+import { creditPlatformGas } from '../watcher/platform-gas.ts'
 import { watcherRepo } from '../watcher/repo.ts'
 import type { FetchedRange } from '../watcher/types.ts'
 import type { Halts } from './halts.ts'
@@ -127,7 +128,8 @@ export async function rescanAddresses(
       fetchReceipts(chain, hashes),
       watcherRepo.ownTransactions(db, chainKey, hashes),
     ])
-    const movements = classify({ range, receipts, custodial, own, nativeCoin }).ordered.filter(
+    const gasWallet = chain.gasWallet.address.toLowerCase()
+    const movements = classify({ range, receipts, custodial, own, nativeCoin, gasWallet }).ordered.filter(
       (m) => m.kind === 'deposit' && m.address === address && m.coin === coin.reference,
     )
     if (movements.length === 0) continue
@@ -138,6 +140,8 @@ export async function rescanAddresses(
       const at = await watcherRepo.lockCursor(tx, chainKey)
       const due = movements.filter((m) => at !== null && m.blockNumber <= at)
       const halted = await halts.haltedCoins(tx)
+      // a gas top-up the database has no record of is the platform's gas, as for the watcher
+      await creditPlatformGas(tx, ctx.ledger, due)
       const result = await applyMovements(tx, ctx, { movements: due, halted, prepared })
       if (result.applied > 0)
         await watcherRepo.audit(

@@ -34,8 +34,9 @@ export interface DepositSeen {
   ownerId: string
   coin: string
   amount: string
-  /** sent by one of the platform's own signers (the gas wallet, the treasury): a lost top-up or
-   * payment the watcher will credit to the address's owner unless an operator corrects it */
+  /** sent by one of the platform's own signers: the gas wallet (a lost gas top-up, which the
+   * watcher books as the platform's gas at the address) or the treasury (a lost payment, which the
+   * watcher credits to the address's owner unless an operator corrects it) */
   fromPlatform: 'gasWallet' | 'treasury' | null
 }
 
@@ -96,7 +97,7 @@ export async function chainAfterBackup(
       watcherRepo.ownTransactions(ex, chainId, hashes),
       fetchReceipts(chain, hashes),
     ])
-    const classified = classify({ range, receipts, custodial, own, nativeCoin })
+    const classified = classify({ range, receipts, custodial, own, nativeCoin, gasWallet })
     const txNonce = new Map<string, number>()
     for (const b of range.blocks) for (const t of b.transactions) txNonce.set(t.hash.toLowerCase(), t.nonce)
     for (const [txHash, list] of unknownPlatformTransfers(classified.ordered)) {
@@ -119,7 +120,8 @@ export async function chainAfterBackup(
         gasFee: (fee?.amount ?? 0n).toString(),
       })
     }
-    for (const d of classified.deposits)
+    // Lost gas top-ups are listed with the deposits (the watcher books them as the platform's gas).
+    for (const d of [...classified.deposits, ...classified.ownTransfers.filter((m) => m.platformGas)])
       out.deposits.push({
         fromPlatform: d.from === gasWallet ? 'gasWallet' : d.from === treasury ? 'treasury' : null,
         txHash: d.txHash,

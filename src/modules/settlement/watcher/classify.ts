@@ -9,6 +9,8 @@
 //   withdrawal, and the gas of every such transaction (failed ones too) a fee.
 // - Value the platform signed for (registered before broadcasting) is booked by its sender on the
 //   way out; on the way in it is an own transfer, credited to the account the sender named.
+// - Native value the gas wallet sent that nothing registered (a top-up a restore lost) is an own
+//   transfer too: the platform's gas at the address (platform-gas.ts), never the owner's deposit.
 import type { ChainTx, TokenTransfer } from '../../../platform/chain/types.ts'
 import type { Classified, ClassifyInput, Custodial, FetchedRange, Movement, MovementKind } from './types.ts'
 
@@ -78,6 +80,14 @@ export function classify(input: ClassifyInput): Classified {
     if (!key || m.amount <= 0n) return
     const hash = lower(m.hash)
     const ownTx = own.get(hash)
+    // Native value from the gas wallet that no transfer registered: a gas top-up whose record a
+    // restore lost (the gas wallet pays nothing else). The platform's, like a registered one.
+    const platformGas =
+      kind === 'deposit' &&
+      !ownTx &&
+      logIndex === -1 &&
+      !!input.gasWallet &&
+      lower(m.from) === input.gasWallet
     const movement: Movement = {
       kind,
       txHash: hash,
@@ -91,8 +101,9 @@ export function classify(input: ClassifyInput): Classified {
       blockNumber: m.blockNumber,
       blockHash: blockHash.get(m.blockNumber) ?? '',
       txIndex: txIndex.get(hash) ?? 0,
-      own: ownTx !== undefined,
+      own: ownTx !== undefined || platformGas,
       creditAccountId: kind === 'deposit' ? (ownTx?.creditAccountId ?? null) : null,
+      ...(platformGas ? { platformGas } : {}),
     }
     if (kind !== 'deposit') out.externalWithdrawals.push(movement)
     else if (movement.own) out.ownTransfers.push(movement)

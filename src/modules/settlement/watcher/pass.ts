@@ -11,6 +11,7 @@ import { candidateAddresses, classify, receiptsNeeded } from './classify.ts'
 import { fetchRange, fetchReceipts, safeHead } from './fetch.ts'
 import type { WatcherDeps, WatcherOptions } from './options.ts'
 import { applyParkedPass } from './parked.ts'
+import { creditPlatformGas } from './platform-gas.ts'
 import { watcherRepo } from './repo.ts'
 import type { FetchedRange, ScanResult } from './types.ts'
 
@@ -143,7 +144,8 @@ export class WatcherPass {
             fetchReceipts(chain, hashes),
           ])
     const nativeCoin = chain.coins.find((c) => !c.isToken)?.reference ?? null
-    const classified = classify({ range, receipts, custodial, own, nativeCoin })
+    const gasWallet = chain.gasWallet.address.toLowerCase()
+    const classified = classify({ range, receipts, custodial, own, nativeCoin, gasWallet })
     const prepared = await prepare(this.ctx, classified.ordered, receipts)
     await transactions.chainRecordId()
     const last = range.blocks[range.blocks.length - 1]!
@@ -160,6 +162,7 @@ export class WatcherPass {
         classified.ordered,
       )
       const halted = await halts.haltedCoins(tx)
+      await creditPlatformGas(tx, this.deps.ledger, classified.ordered)
       const applied = await applyMovements(tx, this.ctx, { movements: classified.ordered, halted, prepared })
       await watcherRepo.moveCursor(tx, this.chainKey, last, clock.now())
       return applied

@@ -252,6 +252,23 @@ export const watcherRepo = {
     return rows.map((r) => r.held as Record<string, unknown>)
   },
 
+  /** Parked deposits of `coin` to one address (locked), whatever the coin's halt. */
+  async heldDepositsAt(tx: Tx, chainId: string, address: string, coin: string) {
+    const rows = await tx
+      .selectFrom('chainEvents')
+      .select(['held'])
+      .where('chainId', '=', chainId)
+      .where('address', '=', address)
+      .where('kind', '=', 'deposit')
+      .where('coin', '=', coin)
+      .where('held', 'is not', null)
+      .orderBy('blockNumber')
+      .orderBy('txIndex')
+      .forUpdate()
+      .execute()
+    return rows.map((r) => r.held as Record<string, unknown>)
+  },
+
   /** Takes a parked movement out of the parking (false when another pass took it). */
   async unpark(tx: Tx, key: EventKey): Promise<boolean> {
     const res = await tx

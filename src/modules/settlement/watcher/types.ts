@@ -50,6 +50,8 @@ export interface ClassifyInput {
   own: ReadonlyMap<string, OwnTransaction>
   /** reference of the chain's native coin (gas), if any */
   nativeCoin: string | null
+  /** the platform's gas wallet (lower case): what it sends a custodial address is gas */
+  gasWallet?: string | null
 }
 
 export type MovementKind = 'deposit' | 'withdrawal' | 'fee'
@@ -77,6 +79,9 @@ export interface Movement {
   own: boolean
   /** for value the platform sent: the account to credit instead of the address owner's */
   creditAccountId: string | null
+  /** native value the platform's gas wallet sent that no transfer of this database registered (a
+   * top-up of a timeline a restore lost): the platform's gas at the address, never the owner's */
+  platformGas?: boolean
 }
 
 /** What a range means for the ledger, in chain order. */
