@@ -4,6 +4,7 @@ import type { Logger } from 'pino'
 import type { Config } from '../../config.ts'
 import type { Database, Db, Executor } from '../../db/index.ts'
 import type { ChannelListener } from '../../db/listen.ts'
+import type { DevnetCompaction } from '../../platform/chain/devnet-compactor.ts'
 import { openChain } from '../../platform/chain/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { httpRates, staticRates } from '../../platform/rates/sources.ts'
@@ -11,6 +12,27 @@ import type { RateSource } from '../../platform/rates/types.ts'
 import { COINS_CHANNEL, dbJournal, replaceJournal } from './repo.ts'
 import { paymentRoutes } from './routes.ts'
 import { PaymentService } from './service.ts'
+
+/** What the embedded dev chain's journal compaction asks of the modules that read the chain. */
+export interface ChainHistoryPort {
+  readers(chainId: string): Promise<{ cursor: bigint | null; openTxHashes: string[] }>
+  recordedBlocks(chainId: string): Promise<bigint[]>
+  /** records new block hashes, in the transaction that replaces the journal */
+  rebase(tx: Executor, chainId: string, hashes: Map<bigint, string>): Promise<void>
+}
+
+/** The devnet journal's compaction on the database: the journal and the hashes kept change together. */
+export function journalCompaction(db: Db, history: ChainHistoryPort): DevnetCompaction {
+  return {
+    readers: (chainId) => history.readers(chainId),
+    recordedBlocks: (chainId) => history.recordedBlocks(chainId),
+    commit: (chainId, entries, hashes) =>
+      db.transaction().execute(async (tx) => {
+        await replaceJournal(tx, entries)
+        await history.rebase(tx, chainId, hashes)
+      }),
+  }
+}
 
 /**
  * Opens the chain adapter (devnet or JSON-RPC) and builds the coin registry (`coins`: active
@@ -25,30 +47,14 @@ export async function buildPayment(d: {
   /** LISTEN for coins operators add and their settings (every process re-reads them) */
   listen?: Database['listen']
   /** the chain history's readers (settlement's), for the embedded dev chain's journal compaction */
-  history?: {
-    readers(chainId: string): Promise<{ cursor: bigint | null; openTxHashes: string[] }>
-    recordedBlocks(chainId: string): Promise<bigint[]>
-    rebase(tx: Executor, chainId: string, hashes: Map<bigint, string>): Promise<void>
-  }
+  history?: ChainHistoryPort
 }) {
   const { config, db, clock, log, history } = d
   const { chain, settings } = await openChain(config, {
     journal: dbJournal(db),
-    ...(history
-      ? {
-          compaction: {
-            readers: (chainId) => history.readers(chainId),
-            recordedBlocks: (chainId) => history.recordedBlocks(chainId),
-            // the journal and the hashes the service keeps change together or not at all
-            commit: (chainId, entries, hashes) =>
-              db.transaction().execute(async (tx) => {
-                await replaceJournal(tx, entries)
-                await history.rebase(tx, chainId, hashes)
-              }),
-          },
-        }
-      : {}),
+    ...(history ? { compaction: journalCompaction(db, history) } : {}),
     onWarning: (message) => log.warn(message),
+    onInfo: (message, details) => log.info(details, message),
   })
   let listener: ChannelListener | undefined
   const close = async () => {

@@ -41,6 +41,7 @@ export interface CompactorOptions {
   known: CaptureInput['known']
   tokens: CaptureInput['tokens']
   onWarning?: ((message: string) => void) | undefined
+  onInfo?: ((message: string, details: Record<string, unknown>) => void) | undefined
 }
 
 export function startCompactor(o: CompactorOptions) {
@@ -76,7 +77,15 @@ export function startCompactor(o: CompactorOptions) {
         { method: STATE_METHOD, params: [state] },
         ...entries.slice(split.index),
       ]
+      const started = performance.now()
       await o.port.commit(o.chainId, next, new Map())
+      o.onInfo?.('devnet journal compacted', {
+        base: Number(floor),
+        entries: next.length,
+        before: entries.length,
+        accounts: state.accounts.length,
+        commitMs: Math.round(performance.now() - started),
+      })
       o.provider.entries = next
       return { base: floor }
     } catch (err) {

@@ -101,6 +101,8 @@ export interface DevnetOptions {
   gasWalletKey?: Hex
   /** warnings during replay (a journaled call the node now refuses) */
   onWarning?: (message: string) => void
+  /** what the devnet did that an operator may want to know (a compaction of its journal) */
+  onInfo?: (message: string, details: Record<string, unknown>) => void
   /** compacts the journal below what the service's readers are done with (needs `journal`) */
   compaction?: DevnetCompaction
 }
@@ -231,6 +233,7 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
           known: [...keys.map((k) => privateKeyToAccount(k).address), deployer, treasury, gasWallet],
           tokens: tokenCoins.map((_, i) => devTokenAddress(i)),
           onWarning: opts.onWarning,
+          onInfo: opts.onInfo,
         })
       : undefined
   let server: DevnetRpcServer | undefined
@@ -367,6 +370,10 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
       server = undefined
       // let journal writes in flight finish before the node goes away
       await provider.idle()
+      // what the readers are done with by now is not replayed at the next start
+      await compactor
+        ?.compact()
+        .catch((err) => opts.onWarning?.(`devnet compaction at close failed: ${String(err)}`))
       await engine.close()
     },
   })

@@ -13,6 +13,7 @@ export interface OpenChainOptions {
   /** the devnet journal's compaction (the application's readers and its database) */
   compaction?: DevnetCompaction
   onWarning?: (message: string) => void
+  onInfo?: (message: string, details: Record<string, unknown>) => void
 }
 
 export interface OpenedChain {
@@ -63,6 +64,7 @@ export async function openChain(config: Config, opts: OpenChainOptions = {}): Pr
     ...(config.treasuryPrivateKey ? { treasuryKey: config.treasuryPrivateKey } : {}),
     ...(config.gasWalletPrivateKey ? { gasWalletKey: config.gasWalletPrivateKey } : {}),
     ...(opts.onWarning ? { onWarning: opts.onWarning } : {}),
+    ...(opts.onInfo ? { onInfo: opts.onInfo } : {}),
   })
   return { chain, settings }
 }
