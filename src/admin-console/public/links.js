@@ -50,9 +50,14 @@ export function detailLink(kind, id, o = {}) {
   return el
 }
 
-/** A user: their email (or id) linking to the user page. */
+/** A user: their email (or their whole id) linking to the user page. */
 export function userLink(id, email) {
-  return detailLink('user', id, { text: email ?? null, n: email ? undefined : 10 })
+  return detailLink('user', id, { text: email ?? null })
+}
+
+/** A link to a detail page with nothing beside it (a cell that reads as its text alone). */
+export function plainLink(kind, id, text) {
+  return id ? h('a', { href: `#/${kind}/${encodeURIComponent(String(id))}`, 'data-link': kind }, text) : '—'
 }
 
 /**

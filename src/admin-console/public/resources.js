@@ -7,7 +7,7 @@ import { depositsResource } from './deposits.js'
 import { h } from './dom.js'
 import { feesResource } from './fees.js'
 import { age, amount, short, since, time } from './format.js'
-import { detailLink, userLink } from './links.js'
+import { detailLink, plainLink, userLink } from './links.js'
 import { reorgsResource } from './reorgs.js'
 import { reservesResource } from './reserves.js'
 import { parkedJobsResource, platformTransfersResource } from './restore.js'
@@ -232,7 +232,7 @@ export const resources = [
     rowLabel: (r) => `dispute ${short(idOf(r), 8)}`,
     columns: [
       { label: 'Dispute', cell: (r) => detailLink('dispute', idOf(r), { n: 10 }) },
-      { label: 'Job', cell: (r) => detailLink('job', r.collection, { n: 10 }) },
+      { label: 'Job', cell: (r) => detailLink('job', r.collection) },
       { label: 'Raised by', cell: (r) => userLink(r.raisedBy) },
       { label: 'Reason', cell: (r) => r.reason },
       {
@@ -332,7 +332,7 @@ export const resources = [
     ],
     rowLabel: (r) => r.email ?? short(idOf(r), 8),
     columns: /** @type {Columns<AdminUser>} */ ([
-      { label: 'Email', cell: (r) => (r.email ? userLink(idOf(r), r.email) : '—') },
+      { label: 'Email', cell: (r) => (r.email ? plainLink('user', idOf(r), r.email) : '—') },
       { label: 'Id', cell: (r) => detailLink('user', idOf(r)) },
       { label: 'Name', cell: (r) => `${r.firstName ?? ''} ${r.lastName ?? ''}`.trim() },
       { label: 'Role', cell: (r) => r.role },
