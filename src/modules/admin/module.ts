@@ -32,17 +32,17 @@ import { AdminReorgs } from './reorgs.ts'
 import { adminCoinRoutes } from './routes/coins.ts'
 import { adminCollectionTypeRoutes } from './routes/collection-types.ts'
 import { adminDepositRoutes } from './routes/deposits.ts'
-import { adminDisputeRoutes } from './routes/disputes.ts'
 import { adminDetailRoutes } from './routes/details.ts'
+import { adminDisputeRoutes } from './routes/disputes.ts'
 import { adminFeeRoutes } from './routes/fees.ts'
 import { adminPeopleRoutes } from './routes/people.ts'
 import { adminReconciliationRoutes } from './routes/reconciliation.ts'
 import { adminReorgRoutes } from './routes/reorgs.ts'
 import { adminSessionRoutes } from './routes/session.ts'
 import { adminTransferRoutes } from './routes/transfers.ts'
+import { AdminSearch } from './search.ts'
 import { AdminStats, type StatsDeps } from './stats.ts'
 import { adminStatsRoutes } from './stats-routes.ts'
-import { AdminSearch } from './search.ts'
 import { AdminTransfers } from './transfers.ts'
 import { AdminUsers } from './users.ts'
 
@@ -61,11 +61,11 @@ export async function buildAdmin(d: {
   escrowLegs: EscrowLegOperations
   disputes: DisputeService
   fees: FeeService
+  /** jobs and disputes as operators read them */
+  workView: WorkOperatorView
 }) {
   const { db, config, clock } = d
   /** the admin role and account suspension */
-  /** jobs and disputes as operators read them */
-  workView: WorkOperatorView
   const moderation = new AccountModeration({
     clock,
     adminEmails: config.adminEmails,
@@ -122,25 +122,6 @@ export async function buildAdmin(d: {
     moderation,
     audit,
   })
-  return {
-    moderation,
-    admin: {
-      deposits,
-      access,
-      audit,
-      users,
-      reconciliation: adminReconciliation,
-      stats,
-      collectionTypes,
-      transfers,
-      coins,
-      disputes,
-      fees,
-      reorgs,
-    },
-  }
-}
-
   // The global search and the console's detail pages read through each owning module's operator view.
   const lookup = new SettlementLookup({ db, chainId: d.chain.chainId })
   const search = new AdminSearch({
@@ -163,11 +144,30 @@ export async function buildAdmin(d: {
     work: d.workView,
     transfers,
   })
+  return {
+    moderation,
+    admin: {
+      search,
+      details,
+      deposits,
+      access,
+      audit,
+      users,
+      reconciliation: adminReconciliation,
+      stats,
+      collectionTypes,
+      transfers,
+      coins,
+      disputes,
+      fees,
+      reorgs,
+    },
+  }
+}
+
 export async function adminHttp(
   app: FastifyInstance,
   s: Awaited<ReturnType<typeof buildAdmin>> & { db: Db },
-      search,
-      details,
 ) {
   const { access, audit, users, reconciliation } = s.admin
   await app.register(adminSessionRoutes, { access })
@@ -182,10 +182,10 @@ export async function adminHttp(
   await app.register(adminStatsRoutes, { access, stats: s.admin.stats })
   await app.register(adminCollectionTypeRoutes, { access, types: s.admin.collectionTypes })
   await app.register(adminDepositRoutes, { access, deposits: s.admin.deposits })
-}
   await app.register(adminDetailRoutes, {
     access,
     search: s.admin.search,
     details: s.admin.details,
     transfers: s.admin.transfers,
   })
+}

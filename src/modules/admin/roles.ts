@@ -48,13 +48,6 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   adminVerifications: 'read',
   adminVerification: 'read',
   adminDepositLookup: 'read',
-  // acting for a customer
-  adminSuspendUser: 'customer',
-  adminUnsuspendUser: 'customer',
-  adminApproveVerification: 'customer',
-  adminRejectVerification: 'customer',
-  adminRescanBlocks: 'customer',
-  // moving money, or stopping it
   adminSearch: 'read',
   adminChain: 'read',
   adminUserOverview: 'read',
@@ -63,6 +56,13 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   adminEscrow: 'read',
   adminJob: 'read',
   adminDispute: 'read',
+  // acting for a customer
+  adminSuspendUser: 'customer',
+  adminUnsuspendUser: 'customer',
+  adminApproveVerification: 'customer',
+  adminRejectVerification: 'customer',
+  adminRescanBlocks: 'customer',
+  // moving money, or stopping it
   ...moneyActions('adminTransfer'),
   ...moneyActions('adminWithdrawal'),
   ...moneyActions('adminEscrowLeg'),
