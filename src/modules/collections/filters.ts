@@ -1,6 +1,7 @@
 // The list query of #27 turned into repository filters: the price range, the full-text query
 // and the tag keys are parsed and checked here (bad input is 400, never a database error).
 import { errors } from '../../http/errors.ts'
+import { usdTextToCents } from '../../platform/money/index.ts'
 import { tagKey } from '../account/tags.ts'
 import { words } from './forms.ts'
 import type { ListCollectionsQueryT } from './input-schemas.ts'
@@ -17,7 +18,7 @@ export function parsePrice(price: string): { min?: string; max?: string } {
       '/price',
       'price must be `min-max` in USD with at most two decimals; one side may be empty (`100-`, `-500`)',
     )
-  if (m[1] !== undefined && m[2] !== undefined && Number(m[1]) > Number(m[2]))
+  if (m[1] !== undefined && m[2] !== undefined && usdTextToCents(m[1])! > usdTextToCents(m[2])!)
     throw errors.field('/price', 'the minimum price is above the maximum')
   return { ...(m[1] !== undefined ? { min: m[1] } : {}), ...(m[2] !== undefined ? { max: m[2] } : {}) }
 }

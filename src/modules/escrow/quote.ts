@@ -2,6 +2,9 @@
 // arithmetic over USD cents, coin base units and decimal-string rates (platform/money).
 import {
   AmountError,
+  asCents,
+  asUnits,
+  type BaseUnits,
   ceilToMultiple,
   centsToUnits,
   divide,
@@ -76,17 +79,17 @@ export interface QuoteInput {
 
 export interface Quote {
   /** the job price in USD cents (escrowAmount) */
-  escrowCents: bigint
+  escrowCents: UsdCents
   /** the price in coin base units, rounded up to the shown precision */
-  coinEscrowAmount: bigint
+  coinEscrowAmount: BaseUnits
   /** the platform fee in coin base units, rounded up to the shown precision */
-  expectedFee: bigint
+  expectedFee: BaseUnits
   /** what the payer sends: coinEscrowAmount + expectedFee */
-  amountToPay: bigint
+  amountToPay: BaseUnits
   /** the fee in USD cents (expectedFee at the rate, half up) */
-  usdFeeCents: bigint
+  usdFeeCents: UsdCents
   /** escrowAmount + usdFee, in cents */
-  usdAmountCents: bigint
+  usdAmountCents: UsdCents
   /** decimals shown for the coin amounts (they are multiples of 10^(decimals - shownDecimals)) */
   shownDecimals: number
 }
@@ -110,21 +113,20 @@ export function computeQuote(input: QuoteInput): Quote {
   const rawEscrow = centsToUnits(cents, decimals, input.rate, 'ceil')
   for (let shown = Math.min(decimals, MAX_SHOWN_DECIMALS); shown >= 0; shown--) {
     const granule = pow10(decimals - shown)
-    const coinEscrowAmount = ceilToMultiple(rawEscrow, granule)
-    const expectedFee = ceilToMultiple(
-      divide(coinEscrowAmount * fee.digits, 100n * pow10(fee.scale), 'ceil'),
-      granule,
+    const coinEscrowAmount = asUnits(ceilToMultiple(rawEscrow, granule))
+    const expectedFee = asUnits(
+      ceilToMultiple(divide(coinEscrowAmount * fee.digits, 100n * pow10(fee.scale), 'ceil'), granule),
     )
-    const amountToPay = coinEscrowAmount + expectedFee
+    const amountToPay = asUnits(coinEscrowAmount + expectedFee)
     if (significantDigits(amountToPay, decimals) > MAX_SIGNIFICANT_DIGITS) continue
     const usdFeeCents = unitsToCents(expectedFee, decimals, input.rate, 'halfUp')
     return {
-      escrowCents: cents,
+      escrowCents: asCents(cents),
       coinEscrowAmount,
       expectedFee,
       amountToPay,
       usdFeeCents,
-      usdAmountCents: cents + usdFeeCents,
+      usdAmountCents: asCents(cents + usdFeeCents),
       shownDecimals: shown,
     }
   }
