@@ -45,14 +45,18 @@ export interface Database {
   retryStats: RetryStats
 }
 
-/** Counts the statements sent (transaction BEGIN/COMMIT aside): the bench's queries per request. */
+/**
+ * Counts the statements answered (transaction BEGIN/COMMIT aside): the bench's queries per request.
+ * Counted on the result, once per statement executed: a query builder embedded in another as a
+ * subquery also passes through transformQuery, and would be counted as a statement of its own.
+ */
 class QueryCounter implements KyselyPlugin {
   count = 0
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    this.count++
     return args.node
   }
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    this.count++
     return args.result
   }
 }

@@ -38,6 +38,14 @@ export interface AccountDeps {
   events: Pick<EventService, 'emit'>
 }
 
+/** SQL other modules embed in their lists: user summaries and tags as JSON (summary-sql.ts). */
+export {
+  type TagSummaryJson,
+  tagSummariesJson,
+  type UserSummaryJson,
+  userSummaryJson,
+} from './summary-sql.ts'
+
 /** What a full profile is read from: a write to any of them empties the cached profiles. */
 export const PROFILE_TABLES = ['users', 'user_tags', 'achievements', 'tags', 'files'] as const
 const LISTED_PROFILE_TABLES = ['users', 'user_tags', 'achievements', 'tags'] as const

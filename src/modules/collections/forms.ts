@@ -104,14 +104,15 @@ export interface EscrowReleased {
   ownerAmount: number
 }
 
-export type TagLookup = Map<string, TagRow>
+/** Tags by id, with what a collection shows of each. */
+export type TagLookup = Map<string, Pick<TagRow, 'id' | 'name' | 'key' | 'color' | 'type'>>
 /** File summaries by id (deleted files are absent). */
 export type FileLookup = Map<string, object>
 
 function collectionTags(ids: string[], tags: TagLookup) {
   return ids
     .map((id) => tags.get(id))
-    .filter((t): t is TagRow => !!t)
+    .filter((t) => t !== undefined)
     .map((t) => ({ _id: t.id, name: t.name, key: t.key, color: t.color, type: t.type }))
 }
 

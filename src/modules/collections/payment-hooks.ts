@@ -2,6 +2,7 @@
 // payment moves (funded, released). The webhooks feature keeps it as an endpoint of the collection
 // with its own signing secret (shown once, when the URL is first set); collections only pass it on,
 // in their own transaction, and show it to the creator.
+import type { RawBuilder } from 'kysely'
 import type { Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 
@@ -14,6 +15,8 @@ export interface CollectionHooks {
   ): Promise<{ secret: string | null }>
   /** the paymentWebHook URL of each collection that has one */
   urls(ex: Executor, collectionIds: readonly string[]): Promise<Map<string, string>>
+  /** the same URL as SQL over a collection id expression, for a read to embed (null: none) */
+  urlSql(collectionId: RawBuilder<unknown>): RawBuilder<string | null>
 }
 
 /**

@@ -1,6 +1,7 @@
 // Reading collections: one with its children (#30) and the filtered list (#27), and the lookups the
 // forms need beside the rows (users, tags, children, bookmarks, files, hooks), each in one query by
 // id. CollectionService extends it with the changes.
+import type { RawBuilder } from 'kysely'
 import type { Db, Executor } from '../../db/index.ts'
 import type { ReadCache } from '../../db/read-cache.ts'
 import { totalOf } from '../../db/reads.ts'
@@ -36,6 +37,10 @@ export interface CollectionDeps {
   /** file storage: attachments are the creator's own uploads, shown as file summaries */
   files?: {
     summaries(ex: Executor, ids: readonly string[]): Promise<Map<string, object>>
+    /** the same summaries as SQL over an id array expression, for a read to embed */
+    summariesSql(ids: RawBuilder<unknown>): RawBuilder<unknown>
+    /** the summaries, by id, of what summariesSql answered (null: none) */
+    summariesFrom(sources: unknown): Map<string, object>
     assertOwned(
       ex: Executor,
       userId: string,
@@ -125,7 +130,12 @@ export class CollectionReads {
     }
   }
 
-  /** The filtered, paginated list (#27). */
+  /**
+   * The filtered, paginated list (#27): one query for the page with everything its forms show and,
+   * for the unfiltered list or a search by words or tags, its total; a second one only to count the
+   * matches of other filters when the page does not tell the total (a full page, or one past the
+   * end).
+   */
   async list(viewerId: string, q: ListCollectionsQueryT) {
     const page = q.page ?? 1
     const limit = q.limit ?? 12
@@ -134,29 +144,44 @@ export class CollectionReads {
     const withCreator = q.creator ?? true
     const withReceiver = q.receiver ?? false
     const offset = (page - 1) * limit
-    // Without filters the total is kept by the database (read beside the page).
+    // Without filters the total is kept by the database (read with the page).
     const unfiltered = Object.values(filters).every((v) => v === undefined)
-    const [{ rows, matches }, visible] = await Promise.all([
-      collectionListRepo.listPage(db, viewerId, filters, { limit, offset }),
-      unfiltered ? collectionListRepo.visibleCount(db, viewerId) : undefined,
-    ])
+    const files = this.deps.files
+    const rows = await collectionListRepo.pageWithRelated(
+      db,
+      viewerId,
+      filters,
+      { limit, offset },
+      {
+        receivers: withReceiver,
+        visibleTotal: unfiltered,
+        files: files && ((ids) => files.summariesSql(ids)),
+        hookUrl: this.deps.hooks && ((id) => this.deps.hooks!.urlSql(id)),
+      },
+    )
+    const first = rows[0]
     const counted =
-      visible ??
-      matches ??
-      (await totalOf(rows.length, { page, limit }, () => collectionListRepo.count(db, viewerId, filters)))
-    const rel = await this.related(db, viewerId, rows, { receivers: withReceiver, bookmarks: true })
+      first?.visibleTotal != null
+        ? Number(first.visibleTotal)
+        : first?.matches != null
+          ? Number(first.matches)
+          : await totalOf(rows.length, { page, limit }, () =>
+              unfiltered
+                ? collectionListRepo.visibleCount(db, viewerId)
+                : collectionListRepo.count(db, viewerId, filters),
+            )
     return {
       data: rows.map((r) => {
-        const bookmarkId = rel.bookmarks.get(r.id)
-        const receiver = r.receiverId ? rel.users.get(r.receiverId) : undefined
+        const tags: TagLookup = new Map(r.tagSummaries.map((t) => [t.id, t]))
+        const fileLookup: FileLookup = files ? files.summariesFrom(r.fileSources) : new Map()
         return {
-          ...fullFields(r, rel.tags, rel.files),
-          ...hookField(rel.hooks, r.id),
-          creator: withCreator ? userSummary(rel.users.get(r.creatorId)!) : r.creatorId,
-          ...(withReceiver ? { receiver: receiver ? userSummary(receiver) : null } : {}),
-          collections: rel.childIds.get(r.id) ?? [],
-          isBookmarked: bookmarkId !== undefined,
-          bookmarkId: bookmarkId ?? '',
+          ...fullFields(r, tags, fileLookup),
+          ...(r.paymentWebHook === null ? {} : { paymentWebHook: r.paymentWebHook }),
+          creator: withCreator ? userSummary(r.creatorSummary!) : r.creatorId,
+          ...(withReceiver ? { receiver: r.receiverSummary ? userSummary(r.receiverSummary) : null } : {}),
+          collections: r.childIds,
+          isBookmarked: r.bookmarkId !== null,
+          bookmarkId: r.bookmarkId ?? '',
         }
       }),
       total: counted,

@@ -5,7 +5,7 @@ import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 
 /** Columns of a collection that the API forms need (never the search columns). */
-const COLLECTION_COLUMNS = [
+export const COLLECTION_COLUMNS = [
   'c.id',
   'c.creatorId',
   'c.receiverId',
@@ -81,8 +81,9 @@ export const USER_COLUMNS = [
  * Live collections the viewer may see: public ones, and private ones they create, receive (the
  * assigned talent) or hold a pending invite to.
  */
-export function visibleTo(viewerId: string): RawBuilder<SqlBool> {
-  return sql<SqlBool>`c.is_deleted = false and (c.is_private = false or c.creator_id = ${viewerId} or c.receiver_id = ${viewerId} or ${viewerId} = any(c.invitee_ids))`
+export function visibleTo(viewerId: string, alias: 'c' | 'ch' = 'c'): RawBuilder<SqlBool> {
+  const a = sql.raw(alias)
+  return sql<SqlBool>`${a}.is_deleted = false and (${a}.is_private = false or ${a}.creator_id = ${viewerId} or ${a}.receiver_id = ${viewerId} or ${viewerId} = any(${a}.invitee_ids))`
 }
 
 // Reads are single-table queries: the creators, bookmarks and tags of a page are fetched by id

@@ -1,5 +1,5 @@
 // SQL for the files table.
-import type { Selectable } from 'kysely'
+import { type RawBuilder, type Selectable, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import { countedPage } from '../../db/reads.ts'
 import type { FilesTable } from '../../db/tables/files.ts'
@@ -13,6 +13,19 @@ export interface ListFilter {
   visibility?: 'public' | 'private'
   page: number
   limit: number
+}
+
+/** What a file summary is made from, as the JSON that summarySourcesJson gives. */
+export type FileSummarySource = Pick<FileRow, 'id' | 'name' | 'type' | 'size'>
+
+/**
+ * For a read of another module that embeds file summaries in the same query: the live files whose
+ * ids `ids` (a text[] expression of that query) holds, as a JSON array of their summary sources.
+ */
+export function summarySourcesJson(ids: RawBuilder<unknown>): RawBuilder<FileSummarySource[]> {
+  return sql<FileSummarySource[]>`(select coalesce(jsonb_agg(jsonb_build_object(
+      'id', f.id, 'name', f.name, 'type', f.type, 'size', f.size)), '[]'::jsonb)
+    from files f where f.id = any(${ids}::bpchar[]) and f.status)`
 }
 
 export const filesRepo = {

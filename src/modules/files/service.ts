@@ -3,6 +3,7 @@
 // and the summaries other modules embed.
 import { randomUUID } from 'node:crypto'
 import { Readable } from 'node:stream'
+import type { RawBuilder } from 'kysely'
 import type { Logger } from 'pino'
 import type { Db, Executor } from '../../db/index.ts'
 import { AppError, errors } from '../../http/errors.ts'
@@ -12,7 +13,7 @@ import type { JobQueue } from '../../platform/jobs/queue.ts'
 import type { BlobStore, StoredObject } from '../../platform/storage/index.ts'
 import { DiskBlobStore } from '../../platform/storage/index.ts'
 import { ALLOWED_TYPES, type Detected, detectType, SNIFF_BYTES, sanitizeOriginalName } from './content.ts'
-import { type FileRow, filesRepo } from './repo.ts'
+import { type FileRow, type FileSummarySource, filesRepo, summarySourcesJson } from './repo.ts'
 
 export type Visibility = 'public' | 'private'
 
@@ -121,7 +122,7 @@ export class FileService {
     }
   }
 
-  toSummary(row: FileRow): FileSummaryData {
+  toSummary(row: FileSummarySource): FileSummaryData {
     return {
       _id: row.id,
       name: row.name,
@@ -321,6 +322,19 @@ export class FileService {
     const obj = await this.store.get(key)
     if (!obj) throw errors.notFound('File')
     return { ...obj, type: row.type, visibility: row.visibility }
+  }
+
+  /**
+   * The summaries of the live files whose ids `ids` (a text[] expression of the caller's query)
+   * holds, as SQL to embed in that query; `summariesFrom` turns what it answers into summaries.
+   */
+  summariesSql(ids: RawBuilder<unknown>): RawBuilder<FileSummarySource[]> {
+    return summarySourcesJson(ids)
+  }
+
+  /** The summaries, by id, of what `summariesSql` answered. */
+  summariesFrom(sources: readonly FileSummarySource[] | null): Map<string, FileSummaryData> {
+    return new Map((sources ?? []).map((r) => [r.id, this.toSummary(r)]))
   }
 
   /** Summaries `{ _id, name, type, size, url }` of the live files among `ids`, by id. */

@@ -1,5 +1,5 @@
 // The only SQL on webhook endpoints and their deliveries.
-import { sql } from 'kysely'
+import { type RawBuilder, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import { countedPage, type PageRequest } from '../../db/reads.ts'
 
@@ -168,6 +168,16 @@ export const webhookRepo = {
   },
 
   /** The URLs of the collections' endpoints, by collection id. */
+  /**
+   * The paymentWebHook URL of the collection whose id is `collectionId` (an expression of the
+   * caller's query), or null: SQL for a collection read to embed.
+   */
+  collectionUrlSql(collectionId: RawBuilder<unknown>): RawBuilder<string | null> {
+    return sql<
+      string | null
+    >`(select w.url from webhook_endpoints w where w.collection_id = ${collectionId} limit 1)`
+  },
+
   async collectionUrls(ex: Executor, collectionIds: readonly string[]) {
     if (collectionIds.length === 0) return new Map<string, string>()
     const rows = await ex

@@ -2,6 +2,7 @@
 // money events), each with its own signing secret, shown once (on creation and on rotation) and
 // sealed at rest; and each endpoint's delivery log. Only the owner ever sees an endpoint: anyone
 // else's id is 404.
+import type { RawBuilder } from 'kysely'
 import { type Db, type Executor, inTransaction, type Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -212,5 +213,7 @@ export class WebhookService {
     },
     /** The paymentWebHook URL of each collection that has one. */
     urls: (ex: Executor, collectionIds: readonly string[]) => webhookRepo.collectionUrls(ex, collectionIds),
+    /** The same URL as SQL, for a collection read to embed in its own query. */
+    urlSql: (collectionId: RawBuilder<unknown>) => webhookRepo.collectionUrlSql(collectionId),
   }
 }
