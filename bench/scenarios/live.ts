@@ -2,9 +2,12 @@
 // 20 sockets each, as many devices; 200 in --quick), then rounds of one push to all 50 users,
 // published the way the service publishes (pg_notify, delivered through the LISTEN connection to
 // the hub). Latency is from just before the publish to each socket's receipt of the message.
+// On PostgreSQL (BENCH_DATABASE_URL), a second case runs two API processes on one database with
+// 10,000 sockets (1,000 with --quick) opened by load-generator children: bench/live-scale.ts.
 import WebSocket from 'ws'
 import { publishLive } from '../../src/modules/live/publish.ts'
 import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
+import { liveScale } from '../live-scale.ts'
 
 const USERS = 50
 
@@ -35,7 +38,18 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   const wsBase = ctx.baseUrl.replace(/^http/, 'ws')
   const db = ctx.app.services.database.db
 
+  const scale = ctx.quick ? { users: 100, perUser: 10, rounds: 6 } : { users: 1000, perUser: 10, rounds: 10 }
+  const twoProcesses: Scenario[] = ctx.databaseUrl
+    ? [
+        {
+          name: `two API processes, ${scale.users * scale.perUser} sockets (${scale.users} users × ${scale.perUser}), ${scale.rounds} pushes`,
+          run: () => liveScale({ databaseUrl: ctx.databaseUrl!, loaders: 2, ...scale }),
+        },
+      ]
+    : []
+
   return [
+    ...twoProcesses,
     {
       name: `one push to ${USERS} users fanned out to ${USERS * perUser} sockets, ${rounds} rounds`,
       async run() {
