@@ -28,9 +28,12 @@ export interface DevnetCompaction {
   commit(chainId: string, entries: DevnetJournalEntry[], hashes: Map<bigint, string>): Promise<void>
   /** journaled blocks between two compactions (default 1,000) */
   everyBlocks?: number
+  /** the fewest blocks a compaction of its own (periodic, at close) takes off (default 100) */
+  minBlocks?: number
 }
 
 export const DEFAULT_COMPACTION_BLOCKS = 1000
+export const DEFAULT_COMPACTION_MIN_BLOCKS = 100
 
 export interface CompactorOptions {
   chainId: string
@@ -46,9 +49,10 @@ export interface CompactorOptions {
 
 export function startCompactor(o: CompactorOptions) {
   const every = o.port.everyBlocks ?? DEFAULT_COMPACTION_BLOCKS
+  const least = BigInt(o.port.minBlocks ?? DEFAULT_COMPACTION_MIN_BLOCKS)
   let blocks = 0
   let lastRefusal = ''
-  const compactNow = async (): Promise<{ base: bigint } | { refused: string } | null> => {
+  const compactNow = async (minBlocks: bigint): Promise<{ base: bigint } | { refused: string } | null> => {
     const entries = o.provider.entries
     const previous = isState(entries[0]) ? entries[0].params[0] : undefined
     const prevBase = previous ? BigInt(previous.base) : o.bootBlocks
@@ -61,7 +65,7 @@ export function startCompactor(o: CompactorOptions) {
       } | null
       if (receipt) floor = floor < BigInt(receipt.blockNumber) - 1n ? floor : BigInt(receipt.blockNumber) - 1n
     }
-    if (floor <= prevBase) return null
+    if (floor <= prevBase || floor - prevBase < minBlocks) return null
     try {
       const split = findSplit(entries, prevBase, floor)
       const state = await captureState({
@@ -99,12 +103,14 @@ export function startCompactor(o: CompactorOptions) {
     if (++blocks < every) return
     blocks = 0
     void o.provider
-      .exclusive(compactNow)
+      .exclusive(() => compactNow(least))
       .catch((err) => o.onWarning?.(`devnet compaction failed: ${String(err)}`))
   }
   return {
     /** compacts now (in the turn of state changes): the base reached, a refusal, or null */
-    compact: () => o.provider.exclusive(compactNow),
+    compact: () => o.provider.exclusive(() => compactNow(1n)),
+    /** the same, unless it would take off fewer than `minBlocks` blocks (at close) */
+    compactIfWorth: () => o.provider.exclusive(() => compactNow(least)),
   }
 }
 

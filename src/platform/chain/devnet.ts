@@ -372,7 +372,7 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
       await provider.idle()
       // what the readers are done with by now is not replayed at the next start
       await compactor
-        ?.compact()
+        ?.compactIfWorth()
         .catch((err) => opts.onWarning?.(`devnet compaction at close failed: ${String(err)}`))
       await engine.close()
     },
