@@ -1,6 +1,7 @@
 // The two rate sources: static prices from the coin configuration, and an HTTP price feed with a
 // cache (TTL) and a staleness limit. Rates are decimal strings; a number from the feed is turned
 // into its exact decimal text, never used in arithmetic.
+import { expandDecimal } from '../money/index.ts'
 import { RateError, type RateSource } from './types.ts'
 
 const DECIMAL = /^\d{1,30}(\.\d{1,30})?$/
@@ -15,10 +16,7 @@ function toDecimal(value: unknown): string | undefined {
   else return undefined
   if (!DECIMAL.test(text)) return undefined
   // canonical form: no leading zeros, no trailing fractional zeros
-  const [int, frac = ''] = text.split('.')
-  const i = int!.replace(/^0+(?=\d)/, '')
-  const f = frac.replace(/0+$/, '')
-  return f ? `${i}.${f}` : i
+  return expandDecimal(text)
 }
 
 export function staticRates(rates: Record<string, string>): RateSource {
