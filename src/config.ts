@@ -16,6 +16,7 @@ import {
   googleSignIn,
   jwtSecretPrevious,
 } from './config-env.ts'
+import { type WebAuthnConfig, webauthnConfig } from './config-webauthn.ts'
 import { type VerificationConfig, verificationConfig } from './config-verification.ts'
 import { LIVE_SOCKETS_PER_USER, type WriteLimits, writeLimits } from './http/write-limits.ts'
 import type { SecretRotation } from './platform/crypto/secret-ring.ts'
@@ -120,6 +121,8 @@ export interface Config {
   adminIdleTimeoutMs: number
   /** what unlocks the admin pages: `totp` (an authenticator app, required) or `totp-or-email` (ADMIN_SECOND_FACTOR) */
   adminSecondFactor: 'totp' | 'totp-or-email'
+  /** the relying party of operators' passkeys (WEBAUTHN_RP_ID, WEBAUTHN_ORIGIN; config-webauthn.ts) */
+  webauthn: WebAuthnConfig
   /** cold addresses for fee sweeps: `*` (FEE_SWEEP_ADDRESS) and per coin reference
    * (FEE_SWEEP_ADDRESS_<COIN>, which wins) */
   feeSweepAddresses: Record<string, string>
@@ -288,6 +291,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     adminSessionTtlMs: int('ADMIN_SESSION_TTL_MS', 15 * 60_000, 60_000, 24 * 3600 * 1000),
     adminIdleTimeoutMs: int('ADMIN_IDLE_TIMEOUT_MS', 4 * 3600_000, 60_000, 7 * 24 * 3600_000),
     adminSecondFactor: 'totp',
+    webauthn: webauthnConfig(str, production, publicUrl, problems),
     feeSweepAddresses: feeSweepAddresses(env, problems),
     reservesAttestationKey: privateKey('RESERVES_ATTESTATION_KEY') ?? `0x${'00'.repeat(32)}`,
     reservesSnapshotIntervalMs: duration(

@@ -117,6 +117,10 @@ export const ERROR_STATUS = {
   ROLE_SET_BY_CONFIG: 409,
   AUTHENTICATOR_REQUIRED: 422,
   LAST_ADMIN: 409,
+  PASSKEY_CHALLENGE_INVALID: 400,
+  PASSKEY_INVALID: 400,
+  PASSKEY_NOT_REGISTERED: 422,
+  NO_SECOND_FACTOR: 409,
   ONBOARDING_ALREADY_COMPLETED: 409,
   REFERRAL_CODE_USED_UP: 422,
   REFERRAL_INVITES_EXHAUSTED: 422,
@@ -655,6 +659,27 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
   LAST_ADMIN: {
     description: 'The last admin keeps the role and cannot be suspended.',
     action: 'Make another account admin first.',
+  },
+  PASSKEY_CHALLENGE_INVALID: {
+    description:
+      'The passkey answer does not sign a challenge this session asked for and has not used: unknown, already used, expired (5 minutes), of another session, or for the other ceremony.',
+    action:
+      'Ask for new options (POST /v1/admin/session/passkey/options or /v1/admin/passkeys/options) and let the browser answer them once.',
+  },
+  PASSKEY_INVALID: {
+    description:
+      'The passkey answer does not verify: not a passkey of this account, a wrong origin or RP ID, no user verification, a bad signature, or a signature counter that did not move forward (a cloned authenticator).',
+    action:
+      'Use a passkey registered to this account on the console’s own address; a cloned authenticator is refused.',
+  },
+  PASSKEY_NOT_REGISTERED: {
+    description: 'The operator has no passkey: the admin pages are unlocked with the authenticator app.',
+    action: 'Unlock with the authenticator code, then add a passkey (POST /v1/admin/passkeys/options).',
+  },
+  NO_SECOND_FACTOR: {
+    description:
+      'The account has none of the second factors asked to be cleared (no authenticator app, no passkey).',
+    action: 'Nothing to clear; check the account on GET /v1/admin/users/{id}.',
   },
   ONBOARDING_ALREADY_COMPLETED: {
     description: 'The web3 account has already completed onboarding.',

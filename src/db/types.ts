@@ -3,6 +3,7 @@
 import type { ColumnType, Generated } from 'kysely'
 import type { AccountTables } from './tables/accounts.ts'
 import type { AdminTables } from './tables/admin.ts'
+import type { AdminPasskeyTables } from './tables/admin-passkeys.ts'
 import type { ChainTables } from './tables/chain.ts'
 import type { CollectionStoreTables } from './tables/collection-stores.ts'
 import type { CollectionTables } from './tables/collections.ts'
@@ -182,6 +183,7 @@ export interface BookmarksTable {
 export interface DB
   extends AccountTables,
     AdminTables,
+    AdminPasskeyTables,
     ChainTables,
     WalletTables,
     LedgerTables,

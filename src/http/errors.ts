@@ -7,6 +7,7 @@ import { DIRECT_DEPOSIT_CODES } from './error-codes/direct-deposits.ts'
 import { ESCROW_CODES } from './error-codes/escrow.ts'
 import { OIDC_CODES } from './error-codes/oidc.ts'
 import { OPERATION_CODES } from './error-codes/operations.ts'
+import { PASSKEY_CODES } from './error-codes/passkeys.ts'
 import { PLATFORM_CODES } from './error-codes/platform.ts'
 import { REQUEST_CODES } from './error-codes/requests.ts'
 import { RESTORE_CODES } from './error-codes/restore.ts'
@@ -30,6 +31,7 @@ export const ERROR_CODES = {
   ...COLLECTION_CODES,
   ...WORK_CODES,
   ...ACCOUNT_CODES,
+  ...PASSKEY_CODES,
   ...SOCIAL_CODES,
   ...OPERATION_CODES,
 } as const

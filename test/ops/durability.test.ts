@@ -104,6 +104,8 @@ describe('start-up on such a server', { timeout: 120_000 }, () => {
     return {
       NODE_ENV: 'production',
       PUBLIC_URL: 'https://api.example.com',
+      WEBAUTHN_ORIGIN: 'https://api.example.com',
+      WEBAUTHN_RP_ID: 'api.example.com',
       SMTP_URL: 'smtp://127.0.0.1:2525',
       EVM_RPC_URL: 'http://127.0.0.1:8545',
       COINS_FILE: join(dir, 'coins.json'),

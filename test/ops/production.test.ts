@@ -94,6 +94,8 @@ beforeAll(async () => {
     DATABASE_URL: socket.inHost,
     PORT: String(apiPort),
     PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
+    WEBAUTHN_ORIGIN: `http://localhost:${apiPort}`,
+    WEBAUTHN_RP_ID: 'localhost',
   })
   worker = await spawnService(
     ['--import', 'tsx', 'src/main.ts', 'worker'],
@@ -102,6 +104,8 @@ beforeAll(async () => {
       DATABASE_URL: socket.inQuery,
       WORKER_PORT: String(workerPort),
       PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
+      WEBAUTHN_ORIGIN: `http://localhost:${apiPort}`,
+      WEBAUTHN_RP_ID: 'localhost',
     },
     { listening: new RegExp(`Server listening at (http://127\\.0\\.0\\.1:${workerPort})`) },
   )

@@ -22,6 +22,8 @@ const production = {
   NODE_ENV: 'production',
   DATABASE_URL: 'postgres://app@db.internal:5432/workpay',
   PUBLIC_URL: 'https://api.example.com',
+  WEBAUTHN_ORIGIN: 'https://console.example.com',
+  WEBAUTHN_RP_ID: 'example.com',
   SMTP_URL: 'smtp://relay.internal:587',
   EVM_RPC_URL: 'https://rpc.example.com',
   COINS_FILE: '/etc/workpay/coins.json',
@@ -97,10 +99,12 @@ describe('configuration', () => {
       'COINS_FILE',
       'TREASURY_PRIVATE_KEY',
       'GAS_WALLET_PRIVATE_KEY',
+      'WEBAUTHN_ORIGIN',
+      'WEBAUTHN_RP_ID',
     ])
       expect(problems).toContainEqual(`${name} is required when NODE_ENV=production`)
     expect(problems.some((p) => p.includes('S3_BUCKET') && p.includes('FILES_DIR'))).toBe(true)
-    expect(problems).toHaveLength(8)
+    expect(problems).toHaveLength(10)
     // nothing is generated for a configuration that is refused
     expect(problems.join()).not.toContain('JWT_SECRET')
   })

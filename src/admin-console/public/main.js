@@ -6,6 +6,7 @@ import { renderDashboard } from './dashboard.js'
 import { detailRoute } from './details.js'
 import { clear, h } from './dom.js'
 import { learnDecimals, time } from './format.js'
+import { renderPasskeys } from './passkeys.js'
 import { resources } from './resources.js'
 import { setPermissions } from './roles.js'
 import { renderSearch } from './search.js'
@@ -21,6 +22,7 @@ const sections = [
     title: r.title,
     render: (main, ctx) => renderList(main, r, ctx),
   })),
+  { id: 'passkeys', key: 'y', title: 'Passkeys', render: renderPasskeys },
 ]
 
 const main = document.getElementById('main')

@@ -364,6 +364,26 @@ export const resources = [
           },
         ],
       },
+      {
+        label: 'Clear second factor',
+        danger: true,
+        path: (r) => `/v1/admin/users/${idOf(r)}/second-factor/reset`,
+        text: (r) =>
+          `For a lost phone or a passkey to rotate: ${r.email ?? idOf(r)} is signed out everywhere at once and sets up a new factor at the next sign-in. Check who is asking through another channel first.`,
+        fields: () => [
+          {
+            name: 'factors',
+            label: 'Clear',
+            type: 'select',
+            options: [
+              { value: 'totp,passkeys', label: 'authenticator app and passkeys' },
+              { value: 'totp', label: 'authenticator app only' },
+              { value: 'passkeys', label: 'passkeys only' },
+            ],
+          },
+        ],
+        body: (v) => ({ reason: v.reason, factors: String(v.factors).split(',') }),
+      },
     ],
   },
   depositsResource,

@@ -2,9 +2,11 @@
 // Signing in: the operator's account (email and password, then its two-factor code when that is on),
 // then the admin second factor that elevates the session for the admin routes (the authenticator
 // code; a code mailed on request only where ADMIN_SECOND_FACTOR=totp-or-email). An operator without
-// an authenticator app turns one on here first. The token is kept in sessionStorage only.
+// an authenticator app turns one on here first; one with a passkey may use it instead (passkeys.js).
+// The token is kept in sessionStorage only.
 import { ApiError, call, session } from './api.js'
 import { clear, h, uid } from './dom.js'
+import { passkeyButton, passkeysSupported } from './passkeys.js'
 
 function form(title, intro, fields, submitLabel, onSubmit, extra = []) {
   const error = h('p', { class: 'error', role: 'alert' })
@@ -145,6 +147,25 @@ function renderTotpSetup(main, { adminSession, onElevated, onSignOut }) {
 export function renderStepUp(main, { adminSession, onElevated, onSignOut }) {
   if (adminSession.secondFactor === 'setup')
     return renderTotpSetup(main, { adminSession, onElevated, onSignOut })
+  const withPasskey = adminSession.passkeys > 0 && passkeysSupported()
+  if (adminSession.secondFactor === 'passkey') {
+    const error = h('p', { class: 'error', role: 'alert' })
+    const el = h(
+      'div',
+      { class: 'signin' },
+      h('h1', {}, 'Admin second factor'),
+      h('p', {}, 'Admin pages are unlocked with your passkey.'),
+      error,
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'button', onclick: onSignOut }, 'Sign out'),
+        withPasskey ? passkeyButton({ onElevated, error }) : null,
+      ),
+    )
+    if (!withPasskey) error.textContent = 'This browser cannot use passkeys: sign in from one that can.'
+    return show(main, el)
+  }
   const byMail = adminSession.secondFactor === 'email'
   const sent = h('p', { class: 'muted', role: 'status' })
   const extra = [
@@ -181,5 +202,9 @@ export function renderStepUp(main, { adminSession, onElevated, onSignOut }) {
     extra,
   )
   el.insertBefore(sent, el.querySelector('.error'))
+  if (withPasskey) {
+    const error = /** @type {HTMLElement} */ (el.querySelector('.error'))
+    el.querySelector('.actions')?.prepend(passkeyButton({ onElevated, error }))
+  }
   show(main, el)
 }

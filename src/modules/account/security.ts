@@ -217,6 +217,23 @@ export class AccountSecurityService {
     })
   }
 
+  /**
+   * Turns the account's two-factor off without a code, in the caller's transaction: an admin
+   * clearing an operator's lost second factor (the admin module audits it). Answers whether it was on.
+   */
+  async clearTwoFa(tx: Tx, userId: string): Promise<boolean> {
+    const user = await accountRepo.getUser(tx, userId)
+    if (!user?.twoFaEnabled) return false
+    await securityRepo.setTwoFa(
+      tx,
+      userId,
+      { enabled: false, type: '', secret: null, lastStep: null },
+      this.deps.clock.now(),
+    )
+    await securityRepo.deleteSetup(tx, userId)
+    return true
+  }
+
   // ---- sensitive actions ----------------------------------------------------------------------
 
   /**

@@ -2,10 +2,11 @@
 // an operator (role admin, finance or support; see roles.ts for what each may call) proves a second
 // factor and the session of the token they used becomes elevated for a short time
 // (ADMIN_SESSION_TTL_MS, 15 minutes by default). The factor is the authenticator app (TOTP, the
-// account's two-factor `google_auth`); with ADMIN_SECOND_FACTOR=totp-or-email an operator without
-// one may use a mailed code instead. The elevation is a row keyed by the session id: it dies with
-// the session (logout, suspension, password change), on DELETE /v1/admin/session, when it expires,
-// and when the account stops being an operator. A session that made no admin request for
+// account's two-factor `google_auth`) or one of the operator's passkeys (passkeys.ts); with
+// ADMIN_SECOND_FACTOR=totp-or-email an operator without an app may use a mailed code instead. The
+// elevation is a row keyed by the session id: it dies with the session (logout, suspension,
+// password change), on DELETE /v1/admin/session, when it expires, and when the account stops being
+// an operator. A session that made no admin request for
 // ADMIN_IDLE_TIMEOUT_MS (4 hours by default) is revoked at its next one.
 import type { Db, Tx } from '../../db/index.ts'
 import type { AuthContext } from '../../http/auth.ts'
@@ -13,6 +14,7 @@ import { errors } from '../../http/errors.ts'
 import type { AccountModeration, StaffRole } from '../account/moderation.ts'
 import type { AccountSecurityService } from '../account/security.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
+import { passkeysRepo } from './passkeys-repo.ts'
 import { adminRepo } from './repo.ts'
 import { mayCall, PERMISSIONS_OF, type Permission, rolesFor } from './roles.ts'
 
@@ -23,15 +25,18 @@ export interface AdminSessionView {
   userId: string
   email: string | null
   elevated: boolean
-  /** `totp` or `email` while elevated */
+  /** `totp`, `passkey` or `email` while elevated */
   method: string | null
   expiresAt: Date | null
   /**
-   * what the second factor is: `totp` (authenticator app), `email` (code from POST
-   * /v1/admin/session/code, only with ADMIN_SECOND_FACTOR=totp-or-email), or `setup` (an
-   * authenticator app must be turned on first: POST /v1/account/initiate/2fa with `google_auth`)
+   * what the code of POST /v1/admin/session is: `totp` (authenticator app), `email` (code from POST
+   * /v1/admin/session/code, only with ADMIN_SECOND_FACTOR=totp-or-email), `passkey` (no code: the
+   * operator has only passkeys, POST /v1/admin/session/passkey), or `setup` (an authenticator app
+   * must be turned on first: POST /v1/account/initiate/2fa with `google_auth`)
    */
-  secondFactor: 'totp' | 'email' | 'setup'
+  secondFactor: 'totp' | 'email' | 'passkey' | 'setup'
+  /** how many passkeys the operator registered (each unlocks the session too) */
+  passkeys: number
   /** the operator's role and what it allows (see the roles table in docs/admin.md) */
   role: StaffRole
   permissions: Permission[]
@@ -101,9 +106,10 @@ export class AdminAccess {
 
   async status(auth: AuthContext): Promise<AdminSessionView> {
     const role = await this.requireAdmin(auth)
-    const [user, e] = await Promise.all([
+    const [user, e, passkeys] = await Promise.all([
       this.deps.moderation.get(this.deps.db, auth.userId),
       adminRepo.elevation(this.deps.db, auth.sessionId),
+      passkeysRepo.count(this.deps.db, auth.userId),
     ])
     const now = this.deps.clock.now()
     const live = e && e.expiresAt > now ? e : undefined
@@ -114,7 +120,14 @@ export class AdminAccess {
       elevated: !!live,
       method: live?.method ?? null,
       expiresAt: live?.expiresAt ?? null,
-      secondFactor: totp ? 'totp' : this.deps.secondFactor === 'totp-or-email' ? 'email' : 'setup',
+      secondFactor: totp
+        ? 'totp'
+        : this.deps.secondFactor === 'totp-or-email'
+          ? 'email'
+          : passkeys > 0
+            ? 'passkey'
+            : 'setup',
+      passkeys,
       role,
       permissions: [...PERMISSIONS_OF[role]],
       idleExpiresAt: new Date(now.getTime() + this.deps.idleMs),
@@ -124,7 +137,7 @@ export class AdminAccess {
   /** Mails a code for the step-up (admins without an authenticator app). */
   async sendCode(auth: AuthContext): Promise<void> {
     const { secondFactor } = await this.status(auth)
-    if (secondFactor === 'setup')
+    if (secondFactor === 'setup' || secondFactor === 'passkey')
       throw errors.named(
         'AUTHENTICATOR_REQUIRED',
         'Mailed codes do not unlock the admin pages: turn on an authenticator app (POST /v1/account/initiate/2fa with type google_auth)',
@@ -136,29 +149,44 @@ export class AdminAccess {
   async elevate(actor: AdminActor, code: string): Promise<AdminSessionView> {
     const auth = { userId: actor.userId, sessionId: actor.sessionId }
     const before = await this.status(auth)
+    if (before.secondFactor === 'passkey')
+      throw errors.forbidden(
+        'This operator unlocks with a passkey (POST /v1/admin/session/passkey/options, then /v1/admin/session/passkey); an authenticator app can be turned on too',
+      )
     if (before.secondFactor === 'setup')
       throw errors.forbidden(
         'An operator needs an authenticator app: turn on two-factor google_auth (POST /v1/account/initiate/2fa) first',
       )
-    await this.deps.security.verifySensitiveCode(actor.userId, code, async (tx: Tx) => {
-      const now = this.deps.clock.now()
-      // The configured admins' role is stored, so every module that asks for the role sees it.
-      await this.deps.moderation.promoteConfigured(tx)
-      await adminRepo.elevate(tx, {
-        sessionId: actor.sessionId,
-        userId: actor.userId,
-        method: before.secondFactor,
-        createdAt: now,
-        expiresAt: new Date(now.getTime() + this.deps.ttlMs),
-      })
-      await this.deps.audit.record(tx, actor, {
-        action: 'admin.session.elevate',
-        targetType: 'session',
-        targetId: actor.sessionId,
-        reason: `second factor (${before.secondFactor})`,
-      })
-    })
+    await this.deps.security.verifySensitiveCode(actor.userId, code, (tx: Tx) =>
+      this.elevateIn(tx, actor, before.secondFactor),
+    )
     return this.status(auth)
+  }
+
+  /** Elevates the actor's session in `tx` after a second factor `method` was proven, audited. */
+  async elevateIn(tx: Tx, actor: AdminActor, method: string) {
+    const now = this.deps.clock.now()
+    // The configured admins' role is stored, so every module that asks for the role sees it.
+    await this.deps.moderation.promoteConfigured(tx)
+    await adminRepo.elevate(tx, {
+      sessionId: actor.sessionId,
+      userId: actor.userId,
+      method,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + this.deps.ttlMs),
+    })
+    await this.deps.audit.record(tx, actor, {
+      action: 'admin.session.elevate',
+      targetType: 'session',
+      targetId: actor.sessionId,
+      reason: `second factor (${method})`,
+    })
+  }
+
+  /** Whether the caller's session is elevated now (no role check: for the operator's own passkeys). */
+  async isElevated(auth: AuthContext): Promise<boolean> {
+    const e = await adminRepo.elevation(this.deps.db, auth.sessionId)
+    return !!e && e.userId === auth.userId && e.expiresAt > this.deps.clock.now()
   }
 
   /** Ends the step-up of the caller's session (the token stays valid as a normal one). */

@@ -28,6 +28,7 @@ import { AdminDetails } from './details.ts'
 import { AdminDisputes } from './disputes.ts'
 import { AdminFees } from './fees.ts'
 import { AdminReconciliation } from './reconciliation.ts'
+import { AdminPasskeys } from './passkeys.ts'
 import { AdminReorgs } from './reorgs.ts'
 import { adminCoinRoutes } from './routes/coins.ts'
 import { adminCollectionTypeRoutes } from './routes/collection-types.ts'
@@ -35,12 +36,14 @@ import { adminDepositRoutes } from './routes/deposits.ts'
 import { adminDetailRoutes } from './routes/details.ts'
 import { adminDisputeRoutes } from './routes/disputes.ts'
 import { adminFeeRoutes } from './routes/fees.ts'
+import { adminPasskeyRoutes, adminPasskeySessionRoutes } from './routes/passkeys.ts'
 import { adminPeopleRoutes } from './routes/people.ts'
 import { adminReconciliationRoutes } from './routes/reconciliation.ts'
 import { adminReorgRoutes } from './routes/reorgs.ts'
 import { adminSessionRoutes } from './routes/session.ts'
 import { adminTransferRoutes } from './routes/transfers.ts'
 import { AdminSearch } from './search.ts'
+import { AdminSecondFactors } from './second-factor.ts'
 import { AdminStats, type StatsDeps } from './stats.ts'
 import { adminStatsRoutes } from './stats-routes.ts'
 import { AdminTransfers } from './transfers.ts'
@@ -85,6 +88,22 @@ export async function buildAdmin(d: {
     moderation,
     security: d.accountSecurity,
     audit,
+  })
+  const passkeys = new AdminPasskeys({
+    db,
+    clock,
+    webauthn: config.webauthn,
+    access,
+    audit,
+    security: d.accountSecurity,
+  })
+  const secondFactors = new AdminSecondFactors({
+    db,
+    moderation,
+    access,
+    audit,
+    security: d.accountSecurity,
+    revokeSessions: (tx, userId) => d.auth.revokeSessions(tx, userId),
   })
   const users = new AdminUsers({
     db,
@@ -153,6 +172,8 @@ export async function buildAdmin(d: {
       access,
       audit,
       users,
+      passkeys,
+      secondFactors,
       reconciliation: adminReconciliation,
       stats,
       collectionTypes,
@@ -171,6 +192,12 @@ export async function adminHttp(
 ) {
   const { access, audit, users, reconciliation } = s.admin
   await app.register(adminSessionRoutes, { access })
+  await app.register(adminPasskeySessionRoutes, { access, passkeys: s.admin.passkeys })
+  await app.register(adminPasskeyRoutes, {
+    access,
+    passkeys: s.admin.passkeys,
+    secondFactors: s.admin.secondFactors,
+  })
   await app.register(adminPeopleRoutes, { access, audit, users })
   await app.register(adminReconciliationRoutes, { access, reconciliation })
   await app.register(adminReorgRoutes, { access, reorgs: s.admin.reorgs })

@@ -24,6 +24,13 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   adminSessionCode: 'read',
   elevateAdminSession: 'read',
   endAdminSession: 'read',
+  // the operator's own passkeys (unlocking with one, adding, listing, removing)
+  adminPasskeyUnlockOptions: 'read',
+  elevateAdminSessionPasskey: 'read',
+  adminPasskeyRegistrationOptions: 'read',
+  adminRegisterPasskey: 'read',
+  adminPasskeys: 'read',
+  adminRemovePasskey: 'read',
   // reading
   adminStatsOverview: 'read',
   adminStatsTransferAges: 'read',
@@ -79,6 +86,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   adminRevokeRole: 'admin',
   adminSetRole: 'admin',
   adminRevokeAllSessions: 'admin',
+  adminResetSecondFactor: 'admin',
   // after a restore: re-attaching the platform's own transactions, releasing parked jobs
   adminPlatformTransferReattach: 'admin',
   adminPlatformTransferExternal: 'admin',

@@ -98,14 +98,18 @@ export const AdminSession = Type.Object(
     userId: Type.String(),
     email: Type.Union([Type.String(), Type.Null()]),
     elevated: Type.Boolean({ description: 'whether this session may use the admin routes now' }),
-    method: Type.Union([Type.Literal('totp'), Type.Literal('email'), Type.Null()], {
+    method: Type.Union([Type.Literal('totp'), Type.Literal('passkey'), Type.Literal('email'), Type.Null()], {
       description: 'the second factor that elevated the session',
     }),
     expiresAt: Type.Union([Timestamp, Type.Null()], { description: 'when the elevation ends' }),
-    secondFactor: Type.Union([Type.Literal('totp'), Type.Literal('email'), Type.Literal('setup')], {
-      description:
-        '`totp`: send the authenticator app’s code; `email` (only with ADMIN_SECOND_FACTOR=totp-or-email): ask for a code with POST /v1/admin/session/code and send it; `setup`: turn on an authenticator app first (POST /v1/account/initiate/2fa with type `google_auth`, then POST /v1/account/activate/2fa)',
-    }),
+    secondFactor: Type.Union(
+      [Type.Literal('totp'), Type.Literal('email'), Type.Literal('passkey'), Type.Literal('setup')],
+      {
+        description:
+          '`totp`: send the authenticator app’s code; `email` (only with ADMIN_SECOND_FACTOR=totp-or-email): ask for a code with POST /v1/admin/session/code and send it; `passkey`: no authenticator app, only passkeys: unlock with POST /v1/admin/session/passkey; `setup`: turn on an authenticator app first (POST /v1/account/initiate/2fa with type `google_auth`, then POST /v1/account/activate/2fa). With `passkeys` above 0 a passkey unlocks the session whatever this says.',
+      },
+    ),
+    passkeys: Type.Integer({ minimum: 0, description: 'how many passkeys the operator registered' }),
     role: StaffRoleSchema,
     permissions: Type.Array(
       Type.Union([
@@ -134,6 +138,7 @@ export const AdminSession = Type.Object(
         method: 'totp',
         expiresAt: '2026-01-01T12:15:00.000Z',
         secondFactor: 'totp',
+        passkeys: 1,
         role: 'finance',
         permissions: ['read', 'money'],
         idleExpiresAt: '2026-01-01T16:00:00.000Z',

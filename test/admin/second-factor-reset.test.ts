@@ -1,0 +1,141 @@
+// An admin clears another operator's second factor (a lost phone, a passkey to rotate): the
+// authenticator app, the passkeys, or both; every session of the account ends in the same
+// transaction; audited. Only an admin, never for oneself; what a second factor the account lacks
+// cannot be cleared. Then the operator signs in again and sets up a new factor.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { createUser, type TestUser } from '../helpers/factories.ts'
+import {
+  adminEnv,
+  auditRows,
+  createAdmin,
+  elevateSession,
+  expectError,
+  expectOk,
+  runId,
+  type TestAdmin,
+  turnOnTotp,
+} from './helpers.ts'
+import { SoftAuthenticator } from './soft-authenticator.ts'
+
+const ORIGIN = 'http://localhost:4011'
+const run = runId()
+let t: TestApp
+let admin: TestAdmin
+const staff: Partial<Record<'finance' | 'support', TestAdmin>> = {}
+let user: TestUser
+const device = new SoftAuthenticator(ORIGIN, 'localhost')
+
+const post = (url: string, token: string, payload: object = {}) =>
+  t.req({ method: 'POST', url, token, payload })
+const reset = (id: string, token: string, body: object = {}) =>
+  post(`/v1/admin/users/${id}/second-factor/reset`, token, { reason: 'ticket 812: phone lost', ...body })
+
+async function operator(role: 'admin' | 'finance' | 'support'): Promise<TestAdmin> {
+  const u: TestAdmin = await createUser(t)
+  expectOk(await post(`/v1/admin/users/${u.id}/role`, admin.token, { role, reason: `joined ${role}` }))
+  await turnOnTotp(t, u)
+  await elevateSession(t, u)
+  return u
+}
+
+async function addPasskey(who: TestUser) {
+  const options = expectOk(await post('/v1/admin/passkeys/options', who.token))
+  const made = device.create(options)
+  expectOk(await post('/v1/admin/passkeys', who.token, { name: 'Phone', credential: made.json }))
+}
+
+beforeAll(async () => {
+  t = await createTestApp({
+    env: { ...adminEnv(run), WEBAUTHN_ORIGIN: ORIGIN, WEBAUTHN_RP_ID: 'localhost' },
+  })
+  admin = await createAdmin(t, run, 0)
+  staff.finance = await operator('finance')
+  staff.support = await operator('support')
+  user = await createUser(t)
+})
+afterAll(() => t?.close())
+
+describe('POST /v1/admin/users/:id/second-factor/reset', () => {
+  it('clears the authenticator app and the passkeys, ends every session, audited', async () => {
+    const target = await operator('finance')
+    await addPasskey(target)
+    await addPasskey(target)
+    const out = expectOk(await reset(target.id, admin.token))
+    expect(out).toEqual({ userId: target.id, totpCleared: true, passkeysRemoved: 2, sessionsEnded: true })
+    // the target's token is refused everywhere: it signs in again
+    expectError(
+      await t.req({ method: 'GET', url: '/v1/admin/session', token: target.token }),
+      401,
+      'UNAUTHENTICATED',
+    )
+    const account = expectOk(
+      await t.req({ method: 'GET', url: `/v1/admin/users/${target.id}`, token: admin.token }),
+    )
+    expect(account.twoFaEnabled).toBe(false)
+    expect(
+      await t.database.db.selectFrom('adminPasskeys').select('id').where('userId', '=', target.id).execute(),
+    ).toEqual([])
+    expect((await auditRows(t, 'user.second-factor.reset')).at(-1)).toMatchObject({
+      actorId: admin.id,
+      targetType: 'user',
+      targetId: target.id,
+      reason: 'ticket 812: phone lost',
+      details: { factors: ['totp', 'passkeys'], totpCleared: true, passkeysRemoved: 2 },
+    })
+    // signed in again (no two-factor step now), the console asks to set up a factor
+    const login = expectOk(
+      await t.req({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email: target.email, password: target.password },
+      }),
+    )
+    expect(login.twoFaRequired ?? false).toBe(false)
+    const s = expectOk(await t.req({ method: 'GET', url: '/v1/admin/session', token: login.token }))
+    expect(s).toMatchObject({ elevated: false, secondFactor: 'setup', passkeys: 0 })
+  })
+
+  it('clears only what is asked: the passkeys, keeping the authenticator app', async () => {
+    const target = await operator('support')
+    await addPasskey(target)
+    const out = expectOk(await reset(target.id, admin.token, { factors: ['passkeys'] }))
+    expect(out).toMatchObject({ totpCleared: false, passkeysRemoved: 1 })
+    const account = expectOk(
+      await t.req({ method: 'GET', url: `/v1/admin/users/${target.id}`, token: admin.token }),
+    )
+    expect(account.twoFaEnabled).toBe(true)
+    // nothing left of what is asked: 409, no audit row
+    const rows = (await auditRows(t, 'user.second-factor.reset')).length
+    expectError(await reset(target.id, admin.token, { factors: ['passkeys'] }), 409, 'NO_SECOND_FACTOR')
+    expectError(await reset(user.id, admin.token), 409, 'NO_SECOND_FACTOR')
+    expect(await auditRows(t, 'user.second-factor.reset')).toHaveLength(rows)
+  })
+
+  it('only an admin, never for oneself; an unknown account is 404; bad bodies are 400', async () => {
+    const target = await operator('support')
+    for (const role of ['finance', 'support'] as const)
+      expectError(await reset(target.id, staff[role]!.token), 403, 'FORBIDDEN')
+    expectError(await reset(target.id, user.token), 403, 'FORBIDDEN')
+    expectError(
+      await t.req({ method: 'POST', url: `/v1/admin/users/${target.id}/second-factor/reset`, payload: {} }),
+      401,
+      'UNAUTHENTICATED',
+    )
+    expectError(await reset(admin.id, admin.token), 409, 'OWN_ACCOUNT_REFUSED')
+    expectError(await reset('0123456789abcdef01234567', admin.token), 404, 'NOT_FOUND')
+    expectError(await reset(target.id, admin.token, { factors: [] }), 400, 'VALIDATION_ERROR')
+    expectError(await reset(target.id, admin.token, { reason: '' }), 400, 'VALIDATION_ERROR')
+    // an admin whose session is not unlocked
+    const locked = await createAdmin(t, run, 1, false)
+    expectError(await reset(target.id, locked.token), 403, 'FORBIDDEN')
+    // none of these touched the target
+    const account = expectOk(
+      await t.req({ method: 'GET', url: `/v1/admin/users/${target.id}`, token: admin.token }),
+    )
+    expect(account.twoFaEnabled).toBe(true)
+    expect((await t.req({ method: 'GET', url: '/v1/admin/session', token: target.token })).statusCode).toBe(
+      200,
+    )
+  })
+})
