@@ -74,6 +74,9 @@ export const ERROR_STATUS = {
   PARENT_ESCROW_PARTLY_RELEASED: 422,
   IDEMPOTENCY_KEY_REUSED: 409,
   IDEMPOTENCY_KEY_IN_PROGRESS: 409,
+  HOLD_ALREADY_POSTED: 409,
+  HOLD_ALREADY_VOIDED: 409,
+  HOLD_EXPIRED: 409,
   COLLECTION_HAS_ESCROW: 409,
   COLLECTION_LOCKED: 409,
   COLLECTION_ESCROW_UNRELEASED: 409,
@@ -130,6 +133,7 @@ export const ERROR_STATUS = {
   SCHEMA_EXISTS: 409,
   SCHEMA_HAS_RECORDS: 409,
   RECORD_VALUE_TAKEN: 409,
+  SIGNING_KEY_UNKNOWN: 403,
   WITHDRAWAL_BELOW_MINIMUM: 422,
   COIN_RATE_REQUIRED: 422,
   NATIVE_COIN_REQUIRED: 409,
@@ -478,6 +482,21 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
     description: 'A request with this Idempotency-Key is still running (or was just released).',
     action: 'Wait a moment and retry with the same key and body.',
   },
+  HOLD_ALREADY_POSTED: {
+    description:
+      'The ledger hold was already posted under another idempotency key: a hold is posted or voided once.',
+    action: 'Read the hold’s outcome instead; retry a post only with the key it was first made with.',
+  },
+  HOLD_ALREADY_VOIDED: {
+    description:
+      'The ledger hold was already voided under another idempotency key: a hold is posted or voided once.',
+    action: 'Read the hold’s outcome instead; a new reservation takes a new hold.',
+  },
+  HOLD_EXPIRED: {
+    description:
+      'The ledger hold’s timeout passed: it was voided (or is about to be) and can no longer be posted or voided.',
+    action: 'Take a new hold if the reservation is still needed.',
+  },
   COLLECTION_HAS_ESCROW: {
     description: 'The collection already has another escrow.',
     action: 'Reload the collection and pay (or cancel) the escrow it has.',
@@ -716,6 +735,11 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
   RECORD_VALUE_TAKEN: {
     description: 'Another record already has this value of a unique field.',
     action: 'Choose another value.',
+  },
+  SIGNING_KEY_UNKNOWN: {
+    description:
+      'The signed URL names a signing key (`kid`) the service does not accept: it was signed before a rotation of URL_SIGNING_SECRET whose overlap has ended, or by another deployment.',
+    action: 'Ask for a new URL (GET /v1/upload/url/{id}); do not retry this one.',
   },
   WITHDRAWAL_BELOW_MINIMUM: {
     description:

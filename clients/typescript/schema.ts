@@ -964,7 +964,7 @@ export interface paths {
     }
     /**
      * Download a stored file (embedded disk store)
-     * @description Public files need nothing; private files need the `expires` and `signature` query parameters of a URL from GET /v1/upload/url/{id} (403 when missing, wrong or expired). Deleted files answer 404.
+     * @description Public files need nothing; private files need the `expires`, `signature` and `kid` query parameters of a URL from GET /v1/upload/url/{id} (403 when missing, wrong or expired; 403 `SIGNING_KEY_UNKNOWN` when `kid` names a key the service no longer accepts, after a rotation of URL_SIGNING_SECRET). Deleted files answer 404.
      */
     get: operations['downloadFile']
     put?: never
@@ -3993,6 +3993,9 @@ export interface components {
           | 'PARENT_ESCROW_PARTLY_RELEASED'
           | 'IDEMPOTENCY_KEY_REUSED'
           | 'IDEMPOTENCY_KEY_IN_PROGRESS'
+          | 'HOLD_ALREADY_POSTED'
+          | 'HOLD_ALREADY_VOIDED'
+          | 'HOLD_EXPIRED'
           | 'COLLECTION_HAS_ESCROW'
           | 'COLLECTION_LOCKED'
           | 'COLLECTION_ESCROW_UNRELEASED'
@@ -4049,6 +4052,7 @@ export interface components {
           | 'SCHEMA_EXISTS'
           | 'SCHEMA_HAS_RECORDS'
           | 'RECORD_VALUE_TAKEN'
+          | 'SIGNING_KEY_UNKNOWN'
           | 'WITHDRAWAL_BELOW_MINIMUM'
           | 'COIN_RATE_REQUIRED'
           | 'NATIVE_COIN_REQUIRED'
@@ -4155,6 +4159,9 @@ export interface components {
           | 'PARENT_ESCROW_PARTLY_RELEASED'
           | 'IDEMPOTENCY_KEY_REUSED'
           | 'IDEMPOTENCY_KEY_IN_PROGRESS'
+          | 'HOLD_ALREADY_POSTED'
+          | 'HOLD_ALREADY_VOIDED'
+          | 'HOLD_EXPIRED'
           | 'COLLECTION_HAS_ESCROW'
           | 'COLLECTION_LOCKED'
           | 'COLLECTION_ESCROW_UNRELEASED'
@@ -4211,6 +4218,7 @@ export interface components {
           | 'SCHEMA_EXISTS'
           | 'SCHEMA_HAS_RECORDS'
           | 'RECORD_VALUE_TAKEN'
+          | 'SIGNING_KEY_UNKNOWN'
           | 'WITHDRAWAL_BELOW_MINIMUM'
           | 'COIN_RATE_REQUIRED'
           | 'NATIVE_COIN_REQUIRED'
@@ -10228,6 +10236,13 @@ export interface components {
       updatedAt: string
       /** @description the disputed job: description, delivery, attachments */
       job: components['schemas']['AdminJob'] | null
+      /** @description the conversation of the job between its creator and its talent */
+      messages: {
+        /** @description messages in the job’s conversation */
+        total: number
+        /** @description the newest 50, newest first */
+        data: components['schemas']['ChatMessage'][]
+      }
     }
     /**
      * @description A proof-of-reserves snapshot of one coin
@@ -18877,6 +18892,8 @@ export interface operations {
       query?: {
         expires?: string
         signature?: string
+        /** @description the id of the key that signed the URL (URL_SIGNING_SECRET) */
+        kid?: string
       }
       header?: never
       path: {
@@ -18918,7 +18935,7 @@ export interface operations {
             })
         }
       }
-      /** @description `FORBIDDEN`: a private file without a valid, unexpired signature. */
+      /** @description `FORBIDDEN`: a private file without a valid, unexpired signature. `SIGNING_KEY_UNKNOWN`: the URL names a signing key (`kid`) the service does not accept (rotated out). */
       403: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -18929,7 +18946,7 @@ export interface operations {
             ({
               data: {
                 /** @enum {string} */
-                code: 'FORBIDDEN'
+                code: 'FORBIDDEN' | 'SIGNING_KEY_UNKNOWN'
               } & {
                 [key: string]: unknown
               }

@@ -183,7 +183,9 @@ describe('reconciliation: the reservation invariants', () => {
     await sql`update ledger_accounts set held = held - 1 where id = ${second!.holdAccount}`.execute(raw())
     const voided = await db()
       .transaction()
-      .execute((tx) => t.app.services.ledger.void(tx, first!.holdId!))
+      .execute((tx) =>
+        t.app.services.ledger.void(tx, { hold: first!.holdId!, key: `broken:${first!.holdId}` }),
+      )
     expect(voided.changed).toBe(true)
     const orphan = await db()
       .transaction()

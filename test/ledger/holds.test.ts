@@ -126,6 +126,7 @@ describe('holds', () => {
           { account: clearing, amount: 300n },
           { account: fee, amount: 50n },
         ],
+        key: `p:${hold.id}`,
       }),
     )
     expect(posted).toMatchObject({ status: 'posted', changed: true, postedAmount: 350n })
@@ -141,32 +142,75 @@ describe('holds', () => {
     await expectLedgerConsistent(database.db)
   })
 
-  it('moves nothing when a hold is posted twice, voided after posting, or posted after voiding', async () => {
+  it('answers the first result to the same key, and refuses a second post or void under another key', async () => {
     const { user, clearing } = await funded(1_000n)
     const a = await tx((t) =>
       ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 200n }),
     )
-    const first = await tx((t) => ledger.post(t, { hold: a.id, to: [{ account: clearing, amount: 200n }] }))
-    const second = await tx((t) => ledger.post(t, { hold: a.id, to: [{ account: clearing, amount: 200n }] }))
-    expect(second).toEqual({ ...first, changed: false })
-    const voidAfterPost = await tx((t) => ledger.void(t, a.id))
-    expect(voidAfterPost).toMatchObject({ status: 'posted', changed: false })
+    const postA = (key: string, amount = 200n) =>
+      tx((t) => ledger.post(t, { hold: a.id, to: [{ account: clearing, amount }], key }))
+    const first = await postA(`p:${a.id}`)
+    expect(first).toMatchObject({ status: 'posted', changed: true, postedAmount: 200n })
+    // The same post again (a retry after a crash): its first answer, nothing moved.
+    expect(await postA(`p:${a.id}`)).toEqual({ ...first, changed: false })
+    // The same key with other legs is another movement.
+    expect((await rejection(postA(`p:${a.id}`, 150n))).code).toBe('IDEMPOTENCY_KEY_REUSED')
+    expect((await rejection(postA(`p2:${a.id}`))).code).toBe('HOLD_ALREADY_POSTED')
+    expect(await rejection(tx((t) => ledger.void(t, { hold: a.id, key: `p:${a.id}` })))).toMatchObject({
+      code: 'HOLD_ALREADY_POSTED',
+    })
     expect(await ledger.account(database.db, user)).toMatchObject({ balance: 800n, held: 0n })
 
     const b = await tx((t) =>
       ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 300n }),
     )
-    expect(await tx((t) => ledger.void(t, b.id))).toMatchObject({ status: 'voided', changed: true })
-    expect(await tx((t) => ledger.void(t, b.id))).toMatchObject({ status: 'voided', changed: false })
-    const postAfterVoid = await tx((t) =>
-      ledger.post(t, { hold: b.id, to: [{ account: clearing, amount: 300n }] }),
+    const voidB = (key: string) => tx((t) => ledger.void(t, { hold: b.id, key }))
+    expect(await voidB(`v:${b.id}`)).toMatchObject({ status: 'voided', changed: true })
+    expect(await voidB(`v:${b.id}`)).toMatchObject({ status: 'voided', changed: false })
+    expect((await rejection(voidB(`v2:${b.id}`))).code).toBe('HOLD_ALREADY_VOIDED')
+    const postAfterVoid = tx((t) =>
+      ledger.post(t, { hold: b.id, to: [{ account: clearing, amount: 300n }], key: `v:${b.id}` }),
     )
-    expect(postAfterVoid).toMatchObject({ status: 'voided', changed: false, transferId: null })
+    expect((await rejection(postAfterVoid)).code).toBe('HOLD_ALREADY_VOIDED')
     expect(await ledger.account(database.db, user)).toMatchObject({
       balance: 800n,
       held: 0n,
       available: 800n,
     })
+    await expectLedgerConsistent(database.db)
+  })
+
+  it('voids a hold whose timeout passed, and refuses to post or void it after', async () => {
+    const { user, clearing } = await funded(1_000n)
+    const clock = { now: () => new Date(now) }
+    let now = Date.now()
+    const timed = new Ledger({ clock })
+    const expiresAt = new Date(now + 60_000)
+    const h = await tx((t) =>
+      timed.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 250n, expiresAt }),
+    )
+    const other = await tx((t) =>
+      timed.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 50n }),
+    )
+    expect(await timed.expireDue(database.db)).toBe(0)
+    expect(await timed.account(database.db, user)).toMatchObject({ held: 300n, available: 700n })
+    now += 60_000
+    // Past its timeout and not swept yet: no longer postable.
+    const late = tx((t) =>
+      timed.post(t, { hold: h.id, to: [{ account: clearing, amount: 250n }], key: `p:${h.id}` }),
+    )
+    expect((await rejection(late)).code).toBe('HOLD_EXPIRED')
+    expect(await timed.expireDue(database.db)).toBe(1)
+    expect(await timed.expireDue(database.db)).toBe(0)
+    expect(await timed.getHold(database.db, h.id)).toMatchObject({ status: 'voided', expired: true })
+    expect(await timed.getHold(database.db, other.id)).toMatchObject({ status: 'pending', expired: false })
+    expect(await timed.account(database.db, user)).toMatchObject({
+      balance: 1_000n,
+      held: 50n,
+      available: 950n,
+    })
+    const voidLate = tx((t) => timed.void(t, { hold: h.id, key: `v:${h.id}` }))
+    expect((await rejection(voidLate)).code).toBe('HOLD_EXPIRED')
     await expectLedgerConsistent(database.db)
   })
 
@@ -176,7 +220,7 @@ describe('holds', () => {
       ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 100n }),
     )
     await expect(
-      tx((t) => ledger.post(t, { hold: h.id, to: [{ account: clearing, amount: 101n }] })),
+      tx((t) => ledger.post(t, { hold: h.id, to: [{ account: clearing, amount: 101n }], key: `p:${h.id}` })),
     ).rejects.toThrow(/outside/)
     expect(await ledger.account(database.db, user)).toMatchObject({ balance: 1_000n, held: 100n })
   })
@@ -203,16 +247,27 @@ describe('holds', () => {
     const h = await tx((t) =>
       ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 400n }),
     )
-    const outcomes = await Promise.all(
+    // Each caller with its own key (as two different owners would): one resolves the hold, every
+    // other is refused with what happened to it; nothing moves twice.
+    const results = await Promise.allSettled(
       Array.from({ length: 10 }, (_, i) =>
         tx((t) =>
           i % 2
-            ? ledger.void(t, h.id)
-            : ledger.post(t, { hold: h.id, to: [{ account: clearing, amount: 400n }] }),
+            ? ledger.void(t, { hold: h.id, key: `v:${i}:${h.id}` })
+            : ledger.post(t, {
+                hold: h.id,
+                to: [{ account: clearing, amount: 400n }],
+                key: `p:${i}:${h.id}`,
+              }),
         ),
       ),
     )
-    expect(outcomes.filter((o) => o.changed)).toHaveLength(1)
+    const won = results.filter((r) => r.status === 'fulfilled')
+    expect(won).toHaveLength(1)
+    const outcome = (won[0] as PromiseFulfilledResult<{ status: string; changed: boolean }>).value
+    expect(outcome.changed).toBe(true)
+    const refused = outcome.status === 'posted' ? 'HOLD_ALREADY_POSTED' : 'HOLD_ALREADY_VOIDED'
+    for (const r of results) if (r.status === 'rejected') expect((r.reason as AppError).code).toBe(refused)
     const view = (await ledger.account(database.db, user))!
     expect(view.held).toBe(0n)
     expect([600n, 1_000n]).toContain(view.balance)

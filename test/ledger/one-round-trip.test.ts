@@ -116,7 +116,7 @@ describe('a transfer in one round trip', () => {
     await expect(spend(`s1:${owner}`)).rejects.toMatchObject({ code: 'INSUFFICIENT_BALANCE' })
     // The refused transfer rolled back with its transaction: its key is free for the retry.
     expect(await entriesOf(`s1:${owner}`)).toBeUndefined()
-    await tx((t) => ledger.void(t, hold.id))
+    await tx((t) => ledger.void(t, { hold: hold.id, key: `v:${owner}` }))
     expect(await spend(`s1:${owner}`)).toMatchObject({ replayed: false })
     expect(await account(user)).toMatchObject({ balance: 50n, held: 0n, available: 50n })
     await expectLedgerConsistent(database.db)
@@ -131,7 +131,7 @@ describe('a transfer in one round trip', () => {
       if (i % 3 === 0)
         return tx(async (t) => {
           const h = await l.hold(t, { key: `rh:${owner}:${i}`, coin: 'usdc', account: user, amount: 45n })
-          return l.post(t, { hold: h.id, to: [{ account: sink, amount: 40n }] })
+          return l.post(t, { hold: h.id, to: [{ account: sink, amount: 40n }], key: `rp:${owner}:${i}` })
         })
       return move(`rt:${owner}:${i}`, user, i % 2 ? sink : clearing, 45n, l)
     })

@@ -42,6 +42,15 @@ async function transferOf(withdrawalId: string) {
     .executeTakeFirstOrThrow()
 }
 
+async function holdOf(withdrawalId: string) {
+  return t.database.db
+    .selectFrom('withdrawals')
+    .innerJoin('ledgerHolds', 'ledgerHolds.id', 'withdrawals.holdId')
+    .select(['ledgerHolds.status', 'ledgerHolds.resolutionKey', 'ledgerHolds.postedAmount'])
+    .where('withdrawals.id', '=', withdrawalId)
+    .executeTakeFirstOrThrow()
+}
+
 const cases: {
   at: CrashPoint
   coin: 'avax' | 'usdc'
@@ -54,6 +63,8 @@ const cases: {
   { at: 'after-receipt', coin: 'avax', expectAfterCrash: 'sent', landedBeforeResume: true },
   { at: 'after-sign', coin: 'usdc', expectAfterCrash: 'signed', landedBeforeResume: false },
   { at: 'after-broadcast', coin: 'usdc', expectAfterCrash: 'sent', landedBeforeResume: true },
+  // inside the settlement: the hold posted, the transfer not yet completed; all of it rolls back
+  { at: 'after-hold-post', coin: 'avax', expectAfterCrash: 'sent', landedBeforeResume: true },
 ]
 
 describe('a worker dying between steps', () => {
@@ -102,6 +113,8 @@ describe('a worker dying between steps', () => {
         expect(crashed.txHash).toMatch(/^0x[0-9a-f]{64}$/)
       }
       expect(await chain.balanceOf(to, coin)).toBe(landedBeforeResume ? unit : 0n)
+      // The withdrawal's hold is still pending: nothing settled, nothing half-settled.
+      expect(await holdOf(withdrawalId)).toMatchObject({ status: 'pending', resolutionKey: null })
 
       // The restarted worker finishes the job.
       await settleAll(t)
@@ -114,6 +127,11 @@ describe('a worker dying between steps', () => {
         expect(done.raw).toBe(crashed.raw)
       }
       expect(await chain.balanceOf(to, coin)).toBe(unit)
+      // Posted once, by the settlement's key.
+      expect(await holdOf(withdrawalId)).toMatchObject({
+        status: 'posted',
+        resolutionKey: `outgoing:${outgoingId}:value`,
+      })
       // Exactly one transaction left the user's address.
       expect(await chain.getNonce(from, 'latest')).toBe(sentBefore + 1)
       const fee = coin === 'avax' ? AVAX / 1000n : USDC / 10n

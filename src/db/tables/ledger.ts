@@ -63,6 +63,12 @@ export interface LedgerHoldsTable {
   description: Generated<string>
   createdAt: Timestamp
   resolvedAt: NullableTimestamp
+  /** the idempotency key of the post or void that resolved it (null while pending) */
+  resolutionKey: string | null
+  /** when set, the hold voids itself at this time unless resolved before */
+  expiresAt: NullableTimestamp
+  /** set when it was voided by its timeout */
+  expiredAt: NullableTimestamp
 }
 
 export interface LedgerTables {

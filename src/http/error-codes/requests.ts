@@ -12,4 +12,19 @@ export const REQUEST_CODES = {
     'A request with this Idempotency-Key is still running (or was just released).',
     'Wait a moment and retry with the same key and body.',
   ),
+  HOLD_ALREADY_POSTED: code(
+    409,
+    'The ledger hold was already posted under another idempotency key: a hold is posted or voided once.',
+    'Read the hold’s outcome instead; retry a post only with the key it was first made with.',
+  ),
+  HOLD_ALREADY_VOIDED: code(
+    409,
+    'The ledger hold was already voided under another idempotency key: a hold is posted or voided once.',
+    'Read the hold’s outcome instead; a new reservation takes a new hold.',
+  ),
+  HOLD_EXPIRED: code(
+    409,
+    'The ledger hold’s timeout passed: it was voided (or is about to be) and can no longer be posted or voided.',
+    'Take a new hold if the reservation is still needed.',
+  ),
 } as const

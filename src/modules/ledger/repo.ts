@@ -276,6 +276,7 @@ export const ledgerRepo = {
       amount: bigint
       kind: string
       description: string
+      expiresAt: Date | null
       now: Date
     },
   ): Promise<boolean> {
@@ -290,6 +291,7 @@ export const ledgerRepo = {
         amount: units(row.amount),
         kind: row.kind,
         description: row.description,
+        expiresAt: row.expiresAt,
         createdAt: row.now,
       })
       .onConflict((oc) => oc.column('idempotencyKey').doNothing())
@@ -309,7 +311,19 @@ export const ledgerRepo = {
   async hold(ex: Executor, id: string, opts: { forUpdate?: boolean } = {}): Promise<Hold | undefined> {
     let q = ex
       .selectFrom('ledgerHolds')
-      .select(['id', 'accountId', 'coin', 'amount', 'status', 'postedAmount', 'transferId', 'kind'])
+      .select([
+        'id',
+        'accountId',
+        'coin',
+        'amount',
+        'status',
+        'postedAmount',
+        'transferId',
+        'kind',
+        'resolutionKey',
+        'expiresAt',
+        'expiredAt',
+      ])
       .where('id', '=', id)
     if (opts.forUpdate) q = q.forUpdate()
     const row = await q.executeTakeFirst()
@@ -318,6 +332,7 @@ export const ledgerRepo = {
         ...row,
         amount: BigInt(row.amount),
         postedAmount: BigInt(row.postedAmount),
+        expired: row.expiredAt !== null,
       }
     )
   },
@@ -325,7 +340,14 @@ export const ledgerRepo = {
   async resolveHold(
     tx: Tx,
     id: string,
-    change: { status: LedgerHoldStatus; postedAmount: bigint; transferId: string | null; now: Date },
+    change: {
+      status: LedgerHoldStatus
+      postedAmount: bigint
+      transferId: string | null
+      key: string
+      expired?: boolean
+      now: Date
+    },
   ) {
     await tx
       .updateTable('ledgerHolds')
@@ -333,10 +355,27 @@ export const ledgerRepo = {
         status: change.status,
         postedAmount: units(change.postedAmount),
         transferId: change.transferId,
+        resolutionKey: change.key,
         resolvedAt: change.now,
+        ...(change.expired ? { expiredAt: change.now } : {}),
       })
       .where('id', '=', id)
       .where('status', '=', 'pending')
       .execute()
+  },
+
+  /** Pending holds whose timeout has passed at `now`, oldest first (at most `limit`). */
+  async dueHolds(ex: Executor, now: Date, limit: number): Promise<string[]> {
+    const rows = await ex
+      .selectFrom('ledgerHolds')
+      .select('id')
+      .where('status', '=', 'pending')
+      .where('expiresAt', 'is not', null)
+      .where('expiresAt', '<=', now)
+      .orderBy('expiresAt')
+      .orderBy('id')
+      .limit(limit)
+      .execute()
+    return rows.map((r) => r.id)
   },
 }

@@ -27,6 +27,7 @@ import {
   SYSTEM_KINDS,
   type TransferInput,
   type TransferResult,
+  type VoidInput,
 } from './types.ts'
 import {
   accountsOf,
@@ -38,6 +39,9 @@ import {
   transferWrite,
   type Write,
 } from './write.ts'
+
+const keyReused = (what = 'movement') =>
+  errors.named('IDEMPOTENCY_KEY_REUSED', `This idempotency key was already used for another ${what}`)
 
 export class Ledger {
   readonly #shapes = new AccountShapes()
@@ -225,11 +229,7 @@ export class Ledger {
     if (!first) throw new Error(`ledger transfer ${w.key} vanished`)
     // Transfers written before inputs were hashed are compared by coin only.
     const same = first.inputHash === '' ? first.coin === w.coin : first.inputHash === w.hash
-    if (!same)
-      throw errors.named(
-        'IDEMPOTENCY_KEY_REUSED',
-        'This idempotency key was already used for another movement',
-      )
+    if (!same) throw keyReused()
     return { id: first.id, replayed: true }
   }
 
@@ -291,6 +291,7 @@ export class Ledger {
       account: input.account,
       amount: input.amount,
       kind,
+      ...(input.expiresAt ? { expiresAt: input.expiresAt.toISOString() } : {}),
     })
     // Lock the account before writing the hold row: the row's foreign key takes a share lock on
     // the account, which concurrent holds could not then upgrade without deadlocking.
@@ -306,13 +307,13 @@ export class Ledger {
       amount: input.amount,
       kind,
       description: input.description ?? '',
+      expiresAt: input.expiresAt ?? null,
       now: this.deps.clock.now(),
     })
     if (!claimed) {
       const first = await repo.holdByKey(tx, input.key)
       if (!first) throw new Error(`ledger hold ${input.key} vanished`)
-      if (first.inputHash !== hash)
-        throw errors.named('IDEMPOTENCY_KEY_REUSED', 'This idempotency key was already used for another hold')
+      if (first.inputHash !== hash) throw keyReused('hold')
       return { id: first.id, replayed: true }
     }
     if (row.coin !== input.coin)
@@ -329,54 +330,118 @@ export class Ledger {
 
   /**
    * Posts a pending hold: debits its account by the sum of `to` (at most the held amount) and
-   * credits each leg; the rest of the reservation is released. A hold already posted or voided
-   * moves nothing and answers its state (`changed: false`).
+   * credits each leg; the rest of the reservation is released. As TigerBeetle's
+   * post_pending_transfer: the same key again answers the first post (`changed: false`; with other
+   * legs, 409 IDEMPOTENCY_KEY_REUSED); a hold resolved otherwise is 409 HOLD_ALREADY_POSTED,
+   * HOLD_ALREADY_VOIDED or HOLD_EXPIRED (also once its timeout has passed, before the expiry job
+   * voided it).
    */
   async post(tx: Tx, input: PostInput): Promise<HoldOutcome> {
+    checkKey(input.key)
     const hold = await repo.hold(tx, input.hold, { forUpdate: true })
     if (!hold) throw new Error(`ledger hold ${input.hold} does not exist`)
-    if (hold.status !== 'pending') return this.#outcome(hold, false)
     let total = 0n
     for (const leg of input.to) {
       if (typeof leg.amount !== 'bigint' || leg.amount <= 0n)
         throw new Error('posting legs are positive bigints')
       total += leg.amount
     }
-    if (total <= 0n || total > hold.amount)
-      throw new Error(`posting ${total} of hold ${hold.id} outside 1..${hold.amount}; void it instead`)
     const legs = netLegs([{ account: hold.accountId, amount: -total }, ...input.to])
     const kind = input.kind ?? (hold.kind ? `${hold.kind}.post` : 'hold.post')
-    const key = input.key ?? `hold:${hold.id}:post`
+    const hash = inputHash({ op: 'post', hold: hold.id, coin: hold.coin, kind, legs })
+    if (hold.status === 'posted' && hold.resolutionKey === input.key) {
+      // The same post again (a retry after a crash, a report run twice): its first answer.
+      const first = await repo.transferByKey(tx, input.key)
+      if (first && first.inputHash !== '' && first.inputHash !== hash) throw keyReused()
+      return this.#outcome(hold, false)
+    }
+    this.#refuseResolved(hold)
+    if (total <= 0n || total > hold.amount)
+      throw new Error(`posting ${total} of hold ${hold.id} outside 1..${hold.amount}; void it instead`)
     const transfer = await this.#write(tx, {
-      key,
-      hash: inputHash({ op: 'post', hold: hold.id, coin: hold.coin, kind, legs }),
+      key: input.key,
+      hash,
       coin: hold.coin,
       legs,
       kind,
       description: input.description ?? '',
       release: { account: hold.accountId, amount: hold.amount },
     })
-    if (transfer.replayed) throw new Error(`the posting key ${key} was used before its hold was posted`)
+    if (transfer.replayed) throw new Error(`the posting key ${input.key} was used before its hold was posted`)
     const now = this.deps.clock.now()
     await repo.resolveHold(tx, hold.id, {
       status: 'posted',
       postedAmount: total,
       transferId: transfer.id,
+      key: input.key,
       now,
     })
     return { status: 'posted', changed: true, transferId: transfer.id, postedAmount: total }
   }
 
-  /** Releases a pending hold in full. A hold already posted or voided moves nothing. */
-  async void(tx: Tx, holdId: string): Promise<HoldOutcome> {
-    const hold = await repo.hold(tx, holdId, { forUpdate: true })
-    if (!hold) throw new Error(`ledger hold ${holdId} does not exist`)
-    if (hold.status !== 'pending') return this.#outcome(hold, false)
+  /**
+   * Releases a pending hold in full. As TigerBeetle's void_pending_transfer: the same key again
+   * answers the first void (`changed: false`); a hold resolved otherwise is 409
+   * HOLD_ALREADY_POSTED, HOLD_ALREADY_VOIDED or HOLD_EXPIRED.
+   */
+  async void(tx: Tx, input: VoidInput): Promise<HoldOutcome> {
+    checkKey(input.key)
+    const hold = await repo.hold(tx, input.hold, { forUpdate: true })
+    if (!hold) throw new Error(`ledger hold ${input.hold} does not exist`)
+    if (hold.status === 'voided' && !hold.expired && hold.resolutionKey === input.key)
+      return this.#outcome(hold, false)
+    this.#refuseResolved(hold)
+    return this.#release(tx, hold, input.key, false)
+  }
+
+  /**
+   * Voids the pending holds whose timeout has passed (at most `limit`, oldest first), each in a
+   * transaction of its own; answers how many. A hold posted or voided meanwhile is left alone.
+   */
+  async expireDue(db: Db, limit = 100): Promise<number> {
+    const due = await repo.dueHolds(db, this.deps.clock.now(), limit)
+    let expired = 0
+    for (const id of due) {
+      const done = await db.transaction().execute(async (tx) => {
+        const hold = await repo.hold(tx, id, { forUpdate: true })
+        if (hold?.status !== 'pending' || !this.#isPastTimeout(hold)) return false
+        await this.#release(tx, hold, `hold:${id}:expire`, true)
+        return true
+      })
+      if (done) expired++
+    }
+    return expired
+  }
+
+  async #release(tx: Tx, hold: Hold, key: string, expired: boolean): Promise<HoldOutcome> {
     const now = this.deps.clock.now()
     await repo.accounts(tx, [hold.accountId], { forUpdate: true })
     await repo.changeBalance(tx, hold.accountId, 0n, -hold.amount, now)
-    await repo.resolveHold(tx, hold.id, { status: 'voided', postedAmount: 0n, transferId: null, now })
+    await repo.resolveHold(tx, hold.id, {
+      status: 'voided',
+      postedAmount: 0n,
+      transferId: null,
+      key,
+      expired,
+      now,
+    })
     return { status: 'voided', changed: true, transferId: null, postedAmount: 0n }
+  }
+
+  #isPastTimeout(hold: Hold): boolean {
+    return hold.expiresAt !== null && hold.expiresAt.getTime() <= this.deps.clock.now().getTime()
+  }
+
+  /** Throws unless the hold is pending and within its timeout. */
+  #refuseResolved(hold: Hold) {
+    if (hold.status === 'posted')
+      throw errors.named('HOLD_ALREADY_POSTED', 'This hold was already posted', { holdId: hold.id })
+    if (hold.status === 'voided' && hold.expired)
+      throw errors.named('HOLD_EXPIRED', 'This hold expired and was voided', { holdId: hold.id })
+    if (hold.status === 'voided')
+      throw errors.named('HOLD_ALREADY_VOIDED', 'This hold was already voided', { holdId: hold.id })
+    if (this.#isPastTimeout(hold))
+      throw errors.named('HOLD_EXPIRED', 'This hold expired', { holdId: hold.id })
   }
 
   #outcome(hold: Hold, changed: boolean): HoldOutcome {

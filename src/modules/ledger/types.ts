@@ -66,6 +66,9 @@ export interface HoldInput {
   amount: bigint
   kind?: string
   description?: string
+  /** the hold voids itself at this time unless posted or voided before (the `ledger.expire-holds`
+   * job); a post or void after it answers 409 HOLD_EXPIRED */
+  expiresAt?: Date
 }
 
 export interface HoldResult {
@@ -78,13 +81,22 @@ export interface PostInput {
   /** where the posted value goes: credits (amount > 0) of accounts of the hold's coin, summing
    *  to at most the held amount; what is not posted is released back to the account */
   to: LedgerLeg[]
-  /** the key of the transfer the posting writes (default `hold:<id>:post`) */
-  key?: string
+  /** the post's idempotency key (also the key of the transfer it writes): the same key again
+   * answers the first post; a hold resolved under another key is 409 HOLD_ALREADY_POSTED,
+   * HOLD_ALREADY_VOIDED or HOLD_EXPIRED */
+  key: string
   kind?: string
   description?: string
 }
 
-/** What a post or void did: `changed` is false when the hold was already resolved. */
+export interface VoidInput {
+  hold: string
+  /** the void's idempotency key: the same key again answers the first void; a hold resolved under
+   * another key is 409 HOLD_ALREADY_POSTED, HOLD_ALREADY_VOIDED or HOLD_EXPIRED */
+  key: string
+}
+
+/** What a post or void did: `changed` is false when the same key had resolved the hold before. */
 export interface HoldOutcome {
   status: LedgerHoldStatus
   changed: boolean
@@ -115,4 +127,9 @@ export interface Hold {
   postedAmount: bigint
   transferId: string | null
   kind: string
+  /** the key of the post or void that resolved it (null while pending) */
+  resolutionKey: string | null
+  expiresAt: Date | null
+  /** voided by its timeout */
+  expired: boolean
 }

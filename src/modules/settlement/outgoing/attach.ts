@@ -9,7 +9,7 @@ import { errors } from '../../../http/errors.ts'
 import type { TransferReceipt } from '../../../platform/chain/types.ts'
 import { watcherRepo } from '../watcher/repo.ts'
 import { TRANSFER_SETTLED } from './events.ts'
-import { bookGas, gasAccounts } from './gas.ts'
+import { bookGas, gasAccounts, gasVoidKey } from './gas.ts'
 import { bookOutcome } from './postings.ts'
 import { outgoingRepo } from './repo.ts'
 import { attachRepo } from './repo-attach.ts'
@@ -68,7 +68,7 @@ export async function attachMined(
   if (row.fromKind !== 'platform' && BigInt(row.gasReserved) >= fee && row.gasHoldId)
     await bookGas(s, tx, row, fee)
   else if (row.fromKind !== 'platform' && fee > 0n) {
-    if (row.gasHoldId) await ledger.void(tx, row.gasHoldId)
+    if (row.gasHoldId) await ledger.void(tx, { hold: row.gasHoldId, key: gasVoidKey(row.id, row.gasHoldId) })
     const acc = await gasAccounts(s, tx, row.fromAddress)
     const spendable = (await ledger.account(tx, acc.treasury, { forUpdate: true }))?.available ?? 0n
     if (spendable < fee)

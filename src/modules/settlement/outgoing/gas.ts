@@ -12,6 +12,10 @@ import { lockAddress } from './nonces.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { GAS_TOPUP_PURPOSE, isFinal, type SenderContext } from './types.ts'
 
+/** The idempotency key of the void of a transfer's gas hold (one per hold: a replacement voids the
+ * smaller one and holds anew). */
+export const gasVoidKey = (transferId: string, holdId: string) => `outgoing:${transferId}:gas-void:${holdId}`
+
 /** The account of the platform's gas at a sending address (holds reserve what transfers need). */
 export async function gasAccounts(s: SenderContext, ex: Executor, address: string) {
   const native = nativeCoin(s)
@@ -69,7 +73,8 @@ function reserveOnce(
     const spendable = (await ledger.account(tx, acc.treasury, { forUpdate: true }))?.available ?? 0n
     if (spendable >= need) {
       // One hold per transfer: a larger reservation replaces the smaller one.
-      if (current.gasHoldId) await ledger.void(tx, current.gasHoldId)
+      if (current.gasHoldId)
+        await ledger.void(tx, { hold: current.gasHoldId, key: gasVoidKey(row.id, current.gasHoldId) })
       const hold = await ledger.hold(tx, {
         key: `outgoing:${row.id}:gas-hold:${maxFee}`,
         coin: acc.native,
@@ -129,7 +134,7 @@ export async function bookGas(s: SenderContext, tx: Tx, row: OutgoingRow, used: 
       key: `outgoing:${row.id}:gas`,
       kind: 'gas.spent',
     })
-  } else await ledger.void(tx, row.gasHoldId)
+  } else await ledger.void(tx, { hold: row.gasHoldId, key: gasVoidKey(row.id, row.gasHoldId) })
   if (used > reserved)
     log.error(
       { transferId: row.id, used: used.toString(), reserved: reserved.toString() },

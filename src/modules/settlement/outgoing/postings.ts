@@ -45,7 +45,8 @@ async function resolveHold(
   const postings = await outgoingRepo.postings(tx, row.id, outcome)
   if (outcome === 'failed') {
     if (postings.length > 0) throw new Error(`transfer ${row.id} is funded by a hold: a failure voids it`)
-    await ledger.void(tx, holdId)
+    await ledger.void(tx, { hold: holdId, key: `outgoing:${row.id}:void` })
+    await s.crashPoint('after-hold-void', row.id)
     return { valueTransferId: null, booked: {} }
   }
   const clearing = await ledger.ensureAccount(tx, 'chain', s.chainKey, row.coin)
@@ -61,9 +62,11 @@ async function resolveHold(
     key: valueKey(row.id),
     kind: `outgoing.${row.purpose}`,
   })
-  // A hold resolved already (never while the transfer was open) posts nothing again.
+  // A hold resolved under another key (never while the transfer was open) was refused by the
+  // ledger; the same key (a settlement retried) answers the first post.
   if (posted.status !== 'posted' || !posted.transferId)
     throw new Error(`the hold ${holdId} of transfer ${row.id} was ${posted.status} before it settled`)
+  await s.crashPoint('after-hold-post', row.id)
   const booked: Record<string, string> = {}
   for (const p of postings) {
     await outgoingRepo.setPostingBooked(tx, p, posted.transferId)

@@ -117,13 +117,17 @@ export class SimulatedCrash extends Error {
 
 /** Where a test may "kill" the worker: before signing, after the signed transaction was stored,
  * after it was broadcast, after a replacement was stored (not yet broadcast), after its receipt
- * was read, and after the settlement committed (its report not yet run). */
+ * was read, inside the settlement after the funding hold was posted or voided and before the
+ * transfer's status changed (the settlement's transaction then rolls back as a whole), and after
+ * the settlement committed (its report not yet run). */
 export type CrashPoint =
   | 'before-sign'
   | 'after-sign'
   | 'after-broadcast'
   | 'after-replace'
   | 'after-receipt'
+  | 'after-hold-post'
+  | 'after-hold-void'
   | 'after-settle'
 
 /** A failure that retrying cannot fix. */

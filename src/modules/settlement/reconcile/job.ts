@@ -182,6 +182,10 @@ export class Reconciler {
     let violations: InvariantViolation[]
     let comparison: ChainComparison
     try {
+      // The sweep of holds whose timeout passed: voided before the checks, each in its own
+      // transaction (a hold posted or voided meanwhile is left alone).
+      const expired = (await this.deps.ledger?.expireDue(db, 1000)) ?? 0
+      if (expired > 0) log.info({ event: 'ledger.holds-expired', runId: id, expired }, 'expired holds voided')
       violations = [...(await ledgerInvariants(db)), ...(await reservationInvariants(db))]
       comparison = await compareWithChain(db, chain)
     } catch (err) {

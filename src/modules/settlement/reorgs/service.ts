@@ -336,7 +336,7 @@ export class ReorgRepairs {
       )
     return db.transaction().execute(async (tx) => {
       const f = await this.#open(tx, id)
-      if (f.holdId) await ledger.void(tx, f.holdId)
+      if (f.holdId) await ledger.void(tx, { hold: f.holdId, key: `reorg:${f.id}:keep` })
       const now = clock.now()
       await reorgRepo.resolve(tx, f.id, { status: 'kept', by, reason, at: now })
       const done = view((await reorgRepo.get(tx, f.id))!)
