@@ -309,6 +309,7 @@ export async function buildServices(deps: RootDeps) {
       disputes: work.disputes,
       fees,
       workView: work.operator,
+      chat,
     })
     // Proof of reserves: snapshots of the ledger and the chain at one block, scheduled and on request.
     const { reserves } = await buildReserves({

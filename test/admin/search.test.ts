@@ -37,6 +37,23 @@ describe('the global search and the detail pages', () => {
     // A job paid into escrow, disputed by its creator.
     const { id: jobId, q } = await W.ongoingJob()
     expect((await W.work(creator, jobId, 'dispute', { reason: 'The page does not load' })).code).toBe(200)
+    // what the parties wrote in the job's conversation
+    const conv = expectOk(
+      await t.req({
+        method: 'POST',
+        url: '/v1/chat',
+        token: creator.token,
+        payload: { collectionId: jobId },
+      }),
+    )
+    expectOk(
+      await t.req({
+        method: 'POST',
+        url: `/v1/chat/${conv._id}/messages`,
+        token: creator.token,
+        payload: { content: 'Still blank on my phone' },
+      }),
+    )
     // The talent's deposit and a withdrawal to an outside address.
     await fundUser(t, 4, talent, 'avax', 1n * AVAX)
     const to = freshAddress()
@@ -158,6 +175,7 @@ describe('the global search and the detail pages', () => {
       status: 'open',
       escrowAmount: 100,
       job: { _id: jobId, description: 'One responsive page' },
+      messages: { total: 1, data: [{ user: creator.id, content: 'Still blank on my phone' }] },
     })
     expect(expectOk(await get(op, `/v1/admin/disputes/${jobId}`))._id).toBe(dispute.id)
     expect(expectOk(await get(op, '/v1/admin/chain'))).toMatchObject({

@@ -1,8 +1,9 @@
 // @ts-check
 // A job's page (description, parties, price, delivery and files, its escrow and dispute) and a
-// dispute's page (the reason, evidence, the last proposal, the decision, and the job it is about).
+// dispute's page (the reason, evidence, the last proposal, the decision, the job it is about and
+// what the parties wrote to each other).
 import { get } from './api.js'
-import { detailPage, facts, fileList, prose, state } from './detail-common.js'
+import { detailPage, facts, fileList, prose, section, state } from './detail-common.js'
 import { h } from './dom.js'
 import { time } from './format.js'
 import { detailLink, userLink } from './links.js'
@@ -103,6 +104,20 @@ export function renderDispute(main, id) {
             fileList(d.job.deliveryAttachments),
           )
         : null,
+      section(
+        `Messages between the parties (${d.messages.total})`,
+        [
+          ['When', (m) => time(m.createdAt)],
+          [
+            'From',
+            (m) =>
+              m.user === d.job?.creatorId ? 'creator' : m.user === d.job?.receiverId ? 'talent' : m.user,
+          ],
+          ['Message', (m) => m.content],
+          ['File', (m) => (m.mediaId ? fileList([m.mediaId]) : '')],
+        ],
+        d.messages.data,
+      ),
       h('p', {}, h('a', { href: '#/disputes?status=open' }, 'Open disputes (to decide one)')),
     ],
   )

@@ -7,6 +7,7 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import { formatUnits } from '../../platform/money/index.ts'
 import type { AccountModeration } from '../account/moderation.ts'
 import type { AuthService } from '../auth/service.ts'
+import type { ChatService } from '../chat/service.ts'
 import type { EscrowLegOperations } from '../escrow/operator.ts'
 import type { SettlementLookup } from '../settlement/operator-lookup.ts'
 import type { WalletOperatorView } from '../wallet/operator.ts'
@@ -16,6 +17,9 @@ import { userView } from './users.ts'
 
 /** How many of each of a user's records the user page shows (newest first). */
 export const USER_PAGE_ROWS = 10
+
+/** How many of a disputed job's messages the dispute page shows (newest first). */
+export const DISPUTE_MESSAGES = 50
 
 const iso = (d: Date | string | null) => (d === null ? null : new Date(d).toISOString())
 
@@ -30,6 +34,7 @@ export class AdminDetails {
       settlement: SettlementLookup
       escrow: EscrowLegOperations
       work: WorkOperatorView
+      chat: Pick<ChatService, 'collectionMessagesForOperator'>
       transfers: AdminTransfers
     },
   ) {}
@@ -182,6 +187,10 @@ export class AdminDetails {
   async dispute(id: string) {
     const d = await this.deps.work.dispute(id)
     if (!d) throw errors.notFound('dispute')
-    return { ...d.dispute, job: d.job ? this.#jobView(d.job) : null }
+    const messages = await this.deps.chat.collectionMessagesForOperator(
+      d.dispute.collection,
+      DISPUTE_MESSAGES,
+    )
+    return { ...d.dispute, job: d.job ? this.#jobView(d.job) : null, messages }
   }
 }

@@ -8,6 +8,7 @@ import type { Clock } from '../../platform/clock.ts'
 import { AccountModeration } from '../account/moderation.ts'
 import type { AccountSecurityService } from '../account/security.ts'
 import type { AuthService } from '../auth/service.ts'
+import type { ChatService } from '../chat/service.ts'
 import type { CollectionTypeService } from '../collections/collection-types.ts'
 import type { EscrowLegOperations } from '../escrow/operator.ts'
 import type { FeeService } from '../fees/service.ts'
@@ -66,6 +67,8 @@ export async function buildAdmin(d: {
   fees: FeeService
   /** jobs and disputes as operators read them */
   workView: WorkOperatorView
+  /** a disputed job's messages */
+  chat: Pick<ChatService, 'collectionMessagesForOperator'>
 }) {
   const { db, config, clock } = d
   /** the admin role and account suspension */
@@ -161,6 +164,7 @@ export async function buildAdmin(d: {
     settlement: lookup,
     escrow: d.escrowLegs,
     work: d.workView,
+    chat: d.chat,
     transfers,
   })
   return {

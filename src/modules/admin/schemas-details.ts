@@ -3,6 +3,7 @@
 // and the chain's explorer link.
 import { Type } from 'typebox'
 import { NullableTimestamp, Timestamp } from '../../http/schemas.ts'
+import { ChatMessage } from '../chat/schemas.ts'
 import { FileSummary } from '../files/schemas.ts'
 import { Dispute } from '../work/schemas.ts'
 import { AdminUser } from './schemas.ts'
@@ -225,6 +226,16 @@ const jobFields = {
 export const AdminJob = Type.Object(jobFields, { $id: 'AdminJob' })
 
 export const AdminDispute = Type.Object(
-  { ...Dispute.properties, job: Nullable(AdminJob, 'the disputed job: description, delivery, attachments') },
+  {
+    ...Dispute.properties,
+    job: Nullable(AdminJob, 'the disputed job: description, delivery, attachments'),
+    messages: Type.Object(
+      {
+        total: Type.Integer({ description: 'messages in the job’s conversation' }),
+        data: Type.Array(ChatMessage, { description: 'the newest 50, newest first' }),
+      },
+      { description: 'the conversation of the job between its creator and its talent' },
+    ),
+  },
   { $id: 'AdminDispute' },
 )

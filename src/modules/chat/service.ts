@@ -127,6 +127,17 @@ export class ChatService {
     }
   }
 
+  /** The newest messages of a collection's conversation (none yet: no messages), for operators
+   * (the admin API checks the caller). */
+  async collectionMessagesForOperator(collectionId: string, limit: number) {
+    const ex = this.deps.db
+    const conv = await chatRepo.find(ex, { collectionId })
+    if (!conv) return { total: 0, data: [] }
+    const { total, rows } = await chatRepo.messagesPage(ex, conv.id, { page: 1, limit })
+    const members = await chatRepo.members(ex, [conv.id])
+    return { total, data: await this.#messages(ex, rows, members) }
+  }
+
   async send(userId: string, conversationId: string, input: SendMessage) {
     const content = (input.content ?? '').trim()
     if (!content && !input.mediaId)
