@@ -112,6 +112,33 @@ describe('POST /v1/admin/users/:id/second-factor/reset', () => {
     expect(await auditRows(t, 'user.second-factor.reset')).toHaveLength(rows)
   })
 
+  it('with the app cleared and a passkey kept, the operator unlocks with the passkey only', async () => {
+    const target = await operator('finance')
+    const options = expectOk(await post('/v1/admin/passkeys/options', target.token))
+    const made = device.create(options)
+    expectOk(await post('/v1/admin/passkeys', target.token, { name: 'Laptop', credential: made.json }))
+    expectOk(await reset(target.id, admin.token, { factors: ['totp'] }))
+    const login = expectOk(
+      await t.req({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email: target.email, password: target.password },
+      }),
+    )
+    const s = expectOk(await t.req({ method: 'GET', url: '/v1/admin/session', token: login.token }))
+    expect(s).toMatchObject({ elevated: false, secondFactor: 'passkey', passkeys: 1 })
+    // a code unlocks nothing now, mailed or not
+    expectError(await post('/v1/admin/session', login.token, { code: '123456' }), 403, 'FORBIDDEN')
+    expectError(await post('/v1/admin/session/code', login.token), 422, 'AUTHENTICATOR_REQUIRED')
+    const challenge = expectOk(await post('/v1/admin/session/passkey/options', login.token)).challenge
+    const unlocked = expectOk(
+      await post('/v1/admin/session/passkey', login.token, {
+        credential: device.get(made.credential, challenge),
+      }),
+    )
+    expect(unlocked).toMatchObject({ elevated: true, method: 'passkey', role: 'finance' })
+  })
+
   it('only an admin, never for oneself; an unknown account is 404; bad bodies are 400', async () => {
     const target = await operator('support')
     for (const role of ['finance', 'support'] as const)
