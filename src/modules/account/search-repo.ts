@@ -1,10 +1,12 @@
 // The SQL of the people search (#40): filters over listed accounts, one page with each row's tags,
 // achievements and the caller's bookmark, and the total (from the page's own scan for a search by
-// words or tags, from the kept count without filters, counted beside the page otherwise).
-import { sql } from 'kysely'
+// words or tags, from the kept count without filters, both in the page's statement; counted beside
+// the page otherwise).
+import { type RawBuilder, type SelectQueryBuilder, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
-import { listCount } from '../../db/list-counts.ts'
+import { listCountSql } from '../../db/list-counts.ts'
 import { countedPage, newestIdsCounted, type PageRequest } from '../../db/reads.ts'
+import type { DB } from '../../db/types.ts'
 import { userLists } from './repo.ts'
 
 export interface SearchFilters {
@@ -74,14 +76,8 @@ export const searchRepo = {
       f.completenessMin !== undefined ||
       f.completenessMax !== undefined ||
       f.referredBy !== undefined
-    // No filter: the total is kept by the database instead of counted.
-    return countedPage(
-      q,
-      (q) => rowsOf(q, f.callerId),
-      order,
-      p,
-      filtered ? 'always' : () => listedCount(ex, f.callerId),
-    )
+    if (!filtered) return browsePage(ex, q, f.callerId, p)
+    return countedPage(q, (q) => rowsOf(q, f.callerId), order, p, 'always')
   },
 }
 
@@ -109,24 +105,58 @@ function rankedIds(ex: Executor, q: Listed, p: PageRequest) {
 
 /** All the listed accounts the caller may see: the public ones, and their own if it is private. */
 async function listedCount(ex: Executor, callerId: string): Promise<number> {
-  const [everyone, own] = await Promise.all([
-    listCount(ex, 'people'),
-    listed(ex, callerId)
-      .where('users.id', '=', callerId)
-      .where('users.isPrivate', '=', true)
-      .select('users.id')
-      .executeTakeFirst(),
-  ])
-  return everyone + (own ? 1 : 0)
+  const { rows } = await sql<{ n: string | number }>`select ${listedCountSql(callerId)} as n`.execute(ex)
+  return Number(rows[0]?.n ?? 0)
+}
+
+/** The listed accounts the caller may see (listedCount) as SQL, for the page's statement. */
+function listedCountSql(callerId: string): RawBuilder<string | number> {
+  return sql<string | number>`(${listCountSql('people')} + (select count(*) from users u
+    where u.id = ${callerId} and u.is_private and u.deleted_at is null and u.email_verified))`
+}
+
+type PageIds = { id: string; createdAt: Date; total: string | number | null }
+
+/**
+ * The rows of a page of ids (`total` on each), in one statement with them: each row with its tags,
+ * achievements and the caller's bookmark, in the ids' order.
+ */
+function rowsOfPage(ex: Executor, ids: SelectQueryBuilder<DB, 'users', PageIds>, callerId: string) {
+  // The page's rows are listed ones already: its ids come from `listed`.
+  const byIds = ex.selectFrom(ids.as('p')).innerJoin('users', 'users.id', 'p.id') as unknown as Listed
+  return rowsOf(byIds, callerId)
+    .select(sql<string | number | null>`p.total`.as('total'))
+    .orderBy(sql`p.created_at`, 'desc')
+    .orderBy(sql`p.id`, 'desc')
+}
+
+/**
+ * No filter: the newest page, with the total the database keeps (beside it, in the same statement);
+ * a page past the end has no row to carry it, and reads it on its own.
+ */
+async function browsePage(ex: Executor, q: Listed, callerId: string, p: PageRequest) {
+  const ids = q
+    .select(['users.id', 'users.createdAt', listedCountSql(callerId).as('total')])
+    .orderBy('users.createdAt', 'desc')
+    .orderBy('users.id', 'desc')
+    .limit(p.limit)
+    .offset((p.page - 1) * p.limit)
+  const rows = await rowsOfPage(ex, ids, callerId).execute()
+  const total = rows[0]?.total != null ? Number(rows[0].total) : await listedCount(ex, callerId)
+  return { total, rows }
 }
 
 /**
  * A search by words or tags finds every match through the indexes, so the page's ids and the
- * number of all matches come from that one scan (newestIdsCounted), then the page's rows by id.
+ * number of all matches come from that one scan (newestIdsCounted), with the page's rows joined
+ * in the same statement.
  */
 async function searchPage(ex: Executor, q: Listed, callerId: string, p: PageRequest) {
-  const ranked = await rankedIds(ex, q, p).execute()
-  if (ranked.length === 0) {
+  const ranked = rankedIds(ex, q, p)
+    .select(['m.createdAt', sql<string | number>`m.matches`.as('total')])
+    .$castTo<PageIds>() as unknown as SelectQueryBuilder<DB, 'users', PageIds>
+  const rows = await rowsOfPage(ex, ranked, callerId).execute()
+  if (rows.length === 0) {
     // A page past the end has no row to carry the total.
     const total =
       p.page === 1
@@ -134,11 +164,5 @@ async function searchPage(ex: Executor, q: Listed, callerId: string, p: PageRequ
         : Number((await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n)
     return { total, rows: [] }
   }
-  const ids = ranked.map((r) => r.id)
-  const rows = await rowsOf(listed(ex, callerId).where('users.id', 'in', ids), callerId).execute()
-  const byId = new Map(rows.map((r) => [r.id, r]))
-  return {
-    total: Number(ranked[0]!.matches),
-    rows: ids.map((id) => byId.get(id)).filter((r) => r !== undefined),
-  }
+  return { total: Number(rows[0]!.total), rows }
 }
