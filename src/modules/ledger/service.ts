@@ -164,7 +164,7 @@ export class Ledger {
   /**
    * The rows a write changes when every account is known in process (kind and coin) and fits it:
    * the non-system accounts in id order, each with its delta and the reservation it releases.
-   * Undefined otherwise (the write goes step by step, which finds and reports what does not fit).
+   * Undefined otherwise (`#writeStepwise` then finds and reports what does not fit).
    */
   async #plan(ex: Executor, w: Write): Promise<{ ids: string[]; changes: Change[] } | undefined> {
     const ids = accountsOf(w)
@@ -182,13 +182,19 @@ export class Ledger {
   }
 
   /**
-   * Writes a transfer. When `#plan` finds its rows, in one statement (`repo.writeTransfer`);
-   * otherwise step by step. Both claim the key first and lock the non-system rows in id order;
-   * both refuse the same inputs with the same errors.
+   * Writes a transfer, always in one statement (`repo.writeTransfer`: claims the key, changes the
+   * non-system rows in id order under the balance rule, inserts the entries). When `#plan` cannot
+   * place it, `#writeStepwise` first says why (replay, missing account, another coin, retired
+   * kind).
    */
   async #write(tx: Tx, w: Write): Promise<TransferResult> {
     const plan = await this.#plan(tx, w)
     if (!plan) return this.#writeStepwise(tx, w)
+    return this.#writePlanned(tx, w, plan)
+  }
+
+  /** Writes a planned transfer in one statement (`repo.writeTransfer`, the balance rule's home). */
+  async #writePlanned(tx: Tx, w: Write, plan: { ids: string[]; changes: Change[] }): Promise<TransferResult> {
     const id = newId()
     const { ids, changes } = plan
     const r = await repo.writeTransfer(
@@ -233,24 +239,20 @@ export class Ledger {
     return { id: first.id, replayed: true }
   }
 
+  /**
+   * The slow path, for a write `#plan` could not place (an account unknown in process or not
+   * fitting it): a key already used answers as a replay; otherwise each account is read and what
+   * does not fit is refused with its reason (missing, another coin, a retired kind credited).
+   * What fits after all (an account created meanwhile) is written by the same statement as every
+   * other transfer: the balance rule (no row left below what its pending holds reserve) lives in
+   * `ledger_write_transfer` alone, not again here.
+   */
   async #writeStepwise(tx: Tx, w: Write): Promise<TransferResult> {
-    const now = this.deps.clock.now()
-    const id = newId()
-    const claimed = await repo.claimTransfer(tx, { ...transferRow(id, w), now })
-    if (!claimed) return this.#replay(tx, w)
-
+    if (await repo.transferByKey(tx, w.key)) return this.#replay(tx, w)
     const ids = accountsOf(w)
     const all = await repo.accounts(tx, ids)
     this.#shapes.remember(all)
-    const system = new Set(all.filter((r) => isSystemKind(r.kind)).map((r) => r.id))
-    // Lock the non-system rows in id order: two transfers over the same accounts queue instead of
-    // deadlocking. System rows are only read.
-    const locked = await repo.accounts(
-      tx,
-      ids.filter((a) => !system.has(a)),
-      { forUpdate: true },
-    )
-    const byId = new Map([...all, ...locked].map((r) => [r.id, r]))
+    const byId = new Map(all.map((r) => [r.id, r]))
     for (const account of ids) {
       const row = byId.get(account)
       if (!row) throw new Error(`ledger account ${account} does not exist`)
@@ -260,20 +262,9 @@ export class Ledger {
           `ledger account ${account} is of the retired kind ${row.kind}: nothing is credited to it`,
         )
     }
-    for (const [account, amount] of w.legs) {
-      if (amount >= 0n || system.has(account)) continue
-      const row = byId.get(account)!
-      const released = w.release?.account === account ? w.release.amount : 0n
-      if (BigInt(row.balance) - BigInt(row.held) + released + amount < 0n) throw errors.insufficientBalance()
-    }
-    for (const account of ids) {
-      if (system.has(account)) continue
-      const delta = w.legs.find(([a]) => a === account)?.[1] ?? 0n
-      const released = w.release?.account === account ? w.release.amount : 0n
-      await repo.changeBalance(tx, account, delta, -released, now)
-    }
-    await repo.insertEntries(tx, id, w.coin, w.legs, now)
-    return { id, replayed: false }
+    const plan = await this.#plan(tx, w)
+    if (!plan) throw new Error(`ledger transfer ${w.key} fits its accounts but could not be planned`)
+    return this.#writePlanned(tx, w, plan)
   }
 
   /**
