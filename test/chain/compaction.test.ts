@@ -8,7 +8,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, it } from 'vitest'
 import { builtinCoinsConfig } from '../../src/platform/chain/coins-config.ts'
 import { openDevnet } from '../../src/platform/chain/devnet.ts'
-import { isState } from '../../src/platform/chain/devnet-compaction.ts'
+import { DISTRIBUTOR_ADDRESS, isState } from '../../src/platform/chain/devnet-compaction.ts'
 import type { DevnetCompaction } from '../../src/platform/chain/devnet-compactor.ts'
 import type { ChainAdapter, DevnetJournal, DevnetJournalEntry } from '../../src/platform/chain/types.ts'
 
@@ -166,6 +166,8 @@ describe('devnet journal compaction', () => {
     try {
       expect(await second.blockNumber()).toBe(head)
       expect(await stateOf(second, touched, payer.address)).toEqual(expected)
+      // the new addresses were paid by the distributor below the base, not one by one
+      expect(await rpc(second, 'eth_getCode', [DISTRIBUTOR_ADDRESS, 'latest'])).not.toBe('0x')
       expect(await stateOf(second, [payer.address], spender)).toEqual(expectedSpend)
       // the transactions after the base are there with their receipts; the cursor's hash is the new one
       expect((await second.getReceipt(late.hash))?.status).toBe('success')
