@@ -72,7 +72,7 @@ export class SettlementLookup {
       .execute()
   }
 
-  /** The newest deposits recorded to a custodial address (chain_events_unreported, on address). */
+  /** The newest deposits recorded to a custodial address (chain_events_deposits_by_address). */
   depositsTo(address: string, limit: number) {
     return this.deps.db
       .selectFrom('chainEvents')
