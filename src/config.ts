@@ -1,9 +1,8 @@
 // The only reader of process.env: every variable is parsed and validated once (the readers of
 // single variables are in config-env.ts), all problems are reported together, and the result is a
 // frozen object passed to whoever needs it.
-import { hkdfSync, randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join, resolve } from 'node:path'
+import { hkdfSync } from 'node:crypto'
+import { resolve } from 'node:path'
 import {
   confirmations,
   corsOrigins,
@@ -16,8 +15,14 @@ import {
   googleSignIn,
   jwtSecretPrevious,
 } from './config-env.ts'
-import { type WebAuthnConfig, webauthnConfig } from './config-webauthn.ts'
+import {
+  embeddedSecrets,
+  fillPurposeSecrets,
+  type PurposeSecrets,
+  readPurposeSecrets,
+} from './config-secrets.ts'
 import { type VerificationConfig, verificationConfig } from './config-verification.ts'
+import { type WebAuthnConfig, webauthnConfig } from './config-webauthn.ts'
 import { LIVE_SOCKETS_PER_USER, type WriteLimits, writeLimits } from './http/write-limits.ts'
 import type { SecretRotation } from './platform/crypto/secret-ring.ts'
 
@@ -46,6 +51,9 @@ export interface Config {
   jwtSecret: string
   /** the secret JWT_SECRET replaced, still verifying what it signed until `until` (never signing) */
   jwtSecretPrevious: { secret: string; until: Date } | undefined
+  /** the roots of one-time codes (CODES_SECRET) and pre-signed URLs (URL_SIGNING_SECRET), each with
+   * the root it replaced (config-secrets.ts) */
+  secrets: PurposeSecrets
   keyEncryptionKey: Buffer
   /** identifies the key-encryption key so keys can be rotated */
   keyEncryptionKeyId: string
@@ -228,6 +236,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (!s3 && (str('S3_ENDPOINT') || str('S3_ACCESS_KEY_ID')))
     problems.push('S3_BUCKET is required when S3 is configured')
 
+  const purposeSecrets = readPurposeSecrets(env, jwtSecret, problems)
   const devchainPortRaw = str('DEVCHAIN_PORT')
   const rpcUrls = evmRpcUrls(env, problems)
   const cfg: Config = {
@@ -240,6 +249,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     databasePoolSize: int('DATABASE_POOL_SIZE', 10, 1, 500),
     jwtSecret: jwtSecret ?? '',
     jwtSecretPrevious: jwtSecretPrevious(env, jwtSecret, problems),
+    secrets: purposeSecrets,
     keyEncryptionKey,
     keyEncryptionKeyId: str('KEY_ENCRYPTION_KEY_ID') ?? 'k1',
     previousKeyEncryptionKeys,
@@ -328,8 +338,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     cfg.reservesAttestationKey = `0x${Buffer.from(
       hkdfSync('sha256', cfg.keyEncryptionKey, '', 'workpay-reserves-attestation', 32),
     ).toString('hex')}`
-  if (!secretsRule && (!jwtSecret || !kekRaw || !str('RESERVES_ATTESTATION_KEY'))) {
+  if (secretsRule)
+    cfg.secrets = fillPurposeSecrets(purposeSecrets, { keyEncryptionKey: cfg.keyEncryptionKey })
+  const purposeMissing = !purposeSecrets.codes.secret || !purposeSecrets.urlSigning.secret
+  if (!secretsRule && (!jwtSecret || !kekRaw || !str('RESERVES_ATTESTATION_KEY') || purposeMissing)) {
     const generated = embeddedSecrets(dataDir)
+    cfg.secrets = fillPurposeSecrets(purposeSecrets, { generated })
     if (!str('RESERVES_ATTESTATION_KEY')) cfg.reservesAttestationKey = generated.reservesAttestationKey
     jwtSecret ??= generated.jwtSecret
     if (!kekRaw) {
@@ -339,26 +353,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     cfg.jwtSecret = jwtSecret
   }
   return Object.freeze({ ...cfg, ...overrides })
-}
-
-function embeddedSecrets(dataDir: string): {
-  jwtSecret: string
-  keyEncryptionKey: string
-  reservesAttestationKey: `0x${string}`
-} {
-  const file = join(dataDir, 'secrets.json')
-  const kept = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined
-  // A secrets file written before the attestation key existed gets one added, the rest unchanged.
-  if (kept?.reservesAttestationKey) return kept
-  mkdirSync(dataDir, { recursive: true })
-  const secrets = {
-    jwtSecret: randomBytes(32).toString('hex'),
-    keyEncryptionKey: randomBytes(32).toString('hex'),
-    ...kept,
-    reservesAttestationKey: `0x${randomBytes(32).toString('hex')}`,
-  }
-  writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600 })
-  return secrets
 }
 
 /**

@@ -1,5 +1,6 @@
-// Rotating JWT_SECRET without an outage: with JWT_SECRET_PREVIOUS (and its window), tokens, mailed
-// codes and file URLs made under the old secret keep working until the window closes, while
+// Rotating JWT_SECRET without an outage: with JWT_SECRET_PREVIOUS (and its window), tokens made
+// under the old secret keep working until the window closes (mailed codes and file URLs have
+// secrets of their own: test/auth/purpose-secrets.test.ts), while
 // everything new is signed with the new secret only and names it; and revoking every session, by
 // an operator or with `npm run keys -- revoke-sessions`, refuses every token at once in every process.
 import { execFile } from 'node:child_process'
@@ -65,12 +66,14 @@ describe('JWT_SECRET_PREVIOUS', () => {
     // a kid of no secret accepted here is refused without trying the others
     expect(new TokenService(NEW, clock).verifyAccess(oldToken)).toBeUndefined()
 
+    // URL_SIGNING_SECRET rotates the same way, naming its key in each URL (`kid`)
     const oldUrl = new UrlSigner(OLD, clock).sign('private/u/f', 3600)
     const signer = new UrlSigner({ current: NEW, previous: OLD, previousUntil: until }, clock)
-    expect(signer.verify('private/u/f', String(oldUrl.expires), oldUrl.signature)).toBe('valid')
-    expect(new UrlSigner(NEW, clock).verify('private/u/f', String(oldUrl.expires), oldUrl.signature)).toBe(
-      'invalid',
-    )
+    const check = (s: UrlSigner) =>
+      s.verify('private/u/f', String(oldUrl.expires), oldUrl.signature, oldUrl.kid)
+    expect(check(signer)).toBe('valid')
+    expect(signer.sign('private/u/f', 60).kid).not.toBe(oldUrl.kid)
+    expect(check(new UrlSigner(NEW, clock))).toBe('unknown-key')
 
     clock.advance(DAY + 1000)
     const later = new TokenService({ current: NEW, previous: OLD, previousUntil: until }, clock)

@@ -68,26 +68,33 @@ describe('UrlSigner', () => {
   it('accepts its own signature until it expires', () => {
     const clock = new ManualClock()
     const signer = new UrlSigner('s'.repeat(40), clock)
-    const { expires, signature } = signer.sign(key, 300)
+    const { expires, signature, kid } = signer.sign(key, 300)
     expect(expires).toBe(Math.floor(clock.now().getTime() / 1000) + 300)
-    expect(signer.verify(key, String(expires), signature)).toBe('valid')
+    expect(kid).toMatch(/^[A-Za-z0-9_-]{8}$/)
+    expect(signer.verify(key, String(expires), signature, kid)).toBe('valid')
     clock.advance(299_000)
-    expect(signer.verify(key, String(expires), signature)).toBe('valid')
+    expect(signer.verify(key, String(expires), signature, kid)).toBe('valid')
     clock.advance(1_000)
-    expect(signer.verify(key, String(expires), signature)).toBe('expired')
+    expect(signer.verify(key, String(expires), signature, kid)).toBe('expired')
   })
 
   it('refuses another key, another expiry, another secret, and malformed parameters', () => {
     const clock = new ManualClock()
     const signer = new UrlSigner('s'.repeat(40), clock)
-    const { expires, signature } = signer.sign(key, 300)
-    expect(signer.verify(key.replace('.png', '.jpg'), String(expires), signature)).toBe('invalid')
-    expect(signer.verify(key, String(expires + 1), signature)).toBe('invalid')
-    expect(new UrlSigner('t'.repeat(40), clock).verify(key, String(expires), signature)).toBe('invalid')
-    expect(signer.verify(key, undefined, signature)).toBe('invalid')
-    expect(signer.verify(key, String(expires), undefined)).toBe('invalid')
-    expect(signer.verify(key, '1e12', signature)).toBe('invalid')
-    expect(signer.verify(key, String(expires), `${signature}=`)).toBe('invalid')
+    const { expires, signature, kid } = signer.sign(key, 300)
+    expect(signer.verify(key.replace('.png', '.jpg'), String(expires), signature, kid)).toBe('invalid')
+    expect(signer.verify(key, String(expires + 1), signature, kid)).toBe('invalid')
+    // another secret knows no key of that id; and the right id with a forged signature is invalid
+    const other = new UrlSigner('t'.repeat(40), clock)
+    expect(other.verify(key, String(expires), signature, kid)).toBe('unknown-key')
+    const forged = other.sign(key, 300)
+    expect(signer.verify(key, String(forged.expires), forged.signature, kid)).toBe('invalid')
+    expect(signer.verify(key, undefined, signature, kid)).toBe('invalid')
+    expect(signer.verify(key, String(expires), undefined, kid)).toBe('invalid')
+    expect(signer.verify(key, String(expires), signature, undefined)).toBe('invalid')
+    expect(signer.verify(key, String(expires), signature, 'not a kid!')).toBe('invalid')
+    expect(signer.verify(key, '1e12', signature, kid)).toBe('invalid')
+    expect(signer.verify(key, String(expires), `${signature}=`, kid)).toBe('invalid')
     // An expired URL whose signature is wrong is reported as invalid, not as expired.
     clock.advance(400_000)
     expect(
@@ -95,6 +102,7 @@ describe('UrlSigner', () => {
         key,
         String(expires),
         signature.replace(/^./, (c) => (c === 'A' ? 'B' : 'A')),
+        kid,
       ),
     ).toBe('invalid')
   })

@@ -66,6 +66,16 @@ export function signedUrlSuite(files: FileFixture) {
           expect(r.status, bad).toBe(403)
           expect(JSON.parse(r.body!.toString()).data.code).toBe('FORBIDDEN')
         }
+        // The URL names its signing key; a key id the service does not accept is refused by name,
+        // and a URL without one is refused like any other without a valid signature.
+        const kid = url.searchParams.get('kid')!
+        expect(kid).toMatch(/^[A-Za-z0-9_-]{8}$/)
+        const unknownKid = await download(reachable(url.href.replace(`kid=${kid}`, 'kid=AAAAAAAA')))
+        expect(unknownKid.status).toBe(403)
+        expect(JSON.parse(unknownKid.body!.toString()).data.code).toBe('SIGNING_KEY_UNKNOWN')
+        const noKid = await download(reachable(url.href.replace(`&kid=${kid}`, '')))
+        expect(noKid.status).toBe(403)
+        expect(JSON.parse(noKid.body!.toString()).data.code).toBe('FORBIDDEN')
         // The signature of one file opens no other file.
         const other = await uploadFile(alice, PNG, 'x.png', 'image/png', '/v1/upload/private')
         const swapped = reachable(url.href.replace(rec.name, other.name))

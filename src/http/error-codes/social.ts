@@ -1,4 +1,4 @@
-// Codes of the social parts: referrals, connection filters, chat, webhooks and record stores.
+// Codes of the social parts: referrals, connection filters, chat, webhooks, record stores and files.
 import { code } from './define.ts'
 
 export const SOCIAL_CODES = {
@@ -38,5 +38,10 @@ export const SOCIAL_CODES = {
     409,
     'Another record already has this value of a unique field.',
     'Choose another value.',
+  ),
+  SIGNING_KEY_UNKNOWN: code(
+    403,
+    'The signed URL names a signing key (`kid`) the service does not accept: it was signed before a rotation of URL_SIGNING_SECRET whose overlap has ended, or by another deployment.',
+    'Ask for a new URL (GET /v1/upload/url/{id}); do not retry this one.',
   ),
 } as const

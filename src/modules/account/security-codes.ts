@@ -5,7 +5,7 @@ import type { Config } from '../../config.ts'
 import type { Tx } from '../../db/index.ts'
 import type { AppError } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
-import { hashCode, newCode } from '../../platform/crypto/codes.ts'
+import { newCode } from '../../platform/crypto/codes.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import { checkFlowCode, type FlowRow, type FlowService } from '../auth/flows.ts'
 import { TEMP_TOKEN_TTL_MS } from '../auth/tokens.ts'
@@ -36,7 +36,7 @@ export class AccountCodes {
     const { id } = await this.deps.flows.create(tx, {
       purpose,
       userId,
-      codeHash: code ? hashCode(this.deps.config.jwtSecret, code) : null,
+      codeHash: code ? this.deps.flows.hashCode(code) : null,
       expiresAt: new Date(now.getTime() + TEMP_TOKEN_TTL_MS),
       createdAt: now,
     })

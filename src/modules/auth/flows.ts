@@ -1,5 +1,5 @@
 // Multi-step flows: each temporary token is a row of auth_flows with one purpose, an optional
-// 6-digit code (kept as a keyed hash), a 15-minute life and an attempt counter. Five wrong codes
+// 6-digit code (kept as a keyed hash naming its key, see platform/crypto/codes.ts), a 15-minute life and an attempt counter. Five wrong codes
 // kill the flow. Used by registration, reset, two-factor login, sensitive-action codes and web3.
 // Mail can arrive out of order, so a newer code does not end the older ones: a flow accepts its
 // newest code and the earlier ones (up to MAX_LIVE_CODES in all) until each one's own expiry.
@@ -7,7 +7,7 @@ import type { Config } from '../../config.ts'
 import type { Db, Executor, Tx } from '../../db/index.ts'
 import { type AppError, errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
-import { codeMatches, hashCode, newCode } from '../../platform/crypto/codes.ts'
+import { type CodeHasher, newCode } from '../../platform/crypto/codes.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { type CodeMailPurpose, codeMail } from '../../platform/mail/templates.ts'
 import { authRepo } from './repo.ts'
@@ -71,8 +71,20 @@ export interface StartFlow {
 
 export class FlowService {
   constructor(
-    private readonly deps: { db: Db; tokens: TokenService; clock: Clock; config: Config; jobs: JobQueue },
+    private readonly deps: {
+      db: Db
+      tokens: TokenService
+      codes: CodeHasher
+      clock: Clock
+      config: Config
+      jobs: JobQueue
+    },
   ) {}
+
+  /** The stored form of a code: its keyed hash, naming the key (`<key id>.<hex>`). */
+  hashCode(code: string): string {
+    return this.deps.codes.hash(code)
+  }
 
   async start(
     ex: Executor,
@@ -88,7 +100,7 @@ export class FlowService {
       address: input.address ?? null,
       nonce: input.nonce ?? null,
       message: input.message ?? null,
-      codeHash: code ? hashCode(this.deps.config.jwtSecret, code) : null,
+      codeHash: code ? this.hashCode(code) : null,
       expiresAt,
       createdAt: now,
     })
@@ -132,7 +144,7 @@ export class FlowService {
       await authRepo.addEarlierCodes(ex, flow.id, [
         { codeHash: flow.codeHash, expiresAt: flow.expiresAt, replacedAt: now },
       ])
-    await authRepo.setFlowCode(ex, flow.id, hashCode(this.deps.config.jwtSecret, code))
+    await authRepo.setFlowCode(ex, flow.id, this.hashCode(code))
     await authRepo.pruneEarlierCodes(ex, flow.id, MAX_LIVE_CODES - 1)
     return code
   }
@@ -144,8 +156,7 @@ export class FlowService {
     const hashes = [...(flow.codeHash ? [flow.codeHash] : []), ...earlier.map((c) => c.codeHash)]
     // Every candidate is compared, so the time taken does not tell which one matched.
     let found = false
-    const secrets = this.deps.tokens.codeSecrets()
-    for (const hash of hashes) if (codeMatches(secrets, code, hash)) found = true
+    for (const hash of hashes) if (this.deps.codes.matches(code, hash)) found = true
     return found
   }
 

@@ -2,8 +2,11 @@
 // sign-up and login service.
 import type { FastifyInstance } from 'fastify'
 import { type Config, jwtRotation } from '../../config.ts'
+import { codesRotation } from '../../config-secrets.ts'
 import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
+import { CODES_KEY_LABEL, CodeHasher } from '../../platform/crypto/codes.ts'
+import { DerivedKeyRing } from '../../platform/crypto/key-ring.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import type { AccountService } from '../account/service.ts'
 import { FlowService } from './flows.ts'
@@ -23,7 +26,12 @@ export function buildAuthBase(d: {
   sessionCache?: SessionCache
 }) {
   const tokens = new TokenService(jwtRotation(d.config), d.clock)
-  const flows = new FlowService({ db: d.db, tokens, clock: d.clock, config: d.config, jobs: d.jobs })
+  // Codes are hashed with a key of their own (CODES_SECRET); hashes stored before key ids were are
+  // still checked with JWT_SECRET's secrets until they expire.
+  const codes = new CodeHasher(new DerivedKeyRing(codesRotation(d.config), CODES_KEY_LABEL, d.clock), () =>
+    tokens.codeSecrets(),
+  )
+  const flows = new FlowService({ db: d.db, tokens, codes, clock: d.clock, config: d.config, jobs: d.jobs })
   const sessions = new SessionIssuer({ db: d.db, clock: d.clock, tokens, cache: d.sessionCache })
   return { tokens, flows, sessions }
 }

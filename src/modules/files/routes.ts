@@ -169,7 +169,7 @@ export const filesRoutes: FastifyPluginAsyncTypebox<{ files: FileService }> = as
           operationId: 'downloadFile',
           summary: 'Download a stored file (embedded disk store)',
           description:
-            'Public files need nothing; private files need the `expires` and `signature` query parameters of a URL from GET /v1/upload/url/{id} (403 when missing, wrong or expired). Deleted files answer 404.',
+            'Public files need nothing; private files need the `expires`, `signature` and `kid` query parameters of a URL from GET /v1/upload/url/{id} (403 when missing, wrong or expired; 403 `SIGNING_KEY_UNKNOWN` when `kid` names a key the service no longer accepts, after a rotation of URL_SIGNING_SECRET). Deleted files answer 404.',
           tags,
           security: noAuth,
           params: DownloadParams,
@@ -183,6 +183,10 @@ export const filesRoutes: FastifyPluginAsyncTypebox<{ files: FileService }> = as
               FORBIDDEN: {
                 when: 'a private file without a valid, unexpired signature',
                 message: 'A valid signature is required for this file',
+              },
+              SIGNING_KEY_UNKNOWN: {
+                when: 'the URL names a signing key (`kid`) the service does not accept (rotated out)',
+                message: 'This link was signed with a key that is no longer accepted; ask for a new one',
               },
               NOT_FOUND: { when: 'no such file, or a deleted one', message: 'File not found' },
             }),

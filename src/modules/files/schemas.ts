@@ -107,6 +107,12 @@ export const DownloadQuery = Type.Object(
   {
     expires: Type.Optional(Type.String({ maxLength: 20 })),
     signature: Type.Optional(Type.String({ maxLength: 100 })),
+    kid: Type.Optional(
+      Type.String({
+        maxLength: 20,
+        description: 'the id of the key that signed the URL (URL_SIGNING_SECRET)',
+      }),
+    ),
   },
   { additionalProperties: true },
 )

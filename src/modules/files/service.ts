@@ -309,12 +309,17 @@ export class FileService {
   async openDiskObject(
     visibility: Visibility,
     key: string,
-    query: { expires?: string; signature?: string },
+    query: { expires?: string; signature?: string; kid?: string },
   ): Promise<Download> {
     if (!(this.store instanceof DiskBlobStore)) throw errors.notFound('File')
     if (visibility === 'private') {
-      const check = this.store.verify(key, query.expires, query.signature)
+      const check = this.store.verify(key, query.expires, query.signature, query.kid)
       if (check === 'expired') throw errors.forbidden('This link has expired')
+      if (check === 'unknown-key')
+        throw errors.named(
+          'SIGNING_KEY_UNKNOWN',
+          'This link was signed with a key that is no longer accepted; ask for a new one',
+        )
       if (check !== 'valid') throw errors.forbidden('A valid signature is required for this file')
     }
     const row = await filesRepo.findLiveByName(this.#db, key)

@@ -21,7 +21,7 @@ export interface DiskStoreOptions {
   root: string
   /** base of the URLs handed out (config.publicUrl) */
   publicUrl: string
-  /** secret the URL-signing key is derived from (config.jwtSecret, with the one it replaced) */
+  /** root secret the URL-signing key is derived from (URL_SIGNING_SECRET, with the one it replaced) */
   secret: string | SecretRotation
   clock: Clock
 }
@@ -89,12 +89,12 @@ export class DiskBlobStore implements BlobStore {
   }
 
   async signedUrl(key: string, ttlSeconds: number): Promise<string> {
-    const { expires, signature } = this.#signer.sign(key, ttlSeconds)
-    return `${this.url(key)}?expires=${expires}&signature=${signature}`
+    const { expires, signature, kid } = this.#signer.sign(key, ttlSeconds)
+    return `${this.url(key)}?expires=${expires}&signature=${signature}&kid=${kid}`
   }
 
-  /** Checks the `expires` and `signature` query parameters of a signed URL for `key`. */
-  verify(key: string, expires: unknown, signature: unknown): SignatureCheck {
-    return this.#signer.verify(key, expires, signature)
+  /** Checks the `expires`, `signature` and `kid` query parameters of a signed URL for `key`. */
+  verify(key: string, expires: unknown, signature: unknown, kid: unknown): SignatureCheck {
+    return this.#signer.verify(key, expires, signature, kid)
   }
 }

@@ -1,7 +1,8 @@
 // Picks the object store from configuration: S3 when S3_BUCKET is set, local disk otherwise (in
 // FILES_DIR, or DATA_DIR/files on the embedded defaults). The S3 client is loaded only with S3.
 import { join } from 'node:path'
-import { type Config, jwtRotation, notInProduction } from '../../config.ts'
+import { type Config, notInProduction } from '../../config.ts'
+import { urlSigningRotation } from '../../config-secrets.ts'
 import type { Clock } from '../clock.ts'
 import type { BlobStore } from './blob-store.ts'
 import { DiskBlobStore } from './disk.ts'
@@ -20,7 +21,7 @@ export async function createBlobStore(config: Config, clock: Clock): Promise<Blo
   return new DiskBlobStore({
     root: config.filesDir ?? join(config.dataDir, 'files'),
     publicUrl: config.publicUrl,
-    secret: jwtRotation(config),
+    secret: urlSigningRotation(config),
     clock,
   })
 }
