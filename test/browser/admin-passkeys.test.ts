@@ -3,12 +3,22 @@
 // operator unlocks with the authenticator app, adds a passkey on the Passkeys page, signs out,
 // signs in again and unlocks with "Use a passkey"; the service verified every step with the relying
 // party it derived from PUBLIC_URL (http://localhost:PORT, RP ID localhost). Then the passkey is
-// removed and the sign-in offers the authenticator code alone.
+// removed and the sign-in offers the authenticator code alone. Last, an admin clears another
+// operator's authenticator app from the Users page.
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { adminEnv, auditRows, createAdmin, runId, type TestAdmin } from '../admin/helpers.ts'
+import {
+  adminEnv,
+  auditRows,
+  createAdmin,
+  elevateSession,
+  expectOk,
+  runId,
+  type TestAdmin,
+  turnOnTotp,
+} from '../admin/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { type ConsolePage, freePort, openConsolePage, signInToConsole } from '../helpers/browser.ts'
-import { lastCode } from '../helpers/factories.ts'
+import { createUser, lastCode } from '../helpers/factories.ts'
 
 let t: TestApp
 let baseUrl: string
@@ -116,3 +126,49 @@ it('adds a passkey, signs out, and unlocks the next session with it', async () =
   expect(await page.getByRole('button', { name: 'Use a passkey' }).count()).toBe(0)
   expect(c.problems).toEqual([])
 })
+
+it('an admin clears another operator’s second factor from the Users page', async () => {
+  // (a browser of its own: nothing left from the passkey's sign-ins)
+  const own = await openConsolePage()
+  try {
+    const { page } = own
+    const target: TestAdmin = await createUser(t)
+    await turnOnTotp(t, target)
+    expectOk(
+      await t.req({
+        method: 'POST',
+        url: `/v1/admin/users/${target.id}/role`,
+        token: (await elevated()).token,
+        payload: { role: 'support', reason: 'joined support' },
+      }),
+    )
+    await signInToConsole(page, baseUrl, admin, () => lastCode(t, admin.email))
+    await page.goto(`${baseUrl}/admin#/users?q=${encodeURIComponent(target.email)}`)
+    await page.getByRole('heading', { name: 'Users', level: 1 }).waitFor()
+    const row = page.locator('tr', { hasText: target.email })
+    await row.getByRole('button', { name: /^Clear second factor/ }).click()
+    await page.getByLabel('Clear', { exact: true }).selectOption('totp')
+    await page.getByLabel('Reason (kept in the audit log)').fill('ticket 812: phone lost')
+    await page.locator('dialog').getByRole('button', { name: 'Clear second factor' }).click()
+    await page
+      .getByText(/Second factor cleared/)
+      .first()
+      .waitFor()
+    expect((await auditRows(t, 'user.second-factor.reset')).at(-1)).toMatchObject({
+      actorId: admin.id,
+      targetId: target.id,
+      details: { factors: ['totp'], totpCleared: true, passkeysRemoved: 0 },
+    })
+    // the target's sessions ended with it
+    expect((await t.req({ method: 'GET', url: '/v1/account', token: target.token })).statusCode).toBe(401)
+    expect(own.problems).toEqual([])
+  } finally {
+    await own.close()
+  }
+})
+
+/** The admin's own API session, unlocked (for setting up the scene). */
+async function elevated() {
+  await elevateSession(t, admin)
+  return admin
+}
