@@ -51,6 +51,9 @@ const USER = { email: `drill-user-${run}@example.com`, password: 'Dr1ll!restore'
 const SECRETS = {
   JWT_SECRET: 'drill-jwt-secret-drill-jwt-secret-0123456789',
   KEY_ENCRYPTION_KEY: '42'.repeat(32),
+  // codes and file links have roots of their own, set as production sets them
+  CODES_SECRET: 'drill-codes-secret-drill-codes-secret-0123',
+  URL_SIGNING_SECRET: 'drill-url-secret-drill-url-secret-01234567',
 }
 
 const children = new Set()
