@@ -172,6 +172,38 @@ describe('migration 0052: open legs of an existing database get their holds', ()
 })
 
 describe('reconciliation: the reservation invariants', () => {
+  it('voids a hold whose timeout passed before it checks, so it is not left without an owner', async () => {
+    const q = await paidEscrow()
+    const accountId = await escrowAccount(q.escrowId)
+    const before = await account(q.escrowId)
+    const timed = await db()
+      .transaction()
+      .execute((tx) =>
+        t.app.services.ledger.hold(tx, {
+          key: `timed:${q.escrowId}`,
+          coin: 'avax',
+          account: accountId,
+          amount: 5n,
+          kind: 'test.timed',
+          expiresAt: new Date(t.clock.now().getTime() + 60_000),
+        }),
+      )
+    // Within its timeout a hold nobody owns is reported...
+    expect((await reservationInvariants(db())).map((v) => [v.check, v.id])).toEqual([
+      ['hold_without_owner', timed.id],
+    ])
+    // ...past it, the reconciliation run voids it first and finds nothing.
+    t.clock.advance(61_000)
+    const run = await t.app.services.settlement.reconciliation.runNow()
+    expect(run.violations).toEqual([])
+    expect(await t.app.services.ledger.getHold(db(), timed.id)).toMatchObject({
+      status: 'voided',
+      expired: true,
+      resolutionKey: `hold:${timed.id}:expire`,
+    })
+    expect(await account(q.escrowId)).toMatchObject({ balance: before.balance, held: before.held })
+  })
+
   it('reports a transfer whose hold was resolved, a hold of another amount, and a hold with no owner', async () => {
     const q = await paidEscrow()
     expect((await post(t, payer, '/v1/escrow/release', { escrowId: q.escrowId })).statusCode).toBe(200)
