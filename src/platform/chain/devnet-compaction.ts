@@ -49,6 +49,8 @@ export interface DevnetState {
   automine: boolean
   /** [address, balance, nonce] */
   accounts: [Address, Hex, number][]
+  /** the accounts the bootstrap touches (the rest start empty: the replay pays them in bulk) */
+  bootstrapped?: Address[]
   tokens: {
     address: Address
     totalSupply: Hex
@@ -293,6 +295,9 @@ export async function captureState(input: CaptureInput): Promise<DevnetState> {
     coinbase: getAddress(coinbase),
     automine: automineAt(input.entries.slice(0, split.index), previous),
     accounts: [...accounts.values()],
+    bootstrapped: [...new Set([...input.known.map(lower), coinbase, ...tokens.map(lower)])].map((a) =>
+      getAddress(a),
+    ),
     tokens: out,
     rebase: true,
   }
@@ -319,12 +324,15 @@ export async function applyState(node: Eip1193, state: DevnetState): Promise<voi
   // accounts, the platform's keys, the coinbase, any account with a nonce) are set one by one.
   const paid: [Address, bigint][] = []
   const oneByOne: DevnetState['accounts'] = []
+  const bootstrapped = state.bootstrapped ? new Set(state.bootstrapped.map(lower)) : undefined
   for (const a of state.accounts) {
     const [address, balance, nonce] = a
     const empty =
       nonce === 0 &&
-      num(await node.request({ method: 'eth_getBalance', params: [address, 'latest'] })) === 0n &&
-      num(await node.request({ method: 'eth_getTransactionCount', params: [address, 'latest'] })) === 0n
+      (bootstrapped
+        ? !bootstrapped.has(lower(address))
+        : num(await node.request({ method: 'eth_getBalance', params: [address, 'latest'] })) === 0n &&
+          num(await node.request({ method: 'eth_getTransactionCount', params: [address, 'latest'] })) === 0n)
     if (!empty) oneByOne.push(a)
     else if (num(balance) > 0n) paid.push([address, num(balance)])
   }
