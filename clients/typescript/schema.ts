@@ -2961,7 +2961,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Every account's withdrawals by status (`failing`), coin and user, oldest first */
+    /** Every account's withdrawals by status (`failing`), coin and user, oldest first (or newest) */
     get: operations['adminWithdrawals']
     put?: never
     post?: never
@@ -44146,6 +44146,8 @@ export interface operations {
         coin?: string
         /** @description the requesting account */
         user?: string
+        /** @description `oldest` first (default: a queue) or `newest` first (a user’s latest) */
+        order?: 'oldest' | 'newest'
       }
       header?: never
       path?: never

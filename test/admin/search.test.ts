@@ -194,4 +194,28 @@ describe('the global search and the detail pages', () => {
     ])
       expectError(await get(op, path), 404, 'NOT_FOUND')
   })
+
+  it('lists a user’s withdrawals newest first on request (the user page), oldest first by default', async () => {
+    const { t, talent, stranger: op } = W.scene
+    const first = (
+      await t.database.db
+        .selectFrom('withdrawals')
+        .select('id')
+        .where('ownerId', '=', talent.id)
+        .executeTakeFirstOrThrow()
+    ).id
+    const { withdrawalId: second } = await withdrawAvax(t, talent, 0.1, freshAddress())
+    const ids = async (order: string) =>
+      (
+        expectOk(await get(op, `/v1/admin/withdrawals?user=${talent.id}${order}`)).data as { _id: string }[]
+      ).map((w) => w._id)
+    expect(await ids('&order=newest')).toEqual([second, first])
+    expect(await ids('&order=oldest')).toEqual([first, second])
+    expect(await ids('')).toEqual([first, second])
+    expectError(
+      await get(op, `/v1/admin/withdrawals?user=${talent.id}&order=sideways`),
+      400,
+      'VALIDATION_ERROR',
+    )
+  })
 })

@@ -54,7 +54,7 @@ export function renderUser(main, id, { reload }) {
     async () => {
       const [overview, withdrawals, audit] = await Promise.all([
         /** @type {Promise<AdminUserOverview>} */ (get(`/v1/admin/users/${id}/overview`)),
-        get(`/v1/admin/withdrawals?user=${id}&limit=${ROWS}`),
+        get(`/v1/admin/withdrawals?user=${id}&order=newest&limit=${ROWS}`),
         get(`/v1/admin/audit?target=${id}&limit=${ROWS}`),
       ])
       return { overview, withdrawals, audit }
@@ -117,7 +117,11 @@ export function renderUser(main, id, { reload }) {
           ],
           ws,
           withdrawals.total > ws.length
-            ? h('a', { href: `#/withdrawals?user=${u._id}` }, `All ${withdrawals.total} withdrawals`)
+            ? h(
+                'a',
+                { href: `#/withdrawals?user=${u._id}&order=newest` },
+                `All ${withdrawals.total} withdrawals`,
+              )
             : null,
         ),
         section(

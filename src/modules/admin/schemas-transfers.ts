@@ -251,6 +251,11 @@ export const WithdrawalQuery = Type.Object(
     ),
     coin: Type.Optional(Str(40, { minLength: 1 })),
     user: Type.Optional(Id('the requesting account')),
+    order: Type.Optional(
+      Type.Union([Type.Literal('oldest'), Type.Literal('newest')], {
+        description: '`oldest` first (default: a queue) or `newest` first (a user’s latest)',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

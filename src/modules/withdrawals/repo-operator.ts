@@ -9,6 +9,8 @@ export interface WithdrawalFilter {
   status?: WithdrawalStatus | 'failing' | undefined
   coin?: string | undefined
   userId?: string | undefined
+  /** `oldest` first (default) or `newest` first */
+  order?: 'oldest' | 'newest' | undefined
   page: number
   limit: number
 }
@@ -39,7 +41,12 @@ export const withdrawalOperatorRepo = {
     else if (f.status) q = q.where('w.status', '=', f.status)
     if (f.coin) q = q.where('w.coin', '=', f.coin)
     if (f.userId) q = q.where('w.ownerId', '=', f.userId)
-    return countedPage(q, (q) => q.select(columns), { by: ['w.createdAt', 'w.id'], first: 'oldest' }, f)
+    return countedPage(
+      q,
+      (q) => q.select(columns),
+      { by: ['w.createdAt', 'w.id'], first: f.order ?? 'oldest' },
+      f,
+    )
   },
 
   /** The newest withdrawals to a destination address, any case (withdrawals_address). */

@@ -129,7 +129,7 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         operationId: 'adminWithdrawals',
-        summary: "Every account's withdrawals by status (`failing`), coin and user, oldest first",
+        summary: "Every account's withdrawals by status (`failing`), coin and user, oldest first (or newest)",
         tags,
         security,
         querystring: WithdrawalQuery,
@@ -143,6 +143,7 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
         status: q.status as never,
         coin: q.coin?.toLowerCase(),
         userId: q.user,
+        order: q.order,
       })
       return ok(page(q, r))
     },
