@@ -1,6 +1,7 @@
 // The sockets of this process: who is connected, delivery of pushes from the LISTEN connection,
 // client requests (`{type, id?, data}` answered by `ack` or `error` with the same id), heartbeat
 // pings, re-checks of each socket's session, and dropping sockets that do not keep up.
+import { Buffer } from 'node:buffer'
 import { hostname } from 'node:os'
 import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
@@ -277,18 +278,20 @@ export class LiveHub {
     } else this.#deliver(wire)
   }
 
+  /** One push: serialised and encoded once, the same bytes written to every socket it reaches. */
   #deliver(wire: LiveWire) {
     if (!('u' in wire)) return
-    let text: string | undefined
+    let frame: Buffer | undefined
     for (const userId of wire.u) {
       const set = this.#byUser.get(userId)
       if (!set) continue
-      text ??= JSON.stringify({ type: wire.t, data: wire.d })
-      for (const conn of set) this.#send(conn, text)
+      frame ??= Buffer.from(JSON.stringify({ type: wire.t, data: wire.d }))
+      for (const conn of set) this.#send(conn, frame)
     }
   }
 
-  #send(conn: Conn, text: string) {
+  /** A text message (a string, or its UTF-8 bytes shared by many sockets). */
+  #send(conn: Conn, text: string | Buffer) {
     const { ws } = conn
     if (ws.readyState !== ws.OPEN) return
     // A client that does not read is dropped rather than buffered for without bound.
@@ -297,11 +300,13 @@ export class LiveHub {
       setTimeout(() => ws.terminate(), 1000).unref()
       return
     }
-    ws.send(text)
+    ws.send(text, { binary: false })
   }
 
   #tick() {
     const local = new Map<string, number>()
+    // The sockets of one session (a user's tabs share its token) are checked with one lookup.
+    const byToken = new Map<string, Conn[]>()
     for (const [userId, set] of this.#byUser) {
       local.set(userId, set.size)
       for (const conn of set) {
@@ -311,17 +316,21 @@ export class LiveHub {
         }
         conn.alive = false
         conn.ws.ping()
-        // A revoked session (logout, password change) loses its sockets.
-        this.#track(
-          this.deps.authenticate(conn.token).then(
-            (ctx) => {
-              if (!ctx) conn.ws.close(CLOSE.unauthenticated, 'session revoked')
-            },
-            () => {},
-          ),
-        )
+        const same = byToken.get(conn.token)
+        if (same) same.push(conn)
+        else byToken.set(conn.token, [conn])
       }
     }
+    // A revoked session (logout, password change) loses its sockets.
+    for (const [token, conns] of byToken)
+      this.#track(
+        this.deps.authenticate(token).then(
+          (ctx) => {
+            if (!ctx) for (const conn of conns) conn.ws.close(CLOSE.unauthenticated, 'session revoked')
+          },
+          () => {},
+        ),
+      )
     this.#track(
       this.deps.presence
         .beat(local)

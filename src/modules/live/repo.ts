@@ -74,48 +74,71 @@ export const liveRepo = {
     return exists(ex.selectFrom('users').select('id').where('id', '=', userId).forUpdate())
   },
 
-  async addSocket(ex: Executor, processId: string, userId: string): Promise<void> {
-    await ex
-      .insertInto('livePresence')
-      .values({ processId, userId, sockets: 1 })
-      .onConflict((oc) =>
-        oc.columns(['processId', 'userId']).doUpdateSet({ sockets: sql`live_presence.sockets + 1` }),
-      )
+  /** Locks the rows of many users, in id order (so two processes batching at once cannot
+   * deadlock on each other); answers the ids that exist. */
+  async lockUsers(ex: Executor, userIds: string[]): Promise<string[]> {
+    const rows = await ex
+      .selectFrom('users')
+      .select('id')
+      .where('id', 'in', userIds)
+      .orderBy('id')
+      .forUpdate()
       .execute()
+    return rows.map((r) => r.id)
   },
 
-  /** One socket fewer: the row goes with the last one (deleted first, so that a count just
-   * lowered to 1 is not taken for the last). */
-  async removeSocket(ex: Executor, processId: string, userId: string): Promise<void> {
-    const gone = await ex
-      .deleteFrom('livePresence')
-      .where('processId', '=', processId)
-      .where('userId', '=', userId)
-      .where('sockets', '<=', 1)
-      .executeTakeFirst()
-    if (gone.numDeletedRows > 0n) return
-    await ex
-      .updateTable('livePresence')
-      .set({ sockets: sql`sockets - 1` })
-      .where('processId', '=', processId)
-      .where('userId', '=', userId)
-      .execute()
+  /** Adds `n` sockets of this process to each user's count (one statement for the batch). */
+  async addSockets(ex: Executor, processId: string, counts: Array<{ userId: string; n: number }>) {
+    if (counts.length === 0) return
+    await sql`
+      insert into live_presence (process_id, user_id, sockets)
+      select ${processId}, d.user_id, d.n
+      from unnest(${counts.map((c) => c.userId)}::text[], ${counts.map((c) => c.n)}::int[]) as d(user_id, n)
+      on conflict (process_id, user_id) do update set sockets = live_presence.sockets + excluded.sockets`.execute(
+      ex,
+    )
   },
 
-  /** The user's sockets per other process, most first. */
-  socketsElsewhere(ex: Executor, processId: string, userId: string) {
+  /** Removes `n` sockets of this process from each user's count: a row that would reach 0 goes
+   * (deleted first: the count never goes below 1). */
+  async removeSockets(ex: Executor, processId: string, counts: Array<{ userId: string; n: number }>) {
+    if (counts.length === 0) return
+    const users = counts.map((c) => c.userId)
+    const ns = counts.map((c) => c.n)
+    await sql`
+      delete from live_presence p
+      using unnest(${users}::text[], ${ns}::int[]) as d(user_id, n)
+      where p.process_id = ${processId} and p.user_id = d.user_id and p.sockets <= d.n`.execute(ex)
+    await sql`
+      update live_presence p set sockets = p.sockets - d.n
+      from unnest(${users}::text[], ${ns}::int[]) as d(user_id, n)
+      where p.process_id = ${processId} and p.user_id = d.user_id`.execute(ex)
+  },
+
+  /** Each user's sockets per other process, most first. */
+  socketsElsewhereOf(ex: Executor, processId: string, userIds: string[]) {
     return ex
       .selectFrom('livePresence')
-      .select(['processId', 'sockets'])
-      .where('userId', '=', userId)
+      .select(['userId', 'processId', 'sockets'])
+      .where('userId', 'in', userIds)
       .where('processId', '<>', processId)
+      .orderBy('userId')
       .orderBy('sockets', 'desc')
       .orderBy('processId')
       .execute()
   },
 
-  isConnected(ex: Executor, userId: string): Promise<boolean> {
-    return exists(ex.selectFrom('livePresence').select('userId').where('userId', '=', userId))
+  /** ONLINE for users who hold a socket on some process, OFFLINE for the others (only rows that change). */
+  async syncSocketStatus(ex: Executor, userIds: string[]): Promise<void> {
+    if (userIds.length === 0) return
+    await sql`
+      update users u set socket_status = s.status
+      from (
+        select t.id, case when exists (select 1 from live_presence p where p.user_id = t.id)
+                     then 'ONLINE' else 'OFFLINE' end as status
+        from unnest(${userIds}::text[]) as t(id)
+      ) s
+      where u.id = s.id and u.socket_status <> s.status`.execute(ex)
   },
 
   async setSocketStatus(ex: Executor, userId: string, status: 'ONLINE' | 'OFFLINE'): Promise<void> {
