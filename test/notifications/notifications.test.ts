@@ -170,6 +170,21 @@ describe('notifications', () => {
     const times = [...p1.notification, ...p2.notification].map((n: { createdAt: string }) => n.createdAt)
     expect([...times].sort().reverse()).toEqual(times)
   })
+
+  it('answers a page with its totals and the users it names in one statement (two past the end)', async () => {
+    const statements = async (query: string) => {
+      const before = t.database.queryCount()
+      const data = (await list(talent, query)).json().data
+      return { queries: t.database.queryCount() - before, data }
+    }
+    const page = await statements('?limit=3')
+    expect(page.queries).toBe(1)
+    expect(page.data).toMatchObject({ total: 4, unread: expect.any(Number) })
+    expect(page.data.notification[0].owner).toMatchObject({ _id: talent.id, firstName: 'Tala' })
+    const past = await statements('?limit=3&page=9')
+    expect(past.queries).toBeLessThanOrEqual(2)
+    expect(past.data).toMatchObject({ total: 4, unread: page.data.unread, notification: [] })
+  })
 })
 
 describe('notification e-mail', () => {

@@ -1,7 +1,8 @@
 // The only SQL on notifications, their mail digests and e-mail preferences.
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
-import { countedPage, type PageRequest } from '../../db/reads.ts'
+import type { PageRequest } from '../../db/reads.ts'
+import { userSummaryJson } from '../account/module.ts'
 
 export interface NewNotification {
   id: string
@@ -57,24 +58,6 @@ export const notificationRepo = {
       .executeTakeFirst()
   },
 
-  /** One page of the user's notifications, newest first, with the number of all that match. */
-  page(ex: Executor, f: ListFilter, p: PageRequest) {
-    let q = ex.selectFrom('notifications').where('userId', '=', f.userId)
-    if (f.read !== undefined) q = q.where('readAt', f.read ? 'is not' : 'is', null)
-    if (f.type) q = q.where('type', '=', f.type)
-    return countedPage(q, (q) => q.select(columns), { by: ['createdAt', 'id'], first: 'newest' }, p)
-  },
-
-  async unread(ex: Executor, userId: string) {
-    const row = await ex
-      .selectFrom('notifications')
-      .select(sql<number>`count(*)::int`.as('n'))
-      .where('userId', '=', userId)
-      .where('readAt', 'is', null)
-      .executeTakeFirstOrThrow()
-    return row.n
-  },
-
   async markRead(ex: Executor, userId: string, at: Date, id?: string) {
     let q = ex
       .updateTable('notifications')
@@ -84,6 +67,50 @@ export const notificationRepo = {
     if (id) q = q.where('id', '=', id)
     const res = await q.executeTakeFirst()
     return Number(res.numUpdatedRows)
+  },
+
+  /**
+   * One page of the user's notifications, newest first, in one statement: each row with the
+   * summaries of its owner and actor (the account module's SQL), the number of all that match and
+   * of the unread ones (each counted once for the statement, beside the page's index walk).
+   */
+  pageWithUsers(ex: Executor, f: ListFilter, p: PageRequest) {
+    const matching = (alias: 'notifications' | 'm') => {
+      let q = ex.selectFrom(`notifications as ${alias}` as 'notifications').where('userId', '=', f.userId)
+      if (f.read !== undefined) q = q.where('readAt', f.read ? 'is not' : 'is', null)
+      if (f.type) q = q.where('type', '=', f.type)
+      return q
+    }
+    const total = matching('m').select((eb) => eb.fn.countAll<string | number>().as('n'))
+    return matching('notifications')
+      .select(columns)
+      .select([
+        sql<string | number>`(${total})`.as('total'),
+        sql<number>`(select count(*)::int from notifications u
+          where u.user_id = ${f.userId} and u.read_at is null)`.as('unread'),
+        userSummaryJson(sql.ref('notifications.user_id')).as('owner'),
+        userSummaryJson(sql.ref('notifications.actor_id')).as('actor'),
+      ])
+      .orderBy('createdAt', 'desc')
+      .orderBy('id', 'desc')
+      .limit(p.limit)
+      .offset((p.page - 1) * p.limit)
+      .execute()
+  },
+
+  /** The number of the user's notifications that match, and of the unread ones, in one statement. */
+  async totals(ex: Executor, f: ListFilter): Promise<{ total: number; unread: number }> {
+    let q = ex.selectFrom('notifications').where('userId', '=', f.userId)
+    if (f.read !== undefined) q = q.where('readAt', f.read ? 'is not' : 'is', null)
+    if (f.type) q = q.where('type', '=', f.type)
+    const row = await q
+      .select((eb) => [
+        eb.fn.countAll<string | number>().as('total'),
+        sql<number>`(select count(*)::int from notifications u
+          where u.user_id = ${f.userId} and u.read_at is null)`.as('unread'),
+      ])
+      .executeTakeFirstOrThrow()
+    return { total: Number(row.total), unread: row.unread }
   },
 
   /** Summaries of users (owner and actor of notifications), by id. */

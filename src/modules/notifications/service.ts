@@ -42,7 +42,28 @@ export interface ListQuery {
   type?: string
 }
 
-type UserRow = Awaited<ReturnType<typeof notificationRepo.users>>[number]
+/** What a notification shows of a user (its owner, its actor). */
+type UserRow = Pick<
+  Awaited<ReturnType<typeof notificationRepo.users>>[number],
+  'firstName' | 'lastName' | 'type' | 'score' | 'profile'
+>
+
+/** A notification's API form, with the users it names when they exist. */
+function formOf(r: NotificationRow, owner: UserRow | undefined, actor: UserRow | undefined) {
+  return {
+    _id: r.id,
+    owner: userForm(owner, r.userId)!,
+    notifyUser: userForm(actor, r.actorId),
+    title: r.title,
+    description: r.description,
+    read: r.readAt !== null,
+    data: r.ref,
+    isAdmin: false,
+    type: r.type,
+    createdAt: r.createdAt,
+    updatedAt: r.readAt ?? r.createdAt,
+  }
+}
 
 function userForm(u: UserRow | undefined, id: string | null) {
   if (!id) return null
@@ -148,17 +169,19 @@ export class NotificationService {
       ...(q.read !== undefined ? { read: q.read } : {}),
       ...(q.type ? { type: q.type } : {}),
     }
-    const [{ total, rows }, unread] = await Promise.all([
-      notificationRepo.page(db, filter, { page, limit }),
-      notificationRepo.unread(db, userId),
-    ])
+    // One statement; a page past the end has no row to carry the totals, and counts them apart.
+    const rows = await notificationRepo.pageWithUsers(db, filter, { page, limit })
+    const first = rows[0]
+    const { total, unread } = first
+      ? { total: Number(first.total), unread: first.unread }
+      : await notificationRepo.totals(db, filter)
     return {
       page,
       pages: Math.ceil(total / limit),
       limit,
       total,
       unread,
-      notification: await this.#forms(db, rows),
+      notification: rows.map((r) => formOf(r, r.owner ?? undefined, r.actor ?? undefined)),
     }
   }
 
@@ -191,18 +214,6 @@ export class NotificationService {
   async #forms(ex: Db | Tx, rows: NotificationRow[]) {
     const ids = [...new Set(rows.flatMap((r) => [r.userId, ...(r.actorId ? [r.actorId] : [])]))]
     const users = new Map((await notificationRepo.users(ex, ids)).map((u) => [u.id, u]))
-    return rows.map((r) => ({
-      _id: r.id,
-      owner: userForm(users.get(r.userId), r.userId)!,
-      notifyUser: userForm(users.get(r.actorId ?? ''), r.actorId),
-      title: r.title,
-      description: r.description,
-      read: r.readAt !== null,
-      data: r.ref,
-      isAdmin: false,
-      type: r.type,
-      createdAt: r.createdAt,
-      updatedAt: r.readAt ?? r.createdAt,
-    }))
+    return rows.map((r) => formOf(r, users.get(r.userId), users.get(r.actorId ?? '')))
   }
 }
