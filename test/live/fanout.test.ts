@@ -121,6 +121,9 @@ describe('presence of sockets opened and closed together', () => {
   it('counts every socket per process, ONLINE while any is open, OFFLINE once all are closed', async () => {
     const db = pair.a.database.db
     const subjects = users.slice(0, 4)
+    // the sockets of the tests before are gone (each server sees a close a moment after its client)
+    await until(() => hubs().every((h) => h.size === 0), 'the earlier sockets to be closed')
+    for (const hub of hubs()) await hub.settle()
     // all at once: four sockets per user on A and three on B
     const opening = subjects.flatMap((u) => [
       ...Array.from({ length: 4 }, () => connectReady(pair.urlA, u.token)),

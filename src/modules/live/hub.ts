@@ -71,6 +71,9 @@ export class LiveHub {
   readonly #byUser = new Map<string, Set<Conn>>()
   readonly #handlers = new Map<string, ClientRequestHandler>()
   readonly #pending = new Set<Promise<unknown>>()
+  /** pushes received and not yet delivered: those behind a stored one being loaded */
+  readonly #inbox: LiveWire[] = []
+  #loading = false
   #listener: ChannelListener | undefined
   #timer: NodeJS.Timeout | undefined
   #stopping = false
@@ -264,18 +267,44 @@ export class LiveHub {
     } catch {
       return
     }
-    if ('ref' in wire) {
-      this.#track(
-        liveRepo.loadMessage(this.deps.database.db, wire.ref).then(
-          (stored) => {
-            if (stored) this.#deliver((typeof stored === 'string' ? JSON.parse(stored) : stored) as LiveWire)
-          },
-          (err) => this.deps.log.warn({ err }, 'live: loading a stored push failed'),
-        ),
-      )
-    } else if ('close' in wire) {
+    if ('close' in wire) {
       if (wire.close.p === this.deps.presence.processId) this.#closeOldest(wire.close.u, wire.close.n)
-    } else this.#deliver(wire)
+      return
+    }
+    this.#inbox.push(wire)
+    if (!this.#loading) this.#drainInbox()
+  }
+
+  /**
+   * Pushes in the order they were notified: a stored one (over the NOTIFY limit) is loaded before
+   * any push notified after it is delivered.
+   */
+  #drainInbox() {
+    while (this.#inbox.length > 0) {
+      const wire = this.#inbox[0]!
+      if ('ref' in wire) {
+        this.#loading = true
+        this.#track(
+          liveRepo
+            .loadMessage(this.deps.database.db, wire.ref)
+            .then(
+              (stored) => {
+                if (stored)
+                  this.#deliver((typeof stored === 'string' ? JSON.parse(stored) : stored) as LiveWire)
+              },
+              (err) => this.deps.log.warn({ err }, 'live: loading a stored push failed'),
+            )
+            .finally(() => {
+              this.#inbox.shift()
+              this.#loading = false
+              this.#drainInbox()
+            }),
+        )
+        return
+      }
+      this.#inbox.shift()
+      this.#deliver(wire)
+    }
   }
 
   /** One push: serialised and encoded once, the same bytes written to every socket it reaches. */
