@@ -108,6 +108,22 @@ describe('feeds', () => {
     expect((await feeds(creator, '?type=nope')).statusCode).toBe(400)
   })
 
+  it('answers a page with its total in one statement (two past the end)', async () => {
+    const statements = async (query: string) => {
+      const before = t.database.queryCount()
+      const data = (await feeds(creator, query)).json().data
+      return { queries: t.database.queryCount() - before, data }
+    }
+    const page = await statements('?limit=2')
+    expect(page.queries).toBe(1)
+    expect(page.data).toMatchObject({ total: 4, pages: 2 })
+    expect(page.data.data).toHaveLength(2)
+    expect(Object.keys(page.data.data[0])).not.toContain('pageTotal')
+    const past = await statements('?limit=2&page=9')
+    expect(past.queries).toBeLessThanOrEqual(2)
+    expect(past.data).toMatchObject({ total: 4, data: [] })
+  })
+
   it('dismissing one or all hides entries for that viewer only', async () => {
     const entry = (await feeds(stranger)).json().data.data.find((f: { data: string }) => f.data === publicJob)
     const res = await t.req({ method: 'PUT', url: `/v1/feeds/${entry._id}/dismiss`, token: stranger.token })

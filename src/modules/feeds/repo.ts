@@ -54,6 +54,7 @@ export const feedRepo = {
       (q) => q.select(columns),
       { by: ['e.createdAt', 'e.id'], first: 'newest' },
       p,
+      'in-page',
     )
   },
 
