@@ -40,6 +40,10 @@ export function recordsSuite(files: FileFixture) {
       expect(page2.data.map((f: any) => f._id)).toEqual([made[3]._id, made[2]._id, made[1]._id])
       const beyond = (await get('/v1/upload/?page=9&limit=3', carol.token)).json().data
       expect(beyond).toMatchObject({ count: 7, pages: 3, page: 9, data: [] })
+      // A page and its count are one statement.
+      const before = t.database.queryCount()
+      expect((await get('/v1/upload/?page=2&limit=3', carol.token)).json().data.count).toBe(7)
+      expect(t.database.queryCount() - before).toBe(1)
 
       const images = (await get('/v1/upload/?type=image/', carol.token)).json().data
       expect(images.count).toBe(5)

@@ -62,6 +62,22 @@ describe('GET /v1/transaction (#24)', () => {
     expect((await list(bob)).json().data.total).toBe(1)
   })
 
+  it('answers a page with its total in one statement (two past the end)', async () => {
+    const statements = async (query: string) => {
+      const before = t.database.queryCount()
+      const data = (await list(alice, query)).json().data
+      return { queries: t.database.queryCount() - before, data }
+    }
+    await list(alice)
+    const page = await statements('?limit=5')
+    expect(page.queries).toBe(1)
+    expect(page.data).toMatchObject({ total: 15, pages: 3 })
+    expect(Object.keys(page.data.transactions[0])).not.toContain('pageTotal')
+    const past = await statements('?limit=5&page=9')
+    expect(past.queries).toBeLessThanOrEqual(2)
+    expect(past.data).toMatchObject({ total: 15, transactions: [] })
+  })
+
   it('shows every field of a transaction with its coin embedded', async () => {
     const data = (await list(alice, '?limit=100')).json().data
     const usdc = await t.app.services.coins.get('usdc')

@@ -79,6 +79,7 @@ export const filesRepo = {
       (q) => q.selectAll(),
       { by: ['createdAt', 'id'], first: 'newest' },
       f,
+      'in-page',
     )
     return { rows, count: total }
   },

@@ -59,13 +59,13 @@ export const transactionsRepo = {
       .execute()
   },
 
-  /** One page of an owner's records, newest first, with the number of all that match. */
+  /** One page of an owner's records, newest first, with the number of all that match (one statement). */
   async page(ex: Executor, ownerId: string, f: TransactionPage) {
     let base = ex.selectFrom('transactions').where('ownerId', '=', ownerId)
     if (f.type) base = base.where('type', '=', f.type)
     if (f.status) base = base.where('status', '=', f.status)
     if (f.coin) base = base.where('coin', '=', f.coin.toLowerCase())
-    return countedPage(base, (q) => q.selectAll(), { by: ['createdAt', 'id'], first: 'newest' }, f)
+    return countedPage(base, (q) => q.selectAll(), { by: ['createdAt', 'id'], first: 'newest' }, f, 'in-page')
   },
 
   ownedBy(ex: Executor, ownerId: string, id: string) {
