@@ -2615,7 +2615,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Search accounts (email, userName, name, id or web3 address), newest first */
+    /** Search accounts (email, userName, name, id or web3 address) by role, suspension and creation window (`from`, `to`), newest first */
     get: operations['adminUsers']
     put?: never
     post?: never
@@ -2876,7 +2876,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Outgoing transfers by state, coin and purpose, oldest first, with their age */
+    /** Outgoing transfers by state, coin, purpose and creation window (`from`, `to`), newest first (or oldest), with their age */
     get: operations['adminTransfers']
     put?: never
     post?: never
@@ -2961,7 +2961,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Every account's withdrawals by status (`failing`), coin and user, oldest first (or newest) */
+    /** Every account's withdrawals by status (`failing`), coin, user and creation window (`from`, `to`), oldest first (or newest) */
     get: operations['adminWithdrawals']
     put?: never
     post?: never
@@ -3029,7 +3029,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Escrow payout legs by status (`failing`), kind, coin and escrow, oldest first */
+    /** Escrow payout legs by status (`failing`), kind, coin, escrow and creation window (`from`, `to`), oldest first */
     get: operations['adminEscrowLegs']
     put?: never
     post?: never
@@ -3169,7 +3169,7 @@ export interface paths {
       path?: never
       cookie?: never
     }
-    /** Every dispute with its evidence and the USD still in escrow, oldest first */
+    /** Every dispute with its evidence and the USD still in escrow, by status and creation window (`from`, `to`), oldest first */
     get: operations['adminDisputes']
     put?: never
     post?: never
@@ -39894,6 +39894,16 @@ export interface operations {
         q?: string
         role?: 'admin' | 'finance' | 'support' | 'user'
         suspended?: boolean
+        /**
+         * @description created at or after (inclusive)
+         * @example 2026-01-01T12:00:00.000Z
+         */
+        from?: string
+        /**
+         * @description created before (exclusive)
+         * @example 2026-01-01T12:00:00.000Z
+         */
+        to?: string
       }
       header?: never
       path?: never
@@ -42938,6 +42948,16 @@ export interface operations {
         coin?: string
         purpose?: string
         referenceId?: string
+        /**
+         * @description created at or after (inclusive)
+         * @example 2026-01-01T12:00:00.000Z
+         */
+        from?: string
+        /**
+         * @description created before (exclusive)
+         * @example 2026-01-01T12:00:00.000Z
+         */
+        to?: string
         /** @description `newest` first (default: new activity on the first page) or `oldest` first (a queue) */
         order?: 'newest' | 'oldest'
       }
@@ -44146,6 +44166,16 @@ export interface operations {
         coin?: string
         /** @description the requesting account */
         user?: string
+        /**
+         * @description created at or after (inclusive)
+         * @example 2026-01-01T12:00:00.000Z
+         */
+        from?: string
+        /**
+         * @description created before (exclusive)
+         * @example 2026-01-01T12:00:00.000Z
+         */
+        to?: string
         /** @description `oldest` first (default: a queue) or `newest` first (a user’s latest) */
         order?: 'oldest' | 'newest'
       }
@@ -45235,6 +45265,16 @@ export interface operations {
         coin?: string
         /** @description the escrow */
         escrow?: string
+        /**
+         * @description created at or after (inclusive)
+         * @example 2026-01-01T12:00:00.000Z
+         */
+        from?: string
+        /**
+         * @description created before (exclusive)
+         * @example 2026-01-01T12:00:00.000Z
+         */
+        to?: string
       }
       header?: never
       path?: never
@@ -47411,6 +47451,16 @@ export interface operations {
         page?: number
         limit?: number
         status?: 'open' | 'settling' | 'settled'
+        /**
+         * @description created at or after (inclusive)
+         * @example 2026-01-01T12:00:00.000Z
+         */
+        from?: string
+        /**
+         * @description created before (exclusive)
+         * @example 2026-01-01T12:00:00.000Z
+         */
+        to?: string
       }
       header?: never
       path?: never

@@ -35,6 +35,9 @@ export interface AccountSearch {
   q?: string | undefined
   role?: string | undefined
   suspended?: boolean | undefined
+  /** created at or after `from`, before `to` */
+  from?: Date | undefined
+  to?: Date | undefined
   page: number
   limit: number
 }
@@ -138,6 +141,8 @@ export const moderationRepo = {
     if (f.role !== undefined) q = q.where('role', '=', f.role)
     if (f.suspended === true) q = q.where('suspendedAt', 'is not', null)
     if (f.suspended === false) q = q.where('suspendedAt', 'is', null)
+    if (f.from) q = q.where('createdAt', '>=', f.from)
+    if (f.to) q = q.where('createdAt', '<', f.to)
     const text = f.q?.trim().toLowerCase()
     if (text) {
       const like = `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`

@@ -2,7 +2,7 @@
 // transactions, postings and reported events), withdrawals and escrow payout legs.
 import { Type } from 'typebox'
 import { Id, NullableTimestamp, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
-import { EX_ADMIN_ID, EX_TIME } from './schemas.ts'
+import { CreatedRange, EX_ADMIN_ID, EX_TIME } from './schemas.ts'
 
 const Units = (description: string) => Type.String({ pattern: '^[0-9]+$', description })
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()])
@@ -179,6 +179,7 @@ export const TransferQuery = Type.Object(
     coin: Type.Optional(Str(40, { minLength: 1 })),
     purpose: Type.Optional(Str(40, { minLength: 1 })),
     referenceId: Type.Optional(Str(100, { minLength: 1 })),
+    ...CreatedRange,
     order: Type.Optional(
       Type.Union([Type.Literal('newest'), Type.Literal('oldest')], {
         description: '`newest` first (default: new activity on the first page) or `oldest` first (a queue)',
@@ -251,6 +252,7 @@ export const WithdrawalQuery = Type.Object(
     ),
     coin: Type.Optional(Str(40, { minLength: 1 })),
     user: Type.Optional(Id('the requesting account')),
+    ...CreatedRange,
     order: Type.Optional(
       Type.Union([Type.Literal('oldest'), Type.Literal('newest')], {
         description: '`oldest` first (default: a queue) or `newest` first (a user’s latest)',
@@ -334,6 +336,7 @@ export const LegQuery = Type.Object(
     ),
     coin: Type.Optional(Str(40, { minLength: 1 })),
     escrow: Type.Optional(Id('the escrow')),
+    ...CreatedRange,
   },
   { additionalProperties: false },
 )

@@ -193,6 +193,16 @@ export const AuditRecord = Type.Object(
   },
 )
 
+/** A list's creation window: `from` inclusive, `to` exclusive (`from` after `to` is refused). */
+export const CreatedRange = {
+  from: Type.Optional(
+    Type.String({ format: 'date-time', description: 'created at or after (inclusive)', examples: [EX_TIME] }),
+  ),
+  to: Type.Optional(
+    Type.String({ format: 'date-time', description: 'created before (exclusive)', examples: [EX_TIME] }),
+  ),
+}
+
 const AuditFilters = {
   actor: Type.Optional(Id('the admin who acted')),
   action: Type.Optional(Str(80, { minLength: 1 })),
@@ -269,6 +279,7 @@ export const UserSearchQuery = Type.Object(
       ]),
     ),
     suspended: Type.Optional(Type.Boolean()),
+    ...CreatedRange,
   },
   { additionalProperties: false },
 )

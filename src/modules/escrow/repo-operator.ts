@@ -10,6 +10,9 @@ export interface LegFilter {
   kind?: LegKind | undefined
   coin?: string | undefined
   escrowId?: string | undefined
+  /** created at or after `from`, before `to` */
+  from?: Date | undefined
+  to?: Date | undefined
   page: number
   limit: number
 }
@@ -48,6 +51,8 @@ export const legOperatorRepo = {
     if (f.kind) q = q.where('l.kind', '=', f.kind)
     if (f.coin) q = q.where('e.coin', '=', f.coin)
     if (f.escrowId) q = q.where('l.escrowId', '=', f.escrowId)
+    if (f.from) q = q.where('l.createdAt', '>=', f.from)
+    if (f.to) q = q.where('l.createdAt', '<', f.to)
     return countedPage(q, (q) => q.select(columns), { by: ['l.createdAt', 'l.id'], first: 'oldest' }, f)
   },
 

@@ -11,6 +11,9 @@ export interface WithdrawalFilter {
   userId?: string | undefined
   /** `oldest` first (default) or `newest` first */
   order?: 'oldest' | 'newest' | undefined
+  /** created at or after `from`, before `to` */
+  from?: Date | undefined
+  to?: Date | undefined
   page: number
   limit: number
 }
@@ -41,6 +44,8 @@ export const withdrawalOperatorRepo = {
     else if (f.status) q = q.where('w.status', '=', f.status)
     if (f.coin) q = q.where('w.coin', '=', f.coin)
     if (f.userId) q = q.where('w.ownerId', '=', f.userId)
+    if (f.from) q = q.where('w.createdAt', '>=', f.from)
+    if (f.to) q = q.where('w.createdAt', '<', f.to)
     return countedPage(
       q,
       (q) => q.select(columns),

@@ -4,15 +4,26 @@ import type { Executor } from '../../db/index.ts'
 import { countedPage } from '../../db/reads.ts'
 import type { DisputeStatus, DisputesTable } from '../../db/tables/work.ts'
 
+/** The operators' list of disputes: by status, created at or after `from` and before `to`. */
+export interface DisputeListFilter {
+  status?: DisputeStatus | undefined
+  from?: Date | undefined
+  to?: Date | undefined
+  page: number
+  limit: number
+}
+
 export const disputeRepo = {
   async insert(ex: Executor, row: Insertable<DisputesTable>) {
     await ex.insertInto('disputes').values(row).execute()
   },
 
-  /** Every dispute (operators), oldest first, by status. */
-  async list(ex: Executor, f: { status?: DisputeStatus | undefined; page: number; limit: number }) {
+  /** Every dispute (operators), oldest first, by status and creation window. */
+  async list(ex: Executor, f: DisputeListFilter) {
     let q = ex.selectFrom('disputes')
     if (f.status) q = q.where('status', '=', f.status)
+    if (f.from) q = q.where('createdAt', '>=', f.from)
+    if (f.to) q = q.where('createdAt', '<', f.to)
     return countedPage(q, (q) => q.selectAll(), { by: ['createdAt', 'id'], first: 'oldest' }, f)
   },
 

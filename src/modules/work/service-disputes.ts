@@ -5,14 +5,13 @@
 // normal legs; `escrowReleased` on the job records it.
 import type { Tx } from '../../db/index.ts'
 import { inTransaction } from '../../db/index.ts'
-import type { DisputeStatus } from '../../db/tables/work.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { JobRow } from '../collections/jobs.ts'
 import { centsToUsd, roleOf, toCents, visibleJob, type WorkDeps } from './context.ts'
 import { type DisputeRow, disputeForm } from './forms.ts'
 import { audit } from './repo.ts'
-import { disputeRepo } from './repo-disputes.ts'
+import { type DisputeListFilter, disputeRepo } from './repo-disputes.ts'
 import type { RaiseDisputeInput, SplitInput } from './schemas.ts'
 import { SPLIT_JOB, type SplitJob } from './service-lifecycle.ts'
 import { checkTransition, phaseOf } from './states.ts'
@@ -171,7 +170,7 @@ export class DisputeService {
   }
 
   /** Every dispute, for operators (the admin API checks the caller), oldest first. */
-  async listAll(f: { status?: DisputeStatus | undefined; page: number; limit: number }) {
+  async listAll(f: DisputeListFilter) {
     const { total, rows } = await disputeRepo.list(this.deps.db, f)
     return { total, rows: await Promise.all(rows.map((r) => this.#form(r))) }
   }

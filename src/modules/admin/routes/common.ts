@@ -2,6 +2,7 @@
 // of an action, and the error responses the OpenAPI document names.
 import type { FastifyInstance, FastifyRequest } from 'fastify'
 import { caller } from '../../../http/auth.ts'
+import { errors } from '../../../http/errors.ts'
 import type { ErrorCases } from '../../../http/schemas.ts'
 import { bearer, guardedErrors } from '../../../http/schemas.ts'
 import type { AdminAccess } from '../access.ts'
@@ -41,4 +42,12 @@ export function actorOf(req: FastifyRequest): AdminActor {
 
 export function pageOf(q: { page?: number | undefined; limit?: number | undefined }) {
   return { page: q.page ?? 1, limit: q.limit ?? 12 }
+}
+
+/** A list's creation window (`from` inclusive, `to` exclusive) as dates, `from` not after `to`. */
+export function createdRange(q: { from?: string | undefined; to?: string | undefined }) {
+  const from = q.from ? new Date(q.from) : undefined
+  const to = q.to ? new Date(q.to) : undefined
+  if (from && to && from > to) throw errors.field('/from', 'must not be after `to`')
+  return { from, to }
 }

@@ -5,8 +5,8 @@ import { envelope, IdParams, ok, PaginationQuery } from '../../../http/schemas.t
 import { DecideBody, Dispute } from '../../work/schemas.ts'
 import type { AdminAccess } from '../access.ts'
 import type { AdminDisputes } from '../disputes.ts'
-import { Page, Reason } from '../schemas.ts'
-import { actorOf, adminErrors, guardElevated, pageOf, security, tags } from './common.ts'
+import { CreatedRange, Page, Reason } from '../schemas.ts'
+import { actorOf, adminErrors, createdRange, guardElevated, pageOf, security, tags } from './common.ts'
 
 const DisputePage = Page(Dispute, 'AdminDisputePage')
 const DisputeQuery = Type.Object(
@@ -15,6 +15,7 @@ const DisputeQuery = Type.Object(
     status: Type.Optional(
       Type.Union([Type.Literal('open'), Type.Literal('settling'), Type.Literal('settled')]),
     ),
+    ...CreatedRange,
   },
   { additionalProperties: false },
 )
@@ -44,7 +45,8 @@ export const adminDisputeRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         operationId: 'adminDisputes',
-        summary: 'Every dispute with its evidence and the USD still in escrow, oldest first',
+        summary:
+          'Every dispute with its evidence and the USD still in escrow, by status and creation window (`from`, `to`), oldest first',
         tags,
         security,
         querystring: DisputeQuery,
@@ -53,7 +55,12 @@ export const adminDisputeRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req) => {
       const { page, limit } = pageOf(req.query)
-      const { total, rows } = await disputes.list({ page, limit, status: req.query.status })
+      const { total, rows } = await disputes.list({
+        page,
+        limit,
+        status: req.query.status,
+        ...createdRange(req.query),
+      })
       return ok({ page, pages: Math.ceil(total / limit), limit, total, data: rows })
     },
   )

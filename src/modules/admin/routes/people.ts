@@ -16,7 +16,7 @@ import {
   UserSearchQuery,
 } from '../schemas.ts'
 import type { AdminUsers } from '../users.ts'
-import { actorOf, adminErrors, guardElevated, pageOf, security, tags } from './common.ts'
+import { actorOf, adminErrors, createdRange, guardElevated, pageOf, security, tags } from './common.ts'
 
 const AuditPage = Page(AuditRecord, 'AdminAuditPage')
 
@@ -112,14 +112,15 @@ export const adminPeopleRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         operationId: 'adminUsers',
-        summary: 'Search accounts (email, userName, name, id or web3 address), newest first',
+        summary:
+          'Search accounts (email, userName, name, id or web3 address) by role, suspension and creation window (`from`, `to`), newest first',
         tags,
         security,
         querystring: UserSearchQuery,
         response: { 200: envelope(UserPage), ...adminErrors() },
       },
     },
-    async (req) => ok(await users.search({ ...req.query, ...pageOf(req.query) })),
+    async (req) => ok(await users.search({ ...req.query, ...pageOf(req.query), ...createdRange(req.query) })),
   )
 
   app.get(

@@ -16,7 +16,7 @@ import {
   WithdrawalQuery,
 } from '../schemas-transfers.ts'
 import type { AdminTransfers, OperatorNote, TransferAction } from '../transfers.ts'
-import { actorOf, adminErrors, guardElevated, pageOf, security, tags } from './common.ts'
+import { actorOf, adminErrors, createdRange, guardElevated, pageOf, security, tags } from './common.ts'
 
 const TransferPage = Page(AdminTransfer, 'AdminTransferPage')
 const WithdrawalPage = Page(AdminWithdrawal, 'AdminWithdrawalPage')
@@ -76,7 +76,8 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         operationId: 'adminTransfers',
-        summary: 'Outgoing transfers by state, coin and purpose, oldest first, with their age',
+        summary:
+          'Outgoing transfers by state, coin, purpose and creation window (`from`, `to`), newest first (or oldest), with their age',
         tags,
         security,
         querystring: TransferQuery,
@@ -92,6 +93,7 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
         purpose: q.purpose,
         referenceId: q.referenceId,
         order: q.order ?? 'newest',
+        ...createdRange(q),
       })
       return ok(page(q, r))
     },
@@ -129,7 +131,8 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         operationId: 'adminWithdrawals',
-        summary: "Every account's withdrawals by status (`failing`), coin and user, oldest first (or newest)",
+        summary:
+          "Every account's withdrawals by status (`failing`), coin, user and creation window (`from`, `to`), oldest first (or newest)",
         tags,
         security,
         querystring: WithdrawalQuery,
@@ -144,6 +147,7 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
         coin: q.coin?.toLowerCase(),
         userId: q.user,
         order: q.order,
+        ...createdRange(q),
       })
       return ok(page(q, r))
     },
@@ -163,7 +167,8 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
     {
       schema: {
         operationId: 'adminEscrowLegs',
-        summary: 'Escrow payout legs by status (`failing`), kind, coin and escrow, oldest first',
+        summary:
+          'Escrow payout legs by status (`failing`), kind, coin, escrow and creation window (`from`, `to`), oldest first',
         tags,
         security,
         querystring: LegQuery,
@@ -178,6 +183,7 @@ export const adminTransferRoutes: FastifyPluginAsyncTypebox<{
         kind: q.kind as never,
         coin: q.coin?.toLowerCase(),
         escrowId: q.escrow,
+        ...createdRange(q),
       })
       return ok(page(q, r))
     },

@@ -18,6 +18,9 @@ export interface TransferFilter {
   referenceId?: string | undefined
   /** newest first (default) or oldest first */
   order?: 'newest' | 'oldest' | undefined
+  /** created at or after `from`, before `to` */
+  from?: Date | undefined
+  to?: Date | undefined
   page: number
   limit: number
 }
@@ -36,6 +39,8 @@ export const operatorRepo = {
     if (f.coin) q = q.where('coin', '=', f.coin)
     if (f.purpose) q = q.where('purpose', '=', f.purpose)
     if (f.referenceId) q = q.where('referenceId', '=', f.referenceId)
+    if (f.from) q = q.where('createdAt', '>=', f.from)
+    if (f.to) q = q.where('createdAt', '<', f.to)
     return countedPage(
       q,
       (q) =>
