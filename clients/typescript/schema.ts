@@ -10234,6 +10234,12 @@ export interface components {
       createdAt: string
       /** Format: date-time */
       updatedAt: string
+      /** @description the email of the account that raised it (none once erased) */
+      raisedByEmail: string | null
+      /** @description the email of the arbiter who decided it, when one did */
+      decidedByEmail: string | null
+      /** @description the email of the party who made the last proposal, when one did */
+      proposedByEmail: string | null
       /** @description the disputed job: description, delivery, attachments */
       job: components['schemas']['AdminJob'] | null
       /** @description the conversation of the job between its creator and its talent */

@@ -2,7 +2,8 @@
 // transfers, withdrawals, escrow legs, disputes and accounts, on a real database and the dev chain:
 // rows created inside the window are listed, rows outside it are not, a window whose `from` is after
 // its `to` (or not a date-time) is refused with the field's path, and the lists stay closed to
-// normal users and to admins without a fresh second factor.
+// normal users and to admins without a fresh second factor. The dispute page answers the emails of
+// the accounts that raised and decided it.
 import { describe, expect, it } from 'vitest'
 import type { TestUser } from '../helpers/factories.ts'
 import { AVAX } from '../helpers/money.ts'
@@ -120,6 +121,20 @@ describe('creation window of the operator lists', () => {
       }),
     )
     await W.settle()
+    // The dispute page names the accounts by email, not only by id.
+    const page = expectOk(await get(admin, `/v1/admin/disputes/${d1._id}`))
+    expect(page).toMatchObject({
+      raisedBy: creator.id,
+      raisedByEmail: creator.email,
+      decidedBy: admin.id,
+      decidedByEmail: admin.email,
+      proposedByEmail: null,
+    })
+    expect(expectOk(await get(admin, `/v1/admin/disputes/${d2._id}`))).toMatchObject({
+      raisedByEmail: creator.email,
+      decidedBy: null,
+      decidedByEmail: null,
+    })
     const legs = async (w: string) =>
       expectOk(await get(admin, `/v1/admin/escrow-legs?escrow=${first.q.escrowId}&limit=100&${w}`)) as {
         total: number

@@ -1,6 +1,7 @@
 // Disputes in the console, in headless Chromium over a real job and escrow on the dev chain: an open
 // dispute shows what is in escrow; once an admin decides it, the row shows the decision instead
-// (amounts, the arbiter, the note and when), not the escrow or an old proposal.
+// (amounts, the arbiter, the note and when), not the escrow or an old proposal; the dispute's page
+// names who raised and who decided it by email.
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { elevateSession, expectOk, type TestAdmin, turnOnTotp } from '../admin/helpers.ts'
 import { type ConsolePage, openConsolePage, signInToConsole } from '../helpers/browser.ts'
@@ -50,5 +51,16 @@ it('shows an open dispute with its escrow, and a decided one with its decision',
   expect(text).toContain(arbiter.id)
   expect(text).toContain('note: “Most of it was delivered”')
   expect(text).not.toContain('$100.00')
+
+  // The dispute's page names who raised and who decided it by email, linked to their user pages.
+  const listed = expectOk(
+    await t.req({ method: 'GET', url: '/v1/admin/disputes?status=settling&limit=100', token: arbiter.token }),
+  ).data.find((d: { collection: string }) => d.collection === id)
+  await page.goto(`${W.scene.ctx.baseUrl}/admin#/dispute/${listed._id}`)
+  await page.locator('#main[aria-busy="false"]').waitFor()
+  const raisedBy = page.getByRole('link', { name: creator.email, exact: true })
+  await expect(raisedBy.getAttribute('href')).resolves.toBe(`#/user/${creator.id}`)
+  const decidedBy = page.getByRole('link', { name: arbiter.email, exact: true })
+  await expect(decidedBy.getAttribute('href')).resolves.toBe(`#/user/${arbiter.id}`)
   expect(problems).toEqual([])
 })

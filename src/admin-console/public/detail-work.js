@@ -66,7 +66,7 @@ export function renderDispute(main, id) {
       facts([
         ['Job', detailLink('job', d.collection, { text: d.job?.name ?? null })],
         ['Escrow', detailLink('escrow', d.escrowId)],
-        ['Raised by', userLink(d.raisedBy)],
+        ['Raised by', userLink(d.raisedBy, d.raisedByEmail)],
         ['State', state(d.status)],
         ['Still in escrow', d.status === 'open' ? usd(d.escrowAmount) : undefined],
         [
@@ -76,7 +76,7 @@ export function renderDispute(main, id) {
                 'span',
                 {},
                 `creator ${usd(d.proposal.creatorAmount)} / talent ${usd(d.proposal.ownerAmount)} by `,
-                userLink(d.proposal.proposedBy),
+                userLink(d.proposal.proposedBy, d.proposedByEmail),
                 ` on ${time(d.proposal.proposedAt)}`,
               )
             : null,
@@ -87,7 +87,7 @@ export function renderDispute(main, id) {
             ? `${d.resolution === 'arbiter' ? 'decided' : 'agreed'}: talent ${usd(d.ownerAmount)} / creator ${usd(d.creatorAmount)} on ${time(d.resolvedAt)}`
             : 'none yet',
         ],
-        ['Decided by', d.decidedBy ? userLink(d.decidedBy) : undefined],
+        ['Decided by', d.decidedBy ? userLink(d.decidedBy, d.decidedByEmail) : undefined],
         ['Paid', d.paidAt ? time(d.paidAt) : undefined],
         ['Evidence', fileList(d.evidenceData)],
         ['Opened', time(d.createdAt)],

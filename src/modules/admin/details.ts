@@ -187,10 +187,20 @@ export class AdminDetails {
   async dispute(id: string) {
     const d = await this.deps.work.dispute(id)
     if (!d) throw errors.notFound('dispute')
-    const messages = await this.deps.chat.collectionMessagesForOperator(
-      d.dispute.collection,
-      DISPUTE_MESSAGES,
-    )
-    return { ...d.dispute, job: d.job ? this.#jobView(d.job) : null, messages }
+    const { raisedBy, decidedBy, proposal } = d.dispute
+    const people = [raisedBy, decidedBy, proposal?.proposedBy].filter((p): p is string => !!p)
+    const [messages, emails] = await Promise.all([
+      this.deps.chat.collectionMessagesForOperator(d.dispute.collection, DISPUTE_MESSAGES),
+      this.deps.moderation.emails(this.deps.db, people),
+    ])
+    const emailOf = (id: string | null | undefined) => (id ? (emails.get(id) ?? null) : null)
+    return {
+      ...d.dispute,
+      raisedByEmail: emailOf(raisedBy),
+      decidedByEmail: emailOf(decidedBy),
+      proposedByEmail: emailOf(proposal?.proposedBy),
+      job: d.job ? this.#jobView(d.job) : null,
+      messages,
+    }
   }
 }

@@ -228,6 +228,12 @@ export const AdminJob = Type.Object(jobFields, { $id: 'AdminJob' })
 export const AdminDispute = Type.Object(
   {
     ...Dispute.properties,
+    raisedByEmail: Nullable(Type.String(), 'the email of the account that raised it (none once erased)'),
+    decidedByEmail: Nullable(Type.String(), 'the email of the arbiter who decided it, when one did'),
+    proposedByEmail: Nullable(
+      Type.String(),
+      'the email of the party who made the last proposal, when one did',
+    ),
     job: Nullable(AdminJob, 'the disputed job: description, delivery, attachments'),
     messages: Type.Object(
       {
