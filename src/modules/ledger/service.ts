@@ -324,7 +324,7 @@ export class Ledger {
    * credits each leg; the rest of the reservation is released. As TigerBeetle's
    * post_pending_transfer: the same key again answers the first post (`changed: false`; with other
    * legs, 409 IDEMPOTENCY_KEY_REUSED); a hold resolved otherwise is 409 HOLD_ALREADY_POSTED,
-   * HOLD_ALREADY_VOIDED or HOLD_EXPIRED (also once its timeout has passed, before the expiry job
+   * HOLD_ALREADY_VOIDED or HOLD_EXPIRED (also once its timeout has passed, before `expireDue`
    * voided it).
    */
   async post(tx: Tx, input: PostInput): Promise<HoldOutcome> {

@@ -66,8 +66,9 @@ export interface HoldInput {
   amount: bigint
   kind?: string
   description?: string
-  /** the hold voids itself at this time unless posted or voided before (the `ledger.expire-holds`
-   * job); a post or void after it answers 409 HOLD_EXPIRED */
+  /** the hold voids itself at this time unless posted or voided before (`expireDue`, which each
+   * reconciliation run calls first); a post or void after it answers 409 HOLD_EXPIRED. Not for a
+   * hold that funds an outgoing transfer (refused there: the chain may still mine it). */
   expiresAt?: Date
 }
 

@@ -45,8 +45,12 @@ export async function enqueueTransfer(
     const hold = await ledger.getHold(tx, input.fundingHoldId)
     if (!hold || hold.coin !== coin.reference) throw new Error('funding hold of another coin')
     if (hold.status !== 'pending') throw new Error(`funding hold ${hold.id} is ${hold.status}`)
+    // A hold with a timeout would void itself while the transaction can still be mined.
+    if (hold.expiresAt) throw new Error(`funding hold ${hold.id} has a timeout`)
+    // Exactly what a success posts: reconciliation checks every open transfer against it.
     const posted = (input.onCompleted ?? []).reduce((sum, p) => sum + p.amount, input.amount)
-    if (posted > hold.amount) throw new Error(`funding hold ${hold.id} reserves less than the transfer posts`)
+    if (posted !== hold.amount)
+      throw new Error(`funding hold ${hold.id} reserves ${hold.amount}, the transfer posts ${posted}`)
     fundingAccountId = hold.accountId
   }
   const postings = [

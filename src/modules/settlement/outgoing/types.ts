@@ -51,11 +51,11 @@ export interface EnqueueTransfer {
   /** base units, > 0 */
   amount: bigint
   /**
-   * A pending ledger hold (same coin) that reserves the value and what `onCompleted` posts: on
-   * success settlement posts exactly this hold (the value to the chain's clearing account and
-   * the postings) and releases the rest; on failure it voids it. Its account is the funding
-   * account. Required for custodial senders (every reservation is a hold); refused for the
-   * platform signers (off-ledger wallets).
+   * A pending ledger hold (same coin, no timeout) that reserves exactly the value and what
+   * `onCompleted` posts: on success settlement posts this hold (the value to the chain's clearing
+   * account and the postings); on failure it voids it. Its account is the funding account.
+   * Required for custodial senders (every reservation is a hold); refused for the platform
+   * signers (off-ledger wallets).
    */
   fundingHoldId?: string
   /** where the deposit watcher credits what arrives when `to` is a custodial address (default:
