@@ -6,6 +6,7 @@ import { copyable } from './copy.js'
 import { depositsResource } from './deposits.js'
 import { h } from './dom.js'
 import { feesResource } from './fees.js'
+import { coinFilter, dateRange, idFilter, orderFilter, statusFilter } from './filters.js'
 import { age, amount, short, since, time } from './format.js'
 import { detailLink, plainLink, userLink } from './links.js'
 import { reorgsResource } from './reorgs.js'
@@ -43,17 +44,9 @@ const withCustomerMessage = (values) => {
   const message = String(values.customerMessage ?? '').trim()
   return { reason: values.reason, ...(message ? { customerMessage: message } : {}) }
 }
-/** The start of the UTC day after `day` (YYYY-MM-DD): an inclusive last day as an exclusive bound. */
-const nextDay = (day) => new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString()
 /** Audit targets that have a detail page. */
 const DETAIL_TARGETS = ['user', 'transfer', 'withdrawal', 'dispute']
 const usd = (v) => (typeof v === 'number' ? `$${v.toFixed(2)}` : '—')
-const statusFilter = (options) => ({
-  name: 'status',
-  label: 'State',
-  type: 'select',
-  options: ['', ...options],
-})
 
 export const resources = [
   {
@@ -66,6 +59,10 @@ export const resources = [
     filters: [
       statusFilter(['open', 'failing', 'queued', 'signed', 'sent', 'failed', 'completed']),
       { name: 'purpose', label: 'Purpose', type: 'search', placeholder: 'withdrawal, escrow.payout…' },
+      coinFilter(),
+      { name: 'referenceId', label: 'Reference id', type: 'search', placeholder: 'withdrawal or leg id' },
+      ...dateRange(),
+      orderFilter(),
     ],
     rowLabel: (r) => `transfer ${short(idOf(r), 8)}`,
     columns: /** @type {Columns<AdminTransfer>} */ ([
@@ -129,7 +126,13 @@ export const resources = [
     intro:
       "Users' withdrawals with the transfer carrying each. An open one can be sent again now, replaced with higher fees once signed, or cancelled before it is signed: the amount and fee go back to the wallet, exactly once.",
     path: '/v1/admin/withdrawals',
-    filters: [statusFilter(['failing', 'pending', 'processing', 'completed', 'failed'])],
+    filters: [
+      statusFilter(['failing', 'pending', 'processing', 'completed', 'failed']),
+      coinFilter(),
+      idFilter(),
+      ...dateRange(),
+      orderFilter(),
+    ],
     rowLabel: (r) => `withdrawal ${short(idOf(r), 8)}`,
     columns: /** @type {Columns<AdminWithdrawal>} */ ([
       { label: 'Withdrawal', cell: (r) => detailLink('withdrawal', idOf(r)) },
@@ -183,6 +186,9 @@ export const resources = [
         type: 'select',
         options: ['', 'payout', 'fee', 'platformFee', 'refund', 'fund'],
       },
+      coinFilter(),
+      idFilter('escrow', 'Escrow id', 'escrow id'),
+      ...dateRange(),
     ],
     rowLabel: (r) => `escrow ${short(r.escrowId, 8)}`,
     columns: [
@@ -228,7 +234,7 @@ export const resources = [
     intro:
       'Disputed jobs with their evidence. Deciding splits what is still in escrow between the creator and the talent (in USD, adding up to the amount in escrow); both are paid through the escrow.',
     path: '/v1/admin/disputes',
-    filters: [statusFilter(['open', 'settling', 'settled'])],
+    filters: [statusFilter(['open', 'settling', 'settled']), ...dateRange()],
     rowLabel: (r) => `dispute ${short(idOf(r), 8)}`,
     columns: [
       { label: 'Dispute', cell: (r) => detailLink('dispute', idOf(r), { n: 10 }) },
@@ -329,6 +335,7 @@ export const resources = [
         options: ['', 'admin', 'finance', 'support', 'user'],
       },
       { name: 'suspended', label: 'Suspended', type: 'select', options: ['', 'true', 'false'] },
+      ...dateRange(),
     ],
     rowLabel: (r) => r.email ?? short(idOf(r), 8),
     columns: /** @type {Columns<AdminUser>} */ ([
@@ -405,8 +412,7 @@ export const resources = [
       { name: 'action', label: 'Action', type: 'search', placeholder: 'e.g. user.suspend' },
       { name: 'targetType', label: 'Target type', type: 'search', placeholder: 'user, transfer, coin…' },
       { name: 'target', label: 'Target id', type: 'search' },
-      { name: 'from', label: 'From (UTC day)', type: 'date', param: (day) => `${day}T00:00:00.000Z` },
-      { name: 'to', label: 'To (UTC day, included)', type: 'date', param: nextDay },
+      ...dateRange(),
     ],
     exportPath: '/v1/admin/audit/export',
     rowLabel: (r) => `record ${short(idOf(r), 8)}`,

@@ -18,7 +18,7 @@ function filterForm(res, query, navigate) {
   })
   for (const f of res.filters) {
     const id = uid('filter')
-    const value = query.get(f.name) ?? ''
+    const value = query.get(f.name) ?? f.default ?? ''
     const control =
       f.type === 'select'
         ? h(
@@ -140,8 +140,11 @@ export async function renderList(main, res, { query, navigate }) {
   const reload = () => navigate(res.id, query, { replace: true })
   const params = new URLSearchParams(query)
   // A filter may name its API form (a day in the address, a time range for the API).
-  for (const f of res.filters ?? [])
+  // A filter's default is asked for when the address names none.
+  for (const f of res.filters ?? []) {
+    if (f.default && !params.get(f.name)) params.set(f.name, f.default)
     if (f.param && params.get(f.name)) params.set(f.name, f.param(params.get(f.name)))
+  }
   if (!res.unpaged) {
     if (!params.has('page')) params.set('page', '1')
     params.set('limit', String(PAGE_SIZE))
