@@ -1,22 +1,12 @@
 // Rows → the API's forms: the full Collection, the list item, the older update shape,
 // the user summary and the bookmark.
 
+import type { UserSummaryJson } from '../account/module.ts'
 import type { TagRow } from '../account/tags.ts'
 import { autoCompleteAt, inspectionDays } from './inspection.ts'
 
-export interface UserSummaryRow {
-  id: string
-  firstName: string
-  lastName: string
-  role: string
-  type: string
-  profile: unknown
-  verified: boolean
-  isPrivate: boolean
-  score: number
-  profileCompleteness: number
-  socketStatus: string
-}
+/** A user summary's columns: what the account module's SQL reads (creator, receiver, bookmarked user). */
+export type UserSummaryRow = UserSummaryJson
 
 /** The user summary (creator, receiver, bookmarked user). */
 export function userSummary(row: UserSummaryRow) {
