@@ -8512,6 +8512,23 @@ export interface components {
        */
       idleExpiresAt: string
     }
+    /**
+     * @example {
+     *       "rpId": "console.example.com",
+     *       "challenge": "-arOdjgJren9YG81KRmhQxubalvKVaPSOM9fiwXbvHg",
+     *       "allowCredentials": [
+     *         {
+     *           "id": "p0lF3n3xZ2E7bFhM1kX8Qg",
+     *           "transports": [
+     *             "internal"
+     *           ],
+     *           "type": "public-key"
+     *         }
+     *       ],
+     *       "timeout": 300000,
+     *       "userVerification": "required"
+     *     }
+     */
     AdminPasskeyAuthenticationOptions: {
       /** @description single-use, 5 minutes, bound to this session */
       challenge: string
@@ -8533,6 +8550,54 @@ export interface components {
     } & {
       [key: string]: unknown
     }
+    /**
+     * @example {
+     *       "challenge": "khVbQOq0WyXBPRSu7uSM_yGBKB-YB2kiTk5f6l7KjlU",
+     *       "rp": {
+     *         "name": "WorkPay operator console",
+     *         "id": "console.example.com"
+     *       },
+     *       "user": {
+     *         "id": "NjVmMWMwYTJiM2M0ZDVlNmY3YThiOWM3",
+     *         "name": "ada@example.com",
+     *         "displayName": ""
+     *       },
+     *       "pubKeyCredParams": [
+     *         {
+     *           "alg": -8,
+     *           "type": "public-key"
+     *         },
+     *         {
+     *           "alg": -7,
+     *           "type": "public-key"
+     *         },
+     *         {
+     *           "alg": -257,
+     *           "type": "public-key"
+     *         }
+     *       ],
+     *       "timeout": 300000,
+     *       "attestation": "none",
+     *       "excludeCredentials": [
+     *         {
+     *           "id": "p0lF3n3xZ2E7bFhM1kX8Qg",
+     *           "transports": [
+     *             "internal"
+     *           ],
+     *           "type": "public-key"
+     *         }
+     *       ],
+     *       "authenticatorSelection": {
+     *         "residentKey": "preferred",
+     *         "userVerification": "required",
+     *         "requireResidentKey": false
+     *       },
+     *       "extensions": {
+     *         "credProps": true
+     *       },
+     *       "hints": []
+     *     }
+     */
     AdminPasskeyRegistrationOptions: {
       /** @description single-use, 5 minutes, bound to this session */
       challenge: string
@@ -10073,6 +10138,93 @@ export interface components {
       /** @description a transaction on the chain’s explorer, `{txHash}` to be replaced; from the first `chain.blockExplorerUrls` of the coins configuration (null: none configured) */
       explorerTxUrl: string | null
     }
+    /**
+     * @example {
+     *       "user": {
+     *         "_id": "6b048373bce238a5cbe00a16",
+     *         "email": "ada@example.com",
+     *         "firstName": "Ada",
+     *         "lastName": "Lovelace",
+     *         "userName": "ada",
+     *         "role": "user",
+     *         "isVerified": true,
+     *         "twoFaEnabled": false,
+     *         "twoFaType": "",
+     *         "accountType": "email",
+     *         "web3Address": null,
+     *         "suspended": false,
+     *         "suspendedAt": null,
+     *         "suspendedReason": null,
+     *         "lastLoginAt": "2026-11-23T18:19:31.848Z",
+     *         "createdAt": "2026-11-23T18:18:27.534Z"
+     *       },
+     *       "custodialAddress": "0xdAeEc364B382343aFcBbfbc6e9f6Bdd36624BCDC",
+     *       "keyExportedAt": null,
+     *       "balances": [
+     *         {
+     *           "coin": "avax",
+     *           "available": "1250000000000000000",
+     *           "amountText": "1.25 AVAX"
+     *         },
+     *         {
+     *           "coin": "usdc",
+     *           "available": "42500000",
+     *           "amountText": "42.5 USDC"
+     *         }
+     *       ],
+     *       "deposits": [
+     *         {
+     *           "txHash": "0xf8baaf62fa55d3f2468aff6876ad043c343216cfef035e8150377fd24aca2e05",
+     *           "logIndex": 3,
+     *           "coin": "usdc",
+     *           "amount": "200000000",
+     *           "amountText": "200 USDC",
+     *           "blockNumber": "1042",
+     *           "state": "credited",
+     *           "transferId": "6b048377bce238a5cbe00a39",
+     *           "createdAt": "2026-11-23T18:18:27.534Z"
+     *         }
+     *       ],
+     *       "escrows": [
+     *         {
+     *           "_id": "6b0483b5bce238a5cbe00a51",
+     *           "collectionId": "6b0483b4bce238a5cbe00a4f",
+     *           "role": "payer",
+     *           "coin": "usdc",
+     *           "amountText": "150 USDC",
+     *           "status": "paid",
+     *           "createdAt": "2026-11-23T18:18:27.534Z"
+     *         },
+     *         {
+     *           "_id": "6b0483b5bce238a5cbe00a58",
+     *           "collectionId": "6b0483b4bce238a5cbe00a57",
+     *           "role": "payer",
+     *           "coin": "usdc",
+     *           "amountText": "150 USDC",
+     *           "status": "released",
+     *           "createdAt": "2026-11-02T10:15:00.000Z"
+     *         }
+     *       ],
+     *       "jobs": [
+     *         {
+     *           "_id": "6b0483b4bce238a5cbe00a4f",
+     *           "name": "Landing page",
+     *           "type": "job",
+     *           "status": "disputed",
+     *           "role": "creator",
+     *           "createdAt": "2026-11-20T09:00:00.000Z"
+     *         }
+     *       ],
+     *       "sessions": [
+     *         {
+     *           "_id": "6b048375bce238a5cbe00a2d",
+     *           "ip": "203.0.113.24",
+     *           "userAgent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 Safari/605.1.15",
+     *           "createdAt": "2026-11-23T18:19:31.848Z"
+     *         }
+     *       ]
+     *     }
+     */
     AdminUserOverview: {
       user: components['schemas']['AdminUser']
       /** @description the deposit address (null before the first wallet read) */
@@ -10131,6 +10283,94 @@ export interface components {
         createdAt: string
       }[]
     }
+    /**
+     * @example {
+     *       "_id": "6b0483b5bce238a5cbe00a58",
+     *       "collectionId": "6b0483b4bce238a5cbe00a57",
+     *       "parentEscrowId": null,
+     *       "payerId": "6b048373bce238a5cbe00a16",
+     *       "payerEmail": "ada@example.com",
+     *       "receiverId": "6b048374bce238a5cbe00a1f",
+     *       "receiverEmail": "grace@example.com",
+     *       "coin": "usdc",
+     *       "address": "0x47277E56e13a719504b21B7E30edF0eA31Aac3bD",
+     *       "status": "released",
+     *       "usdCents": "15000",
+     *       "amount": "150000000",
+     *       "amountText": "150 USDC",
+     *       "amountToPay": "154500000",
+     *       "received": "154500000",
+     *       "receivedText": "154.5 USDC",
+     *       "releasedPayout": "145500000",
+     *       "releasedFee": "9000000",
+     *       "payTransferId": "6b048377bce238a5cbe00a3a",
+     *       "expiresAt": "2026-11-09T10:15:00.000Z",
+     *       "paidAt": "2026-11-02T10:16:42.310Z",
+     *       "releasedAt": "2026-11-06T15:40:03.981Z",
+     *       "cancelledAt": null,
+     *       "createdAt": "2026-11-02T10:15:00.000Z",
+     *       "legs": [
+     *         {
+     *           "coin": "usdc",
+     *           "_id": "6b0483b6bce238a5cbe00a59",
+     *           "escrowId": "6b0483b5bce238a5cbe00a58",
+     *           "collectionId": "6b0483b4bce238a5cbe00a57",
+     *           "kind": "payout",
+     *           "seq": 1,
+     *           "to": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+     *           "amount": "145500000",
+     *           "amountText": "145.5 USDC",
+     *           "status": "completed",
+     *           "attempt": 1,
+     *           "failures": 0,
+     *           "lastError": null,
+     *           "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+     *           "transferId": "6b048377bce238a5cbe00a3b",
+     *           "transferStatus": "completed",
+     *           "payerId": "6b048373bce238a5cbe00a16",
+     *           "receiverId": "6b048374bce238a5cbe00a1f",
+     *           "receiverEmail": "grace@example.com",
+     *           "ageSeconds": 1987200,
+     *           "createdAt": "2026-11-06T15:40:03.981Z",
+     *           "updatedAt": "2026-11-06T15:41:10.502Z",
+     *           "actions": {
+     *             "retry": false,
+     *             "replace": false,
+     *             "cancel": false
+     *           }
+     *         },
+     *         {
+     *           "coin": "usdc",
+     *           "_id": "6b0483b6bce238a5cbe00a5a",
+     *           "escrowId": "6b0483b5bce238a5cbe00a58",
+     *           "collectionId": "6b0483b4bce238a5cbe00a57",
+     *           "kind": "fee",
+     *           "seq": 2,
+     *           "to": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+     *           "amount": "9000000",
+     *           "amountText": "9 USDC",
+     *           "status": "completed",
+     *           "attempt": 1,
+     *           "failures": 0,
+     *           "lastError": null,
+     *           "txHash": "0x9a3f0c6b1e2d4a5f8c7b6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a291",
+     *           "transferId": "6b048377bce238a5cbe00a3c",
+     *           "transferStatus": "completed",
+     *           "payerId": "6b048373bce238a5cbe00a16",
+     *           "receiverId": null,
+     *           "receiverEmail": null,
+     *           "ageSeconds": 1987200,
+     *           "createdAt": "2026-11-06T15:40:03.981Z",
+     *           "updatedAt": "2026-11-06T15:41:12.118Z",
+     *           "actions": {
+     *             "retry": false,
+     *             "replace": false,
+     *             "cancel": false
+     *           }
+     *         }
+     *       ]
+     *     }
+     */
     AdminEscrow: {
       _id: string
       collectionId: string
@@ -10170,6 +10410,41 @@ export interface components {
       /** @description the payout legs, in order */
       legs: components['schemas']['AdminEscrowLeg'][]
     }
+    /**
+     * @example {
+     *       "_id": "6b0483b4bce238a5cbe00a4f",
+     *       "name": "Landing page",
+     *       "type": "job",
+     *       "status": "disputed",
+     *       "description": "One responsive page with a contact form",
+     *       "creatorId": "6b048373bce238a5cbe00a16",
+     *       "receiverId": "6b048374bce238a5cbe00a1f",
+     *       "parentId": null,
+     *       "escrowId": "6b0483b5bce238a5cbe00a51",
+     *       "paymentFee": "150.00",
+     *       "issue": "The delivery was accepted by mail but not completed here.",
+     *       "deliveryNote": "The page and its form are live on the staging site.",
+     *       "deliveredAt": "2026-11-23T17:02:11.204Z",
+     *       "completedAt": null,
+     *       "cancelledAt": null,
+     *       "cancellationReason": "",
+     *       "attachments": [
+     *         {
+     *           "_id": "6b04837cbce238a5cbe00a70",
+     *           "name": "public/6b048373bce238a5cbe00a16/2f1d0c8e-7b5a-4f3e-9d21-6c4b8a0e5f17.png",
+     *           "type": "image/png",
+     *           "size": "48213",
+     *           "url": "http://127.0.0.1:3000/v1/files/public/6b048373bce238a5cbe00a16/2f1d0c8e-7b5a-4f3e-9d21-6c4b8a0e5f17.png"
+     *         }
+     *       ],
+     *       "deliveryAttachments": [],
+     *       "dispute": {
+     *         "id": "6b0483c3bce238a5cbe00a83",
+     *         "status": "open"
+     *       },
+     *       "createdAt": "2026-11-20T09:00:00.000Z"
+     *     }
+     */
     AdminJob: {
       _id: string
       name: string
@@ -10199,6 +10474,88 @@ export interface components {
       /** Format: date-time */
       createdAt: string
     }
+    /**
+     * @example {
+     *       "_id": "6b0483c3bce238a5cbe00a83",
+     *       "collection": "6b0483b4bce238a5cbe00a4f",
+     *       "escrowId": "6b0483b5bce238a5cbe00a51",
+     *       "raisedBy": "6b048374bce238a5cbe00a1f",
+     *       "reason": "The delivery was accepted by mail but not completed here.",
+     *       "evidence": [],
+     *       "evidenceData": [],
+     *       "status": "open",
+     *       "escrowAmount": 150,
+     *       "proposal": {
+     *         "proposedBy": "6b048373bce238a5cbe00a16",
+     *         "creatorAmount": 50,
+     *         "ownerAmount": 100,
+     *         "proposedAt": "2026-11-23T18:19:31.848Z"
+     *       },
+     *       "resolution": null,
+     *       "creatorAmount": null,
+     *       "ownerAmount": null,
+     *       "decidedBy": null,
+     *       "note": "",
+     *       "resolvedAt": null,
+     *       "paidAt": null,
+     *       "createdAt": "2026-11-23T18:18:30.449Z",
+     *       "updatedAt": "2026-11-23T18:19:31.848Z",
+     *       "raisedByEmail": "grace@example.com",
+     *       "decidedByEmail": null,
+     *       "proposedByEmail": "ada@example.com",
+     *       "job": {
+     *         "_id": "6b0483b4bce238a5cbe00a4f",
+     *         "name": "Landing page",
+     *         "type": "job",
+     *         "status": "disputed",
+     *         "description": "One responsive page with a contact form",
+     *         "creatorId": "6b048373bce238a5cbe00a16",
+     *         "receiverId": "6b048374bce238a5cbe00a1f",
+     *         "parentId": null,
+     *         "escrowId": "6b0483b5bce238a5cbe00a51",
+     *         "paymentFee": "150.00",
+     *         "issue": "The delivery was accepted by mail but not completed here.",
+     *         "deliveryNote": "The page and its form are live on the staging site.",
+     *         "deliveredAt": "2026-11-23T17:02:11.204Z",
+     *         "completedAt": null,
+     *         "cancelledAt": null,
+     *         "cancellationReason": "",
+     *         "attachments": [
+     *           {
+     *             "_id": "6b04837cbce238a5cbe00a70",
+     *             "name": "public/6b048373bce238a5cbe00a16/2f1d0c8e-7b5a-4f3e-9d21-6c4b8a0e5f17.png",
+     *             "type": "image/png",
+     *             "size": "48213",
+     *             "url": "http://127.0.0.1:3000/v1/files/public/6b048373bce238a5cbe00a16/2f1d0c8e-7b5a-4f3e-9d21-6c4b8a0e5f17.png"
+     *           }
+     *         ],
+     *         "deliveryAttachments": [],
+     *         "dispute": {
+     *           "id": "6b0483c3bce238a5cbe00a83",
+     *           "status": "open"
+     *         },
+     *         "createdAt": "2026-11-20T09:00:00.000Z"
+     *       },
+     *       "messages": {
+     *         "total": 1,
+     *         "data": [
+     *           {
+     *             "_id": "65f1c0a2b3c4d5e6f7a8b9d0",
+     *             "conversation": "65f1c0a2b3c4d5e6f7a8b9c0",
+     *             "user": "65f1c0a2b3c4d5e6f7a8b9c1",
+     *             "type": "text",
+     *             "content": "The first draft is in the job’s files.",
+     *             "mediaId": null,
+     *             "quotedContentId": null,
+     *             "readBy": [
+     *               "65f1c0a2b3c4d5e6f7a8b9c2"
+     *             ],
+     *             "createdAt": "2026-03-01T12:00:00.000Z"
+     *           }
+     *         ]
+     *       }
+     *     }
+     */
     AdminDispute: {
       _id: string
       collection: string
@@ -38384,6 +38741,27 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "rpId": "console.example.com",
+           *         "challenge": "-arOdjgJren9YG81KRmhQxubalvKVaPSOM9fiwXbvHg",
+           *         "allowCredentials": [
+           *           {
+           *             "id": "p0lF3n3xZ2E7bFhM1kX8Qg",
+           *             "transports": [
+           *               "internal"
+           *             ],
+           *             "type": "public-key"
+           *           }
+           *         ],
+           *         "timeout": 300000,
+           *         "userVerification": "required"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
@@ -38504,6 +38882,23 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "credential": {
+         *         "id": "p0lF3n3xZ2E7bFhM1kX8Qg",
+         *         "rawId": "p0lF3n3xZ2E7bFhM1kX8Qg",
+         *         "type": "public-key",
+         *         "authenticatorAttachment": "platform",
+         *         "clientExtensionResults": {},
+         *         "response": {
+         *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiLWFyT2RqZ0pyZW45WUc4MUtSbWhReHViYWx2S1ZhUFNPTTlmaXdYYnZIZyIsIm9yaWdpbiI6Imh0dHBzOi8vY29uc29sZS5leGFtcGxlLmNvbSIsImNyb3NzT3JpZ2luIjpmYWxzZX0",
+         *           "authenticatorData": "J48GFD6uHyhvB5bJ7c-K5xZgokRMBnfNtxdDrN5SUVMFAAAABw",
+         *           "signature": "MEYCIQCz5H5KJvdKsrtsIPn2TrIKT-n-LpuBSgo0McDq1d3TRQIhANaeB_wmEOB_5nn5XaTC3hN4fE9_4q5dQ49IuCjuGqEx",
+         *           "userHandle": "NjVmMWMwYTJiM2M0ZDVlNmY3YThiOWM3"
+         *         }
+         *       }
+         *     }
+         */
         'application/json': {
           /** @description AuthenticationResponseJSON: what `credential.toJSON()` answers */
           credential: {
@@ -38717,6 +39112,58 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "challenge": "khVbQOq0WyXBPRSu7uSM_yGBKB-YB2kiTk5f6l7KjlU",
+           *         "rp": {
+           *           "name": "WorkPay operator console",
+           *           "id": "console.example.com"
+           *         },
+           *         "user": {
+           *           "id": "NjVmMWMwYTJiM2M0ZDVlNmY3YThiOWM3",
+           *           "name": "ada@example.com",
+           *           "displayName": ""
+           *         },
+           *         "pubKeyCredParams": [
+           *           {
+           *             "alg": -8,
+           *             "type": "public-key"
+           *           },
+           *           {
+           *             "alg": -7,
+           *             "type": "public-key"
+           *           },
+           *           {
+           *             "alg": -257,
+           *             "type": "public-key"
+           *           }
+           *         ],
+           *         "timeout": 300000,
+           *         "attestation": "none",
+           *         "excludeCredentials": [
+           *           {
+           *             "id": "p0lF3n3xZ2E7bFhM1kX8Qg",
+           *             "transports": [
+           *               "internal"
+           *             ],
+           *             "type": "public-key"
+           *           }
+           *         ],
+           *         "authenticatorSelection": {
+           *           "residentKey": "preferred",
+           *           "userVerification": "required",
+           *           "requireResidentKey": false
+           *         },
+           *         "extensions": {
+           *           "credProps": true
+           *         },
+           *         "hints": []
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
@@ -39006,6 +39453,25 @@ export interface operations {
     }
     requestBody: {
       content: {
+        /**
+         * @example {
+         *       "name": "Security key",
+         *       "credential": {
+         *         "id": "1W1Zsl2MU_uP19eEb-lb3jG-CnJV5fLSB1gW1L9P3gg",
+         *         "rawId": "1W1Zsl2MU_uP19eEb-lb3jG-CnJV5fLSB1gW1L9P3gg",
+         *         "type": "public-key",
+         *         "authenticatorAttachment": "platform",
+         *         "clientExtensionResults": {},
+         *         "response": {
+         *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIiwiY2hhbGxlbmdlIjoia2hWYlFPcTBXeVhCUFJTdTd1U01feUdCS0ItWUIya2lUazVmNmw3S2psVSIsIm9yaWdpbiI6Imh0dHBzOi8vY29uc29sZS5leGFtcGxlLmNvbSIsImNyb3NzT3JpZ2luIjpmYWxzZX0",
+         *           "attestationObject": "o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YVikJ48GFD6uHyhvB5bJ7c-K5xZgokRMBnfNtxdDrN5SUVNFAAAAAAAAAAAAAAAAAAAAAAAAAAAAINVtWbJdjFP7j9fXhG_pW94xvgpyVeXy0gdYFtS_T94IpQECAyYgASFYIOET8n5EqQ2_7UEUMSrXZyUyEcyxDbo04XIV7YRvDHuPIlggiKriSsWQQ1sFEDkYARso-bxnae720ezRZa2tE3SFFsw",
+         *           "transports": [
+         *             "internal"
+         *           ]
+         *         }
+         *       }
+         *     }
+         */
         'application/json': {
           /** @description what the operator calls it, e.g. "Work laptop" */
           name: string
@@ -49916,6 +50382,97 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "user": {
+           *           "_id": "6b048373bce238a5cbe00a16",
+           *           "email": "ada@example.com",
+           *           "firstName": "Ada",
+           *           "lastName": "Lovelace",
+           *           "userName": "ada",
+           *           "role": "user",
+           *           "isVerified": true,
+           *           "twoFaEnabled": false,
+           *           "twoFaType": "",
+           *           "accountType": "email",
+           *           "web3Address": null,
+           *           "suspended": false,
+           *           "suspendedAt": null,
+           *           "suspendedReason": null,
+           *           "lastLoginAt": "2026-11-23T18:19:31.848Z",
+           *           "createdAt": "2026-11-23T18:18:27.534Z"
+           *         },
+           *         "custodialAddress": "0xdAeEc364B382343aFcBbfbc6e9f6Bdd36624BCDC",
+           *         "keyExportedAt": null,
+           *         "balances": [
+           *           {
+           *             "coin": "avax",
+           *             "available": "1250000000000000000",
+           *             "amountText": "1.25 AVAX"
+           *           },
+           *           {
+           *             "coin": "usdc",
+           *             "available": "42500000",
+           *             "amountText": "42.5 USDC"
+           *           }
+           *         ],
+           *         "deposits": [
+           *           {
+           *             "txHash": "0xf8baaf62fa55d3f2468aff6876ad043c343216cfef035e8150377fd24aca2e05",
+           *             "logIndex": 3,
+           *             "coin": "usdc",
+           *             "amount": "200000000",
+           *             "amountText": "200 USDC",
+           *             "blockNumber": "1042",
+           *             "state": "credited",
+           *             "transferId": "6b048377bce238a5cbe00a39",
+           *             "createdAt": "2026-11-23T18:18:27.534Z"
+           *           }
+           *         ],
+           *         "escrows": [
+           *           {
+           *             "_id": "6b0483b5bce238a5cbe00a51",
+           *             "collectionId": "6b0483b4bce238a5cbe00a4f",
+           *             "role": "payer",
+           *             "coin": "usdc",
+           *             "amountText": "150 USDC",
+           *             "status": "paid",
+           *             "createdAt": "2026-11-23T18:18:27.534Z"
+           *           },
+           *           {
+           *             "_id": "6b0483b5bce238a5cbe00a58",
+           *             "collectionId": "6b0483b4bce238a5cbe00a57",
+           *             "role": "payer",
+           *             "coin": "usdc",
+           *             "amountText": "150 USDC",
+           *             "status": "released",
+           *             "createdAt": "2026-11-02T10:15:00.000Z"
+           *           }
+           *         ],
+           *         "jobs": [
+           *           {
+           *             "_id": "6b0483b4bce238a5cbe00a4f",
+           *             "name": "Landing page",
+           *             "type": "job",
+           *             "status": "disputed",
+           *             "role": "creator",
+           *             "createdAt": "2026-11-20T09:00:00.000Z"
+           *           }
+           *         ],
+           *         "sessions": [
+           *           {
+           *             "_id": "6b048375bce238a5cbe00a2d",
+           *             "ip": "203.0.113.24",
+           *             "userAgent": "Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 Safari/605.1.15",
+           *             "createdAt": "2026-11-23T18:19:31.848Z"
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
@@ -50372,6 +50929,98 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "_id": "6b0483b5bce238a5cbe00a58",
+           *         "collectionId": "6b0483b4bce238a5cbe00a57",
+           *         "parentEscrowId": null,
+           *         "payerId": "6b048373bce238a5cbe00a16",
+           *         "payerEmail": "ada@example.com",
+           *         "receiverId": "6b048374bce238a5cbe00a1f",
+           *         "receiverEmail": "grace@example.com",
+           *         "coin": "usdc",
+           *         "address": "0x47277E56e13a719504b21B7E30edF0eA31Aac3bD",
+           *         "status": "released",
+           *         "usdCents": "15000",
+           *         "amount": "150000000",
+           *         "amountText": "150 USDC",
+           *         "amountToPay": "154500000",
+           *         "received": "154500000",
+           *         "receivedText": "154.5 USDC",
+           *         "releasedPayout": "145500000",
+           *         "releasedFee": "9000000",
+           *         "payTransferId": "6b048377bce238a5cbe00a3a",
+           *         "expiresAt": "2026-11-09T10:15:00.000Z",
+           *         "paidAt": "2026-11-02T10:16:42.310Z",
+           *         "releasedAt": "2026-11-06T15:40:03.981Z",
+           *         "cancelledAt": null,
+           *         "createdAt": "2026-11-02T10:15:00.000Z",
+           *         "legs": [
+           *           {
+           *             "coin": "usdc",
+           *             "_id": "6b0483b6bce238a5cbe00a59",
+           *             "escrowId": "6b0483b5bce238a5cbe00a58",
+           *             "collectionId": "6b0483b4bce238a5cbe00a57",
+           *             "kind": "payout",
+           *             "seq": 1,
+           *             "to": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
+           *             "amount": "145500000",
+           *             "amountText": "145.5 USDC",
+           *             "status": "completed",
+           *             "attempt": 1,
+           *             "failures": 0,
+           *             "lastError": null,
+           *             "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+           *             "transferId": "6b048377bce238a5cbe00a3b",
+           *             "transferStatus": "completed",
+           *             "payerId": "6b048373bce238a5cbe00a16",
+           *             "receiverId": "6b048374bce238a5cbe00a1f",
+           *             "receiverEmail": "grace@example.com",
+           *             "ageSeconds": 1987200,
+           *             "createdAt": "2026-11-06T15:40:03.981Z",
+           *             "updatedAt": "2026-11-06T15:41:10.502Z",
+           *             "actions": {
+           *               "retry": false,
+           *               "replace": false,
+           *               "cancel": false
+           *             }
+           *           },
+           *           {
+           *             "coin": "usdc",
+           *             "_id": "6b0483b6bce238a5cbe00a5a",
+           *             "escrowId": "6b0483b5bce238a5cbe00a58",
+           *             "collectionId": "6b0483b4bce238a5cbe00a57",
+           *             "kind": "fee",
+           *             "seq": 2,
+           *             "to": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
+           *             "amount": "9000000",
+           *             "amountText": "9 USDC",
+           *             "status": "completed",
+           *             "attempt": 1,
+           *             "failures": 0,
+           *             "lastError": null,
+           *             "txHash": "0x9a3f0c6b1e2d4a5f8c7b6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a291",
+           *             "transferId": "6b048377bce238a5cbe00a3c",
+           *             "transferStatus": "completed",
+           *             "payerId": "6b048373bce238a5cbe00a16",
+           *             "receiverId": null,
+           *             "receiverEmail": null,
+           *             "ageSeconds": 1987200,
+           *             "createdAt": "2026-11-06T15:40:03.981Z",
+           *             "updatedAt": "2026-11-06T15:41:12.118Z",
+           *             "actions": {
+           *               "retry": false,
+           *               "replace": false,
+           *               "cancel": false
+           *             }
+           *           }
+           *         ]
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
@@ -50502,6 +51151,45 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "_id": "6b0483b4bce238a5cbe00a4f",
+           *         "name": "Landing page",
+           *         "type": "job",
+           *         "status": "disputed",
+           *         "description": "One responsive page with a contact form",
+           *         "creatorId": "6b048373bce238a5cbe00a16",
+           *         "receiverId": "6b048374bce238a5cbe00a1f",
+           *         "parentId": null,
+           *         "escrowId": "6b0483b5bce238a5cbe00a51",
+           *         "paymentFee": "150.00",
+           *         "issue": "The delivery was accepted by mail but not completed here.",
+           *         "deliveryNote": "The page and its form are live on the staging site.",
+           *         "deliveredAt": "2026-11-23T17:02:11.204Z",
+           *         "completedAt": null,
+           *         "cancelledAt": null,
+           *         "cancellationReason": "",
+           *         "attachments": [
+           *           {
+           *             "_id": "6b04837cbce238a5cbe00a70",
+           *             "name": "public/6b048373bce238a5cbe00a16/2f1d0c8e-7b5a-4f3e-9d21-6c4b8a0e5f17.png",
+           *             "type": "image/png",
+           *             "size": "48213",
+           *             "url": "http://127.0.0.1:3000/v1/files/public/6b048373bce238a5cbe00a16/2f1d0c8e-7b5a-4f3e-9d21-6c4b8a0e5f17.png"
+           *           }
+           *         ],
+           *         "deliveryAttachments": [],
+           *         "dispute": {
+           *           "id": "6b0483c3bce238a5cbe00a83",
+           *           "status": "open"
+           *         },
+           *         "createdAt": "2026-11-20T09:00:00.000Z"
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'
@@ -50632,6 +51320,92 @@ export interface operations {
           [name: string]: unknown
         }
         content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Success",
+           *       "data": {
+           *         "_id": "6b0483c3bce238a5cbe00a83",
+           *         "collection": "6b0483b4bce238a5cbe00a4f",
+           *         "escrowId": "6b0483b5bce238a5cbe00a51",
+           *         "raisedBy": "6b048374bce238a5cbe00a1f",
+           *         "reason": "The delivery was accepted by mail but not completed here.",
+           *         "evidence": [],
+           *         "evidenceData": [],
+           *         "status": "open",
+           *         "escrowAmount": 150,
+           *         "proposal": {
+           *           "proposedBy": "6b048373bce238a5cbe00a16",
+           *           "creatorAmount": 50,
+           *           "ownerAmount": 100,
+           *           "proposedAt": "2026-11-23T18:19:31.848Z"
+           *         },
+           *         "resolution": null,
+           *         "creatorAmount": null,
+           *         "ownerAmount": null,
+           *         "decidedBy": null,
+           *         "note": "",
+           *         "resolvedAt": null,
+           *         "paidAt": null,
+           *         "createdAt": "2026-11-23T18:18:30.449Z",
+           *         "updatedAt": "2026-11-23T18:19:31.848Z",
+           *         "raisedByEmail": "grace@example.com",
+           *         "decidedByEmail": null,
+           *         "proposedByEmail": "ada@example.com",
+           *         "job": {
+           *           "_id": "6b0483b4bce238a5cbe00a4f",
+           *           "name": "Landing page",
+           *           "type": "job",
+           *           "status": "disputed",
+           *           "description": "One responsive page with a contact form",
+           *           "creatorId": "6b048373bce238a5cbe00a16",
+           *           "receiverId": "6b048374bce238a5cbe00a1f",
+           *           "parentId": null,
+           *           "escrowId": "6b0483b5bce238a5cbe00a51",
+           *           "paymentFee": "150.00",
+           *           "issue": "The delivery was accepted by mail but not completed here.",
+           *           "deliveryNote": "The page and its form are live on the staging site.",
+           *           "deliveredAt": "2026-11-23T17:02:11.204Z",
+           *           "completedAt": null,
+           *           "cancelledAt": null,
+           *           "cancellationReason": "",
+           *           "attachments": [
+           *             {
+           *               "_id": "6b04837cbce238a5cbe00a70",
+           *               "name": "public/6b048373bce238a5cbe00a16/2f1d0c8e-7b5a-4f3e-9d21-6c4b8a0e5f17.png",
+           *               "type": "image/png",
+           *               "size": "48213",
+           *               "url": "http://127.0.0.1:3000/v1/files/public/6b048373bce238a5cbe00a16/2f1d0c8e-7b5a-4f3e-9d21-6c4b8a0e5f17.png"
+           *             }
+           *           ],
+           *           "deliveryAttachments": [],
+           *           "dispute": {
+           *             "id": "6b0483c3bce238a5cbe00a83",
+           *             "status": "open"
+           *           },
+           *           "createdAt": "2026-11-20T09:00:00.000Z"
+           *         },
+           *         "messages": {
+           *           "total": 1,
+           *           "data": [
+           *             {
+           *               "_id": "65f1c0a2b3c4d5e6f7a8b9d0",
+           *               "conversation": "65f1c0a2b3c4d5e6f7a8b9c0",
+           *               "user": "65f1c0a2b3c4d5e6f7a8b9c1",
+           *               "type": "text",
+           *               "content": "The first draft is in the job’s files.",
+           *               "mediaId": null,
+           *               "quotedContentId": null,
+           *               "readBy": [
+           *                 "65f1c0a2b3c4d5e6f7a8b9c2"
+           *               ],
+           *               "createdAt": "2026-03-01T12:00:00.000Z"
+           *             }
+           *           ]
+           *         }
+           *       }
+           *     }
+           */
           'application/json': {
             /** @enum {string} */
             status: 'success'

@@ -2,9 +2,11 @@
 // route of each, a user with their money and activity, an escrow with its legs, a job, a dispute,
 // and the chain's explorer link.
 import { Type } from 'typebox'
+import { EX } from '../../http/examples.ts'
 import { NullableTimestamp, Timestamp } from '../../http/schemas.ts'
 import { ChatMessage } from '../chat/schemas.ts'
 import { FileSummary } from '../files/schemas.ts'
+import { DISPUTE, DISPUTE_ID } from '../work/schema-examples.ts'
 import { Dispute } from '../work/schemas.ts'
 import { AdminUser } from './schemas.ts'
 import { AdminEscrowLeg } from './schemas-transfers.ts'
@@ -14,6 +16,15 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, desc
   Type.Union([t, Type.Null()], description ? { description } : {})
 const EX_ID = '65f1c0a2b3c4d5e6f7a8b9c1'
 const EX_HASH = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060'
+const first = (schema: object) => (schema as { examples: Record<string, unknown>[] }).examples[0]!
+
+// The detail pages tell the story of the public examples: Ada (the creator) pays Grace for a
+// landing page; Grace raises a dispute over the delivery. The escrow page shows an earlier one,
+// released, with its two payout legs.
+const EX_RELEASED_ESCROW = '6b0483b5bce238a5cbe00a58'
+const EX_RELEASED_COLLECTION = '6b0483b4bce238a5cbe00a57'
+const EX_JOB_CREATED = '2026-11-20T09:00:00.000Z'
+const EX_DELIVERED = '2026-11-23T17:02:11.204Z'
 
 export const SearchQuery = Type.Object(
   {
@@ -163,7 +174,79 @@ export const AdminUserOverview = Type.Object(
       { description: 'live sessions, newest first (at most 10)' },
     ),
   },
-  { $id: 'AdminUserOverview' },
+  {
+    $id: 'AdminUserOverview',
+    examples: [
+      {
+        user: {
+          ...first(AdminUser),
+          _id: EX.userId,
+          suspended: false,
+          suspendedAt: null,
+          suspendedReason: null,
+          lastLoginAt: EX.later,
+          createdAt: EX.created,
+        },
+        custodialAddress: EX.walletAddress,
+        keyExportedAt: null,
+        balances: [
+          { coin: 'avax', available: '1250000000000000000', amountText: '1.25 AVAX' },
+          { coin: 'usdc', available: '42500000', amountText: '42.5 USDC' },
+        ],
+        deposits: [
+          {
+            txHash: EX.txHash,
+            logIndex: 3,
+            coin: 'usdc',
+            amount: '200000000',
+            amountText: '200 USDC',
+            blockNumber: '1042',
+            state: 'credited',
+            transferId: EX.transactionId,
+            createdAt: EX.created,
+          },
+        ],
+        escrows: [
+          {
+            _id: EX.escrowId,
+            collectionId: EX.collectionId,
+            role: 'payer',
+            coin: 'usdc',
+            amountText: '150 USDC',
+            status: 'paid',
+            createdAt: EX.created,
+          },
+          {
+            _id: EX_RELEASED_ESCROW,
+            collectionId: EX_RELEASED_COLLECTION,
+            role: 'payer',
+            coin: 'usdc',
+            amountText: '150 USDC',
+            status: 'released',
+            createdAt: '2026-11-02T10:15:00.000Z',
+          },
+        ],
+        jobs: [
+          {
+            _id: EX.collectionId,
+            name: 'Landing page',
+            type: 'job',
+            status: 'disputed',
+            role: 'creator',
+            createdAt: EX_JOB_CREATED,
+          },
+        ],
+        sessions: [
+          {
+            _id: '6b048375bce238a5cbe00a2d',
+            ip: '203.0.113.24',
+            userAgent: 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_6) AppleWebKit/605.1.15 Safari/605.1.15',
+            createdAt: EX.later,
+          },
+        ],
+      },
+    ],
+  },
 )
 
 export const AdminEscrow = Type.Object(
@@ -194,7 +277,89 @@ export const AdminEscrow = Type.Object(
     createdAt: Timestamp,
     legs: Type.Array(AdminEscrowLeg, { description: 'the payout legs, in order' }),
   },
-  { $id: 'AdminEscrow' },
+  {
+    $id: 'AdminEscrow',
+    examples: [
+      {
+        _id: EX_RELEASED_ESCROW,
+        collectionId: EX_RELEASED_COLLECTION,
+        parentEscrowId: null,
+        payerId: EX.userId,
+        payerEmail: EX.email,
+        receiverId: EX.otherUserId,
+        receiverEmail: 'grace@example.com',
+        coin: 'usdc',
+        address: EX.escrowAddress,
+        status: 'released',
+        usdCents: '15000',
+        amount: '150000000',
+        amountText: '150 USDC',
+        amountToPay: '154500000',
+        received: '154500000',
+        receivedText: '154.5 USDC',
+        releasedPayout: '145500000',
+        releasedFee: '9000000',
+        payTransferId: '6b048377bce238a5cbe00a3a',
+        expiresAt: '2026-11-09T10:15:00.000Z',
+        paidAt: '2026-11-02T10:16:42.310Z',
+        releasedAt: '2026-11-06T15:40:03.981Z',
+        cancelledAt: null,
+        createdAt: '2026-11-02T10:15:00.000Z',
+        legs: [
+          {
+            coin: 'usdc',
+            _id: '6b0483b6bce238a5cbe00a59',
+            escrowId: EX_RELEASED_ESCROW,
+            collectionId: EX_RELEASED_COLLECTION,
+            kind: 'payout',
+            seq: 1,
+            to: EX.outsideAddress,
+            amount: '145500000',
+            amountText: '145.5 USDC',
+            status: 'completed',
+            attempt: 1,
+            failures: 0,
+            lastError: null,
+            txHash: EX_HASH,
+            transferId: '6b048377bce238a5cbe00a3b',
+            transferStatus: 'completed',
+            payerId: EX.userId,
+            receiverId: EX.otherUserId,
+            receiverEmail: 'grace@example.com',
+            ageSeconds: 1987200,
+            createdAt: '2026-11-06T15:40:03.981Z',
+            updatedAt: '2026-11-06T15:41:10.502Z',
+            actions: { retry: false, replace: false, cancel: false },
+          },
+          {
+            coin: 'usdc',
+            _id: '6b0483b6bce238a5cbe00a5a',
+            escrowId: EX_RELEASED_ESCROW,
+            collectionId: EX_RELEASED_COLLECTION,
+            kind: 'fee',
+            seq: 2,
+            to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+            amount: '9000000',
+            amountText: '9 USDC',
+            status: 'completed',
+            attempt: 1,
+            failures: 0,
+            lastError: null,
+            txHash: '0x9a3f0c6b1e2d4a5f8c7b6e5d4c3b2a1908f7e6d5c4b3a29180f7e6d5c4b3a291',
+            transferId: '6b048377bce238a5cbe00a3c',
+            transferStatus: 'completed',
+            payerId: EX.userId,
+            receiverId: null,
+            receiverEmail: null,
+            ageSeconds: 1987200,
+            createdAt: '2026-11-06T15:40:03.981Z',
+            updatedAt: '2026-11-06T15:41:12.118Z',
+            actions: { retry: false, replace: false, cancel: false },
+          },
+        ],
+      },
+    ],
+  },
 )
 
 const jobFields = {
@@ -223,7 +388,30 @@ const jobFields = {
   createdAt: Timestamp,
 }
 
-export const AdminJob = Type.Object(jobFields, { $id: 'AdminJob' })
+const jobExample = {
+  _id: EX.collectionId,
+  name: 'Landing page',
+  type: 'job',
+  status: 'disputed',
+  description: 'One responsive page with a contact form',
+  creatorId: EX.userId,
+  receiverId: EX.otherUserId,
+  parentId: null,
+  escrowId: EX.escrowId,
+  paymentFee: '150.00',
+  issue: DISPUTE.reason,
+  deliveryNote: 'The page and its form are live on the staging site.',
+  deliveredAt: EX_DELIVERED,
+  completedAt: null,
+  cancelledAt: null,
+  cancellationReason: '',
+  attachments: [first(FileSummary)],
+  deliveryAttachments: [],
+  dispute: { id: DISPUTE_ID, status: 'open' },
+  createdAt: EX_JOB_CREATED,
+}
+
+export const AdminJob = Type.Object(jobFields, { $id: 'AdminJob', examples: [jobExample] })
 
 export const AdminDispute = Type.Object(
   {
@@ -243,5 +431,17 @@ export const AdminDispute = Type.Object(
       { description: 'the conversation of the job between its creator and its talent' },
     ),
   },
-  { $id: 'AdminDispute' },
+  {
+    $id: 'AdminDispute',
+    examples: [
+      {
+        ...DISPUTE,
+        raisedByEmail: 'grace@example.com',
+        decidedByEmail: null,
+        proposedByEmail: EX.email,
+        job: jobExample,
+        messages: { total: 1, data: [first(ChatMessage)] },
+      },
+    ],
+  },
 )

@@ -8,6 +8,15 @@ import { Reason } from './schemas.ts'
 const B64url = (max: number, description: string) =>
   Type.String({ minLength: 1, maxLength: max, pattern: '^[A-Za-z0-9_-]+={0,2}$', description })
 
+// One story for the examples: the operator Ada (console.example.com) has a passkey on her work
+// laptop, unlocks her session with it, and adds a second one. The answers were made by a software
+// authenticator for the example challenges (the signatures are not meant to verify).
+const EX_RP_ID = 'console.example.com'
+const EX_CREDENTIAL = 'p0lF3n3xZ2E7bFhM1kX8Qg'
+const EX_NEW_CREDENTIAL = '1W1Zsl2MU_uP19eEb-lb3jG-CnJV5fLSB1gW1L9P3gg'
+const EX_REGISTER_CHALLENGE = 'khVbQOq0WyXBPRSu7uSM_yGBKB-YB2kiTk5f6l7KjlU'
+const EX_AUTH_CHALLENGE = '-arOdjgJren9YG81KRmhQxubalvKVaPSOM9fiwXbvHg'
+
 const Transports = Type.Array(Str(20), { maxItems: 10, description: 'how the authenticator is reached' })
 
 /** Options for navigator.credentials.create(): the W3C JSON form (binary values base64url). */
@@ -39,7 +48,32 @@ export const PasskeyRegistrationOptions = Type.Object(
     extensions: Type.Optional(Type.Object({}, { additionalProperties: true })),
     hints: Type.Optional(Type.Array(Type.String())),
   },
-  { $id: 'AdminPasskeyRegistrationOptions', additionalProperties: true },
+  {
+    $id: 'AdminPasskeyRegistrationOptions',
+    additionalProperties: true,
+    examples: [
+      {
+        challenge: EX_REGISTER_CHALLENGE,
+        rp: { name: 'WorkPay operator console', id: EX_RP_ID },
+        user: { id: 'NjVmMWMwYTJiM2M0ZDVlNmY3YThiOWM3', name: 'ada@example.com', displayName: '' },
+        pubKeyCredParams: [
+          { alg: -8, type: 'public-key' },
+          { alg: -7, type: 'public-key' },
+          { alg: -257, type: 'public-key' },
+        ],
+        timeout: 300000,
+        attestation: 'none',
+        excludeCredentials: [{ id: EX_CREDENTIAL, transports: ['internal'], type: 'public-key' }],
+        authenticatorSelection: {
+          residentKey: 'preferred',
+          userVerification: 'required',
+          requireResidentKey: false,
+        },
+        extensions: { credProps: true },
+        hints: [],
+      },
+    ],
+  },
 )
 
 /** Options for navigator.credentials.get(). */
@@ -60,7 +94,19 @@ export const PasskeyAuthenticationOptions = Type.Object(
     extensions: Type.Optional(Type.Object({}, { additionalProperties: true })),
     hints: Type.Optional(Type.Array(Type.String())),
   },
-  { $id: 'AdminPasskeyAuthenticationOptions', additionalProperties: true },
+  {
+    $id: 'AdminPasskeyAuthenticationOptions',
+    additionalProperties: true,
+    examples: [
+      {
+        rpId: EX_RP_ID,
+        challenge: EX_AUTH_CHALLENGE,
+        allowCredentials: [{ id: EX_CREDENTIAL, transports: ['internal'], type: 'public-key' }],
+        timeout: 300000,
+        userVerification: 'required',
+      },
+    ],
+  },
 )
 
 const credentialFields = {
@@ -130,12 +176,54 @@ export const RegisterPasskeyBody = Type.Object(
     }),
     credential: RegistrationCredential,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'Security key',
+        credential: {
+          id: EX_NEW_CREDENTIAL,
+          rawId: EX_NEW_CREDENTIAL,
+          type: 'public-key',
+          authenticatorAttachment: 'platform',
+          clientExtensionResults: {},
+          response: {
+            clientDataJSON:
+              'eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIiwiY2hhbGxlbmdlIjoia2hWYlFPcTBXeVhCUFJTdTd1U01feUdCS0ItWUIya2lUazVmNmw3S2psVSIsIm9yaWdpbiI6Imh0dHBzOi8vY29uc29sZS5leGFtcGxlLmNvbSIsImNyb3NzT3JpZ2luIjpmYWxzZX0',
+            attestationObject:
+              'o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YVikJ48GFD6uHyhvB5bJ7c-K5xZgokRMBnfNtxdDrN5SUVNFAAAAAAAAAAAAAAAAAAAAAAAAAAAAINVtWbJdjFP7j9fXhG_pW94xvgpyVeXy0gdYFtS_T94IpQECAyYgASFYIOET8n5EqQ2_7UEUMSrXZyUyEcyxDbo04XIV7YRvDHuPIlggiKriSsWQQ1sFEDkYARso-bxnae720ezRZa2tE3SFFsw',
+            transports: ['internal'],
+          },
+        },
+      },
+    ],
+  },
 )
 
 export const AuthenticatePasskeyBody = Type.Object(
   { credential: AuthenticationCredential },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        credential: {
+          id: EX_CREDENTIAL,
+          rawId: EX_CREDENTIAL,
+          type: 'public-key',
+          authenticatorAttachment: 'platform',
+          clientExtensionResults: {},
+          response: {
+            clientDataJSON:
+              'eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiLWFyT2RqZ0pyZW45WUc4MUtSbWhReHViYWx2S1ZhUFNPTTlmaXdYYnZIZyIsIm9yaWdpbiI6Imh0dHBzOi8vY29uc29sZS5leGFtcGxlLmNvbSIsImNyb3NzT3JpZ2luIjpmYWxzZX0',
+            authenticatorData: 'J48GFD6uHyhvB5bJ7c-K5xZgokRMBnfNtxdDrN5SUVMFAAAABw',
+            signature:
+              'MEYCIQCz5H5KJvdKsrtsIPn2TrIKT-n-LpuBSgo0McDq1d3TRQIhANaeB_wmEOB_5nn5XaTC3hN4fE9_4q5dQ49IuCjuGqEx',
+            userHandle: 'NjVmMWMwYTJiM2M0ZDVlNmY3YThiOWM3',
+          },
+        },
+      },
+    ],
+  },
 )
 
 export const Passkey = Type.Object(
