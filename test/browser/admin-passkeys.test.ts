@@ -121,6 +121,8 @@ it('adds a passkey, signs out, and unlocks the next session with it', async () =
     reason: 'moving to a new laptop',
   })
   await page.getByRole('button', { name: 'Sign out' }).click()
+  // the sign-out has revoked the session and dropped the token before the console is opened again
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor()
   await passwordAndCode()
   await page.getByLabel('Authenticator code').waitFor()
   expect(await page.getByRole('button', { name: 'Use a passkey' }).count()).toBe(0)
