@@ -1,13 +1,16 @@
 // @ts-check
 // The admin API's lists as the console shows them: where each list is, its filters, its columns
 // and each row's actions (every action asks for a reason; the audit log keeps it).
+
+import { ageOf, code, idOf, money, state } from './cells.js'
 import { coinsResource } from './coins.js'
 import { copyable } from './copy.js'
 import { depositsResource } from './deposits.js'
+import { disputesResource } from './disputes.js'
 import { h } from './dom.js'
 import { feesResource } from './fees.js'
 import { coinFilter, dateRange, idFilter, orderFilter, statusFilter } from './filters.js'
-import { age, amount, short, since, time } from './format.js'
+import { short, time } from './format.js'
 import { detailLink, plainLink, userLink } from './links.js'
 import { reorgsResource } from './reorgs.js'
 import { reservesResource } from './reserves.js'
@@ -25,12 +28,6 @@ import { verificationsResource } from './verifications.js'
  * @typedef {Array<{ label: string, num?: boolean, cell: (row: T) => string | Node }>} Columns
  */
 
-const code = (v, n) => (v ? h('code', { title: String(v) }, short(v, n)) : '—')
-const money = (row, field = 'amount') => amount(row[field], row.coin, row.decimals ?? undefined)
-const state = (v) =>
-  v ? h('span', { class: ['state', `state-${String(v).toLowerCase()}`] }, String(v)) : '—'
-const ageOf = (row) => age(row.ageSeconds ?? since(row.createdAt))
-const idOf = (row) => row.id ?? row._id
 /** What the customer is told when an operator cancels their money movement (the reason is not). */
 const customerMessageField = () => [
   {
@@ -46,7 +43,6 @@ const withCustomerMessage = (values) => {
 }
 /** Audit targets that have a detail page. */
 const DETAIL_TARGETS = ['user', 'transfer', 'withdrawal', 'dispute']
-const usd = (v) => (typeof v === 'number' ? `$${v.toFixed(2)}` : '—')
 
 export const resources = [
   {
@@ -227,98 +223,7 @@ export const resources = [
       },
     ],
   },
-  {
-    id: 'disputes',
-    key: 'i',
-    title: 'Disputes',
-    intro:
-      'Disputed jobs with their evidence. Deciding splits what is still in escrow between the creator and the talent (in USD, adding up to the amount in escrow); both are paid through the escrow.',
-    path: '/v1/admin/disputes',
-    filters: [statusFilter(['open', 'settling', 'settled']), ...dateRange()],
-    rowLabel: (r) => `dispute ${short(idOf(r), 8)}`,
-    columns: [
-      { label: 'Dispute', cell: (r) => detailLink('dispute', idOf(r), { n: 10 }) },
-      { label: 'Job', cell: (r) => detailLink('job', r.collection) },
-      { label: 'Raised by', cell: (r) => userLink(r.raisedBy) },
-      { label: 'Reason', cell: (r) => r.reason },
-      {
-        label: 'Evidence',
-        cell: (r) =>
-          (r.evidenceData ?? []).length
-            ? h(
-                'ul',
-                { class: 'plain' },
-                r.evidenceData.map((f) =>
-                  h(
-                    'li',
-                    {},
-                    f.url
-                      ? h(
-                          'a',
-                          { href: f.url, target: '_blank', rel: 'noopener noreferrer' },
-                          f.name ?? 'file',
-                        )
-                      : (f.name ?? 'file'),
-                  ),
-                ),
-              )
-            : 'none',
-      },
-      // What is still held and proposed matters while it is open; afterwards, how it ended.
-      { label: 'In escrow', num: true, cell: (r) => (r.status === 'open' ? usd(r.escrowAmount) : '—') },
-      {
-        label: 'Proposal or outcome',
-        cell: (r) =>
-          r.status === 'open'
-            ? r.proposal
-              ? `proposed: creator ${usd(r.proposal.creatorAmount)} / talent ${usd(r.proposal.ownerAmount)}`
-              : ''
-            : h(
-                'span',
-                { class: 'outcome' },
-                `${r.resolution === 'arbiter' ? 'decided' : 'agreed'}: talent ${usd(r.ownerAmount)} / creator ${usd(r.creatorAmount)}`,
-                r.resolvedAt ? ` on ${time(r.resolvedAt)}` : '',
-                r.decidedBy ? h('span', {}, ' by ', userLink(r.decidedBy)) : '',
-                r.note ? h('span', {}, ` · note: “${r.note}”`) : '',
-                r.paidAt ? ` · paid ${time(r.paidAt)}` : '',
-              ),
-      },
-      { label: 'State', cell: (r) => state(r.status) },
-      { label: 'Opened', cell: (r) => time(r.createdAt) },
-    ],
-    actions: [
-      {
-        label: 'Decide',
-        when: (r) => r.status === 'open',
-        path: (r) => `/v1/admin/disputes/${r.collection}/decide`,
-        text: (r) => `The two amounts must add up to ${usd(r.escrowAmount)}, what is still in escrow.`,
-        fields: (r) => [
-          {
-            name: 'ownerAmount',
-            label: 'Released to the talent (USD)',
-            type: 'number',
-            min: 0,
-            step: 0.01,
-            value: r.proposal?.ownerAmount ?? '',
-          },
-          {
-            name: 'creatorAmount',
-            label: 'Returned to the creator (USD)',
-            type: 'number',
-            min: 0,
-            step: 0.01,
-            value: r.proposal?.creatorAmount ?? '',
-          },
-          { name: 'note', label: 'Note shown to both parties', required: false },
-        ],
-        body: (v) => {
-          const body = { ...v }
-          if (!body.note) delete body.note
-          return body
-        },
-      },
-    ],
-  },
+  disputesResource,
   {
     id: 'users',
     key: 'u',
