@@ -2,6 +2,7 @@
 // the legs netted per account, the accounts a write touches, whether they fit it, a transfer's
 // input made a write (`transferWrite`) and the write's own row (`transferRow`).
 import { hash } from 'node:crypto'
+import { errors } from '../../http/errors.ts'
 import type { AccountShape } from './shapes.ts'
 import { isRetiredKind, type TransferInput } from './types.ts'
 
@@ -16,6 +17,10 @@ export interface Write {
   /** a pending hold released by this transfer: its reservation no longer counts */
   release?: { account: string; amount: bigint }
 }
+
+/** The same idempotency key sent with another input. */
+export const keyReused = (what = 'movement') =>
+  errors.named('IDEMPOTENCY_KEY_REUSED', `This idempotency key was already used for another ${what}`)
 
 export function inputHash(input: Record<string, unknown>): string {
   return hash(
