@@ -9,6 +9,7 @@ import type { FlowService } from '../auth/flows.ts'
 import type { SessionIssuer } from '../auth/sessions.ts'
 import type { TokenService } from '../auth/tokens.ts'
 import type { EventService } from '../events/service.ts'
+import { AccountModeration } from './moderation.ts'
 import { accountRoutes } from './routes.ts'
 import { AccountSecurityService } from './security.ts'
 import {
@@ -45,6 +46,15 @@ export {
   type UserSummaryJson,
   userSummaryJson,
 } from './summary-sql.ts'
+
+/** People search text and tag keys, for modules that index or filter by them. */
+export { searchText } from './service.ts'
+export { tagKey, tagService } from './tags.ts'
+
+/** The admin role and account suspension; the admin module builds it with its session revoker. */
+export function buildModeration(d: ConstructorParameters<typeof AccountModeration>[0]): AccountModeration {
+  return new AccountModeration(d)
+}
 
 /** What a full profile is read from: a write to any of them empties the cached profiles. */
 export const PROFILE_TABLES = ['users', 'user_tags', 'achievements', 'tags', 'files'] as const

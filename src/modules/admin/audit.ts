@@ -4,7 +4,7 @@
 import type { Db, Tx } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import type { AccountModeration } from '../account/moderation.ts'
+import type { AccountModeration } from '../account/types.ts'
 import { type AuditFilter, adminRepo } from './repo.ts'
 
 /** The admin and request behind an action. */

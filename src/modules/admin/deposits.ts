@@ -5,7 +5,7 @@ import type { Db } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
-import type { AccountModeration } from '../account/moderation.ts'
+import type { AccountModeration } from '../account/types.ts'
 import { type DepositDesk, MAX_RESCAN_BLOCKS } from '../settlement/deposits.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 

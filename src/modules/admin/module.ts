@@ -5,8 +5,8 @@ import type { Config } from '../../config.ts'
 import type { Db } from '../../db/index.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
-import { AccountModeration } from '../account/moderation.ts'
-import type { AccountSecurityService } from '../account/security.ts'
+import { buildModeration } from '../account/module.ts'
+import type { AccountSecurityService } from '../account/types.ts'
 import type { AuthService } from '../auth/service.ts'
 import type { ChatService } from '../chat/service.ts'
 import type { CollectionTypeService } from '../collections/collection-types.ts'
@@ -72,7 +72,7 @@ export async function buildAdmin(d: {
 }) {
   const { db, config, clock } = d
   /** the admin role and account suspension */
-  const moderation = new AccountModeration({
+  const moderation = buildModeration({
     clock,
     adminEmails: config.adminEmails,
     revokeSessions: (tx, userId) => d.auth.revokeSessions(tx, userId),

@@ -3,7 +3,7 @@
 // (suspension, identity verifications, a deposit's rescan); `finance` reads everything and moves
 // money (transfers, withdrawals, legs, fee sweeps, halts, reorg decisions); `admin` does all of it,
 // configures the platform and its operators, and repairs after a restore. A route missing from the table is refused to everyone but `admin`.
-import type { StaffRole } from '../account/moderation.ts'
+import type { StaffRole } from '../account/types.ts'
 
 /** What a route does, which decides who may call it. */
 export type Permission = 'read' | 'customer' | 'money' | 'admin'

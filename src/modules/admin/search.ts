@@ -6,7 +6,7 @@
 import type { Db } from '../../db/index.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import { formatUnits } from '../../platform/money/index.ts'
-import type { AccountModeration } from '../account/moderation.ts'
+import type { AccountModeration } from '../account/types.ts'
 import type { EscrowLegOperations } from '../escrow/operator.ts'
 import type { SettlementLookup, TransferSummary } from '../settlement/operator-lookup.ts'
 import type { WithdrawalOperatorView } from '../withdrawals/operator.ts'

@@ -4,8 +4,7 @@
 // signed-in browser is out; the operator signs in again and sets up a new factor at the console.
 import type { Db, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
-import type { AccountModeration } from '../account/moderation.ts'
-import type { AccountSecurityService } from '../account/security.ts'
+import type { AccountModeration, AccountSecurityService } from '../account/types.ts'
 import type { AdminAccess } from './access.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 import { passkeysRepo } from './passkeys-repo.ts'

@@ -2,7 +2,7 @@
 // its audit row; suspending or taking the role also ends the account's admin step-ups.
 import type { Db, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
-import type { AccountModeration, AccountSearch, StaffRole } from '../account/moderation.ts'
+import type { AccountModeration, AccountSearch, StaffRole } from '../account/types.ts'
 import type { AdminAccess } from './access.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 

@@ -2,7 +2,7 @@
 // and the tag keys are parsed and checked here (bad input is 400, never a database error).
 import { errors } from '../../http/errors.ts'
 import { usdTextToCents } from '../../platform/money/index.ts'
-import { tagKey } from '../account/tags.ts'
+import { tagKey } from '../account/module.ts'
 import { words } from './forms.ts'
 import type { ListCollectionsQueryT } from './input-schemas.ts'
 import type { ListFilters } from './list-repo.ts'

@@ -2,7 +2,7 @@
 // the user summary and the bookmark.
 
 import type { UserSummaryJson } from '../account/module.ts'
-import type { TagRow } from '../account/tags.ts'
+import type { TagRow } from '../account/types.ts'
 import { autoCompleteAt, inspectionDays } from './inspection.ts'
 
 /** A user summary's columns: what the account module's SQL reads (creator, receiver, bookmarked user). */

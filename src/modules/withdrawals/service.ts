@@ -23,7 +23,7 @@ import {
   unitsToCents,
   unitsToNumber,
 } from '../../platform/money/index.ts'
-import type { ConfirmPassword } from '../account/security.ts'
+import type { ConfirmPassword } from '../account/types.ts'
 import type { EventService } from '../events/service.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
@@ -47,7 +47,7 @@ export const WITHDRAWAL_PURPOSE = 'withdrawal'
 export const WITHDRAWAL_FEES = { native: '0.001', token: '0.1' } as const
 
 /** Wrong passwords per account (counted with every password-confirmed action) before 429. */
-export { MAX_WRONG_PASSWORDS } from '../account/password-guard.ts'
+export { MAX_WRONG_PASSWORDS } from '../account/types.ts'
 
 /** The largest amount accepted, in whole coins (keeps every value far inside NUMERIC(78,0)). */
 export const MAX_AMOUNT = 1e15
