@@ -3,8 +3,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { caller } from '../../http/auth.ts'
 import { bearer, envelope, errorResponses, guardedErrors, noAuth, ok } from '../../http/schemas.ts'
-import type { AdminAccess } from '../admin/access.ts'
-import { actorOf, adminErrors, guardElevated } from '../admin/routes/common.ts'
+import { actorOf, adminErrors, guardElevated } from '../admin/module.ts'
+import type { AdminAccess } from '../admin/types.ts'
 import {
   HistoryQuery,
   ReserveProof,

@@ -4,10 +4,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { envelope, IdParams, ok } from '../../http/schemas.ts'
 import type { ParkedJob as ParkedJobRow } from '../../platform/jobs/parking.ts'
-import type { AdminAccess } from '../admin/access.ts'
-import type { AdminAudit } from '../admin/audit.ts'
-import { actorOf, adminErrors, guardElevated, pageOf, security, tags } from '../admin/routes/common.ts'
-import { ReasonBody } from '../admin/schemas.ts'
+import { actorOf, adminErrors, guardElevated, pageOf, security, tags } from '../admin/module.ts'
+import { type AdminAccess, type AdminAudit, ReasonBody } from '../admin/types.ts'
 import type { PlatformTransfer as Finding, PlatformTransfers } from './platform-transfers.ts'
 import {
   ParkedJob,

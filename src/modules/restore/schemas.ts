@@ -2,7 +2,7 @@
 // restored database did not know) and the jobs a restore parked for review.
 import { Type } from 'typebox'
 import { NullableTimestamp, PaginationQuery, Timestamp } from '../../http/schemas.ts'
-import { Page, Reason } from '../admin/schemas.ts'
+import { Page, Reason } from '../admin/types.ts'
 
 const Units = (description: string) => Type.String({ pattern: '^[0-9]+$', description })
 const Address = Type.String({ pattern: '^0x[0-9a-f]{40}$' })

@@ -3,7 +3,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
-import type { AdminAccess } from '../admin/access.ts'
+import type { AdminAccess } from '../admin/types.ts'
 import { adminSchemaRoutes, storeRoutes } from './routes.ts'
 import { StoreService } from './service.ts'
 

@@ -5,8 +5,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { caller } from '../../http/auth.ts'
 import { bearer, EmptyObject, envelope, guardedErrors, ok } from '../../http/schemas.ts'
-import type { AdminAccess } from '../admin/access.ts'
-import { adminErrors, guardElevated } from '../admin/routes/common.ts'
+import { adminErrors, guardElevated } from '../admin/module.ts'
+import type { AdminAccess } from '../admin/types.ts'
 import {
   CollectionSchemaDto,
   CollectionSchemaPage,

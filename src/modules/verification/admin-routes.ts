@@ -2,9 +2,8 @@
 // factor, as every admin route): the queue by status, one session with its images, approve, reject.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { envelope, IdParams, ok } from '../../http/schemas.ts'
-import type { AdminAccess } from '../admin/access.ts'
-import { actorOf, adminErrors, guardElevated, pageOf, security } from '../admin/routes/common.ts'
-import { Page } from '../admin/schemas.ts'
+import { actorOf, adminErrors, guardElevated, pageOf, security } from '../admin/module.ts'
+import { type AdminAccess, Page } from '../admin/types.ts'
 import { AdminListQuery, AdminVerification, DecideBody } from './admin-schemas.ts'
 import type { VerificationReview } from './review.ts'
 

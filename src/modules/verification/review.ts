@@ -4,7 +4,7 @@
 import type { Db, Tx } from '../../db/index.ts'
 import type { VerificationStatus } from '../../db/tables/verification.ts'
 import { errors } from '../../http/errors.ts'
-import type { AdminActor, AuditEntry } from '../admin/audit.ts'
+import type { AdminActor, AuditEntry } from '../admin/types.ts'
 import { type VerificationRow, verificationRepo } from './repo.ts'
 import type { VerificationService } from './service.ts'
 import { toAdminVerification } from './views.ts'
