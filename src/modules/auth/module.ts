@@ -16,6 +16,9 @@ import type { SessionCache } from './session-cache.ts'
 import { SessionIssuer } from './sessions.ts'
 import { TokenService } from './tokens.ts'
 
+/** Checks a code of a flow (account security's code-confirmed changes use it too). */
+export { checkFlowCode } from './flows.ts'
+
 /** What every signed-in flow builds on: tokens, code flows (mailed through `jobs`), sessions. */
 export function buildAuthBase(d: {
   db: Db
