@@ -5,7 +5,7 @@
 import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
-import type { EventService } from '../events/service.ts'
+import type { EventService } from '../events/types.ts'
 import { assertFundable, escrowFrozen, statusAfterPayment, statusAfterRelease } from '../work/states.ts'
 import { type CollectionRow, collectionRepo } from './repo.ts'
 

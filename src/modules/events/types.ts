@@ -1,6 +1,9 @@
 // The domain events of the product: their names and the data each carries. Amounts are strings
 // in coin units (as the API shows them), ids are record ids.
 
+/** the event service (built by module.ts): other modules name its type from here */
+export type { EventService } from './service.ts'
+
 export interface EventData {
   /** a collection (job) was created */
   'collection.created': { collectionId: string; title: string; type: string }

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
-import type { EventService } from '../events/service.ts'
+import type { EventService } from '../events/types.ts'
 import { feedRoutes } from './routes.ts'
 import { FeedService, type PeopleLookup } from './service.ts'
 

@@ -1,7 +1,7 @@
 // Notifications: fed by the domain events (a subscriber in the event's transaction), pushed live,
 // mailed in digests; the routes under /v1/notifications and the account's e-mail preferences.
 import type { FastifyInstance } from 'fastify'
-import type { EventService } from '../events/service.ts'
+import type { EventService } from '../events/types.ts'
 import { notificationRoutes } from './routes.ts'
 import { DIGEST_JOB, type NotificationDeps, NotificationService } from './service.ts'
 

@@ -5,7 +5,7 @@ import type { Config } from '../../config.ts'
 import type { Db } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
-import type { EventService } from '../events/service.ts'
+import type { EventService } from '../events/types.ts'
 import { referralRoutes } from './routes.ts'
 import { ReferralService } from './service.ts'
 

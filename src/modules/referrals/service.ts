@@ -9,7 +9,7 @@ import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { noticeMail } from '../../platform/mail/templates.ts'
-import type { EventService } from '../events/service.ts'
+import type { EventService } from '../events/types.ts'
 import { referralRepo } from './repo.ts'
 
 const DAY_MS = 24 * 3600 * 1000

@@ -2,7 +2,7 @@
 // deliveries of money events to them. Built before the collections, which keep a collection's
 // endpoint through `collectionHooks`.
 import type { FastifyInstance } from 'fastify'
-import type { EventService } from '../events/service.ts'
+import type { EventService } from '../events/types.ts'
 import { DELIVER_JOB, type DeliveryDeps, WebhookDelivery } from './delivery.ts'
 import { webhookRoutes } from './routes.ts'
 import { WebhookService } from './service.ts'

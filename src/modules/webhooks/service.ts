@@ -8,7 +8,7 @@ import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
-import type { EventService } from '../events/service.ts'
+import type { EventService } from '../events/types.ts'
 import {
   COLLECTION_EVENTS,
   DEFAULT_PREVIOUS_SECRET_SECONDS,

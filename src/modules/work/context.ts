@@ -13,7 +13,7 @@ import { paymentFeeText } from '../collections/payment-fee.ts'
 import type { CollectionService } from '../collections/service.ts'
 import type { ConnectionGate } from '../connections/service.ts'
 import type { EscrowService } from '../escrow/service.ts'
-import type { EventService } from '../events/service.ts'
+import type { EventService } from '../events/types.ts'
 import { applicationRepo, audit, inviteRepo } from './repo.ts'
 import { checkTransition, phaseOf, storedAs } from './states.ts'
 
