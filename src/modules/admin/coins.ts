@@ -7,7 +7,7 @@ import { getAddress, isAddress } from 'viem'
 import type { Db } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { type ChainAdapter, ChainError } from '../../platform/chain/types.ts'
-import type { PaymentService } from '../payment/service.ts'
+import type { PaymentService } from '../payment/types.ts'
 import type { Halts } from '../settlement/reconcile/halts.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 

@@ -1,7 +1,7 @@
 // Disputes for operators: every dispute with its evidence and the escrow still held, and the
 // arbiter's decision (work's own service call), audited in the decision's transaction. The split is
 // paid to both parties by work's split job through the escrow's normal legs.
-import type { DisputeService } from '../work/service-disputes.ts'
+import type { DisputeService } from '../work/types.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 
 export class AdminDisputes {

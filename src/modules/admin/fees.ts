@@ -1,6 +1,6 @@
 // The platform's fees for operators: the overview per coin and the sweep to the cold address,
 // audited as `fee.sweep` in the transaction that holds the amount and queues the transfer.
-import type { FeeService } from '../fees/service.ts'
+import type { FeeService } from '../fees/types.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 
 export class AdminFees {

@@ -4,10 +4,9 @@
 import { Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { NullableTimestamp, Timestamp } from '../../http/schemas.ts'
-import { ChatMessage } from '../chat/schemas.ts'
-import { FileSummary } from '../files/schemas.ts'
-import { DISPUTE, DISPUTE_ID } from '../work/schema-examples.ts'
-import { Dispute } from '../work/schemas.ts'
+import { ChatMessage } from '../chat/types.ts'
+import { FileSummary } from '../files/types.ts'
+import { DISPUTE, Dispute, DISPUTE_ID } from '../work/types.ts'
 import { AdminUser } from './schemas.ts'
 import { AdminEscrowLeg } from './schemas-transfers.ts'
 

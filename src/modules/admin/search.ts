@@ -9,8 +9,8 @@ import { formatUnits } from '../../platform/money/index.ts'
 import type { AccountModeration } from '../account/types.ts'
 import type { EscrowLegOperations } from '../escrow/operator.ts'
 import type { SettlementLookup, TransferSummary } from '../settlement/operator-lookup.ts'
-import type { WithdrawalOperatorView } from '../withdrawals/operator.ts'
-import type { WorkOperatorView } from '../work/operator.ts'
+import type { WithdrawalOperatorView } from '../withdrawals/types.ts'
+import type { WorkOperatorView } from '../work/types.ts'
 
 export type HitKind =
   | 'user'

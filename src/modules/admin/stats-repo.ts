@@ -4,7 +4,7 @@
 // service's clock, which wrote the timestamps).
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
-import { FEE_VAULT_KIND, FEE_VAULT_OWNER } from '../fees/vault.ts'
+import { FEE_VAULT_KIND, FEE_VAULT_OWNER } from '../fees/types.ts'
 
 export interface HeldRow {
   kind: string

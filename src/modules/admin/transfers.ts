@@ -15,7 +15,7 @@ import { actionsOf } from '../settlement/outgoing/operator.ts'
 import type { OutgoingRow } from '../settlement/outgoing/repo.ts'
 import type { TransferFilter } from '../settlement/outgoing/repo-operator.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
-import type { WithdrawalFilter, WithdrawalOperatorView } from '../withdrawals/operator.ts'
+import type { WithdrawalFilter, WithdrawalOperatorView } from '../withdrawals/types.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 
 export type TransferAction = 'retry' | 'replace' | 'cancel'

@@ -5,8 +5,8 @@ import { EX } from '../../http/examples.ts'
 import { Id, PaginationQuery, Timestamp } from '../../http/schemas.ts'
 import { BOOKMARK, BOOKMARK_ITEM } from '../collections/schema-examples.ts'
 import { fullFields, StrArray, UserSummary } from '../collections/schemas.ts'
-import { Feed } from '../feeds/schemas.ts'
-import { Invite } from '../work/schemas.ts'
+import { Feed } from '../feeds/types.ts'
+import { Invite } from '../work/types.ts'
 
 export const BOOKMARK_TYPES = ['collection', 'user', 'feed', 'invite'] as const
 export type BookmarkType = (typeof BOOKMARK_TYPES)[number]

@@ -2,7 +2,7 @@
 import type { FastifyInstance } from 'fastify'
 import { Value } from 'typebox/value'
 import { errors } from '../../http/errors.ts'
-import type { LiveHub } from '../live/hub.ts'
+import type { LiveHub } from '../live/types.ts'
 import { chatRoutes } from './routes.ts'
 import { SendBody } from './schemas.ts'
 import { type ChatDeps, ChatService } from './service.ts'

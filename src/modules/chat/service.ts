@@ -6,8 +6,8 @@ import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { isId, newId } from '../../platform/crypto/ids.ts'
-import type { ConnectionGate } from '../connections/service.ts'
-import { publishLive } from '../live/publish.ts'
+import type { ConnectionGate } from '../connections/types.ts'
+import { publishLive } from '../live/module.ts'
 import { type ConversationRow, chatRepo, type MessageRow } from './repo.ts'
 
 /** What chat needs of collections: the job's parties, if the caller may see it. */

@@ -3,7 +3,7 @@
 // summaries that bookmarks show too. The requests are in input-schemas.ts.
 import { Type } from 'typebox'
 import { Timestamp } from '../../http/schemas.ts'
-import { FileSummary } from '../files/schemas.ts'
+import { FileSummary } from '../files/types.ts'
 import {
   CHILD_COLLECTION,
   COLLECTION,

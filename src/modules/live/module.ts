@@ -13,6 +13,9 @@ import { Presence } from './presence.ts'
 import { publishLive } from './publish.ts'
 import { liveRoutes } from './routes.ts'
 
+/** Writes a push for a user's sockets in the caller's transaction (chat messages use it). */
+export { publishLive } from './publish.ts'
+
 /** Domain events pushed to their audience as they are (notifications are pushed by their module). */
 export const FORWARDED_EVENTS = new Set([
   'deposit.credited',

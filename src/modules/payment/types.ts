@@ -3,6 +3,11 @@
 // (src/platform/rates/types.ts).
 import type { ChainCoin } from '../../platform/chain/types.ts'
 
+/** The coin schema (and its example) that other modules' responses embed. */
+export { AVAX_COIN, CoinSchema } from './schemas.ts'
+/** the coin registry's service (built by module.ts) */
+export type { PaymentService } from './service.ts'
+
 /** A coin record as stored and as the API shows it (SPEC "Coin"). */
 export interface CoinRecord {
   _id: string

@@ -14,8 +14,9 @@ import { attachMined, type MinedTransaction } from '../settlement/outgoing/attac
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import { findingsRepo, type PlatformTransferRow } from '../settlement/restore/repo.ts'
 import { bookParkedGasTopUps } from '../settlement/watcher/parked.ts'
-import type { TransactionService } from '../transactions/service.ts'
-import { feeOf, type WithdrawalService } from '../withdrawals/service.ts'
+import type { TransactionService } from '../transactions/types.ts'
+import { feeOf } from '../withdrawals/module.ts'
+import type { WithdrawalService } from '../withdrawals/types.ts'
 
 export interface PlatformTransfer {
   id: string

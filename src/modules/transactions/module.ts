@@ -10,6 +10,9 @@ import { TransactionService } from './service.ts'
 import { TransactionStats } from './stats.ts'
 import { transactionStatsRoutes } from './stats-routes.ts'
 
+/** A rate a price can be computed with (a positive decimal), else null. */
+export { usableRate } from './service.ts'
+
 export function buildTransactions(d: {
   db: Db
   clock: Clock

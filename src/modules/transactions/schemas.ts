@@ -2,7 +2,7 @@
 import { Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
-import { AVAX_COIN, CoinSchema } from '../payment/schemas.ts'
+import { AVAX_COIN, CoinSchema } from '../payment/types.ts'
 
 export const TRANSACTION_TYPES = ['deposit', 'withdrawal'] as const
 export const TRANSACTION_STATUSES = ['pending', 'completed', 'failed', 'cancelled'] as const

@@ -7,7 +7,7 @@ import type { Db, Tx } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import type { DomainEvent } from '../events/types.ts'
-import type { FileService } from '../files/service.ts'
+import type { FileService } from '../files/types.ts'
 import { verificationRepo } from './repo.ts'
 
 export const FORGET_JOB = 'verification.forget'

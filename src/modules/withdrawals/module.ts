@@ -5,6 +5,9 @@ import { WithdrawalOperatorView } from './operator.ts'
 import { withdrawalRoutes } from './routes.ts'
 import { WithdrawalService } from './service.ts'
 
+/** The network fee a withdrawal of a coin pays, in the coin's base units. */
+export { feeOf } from './service.ts'
+
 /** The service registers its outcome handlers with the outgoing sender as it is built. */
 export function buildWithdrawals(d: ConstructorParameters<typeof WithdrawalService>[0]) {
   return { withdrawals: new WithdrawalService(d), withdrawalView: new WithdrawalOperatorView({ db: d.db }) }

@@ -5,7 +5,7 @@ import { EX } from '../../http/examples.ts'
 import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
 import { CreateCollectionBody } from '../collections/input-schemas.ts'
 import { UserSummary } from '../collections/schemas.ts'
-import { FileSummary } from '../files/schemas.ts'
+import { FileSummary } from '../files/types.ts'
 import { APPLICATION, COLLECTION_REF, DISPUTE, INVITE, REVIEW } from './schema-examples.ts'
 
 /** Text without NUL characters (PostgreSQL text cannot hold them). */

@@ -2,7 +2,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { envelope, IdParams, ok, PaginationQuery } from '../../../http/schemas.ts'
-import { DecideBody, Dispute } from '../../work/schemas.ts'
+import { DecideBody, Dispute } from '../../work/types.ts'
 import type { AdminAccess } from '../access.ts'
 import type { AdminDisputes } from '../disputes.ts'
 import { CreatedRange, Page, Reason } from '../schemas.ts'
