@@ -1,6 +1,6 @@
 // Admin changes to collection types: each in one transaction with its audit row.
 import type { Db } from '../../db/index.ts'
-import type { CollectionTypeService } from '../collections/collection-types.ts'
+import type { CollectionTypeService } from '../collections/types.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 
 export class AdminCollectionTypes {

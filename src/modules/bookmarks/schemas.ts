@@ -3,8 +3,7 @@
 import { Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { Id, PaginationQuery, Timestamp } from '../../http/schemas.ts'
-import { BOOKMARK, BOOKMARK_ITEM } from '../collections/schema-examples.ts'
-import { fullFields, StrArray, UserSummary } from '../collections/schemas.ts'
+import { BOOKMARK, BOOKMARK_ITEM, fullFields, StrArray, UserSummary } from '../collections/types.ts'
 import { Feed } from '../feeds/types.ts'
 import { Invite } from '../work/types.ts'
 

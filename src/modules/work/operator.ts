@@ -1,7 +1,7 @@
 // Jobs and disputes as operators see them (the admin console's job and dispute pages and the user
 // page's jobs): the job's description, delivery and attachments, its dispute with the evidence and
 // the decision. Reads only; the admin API checks the caller's role.
-import type { JobRow } from '../collections/jobs.ts'
+import type { JobRow } from '../collections/types.ts'
 import type { WorkDeps } from './context.ts'
 import { disputeRepo } from './repo-disputes.ts'
 import type { DisputeService } from './service-disputes.ts'

@@ -5,9 +5,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { caller } from '../../http/auth.ts'
 import { bearer, envelope, guardedErrors, IdParams, ok } from '../../http/schemas.ts'
-import { UpdateCollectionBody, UpdateManyCollectionsBody } from '../collections/input-schemas.ts'
-import { Collection, CollectionUpdateShape } from '../collections/schemas.ts'
-import type { CollectionService } from '../collections/service.ts'
+import {
+  Collection,
+  type CollectionService,
+  CollectionUpdateShape,
+  UpdateCollectionBody,
+  UpdateManyCollectionsBody,
+} from '../collections/types.ts'
 import { CancelBody, CreateManyBody, DeliverBody } from './schemas.ts'
 import type { LifecycleService } from './service-lifecycle.ts'
 import type { UpdateService } from './service-updates.ts'

@@ -1,7 +1,7 @@
 // Example records of the work contract (the OpenAPI document's examples): Ada (the creator) hires
 // Grace for the landing page of the collections examples, pays it, and they review each other.
 import { EX } from '../../http/examples.ts'
-import { USER_SUMMARY } from '../collections/schema-examples.ts'
+import { USER_SUMMARY } from '../collections/types.ts'
 
 export const INVITE_ID = '6b0483c0bce238a5cbe00a80'
 export const APPLICATION_ID = '6b0483c1bce238a5cbe00a81'

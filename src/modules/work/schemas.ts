@@ -3,8 +3,7 @@
 import { type Static, Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { Id, PaginationQuery, Str, Timestamp } from '../../http/schemas.ts'
-import { CreateCollectionBody } from '../collections/input-schemas.ts'
-import { UserSummary } from '../collections/schemas.ts'
+import { CreateCollectionBody, UserSummary } from '../collections/types.ts'
 import { FileSummary } from '../files/types.ts'
 import { APPLICATION, COLLECTION_REF, DISPUTE, INVITE, REVIEW } from './schema-examples.ts'
 

@@ -7,7 +7,7 @@ import {
   CollectionTypePage,
   CollectionTypeSchema,
   TYPE_VALUE_PATTERN,
-} from '../../collections/collection-type-schemas.ts'
+} from '../../collections/types.ts'
 import type { AdminAccess } from '../access.ts'
 import type { AdminCollectionTypes } from '../collection-types.ts'
 import { Reason } from '../schemas.ts'
