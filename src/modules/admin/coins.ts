@@ -8,7 +8,7 @@ import type { Db } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { type ChainAdapter, ChainError } from '../../platform/chain/types.ts'
 import type { PaymentService } from '../payment/types.ts'
-import type { Halts } from '../settlement/reconcile/halts.ts'
+import type { Halts } from '../settlement/types.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 
 const RATE = /^(?:0|[1-9][0-9]{0,17})(?:\.[0-9]{1,18})?$/

@@ -6,7 +6,7 @@ import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { AccountModeration } from '../account/types.ts'
-import { type DepositDesk, MAX_RESCAN_BLOCKS } from '../settlement/deposits.ts'
+import { type DepositDesk, MAX_RESCAN_BLOCKS } from '../settlement/types.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 
 export class AdminDeposits {

@@ -13,9 +13,8 @@ import type { CollectionTypeService } from '../collections/types.ts'
 import type { EscrowLegOperations } from '../escrow/types.ts'
 import type { FeeService } from '../fees/types.ts'
 import type { PaymentService } from '../payment/types.ts'
-import type { SettlementChecks } from '../settlement/module.ts'
-import { SettlementLookup } from '../settlement/operator-lookup.ts'
-import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
+import { buildSettlementLookup, type SettlementChecks } from '../settlement/module.ts'
+import type { OutgoingSender } from '../settlement/types.ts'
 import { WalletOperatorView } from '../wallet/operator.ts'
 import type { WithdrawalOperatorView } from '../withdrawals/types.ts'
 import type { DisputeService, WorkOperatorView } from '../work/types.ts'
@@ -147,7 +146,7 @@ export async function buildAdmin(d: {
     audit,
   })
   // The global search and the console's detail pages read through each owning module's operator view.
-  const lookup = new SettlementLookup({ db, chainId: d.chain.chainId })
+  const lookup = buildSettlementLookup({ db, chainId: d.chain.chainId })
   const search = new AdminSearch({
     db,
     chain: d.chain,

@@ -3,8 +3,7 @@
 import type { Db } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { CoinService } from '../payment/types.ts'
-import type { Halts } from '../settlement/reconcile/halts.ts'
-import type { Reconciler } from '../settlement/reconcile/job.ts'
+import type { Halts, Reconciler } from '../settlement/types.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 
 export class AdminReconciliation {

@@ -1,7 +1,7 @@
 // Deep chain reorganisations for operators: the deposits a reorganisation took back (findings),
 // and reversing or keeping each, with the audit row in the action's own transaction.
 import type { ReorgFindingStatus } from '../../db/tables/reorgs.ts'
-import type { ReorgFinding, ReorgRepairs } from '../settlement/reorgs/service.ts'
+import type { ReorgFinding, ReorgRepairs } from '../settlement/types.ts'
 import type { AdminActor, AdminAudit } from './audit.ts'
 
 export class AdminReorgs {

@@ -8,7 +8,7 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import { formatUnits } from '../../platform/money/index.ts'
 import type { AccountModeration } from '../account/types.ts'
 import type { EscrowLegOperations } from '../escrow/types.ts'
-import type { SettlementLookup, TransferSummary } from '../settlement/operator-lookup.ts'
+import type { SettlementLookup, TransferSummary } from '../settlement/types.ts'
 import type { WithdrawalOperatorView } from '../withdrawals/types.ts'
 import type { WorkOperatorView } from '../work/types.ts'
 

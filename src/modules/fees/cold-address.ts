@@ -7,7 +7,7 @@
 import { ConfigError } from '../../config.ts'
 import type { Executor } from '../../db/index.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
-import type { KeyStore } from '../settlement/keys.ts'
+import type { KeyStore } from '../settlement/types.ts'
 
 export interface ColdAddress {
   /** lower-case address */

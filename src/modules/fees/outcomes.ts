@@ -4,7 +4,7 @@
 // (the amount out of the fee account to the chain) or voided it (all of it available again).
 import type { Logger } from 'pino'
 import type { Clock } from '../../platform/clock.ts'
-import type { OutcomeHandlers } from '../settlement/outgoing/events.ts'
+import type { OutcomeHandlers } from '../settlement/types.ts'
 import { feeRepo } from './repo.ts'
 
 export const FEE_SWEEP_PURPOSE = 'fee.sweep'

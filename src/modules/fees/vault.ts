@@ -3,7 +3,7 @@
 // the fee account (ledger `treasury` account of owner `fees`, one per coin), checked against the
 // chain by reconciliation like every custodial address, and swept to a cold address from there.
 import type { Db } from '../../db/index.ts'
-import type { KeyStore } from '../settlement/keys.ts'
+import type { KeyStore } from '../settlement/types.ts'
 
 /** Owner of the fee address's key and of the fee accounts (kind `treasury`). */
 export const FEE_VAULT_OWNER = 'fees'

@@ -10,12 +10,13 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
-import type { EventService } from '../events/service.ts'
+import type { EventService } from '../events/types.ts'
 import type { Ledger } from '../ledger/service.ts'
-import type { TransactionService } from '../transactions/service.ts'
+import type { TransactionService } from '../transactions/types.ts'
 import type { WalletService } from '../wallet/service.ts'
 import { DepositDesk } from './deposits.ts'
 import { KeyStore } from './keys.ts'
+import { SettlementLookup } from './operator-lookup.ts'
 import { OutgoingSender } from './outgoing/sender.ts'
 import { type CrashHook, GAS_TOPUP_PURPOSE } from './outgoing/types.ts'
 import { Halts, type SettlementReadiness } from './reconcile/halts.ts'
@@ -23,6 +24,21 @@ import { Reconciler } from './reconcile/job.ts'
 import { ReorgRepairs } from './reorgs/service.ts'
 import { safeHead } from './watcher/fetch.ts'
 import { DepositWatcher, type WatchedCoins } from './watcher/job.ts'
+
+/** What a restore runs of settlement (modules/restore): the nonces and transfers the chain shows
+ * after a backup, the re-attach of a mined transfer, the findings, and the parked gas top-ups. */
+export { attachMined } from './outgoing/attach.ts'
+export { unknownNoncesAhead } from './restore/ahead.ts'
+export { findingsRepo } from './restore/repo.ts'
+export { chainAfterBackup } from './restore/scan.ts'
+export { bookParkedGasTopUps } from './watcher/parked.ts'
+/** The actions an operator may take on an outgoing transfer in its state. */
+export { actionsOf } from './outgoing/operator.ts'
+
+/** What the operator's search and detail pages read of settlement's records (transfers, keys). */
+export function buildSettlementLookup(d: ConstructorParameters<typeof SettlementLookup>[0]): SettlementLookup {
+  return new SettlementLookup(d)
+}
 
 /** The chain side of settlement, as other modules and the operator API use it. */
 export interface SettlementChecks {
