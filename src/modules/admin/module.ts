@@ -15,7 +15,7 @@ import type { FeeService } from '../fees/types.ts'
 import type { PaymentService } from '../payment/types.ts'
 import { buildSettlementLookup, type SettlementChecks } from '../settlement/module.ts'
 import type { OutgoingSender } from '../settlement/types.ts'
-import { WalletOperatorView } from '../wallet/operator.ts'
+import { buildWalletOperatorView } from '../wallet/module.ts'
 import type { WithdrawalOperatorView } from '../withdrawals/types.ts'
 import type { DisputeService, WorkOperatorView } from '../work/types.ts'
 import { AdminAccess } from './access.ts'
@@ -161,7 +161,7 @@ export async function buildAdmin(d: {
     chain: d.chain,
     moderation,
     auth: d.auth,
-    wallet: new WalletOperatorView({ db }),
+    wallet: buildWalletOperatorView({ db }),
     settlement: lookup,
     escrow: d.escrowLegs,
     work: d.workView,

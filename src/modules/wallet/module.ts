@@ -7,11 +7,17 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Ledger } from '../ledger/service.ts'
 import type { KeyStore } from '../settlement/keys.ts'
 import type { SettlementChecks } from '../settlement/module.ts'
+import { WalletOperatorView } from './operator.ts'
 import { WalletProvisioner } from './provision.ts'
 import { walletRoutes } from './routes.ts'
 import { WALLET_TABLES, type WalletRead, WalletService } from './service.ts'
 
 /** Built before the account module, which provisions every new account's wallets with it. */
+/** The wallets and keys as the operator's detail pages read them (the admin module builds it). */
+export function buildWalletOperatorView(d: ConstructorParameters<typeof WalletOperatorView>[0]): WalletOperatorView {
+  return new WalletOperatorView(d)
+}
+
 export function buildProvisioner(d: { chain: ChainAdapter; keys: KeyStore; ledger: Ledger }) {
   return { provisioner: new WalletProvisioner(d) }
 }
