@@ -9,6 +9,11 @@ import { CollectionReferences } from './references.ts'
 import { collectionRoutes } from './routes.ts'
 import { CollectionService } from './service.ts'
 
+/** What work computes by collections' rules: the inspection window, the fee's text, a change's detail. */
+export { autoCompleteAt, inspectionDays } from './inspection.ts'
+export { changedDetail } from './jobs.ts'
+export { paymentFeeText } from './payment-fee.ts'
+
 export function buildCollections(
   d: Omit<ConstructorParameters<typeof CollectionService>[0], 'types' | 'cache'> & {
     /** where the one-collection cache lives (absent: every read goes to the database) */

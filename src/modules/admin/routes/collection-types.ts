@@ -3,11 +3,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
 import { envelope, IdParams, ok, PaginationQuery, Str } from '../../../http/schemas.ts'
-import {
-  CollectionTypePage,
-  CollectionTypeSchema,
-  TYPE_VALUE_PATTERN,
-} from '../../collections/types.ts'
+import { CollectionTypePage, CollectionTypeSchema, TYPE_VALUE_PATTERN } from '../../collections/types.ts'
 import type { AdminAccess } from '../access.ts'
 import type { AdminCollectionTypes } from '../collection-types.ts'
 import { Reason } from '../schemas.ts'
