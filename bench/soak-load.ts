@@ -27,6 +27,8 @@ export interface MinuteReport {
   errors: Record<string, number>
   /** the latest the tick loop ran behind its schedule in that minute */
   lagMs: number
+  /** the three operations with the highest p99 that minute: `<operation> p50/p99 ms (count)` */
+  slowest: string[]
 }
 
 export interface EndReport {
@@ -40,11 +42,25 @@ export interface EndReport {
   flows: Record<string, number>
   /** the first answers of each non-2xx kind (`<status> <operation>`), cut to 300 characters */
   errorSamples: Record<string, string[]>
+  /** every operation over the whole run: `<operation>` → `p50/p99 ms (count)`, slowest p99 first */
+  byOperation: Record<string, string>
 }
 
 const percentile = (sorted: number[], p: number) =>
   sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 const round = (n: number) => Math.round(n * 10) / 10
+
+/** `<operation>` → its latencies, sorted by p99 (highest first) as `[name, "p50/p99 ms (count)"]` */
+function byOperation(latencies: Map<string, number[]>): [string, string][] {
+  return [...latencies]
+    .map(([name, ms]) => {
+      const sorted = ms.sort((a, b) => a - b)
+      const p99 = percentile(sorted, 99)
+      return { name, p99, text: `${round(percentile(sorted, 50))}/${round(p99)} ms (${sorted.length})` }
+    })
+    .sort((a, b) => b.p99 - a.p99)
+    .map((o) => [o.name, o.text])
+}
 
 async function openSockets(cfg: LoadConfig) {
   const wsBase = cfg.baseUrl.replace(/^http/, 'ws')
@@ -95,6 +111,7 @@ async function run(cfg: LoadConfig) {
 
   let inFlight = 0
   const errorSamples: Record<string, string[]> = {}
+  const runByOp = new Map<string, number[]>()
   let minute = newMinute(0)
   function newMinute(n: number) {
     return {
@@ -102,6 +119,7 @@ async function run(cfg: LoadConfig) {
       ticks: 0,
       unsent: 0,
       latencies: [] as number[],
+      byOp: new Map<string, number[]>(),
       errors: {} as Record<string, number>,
       lagMs: 0,
     }
@@ -130,6 +148,9 @@ async function run(cfg: LoadConfig) {
           maxMs: round(sorted.at(-1) ?? 0),
           errors: m.errors,
           lagMs: Math.round(m.lagMs),
+          slowest: byOperation(m.byOp)
+            .slice(0, 3)
+            .map(([name, text]) => `${name} ${text}`),
         }),
       )
     }
@@ -144,6 +165,11 @@ async function run(cfg: LoadConfig) {
       // answers after the end (the drain) count in the last minute
       closeMinute(Math.min(lastMinute, Math.floor((now - start) / 60_000)))
       minute.latencies.push(now - t0)
+      for (const map of [minute.byOp, runByOp]) {
+        const list = map.get(op.name)
+        if (list) list.push(now - t0)
+        else map.set(op.name, [now - t0])
+      }
       if (status < 200 || status > 299) {
         const key = `${status} ${op.name}`
         minute.errors[key] = (minute.errors[key] ?? 0) + 1
@@ -200,6 +226,7 @@ async function run(cfg: LoadConfig) {
     inFlightAtEnd: inFlight,
     flows: mix.flows,
     errorSamples,
+    byOperation: Object.fromEntries(byOperation(runByOp)),
   }
   sockets.close()
   await send(report)

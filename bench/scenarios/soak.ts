@@ -11,6 +11,7 @@
 import { fork } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { loadavg } from 'node:os'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import { encodeFunctionData, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -96,7 +97,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   async function fundOverRpc(usdc: bigint): Promise<BenchUser> {
     const user = await ctx.createUser()
     await app.inject({ method: 'GET', url: '/v1/wallet', headers: { authorization: `Bearer ${user.token}` } })
-    const key = await s.wallets.keyOf(db, 'user', user.id)
+    const key = await s.keys.find(db, 'user', user.id)
     const token = s.chain.coins.find((c) => c.reference === 'usdc')?.contractAddress
     if (!key || !token || !rpcUrl)
       throw new Error('funding over JSON-RPC needs EVM_RPC_URL and the usdc token')
@@ -125,7 +126,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     const creditBy = performance.now() + 60_000
     while ((await s.ledger.balance(db, 'user', user.id, 'usdc')) < usdc) {
       if (performance.now() > creditBy) throw new Error('the wallet was not credited within 60 s')
-      await s.wallets.scanNow()
+      await s.settlement.watcher.scanNow()
     }
     return user
   }
@@ -177,6 +178,10 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         let lastCpu = process.cpuUsage()
         const firstBlock = lastBlock
         let sampler: NodeJS.Timeout | undefined
+        // how long the service's event loop kept callbacks waiting (API, worker and, on the
+        // embedded defaults, the dev chain share it): a request waits at least this long
+        const loopDelay = monitorEventLoopDelay({ resolution: 10 })
+        loopDelay.enable()
         const end = await new Promise<EndReport>((resolve, reject) => {
           child.on('error', reject)
           child.on('exit', (code) => code !== 0 && reject(new Error(`the load process exited with ${code}`)))
@@ -211,13 +216,19 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
               `errors ${errorCount ? errors.map(([k, n]) => `${n}× ${k}`).join('; ') : 0}, ` +
               `RSS ${mb(mem.rss)} MB, heap ${mb(mem.heapUsed)} MB, chain +${block - lastBlock} blocks` +
               `${chainPid ? ` (its process ${rssOf(chainPid)} MB)` : ''}, ` +
-              `tick lag ≤ ${m.lagMs} ms, ${cpuMsPerReq} ms CPU/req, load ${loadavg()[0]!.toFixed(1)}`
+              `tick lag ≤ ${m.lagMs} ms, ${cpuMsPerReq} ms CPU/req, load ${loadavg()[0]!.toFixed(1)}, ` +
+              `event loop delay p99 ${Math.round(loopDelay.percentile(99) / 1e5) / 10} ms, ` +
+              `slowest p50/p99: ${m.slowest.join('; ')}`
+            loopDelay.reset()
             lastBlock = block
             minutes.push(line)
             console.log(`  soak ${line}`)
           })
           child.send(cfg)
-        }).finally(() => clearInterval(sampler))
+        }).finally(() => {
+          clearInterval(sampler)
+          loopDelay.disable()
+        })
 
         // What the run asked for is sent: no withdrawal or escrow release left under way.
         const drainStart = performance.now()
@@ -289,6 +300,9 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
             .map(([k, n]) => `${k} ${n}`)
             .join(', '),
           perMinute: minutes.join(' | '),
+          byOperation: Object.entries(end.byOperation)
+            .map(([k, v]) => `${k} ${v}`)
+            .join(', '),
           ...(Object.keys(end.errorSamples).length > 0
             ? {
                 errorSamples: Object.entries(end.errorSamples)
