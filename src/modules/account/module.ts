@@ -37,6 +37,8 @@ export interface AccountDeps {
   events: Pick<EventService, 'emit'>
 }
 
+/** People search text, for modules that index people. */
+export { searchText } from './service.ts'
 /** SQL other modules embed in their lists: user summaries and tags as JSON (summary-sql.ts). */
 export {
   type TagSummaryJson,
@@ -44,9 +46,7 @@ export {
   type UserSummaryJson,
   userSummaryJson,
 } from './summary-sql.ts'
-
-/** People search text and tag keys, for modules that index or filter by them. */
-export { searchText } from './service.ts'
+/** Tag keys and the tag service, for modules that filter or label by tags. */
 export { tagKey, tagService } from './tags.ts'
 
 /** The admin role and account suspension; the admin module builds it with its session revoker. */

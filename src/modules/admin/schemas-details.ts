@@ -6,7 +6,7 @@ import { EX } from '../../http/examples.ts'
 import { NullableTimestamp, Timestamp } from '../../http/schemas.ts'
 import { ChatMessage } from '../chat/types.ts'
 import { FileSummary } from '../files/types.ts'
-import { DISPUTE, Dispute, DISPUTE_ID } from '../work/types.ts'
+import { DISPUTE, DISPUTE_ID, Dispute } from '../work/types.ts'
 import { AdminUser } from './schemas.ts'
 import { AdminEscrowLeg } from './schemas-transfers.ts'
 

@@ -25,18 +25,20 @@ import { ReorgRepairs } from './reorgs/service.ts'
 import { safeHead } from './watcher/fetch.ts'
 import { DepositWatcher, type WatchedCoins } from './watcher/job.ts'
 
-/** What a restore runs of settlement (modules/restore): the nonces and transfers the chain shows
- * after a backup, the re-attach of a mined transfer, the findings, and the parked gas top-ups. */
+/** What the operator API and a restore (modules/restore) run of settlement: the re-attach of a
+ * mined transfer, the actions an operator may take on an outgoing transfer, the nonces and
+ * transfers the chain shows after a backup, the findings, and the parked gas top-ups. */
 export { attachMined } from './outgoing/attach.ts'
+export { actionsOf } from './outgoing/operator.ts'
 export { unknownNoncesAhead } from './restore/ahead.ts'
 export { findingsRepo } from './restore/repo.ts'
 export { chainAfterBackup } from './restore/scan.ts'
 export { bookParkedGasTopUps } from './watcher/parked.ts'
-/** The actions an operator may take on an outgoing transfer in its state. */
-export { actionsOf } from './outgoing/operator.ts'
 
 /** What the operator's search and detail pages read of settlement's records (transfers, keys). */
-export function buildSettlementLookup(d: ConstructorParameters<typeof SettlementLookup>[0]): SettlementLookup {
+export function buildSettlementLookup(
+  d: ConstructorParameters<typeof SettlementLookup>[0],
+): SettlementLookup {
   return new SettlementLookup(d)
 }
 
