@@ -2,17 +2,12 @@
 // journaled blocks, in the turn of state changes (nothing is mined or journaled meanwhile), the
 // journal up to the highest block every reader is done with becomes one state entry (see
 // devnet-compaction.ts). Readers: the deposit watcher (its cursor) and the outgoing transfers still
-// waiting for a receipt (the base stays below the block of any of their transactions). At start,
-// after a replay of a compacted journal, the service records the rebuilt chain's block hashes.
+// waiting for a receipt (the base stays below the block of any of their transactions). After a
+// periodic compaction the live EVM is rebuilt from the journal and swapped in (devnet-swap.ts). At
+// start, after a replay of a compacted journal, the service records the rebuilt chain's hashes.
 import { toHex } from 'viem'
-import {
-  type CaptureInput,
-  CompactionRefused,
-  captureState,
-  findSplit,
-  isState,
-  STATE_METHOD,
-} from './devnet-compaction.ts'
+import { type CaptureInput, captureState, findSplit } from './devnet-capture.ts'
+import { CompactionRefused, isState, STATE_METHOD } from './devnet-compaction.ts'
 import type { JournaledProvider } from './devnet-journal.ts'
 import type { Eip1193 } from './rpc-server.ts'
 import type { DevnetJournalEntry } from './types.ts'
@@ -30,6 +25,10 @@ export interface DevnetCompaction {
   everyBlocks?: number
   /** the fewest blocks a compaction of its own (periodic, at close) takes off (default 100) */
   minBlocks?: number
+  /** after each periodic compaction, rebuild the live EVM from the compacted journal and swap it
+   * in (devnet-swap.ts), so that the running process lets go of the blocks below the base
+   * (default true) */
+  swapEvm?: boolean
 }
 
 export const DEFAULT_COMPACTION_BLOCKS = 1000
@@ -45,6 +44,8 @@ export interface CompactorOptions {
   tokens: CaptureInput['tokens']
   onWarning?: ((message: string) => void) | undefined
   onInfo?: ((message: string, details: Record<string, unknown>) => void) | undefined
+  /** run in the same turn after a periodic compaction committed (the swap of the live EVM) */
+  afterCompaction?: (() => Promise<void>) | undefined
 }
 
 export function startCompactor(o: CompactorOptions) {
@@ -103,7 +104,10 @@ export function startCompactor(o: CompactorOptions) {
     if (++blocks < every) return
     blocks = 0
     void o.provider
-      .exclusive(() => compactNow(least))
+      .exclusive(async () => {
+        const done = await compactNow(least)
+        if (done && 'base' in done) await o.afterCompaction?.()
+      })
       .catch((err) => o.onWarning?.(`devnet compaction failed: ${String(err)}`))
   }
   return {

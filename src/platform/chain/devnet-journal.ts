@@ -17,7 +17,8 @@
 //   asked again.
 // - `hardhat_reset` stays refused: it would throw away the deployed tokens and funded keys.
 import { type Hex, keccak256, toHex } from 'viem'
-import { applyState, isState } from './devnet-compaction.ts'
+import { applyState } from './devnet-apply-state.ts'
+import { isState } from './devnet-compaction.ts'
 import { DevnetDownError } from './errors.ts'
 import type { Eip1193 } from './rpc-server.ts'
 import type { DevnetJournal, DevnetJournalEntry } from './types.ts'
@@ -115,8 +116,13 @@ export class JournaledProvider implements Eip1193 {
   constructor(
     private readonly inner: Eip1193,
     private readonly journal: DevnetJournal | undefined,
-    private readonly snapshotIds: Map<string, string> = new Map(),
+    private snapshotIds: Map<string, string> = new Map(),
   ) {}
+
+  /** after the EVM was rebuilt: the ids the new one gave the journaled snapshots */
+  useSnapshotIds(ids: Map<string, string>): void {
+    this.snapshotIds = ids
+  }
 
   /** Runs `fn` in the turn of state changes: none is applied or journaled while it runs. */
   exclusive<T>(fn: () => Promise<T>): Promise<T> {

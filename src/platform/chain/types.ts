@@ -406,6 +406,13 @@ export interface DevnetControls {
    * no compaction configured).
    */
   compact(): Promise<{ base: bigint } | { refused: string } | null>
+  /**
+   * Rebuilds the live EVM from the compacted journal now and swaps it in (see devnet-swap.ts), as
+   * the devnet does after each compaction of its own: the head and the base, the journal entries
+   * replayed, the blocks whose hashes are shown as before, the time it took. Throws, leaving the
+   * running EVM as it was, when the journal holds no compaction or the rebuilt EVM differs.
+   */
+  rebuild(): Promise<{ head: bigint; base: bigint; entries: number; shownHashes: number; ms: number }>
 }
 
 /** Where a devnet records what changed its state, to rebuild it at the next start. */
