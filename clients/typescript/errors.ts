@@ -33,6 +33,9 @@ export const ERROR_STATUS = {
   OAUTH_ACCOUNT_NOT_VERIFIED: 409,
   PLATFORM_TRANSFER_RESOLVED: 409,
   PLATFORM_TRANSFER_MISMATCH: 422,
+  PLATFORM_TRANSFER_AMBIGUOUS: 409,
+  PLATFORM_TRANSFER_UNMATCHED: 422,
+  PLATFORM_TRANSFER_LOSS_REFUSED: 422,
   PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL: 409,
   PLATFORM_TRANSFER_NOT_A_WITHDRAWAL: 422,
   PLATFORM_TRANSFER_GAS_SHORT: 422,
@@ -287,13 +290,31 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
       'Verify the email of that account (POST /v1/auth/account/verify), then sign in with the provider again.',
   },
   PLATFORM_TRANSFER_RESOLVED: {
-    description: 'The unknown platform transfer was re-attached or booked as external already.',
+    description:
+      'The unknown platform transfer was re-attached, marked external or booked as a loss already.',
     action: 'Reload the finding; nothing more is needed for it.',
   },
   PLATFORM_TRANSFER_MISMATCH: {
     description:
-      'The withdrawal named does not match the transaction (its owner, coin, destination or amount), or it is no longer open.',
-    action: 'Pick the withdrawal the transaction paid, or re-attach without one to recreate it.',
+      'The withdrawal, escrow leg or fee sweep named does not match the transaction (its owner, coin, destination or amount), or it is no longer open.',
+    action:
+      'Pick one of the finding’s `candidates` (the record the transaction paid), or re-attach without one.',
+  },
+  PLATFORM_TRANSFER_AMBIGUOUS: {
+    description:
+      'Several open records of the database (escrow legs or fee sweeps, in `data.candidates`) match the transaction’s destination and amount: which one it paid is the operator’s choice.',
+    action: 'Re-attach with `legId` (or `sweepId`) naming one of `data.candidates`.',
+  },
+  PLATFORM_TRANSFER_UNMATCHED: {
+    description:
+      'No open record of the database matches the transaction: no open leg of the escrow pays that destination that amount, or the fee address paid somewhere other than the coin’s cold address.',
+    action:
+      'Book it as a loss (POST /v1/admin/platform-transfers/{id}/loss) and settle the escrow or the fees by hand, or mark it external.',
+  },
+  PLATFORM_TRANSFER_LOSS_REFUSED: {
+    description:
+      'Only a transaction from an escrow or fee address is booked as a loss: a user address’s transaction is re-attached as the withdrawal it paid or marked external, so the user is never debited without a record.',
+    action: 'Re-attach it (the withdrawal is recreated), or mark it external.',
   },
   PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL: {
     description:
@@ -302,8 +323,8 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
   },
   PLATFORM_TRANSFER_NOT_A_WITHDRAWAL: {
     description:
-      'The transaction left an escrow or platform address: only a user address pays withdrawals that can be recreated.',
-    action: 'Book it by hand as the runbook says (an escrow payout), or mark it external.',
+      'The transaction moved no value, or left a platform address that pays neither withdrawals, escrow legs nor fee sweeps.',
+    action: 'Mark it external, or book it by hand as the runbook says.',
   },
   PLATFORM_TRANSFER_GAS_SHORT: {
     description:
@@ -314,7 +335,7 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
     description:
       'The coin has unknown platform transfers still open (`data.open`): resumed, the value they moved, still counted in the ledger, could be paid out again.',
     action:
-      'Re-attach each open finding or mark it external (GET /v1/admin/platform-transfers?status=open), then resume the coin.',
+      'Re-attach each open finding, book it as a loss or mark it external (GET /v1/admin/platform-transfers?status=open), then resume the coin.',
   },
   PARKED_TRANSFER_NONCES_AHEAD: {
     description:

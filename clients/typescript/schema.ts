@@ -3635,8 +3635,25 @@ export interface paths {
     }
     get?: never
     put?: never
-    /** Re-attach the transaction to the withdrawal it paid (audited, one transaction): an open withdrawal named by `withdrawalId`, or one recreated for the address’s owner; its hold is posted and its gas booked exactly as if the withdrawal had been recorded before the restore, never a second debit */
+    /** Re-attach the transaction to what it paid (audited, one transaction): a user address’s withdrawal (the open one named by `withdrawalId`, or one recreated), an escrow’s open leg (`legId`, or the one candidate), or the fee address’s sweep (`sweepId`, the one candidate, or one recreated to the cold address); its hold is posted and its gas booked exactly as if it had been recorded before the restore, never a second debit */
     post: operations['adminPlatformTransferReattach']
+    delete?: never
+    options?: never
+    head?: never
+    patch?: never
+    trace?: never
+  }
+  '/v1/admin/platform-transfers/{id}/loss': {
+    parameters: {
+      query?: never
+      header?: never
+      path?: never
+      cookie?: never
+    }
+    get?: never
+    put?: never
+    /** Book an escrow’s or the fee address’s transaction that matches no open record as a loss (audited, one transaction): its value out of the owner’s account (the escrow’s, the fee account) and its gas out of the platform’s gas at the address; what the escrow or the fees owe is then settled by hand */
+    post: operations['adminPlatformTransferLoss']
     delete?: never
     options?: never
     head?: never
@@ -3952,6 +3969,9 @@ export interface components {
           | 'OAUTH_ACCOUNT_NOT_VERIFIED'
           | 'PLATFORM_TRANSFER_RESOLVED'
           | 'PLATFORM_TRANSFER_MISMATCH'
+          | 'PLATFORM_TRANSFER_AMBIGUOUS'
+          | 'PLATFORM_TRANSFER_UNMATCHED'
+          | 'PLATFORM_TRANSFER_LOSS_REFUSED'
           | 'PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL'
           | 'PLATFORM_TRANSFER_NOT_A_WITHDRAWAL'
           | 'PLATFORM_TRANSFER_GAS_SHORT'
@@ -4118,6 +4138,9 @@ export interface components {
           | 'OAUTH_ACCOUNT_NOT_VERIFIED'
           | 'PLATFORM_TRANSFER_RESOLVED'
           | 'PLATFORM_TRANSFER_MISMATCH'
+          | 'PLATFORM_TRANSFER_AMBIGUOUS'
+          | 'PLATFORM_TRANSFER_UNMATCHED'
+          | 'PLATFORM_TRANSFER_LOSS_REFUSED'
           | 'PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL'
           | 'PLATFORM_TRANSFER_NOT_A_WITHDRAWAL'
           | 'PLATFORM_TRANSFER_GAS_SHORT'
@@ -10691,6 +10714,8 @@ export interface components {
      *           "status": "open",
      *           "withdrawalId": null,
      *           "transferId": null,
+     *           "record": null,
+     *           "candidates": [],
      *           "detectedAt": "2026-01-01T12:00:00.000Z",
      *           "resolvedAt": null,
      *           "resolvedBy": null,
@@ -10699,11 +10724,13 @@ export interface components {
      *             "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
      *             "to": "0x1111111111111111111111111111111111111111",
      *             "amount": "250000000000000000",
-     *             "fee": "1000000000000000"
+     *             "fee": "1000000000000000",
+     *             "recreates": "withdrawal"
      *           },
      *           "actions": {
      *             "reattach": true,
-     *             "external": true
+     *             "external": true,
+     *             "loss": false
      *           }
      *         }
      *       ]
@@ -10734,6 +10761,8 @@ export interface components {
      *       "status": "open",
      *       "withdrawalId": null,
      *       "transferId": null,
+     *       "record": null,
+     *       "candidates": [],
      *       "detectedAt": "2026-01-01T12:00:00.000Z",
      *       "resolvedAt": null,
      *       "resolvedBy": null,
@@ -10742,11 +10771,13 @@ export interface components {
      *         "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
      *         "to": "0x1111111111111111111111111111111111111111",
      *         "amount": "250000000000000000",
-     *         "fee": "1000000000000000"
+     *         "fee": "1000000000000000",
+     *         "recreates": "withdrawal"
      *       },
      *       "actions": {
      *         "reattach": true,
-     *         "external": true
+     *         "external": true,
+     *         "loss": false
      *       }
      *     }
      */
@@ -10770,18 +10801,39 @@ export interface components {
       /** @description the gas it paid, base units of the gas coin */
       gasFee: string
       blockNumber: string
-      /** @description `open`: its coins are halted and its movements parked until an operator decides; `reattached`: settled as the withdrawal it paid (recreated, or one the copy had open); `external`: judged signed outside the platform, booked as an outside withdrawal once its coins resume */
-      status: 'open' | 'reattached' | 'external'
+      /** @description `open`: its coins are halted and its movements parked until an operator decides; `reattached`: settled as what it paid (a withdrawal recreated or one the copy had open, an escrow leg, a fee sweep of the copy or recreated); `external`: judged signed outside the platform, booked as an outside withdrawal once its coins resume; `lost`: an escrow’s or the fee address’s transaction no open record matched, its value booked out of the owner’s account as a loss */
+      status: 'open' | 'reattached' | 'external' | 'lost'
       /** @description the withdrawal it was re-attached to */
       withdrawalId: string | null
       /** @description its outgoing transfer */
       transferId: string | null
+      /** @description what it was re-attached to */
+      record: {
+        /** @description a user’s withdrawal, an escrow’s leg, or a fee sweep */
+        kind: 'withdrawal' | 'escrowLeg' | 'feeSweep'
+        id: string
+      } | null
+      /** @description an escrow’s or the fee address’s open finding: the open legs or sweeps of this database it may have paid; several are the operator’s choice, none with nothing to recreate is booked as a loss */
+      candidates: {
+        kind: 'escrowLeg' | 'feeSweep'
+        /** @description the leg’s or the sweep’s id (`legId` / `sweepId` of a re-attach) */
+        id: string
+        /** @description the leg’s kind (`payout`, `fee`, `platformFee`, `refund`, `fund`) or `sweep` */
+        what: string
+        to: string
+        /** @description what it pays, base units */
+        amount: string
+        /** @description its outgoing transfer, open in this database */
+        transferId: string
+        /** @description `queued` unless this database signed it too */
+        transferStatus: string
+      }[]
       /** Format: date-time */
       detectedAt: string
       resolvedAt: string | null
       resolvedBy: string | null
       resolveReason: string | null
-      /** @description what a re-attach without a withdrawal records */
+      /** @description what a re-attach without a record named records */
       prefill: {
         /** @description the account the withdrawal is recreated for (the address’s owner) */
         ownerId: string
@@ -10789,10 +10841,13 @@ export interface components {
         /** @description the withdrawal’s amount */
         amount: string
         fee: string | null
+        /** @description what a re-attach naming nothing recreates: the user’s withdrawal, or the fee sweep to the coin’s cold address when the copy has none open; null: it settles the one candidate */
+        recreates: 'withdrawal' | 'feeSweep' | null
       }
       actions: {
         reattach: boolean
         external: boolean
+        loss: boolean
       }
     }
     /**
@@ -52440,8 +52495,8 @@ export interface operations {
       query?: {
         page?: number
         limit?: number
-        /** @description `open`: its coins are halted and its movements parked until an operator decides; `reattached`: settled as the withdrawal it paid (recreated, or one the copy had open); `external`: judged signed outside the platform, booked as an outside withdrawal once its coins resume */
-        status?: 'open' | 'reattached' | 'external'
+        /** @description `open`: its coins are halted and its movements parked until an operator decides; `reattached`: settled as what it paid (a withdrawal recreated or one the copy had open, an escrow leg, a fee sweep of the copy or recreated); `external`: judged signed outside the platform, booked as an outside withdrawal once its coins resume; `lost`: an escrow’s or the fee address’s transaction no open record matched, its value booked out of the owner’s account as a loss */
+        status?: 'open' | 'reattached' | 'external' | 'lost'
       }
       header?: never
       path?: never
@@ -52483,6 +52538,8 @@ export interface operations {
            *             "status": "open",
            *             "withdrawalId": null,
            *             "transferId": null,
+           *             "record": null,
+           *             "candidates": [],
            *             "detectedAt": "2026-01-01T12:00:00.000Z",
            *             "resolvedAt": null,
            *             "resolvedBy": null,
@@ -52491,11 +52548,13 @@ export interface operations {
            *               "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
            *               "to": "0x1111111111111111111111111111111111111111",
            *               "amount": "250000000000000000",
-           *               "fee": "1000000000000000"
+           *               "fee": "1000000000000000",
+           *               "recreates": "withdrawal"
            *             },
            *             "actions": {
            *               "reattach": true,
-           *               "external": true
+           *               "external": true,
+           *               "loss": false
            *             }
            *           }
            *         ]
@@ -52633,6 +52692,8 @@ export interface operations {
            *         "status": "open",
            *         "withdrawalId": null,
            *         "transferId": null,
+           *         "record": null,
+           *         "candidates": [],
            *         "detectedAt": "2026-01-01T12:00:00.000Z",
            *         "resolvedAt": null,
            *         "resolvedBy": null,
@@ -52641,11 +52702,13 @@ export interface operations {
            *           "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
            *           "to": "0x1111111111111111111111111111111111111111",
            *           "amount": "250000000000000000",
-           *           "fee": "1000000000000000"
+           *           "fee": "1000000000000000",
+           *           "recreates": "withdrawal"
            *         },
            *         "actions": {
            *           "reattach": true,
-           *           "external": true
+           *           "external": true,
+           *           "loss": false
            *         }
            *       }
            *     }
@@ -52787,6 +52850,10 @@ export interface operations {
           reason: string
           /** @description an open withdrawal of the restored database this transaction paid; absent: it is recreated */
           withdrawalId?: string
+          /** @description an escrow’s transaction: the open leg it paid, one of the finding’s `candidates` (needed when there are several) */
+          legId?: string
+          /** @description the fee address’s transaction: the open sweep it paid, one of the finding’s `candidates`; absent with none open: the sweep is recreated */
+          sweepId?: string
           /** @description the withdrawal fee the user was charged, base units (a recreated withdrawal); default the coin’s fee */
           fee?: string
         }
@@ -52821,6 +52888,8 @@ export interface operations {
            *         "status": "open",
            *         "withdrawalId": null,
            *         "transferId": null,
+           *         "record": null,
+           *         "candidates": [],
            *         "detectedAt": "2026-01-01T12:00:00.000Z",
            *         "resolvedAt": null,
            *         "resolvedBy": null,
@@ -52829,11 +52898,13 @@ export interface operations {
            *           "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
            *           "to": "0x1111111111111111111111111111111111111111",
            *           "amount": "250000000000000000",
-           *           "fee": "1000000000000000"
+           *           "fee": "1000000000000000",
+           *           "recreates": "withdrawal"
            *         },
            *         "actions": {
            *           "reattach": true,
-           *           "external": true
+           *           "external": true,
+           *           "loss": false
            *         }
            *       }
            *     }
@@ -52927,7 +52998,303 @@ export interface operations {
             })
         }
       }
-      /** @description `PLATFORM_TRANSFER_RESOLVED`: the transaction was re-attached or marked external already. */
+      /** @description `PLATFORM_TRANSFER_RESOLVED`: the transaction was re-attached, booked as a loss or marked external already. `PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL`: none named, but an open withdrawal of the same owner, coin, destination and amount exists. `PLATFORM_TRANSFER_AMBIGUOUS`: several open legs or sweeps match: name one of `data.candidates`. */
+      409: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code:
+                  | 'PLATFORM_TRANSFER_RESOLVED'
+                  | 'PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL'
+                  | 'PLATFORM_TRANSFER_AMBIGUOUS'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PAYLOAD_TOO_LARGE`: the JSON body is over 1 MiB. */
+      413: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PAYLOAD_TOO_LARGE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNSUPPORTED_MEDIA_TYPE`: the body is not `application/json`. */
+      415: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNSUPPORTED_MEDIA_TYPE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PLATFORM_TRANSFER_MISMATCH`: the withdrawal, leg or sweep named is not open, or not of this owner, coin, destination and amount. `PLATFORM_TRANSFER_UNMATCHED`: no open leg or sweep matches and none can be recreated. `PLATFORM_TRANSFER_NOT_A_WITHDRAWAL`: the transaction moved no value, or left a platform address that pays no withdrawal, leg or sweep. `PLATFORM_TRANSFER_GAS_SHORT`: the platform value at the address is less than the gas the transaction paid. `INSUFFICIENT_BALANCE`: the owner’s wallet in the copy holds less than the amount and the fee. */
+      422: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code:
+                  | 'PLATFORM_TRANSFER_MISMATCH'
+                  | 'PLATFORM_TRANSFER_UNMATCHED'
+                  | 'PLATFORM_TRANSFER_NOT_A_WITHDRAWAL'
+                  | 'PLATFORM_TRANSFER_GAS_SHORT'
+                  | 'INSUFFICIENT_BALANCE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `INTERNAL`: an unexpected failure; the body carries no internals, and the log has the request id. */
+      500: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'INTERNAL'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAVAILABLE`: the chain does not answer the transaction’s receipt or block. */
+      503: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          'Retry-After': components['headers']['RetryAfter']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAVAILABLE'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+    }
+  }
+  adminPlatformTransferLoss: {
+    parameters: {
+      query?: never
+      header?: never
+      path: {
+        /** @description record identifier (24 hexadecimal characters) */
+        id: string
+      }
+      cookie?: never
+    }
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "reason": "Customer support ticket 4711: the transfer is stuck"
+         *     }
+         */
+        'application/json': {
+          /**
+           * @description why the admin acts (3–500 characters); kept in the audit log
+           * @example Customer support ticket 4711: the transfer is stuck
+           */
+          reason: string
+        }
+      }
+    }
+    responses: {
+      /** @description Success: `Booked as a loss` */
+      200: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          /**
+           * @example {
+           *       "status": "success",
+           *       "message": "Booked as a loss",
+           *       "data": {
+           *         "_id": "65f1c0a2b3c4d5e6f7a8b9e1",
+           *         "chainId": "31337",
+           *         "txHash": "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+           *         "address": "0x8ba1f109551bd432803012645ac136ddd64dba72",
+           *         "ownerKind": "user",
+           *         "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *         "coin": "avax",
+           *         "decimals": 18,
+           *         "amount": "250000000000000000",
+           *         "to": "0x1111111111111111111111111111111111111111",
+           *         "gasCoin": "avax",
+           *         "gasFee": "21000000000000",
+           *         "blockNumber": "1042",
+           *         "status": "open",
+           *         "withdrawalId": null,
+           *         "transferId": null,
+           *         "record": null,
+           *         "candidates": [],
+           *         "detectedAt": "2026-01-01T12:00:00.000Z",
+           *         "resolvedAt": null,
+           *         "resolvedBy": null,
+           *         "resolveReason": null,
+           *         "prefill": {
+           *           "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
+           *           "to": "0x1111111111111111111111111111111111111111",
+           *           "amount": "250000000000000000",
+           *           "fee": "1000000000000000",
+           *           "recreates": "withdrawal"
+           *         },
+           *         "actions": {
+           *           "reattach": true,
+           *           "external": true,
+           *           "loss": false
+           *         }
+           *       }
+           *     }
+           */
+          'application/json': {
+            /** @enum {string} */
+            status: 'success'
+            /** @example Booked as a loss */
+            message: string
+            data: components['schemas']['AdminPlatformTransfer']
+          }
+        }
+      }
+      /** @description `VALIDATION_ERROR`: the path, query string or body does not match the schema, or the body is not valid JSON (`data.errors` names the fields). */
+      400: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'VALIDATION_ERROR'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `UNAUTHENTICATED`: no bearer token, or one that is malformed, expired or revoked. */
+      401: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `FORBIDDEN`: the caller is not an operator, the session has no fresh second factor (POST /v1/admin/session), or the operator’s role may not call this route (the roles table in docs/admin.md). */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'FORBIDDEN'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `NOT_FOUND`: no unknown platform transfer has this id. */
+      404: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'NOT_FOUND'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PLATFORM_TRANSFER_RESOLVED`: the transaction was re-attached, booked as a loss or marked external already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -52987,7 +53354,7 @@ export interface operations {
             })
         }
       }
-      /** @description `PLATFORM_TRANSFER_MISMATCH`: the withdrawal named is not open, or not of this owner, coin, destination and amount. `PLATFORM_TRANSFER_NOT_A_WITHDRAWAL`: the transaction left an escrow or platform address, or moved no value. `PLATFORM_TRANSFER_GAS_SHORT`: the platform value at the address is less than the gas the transaction paid. `INSUFFICIENT_BALANCE`: the owner’s wallet in the copy holds less than the amount and the fee. */
+      /** @description `PLATFORM_TRANSFER_LOSS_REFUSED`: the transaction left a user’s address (re-attach it or mark it external), or moved no value from an escrow or the fee address. `PLATFORM_TRANSFER_GAS_SHORT`: the platform value at the address is less than the gas the transaction paid. `INSUFFICIENT_BALANCE`: the owner’s account holds less available than the value (open legs or sweeps reserve it). */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
@@ -52999,8 +53366,7 @@ export interface operations {
               data: {
                 /** @enum {string} */
                 code:
-                  | 'PLATFORM_TRANSFER_MISMATCH'
-                  | 'PLATFORM_TRANSFER_NOT_A_WITHDRAWAL'
+                  | 'PLATFORM_TRANSFER_LOSS_REFUSED'
                   | 'PLATFORM_TRANSFER_GAS_SHORT'
                   | 'INSUFFICIENT_BALANCE'
               } & {
@@ -53109,6 +53475,8 @@ export interface operations {
            *         "status": "open",
            *         "withdrawalId": null,
            *         "transferId": null,
+           *         "record": null,
+           *         "candidates": [],
            *         "detectedAt": "2026-01-01T12:00:00.000Z",
            *         "resolvedAt": null,
            *         "resolvedBy": null,
@@ -53117,11 +53485,13 @@ export interface operations {
            *           "ownerId": "65f1c0a2b3c4d5e6f7a8b9c7",
            *           "to": "0x1111111111111111111111111111111111111111",
            *           "amount": "250000000000000000",
-           *           "fee": "1000000000000000"
+           *           "fee": "1000000000000000",
+           *           "recreates": "withdrawal"
            *         },
            *         "actions": {
            *           "reattach": true,
-           *           "external": true
+           *           "external": true,
+           *           "loss": false
            *         }
            *       }
            *     }
@@ -53215,7 +53585,7 @@ export interface operations {
             })
         }
       }
-      /** @description `PLATFORM_TRANSFER_RESOLVED`: the transaction was re-attached or marked external already. */
+      /** @description `PLATFORM_TRANSFER_RESOLVED`: the transaction was re-attached, booked as a loss or marked external already. */
       409: {
         headers: {
           'x-request-id': components['headers']['RequestId']

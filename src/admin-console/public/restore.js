@@ -1,7 +1,7 @@
 // @ts-check
 // After a restore: the platform's own transactions the restored database did not know (re-attached
-// to the withdrawal each paid, or judged external) and the jobs the restore parked for review
-// (released or dropped).
+// to the withdrawal, escrow leg or fee sweep each paid, booked as a loss, or judged external) and
+// the jobs the restore parked for review (released or dropped).
 import { h } from './dom.js'
 import { amount, short, time } from './format.js'
 
@@ -9,15 +9,67 @@ const code = (v, n) => (v ? h('code', { title: String(v) }, short(v, n)) : '—'
 const state = (v) => h('span', { class: ['state', `state-${String(v).toLowerCase()}`] }, String(v))
 const idOf = (row) => row._id ?? row.id
 
+/** A candidate record as an operator reads it: `payout leg 65f1c0a2… (queued)`. */
+const candidateLabel = (c) =>
+  `${c.kind === 'escrowLeg' ? `${c.what} leg` : 'sweep'} ${short(c.id, 8)} to ${short(c.to, 10)} (transfer ${c.transferStatus})`
+
+/** The re-attach dialog's fields: a withdrawal's, or the choice of the leg or sweep it paid. */
+function reattachFields(r) {
+  if (r.ownerKind === 'user')
+    return [
+      {
+        name: 'withdrawalId',
+        label: 'Open withdrawal it paid (empty: recreate it)',
+        required: false,
+        pattern: '[0-9a-f]{24}',
+      },
+      {
+        name: 'fee',
+        label: 'Withdrawal fee charged, base units',
+        value: r.prefill.fee ?? '0',
+        pattern: '[0-9]{1,40}',
+      },
+    ]
+  const options = (r.candidates ?? []).map((c) => ({ value: c.id, label: candidateLabel(c) }))
+  if (r.prefill.recreates === 'feeSweep')
+    options.unshift({ value: '', label: `Recreate the sweep to ${short(r.to, 10)} (none is open)` })
+  return [
+    {
+      name: 'record',
+      label: r.ownerKind === 'escrow' ? 'The escrow leg it paid' : 'The fee sweep it paid',
+      type: 'select',
+      required: false,
+      value: options[0]?.value ?? '',
+      options,
+    },
+  ]
+}
+
+function reattachBody(r, values) {
+  if (r.ownerKind === 'user')
+    return {
+      reason: values.reason,
+      fee: values.fee,
+      ...(values.withdrawalId ? { withdrawalId: values.withdrawalId } : {}),
+    }
+  const key = r.ownerKind === 'escrow' ? 'legId' : 'sweepId'
+  return { reason: values.reason, ...(values.record ? { [key]: values.record } : {}) }
+}
+
 export const platformTransfersResource = {
   id: 'platform-transfers',
   key: 'k',
   title: 'Unknown platform transfers',
   intro:
-    'Transactions that a custodial key the platform never exported signed, which this database does not know: the platform sent them in a timeline a restore lost. Each halts its coins (unknown_platform_transfer) and is parked, never debited. Re-attach recreates the withdrawal it paid (or takes the open withdrawal you name) and settles it with the transaction, so the ledger ends as if it had been recorded, once. External books it as a transfer signed outside the platform (a leaked key). Resume the coins when none is open.',
+    'Transactions that a custodial key the platform never exported signed, which this database does not know: the platform sent them in a timeline a restore lost. Each halts its coins (unknown_platform_transfer) and is parked, never debited. Re-attach settles what it paid with the transaction, so the ledger ends as if it had been recorded, once: a user’s withdrawal (recreated, or the open one you name), an escrow’s open leg, or a fee sweep (the open one, or recreated to the cold address); when several match you pick one of the candidates. Loss books an escrow’s or the fee address’s transaction that matches nothing out of that account (settle the escrow or the fees by hand). External books it as a transfer signed outside the platform (a leaked key). Resume the coins when none is open.',
   path: '/v1/admin/platform-transfers',
   filters: [
-    { name: 'status', label: 'State', type: 'select', options: ['', 'open', 'reattached', 'external'] },
+    {
+      name: 'status',
+      label: 'State',
+      type: 'select',
+      options: ['', 'open', 'reattached', 'external', 'lost'],
+    },
   ],
   rowLabel: (r) => `transaction ${short(r.txHash, 10)}`,
   columns: [
@@ -33,10 +85,21 @@ export const platformTransfersResource = {
     { label: 'Block', num: true, cell: (r) => r.blockNumber },
     { label: 'State', cell: (r) => state(r.status) },
     {
+      label: 'Candidates',
+      cell: (r) =>
+        r.status !== 'open' || r.ownerKind === 'user'
+          ? ''
+          : (r.candidates ?? []).length > 0
+            ? r.candidates.map(candidateLabel).join('; ')
+            : r.prefill.recreates === 'feeSweep'
+              ? 'none open: a sweep is recreated'
+              : 'none: book it as a loss',
+    },
+    {
       label: 'Resolved',
       cell: (r) =>
         r.resolvedAt
-          ? `${time(r.resolvedAt)}: ${r.resolveReason ?? ''}${r.withdrawalId ? ` (withdrawal ${r.withdrawalId})` : ''}`
+          ? `${time(r.resolvedAt)}: ${r.resolveReason ?? ''}${r.record ? ` (${r.record.kind} ${r.record.id})` : ''}`
           : '',
     },
   ],
@@ -46,26 +109,19 @@ export const platformTransfersResource = {
       when: (r) => r.actions?.reattach,
       path: (r) => `/v1/admin/platform-transfers/${idOf(r)}/reattach`,
       text: (r) =>
-        `Records it as the withdrawal of ${r.prefill.ownerId} to ${r.prefill.to}: its amount and fee are taken from the wallet once, its gas from the platform value at the address, in one step. Name an open withdrawal of the copy to settle that one instead.`,
-      fields: (r) => [
-        {
-          name: 'withdrawalId',
-          label: 'Open withdrawal it paid (empty: recreate it)',
-          required: false,
-          pattern: '[0-9a-f]{24}',
-        },
-        {
-          name: 'fee',
-          label: 'Withdrawal fee charged, base units',
-          value: r.prefill.fee ?? '0',
-          pattern: '[0-9]{1,40}',
-        },
-      ],
-      body: (values) => ({
-        reason: values.reason,
-        fee: values.fee,
-        ...(values.withdrawalId ? { withdrawalId: values.withdrawalId } : {}),
-      }),
+        r.ownerKind === 'user'
+          ? `Records it as the withdrawal of ${r.prefill.ownerId} to ${r.prefill.to}: its amount and fee are taken from the wallet once, its gas from the platform value at the address, in one step. Name an open withdrawal of the copy to settle that one instead.`
+          : `Settles the ${r.ownerKind === 'escrow' ? 'escrow leg' : 'fee sweep'} it paid with the transaction, in one step: its hold posted once, its gas from the platform value at the address, the ${r.ownerKind === 'escrow' ? 'leg paid and the escrow released when it was the last' : 'sweep confirmed'}.`,
+      fields: reattachFields,
+      body: (values, r) => reattachBody(r, values),
+    },
+    {
+      label: 'Loss',
+      danger: true,
+      when: (r) => r.actions?.loss,
+      path: (r) => `/v1/admin/platform-transfers/${idOf(r)}/loss`,
+      text: (r) =>
+        `Books its value out of the ${r.ownerKind === 'escrow' ? 'escrow’s' : 'fee'} account as gone and its gas from the platform value at the address, in one step. Settle what the ${r.ownerKind === 'escrow' ? 'escrow' : 'fee account'} owes by hand afterwards.`,
     },
     {
       label: 'External',

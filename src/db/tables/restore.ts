@@ -10,9 +10,14 @@ type Units = ColumnType<string, string | bigint, string | bigint>
 /**
  * `open`: its coins are halted and its movements parked; `reattached`: matched to a withdrawal of
  * the platform (recreated, or an open one) and settled as that withdrawal; `external`: an operator
- * judged it signed outside the platform, and its movements are booked as an external withdrawal.
+ * judged it signed outside the platform, and its movements are booked as an external withdrawal;
+ * `lost`: no open record of the copy matched it, and an operator booked its value out of its
+ * address's owner account (an escrow's, the fee account) as gone, with a reason.
  */
-export type PlatformTransferStatus = 'open' | 'reattached' | 'external'
+export type PlatformTransferStatus = 'open' | 'reattached' | 'external' | 'lost'
+
+/** What a re-attached transaction settled: a withdrawal, an escrow's leg, or a fee sweep. */
+export type PlatformTransferRecordKind = 'withdrawal' | 'escrowLeg' | 'feeSweep'
 
 export interface PlatformTransferFindingsTable {
   id: string
@@ -35,6 +40,12 @@ export interface PlatformTransferFindingsTable {
   status: ColumnType<PlatformTransferStatus, PlatformTransferStatus | undefined, PlatformTransferStatus>
   withdrawalId: string | null
   transferId: string | null
+  recordKind: ColumnType<
+    PlatformTransferRecordKind | null,
+    PlatformTransferRecordKind | null | undefined,
+    PlatformTransferRecordKind | null
+  >
+  recordId: string | null
   detectedAt: Timestamp
   resolvedAt: NullableTimestamp
   resolvedBy: string | null

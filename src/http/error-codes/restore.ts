@@ -5,13 +5,28 @@ import { code } from './define.ts'
 export const RESTORE_CODES = {
   PLATFORM_TRANSFER_RESOLVED: code(
     409,
-    'The unknown platform transfer was re-attached or booked as external already.',
+    'The unknown platform transfer was re-attached, marked external or booked as a loss already.',
     'Reload the finding; nothing more is needed for it.',
   ),
   PLATFORM_TRANSFER_MISMATCH: code(
     422,
-    'The withdrawal named does not match the transaction (its owner, coin, destination or amount), or it is no longer open.',
-    'Pick the withdrawal the transaction paid, or re-attach without one to recreate it.',
+    'The withdrawal, escrow leg or fee sweep named does not match the transaction (its owner, coin, destination or amount), or it is no longer open.',
+    'Pick one of the finding’s `candidates` (the record the transaction paid), or re-attach without one.',
+  ),
+  PLATFORM_TRANSFER_AMBIGUOUS: code(
+    409,
+    'Several open records of the database (escrow legs or fee sweeps, in `data.candidates`) match the transaction’s destination and amount: which one it paid is the operator’s choice.',
+    'Re-attach with `legId` (or `sweepId`) naming one of `data.candidates`.',
+  ),
+  PLATFORM_TRANSFER_UNMATCHED: code(
+    422,
+    'No open record of the database matches the transaction: no open leg of the escrow pays that destination that amount, or the fee address paid somewhere other than the coin’s cold address.',
+    'Book it as a loss (POST /v1/admin/platform-transfers/{id}/loss) and settle the escrow or the fees by hand, or mark it external.',
+  ),
+  PLATFORM_TRANSFER_LOSS_REFUSED: code(
+    422,
+    'Only a transaction from an escrow or fee address is booked as a loss: a user address’s transaction is re-attached as the withdrawal it paid or marked external, so the user is never debited without a record.',
+    'Re-attach it (the withdrawal is recreated), or mark it external.',
   ),
   PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL: code(
     409,
@@ -20,8 +35,8 @@ export const RESTORE_CODES = {
   ),
   PLATFORM_TRANSFER_NOT_A_WITHDRAWAL: code(
     422,
-    'The transaction left an escrow or platform address: only a user address pays withdrawals that can be recreated.',
-    'Book it by hand as the runbook says (an escrow payout), or mark it external.',
+    'The transaction moved no value, or left a platform address that pays neither withdrawals, escrow legs nor fee sweeps.',
+    'Mark it external, or book it by hand as the runbook says.',
   ),
   PLATFORM_TRANSFER_GAS_SHORT: code(
     422,
@@ -31,7 +46,7 @@ export const RESTORE_CODES = {
   PLATFORM_TRANSFERS_OPEN: code(
     409,
     'The coin has unknown platform transfers still open (`data.open`): resumed, the value they moved, still counted in the ledger, could be paid out again.',
-    'Re-attach each open finding or mark it external (GET /v1/admin/platform-transfers?status=open), then resume the coin.',
+    'Re-attach each open finding, book it as a loss or mark it external (GET /v1/admin/platform-transfers?status=open), then resume the coin.',
   ),
   PARKED_TRANSFER_NONCES_AHEAD: code(
     409,

@@ -90,6 +90,7 @@ export const ROUTE_PERMISSIONS: Readonly<Record<string, Permission>> = {
   // after a restore: re-attaching the platform's own transactions, releasing parked jobs
   adminPlatformTransferReattach: 'admin',
   adminPlatformTransferExternal: 'admin',
+  adminPlatformTransferLoss: 'admin',
   adminParkedJobRelease: 'admin',
   adminParkedJobDrop: 'admin',
   adminAddCoin: 'admin',

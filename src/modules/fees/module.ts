@@ -46,3 +46,9 @@ export async function buildFees(d: {
   })
   return { fees }
 }
+
+// What a restore's re-attach of a fee sweep the copy lost reads and writes (modules/restore): the
+// cold addresses, the sweep's purpose and its records.
+export { ColdAddresses } from './cold-address.ts'
+export { FEE_SWEEP_PURPOSE } from './outcomes.ts'
+export { feeRepo } from './repo.ts'

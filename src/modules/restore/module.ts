@@ -9,7 +9,8 @@ import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { AdminAccess, AdminAudit } from '../admin/types.ts'
 import type { AuthService } from '../auth/types.ts'
-import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
+import { ColdAddresses } from '../fees/module.ts'
+import type { OutgoingSender } from '../settlement/types.ts'
 import type { TransactionService } from '../transactions/types.ts'
 import type { WithdrawalService } from '../withdrawals/types.ts'
 import { PlatformTransfers } from './platform-transfers.ts'
@@ -35,6 +36,8 @@ export function buildRestore(d: {
     outgoing: d.outgoing,
     withdrawals: d.withdrawals,
     transactions: d.transactions,
+    // (the fees module's reading of the same configuration: where a fee sweep goes)
+    cold: new ColdAddresses(d.config.feeSweepAddresses, d.chain),
   })
   const restore = new RestoreService({
     db: d.db,

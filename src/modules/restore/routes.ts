@@ -1,6 +1,7 @@
 // Operators after a restore: the platform's own transactions the restored database did not know
-// (listed, re-attached to their withdrawal, or marked external) and the jobs the restore parked
-// (released or dropped). Every action names its reason and is audited in its own transaction.
+// (listed with the open records they may have paid, re-attached to a withdrawal, an escrow leg or a
+// fee sweep, booked as a loss, or marked external) and the jobs the restore parked (released or
+// dropped). Every action names its reason and is audited in its own transaction.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { envelope, IdParams, ok } from '../../http/schemas.ts'
 import type { ParkedJob as ParkedJobRow } from '../../platform/jobs/parking.ts'
@@ -20,7 +21,7 @@ import type { RestoreService } from './service.ts'
 
 const NOT_FOUND = 'no unknown platform transfer has this id'
 const JOB_NOT_FOUND = 'no job has this id'
-const RESOLVED = 'the transaction was re-attached or marked external already'
+const RESOLVED = 'the transaction was re-attached, booked as a loss or marked external already'
 
 export const restoreRoutes: FastifyPluginAsyncTypebox<{
   access: AdminAccess
@@ -30,15 +31,7 @@ export const restoreRoutes: FastifyPluginAsyncTypebox<{
   decimals: (coin: string) => number | null
 }> = async (app, { access, audit, platformTransfers, restore, decimals }) => {
   guardElevated(app, access)
-  const view = ({ id, ...f }: Finding) => ({
-    _id: id,
-    ...f,
-    decimals: decimals(f.coin),
-    actions: {
-      reattach: f.status === 'open' && f.ownerKind === 'user' && f.amount !== '0',
-      external: f.status === 'open',
-    },
-  })
+  const view = ({ id, ...f }: Finding) => ({ _id: id, ...f, decimals: decimals(f.coin) })
   const jobView = ({ id, ...j }: ParkedJobRow) => ({ _id: id, ...j })
 
   app.get(
@@ -88,7 +81,7 @@ export const restoreRoutes: FastifyPluginAsyncTypebox<{
       schema: {
         operationId: 'adminPlatformTransferReattach',
         summary:
-          'Re-attach the transaction to the withdrawal it paid (audited, one transaction): an open withdrawal named by `withdrawalId`, or one recreated for the address’s owner; its hold is posted and its gas booked exactly as if the withdrawal had been recorded before the restore, never a second debit',
+          'Re-attach the transaction to what it paid (audited, one transaction): a user address’s withdrawal (the open one named by `withdrawalId`, or one recreated), an escrow’s open leg (`legId`, or the one candidate), or the fee address’s sweep (`sweepId`, the one candidate, or one recreated to the cold address); its hold is posted and its gas booked exactly as if it had been recorded before the restore, never a second debit',
         tags,
         security,
         params: IdParams,
@@ -99,9 +92,13 @@ export const restoreRoutes: FastifyPluginAsyncTypebox<{
             NOT_FOUND,
             PLATFORM_TRANSFER_RESOLVED: RESOLVED,
             PLATFORM_TRANSFER_MISMATCH:
-              'the withdrawal named is not open, or not of this owner, coin, destination and amount',
+              'the withdrawal, leg or sweep named is not open, or not of this owner, coin, destination and amount',
+            PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL:
+              'none named, but an open withdrawal of the same owner, coin, destination and amount exists',
+            PLATFORM_TRANSFER_AMBIGUOUS: 'several open legs or sweeps match: name one of `data.candidates`',
+            PLATFORM_TRANSFER_UNMATCHED: 'no open leg or sweep matches and none can be recreated',
             PLATFORM_TRANSFER_NOT_A_WITHDRAWAL:
-              'the transaction left an escrow or platform address, or moved no value',
+              'the transaction moved no value, or left a platform address that pays no withdrawal, leg or sweep',
             PLATFORM_TRANSFER_GAS_SHORT:
               'the platform value at the address is less than the gas the transaction paid',
             INSUFFICIENT_BALANCE: 'the owner’s wallet in the copy holds less than the amount and the fee',
@@ -112,13 +109,13 @@ export const restoreRoutes: FastifyPluginAsyncTypebox<{
     },
     async (req) => {
       const actor = actorOf(req)
-      const { reason, withdrawalId, fee } = req.body
+      const { reason, withdrawalId, legId, sweepId, fee } = req.body
       const done = await platformTransfers.reattach(
         req.params.id,
-        { withdrawalId, fee },
+        { withdrawalId, legId, sweepId, fee },
         actor.userId,
         reason,
-        async (tx, f) => {
+        async (tx, f, how) => {
           await audit.record(tx, actor, {
             action: 'platform-transfer.reattach',
             targetType: 'platform-transfer',
@@ -131,13 +128,72 @@ export const restoreRoutes: FastifyPluginAsyncTypebox<{
               amount: f.amount,
               to: f.to,
               withdrawalId: f.withdrawalId,
+              record: f.record,
               transferId: f.transferId,
-              recreated: !withdrawalId,
+              recreated: how.recreated,
             },
           })
         },
       )
       return ok(view(done), 'Re-attached')
+    },
+  )
+
+  app.post(
+    '/v1/admin/platform-transfers/:id/loss',
+    {
+      schema: {
+        operationId: 'adminPlatformTransferLoss',
+        summary:
+          'Book an escrow’s or the fee address’s transaction that matches no open record as a loss (audited, one transaction): its value out of the owner’s account (the escrow’s, the fee account) and its gas out of the platform’s gas at the address; what the escrow or the fees owe is then settled by hand',
+        tags,
+        security,
+        params: IdParams,
+        body: ReasonBody,
+        response: {
+          200: envelope(PlatformTransfer, 'Booked as a loss'),
+          ...adminErrors({
+            NOT_FOUND,
+            PLATFORM_TRANSFER_RESOLVED: RESOLVED,
+            PLATFORM_TRANSFER_LOSS_REFUSED:
+              'the transaction left a user’s address (re-attach it or mark it external), or moved no value from an escrow or the fee address',
+            PLATFORM_TRANSFER_GAS_SHORT:
+              'the platform value at the address is less than the gas the transaction paid',
+            INSUFFICIENT_BALANCE:
+              'the owner’s account holds less available than the value (open legs or sweeps reserve it)',
+            UNAVAILABLE: 'the chain does not answer the transaction’s receipt or block',
+          }),
+        },
+      },
+    },
+    async (req) => {
+      const actor = actorOf(req)
+      const { reason } = req.body
+      const done = await platformTransfers.bookAsLoss(
+        req.params.id,
+        actor.userId,
+        reason,
+        async (tx, f, how) => {
+          await audit.record(tx, actor, {
+            action: 'platform-transfer.loss',
+            targetType: 'platform-transfer',
+            targetId: f.id,
+            reason,
+            details: {
+              txHash: f.txHash,
+              address: f.address,
+              ownerKind: f.ownerKind,
+              ownerId: f.ownerId,
+              coin: f.coin,
+              amount: f.amount,
+              to: f.to,
+              gasFee: f.gasFee,
+              valueTransferId: how.valueTransferId ?? null,
+            },
+          })
+        },
+      )
+      return ok(view(done), 'Booked as a loss')
     },
   )
 

@@ -8,11 +8,31 @@ const Units = (description: string) => Type.String({ pattern: '^[0-9]+$', descri
 const Address = Type.String({ pattern: '^0x[0-9a-f]{40}$' })
 
 export const PlatformTransferStatus = Type.Union(
-  [Type.Literal('open'), Type.Literal('reattached'), Type.Literal('external')],
+  [Type.Literal('open'), Type.Literal('reattached'), Type.Literal('external'), Type.Literal('lost')],
   {
     description:
-      '`open`: its coins are halted and its movements parked until an operator decides; `reattached`: settled as the withdrawal it paid (recreated, or one the copy had open); `external`: judged signed outside the platform, booked as an outside withdrawal once its coins resume',
+      '`open`: its coins are halted and its movements parked until an operator decides; `reattached`: settled as what it paid (a withdrawal recreated or one the copy had open, an escrow leg, a fee sweep of the copy or recreated); `external`: judged signed outside the platform, booked as an outside withdrawal once its coins resume; `lost`: an escrow’s or the fee address’s transaction no open record matched, its value booked out of the owner’s account as a loss',
   },
+)
+
+const RecordKind = Type.Union(
+  [Type.Literal('withdrawal'), Type.Literal('escrowLeg'), Type.Literal('feeSweep')],
+  { description: 'a user’s withdrawal, an escrow’s leg, or a fee sweep' },
+)
+
+const Candidate = Type.Object(
+  {
+    kind: Type.Union([Type.Literal('escrowLeg'), Type.Literal('feeSweep')]),
+    id: Type.String({ description: 'the leg’s or the sweep’s id (`legId` / `sweepId` of a re-attach)' }),
+    what: Type.String({
+      description: 'the leg’s kind (`payout`, `fee`, `platformFee`, `refund`, `fund`) or `sweep`',
+    }),
+    to: Address,
+    amount: Units('what it pays, base units'),
+    transferId: Type.String({ description: 'its outgoing transfer, open in this database' }),
+    transferStatus: Type.String({ description: '`queued` unless this database signed it too' }),
+  },
+  { description: 'an open record of this database that pays the transaction’s destination its amount' },
 )
 
 export const PlatformTransfer = Type.Object(
@@ -37,6 +57,13 @@ export const PlatformTransfer = Type.Object(
       description: 'the withdrawal it was re-attached to',
     }),
     transferId: Type.Union([Type.String(), Type.Null()], { description: 'its outgoing transfer' }),
+    record: Type.Union([Type.Object({ kind: RecordKind, id: Type.String() }), Type.Null()], {
+      description: 'what it was re-attached to',
+    }),
+    candidates: Type.Array(Candidate, {
+      description:
+        'an escrow’s or the fee address’s open finding: the open legs or sweeps of this database it may have paid; several are the operator’s choice, none with nothing to recreate is booked as a loss',
+    }),
     detectedAt: Timestamp,
     resolvedAt: NullableTimestamp,
     resolvedBy: Type.Union([Type.String(), Type.Null()]),
@@ -49,10 +76,14 @@ export const PlatformTransfer = Type.Object(
         to: Type.Union([Address, Type.Null()]),
         amount: Units('the withdrawal’s amount'),
         fee: Type.Union([Units('the coin’s withdrawal fee now'), Type.Null()]),
+        recreates: Type.Union([Type.Literal('withdrawal'), Type.Literal('feeSweep'), Type.Null()], {
+          description:
+            'what a re-attach naming nothing recreates: the user’s withdrawal, or the fee sweep to the coin’s cold address when the copy has none open; null: it settles the one candidate',
+        }),
       },
-      { description: 'what a re-attach without a withdrawal records' },
+      { description: 'what a re-attach without a record named records' },
     ),
-    actions: Type.Object({ reattach: Type.Boolean(), external: Type.Boolean() }),
+    actions: Type.Object({ reattach: Type.Boolean(), external: Type.Boolean(), loss: Type.Boolean() }),
   },
   {
     $id: 'AdminPlatformTransfer',
@@ -74,6 +105,8 @@ export const PlatformTransfer = Type.Object(
         status: 'open',
         withdrawalId: null,
         transferId: null,
+        record: null,
+        candidates: [],
         detectedAt: '2026-01-01T12:00:00.000Z',
         resolvedAt: null,
         resolvedBy: null,
@@ -83,8 +116,9 @@ export const PlatformTransfer = Type.Object(
           to: '0x1111111111111111111111111111111111111111',
           amount: '250000000000000000',
           fee: '1000000000000000',
+          recreates: 'withdrawal',
         },
-        actions: { reattach: true, external: true },
+        actions: { reattach: true, external: true, loss: false },
       },
     ],
   },
@@ -105,6 +139,20 @@ export const ReattachBody = Type.Object(
         pattern: '^[0-9a-f]{24}$',
         description:
           'an open withdrawal of the restored database this transaction paid; absent: it is recreated',
+      }),
+    ),
+    legId: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{24}$',
+        description:
+          'an escrow’s transaction: the open leg it paid, one of the finding’s `candidates` (needed when there are several)',
+      }),
+    ),
+    sweepId: Type.Optional(
+      Type.String({
+        pattern: '^[0-9a-f]{24}$',
+        description:
+          'the fee address’s transaction: the open sweep it paid, one of the finding’s `candidates`; absent with none open: the sweep is recreated',
       }),
     ),
     fee: Type.Optional(

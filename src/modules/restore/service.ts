@@ -184,7 +184,7 @@ export function stepsOf(r: RestoreReport): string[] {
     )
   if (c.unknownPlatformTransfers.length > 0 || r.openFindings > 0)
     steps.push(
-      `${c.unknownPlatformTransfers.length} transaction(s) the platform signed after the backup are on chain and unknown to this database${r.openFindings ? ` (${r.openFindings} already recorded)` : ''}. When the watcher reads them their coins halt (unknown_platform_transfer); re-attach each to its withdrawal (console: Unknown platform transfers; POST /v1/admin/platform-transfers/{id}/reattach) before resuming the coins. Release no parked outgoing transfer of those addresses first: it would be signed again at a new nonce and paid twice — cancel it, or name its withdrawal when re-attaching.`,
+      `${c.unknownPlatformTransfers.length} transaction(s) the platform signed after the backup are on chain and unknown to this database${r.openFindings ? ` (${r.openFindings} already recorded)` : ''}. When the watcher reads them their coins halt (unknown_platform_transfer); re-attach each to its withdrawal, escrow leg or fee sweep, or book an escrow's or the fee address's one that matches nothing as a loss (console: Unknown platform transfers; POST /v1/admin/platform-transfers/{id}/reattach | loss) before resuming the coins. Release no parked outgoing transfer of those addresses first: it would be signed again at a new nonce and paid twice — cancel it, or name its withdrawal (its leg, its sweep) when re-attaching.`,
     )
   if (c.deposits.length > 0)
     steps.push(

@@ -40,7 +40,8 @@ export async function haltUnknownPlatformTransfers(
   const known = await findingsRepo.statusByHash(tx, d.chainId, [...found.keys()])
   let halted = 0
   for (const [txHash, list] of found) {
-    if (known.get(txHash) === 'external' || known.get(txHash) === 'reattached') continue
+    // (resolved already: re-attached, judged external or booked as a loss)
+    if (known.has(txHash) && known.get(txHash) !== 'open') continue
     const value = list.find((m) => m.kind === 'withdrawal')
     const fee = list.find((m) => m.kind === 'fee')
     const first = value ?? fee!

@@ -1,8 +1,9 @@
 // The only SQL over platform transfer findings: transactions of custodial addresses whose key was
 // never exported that no outgoing transfer of this database signed (a restored copy).
+import { sql } from 'kysely'
 import type { Executor, Tx } from '../../../db/index.ts'
 import { countedPage } from '../../../db/reads.ts'
-import type { PlatformTransferStatus } from '../../../db/tables/restore.ts'
+import type { PlatformTransferRecordKind, PlatformTransferStatus } from '../../../db/tables/restore.ts'
 
 export type PlatformTransferRow = NonNullable<Awaited<ReturnType<typeof findingsRepo.get>>>
 
@@ -74,6 +75,7 @@ export const findingsRepo = {
       at: Date
       withdrawalId?: string | null
       transferId?: string | null
+      record?: { kind: PlatformTransferRecordKind; id: string } | null
     },
   ) {
     await tx
@@ -85,6 +87,8 @@ export const findingsRepo = {
         resolvedAt: r.at,
         withdrawalId: r.withdrawalId ?? null,
         transferId: r.transferId ?? null,
+        recordKind: r.record?.kind ?? null,
+        recordId: r.record?.id ?? null,
       })
       .where('id', '=', id)
       .where('status', '=', 'open')
@@ -101,6 +105,24 @@ export const findingsRepo = {
       .where('txHash', '=', txHash)
       .where('address', '=', address)
       .where('kind', 'in', ['withdrawal', 'fee'])
+      .where('held', 'is not', null)
+      .executeTakeFirst()
+    return Number(res.numUpdatedRows)
+  },
+
+  /**
+   * The parked arrivals of `txHash` (its value landing at another custodial address) become the
+   * platform's own transfer, as the watcher would have read them had the copy registered the
+   * transaction: credited to the address's owner without an outside deposit record of its own (the
+   * re-attached record is the user's record of it).
+   */
+  async ownParkedArrivals(tx: Tx, chainId: string, txHash: string) {
+    const res = await tx
+      .updateTable('chainEvents')
+      .set({ held: sql`jsonb_set(held, '{own}', 'true'::jsonb)` as never })
+      .where('chainId', '=', chainId)
+      .where('txHash', '=', txHash)
+      .where('kind', '=', 'deposit')
       .where('held', 'is not', null)
       .executeTakeFirst()
     return Number(res.numUpdatedRows)
@@ -124,6 +146,20 @@ export const findingsRepo = {
       .where('status', '=', 'open')
       .executeTakeFirstOrThrow()
     return Number(row.n)
+  },
+
+  /** The copy's next nonce for `address` moves past `nonce` (a transaction it now accounts for). */
+  async moveNoncePast(tx: Tx, chainId: string, address: string, nonce: number, at: Date) {
+    await tx
+      .insertInto('outgoingNonces')
+      .values({ chainId, address, nextNonce: nonce + 1, updatedAt: at })
+      .onConflict((oc) =>
+        oc.columns(['chainId', 'address']).doUpdateSet({
+          nextNonce: sql`greatest(outgoing_nonces.next_nonce, excluded.next_nonce)` as never,
+          updatedAt: at,
+        }),
+      )
+      .execute()
   },
 
   /** The next nonce the database would give a sending address (null: it never sent). */
