@@ -285,6 +285,6 @@ describe('errors and permissions', () => {
       400,
       'VALIDATION_ERROR',
     )
-    expectError(await api().get('/v1/admin/platform-transfers?status=lost'), 400, 'VALIDATION_ERROR')
+    expectError(await api().get('/v1/admin/platform-transfers?status=gone'), 400, 'VALIDATION_ERROR')
   })
 })
