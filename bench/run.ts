@@ -141,13 +141,13 @@ async function fundedUser(usdc: bigint): Promise<BenchUser> {
   const s = app.services
   const user = await createUser()
   await app.inject({ method: 'GET', url: '/v1/wallet', headers: { authorization: `Bearer ${user.token}` } })
-  const key = await s.wallets.keyOf(database.db, 'user', user.id)
+  const key = await s.keys.find(database.db, 'user', user.id)
   if (!key || !s.chain.devnet) throw new Error('a funded wallet needs the dev chain')
   await s.chain.devnet.fund(key.address, 'usdc', usdc)
   const creditBy = performance.now() + 60_000
   while ((await s.ledger.balance(database.db, 'user', user.id, 'usdc')) < usdc) {
     if (performance.now() > creditBy) throw new Error('the wallet was not credited within 60 s')
-    await s.wallets.scanNow()
+    await s.settlement.watcher.scanNow()
   }
   return user
 }

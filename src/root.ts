@@ -162,6 +162,19 @@ export async function buildServices(deps: RootDeps) {
       events,
       coins,
     })
+    // Settlement signs with its own keys and registers what it signs with its own watcher.
+    const { outgoing } = buildOutgoing({
+      database,
+      chain,
+      clock,
+      log,
+      jobs,
+      ledger,
+      keys,
+      settlement,
+      crashHook: deps.crashHook,
+    })
+    // The wallet views: a read model over the ledger and settlement's keys, built above both.
     const { wallets } = buildWallet({
       db,
       clock,
@@ -172,21 +185,9 @@ export async function buildServices(deps: RootDeps) {
       keys,
       provisioner,
       accounts,
-      settlement,
       verifySensitiveCode,
       confirmPassword,
       caches: database.caches,
-    })
-    const { outgoing } = buildOutgoing({
-      database,
-      chain,
-      clock,
-      log,
-      jobs,
-      ledger,
-      wallets,
-      settlement,
-      crashHook: deps.crashHook,
     })
     // The fee address (escrow releases pay their platform fee there) and sweeps to a cold address.
     const { fees } = await buildFees({
@@ -227,7 +228,7 @@ export async function buildServices(deps: RootDeps) {
       config,
       coins,
       ledger,
-      wallets,
+      keys,
       transactions,
       outgoing,
       chain,
@@ -245,7 +246,7 @@ export async function buildServices(deps: RootDeps) {
       chain,
       coins,
       ledger,
-      wallets,
+      keys,
       collections,
       transactions,
       events,

@@ -55,7 +55,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         const quotes = []
         for (let i = 0; i < count; i++) quotes.push(await initiate(10 + i))
         for (const q of quotes) await s.chain.devnet.fund(q.address, 'usdc', BigInt(q.amountToPayBaseUnits))
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
         const started = performance.now()
         let accepted = 0
         for (const q of quotes) {

@@ -65,10 +65,10 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         const payer = chain.devnet?.accounts[11]
         if (!payer) return { skipped: 'not on the devnet' }
         const target = await ctx.createUser()
-        const key = await s.wallets.keyOf(db, 'user', target.id)
+        const key = await s.keys.find(db, 'user', target.id)
         if (!key) return { skipped: 'no wallet' }
         await chain.devnet!.fund(payer.address, 'usdc', 1_000_000_000n)
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
         // From the first broadcast until all 100 are credited (the worker's watcher job or
         // this scan, whichever gets there first).
         const started = performance.now()
@@ -85,7 +85,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         const broadcastMs = performance.now() - started
         while ((await s.ledger.balance(db, 'user', target.id, 'usdc')) < 100_000_000n) {
           if (performance.now() - started > 120_000) return { error: 'not credited within 120 s' }
-          await s.wallets.scanNow()
+          await s.settlement.watcher.scanNow()
         }
         const ms = performance.now() - started
         return {

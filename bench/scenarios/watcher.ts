@@ -30,7 +30,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   const targets: string[] = []
   for (let i = 0; i < TARGETS; i++) {
     const user = await ctx.createUser()
-    const key = await s.wallets.keyOf(db, 'user', user.id)
+    const key = await s.keys.find(db, 'user', user.id)
     if (!key) throw new Error('no custodial key for a bench user')
     targets.push(key.address)
   }
@@ -56,7 +56,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     await sql`analyze wallet_keys`.execute(db)
     await s.jobs.stop()
     try {
-      await s.wallets.scanNow()
+      await s.settlement.watcher.scanNow()
       await devnet.setAutomine(false)
       const fees = await chain.estimateFees()
       const nonces = new Map<string, number>()
@@ -85,7 +85,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         }
         await devnet.mine(1)
         const started = performance.now()
-        const result = await s.wallets.scanNow()
+        const result = await s.settlement.watcher.scanNow()
         if (b < WARMUP) continue
         times.push(performance.now() - started)
         applied += result.applied

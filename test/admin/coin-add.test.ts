@@ -222,7 +222,7 @@ describe('adding a coin at run time: the coin works without a restart', () => {
     address = await walletAddress(t, user)
     await mint(t, owner(), gold, owner().address, 100n * GLD)
     await payToken(t, owner(), gold, address, 12n * GLD + GLD / 4n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(await balanceOf(t, user.id, 'gld')).toBe(12n * GLD + GLD / 4n)
     const wallet = expectOk(await t.req({ method: 'GET', url: '/v1/wallet', token: user.token }))
     expect(wallet.wallets.find((w: { id: string }) => w.id === 'gld')).toMatchObject({
@@ -284,7 +284,7 @@ describe('adding a coin at run time: the coin works without a restart', () => {
     const other = await createUser(t)
     const at = await walletAddress(t, other)
     await payToken(t, owner(), gold, at, 5n * GLD)
-    await s2.wallets.scanNow()
+    await s2.settlement.watcher.scanNow()
     expect(await balanceOf(t, other.id, 'gld')).toBe(5n * GLD)
     const wallet = await second.app.inject({
       method: 'GET',
@@ -368,7 +368,7 @@ describe('adding a coin at run time: inactive at first, and the watcher never mi
       .execute()
     expect(() => t.app.services.chain.coin('cpr')).toThrow()
     await mint(t, owner(), copper, address, 70_000n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(t.app.services.chain.coin('cpr').decimals).toBe(4)
     expect(await balanceOf(t, user.id, 'cpr')).toBe(70_000n)
     await expectConsistent(t)

@@ -85,7 +85,7 @@ describe('the deposit lookup', () => {
     ])
     expect(waiting.deposits[0].explanation).toMatch(/confirmations; credited once the watcher reads past it/)
 
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     await t.drain()
     const credited = expectOk(await lookup(hash))
     expect(credited.outcome).toBe('found')
@@ -109,7 +109,7 @@ describe('the rescan of a block range', () => {
   it('is audited, runs settlement’s rescan job, and credits nothing twice', async () => {
     const address = await walletAddress(t, user)
     const hash = await pay(address, AVAX / 8n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     await t.drain()
     const found = expectOk(await lookup(hash))
     expect(found.deposits[0].state).toBe('credited')
@@ -171,7 +171,7 @@ describe('the rescan of a block range', () => {
   it('refuses a bad range, an unknown coin and an address that is not the platform’s, leaving no row', async () => {
     const address = await walletAddress(t, user)
     const head = expectOk(await lookup(await pay(address, AVAX / 16n))).blockNumber as string
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     await t.drain()
     const rows = (await auditRows(t, 'deposit.rescan')).length
     const send = (body: Record<string, unknown>) =>

@@ -184,7 +184,7 @@ describe('session cache across two API processes', () => {
     const outsider = devnet.accounts[1]!
     await devnet.fund(outsider.address, 'usdc', 7n * USDC)
     await sendFrom(a, outsider, to, 'usdc', 7n * USDC)
-    await a.app.services.wallets.scanNow()
+    await a.app.services.settlement.watcher.scanNow()
     for (const r of [
       await a.req({ method: 'GET', url: '/v1/wallet', token: user.token }),
       await onB({ method: 'GET', url: '/v1/wallet', token: user.token }),

@@ -59,7 +59,7 @@ async function pay(to: string, amount: bigint): Promise<Hex> {
 it('finds a credited deposit by its hash and re-scans its block range with a reason', async () => {
   const { page, problems } = browser
   const hash = await pay(await walletAddress(t, customer), AVAX / 2n)
-  await t.app.services.wallets.scanNow()
+  await t.app.services.settlement.watcher.scanNow()
   await t.drain()
 
   await signInToConsole(page, baseUrl, support, () => lastCode(t, support.email))

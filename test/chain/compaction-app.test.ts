@@ -105,7 +105,7 @@ describe('devnet journal compaction in the app', () => {
       const minedAt = (await chain1.getReceipt(sent.txHash as `0x${string}`))!.blockNumber
       // the watcher's cursor moves past that block
       await sendFrom(t1, chain1.devnet!.accounts[3]!, freshAddress(), 'avax', 1n)
-      await t1.app.services.wallets.scanNow()
+      await t1.app.services.settlement.watcher.scanNow()
       const cursor = await database.db
         .selectFrom('chainCursors')
         .select('blockNumber')
@@ -140,7 +140,7 @@ describe('devnet journal compaction in the app', () => {
         expect(await chain2.balanceOf(to, 'avax')).toBe(AVAX / 4n)
         // a deposit after the restart is credited once; no reorganisation was seen
         await fundUser(t2, 4, user, 'avax', AVAX)
-        await t2.app.services.wallets.scanNow()
+        await t2.app.services.settlement.watcher.scanNow()
         expect(await balanceOf(t2, user.id, 'avax')).toBe(3n * AVAX - AVAX / 4n - AVAX / 1000n)
         const deposits = await database.db
           .selectFrom('chainEvents as e')
@@ -171,7 +171,7 @@ describe('devnet journal compaction in the app', () => {
       try {
         expect(await t3.app.services.chain.balanceOf(to, 'avax')).toBe(AVAX / 4n)
         expect(await t3.app.services.chain.balanceOf(address, 'avax')).toBe(userOnChain)
-        await t3.app.services.wallets.scanNow()
+        await t3.app.services.settlement.watcher.scanNow()
         expect(await reorgs(t3)).toEqual([])
         await expectConsistent(t3)
       } finally {

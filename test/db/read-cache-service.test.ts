@@ -95,7 +95,7 @@ describe('profile and wallet caches in the service', () => {
     const outsider = devnet.accounts[1]!
     await devnet.fund(outsider.address, 'usdc', 3n * USDC)
     await sendFrom(t, outsider, await walletAddress(t, user), 'usdc', 3n * USDC)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(Number(await wallet())).toBe(before + 3)
   })
 })
@@ -233,7 +233,7 @@ describe.runIf(process.env.TEST_DB === 'postgres')('caches in a second API proce
     const outsider = devnet.accounts[1]!
     await devnet.fund(outsider.address, 'usdc', 2n * USDC)
     await sendFrom(a, outsider, await walletAddress(a, user), 'usdc', 2n * USDC)
-    await a.app.services.wallets.scanNow()
+    await a.app.services.settlement.watcher.scanNow()
     await heard
     expect(await usdc()).toBe(before + 2)
   })

@@ -91,7 +91,7 @@ describe('one escrow, two ways in', () => {
     expect(typeof q.rate).toBe('number')
     await sendFrom(t, outsider(), q.address, 'avax', toUnits(q.amountToPay, 18))
     // validate asks the watcher's job for a scan; no worker runs jobs here, so the test runs it.
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const v = expectOk(await ctx.sdk.payment.validate(creator.token, { collection: id, status: 'waiting' }))
     expect(v.status).toBe('paid')
     const r = expectOk(await ctx.sdk.payment.release(creator.token, { collection: id, amount: 5 }))

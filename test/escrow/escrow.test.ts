@@ -334,7 +334,7 @@ describe('payment from an outside wallet, validation (#14) and release (#15)', (
     const q = await initiate(t, payer, receiver, { coin: 'usdc', amount: 10 })
     await t.app.services.chain.devnet!.fund(outsider().address, 'usdc', 5_000_000n)
     await sendFrom(t, outsider(), q.address, 'usdc', 4_000_000n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expectError(await post(t, receiver, '/v1/escrow/cancel', { escrowId: q.escrowId }), 403, 'FORBIDDEN')
     expectError(await post(t, stranger, '/v1/escrow/cancel', { escrowId: q.escrowId }), 404, 'NOT_FOUND')
     const before = await userBalance(t, payer.id, 'usdc')

@@ -62,7 +62,7 @@ describe('POST /v1/escrow/pay (in-app wallet)', () => {
     )
     await t.app.services.chain.devnet!.fund(outsider().address, 'usdc', 100n * USDC)
     await sendFrom(t, outsider(), await walletAddress(t, payer), 'usdc', 50n * USDC)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const before = await userBalance(t, payer.id, 'usdc')
     expect(before).toBe(50n * USDC)
 
@@ -118,7 +118,7 @@ describe('POST /v1/escrow/pay (in-app wallet)', () => {
     const u = await createUser(t)
     const q = await initiate(t, u, receiver, { amount: 10 })
     await sendFrom(t, outsider(), await walletAddress(t, u), 'avax', AVAX)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const pay = (password: string) => post(t, u, '/v1/escrow/pay', { escrowId: q.escrowId, password })
     for (let i = 0; i < 5; i++) expectError(await pay(`Wrong!pass${i}`), 401, 'INVALID_CREDENTIALS')
     expectError(await pay(u.password), 429, 'RATE_LIMITED')
@@ -146,7 +146,7 @@ describe('POST /v1/escrow/pay (in-app wallet)', () => {
     expect(act.statusCode, act.body).toBe(200)
     const q = await initiate(t, user, receiver, { amount: 10 })
     await sendFrom(t, outsider(), await walletAddress(t, user), 'avax', AVAX)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const pay = (code?: string) =>
       post(t, user, '/v1/escrow/pay', {
         escrowId: q.escrowId,
@@ -174,7 +174,7 @@ describe('an in-app payment mined but not yet credited', () => {
       const r = await createUser(t2)
       await sendFrom(t2, devnet.accounts[3]!, await walletAddress(t2, p), 'avax', 10n * AVAX)
       await devnet.mine(1)
-      await t2.app.services.wallets.scanNow()
+      await t2.app.services.settlement.watcher.scanNow()
       expect(await userBalance(t2, p.id, 'avax')).toBe(10n * AVAX)
       const q = await initiate(t2, p, r, { amount: 100 })
       const pay = () => post(t2, p, '/v1/escrow/pay', { escrowId: q.escrowId, password: p.password })

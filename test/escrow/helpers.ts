@@ -48,7 +48,7 @@ export async function post(
 ) {
   // #14 and /v1/payment/validate ask the watcher's job for a scan and wait for it a short while;
   // no worker runs jobs in these tests, so the test runs the scan a worker would.
-  if (url.endsWith('/validate')) await t.app.services.wallets.scanNow()
+  if (url.endsWith('/validate')) await t.app.services.settlement.watcher.scanNow()
   return t.req({
     method: 'POST',
     url,
@@ -84,10 +84,10 @@ export async function overpaidEscrowPartlyReleased(
 /** Runs jobs and the watcher, moving the clock past every backoff, until no transfer is open. */
 export async function settleAll(t: TestApp, maxRounds = 60) {
   for (let i = 0; i < maxRounds; i++) {
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     await t.drain()
     if ((await openTransfers(t)).length === 0) {
-      await t.app.services.wallets.scanNow()
+      await t.app.services.settlement.watcher.scanNow()
       await t.drain()
       return
     }

@@ -34,7 +34,7 @@ async function fundedPayer(outsider: number, amount: bigint) {
   const from = t.app.services.chain.devnet!.accounts[outsider]!
   await t.app.services.chain.devnet!.fund(from.address, 'usdc', amount)
   await sendFrom(t, from, await walletAddress(t, payer), 'usdc', amount)
-  await t.app.services.wallets.scanNow()
+  await t.app.services.settlement.watcher.scanNow()
   return payer
 }
 

@@ -143,7 +143,7 @@ describe('releasing a parent escrow', () => {
     // price 4, fee 0.2, paid 12.2 (8 too much); the child takes 6.3 (> the price of 4)
     const parent = await initiate(t, payer, lead, { amount: 100 })
     await sendFrom(t, outsider(), parent.address, 'avax', BigInt(parent.amountToPayBaseUnits) + 8n * AVAX)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const c = await child(helperA, parent.collectionId, 150)
     expect(c.statusCode, c.body).toBe(200)
     expect(c.json().data.amountToPay).toBe(6.3)
@@ -169,7 +169,7 @@ describe('releasing a parent escrow', () => {
   it('waits until the funding of a child is settled, even once the child is already credited', async () => {
     const parent = await initiate(t, payer, lead, { amount: 100 })
     await sendFrom(t, outsider(), parent.address, 'avax', BigInt(parent.amountToPayBaseUnits))
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     // The worker sending the funding dies each time after the receipt: the child's funding is
     // mined (and credited by the watcher) but not yet settled in the ledger.
     const sender = t.app.services.outgoing
@@ -184,7 +184,7 @@ describe('releasing a parent escrow', () => {
       expect(c.statusCode, c.body).toBe(200)
       childQuote = c.json().data
       for (let i = 0; i < 30; i++) {
-        await t.app.services.wallets.scanNow()
+        await t.app.services.settlement.watcher.scanNow()
         await t.drain()
         const v = await post(t, payer, '/v1/escrow/validate', { escrowId: childQuote.escrowId })
         if (v.json().data.status === 'paid') break

@@ -48,6 +48,6 @@ export function balanceOf(t: TestApp, userId: string, coin: string) {
 }
 
 export async function expectConsistent(t: TestApp) {
-  await t.app.services.wallets.scanNow()
+  await t.app.services.settlement.watcher.scanNow()
   await expectLedgerConsistent(t.database.db, { chain: t.app.services.chain })
 }

@@ -43,7 +43,7 @@ export function depositScene(env: Record<string, string> = {}) {
 
   /** The public validate call, after the scan a worker would run (no worker runs jobs in tests). */
   const validate = async (body: Record<string, unknown>) => {
-    await s.t.app.services.wallets.scanNow()
+    await s.t.app.services.settlement.watcher.scanNow()
     return s.t.req({ method: 'POST', url: '/v1/payment-public/validate', payload: body })
   }
 

@@ -29,7 +29,7 @@ beforeAll(async () => {
   await sendFrom(t, from, q.address, 'avax', BigInt(q.amountToPayBaseUnits))
   const v = await post(t, alice, '/v1/escrow/validate', { escrowId: q.escrowId })
   expect(v.json().data.status, v.body).toBe('paid')
-  await t.app.services.wallets.scanNow()
+  await t.app.services.settlement.watcher.scanNow()
   await t.drain()
 })
 afterAll(() => t?.close())

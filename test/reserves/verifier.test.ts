@@ -38,7 +38,7 @@ beforeAll(async () => {
   expect((await post(t, alice, '/v1/escrow/validate', { escrowId: q.escrowId })).json().data.status).toBe(
     'paid',
   )
-  await t.app.services.wallets.scanNow()
+  await t.app.services.settlement.watcher.scanNow()
   await t.drain()
   const res = await t.req({
     method: 'POST',

@@ -61,7 +61,7 @@ describe('a gas top-up the database has no record of', () => {
     const balance = await balanceOf(t, user.id, 'avax')
     const gas = await platformGasAt(user)
     const txHash = await lostTopUp(user)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(await openHalt(t, 'avax')).toBeUndefined()
     expect(await balanceOf(t, user.id, 'avax')).toBe(balance)
     expect(await platformGasAt(user)).toBe(gas + TOPUP)
@@ -78,7 +78,7 @@ describe('a gas top-up the database has no record of', () => {
     const topUp = await lostTopUp(user)
     const amount = AVAX / 10n
     const txHash = await signedInLostTimeline(t, user, 'avax', freshAddress(), amount)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect((await openHalt(t, 'avax'))?.reason).toBe('unknown_platform_transfer')
     // Neither the top-up nor the withdrawal touched the owner's balance.
     expect(await balanceOf(t, user.id, 'avax')).toBe(balance)
@@ -91,10 +91,11 @@ describe('a gas top-up the database has no record of', () => {
     )
     expect(done.status).toBe('reattached')
     // The owner pays the withdrawal and its fee, once; the gas came out of the lost top-up (the
-    // withdrawal fee goes to the same platform account, as for any withdrawal).
+    // withdrawal fee goes to the same platform account, as for any withdrawal, with the
+    // withdrawal's report: until then it is held on the owner's wallet).
     const fee = BigInt(finding.prefill.fee)
     expect(await balanceOf(t, user.id, 'avax')).toBe(balance - amount - fee)
-    expect(await platformGasAt(user)).toBe(TOPUP + fee - BigInt(finding.gasFee))
+    expect(await platformGasAt(user)).toBe(TOPUP - BigInt(finding.gasFee))
     expect(await recordsOf(topUp)).toEqual([])
     const parked = await t.database.db
       .selectFrom('chainEvents')
@@ -106,7 +107,7 @@ describe('a gas top-up the database has no record of', () => {
 
     await t.app.services.settlement.halts.resume('avax', admin.id, 'findings resolved')
     await settleAll(t)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(await balanceOf(t, user.id, 'avax')).toBe(balance - amount - fee)
     expect(await platformGasAt(user)).toBe(TOPUP + fee - BigInt(finding.gasFee))
     await expectConsistent(t)

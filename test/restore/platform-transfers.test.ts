@@ -65,7 +65,7 @@ describe('a transaction a never-exported key signed that the database does not k
     const to = freshAddress()
 
     const txHash = await signedInLostTimeline(t, user, 'avax', to, 2n * 10n ** 17n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect((await openHalt(t, 'avax'))?.reason).toBe('unknown_platform_transfer')
     expect(await balanceOf(t, user.id, 'avax')).toBe(before)
     const outside = await db().selectFrom('transactions').select('id').where('txHash', '=', txHash).execute()
@@ -140,7 +140,7 @@ describe('a transaction a never-exported key signed that the database does not k
     const { withdrawalId, transferId } = await withdrawAvax(t, user, 0.1, to)
     const other = await withdrawAvax(t, user, 0.05, freshAddress())
     const txHash = await signedInLostTimeline(t, user, 'avax', to, 10n ** 17n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const finding = await findingOf(txHash)
     expect(finding).toBeDefined()
 
@@ -179,17 +179,17 @@ describe('a transaction a never-exported key signed that the database does not k
     const user = await warmUser(4)
     const before = await balanceOf(t, user.id, 'avax')
     const txHash = await signedInLostTimeline(t, user, 'avax', freshAddress(), 10n ** 17n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const finding = await findingOf(txHash)
     // Halted and open, nothing of it is booked yet.
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(await balanceOf(t, user.id, 'avax')).toBe(before)
     const done = expectOk(
       await api().post(`/v1/admin/platform-transfers/${finding._id}/external`, { reason }),
     )
     expect(done).toMatchObject({ status: 'external', actions: { reattach: false, external: false } })
     await resume('avax')
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const records = await db()
       .selectFrom('transactions')
       .select(['description', 'isExternal'])
@@ -218,7 +218,7 @@ describe('what cannot be re-attached', () => {
     // From a funded address that never sent: the platform holds no gas value there (its top-up,
     // too, would be a transaction the copy lost).
     const unpaid = await signedInLostTimeline(t, cold, 'avax', freshAddress(), 10n ** 17n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const a = await findingOf(nothing)
     const b = await findingOf(unpaid)
     expect(a).toMatchObject({ amount: '0', actions: { reattach: false, external: true } })
@@ -241,7 +241,7 @@ describe('what cannot be re-attached', () => {
     for (const f of [a, b])
       expectOk(await api().post(`/v1/admin/platform-transfers/${f._id}/external`, { reason }))
     await resume('avax')
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     await expectConsistent(t)
   })
 })

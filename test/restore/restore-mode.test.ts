@@ -167,8 +167,8 @@ describe('restore mode', () => {
 
     // The watcher carries on from the backup's block: the unknown transfer halts the coin, so the
     // deposit after it is recorded once and parked with it.
-    await t.app.services.wallets.scanNow()
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect((await openHalt(t, 'avax'))?.reason).toBe('unknown_platform_transfer')
     expect(await balanceOf(t, user.id, 'avax')).toBe(before)
     const deposits = () =>
@@ -198,7 +198,7 @@ describe('restore mode', () => {
     ])
     await t.app.services.settlement.halts.resume('avax', reviewer.id, reason)
     await settleAll(t)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(await deposits()).toEqual([
       expect.objectContaining({ held: null, transferId: expect.any(String) }),
     ])

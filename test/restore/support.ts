@@ -19,9 +19,9 @@ export async function signedInLostTimeline(
   to: string,
   amount: bigint,
 ) {
-  const { chain, wallets } = t.app.services
+  const { chain, keys } = t.app.services
   const from = (await walletAddress(t, user)).toLowerCase() as Address
-  const key = await wallets.privateKey(t.database.db, from)
+  const key = await keys.privateKey(t.database.db, from)
   const signed = await chain.signTransfer(key, {
     coin,
     to,

@@ -90,7 +90,7 @@ const payload = (collection: string, owner: string, amount = 100) =>
 
 async function validate(p: IValidateDirectDepositPayload) {
   // the scan a worker would run (no worker runs jobs in tests)
-  await ctx.t.app.services.wallets.scanNow()
+  await ctx.t.app.services.settlement.watcher.scanNow()
   return ctx.sdk.directDeposit.validateDirectDeposit({ authToken: '', payload: p })
 }
 

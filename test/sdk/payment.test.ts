@@ -185,7 +185,7 @@ describe('a collection paid through payment.create, validate and release (partia
     await ctx.t.app.services.chain.devnet!.fund(outsider().address, 'usdc', due)
     await sendFrom(ctx.t, outsider(), quote.address, 'usdc', due)
     // validate asks the watcher's job for a scan; no worker runs jobs here, so the test runs it.
-    await ctx.t.app.services.wallets.scanNow()
+    await ctx.t.app.services.settlement.watcher.scanNow()
 
     const res = await ctx.sdk.payment.validate(payer.token, { collection: collectionId, status: 'pending' })
     const data = expectOk(res)

@@ -66,7 +66,7 @@ export async function depositsOf(w: ProxiedApp, userId: string, coin: string) {
  */
 export async function round(w: ProxiedApp, advanceMs = 5_000): Promise<string[]> {
   const errors: string[] = []
-  await w.t.app.services.wallets
+  await w.t.app.services.settlement.watcher
     .scanNow()
     .catch((e: Error) => errors.push(`scan: ${e.message.split('\n')[0]}`))
   await w.t.drain().catch((e: Error) => errors.push(`jobs: ${e.message.split('\n')[0]}`))
@@ -115,7 +115,7 @@ export async function expectSettled(w: ProxiedApp) {
   await w.node.devnet.mine(
     Number(w.t.config.confirmations === 'finalized' ? 1 : w.t.config.confirmations) + 1,
   )
-  await until(w, async () => ((await w.t.app.services.wallets.scanNow()).cursor ?? -1n) >= head)
+  await until(w, async () => ((await w.t.app.services.settlement.watcher.scanNow()).cursor ?? -1n) >= head)
   await expectLedgerConsistent(w.t.database.db, { chain: w.t.app.services.chain })
   expect(await w.t.app.services.settlement.halts.list(), 'no coin halted').toEqual([])
 }

@@ -169,7 +169,7 @@ describe('money movement log lines', () => {
     })
 
     // Nothing secret: no private key of the sending address, no signed transaction.
-    const key = await t.app.services.wallets.privateKey(t.database.db, address)
+    const key = await t.app.services.keys.privateKey(t.database.db, address)
     const raws = (await t.database.db.selectFrom('outgoingTransactions').select('raw').execute()).map(
       (r) => r.raw,
     )

@@ -47,7 +47,7 @@ describe('a reconciliation run', () => {
   it('stores each coin’s totals and halts nothing while the ledger matches the chain', async () => {
     await sendFrom(t, outsider(), await walletAddress(t, payer), 'usdc', 500n * USDC)
     await sendFrom(t, outsider(), await walletAddress(t, payer), 'avax', 2n * AVAX)
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     const run = await s().settlement.reconciliation.runNow()
     expect(run).toMatchObject({ status: 'ok', violations: [], halted: [], error: null })
     expect(run.coins.map((c) => c.coin).sort()).toEqual(['avax', 'usdc'])
@@ -132,7 +132,7 @@ describe('a reconciliation run', () => {
     await sendFrom(t, outsider(), payerAddress, 'usdc', 3n * USDC)
     await sendFrom(t, outsider(), payerAddress, 'avax', AVAX / 4n)
     const avaxBefore = await balance(payer.id, 'avax')
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     expect(await balance(payer.id, 'usdc')).toBe(payerUsdc + 5n * USDC)
     expect(await balance(payer.id, 'avax')).toBe(avaxBefore + AVAX / 4n)
     const parked = await t.database.db
@@ -197,8 +197,8 @@ describe('a reconciliation run', () => {
     expect(readyAgain.json()).toMatchObject({ message: 'ready', data: { haltedCoins: [] } })
 
     // The parked deposit is credited, once; a withdrawal is taken again and goes out.
-    await s().wallets.scanNow()
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
+    await s().settlement.watcher.scanNow()
     expect(await balance(payer.id, 'usdc')).toBe(payerUsdc + 3n * USDC)
     const again = await post(t, payer, '/v1/withdrawals/', {
       amount: 1,

@@ -19,7 +19,7 @@ const chainKey = () => String(s().chain.chainId)
 beforeAll(async () => {
   t = await createTestApp()
   await s().chain.devnet!.fund(outsider().address, 'usdc', 1_000n * USDC)
-  await s().wallets.scanNow()
+  await s().settlement.watcher.scanNow()
 })
 afterAll(() => t?.close())
 
@@ -53,7 +53,7 @@ describe('drift of more on chain than in the ledger', () => {
   it('is rescanned and credited once before anything halts', { timeout: 120_000 }, async () => {
     const user = await createUser(t)
     const address = await walletAddress(t, user)
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     // Deposits the watcher moves past without reading them: a token transfer and native value.
     await sendFrom(t, outsider(), address, 'usdc', 7n * USDC)
     await sendFrom(t, outsider(), address, 'avax', AVAX / 2n)
@@ -92,7 +92,7 @@ describe('drift of more on chain than in the ledger', () => {
     expect(again.found).toEqual([])
     const cursor = (await s().settlement.watcher.cursor())!.number
     await moveCursorTo(cursor - 3n)
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     expect(await balanceOf(t, user.id, 'usdc')).toBe(7n * USDC)
     expect(await balanceOf(t, user.id, 'avax')).toBe(AVAX / 2n)
     expect(await depositsOf(user.id)).toHaveLength(2)
@@ -103,7 +103,7 @@ describe('drift of more on chain than in the ledger', () => {
     const user = await createUser(t)
     const address = await walletAddress(t, user)
     await sendFrom(t, outsider(), address, 'usdc', 10n * USDC)
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     expect(await balanceOf(t, user.id, 'usdc')).toBe(10n * USDC)
     // 4 USDC leave the user's ledger account with nothing on chain: the chain holds more.
     await t.database.db.transaction().execute(async (tx) => {

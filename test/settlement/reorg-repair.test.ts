@@ -42,7 +42,7 @@ describe('a deep reorganisation', () => {
     const address = await walletAddress(w.t, user)
     const sent = await deepReorg(w, async () => {
       const d = await deposit(w, address, 'usdc', 2n * USDC)
-      await s().wallets.scanNow()
+      await s().settlement.watcher.scanNow()
       // credited on the branch that is about to be replaced
       expect(await available(user.id, 'usdc')).toBe(2n * USDC)
       return d
@@ -74,7 +74,7 @@ describe('a deep reorganisation', () => {
     // (parked, not credited)...
     expectError(await withdraw(user.token, user.password, 1), 503, 'COIN_HALTED')
     await deposit(w, address, 'usdc', USDC)
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     const parked = await db()
       .selectFrom('chainEvents')
       .select(['transferId', 'held'])
@@ -86,7 +86,7 @@ describe('a deep reorganisation', () => {
     // ...and once the coin is resumed, that deposit is credited, while the held value still cannot
     // be withdrawn.
     expectOk(await api.post('/v1/admin/coins/usdc/resume', { reason: 'finding held; resuming usdc' }))
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     expect(await available(user.id, 'usdc')).toBe(USDC)
     expectError(await withdraw(user.token, user.password, 2), 422, 'INSUFFICIENT_BALANCE')
 
@@ -150,7 +150,7 @@ describe('a deep reorganisation', () => {
     expect(await openFindingsMetric('usdc')).toBe(0)
 
     await api.resumeAll()
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     await expectLedgerConsistent(db(), { chain: s().chain })
   })
 
@@ -169,7 +169,7 @@ describe('a deep reorganisation', () => {
     await s().chain.broadcast(sent.raw)
     await s().chain.waitForReceipt(sent.hash)
     await s().chain.devnet!.mine(1)
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     const kept = expectOk(await api.post(`/v1/admin/reorgs/${f._id}/keep`))
     expect(kept).toMatchObject({ status: 'kept', resolvedBy: w.admin.id })
     expect(await s().ledger.getHold(db(), f.holdId)).toMatchObject({ status: 'voided' })
@@ -178,8 +178,8 @@ describe('a deep reorganisation', () => {
 
     // Credited once: resuming the coins does not credit the mined-again deposit a second time.
     await api.resumeAll()
-    await s().wallets.scanNow()
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
+    await s().settlement.watcher.scanNow()
     expect(await available(user.id, 'usdc')).toBe(3n * USDC)
     await expectLedgerConsistent(db(), { chain: s().chain })
   })
@@ -218,7 +218,7 @@ describe('a deep reorganisation', () => {
     expect(again.status).toBe('success')
     expect(again.logs[0]!.logIndex).toBe(1)
     await chain.devnet!.mine(1)
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     // recorded anew, parked while the coin is halted
     const events = await db()
       .selectFrom('chainEvents')
@@ -233,8 +233,8 @@ describe('a deep reorganisation', () => {
     expectError(await api.post(`/v1/admin/reorgs/${f._id}/keep`), 409, 'DEPOSIT_RECORDED_AGAIN')
     expectOk(await api.post(`/v1/admin/reorgs/${f._id}/reverse`))
     await api.resumeAll()
-    await s().wallets.scanNow()
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
+    await s().settlement.watcher.scanNow()
     // credited once, through the movement recorded anew
     expect(await available(user.id, 'usdc')).toBe(4n * USDC)
     await expectLedgerConsistent(db(), { chain: s().chain })

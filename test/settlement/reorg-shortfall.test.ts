@@ -27,7 +27,7 @@ it('holds what is left, takes later funds first, and books the rest to the platf
   const address = await walletAddress(w.t, user)
   const sent = await deepReorg(w, async () => {
     const d = await deposit(w, address, 'usdc', 2n * USDC)
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     // 1.5 USDC withdrawn (+ 0.1 network fee) and mined on the branch about to be replaced
     const res = await w.t.req({
       method: 'POST',
@@ -53,7 +53,7 @@ it('holds what is left, takes later funds first, and books the rest to the platf
   // A later deposit (the coin resumed for it) covers part of the shortfall.
   expectOk(await api.post('/v1/admin/coins/usdc/resume', { reason: 'finding held; resuming usdc' }))
   await deposit(w, address, 'usdc', USDC)
-  await s().wallets.scanNow()
+  await s().settlement.watcher.scanNow()
   expect(await available(user.id)).toBe(USDC)
 
   const reversed = expectOk(await api.post(`/v1/admin/reorgs/${f._id}/reverse`))
@@ -90,7 +90,7 @@ it('takes a parked deposit the reorganisation took back out of the parking: resu
   expectOk(await api.post('/v1/admin/coins/usdc/halt', { reason: 'issuer incident' }))
   const sent = await deepReorg(w, async () => {
     const d = await deposit(w, address, 'usdc', 7n * USDC)
-    await s().wallets.scanNow()
+    await s().settlement.watcher.scanNow()
     const parked = await db()
       .selectFrom('chainEvents')
       .select('held')
@@ -115,8 +115,8 @@ it('takes a parked deposit the reorganisation took back out of the parking: resu
       .execute(),
   ).toEqual([])
   await api.resumeAll()
-  await s().wallets.scanNow()
-  await s().wallets.scanNow()
+  await s().settlement.watcher.scanNow()
+  await s().settlement.watcher.scanNow()
   expect(await available(user.id)).toBe(0n)
   await expectLedgerConsistent(db())
 })

@@ -64,17 +64,17 @@ export async function deepReorg<T>(w: ReorgWorld, before: () => Promise<T>): Pro
   const { t } = w
   const s = t.app.services
   const devnet = s.chain.devnet!
-  await s.wallets.scanNow()
+  await s.settlement.watcher.scanNow()
   const id = await devnet.snapshot()
   const base = await s.chain.blockNumber()
   const out = await before()
-  await s.wallets.scanNow()
+  await s.settlement.watcher.scanNow()
   const cursor = await cursorBlock(t)
   expect(cursor).toBeGreaterThan(base)
   expect(await devnet.revert(id)).toBe(true)
   // another branch, longer than what the watcher had processed
   await devnet.mine(Number(cursor - base) + 2)
-  await s.wallets.scanNow()
+  await s.settlement.watcher.scanNow()
   return out
 }
 

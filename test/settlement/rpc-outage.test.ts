@@ -77,7 +77,8 @@ describe('a provider that caps eth_getLogs at 50 blocks a call', () => {
     const address = await addressOf(w, user)
     await until(
       w,
-      async () => (await w.t.app.services.wallets.scanNow()).cursor === (await w.node.blockNumber()),
+      async () =>
+        (await w.t.app.services.settlement.watcher.scanNow()).cursor === (await w.node.blockNumber()),
     )
     const drop = w.proxy.add({
       method: 'eth_getLogs',

@@ -16,7 +16,7 @@ beforeAll(async () => {
   w = await openTwoProviderApp()
   outsider = w.node.devnet.accounts[0]!
   await w.node.devnet.fund(outsider.address, 'usdc', 1_000n * USDC)
-  await w.t.app.services.wallets.scanNow()
+  await w.t.app.services.settlement.watcher.scanNow()
 })
 afterAll(() => w?.close())
 

@@ -18,7 +18,7 @@ beforeAll(async () => {
   w = await openProxiedApp()
   outsider = w.node.devnet.accounts[0]!
   await w.node.devnet.fund(outsider.address, 'usdc', 1_000n * USDC)
-  await w.t.app.services.wallets.scanNow()
+  await w.t.app.services.settlement.watcher.scanNow()
 })
 afterAll(() => w?.close())
 
@@ -39,7 +39,7 @@ const byHash = (params: unknown[]) => (params[0] as LogsFilter).blockHash !== un
 async function depositOfSeven() {
   const user = await createUser(w.t)
   const address = await addressOf(w, user)
-  await w.t.app.services.wallets.scanNow()
+  await w.t.app.services.settlement.watcher.scanNow()
   const signed = await pay(w, outsider, address, 'usdc', 7n * USDC)
   const receipt = await w.node.waitForReceipt(signed.hash)
   return { user, address, block: receipt.blockNumber }

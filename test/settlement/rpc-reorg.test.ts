@@ -25,7 +25,8 @@ describe('a 2-block reorganisation', () => {
     await w.node.devnet.mine(3)
     await until(
       w,
-      async () => (await w.t.app.services.wallets.scanNow()).cursor === (await w.node.blockNumber()) - 2n,
+      async () =>
+        (await w.t.app.services.settlement.watcher.scanNow()).cursor === (await w.node.blockNumber()) - 2n,
     )
     const fork = await w.node.blockNumber()
 

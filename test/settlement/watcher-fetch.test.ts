@@ -49,7 +49,7 @@ function counting(chain: ChainAdapter): { adapter: ChainAdapter; calls: Calls } 
 describe('one watcher pass', () => {
   it('reads each block once, token logs once per range, receipts only of transactions that matter', async () => {
     const s = t.app.services
-    await s.wallets.scanNow()
+    await s.settlement.watcher.scanNow()
     const start = (await s.settlement.watcher.cursor())!.number
     const user = await createUser(t)
     const address = await walletAddress(t, user)
@@ -104,7 +104,7 @@ describe('one watcher pass', () => {
 
   it('asks the database only for the addresses the blocks touch', async () => {
     const s = t.app.services
-    await s.wallets.scanNow()
+    await s.settlement.watcher.scanNow()
     const user = await createUser(t)
     const address = (await walletAddress(t, user)).toLowerCase()
     const queries: string[] = []
@@ -147,7 +147,7 @@ describe('one watcher pass', () => {
 
   it('logs one structured line per credited deposit, with its ids and amount', async () => {
     const s = t.app.services
-    await s.wallets.scanNow()
+    await s.settlement.watcher.scanNow()
     const user = await createUser(t)
     const address = (await walletAddress(t, user)).toLowerCase()
     const lines: Record<string, unknown>[] = []

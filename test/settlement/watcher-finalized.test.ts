@@ -21,7 +21,7 @@ describe('CONFIRMATIONS=finalized', () => {
     await sendFrom(t, outsider, await walletAddress(t, user), 'usdc', 4n * USDC)
     const finalized = await s.chain.confirmedHead('finalized')
     expect(finalized).toBe(await s.chain.blockNumber())
-    await s.wallets.scanNow()
+    await s.settlement.watcher.scanNow()
     expect((await s.settlement.watcher.cursor())!.number).toBe(finalized)
     expect(await balanceOf(t, user.id, 'usdc')).toBe(4n * USDC)
   })

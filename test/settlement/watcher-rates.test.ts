@@ -49,7 +49,7 @@ describe('a USD rate that cannot be had', () => {
   it('is stored as no rate on the deposit record, and refuses answers that need one with 503', async () => {
     feedUp = false
     await sendFrom(t, outsider(), await addressOf(user), 'usdc', 12n * USDC)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(await t.app.services.ledger.balance(t.database.db, 'user', user.id, 'usdc')).toBe(12n * USDC)
     const [record] = await deposits(user)
     expect(record).toMatchObject({ amount: 12, rate: '', usdValue: 0 })
@@ -97,7 +97,7 @@ describe('a USD rate that cannot be had', () => {
   it('is stored once the feed answers again', async () => {
     feedUp = true
     await sendFrom(t, outsider(), await addressOf(user), 'usdc', 3n * USDC)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const list = await deposits(user)
     expect(list.map((d) => [d.amount, d.rate, d.usdValue])).toEqual([
       [3, '1', 3],

@@ -41,7 +41,7 @@ const escrowRow = (id: string) =>
 
 describe('POST /v1/escrow/validate (#14) and the watcher job', () => {
   it('answers from a scan the running worker made for it', async () => {
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     await t.drain()
     const q = await initiate(t, payer, receiver)
     await sendFrom(t, outsider(), q.address, 'avax', BigInt(q.amountToPayBaseUnits))
@@ -89,7 +89,7 @@ describe('POST /v1/escrow/validate (#14) and the watcher job', () => {
     const q = await initiate(t, payer, receiver, { amount: 50 })
     const due = BigInt(q.amountToPayBaseUnits)
     await sendFrom(t, outsider(), q.address, 'avax', due / 2n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     // Credited in the ledger; the escrow itself learns of it from the report.
     expect(await t.app.services.ledger.balance(t.database.db, 'escrow', q.escrowId, 'avax')).toBe(due / 2n)
     expect(await escrowRow(q.escrowId)).toMatchObject({ status: 'waiting', received: '0' })
@@ -115,7 +115,7 @@ describe('POST /v1/escrow/validate (#14) and the watcher job', () => {
     expect(await escrowRow(q.escrowId)).toMatchObject({ status: 'waiting', received: (due / 2n).toString() })
 
     await sendFrom(t, outsider(), q.address, 'avax', due / 2n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     await t.drain()
     expect(await escrowRow(q.escrowId)).toMatchObject({ status: 'paid', received: due.toString() })
     await expectLedgerConsistent(t.database.db, { chain: t.app.services.chain })
@@ -123,9 +123,9 @@ describe('POST /v1/escrow/validate (#14) and the watcher job', () => {
 
   it('sends a payment that arrives after the cancellation back once', async () => {
     const q = await initiate(t, payer, receiver, { amount: 50 })
-    const payerAddress = (await t.app.services.wallets.keyOf(t.database.db, 'user', payer.id))!.address
+    const payerAddress = (await t.app.services.keys.find(t.database.db, 'user', payer.id))!.address
     await sendFrom(t, outsider(), q.address, 'avax', 10n ** 17n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     // Cancelled before the report is handled: the cancellation counts the payment itself.
     const c = await t.req({
       method: 'POST',
@@ -135,7 +135,7 @@ describe('POST /v1/escrow/validate (#14) and the watcher job', () => {
     })
     expect(c.statusCode, c.body).toBe(200)
     await sendFrom(t, outsider(), q.address, 'avax', 2n * 10n ** 17n)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     await t.drain()
     await t.drain()
     const legs = await t.database.db

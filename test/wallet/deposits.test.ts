@@ -5,9 +5,9 @@
 import { sql } from 'kysely'
 import type { Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
+import { Ledger } from '../../src/modules/ledger/service.ts'
 import { DepositWatcher } from '../../src/modules/settlement/watcher/job.ts'
 import { TransactionService } from '../../src/modules/transactions/service.ts'
-import { Ledger } from '../../src/modules/wallet/ledger.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
 import { expectLedgerConsistent } from '../helpers/ledger.ts'
@@ -42,10 +42,10 @@ describeChainModes(
 
         // Nothing until the watcher has seen it.
         expect((await wallet(user)).totalBalance).toBe(0)
-        const scan = await t.app.services.wallets.scanNow()
+        const scan = await t.app.services.settlement.watcher.scanNow()
         expect(scan.leader).toBe(true)
         expect(scan.applied).toBeGreaterThanOrEqual(2)
-        await t.app.services.wallets.scanNow()
+        await t.app.services.settlement.watcher.scanNow()
         await t.drain()
 
         const data = await wallet(user)
@@ -114,12 +114,12 @@ describeChainModes(
       it('counts every deposit once across a watcher restart mid-way', async () => {
         const user = await createUser(t)
         const address = await addressOf(user)
-        await t.app.services.wallets.scanNow()
+        await t.app.services.settlement.watcher.scanNow()
         for (let i = 1n; i <= 3n; i++) await send(outsider.privateKey, 'usdc', address, i * USDC)
 
         // Process one block, then "restart": a new watcher over the same database and chain (over a
         // new connection in rpc mode).
-        await t.app.services.wallets.scanNow({ maxBlocks: 1 })
+        await t.app.services.settlement.watcher.scanNow({ maxBlocks: 1 })
         const s = t.app.services
         const clock = t.clock
         const ledger = new Ledger({ clock })
@@ -150,7 +150,7 @@ describeChainModes(
         // The worker's periodic job scans again too.
         t.clock.advance(10_000)
         await t.drain()
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
 
         const data = await wallet(user)
         expect(data.wallets.find((w: { id: string }) => w.id === 'usdc').amount).toBe('6.000000')
@@ -178,13 +178,13 @@ describeChainModes(
           })
           await c.broadcast(signed.raw)
           await c.waitForReceipt(signed.hash)
-          await t2.app.services.wallets.scanNow()
+          await t2.app.services.settlement.watcher.scanNow()
           expect(await t2.app.services.ledger.balance(t2.database.db, 'user', user.id, 'usdc')).toBe(0n)
           await c.devnet.mine(1)
-          await t2.app.services.wallets.scanNow()
+          await t2.app.services.settlement.watcher.scanNow()
           expect(await t2.app.services.ledger.balance(t2.database.db, 'user', user.id, 'usdc')).toBe(0n)
           await c.devnet.mine(1)
-          await t2.app.services.wallets.scanNow()
+          await t2.app.services.settlement.watcher.scanNow()
           expect(await t2.app.services.ledger.balance(t2.database.db, 'user', user.id, 'usdc')).toBe(
             7n * USDC,
           )
@@ -197,12 +197,10 @@ describeChainModes(
       it('credits escrow addresses and reports the deposit once (deposit.credited job)', async () => {
         const s = t.app.services
         const escrowId = 'e'.repeat(24)
-        const key = await t.database.db
-          .transaction()
-          .execute((tx) => s.wallets.createKey(tx, 'escrow', escrowId))
+        const key = await t.database.db.transaction().execute((tx) => s.keys.ensure(tx, 'escrow', escrowId))
         await send(outsider.privateKey, 'usdc', key.address, 42n * USDC)
-        await s.wallets.scanNow()
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
+        await s.settlement.watcher.scanNow()
         const reports = await t.database.db
           .selectFrom('jobs')
           .select('payload')
@@ -227,9 +225,9 @@ describeChainModes(
         const user = await createUser(t)
         const address = await addressOf(user)
         await send(outsider.privateKey, 'avax', address, AVAX)
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
         // The platform pays out 0.25 AVAX from the user's address and books it itself.
-        const pk = await s.wallets.privateKey(t.database.db, address)
+        const pk = await s.keys.privateKey(t.database.db, address)
         const nonce = await s.chain.getNonce(address, 'pending')
         const signed = await s.chain.signTransfer(pk, {
           coin: 'avax',
@@ -238,11 +236,15 @@ describeChainModes(
           nonce,
         })
         await t.database.db.transaction().execute(async (tx) => {
-          await s.wallets.registerOutgoing(tx, { txHash: signed.hash, from: address, purpose: 'test.payout' })
+          await s.settlement.watcher.registerOwn(tx, {
+            txHash: signed.hash,
+            from: address,
+            purpose: 'test.payout',
+          })
         })
         await s.chain.broadcast(signed.raw)
         const receipt = await s.chain.waitForReceipt(signed.hash)
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
         const list = await transactions(user)
         expect(list.transactions.filter((x: { type: string }) => x.type === 'withdrawal')).toEqual([])
         // The sender's own booking: value and gas out of the user's wallet.

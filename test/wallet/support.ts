@@ -59,7 +59,7 @@ export function walletFlows(world: () => { t: TestApp; node: DevChain }) {
 
   async function expectConsistent() {
     const { t } = world()
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     await expectLedgerConsistent(t.database.db, { chain: t.app.services.chain })
   }
 

@@ -190,7 +190,7 @@ describeChainModes(
           to: address,
           amount: AVAX / 100n,
         })
-        await s.wallets.registerOutgoing(t.database.db, {
+        await s.settlement.watcher.registerOwn(t.database.db, {
           txHash: signed.hash,
           from: s.chain.gasWallet.address,
           purpose: 'gas.topup',
@@ -198,7 +198,7 @@ describeChainModes(
         })
         await s.chain.broadcast(signed.raw)
         await s.chain.waitForReceipt(signed.hash)
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
         expect(await s.ledger.balance(t.database.db, 'user', user.id, native)).toBe(0n)
         expect(await s.ledger.balance(t.database.db, 'treasury', address.toLowerCase(), native)).toBe(
           AVAX / 100n,
@@ -215,7 +215,7 @@ describeChainModes(
         const address = await addressOf(user)
         await send(outsider.privateKey, 'avax', address, 2n * AVAX)
         await send(outsider.privateKey, 'usdc', address, 100n * USDC)
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
 
         const url = '/v1/wallet/export-secret-key'
         const post = (payload: unknown) =>
@@ -259,8 +259,8 @@ describeChainModes(
         // The user moves funds out with the exported key, directly on chain.
         const out1 = await send(secretKey, 'usdc', outsider.address, 40n * USDC)
         const out2 = await send(secretKey, 'avax', outsider.address, AVAX / 2n)
-        await s.wallets.scanNow()
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
+        await s.settlement.watcher.scanNow()
 
         const list = await transactions(user, '?type=withdrawal&limit=100')
         const external = list.transactions.filter((x: { isFee: boolean }) => !x.isFee)

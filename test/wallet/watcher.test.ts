@@ -4,9 +4,9 @@
 import { sql } from 'kysely'
 import type { Hex } from 'viem'
 import { describe, expect, it } from 'vitest'
+import { Ledger } from '../../src/modules/ledger/service.ts'
 import { DepositWatcher } from '../../src/modules/settlement/watcher/job.ts'
 import { TransactionService } from '../../src/modules/transactions/service.ts'
-import { Ledger } from '../../src/modules/wallet/ledger.ts'
 import type { TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
 import { expectLedgerConsistent } from '../helpers/ledger.ts'
@@ -71,10 +71,10 @@ describeChainModes(
         const watchers = [newWatcher(), newWatcher(), newWatcher()]
         const results = await Promise.all([
           ...watchers.map((w) => w.scanNow()),
-          t.app.services.wallets.scanNow(),
+          t.app.services.settlement.watcher.scanNow(),
         ])
         expect(results.some((r) => r.leader)).toBe(true)
-        await t.app.services.wallets.scanNow()
+        await t.app.services.settlement.watcher.scanNow()
         expect(await t.app.services.ledger.balance(t.database.db, 'user', user.id, 'usdc')).toBe(15n * USDC)
         const list = (await t.req({ method: 'GET', url: '/v1/transaction', token: user.token })).json().data
         expect(list.total).toBe(3)
@@ -126,7 +126,7 @@ describeChainModes(
         const s = t.app.services
         const db = t.database.db
         const chainId = String(s.chain.chainId)
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
         const before = await db
           .selectFrom('chainCursors')
           .selectAll()
@@ -137,7 +137,7 @@ describeChainModes(
           .set({ blockHash: `0x${'ab'.repeat(32)}` })
           .where('chainId', '=', chainId)
           .execute()
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
         const audit = await db
           .selectFrom('auditLog')
           .selectAll()
@@ -164,7 +164,7 @@ describeChainModes(
         const address = (await t.req({ method: 'GET', url: '/v1/wallet', token: user.token })).json().data
           .wallets[0].address
         await pay(address, 2n * USDC)
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
         expect(await s.ledger.balance(db, 'user', user.id, 'usdc')).toBe(0n)
         const parked = await db
           .selectFrom('chainEvents')
@@ -181,8 +181,8 @@ describeChainModes(
         for (const coin of coins)
           await s.settlement.halts.resume(coin, 'operator-1', 'ledger checked by hand')
         expect((await s.settlement.readiness()).haltedCoins).toEqual([])
-        await s.wallets.scanNow()
-        await s.wallets.scanNow()
+        await s.settlement.watcher.scanNow()
+        await s.settlement.watcher.scanNow()
         expect(await s.ledger.balance(db, 'user', user.id, 'usdc')).toBe(2n * USDC)
         const halts = await db.selectFrom('coinHalts').selectAll().where('reason', '=', 'reorg').execute()
         expect(halts).toHaveLength(coins.length)

@@ -52,7 +52,7 @@ async function rotate(id: string, payload?: Record<string, unknown>) {
 
 async function deposit(amount: bigint) {
   await sendFrom(t, t.app.services.chain.devnet!.accounts[3]!, await walletAddress(t, ada), 'usdc', amount)
-  await t.app.services.wallets.scanNow()
+  await t.app.services.settlement.watcher.scanNow()
   await t.drain()
 }
 

@@ -43,7 +43,7 @@ async function register(user: TestUser, body: Record<string, unknown>) {
 async function deposit(user: TestUser, amount: bigint) {
   const outsider = t.app.services.chain.devnet!.accounts[2]!
   await sendFrom(t, outsider, await walletAddress(t, user), 'usdc', amount)
-  await t.app.services.wallets.scanNow()
+  await t.app.services.settlement.watcher.scanNow()
   await t.drain()
 }
 

@@ -285,7 +285,7 @@ describe('a worker dying between steps', () => {
     const signed = await transferOf(withdrawalId)
     expect(signed.status).toBe('signed')
     // Another transaction takes the stored transaction's nonce (the key used outside the sender).
-    const key = await t.app.services.wallets.privateKey(t.database.db, from)
+    const key = await t.app.services.keys.privateKey(t.database.db, from)
     const other = await chain.signTransfer(key, {
       coin: 'avax',
       to: from,
@@ -316,7 +316,7 @@ describe('a worker dying between steps', () => {
       async () => {},
     )
     await t.app.services.settlement.halts.resume('avax', 'test', 'judged external')
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const done = await transferOf(withdrawalId)
     expect(done.withdrawalStatus).toBe('failed')
     expect(await chain.balanceOf(to, 'avax')).toBe(0n)

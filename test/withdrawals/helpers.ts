@@ -23,7 +23,7 @@ export async function deposit(
   amount: bigint,
 ) {
   await sendFrom(t, payer, to, coin, amount)
-  await t.app.services.wallets.scanNow()
+  await t.app.services.settlement.watcher.scanNow()
 }
 
 export async function fundUser(t: TestApp, payerIndex: number, user: TestUser, coin: string, amount: bigint) {
@@ -38,7 +38,7 @@ export async function settleAll(t: TestApp, maxRounds = 60) {
     await t.drain()
     if ((await openTransfers(t)).length === 0) {
       // (the chain may be down in a test: the final scan is then left to expectConsistent)
-      await t.app.services.wallets.scanNow().catch(() => {})
+      await t.app.services.settlement.watcher.scanNow().catch(() => {})
       await t.drain()
       return
     }

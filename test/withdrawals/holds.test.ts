@@ -207,7 +207,7 @@ describe('withdrawal holds', () => {
     }
     try {
       for (let i = 0; i < 30 && !seen; i++) {
-        await t.app.services.wallets.scanNow()
+        await t.app.services.settlement.watcher.scanNow()
         await t.drain()
         if (!seen) t.clock.advance(5_000)
       }

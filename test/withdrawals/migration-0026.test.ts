@@ -69,7 +69,7 @@ async function stopBeforeSigning(transferId: string) {
   }
   try {
     for (let i = 0; i < 30 && !stopped; i++) {
-      await t.app.services.wallets.scanNow()
+      await t.app.services.settlement.watcher.scanNow()
       await t.drain()
       if (!stopped) t.clock.advance(5_000)
     }
@@ -215,7 +215,7 @@ describe('migration 0026: parked reservations become holds', () => {
     const outsider = t.app.services.chain.devnet!.accounts[1]!
     await t.app.services.chain.devnet!.fund(outsider.address, 'usdc', 50n * USDC)
     await sendFrom(t, outsider, await walletAddress(t, payer), 'usdc', 50n * USDC)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     const q = await initiate(t, payer, receiver, { coin: 'usdc', amount: 20 })
     const due = BigInt(q.amountToPayBaseUnits)
     const paid = await post(t, payer, '/v1/escrow/pay', { escrowId: q.escrowId, password: payer.password })

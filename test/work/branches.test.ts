@@ -75,7 +75,7 @@ describe('cancellation', () => {
     await W.hire(id)
     const q = expectOk(await ctx.sdk.payment.create(creator.token, { coin: 'avax', collection: id }))
     await sendFrom(t, W.outsider(), q.address, 'avax', AVAX)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(expectOk(await ctx.sdk.payment.validate(creator.token, { collection: id })).status).toBe('waiting')
     const before = await balanceOf(t, creator.id, 'avax')
     expectOk(
@@ -119,7 +119,7 @@ describe('cancellation', () => {
     expect(await balanceOf(t, creator.id, 'avax')).toBe(creatorBefore + paid)
     expect(await balanceOf(t, talent.id, 'avax')).toBe(talentBefore)
     expect((await W.legsOf(q.escrowId)).map((l) => [l.kind, l.amount])).toEqual([['refund', paid.toString()]])
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(expectOk(await ctx.sdk.payment.validate(creator.token, { collection: id })).status).toBe(
       'cancelled',
     )
@@ -231,7 +231,7 @@ describe('disputes', () => {
       ownerReleased: true,
       ownerAmount: 70,
     })
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(expectOk(await ctx.sdk.payment.validate(creator.token, { collection: id })).status).toBe(
       'released',
     )

@@ -79,7 +79,7 @@ export function workScene() {
     )
     const decimals = s.t.app.services.chain.coin(coin).decimals
     await sendFrom(s.t, outsider(), q.address, coin, toUnits(q.amountToPay, decimals))
-    await s.t.app.services.wallets.scanNow()
+    await s.t.app.services.settlement.watcher.scanNow()
     const v = expectOk(await s.ctx.sdk.payment.validate(s.creator.token, { collection: jobId }))
     expect(v.status).toBe('paid')
     await expectConsistent(s.t)

@@ -141,7 +141,7 @@ describe('a job from posting to paid reviews', () => {
     expect(done).toMatchObject({ status: 'completed', progress: 100 })
     await W.settle()
     expect(await balanceOf(t, talent.id, 'avax')).toBe(before + price)
-    await t.app.services.wallets.scanNow()
+    await t.app.services.settlement.watcher.scanNow()
     expect(expectOk(await sdk.payment.validate(talent.token, { collection: id })).status).toBe('released')
     const completed = await W.job(id)
     expect(completed).toMatchObject({

@@ -12,13 +12,13 @@ import { formatCents, formatUnits, unitsToNumber } from '../../platform/money/in
 import type { ConfirmPassword } from '../account/types.ts'
 import type { CollectionService } from '../collections/service.ts'
 import type { EventService } from '../events/types.ts'
+import type { Ledger } from '../ledger/types.ts'
 import type { CoinService } from '../payment/types.ts'
 import type { Halts } from '../settlement/reconcile/halts.ts'
+import type { KeyStore } from '../settlement/types.ts'
 import type { DepositWatcher } from '../settlement/watcher/job.ts'
 import type { DepositCredited } from '../settlement/watcher/types.ts'
 import type { TransactionService } from '../transactions/service.ts'
-import type { Ledger } from '../wallet/ledger.ts'
-import type { WalletService } from '../wallet/service.ts'
 import { absorbCredits, onDepositCredited } from './credits.ts'
 import { directDepositRepo } from './direct-deposit-repo.ts'
 import { type SplitWant, settleSplit, splitState } from './dispute-split.ts'
@@ -47,7 +47,8 @@ export interface EscrowDeps {
   chain: ChainAdapter
   coins: CoinService
   ledger: Ledger
-  wallets: WalletService
+  /** settlement's custodial keys: the escrow's payment address, a user's payout address */
+  keys: Pick<KeyStore, 'ensure' | 'find'>
   collections: CollectionService
   payouts: EscrowPayouts
   transactions: TransactionService
@@ -128,7 +129,7 @@ export class EscrowService {
       now: Date
     },
   ): Promise<{ address: string; expiresAt: Date }> {
-    const key = await this.deps.wallets.createKey(tx, 'escrow', e.id)
+    const key = await this.deps.keys.ensure(tx, 'escrow', e.id)
     await this.deps.ledger.ensureAccount(tx, 'escrow', e.id, e.coin.reference)
     const expiresAt = new Date(e.now.getTime() + QUOTE_VALIDITY_MS)
     const q = e.quote
@@ -229,9 +230,9 @@ export class EscrowService {
   }
 
   async userAddress(tx: Tx, userId: string): Promise<string> {
-    const key = await this.deps.wallets.keyOf(tx, 'user', userId)
+    const key = await this.deps.keys.find(tx, 'user', userId)
     if (key) return key.address
-    return (await this.deps.wallets.createKey(tx, 'user', userId)).address
+    return (await this.deps.keys.ensure(tx, 'user', userId)).address
   }
 
   /** #15, and the collection payment API's release in parts (see release.ts). */

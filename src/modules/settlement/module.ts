@@ -1,8 +1,10 @@
 // Settlement: the only owner of custodial keys, nonces, outgoing chain transfers, the deposit
 // watcher, reconciliation and coin halts. Other modules enqueue transfer intents in their own
 // transactions and learn outcomes from report jobs that settlement writes in the same transaction
-// as its change. Built in three steps, because the wallet service sits between them: keys (needed
-// at sign-up), the chain watch (watcher, halts, reconciliation), then the outgoing sender.
+// as its change. It calls no module above it (the wallet is a read model over the ledger and
+// settlement). Built in three steps: keys (needed at sign-up, before the account module), the
+// chain watch (watcher, halts, reconciliation), then the outgoing sender, which signs with the
+// keys and registers what it signs with the watcher.
 import type { Logger } from 'pino'
 import type { Config } from '../../config.ts'
 import type { Database } from '../../db/index.ts'
@@ -11,9 +13,8 @@ import type { Clock } from '../../platform/clock.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import type { EventService } from '../events/types.ts'
-import type { Ledger } from '../ledger/service.ts'
+import type { Ledger } from '../ledger/types.ts'
 import type { TransactionService } from '../transactions/types.ts'
-import type { WalletService } from '../wallet/service.ts'
 import { DepositDesk } from './deposits.ts'
 import { KeyStore } from './keys.ts'
 import { SettlementLookup } from './operator-lookup.ts'
@@ -135,11 +136,12 @@ export function buildOutgoing(d: {
   log: Logger
   jobs: JobQueue
   ledger: Ledger
-  wallets: WalletService
+  /** the custodial keys (`buildKeys`): custodial senders sign with them */
+  keys: KeyStore
   settlement: SettlementChecks
   crashHook?: CrashHook | undefined
 }) {
-  const { database, chain, clock, log, jobs, ledger, wallets } = d
+  const { database, chain, clock, log, jobs, ledger, keys } = d
   const outgoing = new OutgoingSender({
     db: database.db,
     chain,
@@ -147,7 +149,8 @@ export function buildOutgoing(d: {
     log,
     jobs,
     ledger,
-    wallets,
+    keys,
+    watcher: d.settlement.watcher,
     halts: d.settlement.halts,
     crashHook: d.crashHook,
   })

@@ -2,8 +2,8 @@
 // later for accounts made before wallets existed (or coins activated since).
 import type { Tx } from '../../db/index.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
-import type { Ledger } from '../ledger/service.ts'
-import type { KeyStore } from '../settlement/keys.ts'
+import type { Ledger } from '../ledger/types.ts'
+import type { KeyStore } from '../settlement/types.ts'
 
 export class WalletProvisioner {
   constructor(private readonly deps: { chain: ChainAdapter; keys: KeyStore; ledger: Ledger }) {}

@@ -1,35 +1,23 @@
-// Custodial wallets: key and ledger-account creation at sign-up (or lazily for older accounts),
-// the wallet views (#18, #19), the key export (#20), and the registry of transactions the
-// platform signs itself (so the deposit watcher does not take them for external withdrawals).
+// Custodial wallets, a read model over the ledger and settlement: the wallet views (#18, #19) of a
+// user's custodial key (settlement's key store) and ledger balances, made on first use for accounts
+// older than wallets, and the key export (#20). Settlement signs, registers and watches
+// transactions itself; nothing here is called by it.
 
 import type { Logger } from 'pino'
 import { getAddress } from 'viem'
-import type { Db, Executor, Tx } from '../../db/index.ts'
+import type { Db, Tx } from '../../db/index.ts'
 import type { ReadCache } from '../../db/read-cache.ts'
 import { errors } from '../../http/errors.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { centsToNumber, formatUnits, unitsToCents, unitsToNumber } from '../../platform/money/index.ts'
 import type { RateSource } from '../../platform/rates/types.ts'
-import type { ConfirmPassword } from '../account/security.ts'
+import type { ConfirmPassword } from '../account/types.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
-import type { CustodialKey, KeyOwnerKind, KeyStore } from '../settlement/keys.ts'
-import type { DepositWatcher, ScanResult } from '../settlement/watcher/job.ts'
-import { usableRate } from '../transactions/service.ts'
+import type { CustodialKey, KeyStore } from '../settlement/types.ts'
+import { usableRate } from '../transactions/module.ts'
 import type { WalletProvisioner } from './provision.ts'
 import { walletRepo } from './repo.ts'
-
-export interface RegisterOutgoing {
-  /** the signed transaction's hash (known before broadcasting) */
-  txHash: string
-  /** the custodial address that signs it */
-  from: string
-  /** a label for audits (`withdrawal`, `escrow.payout`, `gas.topup`, ...) */
-  purpose: string
-  /** credit what it delivers to a custodial address to this ledger account instead of the
-   * address owner's (a gas top-up stays the platform's) */
-  creditAccountId?: string
-}
 
 // An address's checksummed form (EIP-55, a keccak hash of it), worked out once per address: every
 // wallet read shows it.
@@ -65,10 +53,10 @@ export class WalletService {
       chain: ChainAdapter
       coins: CoinService
       rates: RateSource
-      keys: KeyStore
+      /** settlement's key store: the key export opens and flags the user's key */
+      keys: Pick<KeyStore, 'privateKey' | 'markExported'>
       provisioner: WalletProvisioner
       accounts: WalletAccounts
-      watcher: DepositWatcher
       /** checks the code confirming a sensitive action (TOTP or the code mailed by #44) and runs
        * `then` in the transaction that uses it up */
       verifySensitiveCode: <T>(userId: string, code: string, then: (tx: Tx) => Promise<T>) => Promise<T>
@@ -77,50 +65,6 @@ export class WalletService {
       balances?: ReadCache<WalletRead>
     },
   ) {}
-
-  /**
-   * One watcher pass here and now (up to the confirmed head), for tests and tools. Production
-   * code asks the watcher's job for a scan instead (`requestScan`).
-   */
-  scanNow(opts: { maxBlocks?: number } = {}): Promise<ScanResult> {
-    return this.deps.watcher.scanNow(opts)
-  }
-
-  /** Asks the deposit watcher's job for a scan as soon as a worker is free. */
-  requestScan(): Promise<void> {
-    return this.deps.watcher.requestScan()
-  }
-
-  /** Whether the deposit watcher credited what transaction `txHash` delivered (to `address`). */
-  depositCredited(ex: Executor, txHash: string, address?: string): Promise<boolean> {
-    return this.deps.watcher.reports.credited(ex, txHash, address)
-  }
-
-  /**
-   * Creates a key (and, for users, a wallet account per active coin) for an owner inside the
-   * caller's transaction. Escrows use it for their payment address.
-   */
-  async createKey(tx: Tx, ownerKind: KeyOwnerKind, ownerId: string): Promise<CustodialKey> {
-    return this.deps.keys.ensure(tx, ownerKind, ownerId)
-  }
-
-  /** The custodial key of an owner, if any. */
-  keyOf(ex: Executor, ownerKind: KeyOwnerKind, ownerId: string) {
-    return this.deps.keys.find(ex, ownerKind, ownerId)
-  }
-
-  /** The private key of a custodial address, for the platform's own signing. Never log it. */
-  privateKey(ex: Executor, address: string) {
-    return this.deps.keys.privateKey(ex, address)
-  }
-
-  /**
-   * Records a transaction the platform signs from (or to) a custodial address, in the same
-   * database transaction that stores the signed transaction, before it is broadcast.
-   */
-  registerOutgoing(ex: Executor, input: RegisterOutgoing): Promise<void> {
-    return this.deps.watcher.registerOwn(ex, input)
-  }
 
   /**
    * The user's key and a wallet account for every active coin (`balance`: available, i.e. less

@@ -25,13 +25,13 @@ import {
 } from '../../platform/money/index.ts'
 import type { ConfirmPassword } from '../account/types.ts'
 import type { EventService } from '../events/service.ts'
+import type { Ledger } from '../ledger/types.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
 import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
 import type { Halts } from '../settlement/reconcile/halts.ts'
+import type { KeyStore } from '../settlement/types.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { IdentityRequirement } from '../verification/requirement.ts'
-import type { Ledger } from '../wallet/ledger.ts'
-import type { WalletService } from '../wallet/service.ts'
 import { feeKey, withdrawalOutcomes } from './outcomes.ts'
 import { withdrawalRepo } from './repo.ts'
 
@@ -80,7 +80,8 @@ export class WithdrawalService {
       config: Config
       coins: CoinService
       ledger: Ledger
-      wallets: WalletService
+      /** settlement's custodial keys: a withdrawal to the user's own address is refused */
+      keys: Pick<KeyStore, 'find'>
       transactions: TransactionService
       outgoing: OutgoingSender
       chain: ChainAdapter
@@ -109,7 +110,7 @@ export class WithdrawalService {
     ip: string | null,
     requestKey?: string,
   ): Promise<{ withdrawalId: string }> {
-    const { db, coins, wallets, transactions, halts } = this.deps
+    const { db, coins, keys, transactions, halts } = this.deps
     const coin = await coins.get(input.coin)
     // A halted coin's ledger may hold value the chain no longer has (a deep reorganisation, a
     // mismatch): refused at once rather than accepted and parked.
@@ -136,7 +137,7 @@ export class WithdrawalService {
           new Date(this.deps.clock.now().getTime() - DAY_MS),
         ),
     })
-    const key = await wallets.keyOf(db, 'user', userId)
+    const key = await keys.find(db, 'user', userId)
     if (key && key.address.toLowerCase() === address.toLowerCase())
       throw errors.field('/address', 'The address is your own wallet address')
 

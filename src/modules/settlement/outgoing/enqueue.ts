@@ -16,7 +16,7 @@ export async function enqueueTransfer(
   tx: Tx,
   input: EnqueueTransfer,
 ): Promise<{ id: string; replayed: boolean }> {
-  const { chain, clock, wallets, ledger } = s.deps
+  const { chain, clock, keys, ledger } = s.deps
   const coin = chain.coin(input.coin)
   if (typeof input.amount !== 'bigint' || input.amount <= 0n)
     throw new Error('outgoing amount must be a positive bigint')
@@ -32,7 +32,7 @@ export async function enqueueTransfer(
     fromOwnerId = input.from.signer
     if (input.fundingHoldId) throw new Error('a platform signer sends off-ledger value: no funding hold')
   } else {
-    const key = await wallets.keyOf(tx, input.from.kind, input.from.ownerId)
+    const key = await keys.find(tx, input.from.kind, input.from.ownerId)
     if (!key) throw new Error(`no custodial key for ${input.from.kind} ${input.from.ownerId}`)
     if (!input.fundingHoldId) throw new Error('a custodial sender needs a funding hold')
     fromAddress = key.address.toLowerCase()

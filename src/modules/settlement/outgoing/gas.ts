@@ -44,7 +44,7 @@ export async function reserveGas(
 ): Promise<boolean> {
   const result = await reserveOnce(s, row, maxFee, opts.signed ?? false)
   // The top-up landed but the watcher has not credited it yet: ask for a scan, and wait.
-  if (result === 'scan') await s.deps.wallets.requestScan()
+  if (result === 'scan') await s.deps.watcher.requestScan()
   if (result === 'topup-failed')
     throw new ChainError('UNAVAILABLE', 'the gas top-up of the sending address failed; another was requested')
   return result === 'ok'
@@ -90,7 +90,7 @@ function reserveOnce(
     const open = topUps[0]
     if (open && !isFinal(open.status)) return 'wait'
     if (open?.status === 'completed' && open.txHash) {
-      if (!(await s.deps.wallets.depositCredited(tx, open.txHash))) return 'scan'
+      if (!(await s.deps.watcher.reports.credited(tx, open.txHash))) return 'scan'
     }
     const amount = need * s.options.topUpFactor
     const topUp = await enqueueTransfer(s, tx, {

@@ -70,7 +70,7 @@ export async function replaceIfStuck(
     inTransaction?: (tx: Tx, txHash: string) => Promise<void>
   } = {},
 ): Promise<ReplaceResult> {
-  const { db, chain, clock, log, wallets } = s.deps
+  const { db, chain, clock, log, watcher } = s.deps
   const stored = await outgoingRepo.transactions(db, row.id)
   const current = stored.find((t) => t.txHash === row.txHash)
   const since = current?.signedAt ?? row.signedAt ?? row.createdAt
@@ -121,7 +121,7 @@ export async function replaceIfStuck(
       now,
     )
     await outgoingRepo.setCurrent(tx, row.id, { raw: signed.raw, txHash, maxFee: signed.maxFee }, now)
-    await wallets.registerOutgoing(tx, {
+    await watcher.registerOwn(tx, {
       txHash,
       from: locked.fromAddress,
       purpose: locked.purpose,

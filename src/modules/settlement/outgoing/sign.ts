@@ -14,15 +14,15 @@ export async function signFor(
   row: OutgoingRow,
   req: TransferRequest,
 ): Promise<SignedTransfer> {
-  const { chain, wallets } = s.deps
+  const { chain, keys } = s.deps
   if (row.fromKind === 'platform')
     return platformSigner(chain, row.fromOwnerId as PlatformSigner).signTransfer(req)
-  return chain.signTransfer(await wallets.privateKey(tx, row.fromAddress), req)
+  return chain.signTransfer(await keys.privateKey(tx, row.fromAddress), req)
 }
 
 /** Takes the next nonce, signs, stores the signed transaction and registers it: one transaction. */
 export async function signFirst(s: SenderContext, id: string, prepared: Prepared) {
-  const { chain, db, clock, wallets, log } = s.deps
+  const { chain, db, clock, watcher, log } = s.deps
   const row = (await s.load(db, id))!
   // Reconcile with the chain: nonces used outside the platform (after a key export) are skipped.
   const latest = await chain.getNonce(row.fromAddress, 'latest')
@@ -45,7 +45,7 @@ export async function signFirst(s: SenderContext, id: string, prepared: Prepared
       { nonce, raw: signed.raw, txHash, gasLimit: signed.gas, maxFee: signed.maxFee },
       clock.now(),
     )
-    await wallets.registerOutgoing(tx, {
+    await watcher.registerOwn(tx, {
       txHash,
       from: row.fromAddress,
       purpose: row.purpose,

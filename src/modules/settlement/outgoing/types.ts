@@ -6,9 +6,10 @@ import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
 import type { ChainAdapter, ChainSigner, FeeEstimate } from '../../../platform/chain/types.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
-import type { Ledger, OpenAccountKind } from '../../wallet/ledger.ts'
-import type { WalletService } from '../../wallet/service.ts'
+import type { Ledger, OpenAccountKind } from '../../ledger/types.ts'
+import type { KeyStore } from '../keys.ts'
 import type { Halts } from '../reconcile/halts.ts'
+import type { DepositWatcher } from '../watcher/job.ts'
 import type { OutgoingRow } from './repo.ts'
 
 export const OUTGOING_JOB = 'outgoing.send'
@@ -202,7 +203,11 @@ export interface SenderDeps {
   log: Logger
   jobs: JobQueue
   ledger: Ledger
-  wallets: WalletService
+  /** the custodial keys: a custodial sender's address, and its private key for signing */
+  keys: Pick<KeyStore, 'find' | 'privateKey'>
+  /** the deposit watcher: every signed transaction is registered with it before it is broadcast
+   * (so it is not taken for an external withdrawal); a landed gas top-up is credited by it */
+  watcher: Pick<DepositWatcher, 'registerOwn' | 'requestScan' | 'reports'>
   /** coins halted by reconciliation: nothing new is signed in them */
   halts: Pick<Halts, 'isHalted'>
   /** tests only: called at each crash point; throwing SimulatedCrash "kills" the worker there */

@@ -12,8 +12,8 @@ import type { ChainAdapter } from '../../../platform/chain/types.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
+import type { Ledger } from '../../ledger/types.ts'
 import type { TransactionService } from '../../transactions/service.ts'
-import type { Ledger } from '../../wallet/ledger.ts'
 import { watcherRepo } from '../watcher/repo.ts'
 import {
   type ChainComparison,

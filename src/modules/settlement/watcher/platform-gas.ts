@@ -3,7 +3,7 @@
 // platform's gas account at the address (its `treasury` account of the native coin, where the
 // sender's gas holds are taken from), never to the address's owner as a deposit.
 import type { Tx } from '../../../db/index.ts'
-import type { Ledger } from '../../wallet/ledger.ts'
+import type { Ledger } from '../../ledger/types.ts'
 import type { Movement } from './types.ts'
 
 /** Marks a parked movement recorded before top-ups were recognised (`classify` marks new ones). */
