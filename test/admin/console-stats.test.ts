@@ -158,8 +158,9 @@ describe('GET /v1/admin/stats/*', () => {
     ])
     expect(overview.transfers[0].oldestSeconds).toBeGreaterThanOrEqual(600)
     expect(overview.transfers[0].oldestSeconds).toBeLessThan(660)
-    // The held figure is what pending ledger holds reserve: the withdrawal's amount + fee (the
-    // transfer has not reserved gas yet); the users' figure is what their wallets can spend.
+    // The held figure is what pending ledger holds reserve: the withdrawal's amount and fee, each
+    // a hold (the transfer has not reserved gas yet); the users' figure is what their wallets can
+    // spend.
     const avax = overview.balances.find((b: { coin: string }) => b.coin === 'avax')
     const pending = await t.database.db
       .selectFrom('ledgerHolds')
@@ -167,7 +168,7 @@ describe('GET /v1/admin/stats/*', () => {
       .where('coin', '=', 'avax')
       .where('status', '=', 'pending')
       .execute()
-    expect(pending.map((h) => h.kind)).toEqual(['withdrawal'])
+    expect(pending.map((h) => h.kind).sort()).toEqual(['withdrawal', 'withdrawal.fee'])
     expect(avax.withdrawalHolds).toBe((AVAX + AVAX / 1000n).toString())
     expect(avax.reserved).toBe(avax.withdrawalHolds)
     expect(avax.users).toBe((await balanceOf(t, user.id, 'avax')).toString())

@@ -1,7 +1,7 @@
 // What an outgoing transfer from a custodial address may be funded by: one pending hold of its
 // coin, without a timeout (the hold would void itself while the chain can still mine the
-// transaction), reserving exactly what a success posts (the reconciliation checks every open
-// transfer against that). Anything else is refused before a transfer is recorded.
+// transaction), reserving exactly its amount, what a success posts (the reconciliation checks
+// every open transfer against that). Anything else is refused before a transfer is recorded.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
@@ -62,7 +62,7 @@ describe('the funding hold of an outgoing transfer', () => {
     expect(await transfers()).toBe(before)
   })
 
-  it('must reserve exactly what a success posts, not less and not more', async () => {
+  it('must reserve exactly its amount, not less and not more', async () => {
     const before = await transfers()
     await expect(enqueueFrom('short', AVAX / 10n, AVAX / 5n)).rejects.toThrow(/reserves/)
     await expect(enqueueFrom('over', AVAX / 5n, AVAX / 10n)).rejects.toThrow(/reserves/)

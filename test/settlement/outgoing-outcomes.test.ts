@@ -1,7 +1,8 @@
 // Outcomes of outgoing transfers reach their callers through report jobs written in the same
 // transaction as settlement's own change. Between the settlement's commit and its report, the
-// money is already exact (ledger = chain, the hold settled); the report then updates the caller's
-// records, once, however often it runs.
+// money is already exact (ledger = chain, the funding hold settled; a withdrawal's fee still held,
+// the same available balance); the report then resolves the caller's own holds (the fee) and
+// updates its records, once, however often it runs.
 import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
@@ -97,7 +98,7 @@ async function runUntil(done: () => boolean) {
 }
 
 describe('outcome reports', () => {
-  it('books the money with the settlement and updates the withdrawal with its report, once', async () => {
+  it('books the amount with the settlement, and the fee and the withdrawal with its report, once', async () => {
     const user = await createUser(t)
     await fundUser(t, 10, user, 'avax', 2n * AVAX)
     const from = (await walletAddress(t, user)).toLowerCase()
@@ -114,6 +115,7 @@ describe('outcome reports', () => {
         withdrawal: w.status,
         wallet: await balanceOf(t, user.id, 'avax'),
         hold: (await t.app.services.ledger.getHold(t.database.db, w.holdId!))?.status,
+        feeHold: (await t.app.services.ledger.getHold(t.database.db, w.feeHoldId!))?.status,
         held: (await t.app.services.ledger.accountsOf(t.database.db, 'user', user.id)).avax?.held,
         parkedFee: await t.app.services.ledger.balance(t.database.db, 'treasury', from, 'avax'),
         onChain: await t.app.services.chain.balanceOf(to, 'avax'),
@@ -132,13 +134,13 @@ describe('outcome reports', () => {
       withdrawal: 'processing',
       wallet: 2n * AVAX - AVAX / 2n - FEE,
       hold: 'posted',
-      held: 0n,
+      // the fee is still held: the withdrawal's report posts it
+      feeHold: 'pending',
+      held: FEE,
       onChain: AVAX / 2n,
       mails: 0,
       pendingReport: true,
     })
-    // The fee is parked at the address with the settlement (the rest there is gas top-ups).
-    expect(between!.parkedFee as bigint).toBeGreaterThanOrEqual(FEE)
 
     // The next worker runs the report.
     await settleAll(t)
@@ -147,13 +149,18 @@ describe('outcome reports', () => {
     expect(w).toMatchObject({ status: 'completed', txHash: tr.txHash, retryCount: 0 })
     const fees = await feeRecords(user.id)
     expect(fees).toHaveLength(1)
-    // The fee record names the ledger transfer settlement booked for it: the posting of the
-    // withdrawal's hold, the amount to the chain and the fee to the address's treasury account.
+    // The amount's hold was posted to the chain by the settlement; the fee's by the report, to the
+    // address's treasury account (parked there as platform value), and the fee record names it.
     const hold = (await t.app.services.ledger.getHold(t.database.db, w.holdId!))!
-    expect(hold).toMatchObject({ status: 'posted', postedAmount: AVAX / 2n + FEE, amount: AVAX / 2n + FEE })
-    expect(fees[0]!.transferId).toBe(hold.transferId)
-    const legs = await t.app.services.ledger.entries(t.database.db, hold.transferId!)
-    expect(legs.map((l) => l.amount).sort()).toEqual([-(AVAX / 2n + FEE), FEE, AVAX / 2n].sort())
+    expect(hold).toMatchObject({ status: 'posted', postedAmount: AVAX / 2n, amount: AVAX / 2n })
+    const feeHold = (await t.app.services.ledger.getHold(t.database.db, w.feeHoldId!))!
+    expect(feeHold).toMatchObject({ status: 'posted', postedAmount: FEE, amount: FEE })
+    expect(fees[0]!.transferId).toBe(feeHold.transferId)
+    const legs = await t.app.services.ledger.entries(t.database.db, feeHold.transferId!)
+    expect(legs.map((l) => l.amount).sort()).toEqual([-FEE, FEE].sort())
+    expect(await t.app.services.ledger.balance(t.database.db, 'treasury', from, 'avax')).toBe(
+      (between!.parkedFee as bigint) + FEE,
+    )
     expect(await countMails(user, 'withdrawal_completed')).toBe(1)
 
     // The same report run again changes nothing.
@@ -199,14 +206,19 @@ describe('outcome reports', () => {
       t.crash.hook = undefined
       sender.options.maxFailures = maxFailures
     }
-    // With the failure itself, amount and fee are back in the wallet.
-    expect(between).toMatchObject({ transfer: 'failed', wallet: 2n * AVAX, hold: 'voided', held: 0n })
+    // With the failure itself, the amount is back in the wallet; the fee comes back with the
+    // withdrawal's report (its own hold, voided with the withdrawal's status).
+    expect(between).toMatchObject({ transfer: 'failed', wallet: 2n * AVAX - FEE, hold: 'voided', held: FEE })
     expect(between!.withdrawal).not.toBe('failed')
 
     await settleAll(t)
     const w = await withdrawal(withdrawalId)
     expect(w).toMatchObject({ status: 'failed', retryCount: 2 })
     expect(w.errMsg).toHaveLength(2)
+    expect(await t.app.services.ledger.getHold(t.database.db, w.feeHoldId!)).toMatchObject({
+      status: 'voided',
+    })
+    expect(await balanceOf(t, user.id, 'avax')).toBe(2n * AVAX)
     expect(await countMails(user, 'withdrawal_failed')).toBe(1)
 
     // Reports of the failed attempt and of the outcome run again: nothing is counted twice.

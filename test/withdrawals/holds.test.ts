@@ -1,8 +1,9 @@
-// A withdrawal reserves amount + fee with a ledger hold on the wallet: posted exactly once when its
-// transfer is mined (amount to the chain, fee to the address's treasury account), voided exactly
-// once when it fails, and a report or run repeated afterwards moves nothing. Two withdrawals racing
-// for one balance cannot hold more than it has. The transfer's gas is a hold on the address's
-// treasury account, posted for the gas used.
+// A withdrawal reserves its amount and its fee with two ledger holds on the wallet: the amount's
+// funds the transfer and is posted exactly once to the chain when it is mined, the fee's is posted
+// exactly once to the address's treasury account by the withdrawal's report; both are voided
+// exactly once when it fails, and a report or run repeated afterwards moves nothing. Two
+// withdrawals racing for one balance cannot hold more than it has. The transfer's gas is a hold on
+// the address's treasury account, posted for the gas used.
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
@@ -84,17 +85,29 @@ async function replayOutcome(transferId: string, kind: 'transfer.settled' | 'tra
 }
 
 describe('withdrawal holds', () => {
-  it('holds amount + fee, shows the wallet less the hold, and posts the hold once on success', async () => {
+  it('holds amount and fee, shows the wallet less the holds, and posts each hold once on success', async () => {
     const user = await createUser(t)
     await fundUser(t, 0, user, 'avax', 2n * AVAX)
     const res = await withdraw(user, 0.5)
     expect(res.statusCode, res.body).toBe(200)
     const w = await withdrawal(res.json().data.withdrawalId)
     expect(w.holdId).toMatch(/^[0-9a-f]{24}$/)
+    expect(w.feeHoldId).toMatch(/^[0-9a-f]{24}$/)
     const hold = await ledger().getHold(db(), w.holdId!)
-    expect(hold).toMatchObject({ status: 'pending', amount: AVAX / 2n + FEE, kind: 'withdrawal' })
-    // The transfer is funded by exactly this hold.
-    expect((await outgoing(w.outgoingId!)).fundingHoldId).toBe(w.holdId)
+    expect(hold).toMatchObject({ status: 'pending', amount: AVAX / 2n, kind: 'withdrawal' })
+    const feeHold = await ledger().getHold(db(), w.feeHoldId!)
+    expect(feeHold).toMatchObject({
+      status: 'pending',
+      amount: FEE,
+      kind: 'withdrawal.fee',
+      accountId: hold!.accountId,
+      expiresAt: null,
+    })
+    // The transfer is funded by exactly the amount's hold.
+    expect(await outgoing(w.outgoingId!)).toMatchObject({
+      fundingHoldId: w.holdId,
+      amount: String(AVAX / 2n),
+    })
 
     // The value stays in the wallet account, held; what the user sees is what is available.
     expect(await wallet(user.id, 'avax')).toMatchObject({
@@ -109,12 +122,26 @@ describe('withdrawal holds', () => {
 
     await settleAll(t)
     const posted = (await ledger().getHold(db(), w.holdId!))!
-    expect(posted).toMatchObject({ status: 'posted', postedAmount: AVAX / 2n + FEE })
+    expect(posted).toMatchObject({ status: 'posted', postedAmount: AVAX / 2n })
     const legs = await ledger().entries(db(), posted.transferId!)
-    expect(legs).toHaveLength(3)
+    expect(legs.map((l) => l.amount).sort()).toEqual([-(AVAX / 2n), AVAX / 2n].sort())
+    // The fee's hold posted once, by the withdrawal's report, to the address's treasury account.
+    const feePosted = (await ledger().getHold(db(), w.feeHoldId!))!
+    expect(feePosted).toMatchObject({
+      status: 'posted',
+      postedAmount: FEE,
+      resolutionKey: `withdrawal:${w.id}:fee`,
+    })
     const from = (await walletAddress(t, user)).toLowerCase()
     const treasury = await ledger().ensureAccount(db(), 'treasury', from, 'avax')
-    expect(legs.find((l) => l.accountId === treasury)?.amount).toBe(FEE)
+    const feeLegs = await ledger().entries(db(), feePosted.transferId!)
+    expect(feeLegs.map((l) => [l.accountId, l.amount])).toEqual(
+      expect.arrayContaining([
+        [hold!.accountId, -FEE],
+        [treasury, FEE],
+      ]),
+    )
+    expect(feeLegs).toHaveLength(2)
     expect(await wallet(user.id, 'avax')).toMatchObject({
       balance: 2n * AVAX - AVAX / 2n - FEE,
       held: 0n,
@@ -127,13 +154,22 @@ describe('withdrawal holds', () => {
       .where('id', '=', w.transactionId!)
       .executeTakeFirstOrThrow()
     expect(record.transferId).toBe(posted.transferId)
+    // The fee's record names the fee's posting.
+    const feeRecord = await db()
+      .selectFrom('transactions')
+      .select('transferId')
+      .where('ownerId', '=', user.id)
+      .where('isFee', '=', true)
+      .executeTakeFirstOrThrow()
+    expect(feeRecord.transferId).toBe(feePosted.transferId)
 
     await replayOutcome(w.outgoingId!, 'transfer.settled')
     expect(await ledger().getHold(db(), w.holdId!)).toEqual(posted)
+    expect(await ledger().getHold(db(), w.feeHoldId!)).toEqual(feePosted)
     await expectConsistent(t)
   })
 
-  it('voids the hold once when the withdrawal fails, and a retried report moves nothing', async () => {
+  it('voids both holds once when the withdrawal fails, and a retried report moves nothing', async () => {
     const user = await createUser(t)
     await fundUser(t, 1, user, 'avax', AVAX)
     // a contract that refuses the payment: the chain's refusal counts toward the limit of failures
@@ -157,10 +193,18 @@ describe('withdrawal holds', () => {
     expect((await withdrawal(w.id)).status).toBe('failed')
     const voided = await ledger().getHold(db(), w.holdId!)
     expect(voided).toMatchObject({ status: 'voided', postedAmount: 0n, transferId: null })
+    const feeVoided = await ledger().getHold(db(), w.feeHoldId!)
+    expect(feeVoided).toMatchObject({
+      status: 'voided',
+      postedAmount: 0n,
+      transferId: null,
+      resolutionKey: `withdrawal:${w.id}:fee-void`,
+    })
     expect(await wallet(user.id, 'avax')).toMatchObject({ balance: AVAX, held: 0n, available: AVAX })
 
     await replayOutcome(w.outgoingId!, 'transfer.failed')
     expect(await ledger().getHold(db(), w.holdId!)).toEqual(voided)
+    expect(await ledger().getHold(db(), w.feeHoldId!)).toEqual(feeVoided)
     expect(await balanceOf(t, user.id, 'avax')).toBe(AVAX)
     await expectConsistent(t)
   })
@@ -182,7 +226,8 @@ describe('withdrawal holds', () => {
       .where('accountId', '=', account.id)
       .where('status', '=', 'pending')
       .execute()
-    expect(pending).toHaveLength(1)
+    // the amount's and the fee's holds of the one withdrawal that was accepted
+    expect(pending.map((h) => BigInt(h.amount)).sort()).toEqual([FEE, (AVAX * 6n) / 10n].sort())
     await settleAll(t)
     expect(await wallet(user.id, 'avax')).toMatchObject({ held: 0n, balance: AVAX - (AVAX * 6n) / 10n - FEE })
     await expectConsistent(t)
@@ -234,7 +279,11 @@ describe('withdrawal holds', () => {
     expect((await ledger().accountsOf(db(), 'treasury', from)).avax!.held).toBe(0n)
     expect(await ledger().getHold(db(), w.holdId!)).toMatchObject({
       status: 'posted',
-      postedAmount: 5n * USDC + USDC_FEE,
+      postedAmount: 5n * USDC,
+    })
+    expect(await ledger().getHold(db(), w.feeHoldId!)).toMatchObject({
+      status: 'posted',
+      postedAmount: USDC_FEE,
     })
     await expectConsistent(t)
   })

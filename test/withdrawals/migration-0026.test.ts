@@ -1,11 +1,14 @@
 // Migration 0026 on a database written the old way: a withdrawal whose amount + fee, and whose
 // transfer's gas, were parked in `withdrawal_hold` accounts, and an in-app escrow payment parked
-// likewise (written here with SQL, as the code before holds left them). The conversion moves them back and holds them instead, the ledger
-// stays sound, a retry of the request finds the same withdrawal, and the transfer then settles
-// posting exactly those holds, with the ledger equal to the chain.
+// likewise (written here with SQL, as the code before holds left them). The conversion moves them
+// back and holds them instead (the withdrawal's amount + fee in one hold, its fee a posting of its
+// success, as the code between 0026 and 0058 did), the ledger stays sound, and 0058 then splits
+// that hold into the amount's and the fee's; a retry of the request finds the same withdrawal, and
+// the transfer then settles posting exactly those holds, with the ledger equal to the chain.
 import { type Kysely, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { convertParkedHolds } from '../../src/db/migrations/0026-reservation-holds.ts'
+import { splitOpenWithdrawals } from '../../src/db/migrations/0058-withdrawal-fee-holds.ts'
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
 import { ledgerInvariants } from '../../src/modules/settlement/reconcile/checks.ts'
 import { newId } from '../../src/platform/crypto/ids.ts'
@@ -59,6 +62,30 @@ async function parkInsteadOfHold(holdId: string, to: string, key: string) {
   return { transferId, amount: BigInt(h!.amount) }
 }
 
+/**
+ * Gives a withdrawal the shape the code before 0058 gave it: one hold of amount + fee funding the
+ * transfer (the fee's hold folded into it, the account's held total unchanged) and the fee a
+ * posting of the transfer's success.
+ */
+async function foldFeeHold(withdrawalId: string, treasuryOwner: string) {
+  const {
+    rows: [w],
+  } = await sql<{ holdId: string; feeHoldId: string; fee: string; outgoingId: string }>`
+    select hold_id, fee_hold_id, fee::text as fee, outgoing_id from withdrawals where id = ${withdrawalId}`.execute(
+    db(),
+  )
+  await sql`update withdrawals set fee_hold_id = null where id = ${withdrawalId}`.execute(db())
+  await sql`delete from ledger_holds where id = ${w!.feeHoldId}`.execute(db())
+  await sql`update ledger_holds set amount = amount + ${w!.fee}::numeric where id = ${w!.holdId}`.execute(
+    db(),
+  )
+  await sql`
+    insert into outgoing_postings
+      (transfer_id, outcome, seq, idempotency_key, account_kind, account_owner_id, amount, kind)
+    values (${w!.outgoingId}, 'completed', 0, ${`withdrawal:${withdrawalId}:fee`}, 'treasury', ${treasuryOwner},
+            ${w!.fee}::numeric, 'withdrawal.fee')`.execute(db())
+}
+
 /** Runs the sender until the transfer has its gas reserved, and stops it there (before signing). */
 async function stopBeforeSigning(transferId: string) {
   let stopped = false
@@ -110,6 +137,7 @@ describe('migration 0026: parked reservations become holds', () => {
     expect(gasReserved).toBeGreaterThan(0n)
 
     // ---- the old shape, written with SQL ----
+    await foldFeeHold(withdrawalId, address)
     const userParking = await parkingAccount(user.id, 'avax')
     const gasParking = await parkingAccount(`gas:${address}`, 'avax')
     await sql`
@@ -191,6 +219,43 @@ describe('migration 0026: parked reservations become holds', () => {
       )
     expect(again).toEqual({ id: w.holdId, replayed: true })
 
+    // ---- 0058: the fee gets a hold of its own, nothing moves ----
+    expect(await splitOpenWithdrawals(db())).toBe(1)
+    expect(await splitOpenWithdrawals(db())).toBe(0)
+    expect(await ledgerInvariants(db())).toEqual([])
+    const split = await db()
+      .selectFrom('withdrawals')
+      .selectAll()
+      .where('id', '=', withdrawalId)
+      .executeTakeFirstOrThrow()
+    expect(split.holdId).toBe(w.holdId)
+    expect(await ledger().getHold(db(), w.holdId!)).toMatchObject({ status: 'pending', amount: AVAX / 2n })
+    expect(await ledger().getHold(db(), split.feeHoldId!)).toMatchObject({
+      status: 'pending',
+      amount: FEE,
+      kind: 'withdrawal.fee',
+    })
+    expect((await ledger().accountsOf(db(), 'user', user.id)).avax).toMatchObject({
+      balance: 2n * AVAX,
+      held: AVAX / 2n + FEE,
+    })
+    expect(
+      await db().selectFrom('outgoingPostings').selectAll().where('transferId', '=', queued.id).execute(),
+    ).toEqual([])
+    await expectConsistent(t)
+    const retried = await db()
+      .transaction()
+      .execute((tx) =>
+        ledger().hold(tx, {
+          key: `withdrawal:${withdrawalId}:hold`,
+          coin: 'avax',
+          account: row.fundingAccountId!,
+          amount: AVAX / 2n,
+          kind: 'withdrawal',
+        }),
+      )
+    expect(retried).toEqual({ id: w.holdId, replayed: true })
+
     // The transfer carries on and settles on the converted holds.
     await settleAll(t)
     const done = await db()
@@ -201,7 +266,11 @@ describe('migration 0026: parked reservations become holds', () => {
     expect(done.status).toBe('completed')
     expect(await ledger().getHold(db(), w.holdId!)).toMatchObject({
       status: 'posted',
-      postedAmount: AVAX / 2n + FEE,
+      postedAmount: AVAX / 2n,
+    })
+    expect(await ledger().getHold(db(), split.feeHoldId!)).toMatchObject({
+      status: 'posted',
+      postedAmount: FEE,
     })
     expect((await ledger().getHold(db(), row.gasHoldId!))?.status).toBe('posted')
     expect(await ledger().balance(db(), 'user', user.id, 'avax')).toBe(2n * AVAX - AVAX / 2n - FEE)

@@ -7,6 +7,8 @@ type Timestamp = ColumnType<Date, Date | string | undefined, Date | string>
 /** NUMERIC(78,0) base units: read as a decimal string, written from a bigint's string */
 type Units = ColumnType<string, string | bigint, string | bigint>
 
+/** Read-only history: postings settlement booked with the outcome of transfers settled before
+ * callers reserved their extras (a withdrawal's fee) with holds of their own. Nothing writes it. */
 export interface OutgoingPostingsTable {
   transferId: string
   outcome: 'completed' | 'failed'

@@ -27,7 +27,7 @@ export interface OutgoingTransfersTable {
   toAddress: string
   amount: Units
   fundingAccountId: string | null
-  /** the pending ledger hold the value (and the postings of a success) is posted from */
+  /** the pending ledger hold of exactly `amount` that settlement posts (to the chain) or voids */
   fundingHoldId: Generated<string | null>
   /** the ledger hold of the gas reserved at the sending address */
   gasHoldId: Generated<string | null>
@@ -88,8 +88,12 @@ export interface WithdrawalsTable {
   errMsg: JsonCol<string[]>
   outgoingId: string | null
   transactionId: string | null
-  /** the ledger hold of amount + fee, posted on success and voided on failure */
+  /** the ledger hold of the amount: its transfer's funding hold, posted by settlement on success
+   * and voided on failure (amount + fee for withdrawals settled before fees had holds of their own) */
   holdId: Generated<string | null>
+  /** the ledger hold of the fee, posted to the address's treasury account by the withdrawal's
+   * completed handler and voided by its failed handler (null: no fee, or settled before) */
+  feeHoldId: Generated<string | null>
   txHash: string | null
   createdAt: Timestamp
   updatedAt: Timestamp

@@ -1,8 +1,12 @@
 // What settlement reports about a withdrawal's transfer, applied to the withdrawal: `processing`
 // when a worker picks it up, each failed attempt (`retryCount`, `errMsg`), and the outcome (status,
 // transaction records, the user's mail). Each handler runs once per report, in its own
-// transaction. The money moved with the outcome itself: settlement posted the withdrawal's hold
-// (the amount to the chain, the fee to the address's treasury account) or voided it.
+// transaction. The amount moved with the outcome itself: settlement posted the transfer's funding
+// hold to the chain or voided it. The fee is the withdrawal's own hold, resolved here with the
+// withdrawal's status, in the same transaction: posted to the sending address's treasury account
+// (platform value there, which pays the gas of later sends) on success, voided on failure. Until
+// the report runs the fee stays held, so after a success the wallet's available balance is the
+// same before and after it; after a failure the fee is available again with the failed status.
 import type { Tx } from '../../db/index.ts'
 import type { ChainAdapter } from '../../platform/chain/types.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -10,22 +14,28 @@ import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { noticeMail } from '../../platform/mail/templates.ts'
 import { formatUnits } from '../../platform/money/index.ts'
 import type { EventService } from '../events/service.ts'
+import type { Ledger } from '../ledger/types.ts'
 import type { OutcomeHandlers } from '../settlement/outgoing/events.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import { withdrawalRepo } from './repo.ts'
 
-/** The key of a withdrawal's fee posting, booked by settlement (with the amount, in the posting
- * of the withdrawal's hold) when its transfer completes. */
+/** The key of the hold that reserves a withdrawal's fee. */
+export const feeHoldKey = (withdrawalId: string) => `withdrawal:${withdrawalId}:fee-hold`
+/** The key of the posting of a withdrawal's fee hold (and, for withdrawals settled before fees had
+ * holds of their own, of the posting settlement booked with the outcome). */
 export const feeKey = (withdrawalId: string) => `withdrawal:${withdrawalId}:fee`
+/** The key of the void of a failed withdrawal's fee hold. */
+export const feeVoidKey = (withdrawalId: string) => `withdrawal:${withdrawalId}:fee-void`
 
 export function withdrawalOutcomes(deps: {
   clock: Clock
   chain: ChainAdapter
   jobs: JobQueue
+  ledger: Ledger
   transactions: TransactionService
   events: EventService
 }): OutcomeHandlers {
-  const { clock, jobs, transactions } = deps
+  const { clock, jobs, ledger, transactions } = deps
   /** The withdrawal, locked, while its outcome is still open. */
   const open = async (tx: Tx, id: string) => {
     const w = await withdrawalRepo.lock(tx, id)
@@ -52,6 +62,20 @@ export function withdrawalOutcomes(deps: {
       if (!found) return
       const { w, coin } = found
       const fee = BigInt(w.fee)
+      // The fee's hold posted to the platform value at the sending address. (A withdrawal settled
+      // before fees had holds of their own: settlement booked it, and its report names the posting.)
+      let feeTransferId = e.booked?.[feeKey(w.id)] ?? null
+      if (w.feeHoldId) {
+        const treasury = await ledger.ensureAccount(tx, 'treasury', e.from.toLowerCase(), w.coin)
+        const posted = await ledger.post(tx, {
+          hold: w.feeHoldId,
+          to: [{ account: treasury, amount: fee }],
+          key: feeKey(w.id),
+          kind: 'withdrawal.fee',
+          description: `Network fee of withdrawal ${w.id}`,
+        })
+        feeTransferId = posted.transferId
+      }
       if (fee > 0n)
         await transactions.record(tx, {
           ownerId: w.ownerId,
@@ -62,7 +86,7 @@ export function withdrawalOutcomes(deps: {
           status: 'completed',
           description: `Network fee of ${formatUnits(fee, coin.decimals)} ${coin.symbol} for withdrawal ${w.id}`,
           isFee: true,
-          transferId: e.booked[feeKey(w.id)] ?? null,
+          transferId: feeTransferId,
           txHash: e.txHash,
           rate: w.usdRate,
         })
@@ -103,6 +127,8 @@ export function withdrawalOutcomes(deps: {
       if (!found) return
       const { w } = found
       const now = clock.now()
+      // Nothing was sent: the fee's hold goes back with the amount's (voided by settlement).
+      if (w.feeHoldId) await ledger.void(tx, { hold: w.feeHoldId, key: feeVoidKey(w.id) })
       // The report of the outcome is also the report of the last failed attempt, unless an
       // operator cancelled it: that was no attempt, so the count stays the transfer's.
       await withdrawalRepo.recordFailure(tx, now, w.id, e.error, e.code !== 'CANCELLED')

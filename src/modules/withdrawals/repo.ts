@@ -39,7 +39,7 @@ export const withdrawalRepo = {
     await ex.updateTable('withdrawals').set({ outgoingId }).where('id', '=', id).execute()
   },
 
-  /** The withdrawal whose amount and fee ledger hold `holdId` reserves. */
+  /** The withdrawal whose amount ledger hold `holdId` reserves (the hold its request's key names). */
   byHold(ex: Executor, ownerId: string, holdId: string) {
     return ex
       .selectFrom('withdrawals')

@@ -1,9 +1,9 @@
-// Withdrawals to outside addresses (#22, #23): the request reserves amount + fee with a ledger
-// hold on the user's wallet, in one transaction with the withdrawal row (linked to the hold), a
-// pending transaction record and the outgoing transfer intent funded by that hold. Settlement
-// posts the hold when the transfer is mined (the amount to the chain, the fee to the address's
-// treasury account) or voids it when it fails; `outcomes.ts` moves the withdrawal through
-// processing to completed or failed from settlement's reports.
+// Withdrawals to outside addresses (#22, #23): the request reserves the amount and the fee with
+// two ledger holds on the user's wallet, in one transaction with the withdrawal row (linked to
+// both), a pending transaction record and the outgoing transfer intent funded by the amount's
+// hold. Settlement posts that hold to the chain when the transfer is mined or voids it when it
+// fails; `outcomes.ts`, from settlement's reports, posts the fee's hold to the address's treasury
+// account or voids it, and moves the withdrawal through processing to completed or failed.
 import { createHash } from 'node:crypto'
 import type { Logger } from 'pino'
 import { getAddress, isAddress } from 'viem'
@@ -32,7 +32,7 @@ import type { Halts } from '../settlement/reconcile/halts.ts'
 import type { KeyStore } from '../settlement/types.ts'
 import type { TransactionService } from '../transactions/service.ts'
 import type { IdentityRequirement } from '../verification/requirement.ts'
-import { feeKey, withdrawalOutcomes } from './outcomes.ts'
+import { feeHoldKey, withdrawalOutcomes } from './outcomes.ts'
 import { withdrawalRepo } from './repo.ts'
 
 /** the window of KYC_REQUIRED_FOR limits: a day's withdrawals count together */
@@ -248,15 +248,17 @@ export class WithdrawalService {
     const holdKey = w.requestKey
       ? `withdrawal-request:${w.userId}:${createHash('sha256').update(w.requestKey).digest('hex')}`
       : `withdrawal:${id}:hold`
-    // Amount and fee reserved on the wallet (422 beyond what it has available); the wallet row
-    // lock serialises concurrent withdrawals of one user and coin.
+    // Amount and fee reserved on the wallet, each by a hold (422 beyond what it has available,
+    // and nothing of the request kept); the wallet row lock serialises concurrent withdrawals of
+    // one user and coin. The amount's hold funds the transfer: settlement posts it to the chain
+    // or voids it. The fee's hold is the withdrawal's: its outcome handlers post or void it.
     const hold = await ledger.hold(tx, {
       key: holdKey,
       coin: w.coin.reference,
       account: user,
-      amount: w.amount + w.fee,
+      amount: w.amount,
       kind: 'withdrawal',
-      description: `Withdrawal ${id}: amount and network fee held`,
+      description: `Withdrawal ${id}: amount held`,
     })
     if (hold.replayed) {
       // This request already ran to the end: answer its withdrawal, move nothing.
@@ -270,6 +272,17 @@ export class WithdrawalService {
         throw errors.named('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request')
       return { withdrawalId: first.id }
     }
+    const feeHold =
+      w.fee > 0n
+        ? await ledger.hold(tx, {
+            key: feeHoldKey(id),
+            coin: w.coin.reference,
+            account: user,
+            amount: w.fee,
+            kind: 'withdrawal.fee',
+            description: `Withdrawal ${id}: network fee held`,
+          })
+        : undefined
     const amountText = formatUnits(w.amount, w.coin.decimals)
     const record = await transactions.record(tx, {
       ownerId: w.userId,
@@ -299,6 +312,7 @@ export class WithdrawalService {
       usdRate: w.rate,
       transactionId: record.id,
       holdId: hold.id,
+      feeHoldId: feeHold?.id ?? null,
       createdAt: now,
       updatedAt: now,
     })
@@ -311,20 +325,6 @@ export class WithdrawalService {
       to: w.address,
       amount: w.amount,
       fundingHoldId: hold.id,
-      // Posted from the hold by settlement with the outcome: on success the fee stays at the
-      // user's address as platform value (it pays the gas of later sends); on failure the hold is
-      // voided and amount and fee are available again.
-      onCompleted:
-        w.fee > 0n
-          ? [
-              {
-                key: feeKey(id),
-                to: { kind: 'treasury', ownerId: w.from.toLowerCase() },
-                amount: w.fee,
-                kind: 'withdrawal.fee',
-              },
-            ]
-          : [],
     })
     await withdrawalRepo.setOutgoing(tx, id, sent.id)
     await withdrawalRepo.audit(tx, now, w.userId, 'withdrawal.requested', w.ip, {

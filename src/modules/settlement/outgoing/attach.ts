@@ -3,14 +3,14 @@
 // one transaction the transfer takes the transaction's hash and nonce, the deposit watcher learns
 // it is the platform's own, and it settles exactly as `settleWithReceipt` would have settled it:
 // its gas out of the platform value at the address, its funding hold posted (the value to the
-// chain, the caller's postings such as a withdrawal's fee), and the outcome reported to its caller.
+// chain), and the outcome reported to its caller (a withdrawal's handler then posts its fee hold).
 import type { Tx } from '../../../db/index.ts'
 import { errors } from '../../../http/errors.ts'
 import type { TransferReceipt } from '../../../platform/chain/types.ts'
 import { watcherRepo } from '../watcher/repo.ts'
 import { TRANSFER_SETTLED } from './events.ts'
+import { settleFunding } from './funding.ts'
 import { bookGas, gasAccounts, gasVoidKey } from './gas.ts'
-import { bookOutcome } from './postings.ts'
 import { outgoingRepo } from './repo.ts'
 import { attachRepo } from './repo-attach.ts'
 import { eventOf, report } from './report.ts'
@@ -90,14 +90,13 @@ export async function attachMined(
   }
   await outgoingRepo.markMined(tx, id, txHash, now)
   const settled = { ...row, txHash, nonce: mined.nonce }
-  const { valueTransferId, booked } = await bookOutcome(s, tx, settled, 'completed')
+  const { valueTransferId } = await settleFunding(s, tx, settled, 'completed')
   await outgoingRepo.markCompleted(tx, id, mined.receiptText, now)
   await report(s, tx, TRANSFER_SETTLED, {
     ...eventOf(settled),
     txHash,
     gasUsed: mined.receipt.gasUsed.toString(),
     responseData: mined.receiptText,
-    booked,
     valueTransferId,
   })
   s.deps.log.warn(

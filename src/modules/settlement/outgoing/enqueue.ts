@@ -40,26 +40,17 @@ export async function enqueueTransfer(
   }
   let fundingAccountId: string | undefined
   if (input.fundingHoldId) {
-    // The hold must reserve the value and what a success posts, and be open: the outcome posts or
-    // voids exactly it.
+    // The hold must reserve exactly the value and be open: the outcome posts or voids exactly it.
     const hold = await ledger.getHold(tx, input.fundingHoldId)
     if (!hold || hold.coin !== coin.reference) throw new Error('funding hold of another coin')
     if (hold.status !== 'pending') throw new Error(`funding hold ${hold.id} is ${hold.status}`)
     // A hold with a timeout would void itself while the transaction can still be mined.
     if (hold.expiresAt) throw new Error(`funding hold ${hold.id} has a timeout`)
     // Exactly what a success posts: reconciliation checks every open transfer against it.
-    const posted = (input.onCompleted ?? []).reduce((sum, p) => sum + p.amount, input.amount)
-    if (posted !== hold.amount)
-      throw new Error(`funding hold ${hold.id} reserves ${hold.amount}, the transfer posts ${posted}`)
+    if (hold.amount !== input.amount)
+      throw new Error(`funding hold ${hold.id} reserves ${hold.amount}, the transfer sends ${input.amount}`)
     fundingAccountId = hold.accountId
   }
-  const postings = [
-    ...(input.onCompleted ?? []).map((p, seq) => ({ ...p, outcome: 'completed' as const, seq })),
-  ]
-  if (postings.length > 0 && !fundingAccountId) throw new Error('postings need a funding hold')
-  for (const p of postings)
-    if (typeof p.amount !== 'bigint' || p.amount <= 0n || !p.key)
-      throw new Error('a posting needs a key and a positive bigint amount')
   const id = newId()
   const now = clock.now()
   const inserted = await outgoingRepo.insert(tx, {
@@ -82,20 +73,6 @@ export async function enqueueTransfer(
     updatedAt: now,
   })
   if (!inserted) return { id: await outgoingRepo.idByKey(tx, input.key), replayed: true }
-  await outgoingRepo.insertPostings(
-    tx,
-    postings.map((p) => ({
-      transferId: id,
-      outcome: p.outcome,
-      seq: p.seq,
-      idempotencyKey: p.key,
-      accountKind: p.to.kind,
-      accountOwnerId: p.to.ownerId,
-      amount: p.amount.toString(),
-      kind: p.kind,
-      description: p.description ?? '',
-    })),
-  )
   await scheduleRun(s, tx, id, 0, now)
   s.deps.log.info(
     {

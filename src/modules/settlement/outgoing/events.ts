@@ -35,16 +35,17 @@ export interface TransferAttemptFailed extends TransferEvent {
   error: string
 }
 
-/** Mined with status success: the value and the gas are booked, and so are the postings. */
+/** Mined with status success: the value (the funding hold posted) and the gas are booked. */
 export interface TransferSettled extends TransferEvent {
   txHash: string
   gasUsed: string
   /** JSON text of the receipt: transactionHash, blockNumber, blockHash, from, to, status,
    * gasUsed, effectiveGasPrice, logs */
   responseData: string
-  /** the ledger transfer id of each posting booked with the settlement, by its key (a transfer
-   * funded by a hold books them with its value, in one posting of the hold) */
-  booked: Record<string, string>
+  /** only in reports written before callers reserved their extras with holds of their own: the
+   * ledger transfer id of each posting booked with the settlement, by its key (a withdrawal's fee,
+   * booked in the posting of its funding hold) */
+  booked?: Record<string, string>
   /** the ledger transfer that moved the value out of the funding (hold or account); absent from
    * reports written before holds funded transfers */
   valueTransferId?: string | null
@@ -52,8 +53,7 @@ export interface TransferSettled extends TransferEvent {
 
 /**
  * Failed for good (retries used up, a permanent refusal, or mined but reverted); this is also
- * the last failed attempt (`attempt`). Nothing left the funding: its hold was voided (or, for a
- * transfer funded by an account, the postings for a failure were booked).
+ * the last failed attempt (`attempt`). Nothing left the funding: its hold was voided.
  */
 export interface TransferFailed extends TransferEvent {
   attempt: number
@@ -65,7 +65,8 @@ export interface TransferFailed extends TransferEvent {
   txHash: string | null
   /** JSON text: { error: true, status, message, data: { code, reason, attempts, errors, txHash? } } */
   responseData: string
-  booked: Record<string, string>
+  /** only in reports written before callers reserved their extras with holds of their own */
+  booked?: Record<string, string>
 }
 
 declare module '../../../platform/jobs/queue.ts' {

@@ -3,7 +3,7 @@
 // (a retry of a failing transfer without waiting for its backoff), replace a pending transaction
 // now with higher fees (same nonce), and cancel a transfer that was never signed: it settles as
 // failed exactly like a transfer whose retries ran out, so the caller is refunded once, by the
-// postings and the report job of that settlement. Nothing that may still be mined is cancelled.
+// void of its funding hold and the report job of that settlement. Nothing that may still be mined is cancelled.
 import type { Tx } from '../../../db/index.ts'
 import { AppError, errors } from '../../../http/errors.ts'
 import { scheduleRun } from './enqueue.ts'
@@ -35,7 +35,9 @@ export class OutgoingOperations {
     return operatorRepo.list(this.s.deps.db, f)
   }
 
-  /** A transfer with its signed transactions, its postings and the events reported to its caller. */
+  /** A transfer with its signed transactions, the postings booked with it (history: transfers
+   * settled before callers reserved their extras with holds of their own) and the events reported
+   * to its caller. */
   async detail(id: string) {
     const { db } = this.s.deps
     const row = await this.s.load(db, id)
@@ -152,7 +154,7 @@ export class OutgoingOperations {
   /**
    * Cancels a transfer that was never signed: it settles as failed (`CANCELLED`, with the message
    * meant for the customer, if any) under its row
-   * lock, with its gas reservation and the caller's postings for a failure, and the caller
+   * lock, with its gas reservation and its funding hold voided, and the caller
    * learns it from the `transfer.failed` report job, once. A signed transfer may still be mined
    * and is refused.
    */

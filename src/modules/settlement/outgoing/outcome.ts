@@ -1,7 +1,7 @@
 // Failed attempts and the settlement of a transfer. A transfer settles exactly once, in one
-// database transaction under its row lock: its status, its gas, on success the value out of the
-// funding account to the chain's clearing account, the postings the caller asked for, and the job
-// that reports the outcome to the caller. A signed transaction that may still be mined is never
+// database transaction under its row lock: its status, its gas, its funding hold (posted to the
+// chain's clearing account on success, voided on failure), and the job that reports the outcome to
+// the caller. A signed transaction that may still be mined is never
 // reported failed: only a receipt, or its nonce taken by another transaction, ends it, so value is
 // never released while it can still leave.
 import type { Tx } from '../../../db/index.ts'
@@ -9,8 +9,8 @@ import { AppError } from '../../../http/errors.ts'
 import { ChainError, type TransferReceipt } from '../../../platform/chain/types.ts'
 import { scheduleRun } from './enqueue.ts'
 import { TRANSFER_ATTEMPT_FAILED, TRANSFER_FAILED, TRANSFER_SETTLED } from './events.ts'
+import { settleFunding } from './funding.ts'
 import { bookGas } from './gas.ts'
-import { bookOutcome } from './postings.ts'
 import { hashesOf, minedOf } from './receipts.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { eventOf, report } from './report.ts'
@@ -169,15 +169,14 @@ export async function settleWithReceipt(s: SenderContext, id: string, receipt: T
     await bookGas(s, tx, row, receipt.fee)
     await wakeLaterNonces(s, tx, row)
     if (receipt.status === 'success') {
-      // The value out of the funding (the hold posted, or the account debited) to the chain.
-      const { valueTransferId, booked } = await bookOutcome(s, tx, row, 'completed')
+      // The value out of the funding hold to the chain.
+      const { valueTransferId } = await settleFunding(s, tx, row, 'completed')
       await outgoingRepo.markCompleted(tx, id, text, now)
       await report(s, tx, TRANSFER_SETTLED, {
         ...eventOf(row),
         txHash,
         gasUsed: receipt.gasUsed.toString(),
         responseData: text,
-        booked,
         valueTransferId,
       })
       log.info(
@@ -215,8 +214,8 @@ export async function settleWithReceipt(s: SenderContext, id: string, receipt: T
   })
 }
 
-/** Settles a transfer as failed for good: its gas reservation back (when nothing was mined), the
- * postings for a failure booked, and the failure reported. `row` counts the last attempt. The
+/** Settles a transfer as failed for good: its gas reservation back (when nothing was mined), its
+ * funding hold voided, and the failure reported. `row` counts the last attempt. The
  * caller holds the transfer's row lock and has checked that nothing of it can still be mined. */
 export async function settleFailure(
   s: SenderContext,
@@ -243,8 +242,8 @@ export async function settleFailure(
       ...(f.reason === 'reverted' ? { txHash: row.txHash, receipt: JSON.parse(f.receipt!) } : {}),
     },
   }
-  // The hold voided (or the postings for a failure booked): nothing left the funding.
-  const { booked } = await bookOutcome(s, tx, row, 'failed')
+  // The funding hold voided: nothing left the funding.
+  await settleFunding(s, tx, row, 'failed')
   await outgoingRepo.markFailed(tx, row.id, json(error), f.receipt, s.deps.clock.now())
   const txHash = f.reason === 'reverted' ? row.txHash : null
   await report(s, tx, TRANSFER_FAILED, {
@@ -255,7 +254,6 @@ export async function settleFailure(
     reverted: f.reason === 'reverted',
     txHash,
     responseData: json(error),
-    booked,
   })
   s.deps.log.warn(
     {

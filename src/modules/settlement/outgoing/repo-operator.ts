@@ -1,6 +1,7 @@
 // SQL of the operator's view of outgoing transfers: lists by state, coin and purpose, and the
 // events reported for one transfer (tables `outgoing_transfers`, `outgoing_events`,
-// `outgoing_postings`, `outgoing_transactions`).
+// `outgoing_transactions`, and `outgoing_postings`: read-only history of what transfers settled
+// before callers reserved their extras with holds of their own booked with their outcome).
 import { sql } from 'kysely'
 import type { Executor } from '../../../db/index.ts'
 import { countedPage } from '../../../db/reads.ts'

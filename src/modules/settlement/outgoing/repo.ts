@@ -1,9 +1,7 @@
-// SQL of outgoing transfers, their postings and reported events, and the per-address nonces
-// (tables `outgoing_transfers`, `outgoing_transactions`, `outgoing_postings`, `outgoing_events`,
-// `outgoing_nonces`).
+// SQL of outgoing transfers, their reported events, and the per-address nonces (tables
+// `outgoing_transfers`, `outgoing_transactions`, `outgoing_events`, `outgoing_nonces`).
 import { type Insertable, sql } from 'kysely'
 import type { Executor, Tx } from '../../../db/index.ts'
-import type { OutgoingPostingsTable } from '../../../db/tables/outgoing.ts'
 import type { FeeWait, OutgoingTransfersTable } from '../../../db/tables/withdrawals.ts'
 
 export type OutgoingRow = NonNullable<Awaited<ReturnType<typeof outgoingRepo.load>>>
@@ -252,34 +250,6 @@ export const outgoingRepo = {
       .updateTable('outgoingTransfers')
       .set({ status: 'failed', error, receipt, settledAt: at, updatedAt: at, waitingForFee: null })
       .where('id', '=', id)
-      .execute()
-  },
-
-  async insertPostings(tx: Tx, rows: Insertable<OutgoingPostingsTable>[]) {
-    if (rows.length > 0) await tx.insertInto('outgoingPostings').values(rows).execute()
-  },
-
-  postings(ex: Executor, transferId: string, outcome: 'completed' | 'failed') {
-    return ex
-      .selectFrom('outgoingPostings')
-      .selectAll()
-      .where('transferId', '=', transferId)
-      .where('outcome', '=', outcome)
-      .orderBy('seq')
-      .execute()
-  },
-
-  async setPostingBooked(
-    tx: Tx,
-    p: { transferId: string; outcome: string; seq: number },
-    ledgerTransferId: string,
-  ) {
-    await tx
-      .updateTable('outgoingPostings')
-      .set({ ledgerTransferId })
-      .where('transferId', '=', p.transferId)
-      .where('outcome', '=', p.outcome as 'completed' | 'failed')
-      .where('seq', '=', p.seq)
       .execute()
   },
 

@@ -6,7 +6,7 @@ import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
 import type { ChainAdapter, ChainSigner, FeeEstimate } from '../../../platform/chain/types.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
-import type { Ledger, OpenAccountKind } from '../../ledger/types.ts'
+import type { Ledger } from '../../ledger/types.ts'
 import type { KeyStore } from '../keys.ts'
 import type { Halts } from '../reconcile/halts.ts'
 import type { DepositWatcher } from '../watcher/job.ts'
@@ -52,11 +52,11 @@ export interface EnqueueTransfer {
   /** base units, > 0 */
   amount: bigint
   /**
-   * A pending ledger hold (same coin, no timeout) that reserves exactly the value and what
-   * `onCompleted` posts: on success settlement posts this hold (the value to the chain's clearing
-   * account and the postings); on failure it voids it. Its account is the funding account.
-   * Required for custodial senders (every reservation is a hold); refused for the platform
-   * signers (off-ledger wallets).
+   * A pending ledger hold (same coin, no timeout) that reserves exactly `amount`: on success
+   * settlement posts this hold to the chain's clearing account; on failure it voids it. Its
+   * account is the funding account. Required for custodial senders (every reservation is a hold);
+   * refused for the platform signers (off-ledger wallets). Anything else a caller reserves (a
+   * withdrawal's fee) is a hold of the caller's own, which its outcome handlers post or void.
    */
   fundingHoldId?: string
   /** where the deposit watcher credits what arrives when `to` is a custodial address (default:
@@ -64,25 +64,6 @@ export interface EnqueueTransfer {
   creditAccountId?: string
   /** free data kept with the transfer and handed back to the handlers */
   meta?: Record<string, unknown>
-  /** postings out of the funding hold booked with the settlement
-   * when the transfer completes (besides the value itself, which goes to the chain) */
-  onCompleted?: Posting[]
-}
-
-/**
- * A ledger posting out of a transfer's funding account that settlement books in the transaction
- * that settles the transfer, so that the hold and the chain never disagree in between.
- */
-export interface Posting {
-  /** the ledger idempotency key */
-  key: string
-  /** the credited account, by kind and owner, in the transfer's coin (created when missing) */
-  to: { kind: OpenAccountKind; ownerId: string }
-  /** base units, > 0 */
-  amount: bigint
-  /** the ledger transfer's kind */
-  kind: string
-  description?: string
 }
 
 /** The payload of the `outgoing.send` job. */

@@ -24,6 +24,7 @@ export type InvariantCheck =
   | 'negative_balance'
   // reservations (reservations.ts)
   | 'transfer_not_held'
+  | 'withdrawal_fee_hold'
   | 'hold_without_owner'
 
 export interface InvariantViolation {

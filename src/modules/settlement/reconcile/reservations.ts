@@ -1,9 +1,11 @@
 // The reservation invariants, checked by the reconciliation job beside the ledger's own: every
 // open outgoing transfer from a custodial address is reserved by exactly one pending ledger hold
-// of its amount (and what its success posts besides, a withdrawal's fee), and every pending hold
-// has an open owner (an open transfer whose funding or gas it reserves, or an open reorganisation
-// finding). A hold without an owner is value nobody can spend and nothing will release; a
-// transfer without its hold could send value the ledger lets someone else spend.
+// of its amount; every withdrawal's fee hold is pending while the withdrawal (or its transfer) is
+// open, posted in full once it completed and voided once it failed; and every pending hold has an
+// owner (an open transfer whose funding or gas it reserves, a withdrawal whose fee it reserves, or
+// an open reorganisation finding). A hold without an owner is value nobody can spend and nothing
+// will release; a transfer without its hold could send value the ledger lets someone else spend;
+// a fee hold out of step with its withdrawal charged a fee for nothing sent, or none for a send.
 import type { Executor } from '../../../db/index.ts'
 import type { InvariantViolation } from './checks.ts'
 import { reservationRepo } from './repo-reservations.ts'
@@ -18,11 +20,26 @@ export async function reservationInvariants(ex: Executor): Promise<InvariantViol
       detail: {
         purpose: t.purpose,
         amount: t.amount,
-        reserves: t.reserves,
         holdId: t.holdId ?? '',
         holdStatus: t.holdStatus ?? '',
         holdCoin: t.holdCoin ?? '',
         holdAmount: t.holdAmount ?? '',
+      },
+    })
+  for (const w of await reservationRepo.withdrawalFeesNotHeld(ex))
+    out.push({
+      check: 'withdrawal_fee_hold',
+      coin: w.coin,
+      id: w.id,
+      detail: {
+        status: w.status,
+        fee: w.fee,
+        transferStatus: w.transferStatus ?? '',
+        holdId: w.holdId ?? '',
+        holdStatus: w.holdStatus ?? '',
+        holdCoin: w.holdCoin ?? '',
+        holdAmount: w.holdAmount ?? '',
+        postedAmount: w.postedAmount ?? '',
       },
     })
   for (const h of await reservationRepo.holdsWithoutOwner(ex))
