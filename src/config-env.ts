@@ -299,3 +299,10 @@ export function googleSignIn(
     issuerUrl,
   }
 }
+
+/** Every problem of a configuration, reported at once. */
+export class ConfigError extends Error {
+  constructor(public readonly problems: string[]) {
+    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`)
+  }
+}

@@ -1,26 +1,22 @@
 // The only reader of process.env: every variable is parsed and validated once (the readers of
-// single variables are in config-env.ts), all problems are reported together, and the result is a
-// frozen object passed to whoever needs it.
-import { hkdfSync } from 'node:crypto'
+// single variables are in config-env.ts; the chain's part in config-chain.ts, the keys in
+// config-keys.ts), all problems are reported together, and the result is a frozen object passed
+// to whoever needs it.
 import { resolve } from 'node:path'
+import { type ChainConfig, chainConfig } from './config-chain.ts'
 import {
-  confirmations,
+  ConfigError,
   corsOrigins,
   duration,
   type Env,
   envReader,
-  evmRpcUrls,
   feeSweepAddresses,
   type GoogleSignInConfig,
   googleSignIn,
   jwtSecretPrevious,
 } from './config-env.ts'
-import {
-  embeddedSecrets,
-  fillPurposeSecrets,
-  type PurposeSecrets,
-  readPurposeSecrets,
-} from './config-secrets.ts'
+import { fillKeys, parseKeys, readKeys } from './config-keys.ts'
+import { type PurposeSecrets, readPurposeSecrets } from './config-secrets.ts'
 import { type VerificationConfig, verificationConfig } from './config-verification.ts'
 import { type WebAuthnConfig, webauthnConfig } from './config-webauthn.ts'
 import { LIVE_SOCKETS_PER_USER, type WriteLimits, writeLimits } from './http/write-limits.ts'
@@ -39,7 +35,10 @@ export interface RateLimitConfig {
   liveSocketsPerUser: number
 }
 
-export interface Config {
+export { type DevchainConfig, loadDevchainConfig } from './config-chain.ts'
+export { ConfigError } from './config-env.ts'
+
+export interface Config extends ChainConfig {
   production: boolean
   port: number
   host: string
@@ -61,27 +60,6 @@ export interface Config {
   previousKeyEncryptionKeys: Record<string, Buffer>
   smtpUrl: string | undefined
   mailFrom: string
-  /** the JSON-RPC endpoints, comma-separated (EVM_RPC_URLS or EVM_RPC_URL); unset: the devnet */
-  evmRpcUrl: string | undefined
-  /** the same endpoints as a list (empty: the devnet) */
-  evmRpcUrls: string[]
-  /** each JSON-RPC request's time limit in ms (EVM_RPC_TIMEOUT_MS, default 10 s); a hung provider
-   * answers no later, and the request is retried or another provider asked */
-  evmRpcTimeoutMs: number
-  coinsFile: string | undefined
-  devchainPort: number | undefined
-  /** platform treasury key (0x + 64 hex); required with EVM_RPC_URL, a dev account on the devnet */
-  treasuryPrivateKey: `0x${string}` | undefined
-  /** key of the wallet that pays gas top-ups; required with EVM_RPC_URL */
-  gasWalletPrivateKey: `0x${string}` | undefined
-  /** HTTP price feed answering `{ "<coin reference>": <usd number> }`; static rates when unset */
-  rateFeedUrl: string | undefined
-  /** how long a fetched price list is reused */
-  rateFeedTtlMs: number
-  /** a price list older than this (feed unreachable) is refused rather than used */
-  rateFeedMaxAgeMs: number
-  /** blocks before a deposit counts (itself included), or the chain's `finalized` block */
-  confirmations: number | 'finalized'
   s3:
     | {
         endpoint: string | undefined
@@ -145,12 +123,6 @@ export interface Config {
   verification: VerificationConfig
 }
 
-export class ConfigError extends Error {
-  constructor(public readonly problems: string[]) {
-    super(`invalid configuration:\n  - ${problems.join('\n  - ')}`)
-  }
-}
-
 /** Reads and validates the environment. `overrides` lets tests and tools replace single values. */
 export function loadConfig(env: Env = process.env, overrides: Partial<Config> = {}): Config {
   const problems: string[] = []
@@ -163,20 +135,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   const publicUrl = (url('PUBLIC_URL', ['http:', 'https:']) ?? `http://${host}:${port}`).replace(/\/+$/, '')
   const databaseUrl = url('DATABASE_URL', ['postgres:', 'postgresql:'])
 
-  let jwtSecret = str('JWT_SECRET')
-  let kekRaw = str('KEY_ENCRYPTION_KEY')
-  // Secrets are generated into DATA_DIR only for the embedded database: a PostgreSQL database may
-  // be shared by several processes (and outlives this machine's disk), so they must all be given
-  // the same secrets.
-  const secretsRule = production
-    ? 'when NODE_ENV=production'
-    : str('DATABASE_URL') !== undefined
-      ? 'when DATABASE_URL is set'
-      : undefined
-  if (secretsRule) {
-    if (!jwtSecret) problems.push(`JWT_SECRET is required ${secretsRule}`)
-    if (!kekRaw) problems.push(`KEY_ENCRYPTION_KEY is required ${secretsRule}`)
-  }
+  const keys = readKeys(str, production, problems)
+  const { jwtSecret } = keys
   // Production runs on real parts only: the embedded database, dev chain, mail outbox and files
   // under DATA_DIR are refused, and every missing variable is named.
   if (production) {
@@ -189,8 +149,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
       'GAS_WALLET_PRIVATE_KEY',
     ])
       if (str(name) === undefined) problems.push(`${name} is required when NODE_ENV=production`)
-    if (str('EVM_RPC_URL') === undefined && str('EVM_RPC_URLS') === undefined)
-      problems.push('EVM_RPC_URL is required when NODE_ENV=production')
     if (str('S3_BUCKET') === undefined && str('FILES_DIR') === undefined)
       problems.push(
         'S3_BUCKET (with the other S3_* variables) or FILES_DIR is required when NODE_ENV=production',
@@ -200,27 +158,8 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     // /metrics carries custody and transaction figures: never open on a production port.
     if (str('METRICS_TOKEN') === undefined)
       problems.push('METRICS_TOKEN is required when NODE_ENV=production: /metrics is never open there')
-    if (str('DEVCHAIN_PORT') !== undefined)
-      problems.push('DEVCHAIN_PORT is refused when NODE_ENV=production: the dev chain never runs there')
   }
-  if (jwtSecret !== undefined && jwtSecret.length < 32)
-    problems.push('JWT_SECRET must be at least 32 characters')
-  let keyEncryptionKey = Buffer.alloc(32)
-  if (kekRaw !== undefined) {
-    const buf = /^[0-9a-fA-F]{64}$/.test(kekRaw) ? Buffer.from(kekRaw, 'hex') : Buffer.from(kekRaw, 'base64')
-    if (buf.length !== 32)
-      problems.push('KEY_ENCRYPTION_KEY must be 32 bytes, as 64 hex characters or base64')
-    else keyEncryptionKey = buf
-  }
-
-  // KEY_ENCRYPTION_KEYS_PREVIOUS="k0:<64 hex>,k-1:<64 hex>" keeps rotated-out keys readable.
-  const previousKeyEncryptionKeys: Record<string, Buffer> = {}
-  for (const entry of (str('KEY_ENCRYPTION_KEYS_PREVIOUS') ?? '').split(',').filter(Boolean)) {
-    const [id, hex] = entry.split(':')
-    if (!id || !hex || !/^[0-9a-fA-F]{64}$/.test(hex))
-      problems.push('KEY_ENCRYPTION_KEYS_PREVIOUS must be id:<64 hex>,...')
-    else previousKeyEncryptionKeys[id] = Buffer.from(hex, 'hex')
-  }
+  parseKeys(keys, str, problems)
 
   const s3Bucket = str('S3_BUCKET')
   const s3 = s3Bucket
@@ -237,8 +176,7 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     problems.push('S3_BUCKET is required when S3 is configured')
 
   const purposeSecrets = readPurposeSecrets(env, jwtSecret, problems)
-  const devchainPortRaw = str('DEVCHAIN_PORT')
-  const rpcUrls = evmRpcUrls(env, problems)
+  const chain = chainConfig(env, { str, int, num, bool, url, privateKey }, production, problems)
   const cfg: Config = {
     production,
     port,
@@ -250,22 +188,12 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
     jwtSecret: jwtSecret ?? '',
     jwtSecretPrevious: jwtSecretPrevious(env, jwtSecret, problems),
     secrets: purposeSecrets,
-    keyEncryptionKey,
+    keyEncryptionKey: keys.keyEncryptionKey,
     keyEncryptionKeyId: str('KEY_ENCRYPTION_KEY_ID') ?? 'k1',
-    previousKeyEncryptionKeys,
+    previousKeyEncryptionKeys: keys.previousKeyEncryptionKeys,
     smtpUrl: url('SMTP_URL', ['smtp:', 'smtps:']),
     mailFrom: str('MAIL_FROM') ?? 'WorkPay <no-reply@workpay.local>',
-    evmRpcUrl: rpcUrls.length > 0 ? rpcUrls.join(',') : undefined,
-    evmRpcUrls: rpcUrls,
-    evmRpcTimeoutMs: int('EVM_RPC_TIMEOUT_MS', 10_000, 100, 120_000),
-    coinsFile: str('COINS_FILE'),
-    devchainPort: devchainPortRaw === undefined ? undefined : int('DEVCHAIN_PORT', 8545, 1, 65535),
-    treasuryPrivateKey: privateKey('TREASURY_PRIVATE_KEY'),
-    gasWalletPrivateKey: privateKey('GAS_WALLET_PRIVATE_KEY'),
-    rateFeedUrl: url('RATE_FEED_URL', ['http:', 'https:']),
-    rateFeedTtlMs: int('RATE_FEED_TTL_MS', 60_000, 0, 24 * 3600 * 1000),
-    rateFeedMaxAgeMs: int('RATE_FEED_MAX_AGE_MS', 15 * 60_000, 1000, 7 * 24 * 3600 * 1000),
-    confirmations: confirmations(str('CONFIRMATIONS'), problems),
+    ...chain,
     s3,
     filesDir: str('FILES_DIR') === undefined ? undefined : resolve(str('FILES_DIR')!),
     uploadMaxBytes: int('UPLOAD_MAX_BYTES', 10 * 1024 * 1024, 1, 5 * 1024 * 1024 * 1024),
@@ -326,32 +254,9 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
   if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(cfg.logLevel)) {
     problems.push('LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent')
   }
-  if (!production && cfg.evmRpcUrl && (!cfg.coinsFile || !cfg.treasuryPrivateKey || !cfg.gasWalletPrivateKey))
-    problems.push('EVM_RPC_URL needs COINS_FILE, TREASURY_PRIVATE_KEY and GAS_WALLET_PRIVATE_KEY')
   if (problems.length > 0) throw new ConfigError(problems)
 
-  // Embedded database: secrets that were not given are generated once and kept in DATA_DIR so
-  // that tokens and encrypted keys stay valid across restarts.
-  // Outside production, a database shared by several processes (DATABASE_URL) without an attestation
-  // key gets one derived from the key-encryption key, the same in every process.
-  if (secretsRule && !str('RESERVES_ATTESTATION_KEY'))
-    cfg.reservesAttestationKey = `0x${Buffer.from(
-      hkdfSync('sha256', cfg.keyEncryptionKey, '', 'workpay-reserves-attestation', 32),
-    ).toString('hex')}`
-  if (secretsRule)
-    cfg.secrets = fillPurposeSecrets(purposeSecrets, { keyEncryptionKey: cfg.keyEncryptionKey })
-  const purposeMissing = !purposeSecrets.codes.secret || !purposeSecrets.urlSigning.secret
-  if (!secretsRule && (!jwtSecret || !kekRaw || !str('RESERVES_ATTESTATION_KEY') || purposeMissing)) {
-    const generated = embeddedSecrets(dataDir)
-    cfg.secrets = fillPurposeSecrets(purposeSecrets, { generated })
-    if (!str('RESERVES_ATTESTATION_KEY')) cfg.reservesAttestationKey = generated.reservesAttestationKey
-    jwtSecret ??= generated.jwtSecret
-    if (!kekRaw) {
-      kekRaw = generated.keyEncryptionKey
-      cfg.keyEncryptionKey = Buffer.from(kekRaw, 'hex')
-    }
-    cfg.jwtSecret = jwtSecret
-  }
+  fillKeys(cfg, keys, { str, purposeSecrets, dataDir })
   return Object.freeze({ ...cfg, ...overrides })
 }
 
@@ -361,37 +266,6 @@ export function loadConfig(env: Env = process.env, overrides: Partial<Config> = 
  */
 export function notInProduction(what: string): never {
   throw new Error(`${what} never runs when NODE_ENV=production`)
-}
-
-/** The standalone dev chain node (`dist/devchain.js`), for container set-ups without a real chain. */
-export interface DevchainConfig {
-  /** address the JSON-RPC endpoint is served on (all interfaces in a container) */
-  host: string
-  port: number
-  /** where the coins file for EVM_RPC_URL clients is written (token addresses as deployed) */
-  coinsOut: string | undefined
-  /** public JSON-RPC URL written into that coins file for wallet apps */
-  publicUrl: string | undefined
-  /** file journal of the chain's state changes, replayed at start; in memory only when unset */
-  journalFile: string | undefined
-}
-
-export function loadDevchainConfig(env: Env = process.env): DevchainConfig {
-  const get = (name: string) => (env[name]?.trim() ? env[name]!.trim() : undefined)
-  const port = Number(get('DEVCHAIN_PORT') ?? 8545)
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError([
-      `DEVCHAIN_PORT must be an integer between 0 and 65535 (got "${get('DEVCHAIN_PORT')}")`,
-    ])
-  if (get('NODE_ENV') === 'production')
-    throw new ConfigError(['the dev chain never runs when NODE_ENV=production'])
-  return {
-    host: get('DEVCHAIN_HOST') ?? '127.0.0.1',
-    port,
-    coinsOut: get('DEVCHAIN_COINS_OUT'),
-    publicUrl: get('DEVCHAIN_PUBLIC_URL'),
-    journalFile: get('DEVCHAIN_JOURNAL'),
-  }
 }
 
 /** JWT_SECRET with the secret it replaced, as token, code and URL signers take it. */
