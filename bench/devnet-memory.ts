@@ -5,7 +5,9 @@
 // transaction, as automine makes them), printing the resident memory and the JavaScript heap every
 // tenth of the way; then closes it and opens it again on the same journal, timing the replay and
 // printing the memory after it. Run it with `npm start`'s Node options to compare with the service
-// (`--v8-pool-size=1 --max-semi-space-size=4`).
+// (`--v8-pool-size=1 --max-semi-space-size=4`). `--compact-every N`: the journal kept in memory
+// and compacted every N blocks up to a reader 12 blocks behind the head, the live EVM rebuilt from
+// it and swapped in after each compaction, as the service does (the swaps are counted and timed).
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -13,8 +15,9 @@ import { parseArgs } from 'node:util'
 import { type Address, getAddress, type Hex, toHex } from 'viem'
 import { builtinCoinsConfig, DEVNET_CHAIN_ID } from '../src/platform/chain/coins-config.ts'
 import { openDevnet } from '../src/platform/chain/devnet.ts'
+import type { DevnetCompaction } from '../src/platform/chain/devnet-compactor.ts'
 import { fileJournal } from '../src/platform/chain/journal.ts'
-import type { ChainAdapter } from '../src/platform/chain/types.ts'
+import type { ChainAdapter, DevnetJournal, DevnetJournalEntry } from '../src/platform/chain/types.ts'
 
 const { values: args } = parseArgs({
   options: {
@@ -27,6 +30,7 @@ const { values: args } = parseArgs({
     keep: { type: 'boolean', default: false },
     // empty blocks only (evm_mine), no transactions: the cost of a block by itself
     empty: { type: 'boolean', default: false },
+    'compact-every': { type: 'string' },
   },
 })
 const transfers = Number(args.transfers)
@@ -34,6 +38,32 @@ const perBlock = Number(args['per-block'])
 const concurrency = Number(args.concurrency)
 const dir = mkdtempSync(join(tmpdir(), 'wp-devnet-mem-'))
 const journalFile = args.journal ?? join(dir, 'journal.jsonl')
+const compactEvery = args['compact-every'] === undefined ? undefined : Number(args['compact-every'])
+
+// with --compact-every: the journal in memory, and a reader that stays 12 blocks behind the head
+let memoryEntries: DevnetJournalEntry[] = []
+let reading: ChainAdapter | undefined
+const swaps: { ms: number; head: number }[] = []
+const memoryJournal: DevnetJournal = {
+  load: async () => structuredClone(memoryEntries),
+  append: async (e) => {
+    memoryEntries.push(e)
+  },
+}
+const compaction: DevnetCompaction | undefined =
+  compactEvery === undefined
+    ? undefined
+    : {
+        readers: async () => ({
+          cursor: reading ? (await reading.blockNumber()) - 12n : null,
+          openTxHashes: [],
+        }),
+        recordedBlocks: async () => [],
+        commit: async (_chainId, entries) => {
+          memoryEntries = structuredClone(entries)
+        },
+        everyBlocks: compactEvery,
+      }
 
 const gc = (globalThis as { gc?: () => void }).gc
 const mb = (n: number) => Math.round((n / 1048576) * 10) / 10
@@ -49,9 +79,14 @@ async function open(): Promise<{ chain: ChainAdapter; ms: number }> {
   const chain = await openDevnet({
     chain: { ...settings.chain, rpcChainId: String(DEVNET_CHAIN_ID) },
     coins: settings.coins,
-    journal: fileJournal(journalFile),
+    journal: compaction ? memoryJournal : fileJournal(journalFile),
+    ...(compaction ? { compaction } : {}),
     onWarning: (m) => console.warn(m),
+    onInfo: (message, details) => {
+      if (/swapped in/.test(message)) swaps.push({ ms: Number(details.ms), head: Number(details.head) })
+    },
   })
+  reading = chain
   return { chain, ms: Math.round(performance.now() - t0) }
 }
 
@@ -104,6 +139,7 @@ for (let i = 1; i <= transfers; i++) {
         blocks: block - startBlock,
         perSec: Math.round((i / (performance.now() - t0)) * 1000),
         ...m,
+        ...(compaction ? { swaps: swaps.length, lastSwapMs: swaps.at(-1)?.ms } : {}),
         rssPer1000BlocksMB:
           block > startBlock ? mb(((m.rssMB - startMem.rssMB) * 1048576 * 1000) / (block - startBlock)) : 0,
       }),
@@ -124,7 +160,9 @@ console.log(
     ms: second.ms,
     block: await blockNumber(second.chain),
     expectedBlock: endBlock,
-    journalKB: Math.round(statSync(journalFile).size / 1024),
+    ...(compaction
+      ? { journalEntries: memoryEntries.length }
+      : { journalKB: Math.round(statSync(journalFile).size / 1024) }),
     ...replayed,
   }),
 )

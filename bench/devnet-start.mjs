@@ -4,7 +4,9 @@
 // memory then, and `--restarts` starts again on that directory: the time to the first 200 from
 // GET /health, the `started` line's steps, and the resident memory 2 s after (as
 // scripts/measure-start.mjs measures a start). The journal of those transfers is in the database,
-// and every start replays it.
+// and every start replays it. `--sample N`: the service's resident memory every N transfers
+// while they are sent, with the swaps of its live EVM so far (the `devnet EVM rebuilt` log lines)
+// and the load average.
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -19,6 +21,7 @@ const { values: args } = parseArgs({
     transfers: { type: 'string', default: '10000' },
     concurrency: { type: 'string', default: '1' },
     restarts: { type: 'string', default: '2' },
+    sample: { type: 'string', default: '0' },
   },
 })
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
@@ -93,6 +96,18 @@ async function start(dataDir, devchainPort) {
     healthMs: Math.round(healthMs),
     steps: started ? JSON.parse(started).startupMs : undefined,
     rss: () => rssMB(child.pid),
+    /** the live EVM swaps the service logged so far */
+    swaps: () =>
+      output
+        .split('\n')
+        .filter((l) => l.includes('devnet EVM rebuilt'))
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l)]
+          } catch {
+            return [] // a line still being written
+          }
+        }),
     async stop() {
       child.kill('SIGTERM')
       const code = await gone
@@ -126,11 +141,27 @@ try {
   const block0 = Number(await rpc(url, 'eth_blockNumber', []))
   const t0 = performance.now()
   let sent = 0
+  let done = 0
+  const sample = Number(args.sample)
   const worker = async (w) => {
     while (sent < transfers) {
       const i = sent++
       const to = `0x${(BigInt(i) * 7919n + 0x100000n).toString(16).padStart(40, '0')}`
       await rpc(url, 'eth_sendTransaction', [{ from: accounts[(w + i) % accounts.length], to, value: '0x1' }])
+      if (sample > 0 && ++done % sample === 0) {
+        const swaps = first.swaps()
+        console.log(
+          JSON.stringify({
+            step: 'sampled',
+            transfers: done,
+            block: Number(await rpc(url, 'eth_blockNumber', [])),
+            rssMB: first.rss(),
+            swaps: swaps.length,
+            lastSwapMs: swaps.at(-1)?.ms,
+            load: load(),
+          }),
+        )
+      }
     }
   }
   await Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)))
@@ -145,6 +176,7 @@ try {
       seconds: Math.round(performance.now() - t0) / 1000,
       rssBeforeMB: rssBefore,
       rssAfterMB: first.rss(),
+      swaps: first.swaps().length,
       load: load(),
     }),
   )
