@@ -9,7 +9,7 @@ import type { Database } from './db/index.ts'
 import { listenReadCaches } from './db/read-cache.ts'
 import { assertHandled } from './handlers-check.ts'
 import { buildAccount } from './modules/account/module.ts'
-import { buildAdmin } from './modules/admin/module.ts'
+import { buildAdmin, passkeySetupGate } from './modules/admin/module.ts'
 import { buildGoogle } from './modules/auth/google-module.ts'
 import { buildAuth, buildAuthBase } from './modules/auth/module.ts'
 import { startSessionCache } from './modules/auth/session-cache.ts'
@@ -133,6 +133,7 @@ export async function buildServices(deps: RootDeps) {
       referrals,
       caches: database.caches,
       events,
+      setupGate: passkeySetupGate({ db, clock }),
     })
     const { accounts, accountSecurity } = account
     const verifySensitiveCode: typeof accountSecurity.verifySensitiveCode = (userId, code, then) =>

@@ -126,6 +126,7 @@ export const ERROR_STATUS = {
   PASSKEY_CHALLENGE_INVALID: 400,
   PASSKEY_INVALID: 400,
   PASSKEY_NOT_REGISTERED: 422,
+  PASSKEY_UNLOCK_REQUIRED: 403,
   NO_SECOND_FACTOR: 409,
   ONBOARDING_ALREADY_COMPLETED: 409,
   REFERRAL_CODE_USED_UP: 422,
@@ -715,6 +716,12 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
   PASSKEY_NOT_REGISTERED: {
     description: 'The operator has no passkey: the admin pages are unlocked with the authenticator app.',
     action: 'Unlock with the authenticator code, then add a passkey (POST /v1/admin/passkeys/options).',
+  },
+  PASSKEY_UNLOCK_REQUIRED: {
+    description:
+      'The account has a passkey and this session is not unlocked with it: two-factor set-up (#41, #42) on such an account needs the passkey first, so that an access token alone cannot add a factor.',
+    action:
+      'Unlock the session with the passkey (POST /v1/admin/session/passkey/options, then POST /v1/admin/session/passkey), then set up two-factor within the unlocked window.',
   },
   NO_SECOND_FACTOR: {
     description:

@@ -4062,6 +4062,7 @@ export interface components {
           | 'PASSKEY_CHALLENGE_INVALID'
           | 'PASSKEY_INVALID'
           | 'PASSKEY_NOT_REGISTERED'
+          | 'PASSKEY_UNLOCK_REQUIRED'
           | 'NO_SECOND_FACTOR'
           | 'ONBOARDING_ALREADY_COMPLETED'
           | 'REFERRAL_CODE_USED_UP'
@@ -4231,6 +4232,7 @@ export interface components {
           | 'PASSKEY_CHALLENGE_INVALID'
           | 'PASSKEY_INVALID'
           | 'PASSKEY_NOT_REGISTERED'
+          | 'PASSKEY_UNLOCK_REQUIRED'
           | 'NO_SECOND_FACTOR'
           | 'ONBOARDING_ALREADY_COMPLETED'
           | 'REFERRAL_CODE_USED_UP'
@@ -14701,6 +14703,26 @@ export interface operations {
             })
         }
       }
+      /** @description `PASSKEY_UNLOCK_REQUIRED`: the account unlocks the console with a passkey and this session is not unlocked with it. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PASSKEY_UNLOCK_REQUIRED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
       /** @description `CONFLICT`: two-factor is already on. */
       409: {
         headers: {
@@ -14901,6 +14923,26 @@ export interface operations {
               data: {
                 /** @enum {string} */
                 code: 'UNAUTHENTICATED'
+              } & {
+                [key: string]: unknown
+              }
+            } & {
+              [key: string]: unknown
+            })
+        }
+      }
+      /** @description `PASSKEY_UNLOCK_REQUIRED`: the account unlocks the console with a passkey and this session is not unlocked with it. */
+      403: {
+        headers: {
+          'x-request-id': components['headers']['RequestId']
+          [name: string]: unknown
+        }
+        content: {
+          'application/json': components['schemas']['ErrorEnvelope'] &
+            ({
+              data: {
+                /** @enum {string} */
+                code: 'PASSKEY_UNLOCK_REQUIRED'
               } & {
                 [key: string]: unknown
               }

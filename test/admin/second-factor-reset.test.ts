@@ -8,6 +8,7 @@ import { createUser, type TestUser } from '../helpers/factories.ts'
 import {
   adminEnv,
   auditRows,
+  codesOf,
   createAdmin,
   elevateSession,
   expectError,
@@ -137,6 +138,48 @@ describe('POST /v1/admin/users/:id/second-factor/reset', () => {
       }),
     )
     expect(unlocked).toMatchObject({ elevated: true, method: 'passkey', role: 'finance' })
+  })
+
+  it('with a passkey kept, setting up two-factor again needs the session unlocked with the passkey', async () => {
+    const target = await operator('support')
+    const options = expectOk(await post('/v1/admin/passkeys/options', target.token))
+    const made = device.create(options)
+    expectOk(await post('/v1/admin/passkeys', target.token, { name: 'Key', credential: made.json }))
+    expectOk(await reset(target.id, admin.token, { factors: ['totp'] }))
+    const token = expectOk(
+      await t.req({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email: target.email, password: target.password },
+      }),
+    ).token as string
+    // the access token alone adds no factor: neither a new set-up nor the confirmation of one
+    const setUp = () => post('/v1/account/initiate/2fa', token, { type: 'google_auth' })
+    expectError(await setUp(), 403, 'PASSKEY_UNLOCK_REQUIRED')
+    expectError(
+      await post('/v1/account/initiate/2fa', token, { type: 'email' }),
+      403,
+      'PASSKEY_UNLOCK_REQUIRED',
+    )
+    expectError(
+      await post('/v1/account/activate/2fa', token, { code: '123456' }),
+      403,
+      'PASSKEY_UNLOCK_REQUIRED',
+    )
+    const challenge = expectOk(await post('/v1/admin/session/passkey/options', token)).challenge
+    expectOk(
+      await post('/v1/admin/session/passkey', token, { credential: device.get(made.credential, challenge) }),
+    )
+    const init = await setUp()
+    expect(init.statusCode, init.body).toBe(202)
+    const code = codesOf(t, init.json().data.secret)
+    expectOk(await post('/v1/account/activate/2fa', token, { code: code() }))
+    const s = expectOk(await t.req({ method: 'GET', url: '/v1/admin/session', token }))
+    expect(s).toMatchObject({ secondFactor: 'totp', passkeys: 1 })
+    // an account without a passkey sets up two-factor with its token, as before
+    const plain = await createUser(t)
+    const res = await post('/v1/account/initiate/2fa', plain.token, { type: 'google_auth' })
+    expect(res.statusCode, res.body).toBe(202)
   })
 
   it('only an admin, never for oneself; an unknown account is 404; bad bodies are 400', async () => {

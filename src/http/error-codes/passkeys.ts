@@ -17,6 +17,11 @@ export const PASSKEY_CODES = {
     'The operator has no passkey: the admin pages are unlocked with the authenticator app.',
     'Unlock with the authenticator code, then add a passkey (POST /v1/admin/passkeys/options).',
   ),
+  PASSKEY_UNLOCK_REQUIRED: code(
+    403,
+    'The account has a passkey and this session is not unlocked with it: two-factor set-up (#41, #42) on such an account needs the passkey first, so that an access token alone cannot add a factor.',
+    'Unlock the session with the passkey (POST /v1/admin/session/passkey/options, then POST /v1/admin/session/passkey), then set up two-factor within the unlocked window.',
+  ),
   NO_SECOND_FACTOR: code(
     409,
     'The account has none of the second factors asked to be cleared (no authenticator app, no passkey).',

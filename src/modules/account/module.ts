@@ -9,7 +9,7 @@ import type { FlowService, SessionIssuer, TokenService } from '../auth/types.ts'
 import type { EventService } from '../events/types.ts'
 import { AccountModeration } from './moderation.ts'
 import { accountRoutes } from './routes.ts'
-import { AccountSecurityService } from './security.ts'
+import { AccountSecurityService, type TwoFaSetupGate } from './security.ts'
 import {
   AccountService,
   type FileLookup,
@@ -35,6 +35,8 @@ export interface AccountDeps {
   caches?: ReadCaches
   /** domain events (`account.deleted`) */
   events: Pick<EventService, 'emit'>
+  /** checked before a two-factor set-up (the admin module's passkey gate) */
+  setupGate?: TwoFaSetupGate
 }
 
 /** People search text, for modules that index people. */
@@ -84,6 +86,7 @@ export function buildAccount(d: AccountDeps) {
     issueSession: d.sessions.issue,
     sessions: d.sessions,
     events: d.events,
+    ...(d.setupGate ? { setupGate: d.setupGate } : {}),
   })
   return { accounts, accountSecurity }
 }

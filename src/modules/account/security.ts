@@ -2,6 +2,7 @@
 // that confirm sensitive actions (used by other modules through `verifySensitiveCode`).
 import type { Config } from '../../config.ts'
 import type { Db, Tx } from '../../db/index.ts'
+import type { AuthContext } from '../../http/auth.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { hashPassword, isStrongPassword } from '../../platform/crypto/passwords.ts'
@@ -26,6 +27,14 @@ export type TwoFaType = 'email' | 'google_auth'
 const SETUP = 'two_fa_setup'
 const SENSITIVE = 'two_fa'
 const TOTP_GUARD = 'two_fa_totp'
+
+/**
+ * What must hold before a session sets up two-factor (the admin module's: an account that unlocks
+ * the console with a passkey proves it first). Throws the error to answer.
+ */
+export interface TwoFaSetupGate {
+  assertMaySetUp(auth: AuthContext): Promise<void>
+}
 
 /** Confirms the account password of an action (see AccountSecurityService.confirmPassword). */
 export type ConfirmPassword = AccountSecurityService['confirmPassword']
@@ -55,6 +64,8 @@ export class AccountSecurityService {
       sessions: Pick<SessionIssuer, 'revokeAll' | 'revokeOne'>
       /** `account.deleted`, so other modules erase what they keep of the person */
       events: Pick<EventService, 'emit'>
+      /** checked before a two-factor set-up starts and before it is confirmed */
+      setupGate?: TwoFaSetupGate
     },
   ) {
     this.#codes = new AccountCodes(deps)
@@ -130,7 +141,9 @@ export class AccountSecurityService {
    * #41: starts setting up a method. `email` mails a code; `google_auth` returns a new TOTP secret
    * (sealed at rest) and its otpauth URI. Nothing changes until #42 proves the method.
    */
-  async initiateTwoFa(userId: string, type: TwoFaType) {
+  async initiateTwoFa(auth: AuthContext, type: TwoFaType) {
+    const { userId } = auth
+    await this.deps.setupGate?.assertMaySetUp(auth)
     const user = await accountRepo.getUser(this.deps.db, userId)
     if (!user) throw errors.unauthenticated()
     if (user.twoFaEnabled)
@@ -154,7 +167,9 @@ export class AccountSecurityService {
   }
 
   /** #42: the code of the method being set up turns two-factor on. */
-  async activateTwoFa(userId: string, code: string) {
+  async activateTwoFa(auth: AuthContext, code: string) {
+    const { userId } = auth
+    await this.deps.setupGate?.assertMaySetUp(auth)
     const outcome = await this.deps.db.transaction().execute(async (tx): Promise<Outcome<void>> => {
       const user = await profileRepo.lockUser(tx, userId)
       if (!user) return { error: errors.unauthenticated() }

@@ -62,6 +62,8 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
               when: '`email` for an account without an email address (a wallet account)',
               message: 'The account has no email address',
             },
+            PASSKEY_UNLOCK_REQUIRED:
+              'the account unlocks the console with a passkey and this session is not unlocked with it',
             RATE_LIMITED,
           }),
         },
@@ -71,7 +73,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
       preHandler: limit('2fa-initiate'),
     },
     async (req, reply) => {
-      const data = await security.initiateTwoFa(caller(req).userId, req.body.type)
+      const data = await security.initiateTwoFa(caller(req), req.body.type)
       return reply
         .code(202)
         .send(
@@ -105,6 +107,8 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
               message: 'Two-factor authentication is already on',
             },
             TOO_MANY_ATTEMPTS: '5 wrong codes: the setup is dead; start again with #41',
+            PASSKEY_UNLOCK_REQUIRED:
+              'the account unlocks the console with a passkey and this session is not unlocked with it',
             RATE_LIMITED,
           }),
         },
@@ -113,7 +117,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
       preHandler: limit('2fa-activate'),
     },
     async (req) => {
-      await security.activateTwoFa(caller(req).userId, req.body.code)
+      await security.activateTwoFa(caller(req), req.body.code)
       return ok({}, 'Two-factor authentication is on')
     },
   )

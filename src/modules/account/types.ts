@@ -2,6 +2,6 @@
 // Behaviour (functions, the moderation factory) is reached through module.ts.
 export type { AccountModeration, AccountSearch, StaffRole } from './moderation.ts'
 export { MAX_WRONG_PASSWORDS } from './password-guard.ts'
-export type { AccountSecurityService, ConfirmPassword } from './security.ts'
+export type { AccountSecurityService, ConfirmPassword, TwoFaSetupGate } from './security.ts'
 export type { AccountService } from './service.ts'
 export type { TagRow } from './tags.ts'

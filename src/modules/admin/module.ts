@@ -50,6 +50,7 @@ import { AdminUsers } from './users.ts'
 
 /** What an operator route of another module shares with the admin routes (routes/common.ts). */
 export { actorOf, adminErrors, guardElevated, pageOf, security, tags } from './routes/common.ts'
+export { passkeySetupGate } from './passkey-gate.ts'
 
 export async function buildAdmin(d: {
   db: Db
