@@ -70,19 +70,19 @@ describe('POST /v1/escrow/validate (#14) and the watcher job', () => {
     const started = Date.now()
     const [a, b] = await Promise.all([validate(q.escrowId), validate(q.escrowId)])
     const waited = Date.now() - started
+    // the bounded wait (5 s by default) ran out before answering
     expect(waited).toBeGreaterThanOrEqual(4500)
-    expect(waited).toBeLessThan(15_000)
     for (const v of [a, b]) expect(v.json().data).toMatchObject({ status: 'waiting', paymentAmount: 0 })
     // Both asked for the same scan: one pending request.
     expect(await requests()).toEqual([{ id: expect.any(String), status: 'queued' }])
 
-    // A worker runs it (and the report it writes); the next answer needs no wait.
+    // A worker runs it (and the report it writes); the next answer needs no wait: the watcher's
+    // cursor is at the head, so no scan is asked for.
     await t.drain()
     expect(await requests()).toEqual([])
-    const again = Date.now()
     const v = await validate(q.escrowId)
-    expect(Date.now() - again).toBeLessThan(2000)
     expect(v.json().data).toMatchObject({ status: 'paid', paymentAmount: 4.2 })
+    expect(await requests()).toEqual([])
   })
 
   it('applies each credited payment once, however often its report is handled', async () => {
