@@ -2,6 +2,7 @@
 // security events, and the per-account serialisation of password checks.
 import { sql } from 'kysely'
 import type { Executor, Tx } from '../../db/index.ts'
+import { updateUserRow } from '../../db/user-rows.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 
 export const securityRepo = {
@@ -27,18 +28,17 @@ export const securityRepo = {
     set: { enabled: boolean; type: string; secret: string | null; lastStep: number | null },
     now: Date,
   ) {
-    await ex
-      .updateTable('users')
-      .set((eb) => ({
+    await updateUserRow(
+      ex,
+      userId,
+      {
         twoFaEnabled: set.enabled,
         twoFaType: set.type,
         twoFaSecret: set.secret,
         twoFaLastStep: set.lastStep,
-        updatedAt: now,
-        version: eb('version', '+', 1),
-      }))
-      .where('id', '=', userId)
-      .execute()
+      },
+      now,
+    )
   },
 
   /** Records a used TOTP step; false when that step (or a later one) was already used. */
@@ -53,11 +53,7 @@ export const securityRepo = {
   },
 
   async setPassword(ex: Executor, userId: string, passwordHash: string, now: Date): Promise<void> {
-    await ex
-      .updateTable('users')
-      .set((eb) => ({ passwordHash, updatedAt: now, version: eb('version', '+', 1) }))
-      .where('id', '=', userId)
-      .execute()
+    await updateUserRow(ex, userId, { passwordHash }, now)
   },
 
   async audit(

@@ -1,23 +1,25 @@
 // SQL for credentials, sessions and auth flows.
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { updateUserRow } from '../../db/user-rows.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+
+/** The columns every login path reads of the account it signs in. */
+const LOGIN_COLUMNS = [
+  'id',
+  'email',
+  'firstName',
+  'passwordHash',
+  'emailVerified',
+  'twoFaEnabled',
+  'twoFaType',
+] as const
 
 export const authRepo = {
   findLiveUserByEmail(ex: Executor, email: string) {
     return ex
       .selectFrom('users')
-      .select([
-        'id',
-        'email',
-        'firstName',
-        'passwordHash',
-        'emailVerified',
-        'twoFaEnabled',
-        'twoFaType',
-        'status',
-        'suspendedAt',
-      ])
+      .select([...LOGIN_COLUMNS, 'status', 'suspendedAt'])
       .where((eb) => eb(eb.fn('lower', ['email']), '=', email.toLowerCase()))
       .where('deletedAt', 'is', null)
       .executeTakeFirst()
@@ -26,19 +28,7 @@ export const authRepo = {
   findLiveUserById(ex: Executor, id: string) {
     return ex
       .selectFrom('users')
-      .select([
-        'id',
-        'email',
-        'firstName',
-        'passwordHash',
-        'emailVerified',
-        'twoFaEnabled',
-        'twoFaType',
-        'twoFaSecret',
-        'twoFaLastStep',
-        'web3Address',
-        'web3Onboard',
-      ])
+      .select([...LOGIN_COLUMNS, 'twoFaSecret', 'twoFaLastStep', 'web3Address', 'web3Onboard'])
       .where('id', '=', id)
       .where('deletedAt', 'is', null)
       .executeTakeFirst()
@@ -121,11 +111,7 @@ export const authRepo = {
   },
 
   setPassword(ex: Executor, userId: string, passwordHash: string, now: Date) {
-    return ex
-      .updateTable('users')
-      .set((eb) => ({ passwordHash, updatedAt: now, version: eb('version', '+', 1) }))
-      .where('id', '=', userId)
-      .execute()
+    return updateUserRow(ex, userId, { passwordHash }, now)
   },
 
   setEmail(ex: Executor, userId: string, email: string) {
@@ -144,17 +130,7 @@ export const authRepo = {
   },
 
   markEmailVerified(ex: Executor, userId: string, now: Date) {
-    return ex
-      .updateTable('users')
-      .set((eb) => ({
-        emailVerified: true,
-        emailVerifiedAt: now,
-        status: true,
-        updatedAt: now,
-        version: eb('version', '+', 1),
-      }))
-      .where('id', '=', userId)
-      .execute()
+    return updateUserRow(ex, userId, { emailVerified: true, emailVerifiedAt: now, status: true }, now)
   },
 
   insertFlow(

@@ -1,6 +1,7 @@
 // SQL for wallet sign-in: accounts by wallet address and the onboarding update.
 import { sql } from 'kysely'
 import type { Executor, Tx } from '../../db/index.ts'
+import { updateUserRow } from '../../db/user-rows.ts'
 
 export const web3Repo = {
   /**
@@ -46,18 +47,17 @@ export const web3Repo = {
     userId: string,
     set: { firstName: string; lastName: string; email: string; searchText: string; now: Date },
   ) {
-    return tx
-      .updateTable('users')
-      .set((eb) => ({
+    return updateUserRow(
+      tx,
+      userId,
+      {
         firstName: set.firstName,
         lastName: set.lastName,
         email: set.email,
         searchText: set.searchText,
         web3Onboard: true,
-        updatedAt: set.now,
-        version: eb('version', '+', 1),
-      }))
-      .where('id', '=', userId)
-      .execute()
+      },
+      set.now,
+    )
   },
 }
