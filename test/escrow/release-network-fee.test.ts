@@ -2,7 +2,7 @@
 // into token units of the same USD value through each coin's own rate (a rate's text may carry
 // any number of decimals, as a price feed gives it).
 import { beforeAll, describe, expect, it } from 'vitest'
-import { NATIVE_TRANSFER_GAS, TOKEN_TRANSFER_GAS } from '../../src/modules/escrow/release.ts'
+import { NATIVE_TRANSFER_GAS, TOKEN_TRANSFER_GAS } from '../../src/modules/settlement/module.ts'
 import { parseUnits } from '../../src/platform/money/index.ts'
 import type { TestApp } from '../helpers/app.ts'
 import type { TestUser } from '../helpers/factories.ts'

@@ -15,7 +15,7 @@ import {
   statusAfterRelease,
   storedAs,
   TRANSITIONS,
-} from '../../src/modules/work/states.ts'
+} from '../../src/modules/collections/states.ts'
 
 const PHASES: Phase[] = [
   'pending',

@@ -1,13 +1,13 @@
 // What the escrow feature records on a collection, always inside the escrow's own transaction:
 // the escrow's state (linking, payment, release, cancellation, refund), the payout legs' statuses,
-// and the state the escrow reads back. The job's status follows the escrow through the work
-// feature's state machine (work/states.ts).
+// and the state the escrow reads back. The job's status follows the escrow through the job's state
+// machine (states.ts).
 import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import type { EventService } from '../events/types.ts'
-import { assertFundable, escrowFrozen, statusAfterPayment, statusAfterRelease } from '../work/states.ts'
 import { type CollectionRow, collectionRepo } from './repo.ts'
+import { assertFundable, escrowFrozen, statusAfterPayment, statusAfterRelease } from './states.ts'
 
 /** The escrow state a collection moves through (see markEscrow). */
 export type EscrowState = 'waiting' | 'paid' | 'released' | 'cancelled' | 'refunded'

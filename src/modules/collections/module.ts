@@ -13,6 +13,22 @@ import { CollectionService } from './service.ts'
 export { autoCompleteAt, inspectionDays } from './inspection.ts'
 export { changedDetail } from './jobs.ts'
 export { paymentFeeText } from './payment-fee.ts'
+/** The job's state machine (states.ts): work checks every step of a job against it. */
+export {
+  type Action,
+  checkTransition,
+  DELIVERABLE_STATUSES,
+  type DeliverableStatus,
+  FINAL_PHASES,
+  type JobStatus,
+  type Party,
+  type Phase,
+  phaseOf,
+  REVIEWABLE_PHASES,
+  storedAs,
+  TRANSITIONS,
+  type Transition,
+} from './states.ts'
 
 export function buildCollections(
   d: Omit<ConstructorParameters<typeof CollectionService>[0], 'types' | 'cache'> & {

@@ -1,7 +1,8 @@
 // The job's state machine: one table of transitions with who may make each. Every route that
 // moves a job (invites, applications, delivery, completion, cancellation, disputes, the escrow's
 // payment and release, and PATCH /v1/collection/{id} {status}) checks its step here, so a step
-// that is not in the table is refused the same way everywhere.
+// that is not in the table is refused the same way everywhere. It lives with collections, whose
+// escrow link moves a job as its escrow is paid and released; work reaches it through module.ts.
 import { errors } from '../../http/errors.ts'
 
 /** The stored collection statuses of a job. */

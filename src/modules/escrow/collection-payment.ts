@@ -15,15 +15,14 @@ import {
   usdNumberToCents,
   usdTextToCents,
 } from '../../platform/money/index.ts'
-import type { CollectionService } from '../collections/service.ts'
 import { directDepositRepo } from './direct-deposit-repo.ts'
 import type { CollectionPaymentInput, FundInput, ReleaseInput } from './payment-schemas.ts'
+import type { EscrowCollections } from './ports.ts'
 import { MAX_ESCROW_CENTS, MIN_ESCROW_CENTS, QuoteError, usdToCents } from './quote.ts'
-import type { EscrowRow } from './release.ts'
-import { escrowRepo } from './repo.ts'
+import { type EscrowRow, escrowRepo } from './repo.ts'
 import type { EscrowService } from './service.ts'
 
-type CollectionState = NonNullable<Awaited<ReturnType<CollectionService['escrowState']>>>
+type CollectionState = NonNullable<Awaited<ReturnType<EscrowCollections['escrowState']>>>
 
 export class CollectionPayments {
   constructor(
@@ -31,7 +30,7 @@ export class CollectionPayments {
       db: Db
       clock: Clock
       chain: ChainAdapter
-      collections: CollectionService
+      collections: EscrowCollections
       escrow: EscrowService
     },
   ) {}

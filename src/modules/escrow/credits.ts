@@ -2,18 +2,34 @@
 // `deposit.credited` job written in the transaction that credits it; here each is applied to its
 // escrow exactly once (the report is marked handled in the same transaction), by that job and, to
 // never answer from a stale state, first by every escrow operation that reads the payment state.
-import type { Tx } from '../../db/index.ts'
 import { formatUnits } from '../../platform/money/index.ts'
-import type { DepositCredited } from '../settlement/watcher/types.ts'
+import type { UserAddresses } from './addresses.ts'
 import { returnToPayer } from './payer-refund.ts'
+import type { EscrowPayouts } from './payouts.ts'
+import type { DepositCredited, EscrowPorts } from './ports.ts'
 import { escrowRepo } from './repo.ts'
-import type { EscrowDeps } from './service.ts'
 
-type UserAddress = (tx: Tx, userId: string) => Promise<string>
+export type CreditsDeps = Pick<
+  EscrowPorts,
+  'db' | 'clock' | 'chain' | 'ledger' | 'transactions' | 'collections' | 'events' | 'watcher'
+> & { payouts: EscrowPayouts; addresses: UserAddresses }
 
-/** The deposit.credited job's handler. */
-export async function onDepositCredited(deps: EscrowDeps, report: DepositCredited, userAddress: UserAddress) {
-  if (report.ownerKind === 'escrow') return absorbCredits(deps, report.ownerId, userAddress)
+export class EscrowCredits {
+  constructor(private readonly deps: CreditsDeps) {}
+
+  /** The deposit.credited job's handler. */
+  onDepositCredited(report: DepositCredited): Promise<void> {
+    return onDepositCredited(this.deps, report)
+  }
+
+  /** Applies what was credited to the escrow's address and not applied yet (see absorbCredits). */
+  absorb(escrowId: string): Promise<void> {
+    return absorbCredits(this.deps, escrowId)
+  }
+}
+
+async function onDepositCredited(deps: CreditsDeps, report: DepositCredited) {
+  if (report.ownerKind === 'escrow') return absorbCredits(deps, report.ownerId)
   // A user's deposit: the report is handled, and the credit is a domain event (notification).
   // Value the platform sent to the address itself (gas for a transfer) has no transaction record
   // of the user's and is no deposit of theirs.
@@ -42,7 +58,7 @@ export async function onDepositCredited(deps: EscrowDeps, report: DepositCredite
  * payer: its balance less what its legs still have to send (so a payment a cancellation or a
  * release already counted is never refunded twice).
  */
-export async function absorbCredits(deps: EscrowDeps, escrowId: string, userAddress: UserAddress) {
+async function absorbCredits(deps: CreditsDeps, escrowId: string) {
   const { db, watcher, ledger } = deps
   const row = await escrowRepo.get(db, escrowId)
   if (!row || (await watcher.reports.unreported(db, row.address)).length === 0) return
@@ -68,6 +84,6 @@ export async function absorbCredits(deps: EscrowDeps, escrowId: string, userAddr
     await escrowRepo.update(tx, locked.id, set, now)
     if (locked.status !== 'cancelled' && locked.status !== 'releasing' && locked.status !== 'released') return
     const { free } = await deps.payouts.free(tx, locked)
-    await returnToPayer(deps, tx, locked, free, rate, () => userAddress(tx, locked.payerId))
+    await returnToPayer(deps, tx, locked, free, rate, () => deps.addresses.userAddress(tx, locked.payerId))
   })
 }

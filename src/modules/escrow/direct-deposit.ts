@@ -19,12 +19,11 @@ import {
   unitsToNumber,
   usdTextToCents,
 } from '../../platform/money/index.ts'
-import type { CollectionService } from '../collections/service.ts'
 import { type DirectDepositRow, directDepositRepo } from './direct-deposit-repo.ts'
 import type { DirectDepositInput, DirectDepositValidateInput, OrderStatus } from './direct-deposit-schemas.ts'
+import type { EscrowCollections } from './ports.ts'
 import { MAX_ESCROW_CENTS, MIN_ESCROW_CENTS, QuoteError, usdToCents } from './quote.ts'
-import type { EscrowRow } from './release.ts'
-import { escrowRepo } from './repo.ts'
+import { type EscrowRow, escrowRepo } from './repo.ts'
 import type { EscrowService } from './service.ts'
 
 export const DIRECT_DEPOSIT_EXPIRY_JOB = 'direct-deposit.expire'
@@ -42,7 +41,7 @@ const ZERO = `0x${'0'.repeat(40)}`
 /** Collection statuses that still await their payment. */
 const OPEN = new Set(['pending', 'waiting'])
 
-type CollectionState = NonNullable<Awaited<ReturnType<CollectionService['escrowState']>>>
+type CollectionState = NonNullable<Awaited<ReturnType<EscrowCollections['escrowState']>>>
 
 export interface DirectDepositDeps {
   db: Db
@@ -50,7 +49,7 @@ export interface DirectDepositDeps {
   log: Logger
   chain: ChainAdapter
   jobs: JobQueue
-  collections: CollectionService
+  collections: EscrowCollections
   escrow: EscrowService
 }
 

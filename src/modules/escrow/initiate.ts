@@ -1,19 +1,123 @@
-// Initiating an escrow (#13): the job's collection (a child of a paid parent when `parent` is
-// given, funded from it), a fresh payment address and the quote, in one transaction.
+// Opening an escrow: the coin and the quote of a price, the escrow row with its payment address and
+// ledger account (in the caller's transaction), and #13's initiation: the job's collection (a
+// child of a paid parent when `parent` is given, funded from it), the address and the quote, in
+// one transaction.
 import { getAddress } from 'viem'
-import { errors } from '../../http/errors.ts'
+import type { Tx } from '../../db/index.ts'
+import { AppError, errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { centsToDecimal, centsToNumber, unitsToNumber } from '../../platform/money/index.ts'
-import { QuoteError, usdToCents } from './quote.ts'
+import type { EscrowCredits } from './credits.ts'
+import type { EscrowPayouts } from './payouts.ts'
+import type { EscrowPorts } from './ports.ts'
+import { computeQuote, QuoteError, usdToCents } from './quote.ts'
 import { escrowRepo } from './repo.ts'
 import type { InitiateInput } from './schemas.ts'
-import type { EscrowDeps, EscrowService } from './service.ts'
 import { fundChild, parentFor } from './trees.ts'
 
-/** #13: validates the request, quotes the price and opens the escrow with its collection. */
-export async function initiateEscrow(
-  deps: EscrowDeps,
-  escrow: Pick<EscrowService, 'coin' | 'quote' | 'open' | 'absorb'>,
+/** How long a quote's rate is guaranteed. */
+export const QUOTE_VALIDITY_MS = 30 * 60 * 1000
+
+export type InitiateDeps = Pick<
+  EscrowPorts,
+  | 'db'
+  | 'clock'
+  | 'chain'
+  | 'coins'
+  | 'ledger'
+  | 'keys'
+  | 'collections'
+  | 'transactions'
+  | 'platformFeePercent'
+  | 'cardPayments'
+> & { payouts: EscrowPayouts; credits: Pick<EscrowCredits, 'absorb'> }
+
+/** What `open` records of a new escrow. */
+export interface OpenEscrow {
+  id: string
+  collectionId: string
+  payerId: string
+  receiverId: string | null
+  parentEscrowId?: string | null
+  coin: { reference: string; decimals: number }
+  rate: string
+  quote: ReturnType<typeof computeQuote>
+  now: Date
+}
+
+export class EscrowInitiation {
+  constructor(private readonly deps: InitiateDeps) {}
+
+  /** An active coin by reference; anything else is 400 at `path`. */
+  async coin(reference: string, path = '/coin') {
+    return this.deps.coins.get(reference).catch((err) => {
+      if (err instanceof AppError) throw errors.field(path, 'unknown or inactive coin')
+      throw err
+    })
+  }
+
+  /** The quote of a price in USD cents in a coin at its current rate (#13's arithmetic). */
+  async quote(cents: bigint, coin: { reference: string; decimals: number }, path = '/amount') {
+    const rate = await this.deps.transactions.requireRate(coin.reference)
+    try {
+      const quote = computeQuote({
+        cents,
+        rate,
+        decimals: coin.decimals,
+        feePercent: this.deps.platformFeePercent,
+      })
+      return { rate, quote }
+    } catch (err) {
+      if (err instanceof QuoteError)
+        throw errors.named('ESCROW_AMOUNT_OUT_OF_RANGE', err.message, {
+          errors: [{ path, message: err.message }],
+        })
+      throw err
+    }
+  }
+
+  /**
+   * Inside the caller's transaction: a fresh custodial key (the payment address), the escrow's
+   * ledger account and the escrow row with its quote. Returns the payment address.
+   */
+  async open(tx: Tx, e: OpenEscrow): Promise<{ address: string; expiresAt: Date }> {
+    const key = await this.deps.keys.ensure(tx, 'escrow', e.id)
+    await this.deps.ledger.ensureAccount(tx, 'escrow', e.id, e.coin.reference)
+    const expiresAt = new Date(e.now.getTime() + QUOTE_VALIDITY_MS)
+    const q = e.quote
+    await escrowRepo.insert(tx, {
+      id: e.id,
+      collectionId: e.collectionId,
+      payerId: e.payerId,
+      receiverId: e.receiverId,
+      parentEscrowId: e.parentEscrowId ?? null,
+      coin: e.coin.reference,
+      decimals: e.coin.decimals,
+      address: key.address,
+      escrowCents: q.escrowCents,
+      rate: e.rate,
+      feePercent: String(this.deps.platformFeePercent),
+      coinEscrowAmount: q.coinEscrowAmount,
+      expectedFee: q.expectedFee,
+      amountToPay: q.amountToPay,
+      usdFeeCents: q.usdFeeCents,
+      usdAmountCents: q.usdAmountCents,
+      expiresAt,
+      createdAt: e.now,
+      updatedAt: e.now,
+    })
+    return { address: key.address, expiresAt }
+  }
+
+  /** #13: validates the request, quotes the price and opens the escrow with its collection. */
+  initiate(payerId: string, input: InitiateInput) {
+    return initiateEscrow(this.deps, this, payerId, input)
+  }
+}
+
+async function initiateEscrow(
+  deps: InitiateDeps,
+  escrow: EscrowInitiation,
   payerId: string,
   input: InitiateInput,
 ) {
@@ -47,7 +151,7 @@ export async function initiateEscrow(
   // The parent's payment state decides: what was credited to it counts first.
   if (input.parent) {
     const parentEscrow = (await collections.escrowState(db, input.parent))?.escrowId
-    if (parentEscrow) await escrow.absorb(parentEscrow)
+    if (parentEscrow) await deps.credits.absorb(parentEscrow)
   }
   const parent = input.parent ? await parentFor(deps, payerId, input.parent, coin.reference) : undefined
   const { collectionId, address, expiresAt } = await db.transaction().execute(async (tx) => {

@@ -7,7 +7,6 @@ import type { Tx } from '../../db/index.ts'
 import type { LegKind } from '../../db/tables/escrow.ts'
 import { noticeMail } from '../../platform/mail/templates.ts'
 import { formatUnits } from '../../platform/money/index.ts'
-import type { PayoutKind } from '../collections/service.ts'
 import type {
   OutcomeHandlers,
   TransferAttemptFailed,
@@ -15,8 +14,8 @@ import type {
   TransferFailed,
   TransferSettled,
   TransferStarted,
-} from '../settlement/outgoing/events.ts'
-import type { PayoutsDeps } from './payouts.ts'
+} from '../settlement/types.ts'
+import type { PayoutKind, PayoutsDeps } from './ports.ts'
 import { escrowRepo } from './repo.ts'
 
 export const PAYOUT_KINDS: Partial<Record<LegKind, PayoutKind>> = {

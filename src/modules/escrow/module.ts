@@ -3,9 +3,8 @@
 import type { FastifyInstance } from 'fastify'
 import type { Db } from '../../db/index.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
-import type { SettlementChecks } from '../settlement/module.ts'
-import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
-import { DEPOSIT_CREDITED_JOB, type DepositCredited } from '../settlement/watcher/types.ts'
+import { quoteTransferFee, type SettlementChecks } from '../settlement/module.ts'
+import { DEPOSIT_CREDITED_JOB, type DepositCredited, type OutgoingSender } from '../settlement/types.ts'
 import { CollectionPayments } from './collection-payment.ts'
 import { DIRECT_DEPOSIT_EXPIRY_JOB, DirectDeposits } from './direct-deposit.ts'
 import { directDepositRoutes } from './direct-deposit-routes.ts'
@@ -15,7 +14,7 @@ import { EscrowPayouts } from './payouts.ts'
 import { escrowRoutes } from './routes.ts'
 import { type EscrowDeps, EscrowService } from './service.ts'
 
-type Shared = Omit<EscrowDeps, 'payouts' | 'watcher' | 'halts' | 'cardPayments'>
+type Shared = Omit<EscrowDeps, 'payouts' | 'watcher' | 'halts' | 'fees' | 'cardPayments'>
 
 export function buildEscrow(
   d: Shared & { jobs: JobQueue; outgoing: OutgoingSender; settlement: SettlementChecks },
@@ -27,6 +26,8 @@ export function buildEscrow(
     payouts,
     watcher: settlement.watcher,
     halts: settlement.halts,
+    // A release charges the gas of its legs as settlement quotes it.
+    fees: { quoteTransferFee: (coin) => quoteTransferFee(d.chain, coin) },
     // No card provider is integrated: only on-chain payment is offered.
     cardPayments: false,
   })

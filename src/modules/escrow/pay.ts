@@ -1,17 +1,22 @@
 // Paying an escrow from the payer's in-app wallet (an addition to the spec).
 import type { Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
-import type { EscrowRow } from './release.ts'
-import { escrowRepo } from './repo.ts'
+import type { EscrowPayouts } from './payouts.ts'
+import type { EscrowPorts } from './ports.ts'
+import { type EscrowRow, escrowRepo } from './repo.ts'
 import type { PayInput } from './schemas.ts'
-import type { EscrowDeps } from './service.ts'
+
+export type PayDeps = Pick<
+  EscrowPorts,
+  'db' | 'ledger' | 'transactions' | 'confirmPassword' | 'verifySensitiveCode'
+> & { payouts: EscrowPayouts }
 
 /**
  * Pays an escrow from the payer's in-app wallet: what is still missing of amountToPay moves on
  * chain from the payer's address to the escrow address. Needs the account password, and the
  * two-factor code when two-factor login is on (as for withdrawals).
  */
-export async function payFromWallet(deps: EscrowDeps, row: EscrowRow, userId: string, input: PayInput) {
+export async function payFromWallet(deps: PayDeps, row: EscrowRow, userId: string, input: PayInput) {
   const { db } = deps
   const user = await deps.confirmPassword(userId, input.password, 'escrow.pay', null)
   if (user.twoFaEnabled && !input.code)

@@ -5,7 +5,7 @@ import type { Tx } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { directDepositRepo } from './direct-deposit-repo.ts'
 import type { EscrowPayouts, PlannedLeg } from './payouts.ts'
-import type { EscrowRow } from './release.ts'
+import type { EscrowRow } from './repo.ts'
 
 /** The payer's wallet address, or how to get it (it may need a key made in `tx`). */
 export type PayerWallet = string | (() => Promise<string>)

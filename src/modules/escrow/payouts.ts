@@ -4,44 +4,23 @@
 // The legs of an escrow are recorded here, with a user-facing transaction each, and the
 // collection's payout statuses follow them.
 import { getAddress } from 'viem'
-import type { Db, Executor, Tx } from '../../db/index.ts'
+import type { Executor, Tx } from '../../db/index.ts'
 import type { LegKind } from '../../db/tables/escrow.ts'
-import type { ChainAdapter } from '../../platform/chain/types.ts'
-import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { formatUnits } from '../../platform/money/index.ts'
-import type { CollectionService } from '../collections/service.ts'
-import type { Ledger } from '../ledger/types.ts'
-import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
-import type { DepositReports } from '../settlement/watcher/reports.ts'
-import type { TransactionService } from '../transactions/service.ts'
 import { legOutcomes, PAYOUT_KINDS, payOutcomes } from './leg-outcomes.ts'
-import { escrowRepo } from './repo.ts'
+import type { PayoutsDeps } from './ports.ts'
+import { type EscrowRow, escrowRepo } from './repo.ts'
 
 export const LEG_PURPOSE = 'escrow.leg'
 export const PAY_PURPOSE = 'escrow.pay'
 
-type EscrowRow = NonNullable<Awaited<ReturnType<typeof escrowRepo.get>>>
 export interface PlannedLeg {
   kind: LegKind
   to: string
   amount: bigint
   /** false: no transaction record of the escrow's payer (a direct deposit's refund to its outside payer) */
   record?: false
-}
-
-export interface PayoutsDeps {
-  db: Db
-  clock: Clock
-  chain: ChainAdapter
-  ledger: Ledger
-  transactions: TransactionService
-  collections: CollectionService
-  outgoing: OutgoingSender
-  jobs: JobQueue
-  /** what the deposit watcher credited */
-  deposits: Pick<DepositReports, 'credited'>
 }
 
 export class EscrowPayouts {

@@ -2,13 +2,15 @@
 // still has to send, as one `refund` leg through the normal payout path (as an overpayment or a
 // cancelled partial payment is returned). Used when a funded job is cancelled and for the
 // creator's share of a disputed escrow.
-import type { Tx } from '../../db/index.ts'
+import type { UserAddresses } from './addresses.ts'
 import { returnToPayer } from './payer-refund.ts'
+import type { EscrowPayouts } from './payouts.ts'
+import type { EscrowPorts } from './ports.ts'
 import { escrowRepo } from './repo.ts'
-import type { EscrowDeps } from './service.ts'
 
-export interface RefundHelpers {
-  userAddress(tx: Tx, userId: string): Promise<string>
+export type RefundDeps = Pick<EscrowPorts, 'db' | 'clock' | 'transactions' | 'collections'> & {
+  payouts: EscrowPayouts
+  addresses: UserAddresses
 }
 
 /**
@@ -18,8 +20,7 @@ export interface RefundHelpers {
  * Does nothing unless the escrow is still `paid`; answers the base units refunded.
  */
 export async function refundRest(
-  deps: EscrowDeps,
-  h: RefundHelpers,
+  deps: RefundDeps,
   escrowId: string,
   then: 'cancelled' | 'releasing',
 ): Promise<bigint> {
@@ -27,7 +28,7 @@ export async function refundRest(
   const row = await escrowRepo.get(db, escrowId)
   if (row?.status !== 'paid') return 0n
   // Read before the transaction: the payer's address may need a key, the rate may need the feed.
-  const payerAddress = await db.transaction().execute((tx) => h.userAddress(tx, row.payerId))
+  const payerAddress = await db.transaction().execute((tx) => deps.addresses.userAddress(tx, row.payerId))
   const rate = await deps.transactions.rateOf(row.coin)
   return db.transaction().execute(async (tx) => {
     const locked = (await escrowRepo.get(tx, escrowId, true))!

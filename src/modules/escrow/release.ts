@@ -2,22 +2,20 @@
 // release queues on-chain legs (payout, network fee, platform fee, and with the last part the
 // refund of an overpayment) in one transaction under the escrow's row lock; the last part makes
 // the escrow `releasing`, and `leg-outcomes.ts` makes it `released` once every leg is confirmed.
-import type { Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
-import type { ChainAdapter } from '../../platform/chain/types.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { convertUnits, formatCents, formatUnits } from '../../platform/money/index.ts'
+import type { UserAddresses } from './addresses.ts'
 import { planPart, splitFee } from './partial.ts'
 import { refundLeg } from './payer-refund.ts'
-import type { PlannedLeg } from './payouts.ts'
-import { escrowRepo } from './repo.ts'
-import type { EscrowDeps } from './service.ts'
+import type { EscrowPayouts, PlannedLeg } from './payouts.ts'
+import type { EscrowPorts } from './ports.ts'
+import { type EscrowRow, escrowRepo } from './repo.ts'
 
-/** Gas planned per transfer of a token (an ERC-20 transfer uses ~35–65k). */
-export const TOKEN_TRANSFER_GAS = 100_000n
-export const NATIVE_TRANSFER_GAS = 21_000n
-
-export type EscrowRow = NonNullable<Awaited<ReturnType<typeof escrowRepo.get>>>
+export type ReleaseDeps = Pick<
+  EscrowPorts,
+  'db' | 'clock' | 'chain' | 'collections' | 'transactions' | 'fees' | 'platformFeeAddress'
+> & { payouts: EscrowPayouts; addresses: UserAddresses }
 
 export interface ReleaseOptions {
   /** USD cents of the price to release; all that remains when absent */
@@ -46,39 +44,26 @@ export interface ReleaseResult {
 }
 
 export class EscrowRelease {
-  constructor(
-    private readonly deps: EscrowDeps,
-    private readonly helpers: {
-      rate(coin: string): Promise<string>
-      userAddress(tx: Tx, userId: string): Promise<string>
-    },
-  ) {}
+  constructor(private readonly deps: ReleaseDeps) {}
 
   /**
-   * The network fee of a release of `legs` transfers plus a gas top-up, in the escrow's coin: the
-   * planned gas at the current maximum fee per gas (converted at the current rates for a token),
-   * capped at the escrow's expectedFee. One chain read, then any number of legs.
+   * The network fee of a release of `legs` transfers plus a gas top-up, in the escrow's coin:
+   * settlement's quote of their gas (one chain read), converted at the current rates for a token,
+   * capped at the escrow's expectedFee. Then any number of legs.
    */
   async #networkFees(row: EscrowRow): Promise<(legs: number) => bigint> {
-    const { chain } = this.deps
-    const coin = chain.coin(row.coin)
-    const native = chain.coins.find((c) => !c.isToken)
-    let fees: Awaited<ReturnType<ChainAdapter['estimateFees']>>
-    try {
-      fees = await chain.estimateFees()
-    } catch {
-      throw errors.unavailable('The chain is unreachable right now; try again shortly')
-    }
-    const price = fees.type === 'eip1559' ? fees.maxFeePerGas : fees.gasPrice
+    const quote = await this.deps.fees.quoteTransferFee(row.coin)
     const expected = BigInt(row.expectedFee)
     const cap = (v: bigint) => (v < expected ? v : expected)
-    const gasOf = (legs: number) =>
-      (coin.isToken ? TOKEN_TRANSFER_GAS : NATIVE_TRANSFER_GAS) * BigInt(legs) + NATIVE_TRANSFER_GAS
-    if (!coin.isToken || !native) return (legs) => cap(gasOf(legs) * price)
+    const { native } = quote
+    if (!quote.coin.isToken || !native) return (legs) => cap(quote.gasCost(legs))
     // wei → token base units of the same USD value, rounded up
-    const from = { decimals: native.decimals, rate: await this.helpers.rate(native.reference) }
-    const to = { decimals: coin.decimals, rate: row.rate }
-    return (legs) => cap(convertUnits(gasOf(legs) * price, from, to, 'ceil'))
+    const from = {
+      decimals: native.decimals,
+      rate: await this.deps.transactions.requireRate(native.reference),
+    }
+    const to = { decimals: quote.coin.decimals, rate: row.rate }
+    return (legs) => cap(convertUnits(quote.gasCost(legs), from, to, 'ceil'))
   }
 
   /** The answer to a request that already released (same Idempotency-Key). */
@@ -187,8 +172,8 @@ export class EscrowRelease {
     const [networkFee, rate, receiverAddress, payerAddress] = await Promise.all([
       this.#networkFees(row),
       this.deps.transactions.rateOf(row.coin),
-      db.transaction().execute((tx) => this.helpers.userAddress(tx, receiverId)),
-      db.transaction().execute((tx) => this.helpers.userAddress(tx, row.payerId)),
+      db.transaction().execute((tx) => this.deps.addresses.userAddress(tx, receiverId)),
+      db.transaction().execute((tx) => this.deps.addresses.userAddress(tx, row.payerId)),
     ])
     return db.transaction().execute(async (tx) => {
       const locked = (await escrowRepo.get(tx, escrowId, true))!

@@ -201,3 +201,6 @@ export const escrowRepo = {
       .executeTakeFirst()
   },
 }
+
+/** An escrow row as `escrowRepo.get` reads it. */
+export type EscrowRow = NonNullable<Awaited<ReturnType<typeof escrowRepo.get>>>

@@ -1,14 +1,20 @@
 // Escrow trees: a child escrow created with #13 `parent` is funded from its parent's escrow.
 import type { Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
+import type { EscrowPayouts } from './payouts.ts'
+import type { EscrowPorts } from './ports.ts'
 import { escrowRepo } from './repo.ts'
-import type { EscrowDeps } from './service.ts'
 
 /**
  * The parent of a child escrow: the caller's own top-level collection whose escrow is paid, in
  * the same coin. Someone else's private collection is 404; someone else's public one 403.
  */
-export async function parentFor(deps: EscrowDeps, payerId: string, parentCollectionId: string, coin: string) {
+export async function parentFor(
+  deps: Pick<EscrowPorts, 'db' | 'collections'>,
+  payerId: string,
+  parentCollectionId: string,
+  coin: string,
+) {
   const state = await deps.collections.escrowState(deps.db, parentCollectionId)
   const visible = state && (!state.isPrivate || state.creatorId === payerId || state.receiverId === payerId)
   if (!state || !visible) throw errors.notFound('parent collection')
@@ -35,7 +41,7 @@ export async function parentFor(deps: EscrowDeps, payerId: string, parentCollect
  * address to the child's; the deposit watcher credits the child, which then becomes paid.
  */
 export async function fundChild(
-  deps: EscrowDeps,
+  deps: Pick<EscrowPorts, 'clock'> & { payouts: EscrowPayouts },
   tx: Tx,
   parentEscrowId: string,
   childAddress: string,

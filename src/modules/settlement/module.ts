@@ -59,6 +59,9 @@ export interface SettlementChecks {
   deposits: DepositDesk
 }
 
+/** The gas transfers of a coin will cost, for callers that charge it before asking for them. */
+export { NATIVE_TRANSFER_GAS, quoteTransferFee, TOKEN_TRANSFER_GAS } from './outgoing/fee-quote.ts'
+
 /** Custodial keys: random secp256k1, sealed with the key-encryption key. */
 export function buildKeys(d: { secrets: SecretBox; clock: Clock }) {
   return { keys: new KeyStore(d) }

@@ -13,6 +13,7 @@ export type {
   TransferSettled,
   TransferStarted,
 } from './outgoing/events.ts'
+export type { TransferFeeQuote } from './outgoing/fee-quote.ts'
 export type { OutgoingRow } from './outgoing/repo.ts'
 export type { TransferFilter } from './outgoing/repo-operator.ts'
 export type { OutgoingSender } from './outgoing/sender.ts'

@@ -8,14 +8,12 @@ import type { Clock } from '../../platform/clock.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { centsToNumber, usdTextToCents } from '../../platform/money/index.ts'
 import type { AccountService } from '../account/types.ts'
-import type { JobRow } from '../collections/jobs.ts'
-import { paymentFeeText } from '../collections/payment-fee.ts'
-import type { CollectionService } from '../collections/service.ts'
-import type { ConnectionGate } from '../connections/service.ts'
-import type { EscrowService } from '../escrow/service.ts'
+import { checkTransition, paymentFeeText, phaseOf, storedAs } from '../collections/module.ts'
+import type { CollectionService, JobRow } from '../collections/types.ts'
+import type { ConnectionGate } from '../connections/types.ts'
+import type { EscrowService } from '../escrow/types.ts'
 import type { EventService } from '../events/types.ts'
 import { applicationRepo, audit, inviteRepo } from './repo.ts'
-import { checkTransition, phaseOf, storedAs } from './states.ts'
 
 export interface FileAccess {
   summaries(ex: Executor, ids: readonly string[]): Promise<Map<string, object>>

@@ -1,8 +1,8 @@
 // Collaboration on a job, from posting to a paid review: invites, applications, delivery,
 // completion, cancellation, disputes and reviews, every step checked by the job's state machine
-// (states.ts). Built after collections and escrow, whose services it drives.
+// (collections/states.ts). Built after collections and escrow, whose services it drives.
 import type { FastifyInstance } from 'fastify'
-import type { CollectionService } from '../collections/service.ts'
+import type { CollectionService } from '../collections/types.ts'
 import type { WorkDeps } from './context.ts'
 import { WorkOperatorView } from './operator.ts'
 import { applicationRoutes } from './routes-applications.ts'

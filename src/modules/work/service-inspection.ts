@@ -6,11 +6,10 @@
 // them do nothing (a new delivery schedules its own).
 import type { Tx } from '../../db/index.ts'
 import { inTransaction } from '../../db/index.ts'
-import { autoCompleteAt, inspectionDays } from '../collections/inspection.ts'
-import type { JobRow } from '../collections/jobs.ts'
+import { autoCompleteAt, inspectionDays, phaseOf } from '../collections/module.ts'
+import type { JobRow } from '../collections/types.ts'
 import type { WorkDeps } from './context.ts'
 import { audit } from './repo.ts'
-import { phaseOf } from './states.ts'
 
 export const INSPECTION_RELEASE = 'work.inspection_release'
 export const INSPECTION_REMINDER = 'work.inspection_reminder'

@@ -1,15 +1,16 @@
 // A job's life after its talent is assigned: delivery (and a request for changes), completion
 // (the rest of the escrow is released), cancellation (an unfunded job closes; a funded one's
-// escrow goes back to the creator, or is split by `paymentPercentage`), each a step of states.ts.
+// escrow goes back to the creator, or is split by `paymentPercentage`), each a step of the job's
+// state machine (collections/states.ts).
 import type { Tx } from '../../db/index.ts'
 import { inTransaction } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
-import type { JobRow } from '../collections/jobs.ts'
+import { type Action, checkTransition, phaseOf } from '../collections/module.ts'
+import type { JobRow } from '../collections/types.ts'
 import { roleOf, visibleJob, type WorkDeps } from './context.ts'
 import { applicationRepo, audit, inviteRepo } from './repo.ts'
 import type { CancelInput, DeliverInput } from './schemas.ts'
 import type { InspectionService } from './service-inspection.ts'
-import { type Action, checkTransition, phaseOf } from './states.ts'
 
 /** The durable job that pays a cancelled or disputed job's escrow out (see service-disputes.ts). */
 export const SPLIT_JOB = 'work.escrow_split'

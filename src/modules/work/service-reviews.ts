@@ -5,12 +5,12 @@
 import { inTransaction } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { phaseOf, REVIEWABLE_PHASES } from '../collections/module.ts'
 import { pageInfo, pageOf, roleOf, visibleJob, type WorkDeps } from './context.ts'
 import { lookups, type ReviewRow, reviewForm } from './forms.ts'
 import { audit } from './repo.ts'
 import { type ReviewFilters, reviewRepo } from './repo-reviews.ts'
 import type { AddReviewInput, ListReviewsQueryT } from './schemas.ts'
-import { phaseOf, REVIEWABLE_PHASES } from './states.ts'
 
 /** Average stars (1–5) → a score of 0–100. */
 export const scoreOf = (average: number) => Math.round(average * 20)

@@ -6,13 +6,18 @@
 import type { Tx } from '../../db/index.ts'
 import { inTransaction } from '../../db/index.ts'
 import { AppError, errors, type FieldError } from '../../http/errors.ts'
-import type { UpdateCollectionBodyT, UpdateManyItem } from '../collections/input-schemas.ts'
-import { changedDetail, type JobRow } from '../collections/jobs.ts'
+import {
+  changedDetail,
+  checkTransition,
+  DELIVERABLE_STATUSES,
+  type DeliverableStatus,
+  phaseOf,
+} from '../collections/module.ts'
+import type { JobRow, UpdateCollectionBodyT, UpdateManyItem } from '../collections/types.ts'
 import { isDeliverable, roleOf, visibleJob, type WorkDeps } from './context.ts'
 import { audit } from './repo.ts'
 import type { CreateManyInput } from './schemas.ts'
 import type { LifecycleService } from './service-lifecycle.ts'
-import { checkTransition, DELIVERABLE_STATUSES, type DeliverableStatus, phaseOf } from './states.ts'
 
 type WorkChange = { status?: string; progress?: number }
 
