@@ -4,6 +4,7 @@ import { inTransaction } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { formatCents } from '../../platform/money/index.ts'
+import { FINAL_PHASES, phaseOf } from '../collections/module.ts'
 import {
   assertTopLevel,
   assignTalent,
@@ -16,7 +17,6 @@ import {
 import { type ApplicationRow, applicationForm, lookups } from './forms.ts'
 import { type ApplicationFilters, applicationRepo, audit } from './repo.ts'
 import type { ApplyInput, ListApplicationsQueryT, MyApplicationsQueryT } from './schemas.ts'
-import { FINAL_PHASES, phaseOf } from './states.ts'
 
 export class ApplicationService {
   constructor(private readonly deps: WorkDeps) {}

@@ -4,11 +4,11 @@
 import { inTransaction } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { FINAL_PHASES, phaseOf } from '../collections/module.ts'
 import { assertTopLevel, assignTalent, pageInfo, pageOf, visibleJob, type WorkDeps } from './context.ts'
 import { type InviteRow, inviteForm, lookups } from './forms.ts'
 import { audit, inviteRepo } from './repo.ts'
 import type { ListInvitesQueryT, SendInviteInput } from './schemas.ts'
-import { FINAL_PHASES, phaseOf } from './states.ts'
 
 export class InviteService {
   constructor(private readonly deps: WorkDeps) {}
