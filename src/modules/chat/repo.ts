@@ -1,5 +1,5 @@
-// The only SQL of chat: conversations, members with their read state, messages; and the one
-// read of who shares a collection (its creator, its talent, its invitees and applicants).
+// The only SQL of chat: conversations, members with their read state, messages; and the reads of
+// who shares a collection (its creator, its talent, its invitees and applicants).
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import { countedPage, exists, type PageRequest } from '../../db/reads.ts'
@@ -35,7 +35,95 @@ const MESSAGE_COLUMNS = [
   'createdAt',
 ] as const
 
+/** A member of a conversation with their read mark. */
+export interface MemberRow {
+  conversationId: string
+  userId: string
+  lastReadAt: Date | null
+  joinedAt: Date
+}
+
+/** What a message is sent against, read in one statement (see sendContext). */
+export interface SendContext extends ConversationRow {
+  /** the collection's creator and talent, for a collection's conversation whose job is live (as
+   * ChatCollections.get reads them) */
+  parties: { creatorId: string; receiverId: string | null } | null
+  isMember: boolean
+  /** the conversation of the quoted message; null when there is none (or none was asked) */
+  quotedConversationId: string | null
+}
+
 export const chatRepo = {
+  /**
+   * The conversation `id` with what sending to it checks, in one statement: its live collection's
+   * creator and talent (the read of who shares a collection, as shareCollection), whether
+   * `userId` is a member, and the conversation of the quoted message `quotedId`.
+   */
+  async sendContext(
+    ex: Executor,
+    id: string,
+    userId: string,
+    quotedId: string | null,
+  ): Promise<SendContext | undefined> {
+    const { rows } = await sql<SendContext>`
+      select cv.id, cv.type, cv.collection_id, cv.pair_key, cv.created_at, cv.last_message_at,
+        (select jsonb_build_object('creatorId', c.creator_id, 'receiverId', c.receiver_id)
+          from collections c where c.id = cv.collection_id and c.is_deleted = false) as parties,
+        exists (select 1 from chat_members m where m.conversation_id = cv.id and m.user_id = ${userId})
+          as is_member,
+        ${quotedId === null ? sql`null::text` : sql`(select q.conversation_id::text from chat_messages q where q.id = ${quotedId})`}
+          as quoted_conversation_id
+      from chat_conversations cv where cv.id = ${id}`.execute(ex)
+    return rows[0]
+  },
+
+  /**
+   * Writes a message in one statement: the collection's parties joined as members first when
+   * `join` names them (the sender's read mark at the message), the message, the conversation's
+   * last activity, and the sender's read mark moved forward to the message (never back). Answers
+   * the members with their read marks as they are after it, in join order.
+   */
+  async writeMessage(ex: Executor, row: MessageRow, join: readonly string[] | null): Promise<MemberRow[]> {
+    const at = row.createdAt
+    const conv = row.conversationId
+    const joined = join?.length
+      ? sql`, joined as (
+          insert into chat_members (conversation_id, user_id, joined_at, last_read_at)
+          values ${sql.join(
+            join.map(
+              (u) => sql`(${conv}, ${u}, ${at}::timestamptz, ${u === row.senderId ? at : null}::timestamptz)`,
+            ),
+          )}
+          on conflict (conversation_id, user_id) do nothing
+          returning conversation_id, user_id, last_read_at, joined_at)`
+      : sql``
+    const { rows } = await sql<MemberRow>`
+      with message as (
+        insert into chat_messages (id, conversation_id, sender_id, type, content, media_id, quoted_message_id, created_at)
+        values (${row.id}, ${conv}, ${row.senderId}, ${row.type}, ${row.content}, ${row.mediaId},
+          ${row.quotedMessageId}, ${at})
+      ), activity as (
+        update chat_conversations set last_message_at = ${at} where id = ${conv}
+      ), seen as (
+        update chat_members set last_read_at = ${at}
+        where conversation_id = ${conv} and user_id = ${row.senderId}
+          and (last_read_at is null or last_read_at < ${at})
+        returning user_id, last_read_at
+      )${joined}
+      select m.conversation_id, m.user_id, coalesce(seen.last_read_at, m.last_read_at) as last_read_at, m.joined_at
+      from chat_members m left join seen on seen.user_id = m.user_id
+      where m.conversation_id = ${conv}
+      ${join?.length ? sql`union all select conversation_id, user_id, last_read_at, joined_at from joined` : sql``}`.execute(
+      ex,
+    )
+    // The members' order of chatRepo.members: by joining time, then id.
+    return rows.sort(
+      (a, b) =>
+        a.joinedAt.getTime() - b.joinedAt.getTime() ||
+        (a.userId < b.userId ? -1 : a.userId > b.userId ? 1 : 0),
+    )
+  },
+
   /** Whether `a` and `b` are two parties of one live collection (creator, talent, invitee, applicant). */
   async shareCollection(ex: Executor, a: string, b: string): Promise<boolean> {
     const row = await sql<{ ok: number }>`

@@ -22,7 +22,7 @@ export interface ChatFiles {
     userId: string,
     ids: readonly string[],
     opts?: { path?: string },
-  ): Promise<unknown>
+  ): Promise<Map<string, object>>
   summaries(ex: Executor, ids: readonly string[]): Promise<Map<string, object>>
 }
 
@@ -146,16 +146,31 @@ export class ChatService {
       ])
     if (content.length > MAX_CONTENT) throw errors.field('/content', `At most ${MAX_CONTENT} characters`)
     const now = this.deps.clock.now()
+    const quotedId = input.quotedContentId || null
     return this.deps.db.transaction().execute(async (tx) => {
-      const conv = await this.#readable(tx, conversationId, userId)
-      if (input.mediaId) await this.deps.files.assertOwned(tx, userId, [input.mediaId], { path: '/mediaId' })
-      if (input.quotedContentId) {
-        const quoted = isId(input.quotedContentId)
-          ? await chatRepo.getMessage(tx, input.quotedContentId)
-          : undefined
-        if (!quoted || quoted.conversationId !== conv.id) {
-          throw errors.field('/quotedContentId', 'Not a message of this conversation')
-        }
+      // What the send checks, in one statement, and the checks in the order of #readable's.
+      const conv = isId(conversationId)
+        ? await chatRepo.sendContext(
+            tx,
+            conversationId,
+            userId,
+            quotedId !== null && isId(quotedId) ? quotedId : null,
+          )
+        : undefined
+      if (!conv) throw errors.notFound('conversation')
+      let join: string[] | null = null
+      if (conv.type === 'collection') {
+        // The parties of a collection as they are now: a talent replaced loses the conversation.
+        const job = conv.parties
+        if (!job || (job.creatorId !== userId && job.receiverId !== userId))
+          throw errors.notFound('conversation')
+        join = job.receiverId ? [job.creatorId, job.receiverId] : [job.creatorId]
+      } else if (!conv.isMember) throw errors.notFound('conversation')
+      const media = input.mediaId
+        ? await this.deps.files.assertOwned(tx, userId, [input.mediaId], { path: '/mediaId' })
+        : undefined
+      if (quotedId !== null && conv.quotedConversationId !== conv.id) {
+        throw errors.field('/quotedContentId', 'Not a message of this conversation')
       }
       const row: MessageRow = {
         id: newId(now.getTime()),
@@ -167,11 +182,10 @@ export class ChatService {
         quotedMessageId: input.quotedContentId ?? null,
         createdAt: now,
       }
-      await chatRepo.insertMessage(tx, row)
-      // Sending is reading: the sender has seen everything up to their own message.
-      await chatRepo.markRead(tx, conv.id, userId, now)
-      const members = await chatRepo.members(tx, [conv.id])
-      const [message] = await this.#messages(tx, [row], members)
+      // The message, the parties joined, the last activity and the sender's read mark (sending is
+      // reading: the sender has seen everything up to their own message), in one statement.
+      const members = await chatRepo.writeMessage(tx, row, join)
+      const [message] = await this.#messages(tx, [row], members, media)
       await publishLive(tx, { userIds: members.map((m) => m.userId), type: 'chat.message', data: message })
       return message!
     })
@@ -243,11 +257,15 @@ export class ChatService {
     ex: Executor,
     rows: MessageRow[],
     members: Array<{ conversationId: string; userId: string; lastReadAt: Date | null }>,
+    /** the summaries of the messages' media, when the caller has them already */
+    known?: Map<string, object>,
   ) {
-    const media = await this.deps.files.summaries(
-      ex,
-      rows.flatMap((r) => (r.mediaId ? [r.mediaId] : [])),
-    )
+    const media =
+      known ??
+      (await this.deps.files.summaries(
+        ex,
+        rows.flatMap((r) => (r.mediaId ? [r.mediaId] : [])),
+      ))
     return rows.map((r) => ({
       _id: r.id,
       conversation: r.conversationId,

@@ -2,11 +2,21 @@
 // transaction: the assigned talent, the status, the delivery, progress, the ids of its invites,
 // applications and reviews, and the split of a disputed escrow. Also the compact views of
 // collections and people that invites, applications and reviews embed.
+import type { RawBuilder, SqlBool } from 'kysely'
 import type { Db, Executor, Tx } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { canSee, type EscrowReleased, userSummary } from './forms.ts'
 import type { UpdateCollectionInput } from './input-schemas.ts'
-import { type JobPatch, jobRepo } from './job-repo.ts'
+import {
+  addInviteSql,
+  type CollectionRefJson,
+  collectionRefJson,
+  type JobPatch,
+  jobRepo,
+  ownJobSql,
+  type PersonJson,
+  personJson,
+} from './job-repo.ts'
 import { paymentFeeText } from './payment-fee.ts'
 import { type CollectionRow, collectionRepo } from './repo.ts'
 
@@ -50,8 +60,24 @@ export function changedDetail(row: JobRow, input: UpdateCollectionInput): string
   return undefined
 }
 
+type RefColumns =
+  | 'id'
+  | 'name'
+  | 'description'
+  | 'type'
+  | 'category'
+  | 'status'
+  | 'paymentFee'
+  | 'isPrivate'
+  | 'deliveryDate'
+  | 'creatorId'
+  | 'receiverId'
+  | 'parentId'
+  | 'escrowPaid'
+  | 'isDeleted'
+
 /** The collection as an invite, application or review shows it (`data`). */
-export function collectionRef(row: JobRow) {
+export function collectionRef(row: Pick<JobRow, RefColumns>) {
   return {
     _id: row.id,
     name: row.name,
@@ -170,11 +196,13 @@ export class CollectionJobs {
     return progress
   }
 
-  /** Records an invite (its id in `invites`) and lets the invitee see the job while it is pending. */
-  async addInvite(tx: Tx, id: string, inviteId: string, inviteeId: string) {
-    const now = this.#now()
-    await jobRepo.append(tx, id, 'invite_ids', inviteId, now)
-    await jobRepo.append(tx, id, 'invitee_ids', inviteeId, now)
+  /**
+   * Records an invite (its id in `invites`) and lets the invitee see the job while it is pending:
+   * an UPDATE to run inside the statement that writes the invite, only when `when` (a condition
+   * of that statement) holds.
+   */
+  addInviteSql(id: string, inviteId: string, inviteeId: string, when: RawBuilder<SqlBool>) {
+    return addInviteSql(id, inviteId, inviteeId, this.#now(), when)
   }
 
   /** The invite of `userId` is no longer pending: a private job is hidden from them again. */
@@ -202,6 +230,31 @@ export class CollectionJobs {
   async refs(ex: Executor, ids: readonly string[]): Promise<Map<string, CollectionRef>> {
     const rows = await jobRepo.byIds(ex, [...new Set(ids)])
     return new Map(rows.map((r) => [r.id, collectionRef(r)]))
+  }
+
+  /**
+   * SQL for a list that embeds the people and collections its records name in its own query:
+   * the person (as people() reads them) or the collection (as refs() reads it) whose id is an
+   * expression of the reading query, as JSON; read back by personOf and refOf.
+   */
+  readonly personSql = personJson
+  readonly refSql = collectionRefJson
+  /** whether the live job is the user's own, as a condition of another statement */
+  readonly ownJobSql = ownJobSql
+
+  /** A person read by personSql (undefined when there is no such account). */
+  personOf(json: PersonJson | null): PersonSummary | undefined {
+    return json ? { ...userSummary(json), live: json.live } : undefined
+  }
+
+  /** A collection read by refSql (undefined when there is none). */
+  refOf(json: CollectionRefJson | null): CollectionRef | undefined {
+    return json
+      ? collectionRef({
+          ...json,
+          deliveryDate: json.deliveryDate === null ? null : new Date(json.deliveryDate),
+        })
+      : undefined
   }
 
   /** People by id as records embed them, with whether the account is live. */

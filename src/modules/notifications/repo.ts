@@ -2,20 +2,7 @@
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import type { PageRequest } from '../../db/reads.ts'
-import { userSummaryJson } from '../account/module.ts'
-
-export interface NewNotification {
-  id: string
-  userId: string
-  eventId: string
-  type: string
-  title: string
-  description: string
-  actorId: string | null
-  ref: string
-  emailWanted: boolean
-  createdAt: Date
-}
+import { type UserSummaryJson, userSummaryJson } from '../account/module.ts'
 
 export interface ListFilter {
   userId: string
@@ -37,16 +24,64 @@ const columns = [
 
 export type NotificationRow = Awaited<ReturnType<typeof notificationRepo.get>> & {}
 
+/** What an event's notice writes for each person it concerns (see record). */
+export interface EventNotice {
+  eventId: string
+  type: string
+  title: string
+  description: string
+  actorId: string | null
+  ref: string
+  createdAt: Date
+  /** each person's notification: its id and its owner */
+  rows: { id: string; userId: string }[]
+  /** the types mailed to someone without settings of their own */
+  defaultEmailTypes: readonly string[]
+}
+
 export const notificationRepo = {
-  /** Inserts the notifications of one event; one per (event, user) however often it is called. */
-  async insert(ex: Executor, rows: NewNotification[]) {
-    if (rows.length === 0) return []
-    return ex
-      .insertInto('notifications')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['eventId', 'userId']).doNothing())
-      .returning(columns)
-      .execute()
+  /**
+   * The notifications of one event in one statement: for each person, whether they want its type
+   * by mail (their settings, else the defaults), the notification written (one per event and
+   * person however often it is called), and the digest latch raised for those written that want
+   * mail (as raiseDigest: `raised` is true for the one call that raised it). Answers the rows
+   * written with their owner's and actor's summaries (the account module's SQL).
+   */
+  async record(ex: Executor, n: EventNotice, at: Date) {
+    if (n.rows.length === 0) return []
+    const defaults = n.defaultEmailTypes.length
+      ? sql`array[${sql.join(n.defaultEmailTypes.map((t) => sql`${t}::text`))}]`
+      : sql`'{}'::text[]`
+    const { rows } = await sql<
+      NotificationRow & {
+        emailWanted: boolean
+        owner: UserSummaryJson | null
+        actor: UserSummaryJson | null
+        raised: boolean
+      }
+    >`with wanted as (
+        select r.id, r.user_id, ${n.type}::text = any(coalesce(s.email_types, ${defaults})) as email_wanted, r.n
+        from (values ${sql.join(n.rows.map((r, i) => sql`(${r.id}::text, ${r.userId}::text, ${i}::int)`))}) as r(id, user_id, n)
+        left join notification_settings s on s.user_id = r.user_id
+      ), written as (
+        insert into notifications (id, user_id, event_id, type, title, description, actor_id, ref, email_wanted, created_at)
+        select w.id, w.user_id, ${n.eventId}::text, ${n.type}::text, ${n.title}::text, ${n.description}::text,
+          ${n.actorId}::text, ${n.ref}::text, w.email_wanted, ${n.createdAt}::timestamptz
+        from wanted w order by w.n
+        on conflict (event_id, user_id) do nothing
+        returning id, user_id, type, title, description, actor_id, ref, read_at, created_at, email_wanted
+      ), raised as (
+        insert into notification_mailboxes (user_id, pending, updated_at)
+        select user_id, true, ${at}::timestamptz from written where email_wanted
+        on conflict (user_id) do update set pending = true, updated_at = excluded.updated_at
+          where notification_mailboxes.pending = false
+        returning user_id
+      )
+      select w.*, ${userSummaryJson(sql`w.user_id`)} as owner, ${userSummaryJson(sql`w.actor_id`)} as actor,
+        exists (select 1 from raised x where x.user_id = w.user_id) as raised
+      from written w join wanted o on o.id = w.id
+      order by o.n`.execute(ex)
+    return rows
   },
 
   get(ex: Executor, userId: string, id: string) {
@@ -141,26 +176,6 @@ export const notificationRepo = {
         oc.column('userId').doUpdateSet({ emailTypes: list as unknown as string[], updatedAt: at }),
       )
       .execute()
-  },
-
-  /**
-   * Raises the user's digest latch; true when this call raised it (the caller then enqueues the
-   * digest). Concurrent callers queue on the row, so exactly one of them sees it down.
-   */
-  async raiseDigest(ex: Executor, userId: string, at: Date): Promise<boolean> {
-    await ex
-      .insertInto('notificationMailboxes')
-      .values({ userId, pending: false, updatedAt: at })
-      .onConflict((oc) => oc.column('userId').doNothing())
-      .execute()
-    const raised = await ex
-      .updateTable('notificationMailboxes')
-      .set({ pending: true, updatedAt: at })
-      .where('userId', '=', userId)
-      .where('pending', '=', false)
-      .returning('userId')
-      .executeTakeFirst()
-    return raised !== undefined
   },
 
   /** Locks the latch for the digest run (waits for a transaction adding a notification). */

@@ -95,28 +95,27 @@ export class NotificationService {
     const recipients = recipientsOf(event)
     if (!notice || recipients.length === 0) return
     const { clock, jobs } = this.deps
-    const rows = []
-    for (const userId of recipients) {
-      const wanted = (await notificationRepo.emailTypes(tx, userId)) ?? DEFAULT_EMAIL_TYPES
-      rows.push({
-        id: newId(event.createdAt.getTime()),
-        userId,
+    // The notifications, each person's mail preference and the digest latches, in one statement.
+    const written = await notificationRepo.record(
+      tx,
+      {
         eventId: event.id,
         type: notice.type,
         title: notice.title,
         description: notice.description,
         actorId: event.actorId,
         ref: notice.ref,
-        emailWanted: wanted.includes(notice.type),
         createdAt: event.createdAt,
-      })
-    }
-    const inserted = await notificationRepo.insert(tx, rows)
-    const forms = await this.#forms(tx, inserted)
-    for (const [i, row] of inserted.entries()) {
-      await this.deps.publishLive(tx, { userIds: [row.userId], type: 'notification', data: forms[i] })
-      const wantsMail = rows.find((r) => r.userId === row.userId)?.emailWanted
-      if (wantsMail && (await notificationRepo.raiseDigest(tx, row.userId, clock.now())))
+        rows: recipients.map((userId) => ({ id: newId(event.createdAt.getTime()), userId })),
+        defaultEmailTypes: DEFAULT_EMAIL_TYPES,
+      },
+      clock.now(),
+    )
+    for (const row of written) {
+      const { emailWanted: _, owner, actor, raised, ...notification } = row
+      const form = formOf(notification, owner ?? undefined, actor ?? undefined)
+      await this.deps.publishLive(tx, { userIds: [row.userId], type: 'notification', data: form })
+      if (raised)
         await jobs.enqueue(
           tx,
           DIGEST_JOB,

@@ -3,9 +3,9 @@
 import type { Selectable } from 'kysely'
 import type { Executor } from '../../db/index.ts'
 import type { ApplicationsTable, DisputesTable, InvitesTable, ReviewsTable } from '../../db/tables/work.ts'
-import type { CollectionRef, PersonSummary } from '../collections/jobs.ts'
-import type { CollectionService } from '../collections/service.ts'
+import type { CollectionJobs, CollectionRef, CollectionService, PersonSummary } from '../collections/types.ts'
 import { centsToUsd } from './context.ts'
+import type { ListEmbeds } from './repo.ts'
 
 export type InviteRow = Selectable<InvitesTable>
 export type ApplicationRow = Selectable<ApplicationsTable>
@@ -44,6 +44,32 @@ export async function lookups(
     collections.jobs.refs(ex, collectionIds),
   ])
   return { people, refs }
+}
+
+/** What a list reads of the people and collections its rows name, in its own statement. */
+export function listEmbeds(collections: CollectionService): ListEmbeds {
+  return { person: collections.jobs.personSql, ref: collections.jobs.refSql }
+}
+
+/**
+ * The lookups of a page read with ListEmbeds: each person and collection as `[id, its JSON]`
+ * (JSON null when there is none, as lookups leaves it out).
+ */
+export function embeddedLookups(
+  jobs: CollectionJobs,
+  people: [string, unknown][],
+  refs: [string, unknown][],
+): Lookups {
+  const l: Lookups = { people: new Map(), refs: new Map() }
+  for (const [id, json] of people) {
+    const p = jobs.personOf(json as Parameters<CollectionJobs['personOf']>[0])
+    if (p) l.people.set(id, p)
+  }
+  for (const [id, json] of refs) {
+    const r = jobs.refOf(json as Parameters<CollectionJobs['refOf']>[0])
+    if (r) l.refs.set(id, r)
+  }
+  return l
 }
 
 const person = (l: Lookups, id: string) => l.people.get(id) ?? nobody(id)

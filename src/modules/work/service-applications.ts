@@ -14,22 +14,29 @@ import {
   visibleJob,
   type WorkDeps,
 } from './context.ts'
-import { type ApplicationRow, applicationForm, lookups } from './forms.ts'
+import { type ApplicationRow, applicationForm, embeddedLookups, listEmbeds, lookups } from './forms.ts'
 import { type ApplicationFilters, applicationRepo, audit } from './repo.ts'
 import type { ApplyInput, ListApplicationsQueryT, MyApplicationsQueryT } from './schemas.ts'
 
 export class ApplicationService {
   constructor(private readonly deps: WorkDeps) {}
 
-  async #page(filters: ApplicationFilters, q: { page?: number; limit?: number }) {
+  /**
+   * One page with its total, the applicants and the jobs, in one statement; `gate` (a condition
+   * of the statement) must hold for anything to be read.
+   */
+  async #page(
+    filters: ApplicationFilters,
+    q: { page?: number; limit?: number },
+    gate?: Parameters<typeof applicationRepo.page>[4],
+  ) {
     const { db, collections } = this.deps
     const p = pageOf(q)
-    const { total, rows } = await applicationRepo.page(db, filters, p)
-    const l = await lookups(
-      collections,
-      db,
-      rows.map((r) => r.applicantId),
-      rows.map((r) => r.collectionId),
+    const { total, rows } = await applicationRepo.page(db, filters, p, listEmbeds(collections), gate)
+    const l = embeddedLookups(
+      collections.jobs,
+      rows.map((r): [string, unknown] => [r.applicantId, r.applicantJson]),
+      rows.map((r): [string, unknown] => [r.collectionId, r.collectionJson]),
     )
     return {
       data: rows.map((r) => applicationForm(r, l)),
@@ -94,9 +101,18 @@ export class ApplicationService {
 
   /** The applications of a job (its creator only), newest first. */
   async listForJob(userId: string, collectionId: string, q: ListApplicationsQueryT) {
-    const job = await visibleJob(this.deps, this.deps.db, collectionId, userId)
+    const { deps } = this
+    // Read only when the job is the caller's own; when nothing is read, the job says why (404,
+    // 403) or has nothing to list.
+    const listed = await this.#page(
+      { collectionId, ...(q.status ? { status: q.status } : {}) },
+      q,
+      deps.collections.jobs.ownJobSql(collectionId, userId),
+    )
+    if (listed.total > 0) return listed
+    const job = await visibleJob(deps, deps.db, collectionId, userId)
     if (job.creatorId !== userId) throw errors.forbidden('Only the job’s creator may list its applications')
-    return this.#page({ collectionId, ...(q.status ? { status: q.status } : {}) }, q)
+    return listed
   }
 
   /** The caller's own applications, newest first. */

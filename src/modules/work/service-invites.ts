@@ -6,7 +6,7 @@ import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { FINAL_PHASES, phaseOf } from '../collections/module.ts'
 import { assertTopLevel, assignTalent, pageInfo, pageOf, visibleJob, type WorkDeps } from './context.ts'
-import { type InviteRow, inviteForm, lookups } from './forms.ts'
+import { embeddedLookups, type InviteRow, inviteForm, listEmbeds, lookups } from './forms.ts'
 import { audit, inviteRepo } from './repo.ts'
 import type { ListInvitesQueryT, SendInviteInput } from './schemas.ts'
 
@@ -36,7 +36,7 @@ export class InviteService {
     const message = (input.message ?? '').trim()
     // The talent's rules on who may invite them (read before the transaction opens).
     if (input.recipient !== userId) await deps.connections.check(input.recipient, userId, 'SEND_INVITE')
-    const id = await inTransaction(deps.db, async (tx) => {
+    return inTransaction(deps.db, async (tx) => {
       const job = await visibleJob(deps, tx, input.collection, userId, true)
       if (job.creatorId !== userId) throw errors.forbidden('Only the job’s creator may invite talents to it')
       assertTopLevel(job, 'Invites')
@@ -45,22 +45,34 @@ export class InviteService {
         throw errors.named('COLLECTION_NOT_OPEN', `This job is ${phase}; it takes no more invites`)
       if (job.receiverId) throw errors.named('JOB_HAS_TALENT', 'This job already has its talent')
       if (input.recipient === userId) throw errors.field('/recipient', 'you cannot invite yourself')
-      const person = (await deps.collections.jobs.people(tx, [input.recipient])).get(input.recipient)
-      if (!person?.live) throw errors.notFound('recipient')
-      if (await inviteRepo.pendingOf(tx, job.id, input.recipient))
-        throw errors.named('INVITE_ALREADY_PENDING', 'This talent already has a pending invite to this job')
       const now = deps.clock.now()
       const id = newId(now.getTime())
-      await inviteRepo.insert(tx, {
-        id,
-        collectionId: job.id,
-        senderId: userId,
-        receiverId: input.recipient,
-        message,
-        createdAt: now,
-        updatedAt: now,
-      })
-      await deps.collections.jobs.addInvite(tx, job.id, id, input.recipient)
+      // The recipient's and the pending invite's checks, the invite, the job's record of it and the
+      // audit record in one statement (nothing is written when a check fails), with the invite's
+      // people and job as the answer shows them.
+      const sent = await inviteRepo.send(
+        tx,
+        {
+          id,
+          collectionId: job.id,
+          senderId: userId,
+          receiverId: input.recipient,
+          message,
+          createdAt: now,
+          updatedAt: now,
+        },
+        listEmbeds(deps.collections),
+        (written) => deps.collections.jobs.addInviteSql(job.id, id, input.recipient, written),
+        {
+          id: newId(now.getTime()),
+          userId,
+          action: 'work.invite_sent',
+          meta: { inviteId: id, collectionId: job.id, to: input.recipient },
+        },
+      )
+      if (!sent.receiverLive) throw errors.notFound('recipient')
+      if (sent.pendingId || !sent.invite)
+        throw errors.named('INVITE_ALREADY_PENDING', 'This talent already has a pending invite to this job')
       await deps.events.emit(tx, {
         type: 'invite.sent',
         actorId: userId,
@@ -68,14 +80,19 @@ export class InviteService {
         collectionId: job.id,
         data: { inviteId: id, collectionId: job.id, receiverId: input.recipient },
       })
-      await audit(tx, now, userId, 'work.invite_sent', {
-        inviteId: id,
-        collectionId: job.id,
-        to: input.recipient,
-      })
-      return id
+      const { invite } = sent
+      return inviteForm(
+        invite,
+        embeddedLookups(
+          deps.collections.jobs,
+          [
+            [invite.senderId, invite.senderJson],
+            [invite.receiverId, invite.receiverJson],
+          ],
+          [[invite.collectionId, invite.collectionJson]],
+        ),
+      )
     })
-    return this.#form((await inviteRepo.get(deps.db, id))!)
   }
 
   /** The invited talent accepts: they become the job's talent (see assignTalent). */
@@ -165,12 +182,15 @@ export class InviteService {
       ...(q.status ? { status: q.status } : {}),
       ...(collectionId ? { collectionId } : {}),
     }
-    const { total, rows } = await inviteRepo.page(db, filters, p)
-    const l = await lookups(
-      collections,
-      db,
-      rows.flatMap((r) => [r.senderId, r.receiverId]),
-      rows.map((r) => r.collectionId),
+    // One statement: the page, its total, and the people and jobs it names.
+    const { total, rows } = await inviteRepo.page(db, filters, p, listEmbeds(collections))
+    const l = embeddedLookups(
+      collections.jobs,
+      rows.flatMap((r): [string, unknown][] => [
+        [r.senderId, r.senderJson],
+        [r.receiverId, r.receiverJson],
+      ]),
+      rows.map((r): [string, unknown] => [r.collectionId, r.collectionJson]),
     )
     return {
       data: rows.map((r) => inviteForm(r, l)),
