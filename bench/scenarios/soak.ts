@@ -10,6 +10,7 @@
 // a slope under 1 MB/min.
 import { fork } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { loadavg } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -25,6 +26,11 @@ const MAX_IN_FLIGHT = 64
 const SAMPLE_MS = 5000
 
 const mb = (bytes: number) => Math.round((bytes / 1048576) * 10) / 10
+/** the p-th percentile of `ms` (sorted in place), to 0.1 ms */
+const pct = (ms: number[], p: number) => {
+  ms.sort((a, b) => a - b)
+  return Math.round((ms[Math.min(ms.length - 1, Math.floor((p / 100) * ms.length))] ?? 0) * 10) / 10
+}
 /** The dev chain's deployer (dev account 19), which may mint the dev tokens. */
 const DEPLOYER = 19
 const MINT_ABI = [
@@ -182,6 +188,14 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         // embedded defaults, the dev chain share it): a request waits at least this long
         const loopDelay = monitorEventLoopDelay({ resolution: 10 })
         loopDelay.enable()
+        // the service's own time per request, from its headers read to its answer written: what the
+        // load generator measures beyond it is the way there and back (and the generator's turns)
+        let served: number[] = []
+        const onRequest = (_req: IncomingMessage, res: ServerResponse) => {
+          const t0 = performance.now()
+          res.once('finish', () => served.push(performance.now() - t0))
+        }
+        app.server.on('request', onRequest)
         const end = await new Promise<EndReport>((resolve, reject) => {
           child.on('error', reject)
           child.on('exit', (code) => code !== 0 && reject(new Error(`the load process exited with ${code}`)))
@@ -218,8 +232,10 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
               `${chainPid ? ` (its process ${rssOf(chainPid)} MB)` : ''}, ` +
               `tick lag ≤ ${m.lagMs} ms, ${cpuMsPerReq} ms CPU/req, load ${loadavg()[0]!.toFixed(1)}, ` +
               `event loop delay p99 ${Math.round(loopDelay.percentile(99) / 1e5) / 10} ms, ` +
+              `served in p50 ${pct(served, 50)} ms, p99 ${pct(served, 99)} ms, ` +
               `slowest p50/p99: ${m.slowest.join('; ')}`
             loopDelay.reset()
+            served = []
             lastBlock = block
             minutes.push(line)
             console.log(`  soak ${line}`)
@@ -228,6 +244,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         }).finally(() => {
           clearInterval(sampler)
           loopDelay.disable()
+          app.server.off('request', onRequest)
         })
 
         // What the run asked for is sent: no withdrawal or escrow release left under way.
