@@ -4,11 +4,8 @@
 // still seals (retire a key once it has none), `verify` opens every value. `revoke-sessions`
 // revokes every session of every account (a leaked JWT_SECRET, a restore), announced to every
 // running process. See docs/operations.md.
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
-import { type Config, ConfigError, loadConfig } from './config.ts'
-import { embeddedSettings } from './db/embedded.ts'
-import { type Database, openPGlite, openPostgres } from './db/index.ts'
+import { loadConfigOrExit, openServiceDatabase } from './command-line.ts'
+import type { Database } from './db/index.ts'
 import { keyStatus, RotationRefused, rotateKeys, verifyKeys } from './keys/rotation.ts'
 import { SessionCache } from './modules/auth/session-cache.ts'
 import { SessionIssuer } from './modules/auth/sessions.ts'
@@ -34,26 +31,9 @@ for (let i = 0; i < rest.length; i++) {
   }
 }
 
-let config: Config
-try {
-  config = loadConfig()
-} catch (err) {
-  console.error(err instanceof ConfigError ? err.message : err)
-  process.exit(2)
-}
+const config = loadConfigOrExit()
 
 const say = (line: string) => console.log(line)
-
-function open(): Promise<Database> {
-  if (config.databaseUrl) return Promise.resolve(openPostgres(config.databaseUrl, 2))
-  // The embedded database belongs to one process: stop the service first.
-  const dir = join(config.dataDir, 'pg')
-  if (!existsSync(dir)) {
-    console.error(`no embedded database in ${dir}: set DATA_DIR (or DATABASE_URL) as the service has it`)
-    process.exit(2)
-  }
-  return openPGlite({ dataDir: dir, settings: embeddedSettings })
-}
 
 async function status(database: Database): Promise<number> {
   const rows = await keyStatus(database.db)
@@ -78,7 +58,7 @@ async function status(database: Database): Promise<number> {
 async function main(): Promise<number> {
   const keys = { ...config.previousKeyEncryptionKeys, [config.keyEncryptionKeyId]: config.keyEncryptionKey }
   const secrets = createSecretBox(keys, config.keyEncryptionKeyId)
-  const database = await open()
+  const database = await openServiceDatabase(config, 2)
   try {
     if (command === 'status') return await status(database)
     if (command === 'revoke-sessions') {

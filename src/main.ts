@@ -14,7 +14,8 @@ import { join } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import pino from 'pino'
 import { buildApp } from './app.ts'
-import { type Config, ConfigError, loadConfig, notInProduction } from './config.ts'
+import { loadConfigOrExit } from './command-line.ts'
+import { ConfigError, notInProduction } from './config.ts'
 import { serverDurability } from './db/durability.ts'
 import { embeddedSettings, ensureCluster } from './db/embedded.ts'
 import { type Database, openPGlite, openPostgres } from './db/index.ts'
@@ -34,13 +35,7 @@ if (!['all', 'api', 'worker', 'migrate'].includes(mode)) {
   process.exit(2)
 }
 
-let config: Config
-try {
-  config = loadConfig()
-} catch (err) {
-  console.error(err instanceof ConfigError ? err.message : err)
-  process.exit(2)
-}
+const config = loadConfigOrExit()
 
 /**
  * LOG_FORMAT=pretty prints human-readable lines through pino-pretty (a development dependency);

@@ -6,12 +6,8 @@
 // after that block the database does not know, deposits after it, what to do). `jobs` lists the
 // parked jobs; `jobs release|drop <id>|all --reason "…"` acts on them, each audited. See
 // docs/operations.md.
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
 import pino from 'pino'
-import { type Config, ConfigError, loadConfig } from './config.ts'
-import { embeddedSettings } from './db/embedded.ts'
-import { type Database, openPGlite, openPostgres } from './db/index.ts'
+import { loadConfigOrExit, openServiceDatabase } from './command-line.ts'
 import { migrateToLatest } from './db/migrate.ts'
 import { type HeldLock, holdSessionLock } from './db/session-lock.ts'
 import { AppError } from './http/errors.ts'
@@ -55,30 +51,13 @@ if (!valid) {
   process.exit(2)
 }
 
-let config: Config
-try {
-  config = loadConfig()
-} catch (err) {
-  console.error(err instanceof ConfigError ? err.message : err)
-  process.exit(2)
-}
+const config = loadConfigOrExit()
 const say = (line: string) => console.log(line)
 // The services log as the service does (JSON on stderr), so stdout carries only the report.
 const log = pino({ level: config.logLevel }, pino.destination(2))
 
-function open(): Promise<Database> {
-  if (config.databaseUrl) return Promise.resolve(openPostgres(config.databaseUrl, 4))
-  // The embedded database belongs to one process: stop the service first.
-  const dir = join(config.dataDir, 'pg')
-  if (!existsSync(dir)) {
-    console.error(`no embedded database in ${dir}: set DATA_DIR (or DATABASE_URL) as the service has it`)
-    process.exit(2)
-  }
-  return openPGlite({ dataDir: dir, settings: embeddedSettings })
-}
-
 async function main(): Promise<number> {
-  const database = await open()
+  const database = await openServiceDatabase(config, 4)
   let lock: HeldLock | undefined
   let close: (() => Promise<void>) | undefined
   try {
