@@ -70,7 +70,13 @@ export class CollectionReads {
     ex: Executor,
     viewerId: string,
     rows: CollectionRow[],
-    want: { receivers?: boolean; bookmarks?: boolean; knownChildren?: Map<string, string[]> } = {},
+    want: {
+      receivers?: boolean
+      bookmarks?: boolean
+      knownChildren?: Map<string, string[]>
+      /** the creators' summaries and the viewer's hooks, read with the rows */
+      known?: { users: Map<string, UserRow>; hooks: Map<string, string> }
+    } = {},
   ): Promise<Related> {
     // Children already read need no second look.
     const ids = rows.map((r) => r.id)
@@ -78,8 +84,11 @@ export class CollectionReads {
     const userIds = new Set(rows.map((r) => r.creatorId))
     if (want.receivers) for (const r of rows) if (r.receiverId) userIds.add(r.receiverId)
     const fileIds = [...new Set(rows.flatMap((r) => [...r.attachmentIds, ...r.deliveryAttachmentIds]))]
+    const known = want.known
     const [users, tagRows, childIds, bookmarks, files, hooks] = await Promise.all([
-      collectionRepo.users(ex, [...userIds]),
+      known && [...userIds].every((u) => known.users.has(u))
+        ? [...known.users.values()]
+        : collectionRepo.users(ex, [...userIds]),
       tagService.byIds(ex, [...new Set(rows.flatMap((r) => r.tagIds))]),
       collectionRepo.childIds(ex, unknownChildren, viewerId).then((m) => {
         for (const [k, v] of want.knownChildren ?? []) m.set(k, v)
@@ -87,7 +96,7 @@ export class CollectionReads {
       }),
       want.bookmarks ? collectionRepo.bookmarksOf(ex, viewerId, ids) : new Map<string, string>(),
       fileIds.length && this.deps.files ? this.deps.files.summaries(ex, fileIds) : new Map<string, object>(),
-      hooksOf(this.deps.hooks, ex, viewerId, rows),
+      known ? known.hooks : hooksOf(this.deps.hooks, ex, viewerId, rows),
     ])
     return {
       users: new Map(users.map((u) => [u.id, u])),
@@ -117,10 +126,26 @@ export class CollectionReads {
   }
 
   protected async load(id: string, viewerId: string, ex: Executor) {
-    const [row, ...children] = await collectionRepo.getVisibleWithChildren(ex, id, viewerId)
+    const hooks = this.deps.hooks
+    // One statement: the rows with their creators and hooks (tags and files, when there are any,
+    // are read by id after it).
+    const [row, ...children] = await collectionRepo.getVisibleWithChildren(
+      ex,
+      id,
+      viewerId,
+      hooks && ((c) => hooks.urlSql(c)),
+    )
     if (row?.id !== id) throw errors.notFound('collection')
-    const rel = await this.related(ex, viewerId, [row, ...children], {
+    const rows = [row, ...children]
+    const users = new Map<string, UserRow>()
+    const hookUrls = new Map<string, string>()
+    for (const r of rows) {
+      if (r.creatorSummary) users.set(r.creatorId, r.creatorSummary as UserRow)
+      if (r.paymentWebHook !== null) hookUrls.set(r.id, r.paymentWebHook)
+    }
+    const rel = await this.related(ex, viewerId, rows, {
       knownChildren: new Map([[id, children.map((c) => c.id)]]),
+      known: { users, hooks: hookUrls },
     })
     return {
       ...fullFields(row, rel.tags, rel.files),

@@ -3,6 +3,7 @@
 // asked, the receiver) and the caller's bookmark in one query.
 import { type RawBuilder, type SqlBool, sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import { userSummaryJson } from '../account/module.ts'
 
 /** Columns of a collection that the API forms need (never the search columns). */
 export const COLLECTION_COLUMNS = [
@@ -147,8 +148,22 @@ export const collectionRepo = {
    * One collection and its visible live children in one query: the collection first (absent when
    * it is not visible), then the children oldest first.
    */
-  getVisibleWithChildren(ex: Executor, id: string, viewerId: string) {
+  getVisibleWithChildren(
+    ex: Executor,
+    id: string,
+    viewerId: string,
+    hookUrl?: (collectionId: RawBuilder<unknown>) => RawBuilder<string | null>,
+  ) {
+    // Each row with its creator's summary and, for the viewer's own, its paymentWebHook (the
+    // account and webhooks modules' SQL): the form needs no lookup after it.
     return selectCollections(ex)
+      .select([
+        userSummaryJson(sql`c.creator_id`).as('creatorSummary'),
+        (hookUrl
+          ? sql<string | null>`case when c.creator_id = ${viewerId} then ${hookUrl(sql`c.id`)} end`
+          : sql<string | null>`null`
+        ).as('paymentWebHook'),
+      ])
       .where((eb) => eb.or([eb('c.id', '=', id), eb('c.parentId', '=', id)]))
       .where(visibleTo(viewerId))
       .orderBy(sql`c.id = ${id}`, 'desc')

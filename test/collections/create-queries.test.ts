@@ -1,0 +1,77 @@
+// POST /v1/collection takes four statements without tags or files: the type's lookup, the row,
+// the event, and the answer read in one statement (the collection, its children, its creator's
+// summary and its paymentWebHook); GET /v1/collection/{id} reads that same one statement when the
+// form is not cached (two with children: their children's ids).
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { createCollection, createMember, type Member, summaryOf } from './helpers.ts'
+
+let t: TestApp
+let alice: Member
+let bob: Member
+
+beforeAll(async () => {
+  t = await createTestApp()
+  alice = await createMember(t, { firstName: 'Alice' })
+  bob = await createMember(t, { firstName: 'Bob' })
+  // Each session once, so that the counts below are of the requests alone.
+  await createCollection(t, alice.token, { name: 'Warm-up' })
+  await t.req({ method: 'GET', url: '/v1/collection', token: bob.token })
+})
+afterAll(async () => {
+  await t?.close()
+})
+
+async function counted(method: 'GET' | 'POST', url: string, token: string, payload?: object) {
+  const before = t.database.queryCount()
+  const res = await t.req({ method, url, token, ...(payload ? { payload } : {}) })
+  const queries = t.database.queryCount() - before
+  expect(res.statusCode, res.body).toBe(200)
+  return { queries, data: res.json().data }
+}
+
+describe('creating a collection', () => {
+  it('takes four statements and answers the form GET answers', async () => {
+    const made = await counted('POST', '/v1/collection', alice.token, {
+      type: 'job',
+      name: 'Four statements',
+      description: 'Counted',
+      paymentFee: 120,
+      paymentWebHook: 'http://localhost:9/hook',
+    })
+    // The webhook endpoint adds its own statements (its row and its secret).
+    expect(made.queries).toBeLessThanOrEqual(6)
+    expect(made.data).toMatchObject({ paymentWebHook: 'http://localhost:9/hook', creator: summaryOf(alice) })
+    const plain = await counted('POST', '/v1/collection', alice.token, {
+      type: 'job',
+      name: 'Plain',
+      description: 'Counted',
+    })
+    expect(plain.queries).toBe(4)
+    expect(plain.data).not.toHaveProperty('paymentWebHook')
+    // The creator's read answers the same form (less the secret shown once).
+    const { paymentWebHookSecret: _, ...form } = made.data
+    t.clock.advance(1)
+    const read = await counted('GET', `/v1/collection/${made.data._id}`, alice.token)
+    expect(read.data).toEqual(form)
+  })
+
+  it('reads one collection in one statement when it is not cached, the hook for its creator only', async () => {
+    const parent = await createCollection(t, alice.token, {
+      name: 'Parent',
+      paymentWebHook: 'http://localhost:9/parent',
+    })
+    expect((await counted('GET', `/v1/collection/${parent._id}`, bob.token)).queries).toBe(1)
+    const child = await createCollection(t, alice.token, { name: 'Child', parent: parent._id })
+    // With children, their own children's ids are a second statement.
+    const asBob = await counted('GET', `/v1/collection/${parent._id}`, bob.token)
+    expect(asBob.queries).toBe(2)
+    expect(asBob.data).not.toHaveProperty('paymentWebHook')
+    expect(asBob.data.creator).toEqual(summaryOf(alice))
+    expect(asBob.data.collections.map((c: { _id: string }) => c._id)).toEqual([child._id])
+    expect(asBob.data.collections[0].creator).toEqual(summaryOf(alice))
+    const asAlice = await counted('GET', `/v1/collection/${parent._id}`, alice.token)
+    expect(asAlice.queries).toBeLessThanOrEqual(2)
+    expect(asAlice.data.paymentWebHook).toBe('http://localhost:9/parent')
+  })
+})
