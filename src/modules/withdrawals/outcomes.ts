@@ -13,10 +13,10 @@ import type { Clock } from '../../platform/clock.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { noticeMail } from '../../platform/mail/templates.ts'
 import { formatUnits } from '../../platform/money/index.ts'
-import type { EventService } from '../events/service.ts'
+import type { EventService } from '../events/types.ts'
 import type { Ledger } from '../ledger/types.ts'
-import type { OutcomeHandlers } from '../settlement/outgoing/events.ts'
-import type { TransactionService } from '../transactions/service.ts'
+import type { OutcomeHandlers } from '../settlement/types.ts'
+import type { TransactionService } from '../transactions/types.ts'
 import { withdrawalRepo } from './repo.ts'
 
 /** The key of the hold that reserves a withdrawal's fee. */

@@ -24,14 +24,12 @@ import {
   unitsToNumber,
 } from '../../platform/money/index.ts'
 import type { ConfirmPassword } from '../account/types.ts'
-import type { EventService } from '../events/service.ts'
+import type { EventService } from '../events/types.ts'
 import type { Ledger } from '../ledger/types.ts'
 import type { Coin, CoinService } from '../payment/types.ts'
-import type { OutgoingSender } from '../settlement/outgoing/sender.ts'
-import type { Halts } from '../settlement/reconcile/halts.ts'
-import type { KeyStore } from '../settlement/types.ts'
-import type { TransactionService } from '../transactions/service.ts'
-import type { IdentityRequirement } from '../verification/requirement.ts'
+import type { Halts, KeyStore, OutgoingSender } from '../settlement/types.ts'
+import type { TransactionService } from '../transactions/types.ts'
+import type { IdentityRequirement } from '../verification/types.ts'
 import { feeHoldKey, withdrawalOutcomes } from './outcomes.ts'
 import { withdrawalRepo } from './repo.ts'
 

@@ -13,7 +13,7 @@ import type { Clock } from '../../../platform/clock.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import type { Ledger } from '../../ledger/types.ts'
-import type { TransactionService } from '../../transactions/service.ts'
+import type { TransactionService } from '../../transactions/types.ts'
 import { watcherRepo } from '../watcher/repo.ts'
 import {
   type ChainComparison,

@@ -10,7 +10,7 @@ import type { ChainAdapter, ChainBlock, TokenTransfer } from '../../../platform/
 import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import type { Ledger } from '../../ledger/types.ts'
-import type { TransactionService } from '../../transactions/service.ts'
+import type { TransactionService } from '../../transactions/types.ts'
 import { type ApplyContext, applyMovements, logApplied, prepare } from '../watcher/apply.ts'
 import { classify, receiptsNeeded } from '../watcher/classify.ts'
 import { fetchReceipts } from '../watcher/fetch.ts'

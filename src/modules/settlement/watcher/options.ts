@@ -5,7 +5,7 @@ import type { ChainAdapter, Confirmations } from '../../../platform/chain/types.
 import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import type { Ledger } from '../../ledger/types.ts'
-import type { TransactionService } from '../../transactions/service.ts'
+import type { TransactionService } from '../../transactions/types.ts'
 import type { Halts } from '../reconcile/halts.ts'
 import type { ReorgRepairs } from '../reorgs/service.ts'
 
