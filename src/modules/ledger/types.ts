@@ -1,9 +1,9 @@
 // The ledger's public types: accounts, transfers, holds and what their operations answer.
 import type { LedgerAccountKind, LedgerHoldStatus } from '../../db/tables/ledger.ts'
 
-export type { LedgerAccountKind, LedgerHoldStatus }
 /** the ledger service (built by module.ts): other modules name its type from here */
 export type { Ledger } from './service.ts'
+export type { LedgerAccountKind, LedgerHoldStatus }
 
 /**
  * Accounts that keep no cached balance and take no row lock: the chain's clearing account (it
