@@ -35,6 +35,18 @@ export function guardElevated(app: FastifyInstance, access: AdminAccess) {
   })
 }
 
+/**
+ * Every route of `app` (an encapsulated plugin) needs an operator's token and no elevation (the
+ * routes by which a session gets one): the token first (401), the admin role just before the
+ * body's schema (403), so a normal user learns nothing from validation.
+ */
+export function guardAdmin(app: FastifyInstance, access: AdminAccess) {
+  app.addHook('onRequest', app.authenticate)
+  app.addHook('preValidation', async (req) => {
+    await access.requireAdmin(caller(req))
+  })
+}
+
 export function actorOf(req: FastifyRequest): AdminActor {
   const { userId, sessionId } = caller(req)
   return { userId, sessionId, requestId: req.id ?? null, ip: req.ip ?? null }

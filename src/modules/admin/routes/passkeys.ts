@@ -22,7 +22,7 @@ import {
   SecondFactorResetBody,
 } from '../schemas-passkeys.ts'
 import type { AdminSecondFactors } from '../second-factor.ts'
-import { actorOf, adminErrors, guardElevated, security, tags } from './common.ts'
+import { actorOf, adminErrors, guardAdmin, guardElevated, security, tags } from './common.ts'
 
 const NOT_ADMIN = { when: 'the caller is not an operator', message: 'Only an admin may do this' }
 const CHALLENGE = 'the answer signs no open challenge of this session and ceremony (unknown, used, expired)'
@@ -32,10 +32,7 @@ export const adminPasskeySessionRoutes: FastifyPluginAsyncTypebox<{
   access: AdminAccess
   passkeys: AdminPasskeys
 }> = async (app, { access, passkeys }) => {
-  app.addHook('onRequest', app.authenticate)
-  app.addHook('preValidation', async (req) => {
-    await access.requireAdmin(caller(req))
-  })
+  guardAdmin(app, access)
 
   app.post(
     '/v1/admin/session/passkey/options',

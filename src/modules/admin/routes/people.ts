@@ -1,7 +1,6 @@
 // The audit log and accounts: search, one account, suspension, and the admin role.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from 'typebox'
-import { errors } from '../../../http/errors.ts'
 import { type ErrorCases, envelope, IdParams, ok } from '../../../http/schemas.ts'
 import type { AdminAccess } from '../access.ts'
 import { type AdminAudit, AUDIT_EXPORT_MAX } from '../audit.ts'
@@ -29,9 +28,7 @@ function auditFilter(q: {
   from?: string | undefined
   to?: string | undefined
 }) {
-  const from = q.from ? new Date(q.from) : undefined
-  const to = q.to ? new Date(q.to) : undefined
-  if (from && to && from > to) throw errors.field('/from', 'must not be after `to`')
+  const { from, to } = createdRange(q)
   return { actorId: q.actor, action: q.action, targetId: q.target, targetType: q.targetType, from, to }
 }
 const UserPage = Page(AdminUser, 'AdminUserPage')

@@ -5,7 +5,7 @@ import { caller } from '../../../http/auth.ts'
 import { EmptyObject, envelope, ok } from '../../../http/schemas.ts'
 import type { AdminAccess } from '../access.ts'
 import { AdminSession, ElevateBody } from '../schemas.ts'
-import { actorOf, adminErrors, security, tags } from './common.ts'
+import { actorOf, adminErrors, guardAdmin, security, tags } from './common.ts'
 
 const NOT_ADMIN = { when: 'the caller is not an admin', message: 'Only an admin may do this' }
 
@@ -13,11 +13,7 @@ export const adminSessionRoutes: FastifyPluginAsyncTypebox<{ access: AdminAccess
   app,
   { access },
 ) => {
-  app.addHook('onRequest', app.authenticate)
-  // Admins only, before the body's schema is checked (a normal user learns nothing from validation).
-  app.addHook('preValidation', async (req) => {
-    await access.requireAdmin(caller(req))
-  })
+  guardAdmin(app, access)
 
   app.get(
     '/v1/admin/session',
