@@ -2,6 +2,7 @@
 // and the search form (#40), with their tags and achievements.
 import type { StoredProfile } from './profile.ts'
 import type { AchievementJson, AchievementRow, TagJson, UserRow } from './repo.ts'
+import type { UserSummaryJson } from './summary-sql.ts'
 import { toTag } from './tags.ts'
 
 export function toAchievement(a: AchievementRow | AchievementJson) {
@@ -38,6 +39,40 @@ type PublicRow = Pick<
   | 'kycStatus'
 >
 
+/**
+ * A user as other people see them at a glance, with the `talent` the form shows: the head of the
+ * public User form, and the user summary other records carry (a collection's creator, a bookmark).
+ */
+export function userSummaryForm<T>(
+  row: Pick<
+    UserSummaryJson,
+    | 'id'
+    | 'firstName'
+    | 'lastName'
+    | 'role'
+    | 'type'
+    | 'verified'
+    | 'isPrivate'
+    | 'score'
+    | 'profileCompleteness'
+    | 'socketStatus'
+  >,
+  talent: T,
+) {
+  return {
+    _id: row.id,
+    firstName: row.firstName,
+    lastName: row.lastName,
+    role: row.role,
+    type: row.type,
+    profile: { talent, verified: row.verified },
+    isPrivate: row.isPrivate,
+    score: row.score,
+    profileCompleteness: row.profileCompleteness,
+    socket: { status: row.socketStatus },
+  }
+}
+
 /** The public User form: no email, contact, bio or about. */
 export function toPublicUser(
   row: PublicRow,
@@ -46,23 +81,11 @@ export function toPublicUser(
 ) {
   const talent = ((row.profile ?? {}) as StoredProfile).talent ?? {}
   return {
-    _id: row.id,
-    firstName: row.firstName,
-    lastName: row.lastName,
-    role: row.role,
-    type: row.type,
-    profile: {
-      talent: {
-        ...(talent.availability ? { availability: talent.availability } : {}),
-        tags: tagsIds.map((t) => t.name),
-        tagsIds,
-      },
-      verified: row.verified,
-    },
-    isPrivate: row.isPrivate,
-    score: row.score,
-    profileCompleteness: row.profileCompleteness,
-    socket: { status: row.socketStatus },
+    ...userSummaryForm(row, {
+      ...(talent.availability ? { availability: talent.availability } : {}),
+      tags: tagsIds.map((t) => t.name),
+      tagsIds,
+    }),
     achievements,
     kyc: row.kyc,
     kycStatus: row.kycStatus,

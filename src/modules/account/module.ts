@@ -39,6 +39,8 @@ export interface AccountDeps {
   setupGate?: TwoFaSetupGate
 }
 
+/** The user summary form other records carry (built from `userSummaryJson`'s row). */
+export { userSummaryForm } from './forms.ts'
 /** People search text, for modules that index people. */
 export { searchText } from './service.ts'
 /** SQL other modules embed in their lists: user summaries and tags as JSON (summary-sql.ts). */

@@ -30,6 +30,19 @@ export const CHILD_TAG = {
   __v: 0,
 }
 
+/** The example account's whole profile, as its owner and the people search see it. */
+export const PROFILE = {
+  contact: { country: 'GB', phone: '+442079460000' },
+  bio: { title: 'Engineer' },
+  talent: {
+    tags: ['typescript', 'Design'],
+    tagsIds: [CHILD_TAG, TAG],
+    about: 'Analytical engines',
+    availability: 'available',
+  },
+  verified: false,
+}
+
 /** The full form of the example account (Ada). */
 export const USER = {
   _id: EX.userId,
@@ -41,17 +54,7 @@ export const USER = {
   emailVerifiedAt: EX.created,
   role: 'user',
   type: 'recipient',
-  profile: {
-    contact: { country: 'GB', phone: '+442079460000' },
-    bio: { title: 'Engineer' },
-    talent: {
-      tags: ['typescript', 'Design'],
-      tagsIds: [CHILD_TAG, TAG],
-      about: 'Analytical engines',
-      availability: 'available',
-    },
-    verified: false,
-  },
+  profile: PROFILE,
   isPrivate: false,
   walletGenerated: true,
   score: 0,

@@ -3,7 +3,7 @@ import { Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { Id, NullableTimestamp, PaginationQuery, Password, Str, Timestamp } from '../../http/schemas.ts'
 import { AVAILABILITY, META_MAX_BYTES, META_MAX_DEPTH } from './profile.ts'
-import { CHILD_TAG, PUBLIC_USER, TAG, USER } from './schema-examples.ts'
+import { CHILD_TAG, PROFILE, PUBLIC_USER, TAG, USER } from './schema-examples.ts'
 import { MAX_TAG_LENGTH, MAX_TAGS } from './tags.ts'
 
 export const Tag = Type.Object(
@@ -219,17 +219,7 @@ export const SearchUser = Type.Object(
     examples: [
       {
         ...PUBLIC_USER,
-        profile: {
-          contact: { country: 'GB', phone: '+442079460000' },
-          bio: { title: 'Engineer' },
-          talent: {
-            tags: ['typescript', 'Design'],
-            tagsIds: [CHILD_TAG, TAG],
-            availability: 'available',
-            about: 'Analytical engines',
-          },
-          verified: false,
-        },
+        profile: PROFILE,
         createdAt: EX.created,
         updatedAt: EX.updated,
         isBookmarked: false,

@@ -1,8 +1,8 @@
 // The operator's views of identity verification on /v1/admin/verifications: one session with the
 // person as declared and its images, the list's filter, and the decision's body.
 import { Type } from 'typebox'
-import { Id, NullableTimestamp, Timestamp } from '../../http/schemas.ts'
-import { MediaItem, Status } from './schemas.ts'
+import { Id, NullableTimestamp, PaginationQuery, Timestamp } from '../../http/schemas.ts'
+import { MEDIA_EXAMPLE, MediaItem, PERSON_EXAMPLE, PersonFields, Status } from './schemas.ts'
 
 const AdminMedia = Type.Object({
   ...MediaItem.properties,
@@ -19,11 +19,7 @@ export const AdminVerification = Type.Object(
     provider: Type.String({ description: 'operator or veriff' }),
     status: Status,
     person: Type.Object({
-      firstName: Type.String(),
-      lastName: Type.String(),
-      gender: Type.String(),
-      dateOfBirth: Type.String(),
-      fullAddress: Type.String(),
+      ...PersonFields,
       country: Type.String(),
       documentType: Type.String(),
       documentNumber: Type.String(),
@@ -47,22 +43,14 @@ export const AdminVerification = Type.Object(
         provider: 'operator',
         status: 'submitted',
         person: {
-          firstName: 'Ada',
-          lastName: 'Lovelace',
-          gender: 'F',
-          dateOfBirth: '1990-12-10',
-          fullAddress: '12 St James’s Square, London',
+          ...PERSON_EXAMPLE,
           country: 'GB',
           documentType: 'PASSPORT',
           documentNumber: 'P1234567',
         },
         media: [
           {
-            _id: '6b04837cbce238a5cbe00c01',
-            context: 'face',
-            mimetype: 'image/jpeg',
-            size: 48213,
-            createdAt: '2026-11-29T09:31:00.000Z',
+            ...MEDIA_EXAMPLE,
             url: 'https://api.example.com/files/private/6b04837cbce238a5cbe00a01/1f0c.jpg?expires=1798537800&signature=…',
           },
         ],
@@ -79,8 +67,7 @@ export const AdminVerification = Type.Object(
 
 export const AdminListQuery = Type.Object(
   {
-    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 12 })),
+    ...PaginationQuery,
     status: Type.Optional(Status),
   },
   { additionalProperties: false },

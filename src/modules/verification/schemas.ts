@@ -161,6 +161,31 @@ export const MediaResponse = Type.Object(
   },
 )
 
+/** The person as the session declares them (the operator's view adds the document). */
+export const PersonFields = {
+  firstName: Type.String(),
+  lastName: Type.String(),
+  gender: Type.String(),
+  dateOfBirth: Type.String(),
+  fullAddress: Type.String(),
+}
+
+/** The example session's person and its selfie, as both views show them. */
+export const PERSON_EXAMPLE = {
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  gender: 'F',
+  dateOfBirth: '1990-12-10',
+  fullAddress: '12 St James’s Square, London',
+}
+export const MEDIA_EXAMPLE = {
+  _id: '6b04837cbce238a5cbe00c01',
+  context: 'face',
+  mimetype: 'image/jpeg',
+  size: 48213,
+  createdAt: '2026-11-29T09:31:00.000Z',
+}
+
 export const MediaItem = Type.Object({
   _id: Id('the private file holding the image'),
   context: Context,
@@ -181,13 +206,7 @@ export const Verification = Type.Object(
     status: Status,
     verificationMetaData: Type.Object({
       media: Type.Array(MediaItem),
-      person: Type.Object({
-        firstName: Type.String(),
-        lastName: Type.String(),
-        gender: Type.String(),
-        dateOfBirth: Type.String(),
-        fullAddress: Type.String(),
-      }),
+      person: Type.Object(PersonFields),
     }),
     country: Type.String(),
     documentType: Type.String(),
@@ -217,22 +236,8 @@ export const Verification = Type.Object(
         type: 'operator',
         status: 'submitted',
         verificationMetaData: {
-          media: [
-            {
-              _id: '6b04837cbce238a5cbe00c01',
-              context: 'face',
-              mimetype: 'image/jpeg',
-              size: 48213,
-              createdAt: '2026-11-29T09:31:00.000Z',
-            },
-          ],
-          person: {
-            firstName: 'Ada',
-            lastName: 'Lovelace',
-            gender: 'F',
-            dateOfBirth: '1990-12-10',
-            fullAddress: '12 St James’s Square, London',
-          },
+          media: [MEDIA_EXAMPLE],
+          person: PERSON_EXAMPLE,
         },
         country: 'GB',
         documentType: 'PASSPORT',
