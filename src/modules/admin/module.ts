@@ -48,9 +48,9 @@ import { adminStatsRoutes } from './stats-routes.ts'
 import { AdminTransfers } from './transfers.ts'
 import { AdminUsers } from './users.ts'
 
+export { passkeySetupGate } from './passkey-gate.ts'
 /** What an operator route of another module shares with the admin routes (routes/common.ts). */
 export { actorOf, adminErrors, guardElevated, pageOf, security, tags } from './routes/common.ts'
-export { passkeySetupGate } from './passkey-gate.ts'
 
 export async function buildAdmin(d: {
   db: Db
