@@ -2,11 +2,12 @@
 // second login step (#5, #6).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Config } from '../../config.ts'
-import { caller, requestMeta } from '../../http/auth.ts'
+import { type AuthContext, caller, requestMeta } from '../../http/auth.ts'
 import { authLimiter } from '../../http/rate-limit.ts'
 import {
   bearer,
   EmptyObject,
+  type ErrorCases,
   envelope,
   errorResponses,
   guardedErrors,
@@ -87,73 +88,74 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
     },
   )
 
-  app.post(
-    '/v1/account/activate/2fa',
-    {
-      schema: {
-        operationId: 'activateTwoFa',
-        summary: 'Turn two-factor on with the setup code (#42)',
-        description:
-          'The code mailed by #41 (email) or the current authenticator code (google_auth). Wrong codes count; the fifth kills the setup (429).',
-        tags,
-        ...guarded,
-        body: TwoFaCodeBody,
-        response: {
-          200: envelope(EmptyObject, 'Two-factor authentication is on'),
-          ...guardedErrors({
-            INVALID_CODE: 'the code is wrong or expired, or no setup was started with #41',
-            CONFLICT: {
-              when: 'two-factor is already on',
-              message: 'Two-factor authentication is already on',
-            },
-            TOO_MANY_ATTEMPTS: '5 wrong codes: the setup is dead; start again with #41',
-            PASSKEY_UNLOCK_REQUIRED:
-              'the account unlocks the console with a passkey and this session is not unlocked with it',
-            RATE_LIMITED,
-          }),
+  /** Turning two-factor on or off: a code of the method confirms it, answered with `message`. */
+  const toggle = (o: {
+    url: string
+    operationId: string
+    summary: string
+    description: string
+    message: string
+    errors: ErrorCases
+    limiter: string
+    run: (auth: AuthContext, code: string) => Promise<void>
+  }) =>
+    app.post(
+      o.url,
+      {
+        schema: {
+          operationId: o.operationId,
+          summary: o.summary,
+          description: o.description,
+          tags,
+          ...guarded,
+          body: TwoFaCodeBody,
+          response: {
+            200: envelope(EmptyObject, o.message),
+            ...guardedErrors({ ...o.errors, RATE_LIMITED }),
+          },
         },
+        onRequest: app.authenticate,
+        preHandler: limit(o.limiter),
       },
-      onRequest: app.authenticate,
-      preHandler: limit('2fa-activate'),
-    },
-    async (req) => {
-      await security.activateTwoFa(caller(req), req.body.code)
-      return ok({}, 'Two-factor authentication is on')
-    },
-  )
+      async (req) => {
+        await o.run(caller(req), req.body.code)
+        return ok({}, o.message)
+      },
+    )
 
-  app.post(
-    '/v1/account/deactivate/2fa',
-    {
-      schema: {
-        operationId: 'deactivateTwoFa',
-        summary: 'Turn two-factor off (#43)',
-        description:
-          'Needs a current code of the active method: the authenticator code (google_auth) or a code mailed by POST /v1/account/2fa/email (email). 409 when two-factor is off.',
-        tags,
-        ...guarded,
-        body: TwoFaCodeBody,
-        response: {
-          200: envelope(EmptyObject, 'Two-factor authentication is off'),
-          ...guardedErrors({
-            INVALID_CODE: 'the code is wrong, used or expired, or (email) none was requested',
-            TWO_FACTOR_NOT_ENABLED: {
-              when: 'two-factor is off',
-              message: 'Two-factor authentication is not on',
-            },
-            TOO_MANY_ATTEMPTS: '5 wrong codes: request a new one with POST /v1/account/2fa/email',
-            RATE_LIMITED,
-          }),
-        },
-      },
-      onRequest: app.authenticate,
-      preHandler: limit('2fa-deactivate'),
+  toggle({
+    url: '/v1/account/activate/2fa',
+    operationId: 'activateTwoFa',
+    summary: 'Turn two-factor on with the setup code (#42)',
+    description:
+      'The code mailed by #41 (email) or the current authenticator code (google_auth). Wrong codes count; the fifth kills the setup (429).',
+    message: 'Two-factor authentication is on',
+    errors: {
+      INVALID_CODE: 'the code is wrong or expired, or no setup was started with #41',
+      CONFLICT: { when: 'two-factor is already on', message: 'Two-factor authentication is already on' },
+      TOO_MANY_ATTEMPTS: '5 wrong codes: the setup is dead; start again with #41',
+      PASSKEY_UNLOCK_REQUIRED:
+        'the account unlocks the console with a passkey and this session is not unlocked with it',
     },
-    async (req) => {
-      await security.deactivateTwoFa(caller(req).userId, req.body.code)
-      return ok({}, 'Two-factor authentication is off')
+    limiter: '2fa-activate',
+    run: (auth, code) => security.activateTwoFa(auth, code),
+  })
+
+  toggle({
+    url: '/v1/account/deactivate/2fa',
+    operationId: 'deactivateTwoFa',
+    summary: 'Turn two-factor off (#43)',
+    description:
+      'Needs a current code of the active method: the authenticator code (google_auth) or a code mailed by POST /v1/account/2fa/email (email). 409 when two-factor is off.',
+    message: 'Two-factor authentication is off',
+    errors: {
+      INVALID_CODE: 'the code is wrong, used or expired, or (email) none was requested',
+      TWO_FACTOR_NOT_ENABLED: { when: 'two-factor is off', message: 'Two-factor authentication is not on' },
+      TOO_MANY_ATTEMPTS: '5 wrong codes: request a new one with POST /v1/account/2fa/email',
     },
-  )
+    limiter: '2fa-deactivate',
+    run: (auth, code) => security.deactivateTwoFa(auth.userId, code),
+  })
 
   app.post(
     '/v1/account/2fa/email',

@@ -2,6 +2,7 @@
 // read an endpoint's delivery log, send a test event. Everything is the caller's own: another
 // user's endpoint is 404.
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import type { TSchema } from 'typebox'
 import { caller } from '../../http/auth.ts'
 import { bearer, EmptyObject, envelope, guardedErrors, ok } from '../../http/schemas.ts'
 import { MAX_ACCOUNT_ENDPOINTS } from './catalog.ts'
@@ -28,6 +29,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
   const HIDDEN = {
     NOT_FOUND: { when: 'no endpoint of the caller has this id', message: 'webhook endpoint not found' },
   }
+  /** The options of a route on one of the caller's endpoints: `:id`, another user's is 404. */
+  const onOwnEndpoint = <S extends object, D extends TSchema>(schema: S, data: D, message: string) => ({
+    schema: {
+      ...schema,
+      tags,
+      security,
+      params: WebhookIdParams,
+      response: { 200: envelope(data, message), ...guardedErrors(HIDDEN) },
+    },
+    onRequest: app.authenticate,
+  })
 
   app.post(
     '/v1/webhooks',
@@ -76,35 +88,26 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
 
   app.get(
     '/v1/webhooks/:id',
-    {
-      schema: {
-        operationId: 'getWebhook',
-        summary: 'One of the caller’s webhook endpoints',
-        tags,
-        security,
-        params: WebhookIdParams,
-        response: { 200: envelope(WebhookEndpoint, 'Webhook endpoint'), ...guardedErrors(HIDDEN) },
-      },
-      onRequest: app.authenticate,
-    },
+    onOwnEndpoint(
+      { operationId: 'getWebhook', summary: 'One of the caller’s webhook endpoints' },
+      WebhookEndpoint,
+      'Webhook endpoint',
+    ),
     async (req) => ok(await webhooks.get(caller(req).userId, req.params.id), 'Webhook endpoint'),
   )
 
   app.delete(
     '/v1/webhooks/:id',
-    {
-      schema: {
+    onOwnEndpoint(
+      {
         operationId: 'deleteWebhook',
         summary: 'Delete a webhook endpoint and its delivery log',
         description:
           'Attempts still due are dropped. Deleting a collection’s endpoint removes the collection’s `paymentWebHook`.',
-        tags,
-        security,
-        params: WebhookIdParams,
-        response: { 200: envelope(EmptyObject, 'Webhook endpoint deleted'), ...guardedErrors(HIDDEN) },
       },
-      onRequest: app.authenticate,
-    },
+      EmptyObject,
+      'Webhook endpoint deleted',
+    ),
     async (req) => {
       await webhooks.remove(caller(req).userId, req.params.id)
       return ok({}, 'Webhook endpoint deleted')
@@ -114,21 +117,17 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
   app.post(
     '/v1/webhooks/:id/rotate',
     {
-      schema: {
-        operationId: 'rotateWebhookSecret',
-        summary: 'Give a webhook endpoint a new signing secret',
-        description:
-          'The new secret is in this answer only. It signs every attempt from now on, retries of earlier events included. The replaced secret keeps signing beside it (two space-separated `v1,` signatures in `webhook-signature`) until `previousSecretExpiresAt`: 24 hours by default, `previousSecretExpiresIn` seconds when given (0: it stops at once). A second rotation within that time drops the older secret.',
-        tags,
-        security,
-        params: WebhookIdParams,
-        body: RotateWebhookBody,
-        response: {
-          200: envelope(WebhookEndpointWithSecret, 'Webhook secret rotated'),
-          ...guardedErrors(HIDDEN),
+      ...onOwnEndpoint(
+        {
+          operationId: 'rotateWebhookSecret',
+          summary: 'Give a webhook endpoint a new signing secret',
+          description:
+            'The new secret is in this answer only. It signs every attempt from now on, retries of earlier events included. The replaced secret keeps signing beside it (two space-separated `v1,` signatures in `webhook-signature`) until `previousSecretExpiresAt`: 24 hours by default, `previousSecretExpiresIn` seconds when given (0: it stops at once). A second rotation within that time drops the older secret.',
+          body: RotateWebhookBody,
         },
-      },
-      onRequest: app.authenticate,
+        WebhookEndpointWithSecret,
+        'Webhook secret rotated',
+      ),
       // the body is optional: none is the default overlap
       preValidation: async (req) => {
         req.body ??= {}
@@ -140,38 +139,32 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ webhooks: WebhookService
 
   app.post(
     '/v1/webhooks/:id/test',
-    {
-      schema: {
+    onOwnEndpoint(
+      {
         operationId: 'sendTestWebhook',
         summary: 'Send a test event to one of the caller’s endpoints',
         description:
           'Queues a `webhook.test` event for this endpoint only, signed, retried and logged like every delivery (its `webhook-id` is the event’s id; the body is `{ id, type: "webhook.test", createdAt, collectionId: null, data: { endpointId } }`). Answers the delivery, whose first attempt follows at once; its outcome is in the delivery log. Limited per account and per IP (`webhooktests` in the limits table).',
-        tags,
-        security,
-        params: WebhookIdParams,
-        response: { 200: envelope(WebhookDelivery, 'Test delivery queued'), ...guardedErrors(HIDDEN) },
       },
-      onRequest: app.authenticate,
-    },
+      WebhookDelivery,
+      'Test delivery queued',
+    ),
     async (req) => ok(await webhooks.sendTest(caller(req).userId, req.params.id), 'Test delivery queued'),
   )
 
   app.get(
     '/v1/webhooks/:id/deliveries',
-    {
-      schema: {
+    onOwnEndpoint(
+      {
         operationId: 'listWebhookDeliveries',
         summary: 'The delivery log of one of the caller’s endpoints, newest first',
         description:
           'One entry per event sent to the endpoint: its status, attempts, the last answer’s status code and a short excerpt of its body, and when the next attempt is due. Query `status` filters.',
-        tags,
-        security,
-        params: WebhookIdParams,
         querystring: ListDeliveriesQuery,
-        response: { 200: envelope(WebhookDeliveryPage, 'Webhook deliveries'), ...guardedErrors(HIDDEN) },
       },
-      onRequest: app.authenticate,
-    },
+      WebhookDeliveryPage,
+      'Webhook deliveries',
+    ),
     async (req) =>
       ok(await webhooks.deliveries(caller(req).userId, req.params.id, req.query), 'Webhook deliveries'),
   )
