@@ -36,6 +36,23 @@ const descriptors = (list) =>
     ...(c.transports ? { transports: /** @type {AuthenticatorTransport[]} */ (c.transports) } : {}),
   }))
 
+/**
+ * A browser credential in the JSON form the service reads: `response` has the client data and
+ * the ceremony's own parts (the attestation, or the assertion's signature).
+ * @param {PublicKeyCredential} cred
+ * @param {Record<string, unknown>} parts
+ */
+function credentialJson(cred, parts) {
+  return {
+    id: cred.id,
+    rawId: toText(cred.rawId),
+    type: 'public-key',
+    authenticatorAttachment: cred.authenticatorAttachment ?? undefined,
+    clientExtensionResults: cred.getClientExtensionResults(),
+    response: { clientDataJSON: toText(cred.response.clientDataJSON), ...parts },
+  }
+}
+
 /** Whether this browser can use passkeys at all. */
 export const passkeysSupported = () =>
   typeof window.PublicKeyCredential === 'function' && !!navigator.credentials
@@ -57,18 +74,10 @@ async function create(o) {
   )
   if (!cred) throw new Error('No passkey was created')
   const r = /** @type {AuthenticatorAttestationResponse} */ (cred.response)
-  return {
-    id: cred.id,
-    rawId: toText(cred.rawId),
-    type: 'public-key',
-    authenticatorAttachment: cred.authenticatorAttachment ?? undefined,
-    clientExtensionResults: cred.getClientExtensionResults(),
-    response: {
-      clientDataJSON: toText(r.clientDataJSON),
-      attestationObject: toText(r.attestationObject),
-      transports: typeof r.getTransports === 'function' ? r.getTransports() : [],
-    },
-  }
+  return credentialJson(cred, {
+    attestationObject: toText(r.attestationObject),
+    transports: typeof r.getTransports === 'function' ? r.getTransports() : [],
+  })
 }
 
 /**
@@ -87,19 +96,11 @@ async function sign(o) {
   )
   if (!cred) throw new Error('No passkey answered')
   const r = /** @type {AuthenticatorAssertionResponse} */ (cred.response)
-  return {
-    id: cred.id,
-    rawId: toText(cred.rawId),
-    type: 'public-key',
-    authenticatorAttachment: cred.authenticatorAttachment ?? undefined,
-    clientExtensionResults: cred.getClientExtensionResults(),
-    response: {
-      clientDataJSON: toText(r.clientDataJSON),
-      authenticatorData: toText(r.authenticatorData),
-      signature: toText(r.signature),
-      userHandle: toText(r.userHandle),
-    },
-  }
+  return credentialJson(cred, {
+    authenticatorData: toText(r.authenticatorData),
+    signature: toText(r.signature),
+    userHandle: toText(r.userHandle),
+  })
 }
 
 /** A browser refusal (cancelled, timed out, not allowed) said plainly. */

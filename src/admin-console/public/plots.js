@@ -103,6 +103,18 @@ function dataTable(caption, head, rows) {
   )
 }
 
+/** A chart's figure: its caption, the drawing, the legend of `series` and its numbers as a table. */
+function figure(title, svg, series, head, rows) {
+  return h(
+    'figure',
+    { class: 'chart' },
+    h('figcaption', {}, title),
+    svg,
+    legend(series),
+    dataTable(title, head, rows),
+  )
+}
+
 /**
  * series: [{ label, cls, values: number[] }] over the same `xLabels`. Returns a figure with the
  * chart, its legend and its numbers.
@@ -134,17 +146,12 @@ export function lineChart({ title, desc, xLabels, series, unit }) {
       )
     })
   }
-  return h(
-    'figure',
-    { class: 'chart' },
-    h('figcaption', {}, title),
+  return figure(
+    title,
     svg,
-    legend(series),
-    dataTable(
-      title,
-      ['', ...series.map((x) => x.label)],
-      xLabels.map((label, i) => [label, ...series.map((x) => fmt(x.values[i]))]),
-    ),
+    series,
+    ['', ...series.map((x) => x.label)],
+    xLabels.map((label, i) => [label, ...series.map((x) => fmt(x.values[i]))]),
   )
 }
 
@@ -189,20 +196,15 @@ export function stackedBars({ title, desc, bars, series, unit }) {
     )
   })
   svg.append(s('line', { x1: M.left, x2: W - M.right, y1: y(0), y2: y(0), class: 'axis' }))
-  return h(
-    'figure',
-    { class: 'chart' },
-    h('figcaption', {}, title),
+  return figure(
+    title,
     svg,
-    legend(series),
-    dataTable(
-      title,
-      ['', ...series.map((x) => x.label), 'total'],
-      bars.map((b, i) => [
-        b.label,
-        ...series.map((x) => String(b.parts.find((p) => p.key === x.key)?.value ?? 0)),
-        String(totals[i]),
-      ]),
-    ),
+    series,
+    ['', ...series.map((x) => x.label), 'total'],
+    bars.map((b, i) => [
+      b.label,
+      ...series.map((x) => String(b.parts.find((p) => p.key === x.key)?.value ?? 0)),
+      String(totals[i]),
+    ]),
   )
 }
