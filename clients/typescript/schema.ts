@@ -4728,8 +4728,8 @@ export interface components {
      *               "__v": 0
      *             }
      *           ],
-     *           "availability": "available",
-     *           "about": "Analytical engines"
+     *           "about": "Analytical engines",
+     *           "availability": "available"
      *         },
      *         "verified": false
      *       },
@@ -9350,7 +9350,7 @@ export interface components {
         /** Format: date-time */
         signedAt: string
       }[]
-      /** @description what settlement books for the caller with each outcome */
+      /** @description history only: postings that transfers made before reservations were ledger holds booked with their outcome (a withdrawal fee); empty for newer transfers, whose reservations are holds posted or voided */
       postings: {
         outcome: 'completed' | 'failed'
         kind: string
@@ -14255,8 +14255,8 @@ export interface operations {
            *                     "__v": 0
            *                   }
            *                 ],
-           *                 "availability": "available",
-           *                 "about": "Analytical engines"
+           *                 "about": "Analytical engines",
+           *                 "availability": "available"
            *               },
            *               "verified": false
            *             },

@@ -127,7 +127,10 @@ export const AdminTransferDetail = Type.Object(
         amount: Units('base units'),
         ledgerTransferId: Nullable(Type.String({ description: 'set once booked' })),
       }),
-      { description: 'what settlement books for the caller with each outcome' },
+      {
+        description:
+          'history only: postings that transfers made before reservations were ledger holds booked with their outcome (a withdrawal fee); empty for newer transfers, whose reservations are holds posted or voided',
+      },
     ),
     events: Type.Array(Type.Object({ event: Type.String(), appliedAt: Timestamp }), {
       description: "reports applied to the caller's records (`started`, `attempt:n`, `outcome`)",
