@@ -29,6 +29,9 @@ export interface DevnetCompaction {
    * in (devnet-swap.ts), so that the running process lets go of the blocks below the base
    * (default true) */
   swapEvm?: boolean
+  /** swap only when the blocks the running EVM holds above its base are at least this many times
+   * the accounts, token balances and allowances a rebuild carries (default 1; 0: always) */
+  swapBlocksPerCarried?: number
 }
 
 export const DEFAULT_COMPACTION_BLOCKS = 1000

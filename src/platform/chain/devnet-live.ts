@@ -12,6 +12,8 @@
 // parameters is asked as the new one. Blocks mined after the swap have hashes of their own (the
 // first one's parent is shown as the old hash of the head). A restart rebuilds the chain again
 // and records the new hashes itself (devnet-compactor.ts `rebaseAfterReplay`).
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import type { DevnetEngine } from './devnet-bootstrap.ts'
 import { STATEFUL } from './devnet-journal.ts'
 import type { Eip1193 } from './rpc-server.ts'
@@ -61,6 +63,25 @@ export function mapHashes(value: unknown, map: Map<string, string>): unknown {
     return out ?? value
   }
   return value
+}
+
+let fullGc: (() => void) | undefined
+/**
+ * A full garbage collection. Closing an EDR provider only drops its reference: the EVM's native
+ * memory goes when the JavaScript object holding it is collected, and V8, which does not count
+ * that memory, may not run a full collection for a long time (the service's heap is small and
+ * steady), leaving several replaced EVMs resident at once. One collection per swap lets each go.
+ */
+function collect() {
+  if (!fullGc) {
+    const exposed = (globalThis as { gc?: () => void }).gc
+    if (exposed) fullGc = exposed
+    else {
+      setFlagsFromString('--expose-gc')
+      fullGc = runInNewContext('gc') as () => void
+    }
+  }
+  fullGc()
 }
 
 /** How long calls in flight on a replaced EVM may take before it is closed all the same. */
@@ -126,6 +147,10 @@ export class LiveNode implements Eip1193 {
       }
     })
       .then(() => old.engine.close())
+      // the old generation's last references go with this closure: collected below
+      .then(() => {
+        setImmediate(collect)
+      })
       .catch(() => {})
     this.retiring.add(closed)
     void closed.finally(() => this.retiring.delete(closed))

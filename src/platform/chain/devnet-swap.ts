@@ -13,7 +13,7 @@ import { isState, lower, num, SLOT_BALANCES, SLOT_TOTAL_SUPPLY, storageKey } fro
 import type { JournaledProvider } from './devnet-journal.ts'
 import type { LiveNode } from './devnet-live.ts'
 import type { Eip1193 } from './rpc-server.ts'
-import type { DevnetJournal } from './types.ts'
+import type { DevnetJournal, DevnetJournalEntry } from './types.ts'
 
 export interface SwapContext {
   live: LiveNode
@@ -67,6 +67,28 @@ function same(what: string, was: unknown, now: unknown) {
   const a = text(was)
   const b = text(now)
   if (a !== b) throw new Mismatch(`the rebuilt EVM differs: ${what} is ${b}, not ${a}`)
+}
+
+/**
+ * What a rebuild would let go of against what it would carry: the blocks the running EVM holds
+ * above the base it was built from (each about 15–24 KB in EDR) against the accounts, token
+ * balances and allowances the state entry sets again (each about 6–8 KB paid in bulk, about a
+ * block's worth set one by one). A chain whose accounts grow as fast as its blocks (every transfer
+ * to a new address) gains nothing from a rebuild and loses the memory of two EVMs at once.
+ */
+export function swapWorth(
+  entries: DevnetJournalEntry[],
+  head: bigint,
+  builtFrom: bigint,
+  blocksPerCarried: number,
+): { worth: boolean; blocks: number; carried: number } {
+  const first = entries[0]
+  const blocks = Number(head - builtFrom)
+  if (!isState(first)) return { worth: false, blocks, carried: 0 }
+  const state = first.params[0]
+  const carried =
+    state.accounts.length + state.tokens.reduce((n, t) => n + t.balances.length + t.allowances.length, 0)
+  return { worth: blocks >= blocksPerCarried * carried, blocks, carried }
 }
 
 /** Rebuilds the EVM from the journal and swaps it in; throws (the running EVM kept) on any failure. */

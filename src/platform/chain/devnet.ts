@@ -26,10 +26,11 @@ import {
   MINT_ABI,
   takeEngine,
 } from './devnet-bootstrap.ts'
+import { isState } from './devnet-compaction.ts'
 import { type DevnetCompaction, rebaseAfterReplay, startCompactor } from './devnet-compactor.ts'
 import { JournaledProvider } from './devnet-journal.ts'
 import { LiveNode } from './devnet-live.ts'
-import { swapEvm } from './devnet-swap.ts'
+import { swapEvm, swapWorth } from './devnet-swap.ts'
 import { toChainError } from './errors.ts'
 import { createEvmAdapter } from './evm-adapter.ts'
 import { type DevnetRpcServer, startRpcServer } from './rpc-server.ts'
@@ -90,13 +91,24 @@ export async function openDevnet(opts: DevnetOptions): Promise<ChainAdapter> {
   ]
   const tokens = opts.coins.filter((c) => c.isToken).map((_, i) => devTokenAddress(i))
   const journal = opts.journal
+  /** the base of the state the running EVM was built from (its blocks below it are reserved, cheap) */
+  let builtFrom = isState(entries[0]) ? BigInt(entries[0].params[0].base) : bootHead
   /** the live EVM rebuilt from the compacted journal and swapped in (devnet-swap.ts), in the turn */
   const swapNow = () => {
     if (!journal) throw new ChainError('INVALID_ARGUMENT', 'a devnet without a journal is not rebuilt')
-    return swapEvm({ live, provider, journal, coins: opts.coins, keys, known, tokens })
+    return swapEvm({ live, provider, journal, coins: opts.coins, keys, known, tokens }).then((done) => {
+      builtFrom = done.base
+      return done
+    })
   }
   const swapLogged = async () => {
     try {
+      const head = BigInt((await live.request({ method: 'eth_blockNumber' })) as Hex)
+      const worth = swapWorth(provider.entries, head, builtFrom, opts.compaction?.swapBlocksPerCarried ?? 1)
+      if (!worth.worth) {
+        opts.onInfo?.('devnet EVM kept: a rebuild would carry more than it lets go', worth)
+        return
+      }
       const done = await swapNow()
       opts.onInfo?.('devnet EVM rebuilt from the compacted journal and swapped in', {
         head: Number(done.head),
