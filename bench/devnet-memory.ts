@@ -8,6 +8,7 @@
 // (`--v8-pool-size=1 --max-semi-space-size=4`). `--compact-every N`: the journal kept in memory
 // and compacted every N blocks up to a reader 12 blocks behind the head, the live EVM rebuilt from
 // it and swapped in after each compaction, as the service does (the swaps are counted and timed).
+// `--holders N`: the token mints go to N addresses in turn instead of a new address each time.
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -31,6 +32,8 @@ const { values: args } = parseArgs({
     // empty blocks only (evm_mine), no transactions: the cost of a block by itself
     empty: { type: 'boolean', default: false },
     'compact-every': { type: 'string' },
+    // the token mints go to this many addresses in turn (default: a new address each time)
+    holders: { type: 'string' },
   },
 })
 const transfers = Number(args.transfers)
@@ -115,7 +118,8 @@ for (let i = 1; i <= transfers; i++) {
   if (args.empty) {
     pending.push(request('evm_mine', []))
   } else if (i % 2) {
-    const fresh = getAddress(toHex(BigInt(i) * 7919n + 0x1000n, { size: 20 })) as Address
+    const n = args.holders === undefined ? BigInt(i) : BigInt(i % Number(args.holders))
+    const fresh = getAddress(toHex(n * 7919n + 0x1000n, { size: 20 })) as Address
     pending.push(devnet.fund(fresh, 'usdc', 1_000_000n))
   } else {
     pending.push(request('eth_sendTransaction', [{ from, to, value: toHex(1000n) }]))

@@ -6,7 +6,8 @@
 // scripts/measure-start.mjs measures a start). The journal of those transfers is in the database,
 // and every start replays it. `--sample N`: the service's resident memory every N transfers
 // while they are sent, with the swaps of its live EVM so far (the `devnet EVM rebuilt` log lines)
-// and the load average.
+// and the load average. `--recipients N`: the transfers go to N addresses in turn rather than
+// each to a new one (the chain's state then stops growing).
 import { spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -22,6 +23,8 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '1' },
     restarts: { type: 'string', default: '2' },
     sample: { type: 'string', default: '0' },
+    // the transfers go to this many addresses in turn (0: a new address each time)
+    recipients: { type: 'string', default: '0' },
   },
 })
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
@@ -146,7 +149,8 @@ try {
   const worker = async (w) => {
     while (sent < transfers) {
       const i = sent++
-      const to = `0x${(BigInt(i) * 7919n + 0x100000n).toString(16).padStart(40, '0')}`
+      const n = Number(args.recipients) > 0 ? BigInt(i % Number(args.recipients)) : BigInt(i)
+      const to = `0x${(n * 7919n + 0x100000n).toString(16).padStart(40, '0')}`
       await rpc(url, 'eth_sendTransaction', [{ from: accounts[(w + i) % accounts.length], to, value: '0x1' }])
       if (sample > 0 && ++done % sample === 0) {
         const swaps = first.swaps()
