@@ -3,23 +3,12 @@
 // transfers by any of their transactions' hashes or by destination. Reads only; every query is
 // served by an index (named beside it).
 import type { Db } from '../../db/index.ts'
+import { recordedDepositColumns } from './watcher/repo.ts'
 
 const HASH = /^0x[0-9a-f]{64}$/
 const ADDRESS = /^0x[0-9a-f]{40}$/
 
-const depositColumns = [
-  'txHash',
-  'logIndex',
-  'address',
-  'ownerKind',
-  'ownerId',
-  'coin',
-  'amount',
-  'blockNumber',
-  'transferId',
-  'held',
-  'createdAt',
-] as const
+const depositColumns = [...recordedDepositColumns, 'transferId', 'held', 'createdAt'] as const
 
 const transferColumns = [
   'id',

@@ -13,7 +13,7 @@ import { settleFunding } from './funding.ts'
 import { bookGas, gasAccounts, gasVoidKey } from './gas.ts'
 import { outgoingRepo } from './repo.ts'
 import { attachRepo } from './repo-attach.ts'
-import { eventOf, report } from './report.ts'
+import { eventOf, logOf, report } from './report.ts'
 import { isFinal, type SenderContext } from './types.ts'
 
 export interface MinedTransaction {
@@ -101,13 +101,7 @@ export async function attachMined(
   })
   s.deps.log.warn(
     {
-      transferId: id,
-      purpose: row.purpose,
-      referenceId: row.referenceId,
-      coin: row.coin,
-      amount: row.amount,
-      from: row.fromAddress,
-      to: row.toAddress,
+      ...logOf(row),
       txHash,
       nonce: mined.nonce,
     },

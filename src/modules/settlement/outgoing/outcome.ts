@@ -13,7 +13,7 @@ import { settleFunding } from './funding.ts'
 import { bookGas } from './gas.ts'
 import { hashesOf, minedOf } from './receipts.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
-import { eventOf, report } from './report.ts'
+import { eventOf, logOf, report } from './report.ts'
 import { isFinal, json, OUTGOING_JOB, PermanentFailure, type SenderContext } from './types.ts'
 
 /** HTTP-like numeric status of a failure, for `responseData`. */
@@ -181,13 +181,7 @@ export async function settleWithReceipt(s: SenderContext, id: string, receipt: T
       })
       log.info(
         {
-          transferId: id,
-          purpose: row.purpose,
-          referenceId: row.referenceId,
-          coin: row.coin,
-          amount: row.amount,
-          from: row.fromAddress,
-          to: row.toAddress,
+          ...logOf(row),
           txHash,
           blockNumber: receipt.blockNumber.toString(),
           gasUsed: receipt.gasUsed.toString(),

@@ -30,6 +30,19 @@ export function eventOf(row: OutgoingRow): TransferEvent {
   }
 }
 
+/** What every log line about a transfer carries. */
+export function logOf(row: OutgoingRow) {
+  return {
+    transferId: row.id,
+    purpose: row.purpose,
+    referenceId: row.referenceId,
+    coin: row.coin,
+    amount: row.amount,
+    from: row.fromAddress,
+    to: row.toAddress,
+  }
+}
+
 /** Writes the job that reports an event of a transfer, in the transaction of the change. */
 export async function report<K extends ReportKind>(s: SenderContext, tx: Tx, kind: K, payload: PayloadOf<K>) {
   const event = eventId(kind, payload)

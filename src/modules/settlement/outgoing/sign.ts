@@ -5,6 +5,7 @@ import type { Tx } from '../../../db/index.ts'
 import type { SignedTransfer, TransferRequest } from '../../../platform/chain/types.ts'
 import { takeNonce } from './nonces.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
+import { logOf } from './report.ts'
 import { type PlatformSigner, type Prepared, platformSigner, type SenderContext } from './types.ts'
 
 /** Signs `req` with the transfer's sending key (a platform signer or a custodial key). */
@@ -53,13 +54,7 @@ export async function signFirst(s: SenderContext, id: string, prepared: Prepared
     })
     log.info(
       {
-        transferId: id,
-        purpose: row.purpose,
-        referenceId: row.referenceId,
-        coin: row.coin,
-        amount: row.amount,
-        from: row.fromAddress,
-        to: row.toAddress,
+        ...logOf(row),
         nonce,
         txHash,
         maxFee: signed.maxFee.toString(),

@@ -10,6 +10,21 @@ import type { Executor } from '../../../db/index.ts'
 import type { InvariantViolation } from './checks.ts'
 import { reservationRepo } from './repo-reservations.ts'
 
+interface HoldColumns {
+  holdId: string | null
+  holdStatus: string | null
+  holdCoin: string | null
+  holdAmount: string | null
+}
+
+/** The hold a row was checked against, '' for what it lacks. */
+const holdOf = (r: HoldColumns) => ({
+  holdId: r.holdId ?? '',
+  holdStatus: r.holdStatus ?? '',
+  holdCoin: r.holdCoin ?? '',
+  holdAmount: r.holdAmount ?? '',
+})
+
 export async function reservationInvariants(ex: Executor): Promise<InvariantViolation[]> {
   const out: InvariantViolation[] = []
   for (const t of await reservationRepo.transfersNotHeld(ex))
@@ -20,10 +35,7 @@ export async function reservationInvariants(ex: Executor): Promise<InvariantViol
       detail: {
         purpose: t.purpose,
         amount: t.amount,
-        holdId: t.holdId ?? '',
-        holdStatus: t.holdStatus ?? '',
-        holdCoin: t.holdCoin ?? '',
-        holdAmount: t.holdAmount ?? '',
+        ...holdOf(t),
       },
     })
   for (const w of await reservationRepo.withdrawalFeesNotHeld(ex))
@@ -35,10 +47,7 @@ export async function reservationInvariants(ex: Executor): Promise<InvariantViol
         status: w.status,
         fee: w.fee,
         transferStatus: w.transferStatus ?? '',
-        holdId: w.holdId ?? '',
-        holdStatus: w.holdStatus ?? '',
-        holdCoin: w.holdCoin ?? '',
-        holdAmount: w.holdAmount ?? '',
+        ...holdOf(w),
         postedAmount: w.postedAmount ?? '',
       },
     })

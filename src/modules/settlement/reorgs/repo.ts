@@ -1,8 +1,11 @@
 // The only SQL over the reorganisation findings, and the watcher's chain events a finding is
 // looked for among (both settlement's own tables).
+import type { Selectable } from 'kysely'
 import type { Executor, Tx } from '../../../db/index.ts'
 import { countedPage } from '../../../db/reads.ts'
-import type { ReorgFindingStatus } from '../../../db/tables/reorgs.ts'
+import type { ReorgFindingStatus, ReorgFindingsTable } from '../../../db/tables/reorgs.ts'
+import { type Resolution, resolvedColumns } from '../resolution.ts'
+import { recordedDepositColumns } from '../watcher/repo.ts'
 
 /** A deposit the watcher recorded (credited or parked), as a reorganisation check needs it. */
 export interface RecordedDeposit {
@@ -22,53 +25,15 @@ export interface RecordedDeposit {
   parked: boolean
 }
 
-export interface FindingRow {
-  id: string
-  chainId: string
-  txHash: string
-  logIndex: number
-  address: string
-  ownerKind: string
-  ownerId: string
-  coin: string
-  amount: string
-  blockNumber: number
-  blockHash: string
-  credited: boolean
-  creditTransferId: string | null
-  accountId: string | null
-  holdId: string | null
-  held: string
-  shortfall: string
-  status: ReorgFindingStatus
-  detectedAt: Date
-  resolvedAt: Date | null
-  resolvedBy: string | null
-  resolveReason: string | null
-  reversalTransferId: string | null
-  lossTransferId: string | null
-}
+/** A finding as its table holds it. */
+export type FindingRow = Selectable<ReorgFindingsTable>
 
 export const reorgRepo = {
   /** Deposits of the chain recorded in blocks `from..to`, credited or parked. */
   async depositsIn(ex: Executor, chainId: string, from: number, to: number): Promise<RecordedDeposit[]> {
     const rows = await ex
       .selectFrom('chainEvents')
-      .select([
-        'chainId',
-        'txHash',
-        'logIndex',
-        'address',
-        'ownerKind',
-        'ownerId',
-        'coin',
-        'amount',
-        'blockNumber',
-        'blockHash',
-        'transferId',
-        'accountId',
-        'held',
-      ])
+      .select(['chainId', ...recordedDepositColumns, 'blockHash', 'transferId', 'accountId', 'held'])
       .where('chainId', '=', chainId)
       .where('kind', '=', 'deposit')
       .where('blockNumber', '>=', from)
@@ -175,11 +140,7 @@ export const reorgRepo = {
   async resolve(
     tx: Tx,
     id: string,
-    r: {
-      status: Exclude<ReorgFindingStatus, 'open'>
-      by: string
-      reason: string
-      at: Date
+    r: Resolution<Exclude<ReorgFindingStatus, 'open'>> & {
       reversalTransferId?: string | null
       lossTransferId?: string | null
       shortfall?: bigint
@@ -188,10 +149,7 @@ export const reorgRepo = {
     await tx
       .updateTable('reorgFindings')
       .set({
-        status: r.status,
-        resolvedBy: r.by,
-        resolveReason: r.reason,
-        resolvedAt: r.at,
+        ...resolvedColumns(r),
         reversalTransferId: r.reversalTransferId ?? null,
         lossTransferId: r.lossTransferId ?? null,
         ...(r.shortfall !== undefined ? { shortfall: r.shortfall.toString() } : {}),

@@ -33,32 +33,9 @@ import { depositState } from './verify.ts'
 /** ledger owner id of the platform's loss account (kind `platform_loss`, one per coin) */
 export const PLATFORM_LOSS_OWNER = ''
 
-export interface ReorgFinding {
-  id: string
-  chainId: string
-  txHash: string
-  logIndex: number
-  address: string
-  ownerKind: string
-  ownerId: string
-  coin: string
-  /** base units, decimal strings */
-  amount: string
-  held: string
-  shortfall: string
-  blockNumber: string
-  blockHash: string
-  credited: boolean
-  creditTransferId: string | null
-  holdId: string | null
-  status: ReorgFindingStatus
-  detectedAt: Date
-  resolvedAt: Date | null
-  resolvedBy: string | null
-  resolveReason: string | null
-  reversalTransferId: string | null
-  lossTransferId: string | null
-}
+/** A finding as the operator sees it: its amounts (base units) and block number as decimal
+ * strings. */
+export type ReorgFinding = Omit<FindingRow, 'blockNumber' | 'accountId'> & { blockNumber: string }
 
 export interface ReorgDeps {
   db: Db

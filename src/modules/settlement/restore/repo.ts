@@ -4,6 +4,7 @@ import { sql } from 'kysely'
 import type { Executor, Tx } from '../../../db/index.ts'
 import { countedPage } from '../../../db/reads.ts'
 import type { PlatformTransferRecordKind, PlatformTransferStatus } from '../../../db/tables/restore.ts'
+import { type Resolution, resolvedColumns } from '../resolution.ts'
 
 export type PlatformTransferRow = NonNullable<Awaited<ReturnType<typeof findingsRepo.get>>>
 
@@ -68,11 +69,7 @@ export const findingsRepo = {
   async resolve(
     tx: Tx,
     id: string,
-    r: {
-      status: Exclude<PlatformTransferStatus, 'open'>
-      by: string
-      reason: string
-      at: Date
+    r: Resolution<Exclude<PlatformTransferStatus, 'open'>> & {
       withdrawalId?: string | null
       transferId?: string | null
       record?: { kind: PlatformTransferRecordKind; id: string } | null
@@ -81,10 +78,7 @@ export const findingsRepo = {
     await tx
       .updateTable('platformTransferFindings')
       .set({
-        status: r.status,
-        resolvedBy: r.by,
-        resolveReason: r.reason,
-        resolvedAt: r.at,
+        ...resolvedColumns(r),
         withdrawalId: r.withdrawalId ?? null,
         transferId: r.transferId ?? null,
         recordKind: r.record?.kind ?? null,

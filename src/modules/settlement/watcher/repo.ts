@@ -17,6 +17,19 @@ function chunks<T>(items: T[]): T[][] {
   return out
 }
 
+/** A recorded deposit's transaction, address, owner, value and block, as every read of deposits
+ * selects them. */
+export const recordedDepositColumns = [
+  'txHash',
+  'logIndex',
+  'address',
+  'ownerKind',
+  'ownerId',
+  'coin',
+  'amount',
+  'blockNumber',
+] as const
+
 /** The primary key of a chain event. */
 export interface EventKey {
   chainId: string
@@ -312,20 +325,7 @@ export const watcherRepo = {
   depositsOfTx(ex: Executor, chainId: string, txHash: string) {
     return ex
       .selectFrom('chainEvents')
-      .select([
-        'txHash',
-        'logIndex',
-        'address',
-        'ownerKind',
-        'ownerId',
-        'coin',
-        'amount',
-        'blockNumber',
-        'blockHash',
-        'transferId',
-        'held',
-        'createdAt',
-      ])
+      .select([...recordedDepositColumns, 'blockHash', 'transferId', 'held', 'createdAt'])
       .where('chainId', '=', chainId)
       .where('txHash', '=', txHash.toLowerCase())
       .where('kind', '=', 'deposit')
