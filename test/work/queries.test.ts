@@ -210,7 +210,9 @@ describe('sending an invite', () => {
       .executeTakeFirstOrThrow()
     expect(audit).toEqual({ userId: alice.id, meta: { inviteId: sent._id, collectionId: job, to: eve.id } })
     // The invitee now sees the private job, and was notified.
-    expect((await t.req({ method: 'GET', url: `/v1/collection/${job}`, token: eve.token })).statusCode).toBe(200)
+    expect((await t.req({ method: 'GET', url: `/v1/collection/${job}`, token: eve.token })).statusCode).toBe(
+      200,
+    )
     const inbox = await t.req({ method: 'GET', url: '/v1/notifications/', token: eve.token })
     expect(inbox.json().data.notification).toHaveLength(1)
     // A second job: the digest latch is up already, so no digest job.
