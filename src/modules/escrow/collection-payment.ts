@@ -16,6 +16,7 @@ import {
   usdTextToCents,
 } from '../../platform/money/index.ts'
 import { directDepositRepo } from './direct-deposit-repo.ts'
+import { paymentFigures } from './payment-figures.ts'
 import type { CollectionPaymentInput, FundInput, ReleaseInput } from './payment-schemas.ts'
 import type { EscrowCollections } from './ports.ts'
 import { MAX_ESCROW_CENTS, MIN_ESCROW_CENTS, QuoteError, usdToCents } from './quote.ts'
@@ -44,18 +45,10 @@ export class CollectionPayments {
   }
 
   #view(row: EscrowRow, contractAddress: string) {
-    const d = row.decimals
     return {
       coin: row.coin,
       address: getAddress(row.address),
-      collectionAmount: centsToNumber(BigInt(row.escrowCents)),
-      collectionAmountCoin: formatUnits(BigInt(row.coinEscrowAmount), d),
-      expectedFee: formatUnits(BigInt(row.expectedFee), d),
-      amountToPay: formatUnits(BigInt(row.amountToPay), d),
-      usdFee: formatCents(BigInt(row.usdFeeCents)),
-      usdAmount: formatCents(BigInt(row.usdAmountCents)),
-      feePercentage: Number(row.feePercent),
-      rate: Number(row.rate),
+      ...paymentFigures(row, formatUnits, formatCents),
       chainId: String(this.deps.chain.chainId),
       escrowId: row.id,
       contractAddress,

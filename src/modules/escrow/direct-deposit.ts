@@ -21,6 +21,7 @@ import {
 } from '../../platform/money/index.ts'
 import { type DirectDepositRow, directDepositRepo } from './direct-deposit-repo.ts'
 import type { DirectDepositInput, DirectDepositValidateInput, OrderStatus } from './direct-deposit-schemas.ts'
+import { paymentFigures } from './payment-figures.ts'
 import type { EscrowCollections } from './ports.ts'
 import { MAX_ESCROW_CENTS, MIN_ESCROW_CENTS, QuoteError, usdToCents } from './quote.ts'
 import { type EscrowRow, escrowRepo } from './repo.ts'
@@ -197,25 +198,17 @@ export class DirectDeposits {
   }
 
   #orderView(row: EscrowRow, order: DirectDepositRow, contractAddress: string) {
-    const d = row.decimals
     return {
       coin: row.coin,
       address: getAddress(row.address),
-      collectionAmount: centsToNumber(BigInt(row.escrowCents)),
-      collectionAmountCoin: unitsToNumber(BigInt(row.coinEscrowAmount), d),
-      expectedFee: unitsToNumber(BigInt(row.expectedFee), d),
-      amountToPay: unitsToNumber(BigInt(row.amountToPay), d),
-      usdFee: centsToNumber(BigInt(row.usdFeeCents)),
-      usdAmount: centsToNumber(BigInt(row.usdAmountCents)),
-      feePercentage: Number(row.feePercent),
-      rate: Number(row.rate),
+      ...paymentFigures(row, unitsToNumber, centsToNumber),
       chainId: String(this.deps.chain.chainId),
       contractAddress,
       paymentMethods: ['crypto'],
       collectionId: row.collectionId,
       orderId: order.id,
       expiresAt: order.expiresAt.toISOString(),
-      decimals: d,
+      decimals: row.decimals,
       amountToPayBaseUnits: String(row.amountToPay),
     }
   }

@@ -3,6 +3,7 @@
 import type { Executor } from '../../db/index.ts'
 import { countedPage } from '../../db/reads.ts'
 import type { LegKind, LegStatus } from '../../db/tables/escrow.ts'
+import { escrowColumns as recordColumns } from './repo.ts'
 
 export interface LegFilter {
   /** a stored status, or `failing`: not settled yet with failed attempts */
@@ -69,30 +70,21 @@ export const legOperatorRepo = {
 
 export type LegOperatorRow = NonNullable<Awaited<ReturnType<typeof legOperatorRepo.get>>>
 
+/** What the escrow record holds that the operator's pages do not show: the quote's rate and fee
+ * terms, the part funded to children, the row version. */
+const unshown = [
+  'rate',
+  'feePercent',
+  'usdFeeCents',
+  'usdAmountCents',
+  'fundedToChildren',
+  'version',
+] as const
+type Unshown = (typeof unshown)[number]
 const escrowColumns = [
-  'id',
-  'collectionId',
-  'payerId',
-  'receiverId',
-  'parentEscrowId',
-  'coin',
-  'decimals',
-  'address',
-  'status',
-  'escrowCents',
-  'coinEscrowAmount',
-  'expectedFee',
-  'amountToPay',
-  'received',
-  'releasedCents',
-  'releasedPayout',
-  'releasedFee',
-  'payTransferId',
-  'expiresAt',
-  'paidAt',
-  'releasedAt',
-  'cancelledAt',
-  'createdAt',
+  ...recordColumns.filter(
+    (c): c is Exclude<typeof c, Unshown> => !(unshown as readonly string[]).includes(c),
+  ),
   'updatedAt',
 ] as const
 
