@@ -9,6 +9,7 @@ import {
   DirectDepositStatus,
   DirectDepositValidateBody,
 } from './direct-deposit-schemas.ts'
+import { RATE_UNAVAILABLE } from './route-parts.ts'
 
 const HIDDEN = {
   when: 'no such collection, or a private or deleted one',
@@ -58,10 +59,7 @@ export const directDepositRoutes: FastifyPluginAsyncTypebox<{ deposits: DirectDe
               data: { price: 150, errors: [{ path: '/amount', message: 'must be 150.00' }] },
             },
             RATE_LIMITED: LIMITED,
-            UNAVAILABLE: {
-              when: 'the USD rate of the coin cannot be had right now',
-              message: 'The USD rate of this coin is unavailable right now; try again shortly',
-            },
+            UNAVAILABLE: RATE_UNAVAILABLE,
           }),
         },
       },

@@ -20,6 +20,7 @@ import {
   ReleaseAnswer,
   ReleaseBody,
 } from './payment-schemas.ts'
+import { HALTED, okOnce, RATE_UNAVAILABLE } from './route-parts.ts'
 import { Validation } from './schemas.ts'
 
 const HIDDEN = {
@@ -66,22 +67,14 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPaym
             COLLECTION_PRICE_INVALID:
               'no `usdValue` and the collection’s paymentFee is not 1.00 to 1000000000 USD',
             ESCROW_AMOUNT_OUT_OF_RANGE: 'the price cannot be quoted in the coin',
-            UNAVAILABLE: {
-              when: 'the USD rate of the coin cannot be had right now',
-              message: 'The USD rate of this coin is unavailable right now; try again shortly',
-            },
+            UNAVAILABLE: RATE_UNAVAILABLE,
           }),
         },
       },
       onRequest: app.authenticate,
     },
-    async (req, reply) => {
-      const userId = caller(req).userId
-      return idempotent(db, req, reply, userId, async () => ({
-        statusCode: 200,
-        body: ok(await payments.fund(userId, req.body), 'Payment created; payment awaited'),
-      }))
-    },
+    async (req, reply) =>
+      okOnce(db, req, reply, 'Payment created; payment awaited', (userId) => payments.fund(userId, req.body)),
   )
 
   app.post(
@@ -163,11 +156,7 @@ export const paymentRoutes: FastifyPluginAsyncTypebox<{ payments: CollectionPaym
             JOB_IN_DISPUTE: 'the job is in dispute: its escrow is frozen',
             RELEASE_AMOUNT_TOO_HIGH: '`amount` is more than what remains in escrow',
             UNAVAILABLE: 'the chain is unreachable right now',
-            COIN_HALTED: {
-              when: 'the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it',
-              message: 'Payments in AVAX are paused while the platform checks its balances; try again later',
-              data: { coin: 'avax' },
-            },
+            COIN_HALTED: HALTED,
           }),
         },
       },

@@ -13,6 +13,7 @@ import {
   ok,
   withIdempotencyKey,
 } from '../../http/schemas.ts'
+import { HALTED, okOnce, RATE_UNAVAILABLE } from './route-parts.ts'
 import { EscrowIdBody, InitiateBody, PayBody, Quote, Validation } from './schemas.ts'
 import type { EscrowService } from './service.ts'
 
@@ -22,11 +23,6 @@ const escrowCases = (cases: ErrorCases): ErrorCases => ({
   ...cases,
 })
 const PAUSED = 'the chain or the USD rate is unreachable right now'
-const HALTED = {
-  when: 'the coin is halted by settlement (a ledger/chain mismatch or a deep chain reorganisation) until an operator resumes it; `data.coin` names it',
-  message: 'Payments in AVAX are paused while the platform checks its balances; try again later',
-  data: { coin: 'avax' },
-}
 
 export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db: Db }> = async (
   app,
@@ -62,22 +58,16 @@ export const escrowRoutes: FastifyPluginAsyncTypebox<{ escrow: EscrowService; db
             PARENT_ESCROW_NOT_FUNDED:
               'the parent collection’s escrow is not paid, or is released or being released',
             PARENT_ESCROW_PARTLY_RELEASED: 'the parent escrow has been partly released',
-            UNAVAILABLE: {
-              when: 'the USD rate of the coin cannot be had right now',
-              message: 'The USD rate of this coin is unavailable right now; try again shortly',
-            },
+            UNAVAILABLE: RATE_UNAVAILABLE,
           }),
         },
       },
       onRequest: app.authenticate,
     },
-    async (req, reply) => {
-      const userId = caller(req).userId
-      return idempotent(db, req, reply, userId, async () => ({
-        statusCode: 200,
-        body: ok(await escrow.initiate(userId, req.body), 'Escrow initiated; payment awaited'),
-      }))
-    },
+    async (req, reply) =>
+      okOnce(db, req, reply, 'Escrow initiated; payment awaited', (userId) =>
+        escrow.initiate(userId, req.body),
+      ),
   )
 
   app.post(
