@@ -4,6 +4,7 @@
 import { type Static, Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
 import { Email, Id } from '../../http/schemas.ts'
+import { EX_QUOTE_TERMS, Quote, Units } from './schemas.ts'
 
 const ORDER_ID = '6b0483b6bce238a5cbe00a58'
 const Address = (description: string) =>
@@ -78,25 +79,26 @@ export const DirectDepositValidateBody = Type.Object(
 )
 export type DirectDepositValidateInput = Static<typeof DirectDepositValidateBody>
 
-const Units = (description: string) => Type.String({ pattern: '^[0-9]+$', description })
+/** The fields a direct deposit order shares with an escrow's quote. */
+const q = Quote.properties
 
 /** The client SDK's ICreateDirectDepositResponse, plus the order, its end and exact amounts. */
 export const DirectDepositOrder = Type.Object(
   {
-    coin: Type.String({ description: 'coin reference' }),
+    coin: q.coin,
     address: Type.String({
       description: 'the order’s own payment address (checksummed): send the coin here',
     }),
     collectionAmount: Type.Number({ description: 'the price in USD' }),
     collectionAmountCoin: Type.Number({ description: 'the price in whole coins (rounded up)' }),
-    expectedFee: Type.Number({ description: 'the platform fee in whole coins (rounded up)' }),
+    expectedFee: q.expectedFee,
     amountToPay: Type.Number({ description: 'collectionAmountCoin + expectedFee: send exactly this' }),
-    usdFee: Type.Number({ description: 'the fee in USD' }),
+    usdFee: q.usdFee,
     usdAmount: Type.Number({ description: 'collectionAmount + usdFee' }),
-    feePercentage: Type.Number(),
+    feePercentage: q.feePercentage,
     rate: Type.Number({ description: 'USD per whole coin, fixed for this order' }),
-    chainId: Type.String(),
-    contractAddress: Type.String({ description: 'the token contract; empty for the native coin' }),
+    chainId: q.chainId,
+    contractAddress: q.contractAddress,
     paymentMethods: Type.Array(Type.String(), {
       description: 'only `crypto`: no card provider is integrated',
     }),
@@ -106,8 +108,8 @@ export const DirectDepositOrder = Type.Object(
       format: 'date-time',
       description: 'the order expires unpaid at this time: what arrived by then is refunded',
     }),
-    decimals: Type.Integer({ description: 'decimals of the coin’s base unit' }),
-    amountToPayBaseUnits: Units('amountToPay in base units, exact'),
+    decimals: q.decimals,
+    amountToPayBaseUnits: q.amountToPayBaseUnits,
   },
   {
     $id: 'DirectDepositOrder',
@@ -118,16 +120,7 @@ export const DirectDepositOrder = Type.Object(
         address: EX.escrowAddress,
         collectionAmount: 150,
         collectionAmountCoin: 6,
-        expectedFee: 0.3,
-        amountToPay: 6.3,
-        usdFee: 7.5,
-        usdAmount: 157.5,
-        feePercentage: 5,
-        rate: 25,
-        chainId: '31337',
-        contractAddress: '',
-        paymentMethods: ['crypto'],
-        collectionId: EX.collectionId,
+        ...EX_QUOTE_TERMS,
         orderId: ORDER_ID,
         expiresAt: '2026-11-23T18:49:33.721Z',
         decimals: 18,

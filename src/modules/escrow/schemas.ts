@@ -63,7 +63,22 @@ export const PayBody = Type.Object(
 )
 export type PayInput = Static<typeof PayBody>
 
-const Units = (description: string) => Type.String({ pattern: '^[0-9]+$', description })
+/** Base units of a coin, exact, as a decimal string. */
+export const Units = (description: string) => Type.String({ pattern: '^[0-9]+$', description })
+
+/** The example quote's fee, total, rate and chain, alike in every example of a payment to make. */
+export const EX_QUOTE_TERMS = {
+  expectedFee: 0.3,
+  amountToPay: 6.3,
+  usdFee: 7.5,
+  usdAmount: 157.5,
+  feePercentage: 5,
+  rate: 25,
+  chainId: '31337',
+  contractAddress: '',
+  paymentMethods: ['crypto'],
+  collectionId: EX.collectionId,
+}
 
 export const Quote = Type.Object(
   {
@@ -98,16 +113,7 @@ export const Quote = Type.Object(
         address: EX.escrowAddress,
         escrowAmount: 150,
         coinEscrowAmount: 6,
-        expectedFee: 0.3,
-        amountToPay: 6.3,
-        usdFee: 7.5,
-        usdAmount: 157.5,
-        feePercentage: 5,
-        rate: 25,
-        chainId: '31337',
-        contractAddress: '',
-        paymentMethods: ['crypto'],
-        collectionId: EX.collectionId,
+        ...EX_QUOTE_TERMS,
         escrowId: EX.escrowId,
         expiresAt: '2026-11-23T18:49:33.721Z',
         decimals: 18,
