@@ -251,13 +251,7 @@ export async function settleFailure(
   })
   s.deps.log.warn(
     {
-      transferId: row.id,
-      purpose: row.purpose,
-      referenceId: row.referenceId,
-      coin: row.coin,
-      amount: row.amount,
-      from: row.fromAddress,
-      to: row.toAddress,
+      ...logOf(row),
       txHash,
       code: f.code,
       attempts: row.failures,
