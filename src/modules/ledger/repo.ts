@@ -51,23 +51,45 @@ export const ledgerRepo = {
     return row?.id
   },
 
-  async insertAccount(
+  /**
+   * The id of the account (kind, owner, coin), inserted with a zero balance when missing, in one
+   * statement: the inserted row, or the one already there. Undefined only when a concurrent
+   * transaction inserted it after this statement's snapshot was taken (the insert then does
+   * nothing and the snapshot does not see that row): a read in a later statement finds it.
+   */
+  async insertOrFindAccount(
     ex: Executor,
     row: { id: string; kind: LedgerAccountKind; ownerId: string; coin: string; now: Date },
-  ) {
-    await ex
-      .insertInto('ledgerAccounts')
-      .values({
-        id: row.id,
-        kind: row.kind,
-        ownerId: row.ownerId,
-        coin: row.coin,
-        balance: '0',
-        createdAt: row.now,
-        updatedAt: row.now,
-      })
-      .onConflict((oc) => oc.columns(['kind', 'ownerId', 'coin']).doNothing())
-      .execute()
+  ): Promise<string | undefined> {
+    const found = await ex
+      .with('ins', (db) =>
+        db
+          .insertInto('ledgerAccounts')
+          .values({
+            id: row.id,
+            kind: row.kind,
+            ownerId: row.ownerId,
+            coin: row.coin,
+            balance: '0',
+            createdAt: row.now,
+            updatedAt: row.now,
+          })
+          .onConflict((oc) => oc.columns(['kind', 'ownerId', 'coin']).doNothing())
+          .returning('id'),
+      )
+      .selectFrom('ins')
+      .select('id')
+      .unionAll((eb) =>
+        eb
+          .selectFrom('ledgerAccounts')
+          .select('id')
+          .where('kind', '=', row.kind)
+          .where('ownerId', '=', row.ownerId)
+          .where('coin', '=', row.coin)
+          .where((w) => w.not(w.exists(w.selectFrom('ins').select('ins.id')))),
+      )
+      .executeTakeFirst()
+    return found?.id
   },
 
   async accounts(ex: Executor, ids: string[], opts: { forUpdate?: boolean } = {}) {

@@ -43,14 +43,16 @@ export class Ledger {
 
   /**
    * The id of the account (kind, owner, coin), created with a zero balance when missing. System
-   * accounts use the owner id '' (or a chain id for `chain`). A retired kind is refused.
+   * accounts use the owner id '' (or a chain id for `chain`). A retired kind is refused. One
+   * statement, whether the account is new or not (two when a concurrent caller made it first).
    */
   async ensureAccount(ex: Executor, kind: OpenAccountKind, ownerId: string, coin: string): Promise<string> {
     if (isRetiredKind(kind)) throw new Error(`ledger accounts of kind ${kind} are retired`)
-    const existing = await repo.accountId(ex, kind, ownerId, coin)
-    if (existing) return existing
-    await repo.insertAccount(ex, { id: newId(), kind, ownerId, coin, now: this.deps.clock.now() })
-    const id = await repo.accountId(ex, kind, ownerId, coin)
+    const row = { id: newId(), kind, ownerId, coin, now: this.deps.clock.now() }
+    const id =
+      (await repo.insertOrFindAccount(ex, row)) ??
+      // A concurrent transaction made it after the statement's snapshot: a new statement sees it.
+      (await repo.accountId(ex, kind, ownerId, coin))
     if (!id) throw new Error(`ledger account ${kind}/${ownerId}/${coin} could not be created`)
     return id
   }

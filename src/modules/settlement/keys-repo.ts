@@ -5,8 +5,13 @@ import type { KeyOwnerKind } from '../../db/tables/wallet.ts'
 const columns = ['id', 'ownerKind', 'ownerId', 'address', 'exportedAt'] as const
 
 export const keysRepo = {
-  /** Stores a new key unless the owner has one already (then nothing happens). */
-  async insertIfAbsent(
+  /**
+   * Stores a new key unless the owner has one already, in one statement: the stored key (the new
+   * one, or the one already there, `row` then dropped). Undefined only when a concurrent
+   * transaction stored the owner's key after this statement's snapshot was taken (the insert then
+   * does nothing and the snapshot does not see that row): `byOwner` in a later statement finds it.
+   */
+  insertOrFind(
     tx: Tx,
     row: {
       id: string
@@ -16,12 +21,26 @@ export const keysRepo = {
       sealedKey: string
       createdAt: Date
     },
-  ): Promise<void> {
-    await tx
-      .insertInto('walletKeys')
-      .values(row)
-      .onConflict((oc) => oc.columns(['ownerKind', 'ownerId']).doNothing())
-      .execute()
+  ) {
+    return tx
+      .with('ins', (db) =>
+        db
+          .insertInto('walletKeys')
+          .values(row)
+          .onConflict((oc) => oc.columns(['ownerKind', 'ownerId']).doNothing())
+          .returning(columns),
+      )
+      .selectFrom('ins')
+      .select(columns)
+      .unionAll((eb) =>
+        eb
+          .selectFrom('walletKeys')
+          .select(columns)
+          .where('ownerKind', '=', row.ownerKind)
+          .where('ownerId', '=', row.ownerId)
+          .where((w) => w.not(w.exists(w.selectFrom('ins').select('ins.id')))),
+      )
+      .executeTakeFirst()
   },
 
   byOwner(ex: Executor, ownerKind: KeyOwnerKind, ownerId: string) {

@@ -25,21 +25,29 @@ const aad = (address: string) => `wallet-key:${address.toLowerCase()}`
 export class KeyStore {
   constructor(private readonly deps: { secrets: SecretBox; clock: Clock }) {}
 
-  /** The owner's key, created when missing (inside the caller's transaction). */
+  /**
+   * The owner's key, created when missing (inside the caller's transaction), in one statement: a
+   * fresh key is generated and sealed for the insert and stored only when the owner has none;
+   * otherwise it is dropped unseen and the stored key is answered (two statements when a
+   * concurrent caller stored one first: its key is answered). The key answered is always the one
+   * stored. Callers make new owners (an escrow, a sign-up); one that mostly finds a key reads it
+   * with `find` first (a user's payout address), so a key is generated for nothing only on rare
+   * paths (a wallet completed later, the fee address at start).
+   */
   async ensure(tx: Tx, ownerKind: KeyOwnerKind, ownerId: string): Promise<CustodialKey> {
-    const existing = await this.find(tx, ownerKind, ownerId)
-    if (existing) return existing
     const privateKey = generatePrivateKey()
     const address = privateKeyToAddress(privateKey).toLowerCase()
-    await keysRepo.insertIfAbsent(tx, {
-      id: newId(),
-      ownerKind,
-      ownerId,
-      address,
-      sealedKey: this.deps.secrets.seal(privateKey, aad(address)),
-      createdAt: this.deps.clock.now(),
-    })
-    const key = await this.find(tx, ownerKind, ownerId)
+    const key =
+      (await keysRepo.insertOrFind(tx, {
+        id: newId(),
+        ownerKind,
+        ownerId,
+        address,
+        sealedKey: this.deps.secrets.seal(privateKey, aad(address)),
+        createdAt: this.deps.clock.now(),
+      })) ??
+      // A concurrent transaction stored one after the statement's snapshot: a new statement sees it.
+      (await this.find(tx, ownerKind, ownerId))
     if (!key) throw new Error('custodial key was not stored')
     return key
   }
