@@ -46,23 +46,35 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     found += negative.length
     const balance = await s.ledger.balance(db, 'user', userId, 'usdc')
     const held = (await s.ledger.accountsOf(db, 'user', userId)).usdc?.held ?? 0n
-    // Each accepted withdrawal holds amount + fee: pending until its transfer succeeds on chain,
-    // then posted (the value gone to the chain, the fee to the treasury). Its `completed` status
-    // follows in a report job of its own, so a posted hold may belong to a withdrawal still shown
-    // pending or processing; a completed one must have its hold posted.
-    const holds = await db
+    // Each accepted withdrawal holds its amount (the transfer's hold, posted by settlement to the
+    // chain when the transfer succeeds) and its fee (the withdrawal's own hold, posted to the
+    // treasury by the report that marks it completed). A posted value hold may belong to a
+    // withdrawal still shown pending or processing (its report follows in a job of its own); a
+    // completed one must have both posted.
+    const rows = await db
       .selectFrom('withdrawals')
-      .leftJoin('ledgerHolds', 'ledgerHolds.id', 'withdrawals.holdId')
-      .select(['withdrawals.status', 'ledgerHolds.status as hold', 'ledgerHolds.amount'])
+      .leftJoin('ledgerHolds as v', 'v.id', 'withdrawals.holdId')
+      .leftJoin('ledgerHolds as f', 'f.id', 'withdrawals.feeHoldId')
+      .select([
+        'withdrawals.status',
+        'v.status as valueHold',
+        'v.amount as valueAmount',
+        'f.status as feeHold',
+        'f.amount as feeAmount',
+      ])
       .where('withdrawals.ownerId', '=', userId)
       .execute()
+    const holds = rows.flatMap((r) => [
+      { status: r.status, hold: r.valueHold, amount: r.valueAmount },
+      { status: r.status, hold: r.feeHold, amount: r.feeAmount },
+    ])
     const sumOf = (status: string) =>
       holds.filter((h) => h.hold === status).reduce((t, h) => t + BigInt(h.amount ?? 0), 0n)
     // What left the wallet = what accepted withdrawals hold or spent; nothing else.
     const gone = funded - balance
     const expected = BigInt(accepted) * (amount + FEE)
     if (gone !== expected) found++
-    if (holds.length !== accepted) found++
+    if (rows.length !== accepted) found++
     if (sumOf('pending') + sumOf('posted') !== expected) found++
     if (held !== sumOf('pending')) found++
     found += holds.filter((h) => h.hold !== 'pending' && h.hold !== 'posted').length
