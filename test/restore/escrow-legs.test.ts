@@ -82,7 +82,8 @@ describe('an escrow leg the lost timeline sent', () => {
       to: payout.toAddress,
       record: null,
       prefill: { recreates: null, fee: null },
-      actions: { reattach: true, external: true, loss: true },
+      // a leg it paid is open: booked as a loss, the leg would be sent a second time
+      actions: { reattach: true, external: true, loss: false },
       candidates: [
         {
           kind: 'escrowLeg',
@@ -96,6 +97,12 @@ describe('an escrow leg the lost timeline sent', () => {
       ],
     })
     expectError(await api().post('/v1/admin/coins/avax/resume', { reason }), 409, 'PLATFORM_TRANSFERS_OPEN')
+    expectError(
+      await api().post(`/v1/admin/platform-transfers/${finding._id}/loss`, { reason }),
+      422,
+      'PLATFORM_TRANSFER_LOSS_REFUSED',
+    )
+    expect(await escrowBalance(q.escrowId)).toBe(escrowBefore)
 
     // A leg of another amount, a sweep or a withdrawal named: refused, nothing written.
     const url = `/v1/admin/platform-transfers/${finding._id}/reattach`

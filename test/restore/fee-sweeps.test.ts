@@ -73,8 +73,15 @@ describe('a fee sweep the lost timeline sent', () => {
       to: cold,
       candidates: [],
       prefill: { recreates: 'feeSweep' },
-      actions: { reattach: true, external: true, loss: true },
+      // a sweep to the cold address is re-attached (recreated), never booked as a loss
+      actions: { reattach: true, external: true, loss: false },
     })
+    expectError(
+      await api().post(`/v1/admin/platform-transfers/${finding._id}/loss`, { reason }),
+      422,
+      'PLATFORM_TRANSFER_LOSS_REFUSED',
+    )
+    expect((await feeAccount()).balance).toBe(balance)
     const url = `/v1/admin/platform-transfers/${finding._id}/reattach`
     // A sweep the copy does not hold, or a leg: refused, nothing written.
     const someId = '65f1c0a2b3c4d5e6f7a8b9d1'

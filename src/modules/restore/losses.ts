@@ -10,15 +10,25 @@ import { errors } from '../../http/errors.ts'
 import type { OpenAccountKind } from '../ledger/types.ts'
 import { findingsRepo } from '../settlement/module.ts'
 import type { OutgoingSender, PlatformTransferRow } from '../settlement/types.ts'
-import { payerOf } from './payouts.ts'
+import { type Match, payerOf } from './payouts.ts'
 
 /** Refused before anything is written: only escrow and fee addresses' value is booked as a loss. */
-export function assertLossAllowed(f: PlatformTransferRow) {
+export function assertLossAllowed(f: PlatformTransferRow, match?: Match) {
   const payer = payerOf(f)
   if (payer === 'user' || payer === null)
     throw errors.named(
       'PLATFORM_TRANSFER_LOSS_REFUSED',
       'Only a transaction from an escrow or the fee address is booked as a loss: re-attach a user address’s transaction as its withdrawal, or mark it external',
+    )
+  if (BigInt(f.amount) <= 0n || f.toAddress === null)
+    throw errors.named('PLATFORM_TRANSFER_LOSS_REFUSED', 'The transaction moved no value: mark it external')
+  // An open leg or sweep that it paid would otherwise be sent again once the coin resumes.
+  if (match && (match.candidates.length > 0 || match.recreates !== null))
+    throw errors.named(
+      'PLATFORM_TRANSFER_LOSS_REFUSED',
+      match.candidates.length > 0
+        ? 'An open escrow leg or fee sweep of the copy matches this transaction: re-attach it to that record instead'
+        : 'This transaction is a sweep to the coin’s cold address: re-attach it (the sweep is recreated) instead',
     )
 }
 

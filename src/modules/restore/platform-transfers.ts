@@ -126,7 +126,12 @@ export class PlatformTransfers {
       actions: {
         reattach: open && moved && (recreates !== null || candidates.length > 0),
         external: open,
-        loss: open && moved && (payer === 'escrow' || payer === 'fees'),
+        loss:
+          open &&
+          moved &&
+          (payer === 'escrow' || payer === 'fees') &&
+          candidates.length === 0 &&
+          recreates === null,
       },
     }
   }
@@ -334,6 +339,8 @@ export class PlatformTransfers {
     await transactions.chainRecordId()
     return db.transaction().execute(async (tx) => {
       const f = await this.#lockOpen(tx, id)
+      // (under the finding's lock: a leg or sweep that matches it is re-attached, never lost)
+      assertLossAllowed(f, (await matchesOf(tx, this.deps.cold, [f])).get(f.id))
       const { chain: c, clock: k, log, jobs, ledger } = outgoing.deps
       await bookParkedGasTopUps(tx, { chain: c, clock: k, log, jobs, ledger, transactions }, f.address)
       const { valueTransferId } = await bookLoss(outgoing, tx, f, mined.nonce)

@@ -156,7 +156,7 @@ export const restoreRoutes: FastifyPluginAsyncTypebox<{
             NOT_FOUND,
             PLATFORM_TRANSFER_RESOLVED: RESOLVED,
             PLATFORM_TRANSFER_LOSS_REFUSED:
-              'the transaction left a user’s address (re-attach it or mark it external), or moved no value from an escrow or the fee address',
+              'the transaction left a user’s address (re-attach it or mark it external), moved no value from an escrow or the fee address, or an open leg or sweep matches it (re-attach it)',
             PLATFORM_TRANSFER_GAS_SHORT:
               'the platform value at the address is less than the gas the transaction paid',
             INSUFFICIENT_BALANCE:
