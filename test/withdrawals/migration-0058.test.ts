@@ -8,6 +8,7 @@ import { createHash } from 'node:crypto'
 import { type Kysely, sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { splitOpenWithdrawals } from '../../src/db/migrations/0058-withdrawal-fee-holds.ts'
+import { up as requireFeeHolds } from '../../src/db/migrations/0059-withdrawal-fee-hold-required.ts'
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
 import { ledgerInvariants } from '../../src/modules/settlement/reconcile/checks.ts'
 import { reservationInvariants } from '../../src/modules/settlement/reconcile/reservations.ts'
@@ -85,6 +86,8 @@ describe('migration 0058: a withdrawal’s fee gets a hold of its own', () => {
       .where('id', '=', withdrawalId)
       .executeTakeFirstOrThrow()
     const wallet = (await ledger().getHold(db(), w0.holdId!))!.accountId
+    // (as the database was at 0058: 0059's check refuses a fee without its hold from then on)
+    await sql`alter table withdrawals drop constraint withdrawals_fee_held`.execute(raw())
     await sql`update withdrawals set fee_hold_id = null where id = ${withdrawalId}`.execute(raw())
     await sql`delete from ledger_holds where id = ${w0.feeHoldId}`.execute(raw())
     // (the old code's input hash: a hold of amount + fee)
@@ -117,6 +120,11 @@ describe('migration 0058: a withdrawal’s fee gets a hold of its own', () => {
     // ---- the conversion ----
     expect(await splitOpenWithdrawals(raw())).toBe(1)
     expect(await splitOpenWithdrawals(raw())).toBe(0)
+    await requireFeeHolds(raw())
+    // A withdrawal written the old way from now on (a process of the old version) is refused.
+    await expect(
+      sql`update withdrawals set fee_hold_id = null where id = ${withdrawalId}`.execute(raw()),
+    ).rejects.toThrow(/withdrawals_fee_held/)
     expect(await money()).toEqual(before)
     expect(await ledgerInvariants(db())).toEqual([])
     expect(await reservationInvariants(db())).toEqual([])
