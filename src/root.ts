@@ -133,7 +133,8 @@ export async function buildServices(deps: RootDeps) {
       referrals,
       caches: database.caches,
       events,
-      setupGate: passkeySetupGate({ db, clock }),
+      // (moderation is built with the admin module below; the gate asks it at request time)
+      setupGate: passkeySetupGate({ db, clock, staffRole: (ex, id) => moderation.staffRole(ex, id) }),
     })
     const { accounts, accountSecurity } = account
     const verifySensitiveCode: typeof accountSecurity.verifySensitiveCode = (userId, code, then) =>

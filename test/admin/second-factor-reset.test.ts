@@ -176,6 +176,23 @@ describe('POST /v1/admin/users/:id/second-factor/reset', () => {
     expectOk(await post('/v1/account/activate/2fa', token, { code: code() }))
     const s = expectOk(await t.req({ method: 'GET', url: '/v1/admin/session', token }))
     expect(s).toMatchObject({ secondFactor: 'totp', passkeys: 1 })
+    // an operator set back to a user keeps the passkey, which unlocks nothing now: the gate is off
+    const former = await operator('support')
+    const formerKey = device.create(expectOk(await post('/v1/admin/passkeys/options', former.token)))
+    expectOk(await post('/v1/admin/passkeys', former.token, { name: 'Old key', credential: formerKey.json }))
+    expectOk(await reset(former.id, admin.token, { factors: ['totp'] }))
+    expectOk(
+      await post(`/v1/admin/users/${former.id}/role`, admin.token, { role: 'user', reason: 'left ops' }),
+    )
+    const formerToken = expectOk(
+      await t.req({
+        method: 'POST',
+        url: '/v1/auth/login',
+        payload: { email: former.email, password: former.password },
+      }),
+    ).token as string
+    const again = await post('/v1/account/initiate/2fa', formerToken, { type: 'google_auth' })
+    expect(again.statusCode, again.body).toBe(202)
     // an account without a passkey sets up two-factor with its token, as before
     const plain = await createUser(t)
     const res = await post('/v1/account/initiate/2fa', plain.token, { type: 'google_auth' })
