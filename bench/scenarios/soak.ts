@@ -8,9 +8,10 @@
 // slope after warm-up (least squares over samples every 5 s, MB per minute), and the time the
 // queue took to send what the run asked for. Goals: no errors, p99 under 100 ms in every minute,
 // a slope under 1 MB/min.
-import { fork } from 'node:child_process'
+import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { type AddressInfo, createServer } from 'node:net'
 import { loadavg } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
@@ -53,6 +54,16 @@ function rssOf(pid: number): number | undefined {
     return kb ? Math.round((Number(kb) / 1024) * 10) / 10 : undefined
   } catch {
     return undefined
+  }
+}
+
+/** CPU seconds (user + system) another process has used, from /proc. */
+function cpuOf(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return 0
   }
 }
 
@@ -136,6 +147,54 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     }
     return user
   }
+  /** Stops this process's job runner and starts `main.ts worker` on the same database and chain. */
+  async function startWorker(): Promise<ChildProcess> {
+    const databaseUrl = ctx.databaseUrl
+    if (!databaseUrl || !rpcUrl || !process.env.JWT_SECRET || !process.env.KEY_ENCRYPTION_KEY)
+      throw new Error(
+        'BENCH_SOAK_WORKER=process needs BENCH_DATABASE_URL, EVM_RPC_URL, JWT_SECRET and KEY_ENCRYPTION_KEY',
+      )
+    await s.jobs.stop()
+    const port = await new Promise<number>((resolve, reject) => {
+      const probe = createServer()
+      probe.once('error', reject)
+      probe.listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo
+        probe.close(() => resolve(port))
+      })
+    })
+    const child = spawn(process.execPath, ['--import', './bench/typescript.mjs', 'src/main.ts', 'worker'], {
+      cwd: fileURLToPath(new URL('../..', import.meta.url)),
+      env: {
+        ...process.env,
+        DATABASE_URL: databaseUrl,
+        LOG_LEVEL: 'warn',
+        HOST: '127.0.0.1',
+        WORKER_PORT: String(port),
+      },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    })
+    // ready when its probe says so (database open, job runner started)
+    const upBy = performance.now() + 60_000
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`the worker process exited with ${child.exitCode}`)
+      const ready = await fetch(`http://127.0.0.1:${port}/ready`).then(
+        (r) => r.ok,
+        () => false,
+      )
+      if (ready) break
+      if (performance.now() > upBy) throw new Error('the worker process was not ready within 60 s')
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    return child
+  }
+  async function stopWorker(child: ChildProcess) {
+    const exited = new Promise((r) => child.once('exit', r))
+    child.kill('SIGTERM')
+    await exited
+    s.jobs.start()
+  }
+
   const users: BenchUser[] = []
   for (let i = 0; i < userCount; i++)
     users.push(rpcUrl ? await fundOverRpc(1000n * USDC) : await ctx.fundedUser(1000n * USDC))
@@ -173,6 +232,9 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         const child = fork(fileURLToPath(new URL('../soak-load.ts', import.meta.url)), {
           stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         })
+        // BENCH_SOAK_WORKER=process: the jobs run in a worker process of their own (`main.ts
+        // worker`), as compose.yaml deploys them, and this process serves the API alone
+        const worker = process.env.BENCH_SOAK_WORKER === 'process' ? await startWorker() : undefined
         const samples: { t: number; rss: number }[] = []
         const minutes: string[] = []
         const worst = { p99: 0, errors: 0, unsent: 0, ticks: 0 }
@@ -182,6 +244,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         // this process's CPU per answered request, and the machine's load: on a shared machine a
         // slow minute may be the neighbours' doing, and the CPU per request tells the two apart
         let lastCpu = process.cpuUsage()
+        let lastWorkerCpu = worker ? cpuOf(worker.pid!) : 0
         const firstBlock = lastBlock
         let sampler: NodeJS.Timeout | undefined
         // how long the service's event loop kept callbacks waiting (API, worker and, on the
@@ -217,6 +280,11 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
             const cpu = process.cpuUsage(lastCpu)
             lastCpu = process.cpuUsage()
             const cpuMsPerReq = m.answered ? Math.round((cpu.user + cpu.system) / m.answered / 100) / 10 : 0
+            const workerCpu = worker ? cpuOf(worker.pid!) : 0
+            const workerCpuMs = m.answered
+              ? Math.round(((workerCpu - lastWorkerCpu) * 10_000) / m.answered) / 10
+              : 0
+            lastWorkerCpu = workerCpu
             const errors = Object.entries(m.errors)
             const errorCount = errors.reduce((t, [, n]) => t + n, 0)
             for (const [k, n] of errors) errorsByKind[k] = (errorsByKind[k] ?? 0) + n
@@ -228,7 +296,9 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
               `minute ${m.minute}: ${Math.round((m.answered / span) * 10) / 10} req/s (${m.ticks} ticks, ` +
               `${m.unsent} not sent), p50 ${m.p50Ms} ms, p99 ${m.p99Ms} ms, max ${m.maxMs} ms, ` +
               `errors ${errorCount ? errors.map(([k, n]) => `${n}× ${k}`).join('; ') : 0}, ` +
-              `RSS ${mb(mem.rss)} MB, heap ${mb(mem.heapUsed)} MB, chain +${block - lastBlock} blocks` +
+              `RSS ${mb(mem.rss)} MB, heap ${mb(mem.heapUsed)} MB` +
+              `${worker ? ` (worker process ${rssOf(worker.pid!)} MB, ${workerCpuMs} ms CPU/req)` : ''}` +
+              `, chain +${block - lastBlock} blocks` +
               `${chainPid ? ` (its process ${rssOf(chainPid)} MB)` : ''}, ` +
               `tick lag ≤ ${m.lagMs} ms, ${cpuMsPerReq} ms CPU/req, load ${loadavg()[0]!.toFixed(1)}, ` +
               `event loop delay p99 ${Math.round(loopDelay.percentile(99) / 1e5) / 10} ms, ` +
@@ -267,6 +337,8 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
           await new Promise((r) => setTimeout(r, 250))
         }
         const drainSeconds = Math.round(performance.now() - drainStart) / 1000
+        const workerRss = worker ? rssOf(worker.pid!) : undefined
+        if (worker) await stopWorker(worker)
         const rssAfterDrain = mb(process.memoryUsage.rss())
 
         const warmupMs = Math.min(120_000, (seconds * 1000) / 3)
@@ -305,6 +377,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
           chain: rpcUrl
             ? `own process${chainPid ? `, ${rssOf(chainPid)} MB at the end` : ''}`
             : 'in this process',
+          jobs: worker ? `worker process, ${workerRss} MB after the drain` : 'in this process',
           drainSeconds,
           stillOpen: `${open.withdrawals} withdrawals, ${open.releasing} releases`,
           withdrawalsCompleted: Number(completed.n),
