@@ -314,8 +314,8 @@ export const ERROR_CODES: Record<keyof typeof ERROR_STATUS, { description: strin
   },
   PLATFORM_TRANSFER_LOSS_REFUSED: {
     description:
-      'Only a transaction from an escrow or fee address is booked as a loss: a user address’s transaction is re-attached as the withdrawal it paid or marked external, so the user is never debited without a record.',
-    action: 'Re-attach it (the withdrawal is recreated), or mark it external.',
+      'Only a transaction that moved value from an escrow or fee address and that no open record matches is booked as a loss: a user address’s transaction is re-attached as the withdrawal it paid or marked external, so the user is never debited without a record; one that an open escrow leg or fee sweep matches (or that a sweep to the cold address would recreate) is re-attached, so that the record is not sent a second time.',
+    action: 'Re-attach it (naming the leg or sweep when several match), or mark it external.',
   },
   PLATFORM_TRANSFER_MATCHES_OPEN_WITHDRAWAL: {
     description:

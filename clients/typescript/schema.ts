@@ -53396,7 +53396,7 @@ export interface operations {
             })
         }
       }
-      /** @description `PLATFORM_TRANSFER_LOSS_REFUSED`: the transaction left a user’s address (re-attach it or mark it external), or moved no value from an escrow or the fee address. `PLATFORM_TRANSFER_GAS_SHORT`: the platform value at the address is less than the gas the transaction paid. `INSUFFICIENT_BALANCE`: the owner’s account holds less available than the value (open legs or sweeps reserve it). */
+      /** @description `PLATFORM_TRANSFER_LOSS_REFUSED`: the transaction left a user’s address (re-attach it or mark it external), moved no value from an escrow or the fee address, or an open leg or sweep matches it (re-attach it). `PLATFORM_TRANSFER_GAS_SHORT`: the platform value at the address is less than the gas the transaction paid. `INSUFFICIENT_BALANCE`: the owner’s account holds less available than the value (open legs or sweeps reserve it). */
       422: {
         headers: {
           'x-request-id': components['headers']['RequestId']
