@@ -74,6 +74,8 @@ async function foldFeeHold(withdrawalId: string, treasuryOwner: string) {
     select hold_id, fee_hold_id, fee::text as fee, outgoing_id from withdrawals where id = ${withdrawalId}`.execute(
     db(),
   )
+  // (as the database was before 0059, whose check refuses a fee without its hold from then on)
+  await sql`alter table withdrawals drop constraint if exists withdrawals_fee_held`.execute(db())
   await sql`update withdrawals set fee_hold_id = null where id = ${withdrawalId}`.execute(db())
   await sql`delete from ledger_holds where id = ${w!.feeHoldId}`.execute(db())
   await sql`update ledger_holds set amount = amount + ${w!.fee}::numeric where id = ${w!.holdId}`.execute(
