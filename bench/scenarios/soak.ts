@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url'
 import { encodeFunctionData, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devPrivateKeys } from '../../src/platform/chain/devnet.ts'
+import { MINT_ABI } from '../../src/platform/chain/devnet-bootstrap.ts'
 import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
 import type { EndReport, LoadConfig, MinuteReport } from '../soak-load.ts'
 
@@ -34,18 +35,6 @@ const pct = (ms: number[], p: number) => {
 }
 /** The dev chain's deployer (dev account 19), which may mint the dev tokens. */
 const DEPLOYER = 19
-const MINT_ABI = [
-  {
-    type: 'function',
-    name: 'mint',
-    stateMutability: 'nonpayable',
-    inputs: [
-      { name: 'to', type: 'address' },
-      { name: 'value', type: 'uint256' },
-    ],
-    outputs: [],
-  },
-] as const
 
 /** Resident memory of another process (the dev chain's, when it runs on its own), in MB. */
 function rssOf(pid: number): number | undefined {
