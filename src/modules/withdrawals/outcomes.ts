@@ -67,6 +67,10 @@ export function withdrawalOutcomes(deps: {
       let feeTransferId = e.booked?.[feeKey(w.id)] ?? null
       if (w.feeHoldId) {
         const treasury = await ledger.ensureAccount(tx, 'treasury', e.from.toLowerCase(), w.coin)
+        // The treasury account before the wallet's (which the post locks with it): the order in
+        // which settlement takes them (the address's gas, then the amount's hold), so that this
+        // report and the settlement of the address's next transfer never wait on each other.
+        await ledger.account(tx, treasury, { forUpdate: true })
         const posted = await ledger.post(tx, {
           hold: w.feeHoldId,
           to: [{ account: treasury, amount: fee }],
