@@ -324,7 +324,9 @@ export class JobQueue {
       const seen = this.#signal.generation
       const started = await this.#fill(false)
       total += started
-      if (started === 0 && this.#inFlight.size === 0) return
+      // Idle only when nothing happened during the fill either: a job that ended while the fill
+      // skipped its full pool (or one enqueued meanwhile) may have left a ready job behind.
+      if (started === 0 && this.#inFlight.size === 0 && this.#signal.generation === seen) return
       if (total >= maxJobs) {
         this.log.warn({ jobs: total }, 'runUntilIdle: stopped claiming after its job limit')
         await Promise.all(this.#inFlight)
