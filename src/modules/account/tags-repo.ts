@@ -1,22 +1,47 @@
-// The SQL of tags: the parents, new tags inserted once by key, lookups, and entry counts.
+// The SQL of tags: tags found or created by key, lookups, and entry counts.
 import { sql } from 'kysely'
 import type { Executor } from '../../db/index.ts'
+import type { TagsTable } from '../../db/types.ts'
+
+export type TagRow = {
+  [K in keyof TagsTable]: TagsTable[K] extends import('kysely').ColumnType<infer S, any, any>
+    ? S
+    : TagsTable[K]
+}
 
 export const tagsRepo = {
-  parents(ex: Executor) {
-    return ex.selectFrom('tags').select(['id', 'key']).where('isParent', '=', true).execute()
-  },
-
-  /** Inserts the rows whose key is new (in the given order); existing keys are left as they are. */
-  async insertMissing(
+  /**
+   * Finds or creates the tags of `rows` in one statement, answering every tag of `rows` that
+   * exists: new keys are inserted in the given order (existing keys are left as they are), each
+   * new tag under the seeded parents of `parentKeys` that exist (in that order). A tag another
+   * transaction committed after the statement began is not seen by it; the caller reads those
+   * again (`byKeys`).
+   */
+  async ensure(
     ex: Executor,
-    rows: Array<{ id: string; name: string; key: string; color: string; categories: string[]; type: string }>,
-  ): Promise<void> {
-    await ex
-      .insertInto('tags')
-      .values(rows)
-      .onConflict((oc) => oc.column('key').doNothing())
-      .execute()
+    rows: Array<{ id: string; name: string; key: string; color: string; parentKeys: string[] }>,
+  ): Promise<TagRow[]> {
+    const input = JSON.stringify(rows.map((r, n) => ({ ...r, n })))
+    const res = await sql<TagRow>`
+      with w as (
+        select * from jsonb_to_recordset(${input}::jsonb)
+          as x(id text, name text, key text, color text, "parentKeys" text[], n int)
+      ),
+      ins as (
+        insert into tags (id, name, key, color, categories, type)
+        select w.id, w.name, w.key, w.color,
+          array(select p.id from tags p where p.is_parent and p.key = any(w."parentKeys")
+            order by array_position(w."parentKeys", p.key)),
+          'tags'
+        from w order by w.n
+        on conflict (key) do nothing
+        returning *
+      )
+      select * from ins
+      union all
+      select t.* from tags t
+      where t.key in (select key from w) and not exists (select 1 from ins where ins.key = t.key)`.execute(ex)
+    return res.rows
   },
 
   byKeys(ex: Executor, keys: string[]) {

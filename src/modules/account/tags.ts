@@ -4,20 +4,15 @@
 // collections that carry the tag and is kept exact by `swap`.
 import { createHash } from 'node:crypto'
 import type { Executor } from '../../db/index.ts'
-import type { TagsTable } from '../../db/types.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
-import { tagsRepo } from './tags-repo.ts'
+import { type TagRow, tagsRepo } from './tags-repo.ts'
 import { TAXONOMY } from './taxonomy.ts'
 
 export const MAX_TAGS = 30
 export const MAX_TAG_LENGTH = 50
 
-export type TagRow = {
-  [K in keyof TagsTable]: TagsTable[K] extends import('kysely').ColumnType<infer S, any, any>
-    ? S
-    : TagsTable[K]
-}
+export type { TagRow }
 
 export function tagKey(name: string): string {
   return name
@@ -66,22 +61,19 @@ export const tagService = {
   async ensure(ex: Executor, names: string[], path = '/tags'): Promise<TagRow[]> {
     const wanted = normaliseTags(names, path)
     if (wanted.length === 0) return []
-    const parents = await tagsRepo.parents(ex)
-    const parentId = new Map(parents.map((p) => [p.key, p.id]))
-    const rows = wanted.map(({ key, name }) => {
-      const categories = TAXONOMY.filter((p) => p.keywords.includes(key) || p.key === key)
-        .map((p) => parentId.get(p.key))
-        .filter((id): id is string => !!id)
-      return { id: newId(), name, key, color: tagColor(key), categories, type: 'tags' }
-    })
+    const rows = wanted.map(({ key, name }) => ({
+      id: newId(),
+      name,
+      key,
+      color: tagColor(key),
+      parentKeys: TAXONOMY.filter((p) => p.keywords.includes(key) || p.key === key).map((p) => p.key),
+    }))
     // Inserted in key order, so two transactions saving overlapping new tags cannot deadlock.
     rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    await tagsRepo.insertMissing(ex, rows)
-    const found = await tagsRepo.byKeys(
-      ex,
-      wanted.map((w) => w.key),
-    )
-    const byKey = new Map(found.map((t) => [t.key, t]))
+    const byKey = new Map((await tagsRepo.ensure(ex, rows)).map((t) => [t.key, t]))
+    // A tag another transaction committed while the statement ran: read again (PostgreSQL only).
+    const late = wanted.filter((w) => !byKey.has(w.key)).map((w) => w.key)
+    if (late.length > 0) for (const t of await tagsRepo.byKeys(ex, late)) byKey.set(t.key, t)
     return wanted.map((w) => byKey.get(w.key)!) as TagRow[]
   },
 

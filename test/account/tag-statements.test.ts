@@ -1,0 +1,66 @@
+// Tags are found or created in one statement: new keys inserted under their seeded parents (in the
+// taxonomy's order), existing keys answered as they are, in submission order. Both drivers.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { tagService } from '../../src/modules/account/tags.ts'
+import { createTestApp, type TestApp } from '../helpers/app.ts'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await createTestApp()
+})
+afterAll(() => t?.close())
+
+const parent = (key: string) =>
+  t.database.db
+    .selectFrom('tags')
+    .select('id')
+    .where('key', '=', key)
+    .where('isParent', '=', true)
+    .executeTakeFirstOrThrow()
+
+async function ensure(names: string[]) {
+  const before = t.database.queryCount()
+  const rows = await tagService.ensure(t.database.db, names)
+  return { rows, statements: t.database.queryCount() - before }
+}
+
+describe('tagService.ensure', () => {
+  it('creates new tags under their parents in one statement, in submission order', async () => {
+    const { rows, statements } = await ensure(['Rust', 'Quilting Zq', 'SQL'])
+    expect(statements).toBe(1)
+    expect(rows.map((r) => [r.key, r.name])).toEqual([
+      ['rust', 'Rust'],
+      ['quilting-zq', 'Quilting Zq'],
+      ['sql', 'SQL'],
+    ])
+    const [development, blockchain, data] = await Promise.all(
+      ['development', 'blockchain', 'data'].map((k) => parent(k).then((p) => p.id)),
+    )
+    expect(rows[0]!.categories).toEqual([development, blockchain])
+    expect(rows[1]!.categories).toEqual([])
+    expect(rows[2]!.categories).toEqual([development, data])
+    expect(rows.every((r) => r.entryCount === 0 && r.isParent === false && r.type === 'tags')).toBe(true)
+  })
+
+  it('answers existing tags unchanged, mixed with new ones, still in one statement', async () => {
+    const first = await ensure(['Rust'])
+    const { rows, statements } = await ensure(['  rust ', 'Brand New Tag', 'RUST', 'Rust'])
+    expect(statements).toBe(1)
+    expect(rows.map((r) => r.key)).toEqual(['rust', 'brand-new-tag'])
+    expect(rows[0]).toEqual(first.rows[0])
+    expect(rows[0]!.name).toBe('Rust')
+  })
+
+  it('gives twenty concurrent callers of the same new tags the same rows', async () => {
+    const names = ['Concurrent A', 'Concurrent B', 'Solidity']
+    const all = await Promise.all(Array.from({ length: 20 }, () => tagService.ensure(t.database.db, names)))
+    const ids = all.map((rows) => rows.map((r) => r.id).join())
+    expect(new Set(ids).size).toBe(1)
+    const stored = await t.database.db
+      .selectFrom('tags')
+      .select('key')
+      .where('key', 'in', ['concurrent-a', 'concurrent-b', 'solidity'])
+      .execute()
+    expect(stored).toHaveLength(3)
+  })
+})
