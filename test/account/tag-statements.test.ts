@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { tagService } from '../../src/modules/account/tags.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
+import { createUser } from '../helpers/factories.ts'
 
 let t: TestApp
 beforeAll(async () => {
@@ -62,5 +63,45 @@ describe('tagService.ensure', () => {
       .where('key', 'in', ['concurrent-a', 'concurrent-b', 'solidity'])
       .execute()
     expect(stored).toHaveLength(3)
+  })
+
+  it('keeps a profile’s tags in the order last saved, dropping the removed ones and counting each once', async () => {
+    const u = await createUser(t)
+    const save = async (tags: string[]) => {
+      const before = t.database.queryCount()
+      const res = await t.req({
+        method: 'PATCH',
+        url: '/v1/account/update',
+        token: u.token,
+        payload: { profile: { talent: { tags } } },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+      return {
+        keys: res.json().data.profile.talent.tagsIds.map((x: { key: string }) => x.key),
+        n: t.database.queryCount() - before,
+      }
+    }
+    expect((await save(['Order A', 'Order B', 'Order C'])).keys).toEqual(['order-a', 'order-b', 'order-c'])
+    const second = await save(['Order C', 'Order A'])
+    expect(second.keys).toEqual(['order-c', 'order-a'])
+    const again = await t.req({ method: 'GET', url: '/v1/account', token: u.token })
+    expect(again.json().data.profile.talent.tagsIds.map((x: { key: string }) => x.key)).toEqual([
+      'order-c',
+      'order-a',
+    ])
+    const counts = await t.database.db
+      .selectFrom('tags')
+      .select(['key', 'entryCount'])
+      .where('key', 'in', ['order-a', 'order-b', 'order-c'])
+      .orderBy('key')
+      .execute()
+    expect(counts).toEqual([
+      { key: 'order-a', entryCount: 1 },
+      { key: 'order-b', entryCount: 0 },
+      { key: 'order-c', entryCount: 1 },
+    ])
+    // The account row locked, its tags read, the tags found, their counts moved, its tags set, the
+    // row updated and read back.
+    expect(second.n).toBe(7)
   })
 })

@@ -167,13 +167,18 @@ export const profileRepo = {
     return rows.map((r) => r.tagId)
   },
 
+  /** Sets the account's tags to `tagIds`, in that order, in one statement. */
   async setUserTags(tx: Tx, userId: string, tagIds: string[]) {
-    await tx.deleteFrom('userTags').where('userId', '=', userId).execute()
-    if (tagIds.length)
-      await tx
-        .insertInto('userTags')
-        .values(tagIds.map((tagId, position) => ({ userId, tagId, position })))
-        .execute()
+    const ids = sql`${JSON.stringify(tagIds)}::jsonb`
+    await sql`
+      with gone as (
+        delete from user_tags
+        where user_id = ${userId}
+          and tag_id::text not in (select jsonb_array_elements_text(${ids}))
+      )
+      insert into user_tags (user_id, tag_id, position)
+      select ${userId}, t.id, t.n - 1 from jsonb_array_elements_text(${ids}) with ordinality as t(id, n)
+      on conflict (user_id, tag_id) do update set position = excluded.position`.execute(tx)
   },
 
   /**
