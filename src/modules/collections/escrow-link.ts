@@ -130,6 +130,20 @@ export class EscrowLink {
     )
   }
 
+  /** Several payout steps of one escrow's legs at once, in order (see recordPayout). */
+  async recordPayouts(
+    tx: Tx,
+    collectionId: string,
+    steps: { which: PayoutKind; status: string; transactionId?: string | undefined }[],
+  ): Promise<void> {
+    await collectionRepo.setPayouts(
+      tx,
+      collectionId,
+      steps.map((s) => ({ ...s, failed: s.status === 'failed' })),
+      this.deps.clock.now(),
+    )
+  }
+
   /** The escrow-relevant state of a collection (undefined when missing or deleted). */
   async escrowState(ex: Executor, collectionId: string) {
     const row = await collectionRepo.getForChange(ex, collectionId)

@@ -316,31 +316,59 @@ export const collectionRepo = {
     transactionId: string | undefined,
     now: Date,
   ) {
-    const statusCol = (
-      { payout: 'payoutStatus', fee: 'feePayoutStatus', platformFee: 'platformFeePayoutStatus' } as const
-    )[which]
-    const failedCol = (
-      {
-        payout: 'failed_payout_count',
-        fee: 'failed_fee_payout_count',
-        platformFee: 'failed_platform_fee_payout_count',
-      } as const
-    )[which]
-    const failedKey = (
-      {
-        payout: 'failedPayoutCount',
-        fee: 'failedFeePayoutCount',
-        platformFee: 'failedPlatformFeePayoutCount',
-      } as const
-    )[which]
+    await collectionRepo.setPayouts(ex, id, [{ which, status, failed, transactionId }], now)
+  },
+
+  /**
+   * Several payout steps in one statement (in order: a later step of the same payout wins; each
+   * transaction id is appended once).
+   */
+  async setPayouts(
+    ex: Executor,
+    id: string,
+    steps: {
+      which: 'payout' | 'fee' | 'platformFee'
+      status: string
+      failed: boolean
+      transactionId?: string | undefined
+    }[],
+    now: Date,
+  ) {
+    if (steps.length === 0) return
+    const statusCols = {
+      payout: 'payoutStatus',
+      fee: 'feePayoutStatus',
+      platformFee: 'platformFeePayoutStatus',
+    } as const
+    const failedCols = {
+      payout: 'failed_payout_count',
+      fee: 'failed_fee_payout_count',
+      platformFee: 'failed_platform_fee_payout_count',
+    } as const
+    const failedKeys = {
+      payout: 'failedPayoutCount',
+      fee: 'failedFeePayoutCount',
+      platformFee: 'failedPlatformFeePayoutCount',
+    } as const
+    const set: Record<string, unknown> = {}
+    const failures = { payout: 0, fee: 0, platformFee: 0 }
+    const ids: string[] = []
+    for (const step of steps) {
+      set[statusCols[step.which]] = step.status
+      if (step.failed) failures[step.which]++
+      if (step.transactionId && !ids.includes(step.transactionId)) ids.push(step.transactionId)
+    }
+    const rows = ids.map((t, i) => sql`(${t}::text, ${i}::int)`)
+    for (const which of ['payout', 'fee', 'platformFee'] as const)
+      if (failures[which] > 0)
+        set[failedKeys[which]] = sql`${sql.ref(failedCols[which])} + ${failures[which]}`
     await ex
       .updateTable('collections')
       .set({
-        [statusCol]: status,
-        ...(failed ? { [failedKey]: sql`${sql.ref(failedCol)} + 1` } : {}),
-        ...(transactionId
+        ...set,
+        ...(ids.length
           ? {
-              payoutTransactions: sql`case when ${transactionId} = any(payout_transactions) then payout_transactions else array_append(payout_transactions, ${transactionId}::text) end`,
+              payoutTransactions: sql`payout_transactions || array(select u.t from (values ${sql.join(rows)}) as u(t, n) where not u.t = any(payout_transactions) order by u.n)`,
             }
           : {}),
         updatedAt: now,

@@ -333,6 +333,15 @@ export class CollectionService extends CollectionReads {
     return this.#escrow.recordPayout(tx, collectionId, which, status, transactionId)
   }
 
+  /** Several payout steps at once, in one statement (see recordPayout). */
+  recordPayouts(
+    tx: Tx,
+    collectionId: string,
+    steps: { which: PayoutKind; status: string; transactionId?: string | undefined }[],
+  ) {
+    return this.#escrow.recordPayouts(tx, collectionId, steps)
+  }
+
   /** The escrow-relevant state of a collection (undefined when missing or deleted). */
   escrowState(ex: Executor, collectionId: string) {
     return this.#escrow.escrowState(ex, collectionId)

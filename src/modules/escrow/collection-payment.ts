@@ -192,7 +192,11 @@ export class CollectionPayments {
         'COLLECTION_NOT_FUNDED',
         'This collection has no payment yet: create it with POST /v1/payment/',
       )
-    const r = await this.deps.escrow.release(userId, state.escrowId, { cents, ...(key ? { key } : {}) })
+    const r = await this.deps.escrow.release(userId, state.escrowId, {
+      cents,
+      collection: state,
+      ...(key ? { key } : {}),
+    })
     if (!r.part) return { message: r.message, data: {} }
     const p = r.part
     return {

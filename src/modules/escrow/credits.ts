@@ -23,13 +23,24 @@ export class EscrowCredits {
   }
 
   /** Applies what was credited to the escrow's address and not applied yet (see absorbCredits). */
-  absorb(escrowId: string): Promise<void> {
-    return absorbCredits(this.deps, escrowId)
+  async absorb(escrowId: string): Promise<void> {
+    await absorbCredits(this.deps, escrowId)
+  }
+
+  /**
+   * The same for an escrow the caller has just read: true when there was something to apply (the
+   * row may have changed and is to be read again), false when `row` is still the escrow's state.
+   */
+  absorbRead(row: { id: string; address: string; coin: string }): Promise<boolean> {
+    return absorbCredits(this.deps, row.id, row)
   }
 }
 
 async function onDepositCredited(deps: CreditsDeps, report: DepositCredited) {
-  if (report.ownerKind === 'escrow') return absorbCredits(deps, report.ownerId)
+  if (report.ownerKind === 'escrow') {
+    await absorbCredits(deps, report.ownerId)
+    return
+  }
   // A user's deposit: the report is handled, and the credit is a domain event (notification).
   // Value the platform sent to the address itself (gas for a transfer) has no transaction record
   // of the user's and is no deposit of theirs.
@@ -58,10 +69,14 @@ async function onDepositCredited(deps: CreditsDeps, report: DepositCredited) {
  * payer: its balance less what its legs still have to send (so a payment a cancellation or a
  * release already counted is never refunded twice).
  */
-async function absorbCredits(deps: CreditsDeps, escrowId: string) {
+async function absorbCredits(
+  deps: CreditsDeps,
+  escrowId: string,
+  read?: { id: string; address: string; coin: string },
+): Promise<boolean> {
   const { db, watcher, ledger } = deps
-  const row = await escrowRepo.get(db, escrowId)
-  if (!row || (await watcher.reports.unreported(db, row.address)).length === 0) return
+  const row = read ?? (await escrowRepo.get(db, escrowId))
+  if (!row || (await watcher.reports.unreported(db, row.address)).length === 0) return false
   // A refund's record carries the rate: read before the transaction (null when there is none).
   const rate = await deps.transactions.rateOf(row.coin)
   await db.transaction().execute(async (tx) => {
@@ -86,4 +101,5 @@ async function absorbCredits(deps: CreditsDeps, escrowId: string) {
     const { free } = await deps.payouts.free(tx, locked)
     await returnToPayer(deps, tx, locked, free, rate, () => deps.addresses.userAddress(tx, locked.payerId))
   })
+  return true
 }

@@ -1,15 +1,14 @@
 // Paying an escrow from the payer's in-app wallet (an addition to the spec).
 import type { Tx } from '../../db/index.ts'
-import { errors } from '../../http/errors.ts'
+import { AppError, errors } from '../../http/errors.ts'
 import type { EscrowPayouts } from './payouts.ts'
 import type { EscrowPorts } from './ports.ts'
 import { type EscrowRow, escrowRepo } from './repo.ts'
 import type { PayInput } from './schemas.ts'
 
-export type PayDeps = Pick<
-  EscrowPorts,
-  'db' | 'ledger' | 'transactions' | 'confirmPassword' | 'verifySensitiveCode'
-> & { payouts: EscrowPayouts }
+export type PayDeps = Pick<EscrowPorts, 'db' | 'transactions' | 'confirmPassword' | 'verifySensitiveCode'> & {
+  payouts: EscrowPayouts
+}
 
 /**
  * Pays an escrow from the payer's in-app wallet: what is still missing of amountToPay moves on
@@ -30,9 +29,14 @@ export async function payFromWallet(deps: PayDeps, row: EscrowRow, userId: strin
       throw errors.named('ESCROW_PAYMENT_IN_PROGRESS', 'A payment of this escrow is already under way')
     const missing = BigInt(locked.amountToPay) - BigInt(locked.received)
     if (missing <= 0n) throw errors.named('ESCROW_ALREADY_PAID', 'This escrow is already paid')
-    const balance = await deps.ledger.balance(tx, 'user', userId, locked.coin)
-    if (balance < missing) throw errors.insufficientBalance('Your wallet holds less than the amount to pay')
-    await deps.payouts.pay(tx, locked, missing, rate)
+    // The hold checks the wallet's available balance under the wallet's row lock.
+    try {
+      await deps.payouts.pay(tx, locked, missing, rate)
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'INSUFFICIENT_BALANCE')
+        throw errors.insufficientBalance('Your wallet holds less than the amount to pay')
+      throw err
+    }
     return {
       message: 'Payment sent from your wallet; the escrow is paid once the transfer is confirmed',
     }

@@ -9,11 +9,14 @@ import type { LegKind } from '../../db/tables/escrow.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { formatUnits } from '../../platform/money/index.ts'
 import { legOutcomes, PAYOUT_KINDS, payOutcomes } from './leg-outcomes.ts'
-import type { PayoutsDeps } from './ports.ts'
+import type { PayoutKind, PayoutsDeps } from './ports.ts'
 import { type EscrowRow, escrowRepo } from './repo.ts'
 
 export const LEG_PURPOSE = 'escrow.leg'
 export const PAY_PURPOSE = 'escrow.pay'
+
+type LegRow = Awaited<ReturnType<typeof escrowRepo.legs>>[number]
+type PayoutStep = { which: PayoutKind; status: string; transactionId?: string | undefined }
 
 export interface PlannedLeg {
   kind: LegKind
@@ -95,11 +98,11 @@ export class EscrowPayouts {
   async #enqueueLeg(
     tx: Tx,
     escrow: EscrowRow,
+    account: string,
     leg: { id: string; amount: bigint; to: string },
     attempt: number,
   ) {
     const { ledger, outgoing } = this.deps
-    const account = await ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin)
     const hold = await ledger.hold(tx, {
       key: `escrow-leg:${leg.id}:${attempt}:hold`,
       coin: escrow.coin,
@@ -121,52 +124,82 @@ export class EscrowPayouts {
     return id
   }
 
-  /** Queues legs (amounts ≤ 0 are skipped) with a pending transaction each. `rate`: fetched before
-   * `tx` (null when none could be had: the records then store none). */
-  async queue(tx: Tx, escrow: EscrowRow, legs: PlannedLeg[], rate: string | null) {
+  /**
+   * Queues legs (amounts ≤ 0 are skipped) with a pending transaction each, and records the
+   * collection's payout statuses in one statement. `rate`: fetched before `tx` (null when none
+   * could be had: the records then store none). `opts.legs`: the escrow's legs as read in `tx`
+   * (their numbering follows); `opts.emptyDone`: a payout with nothing to send is completed at once.
+   */
+  async queue(
+    tx: Tx,
+    escrow: EscrowRow,
+    legs: PlannedLeg[],
+    rate: string | null,
+    opts: { legs?: LegRow[]; emptyDone?: boolean } = {},
+  ) {
     const now = this.deps.clock.now()
-    let seq = await escrowRepo.nextSeq(tx, escrow.id)
-    for (const l of legs) {
-      if (l.amount <= 0n) continue
-      const id = newId()
-      const to = l.to.toLowerCase()
-      const transactionId =
-        l.record === false
-          ? null
-          : (
-              await this.deps.transactions.record(tx, {
-                ...this.#describe(escrow, l.kind, l.amount, to),
-                rate,
-              })
-            ).id
-      await escrowRepo.insertLeg(
-        tx,
-        { id, escrowId: escrow.id, kind: l.kind, seq: seq++, toAddress: to, amount: l.amount },
-        now,
-      )
-      const outgoingId = await this.#enqueueLeg(tx, escrow, { id, amount: l.amount, to }, 1)
-      await escrowRepo.updateLeg(tx, id, { outgoingId, transactionId, attempt: 1 }, now)
-      const payout = PAYOUT_KINDS[l.kind]
-      if (payout)
-        await this.deps.collections.recordPayout(
-          tx,
-          escrow.collectionId,
-          payout,
-          'awaiting',
-          transactionId ?? undefined,
-        )
+    const queued = legs.filter((l) => l.amount > 0n)
+    const steps: PayoutStep[] = []
+    if (queued.length > 0) {
+      const known = opts.legs ?? (await escrowRepo.legs(tx, escrow.id))
+      let seq = known.reduce((max, l) => Math.max(max, l.seq), 0) + 1
+      // One account for every leg of the escrow: made (or found) once.
+      const account = await this.deps.ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin)
+      const rows: Parameters<typeof escrowRepo.insertLegs>[1] = []
+      for (const l of queued) {
+        const id = newId()
+        const to = l.to.toLowerCase()
+        const transactionId =
+          l.record === false
+            ? null
+            : (
+                await this.deps.transactions.record(tx, {
+                  ...this.#describe(escrow, l.kind, l.amount, to),
+                  rate,
+                })
+              ).id
+        const outgoingId = await this.#enqueueLeg(tx, escrow, account, { id, amount: l.amount, to }, 1)
+        rows.push({
+          id,
+          escrowId: escrow.id,
+          kind: l.kind,
+          seq: seq++,
+          toAddress: to,
+          amount: l.amount,
+          outgoingId,
+          transactionId,
+          attempt: 1,
+        })
+        const payout = PAYOUT_KINDS[l.kind]
+        if (payout)
+          steps.push({ which: payout, status: 'awaiting', transactionId: transactionId ?? undefined })
+      }
+      await escrowRepo.insertLegs(tx, rows, now)
     }
+    if (opts.emptyDone)
+      for (const l of legs) {
+        const payout = PAYOUT_KINDS[l.kind]
+        if (l.amount === 0n && payout) steps.push({ which: payout, status: 'completed' })
+      }
+    if (steps.length > 0) await this.deps.collections.recordPayouts(tx, escrow.collectionId, steps)
   }
 
-  /** Sends again the legs that failed for good; returns how many. */
-  async retryFailed(tx: Tx, escrow: EscrowRow): Promise<number> {
+  /**
+   * Sends again the legs that failed for good; returns how many. `legs`: the escrow's legs as
+   * read in `tx` (read here when absent).
+   */
+  async retryFailed(tx: Tx, escrow: EscrowRow, legs?: LegRow[]): Promise<number> {
     const now = this.deps.clock.now()
-    const failed = (await escrowRepo.legs(tx, escrow.id)).filter((l) => l.status === 'failed')
+    const failed = (legs ?? (await escrowRepo.legs(tx, escrow.id))).filter((l) => l.status === 'failed')
+    if (failed.length === 0) return 0
+    const account = await this.deps.ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin)
+    const steps: PayoutStep[] = []
     for (const leg of failed) {
       const attempt = leg.attempt + 1
       const outgoingId = await this.#enqueueLeg(
         tx,
         escrow,
+        account,
         { id: leg.id, amount: BigInt(leg.amount), to: leg.toAddress },
         attempt,
       )
@@ -178,8 +211,9 @@ export class EscrowPayouts {
       )
       if (leg.transactionId) await this.deps.transactions.update(tx, leg.transactionId, { status: 'pending' })
       const payout = PAYOUT_KINDS[leg.kind]
-      if (payout) await this.deps.collections.recordPayout(tx, escrow.collectionId, payout, 'awaiting')
+      if (payout) steps.push({ which: payout, status: 'awaiting' })
     }
+    if (steps.length > 0) await this.deps.collections.recordPayouts(tx, escrow.collectionId, steps)
     return failed.length
   }
 
@@ -261,35 +295,40 @@ export class EscrowPayouts {
    * or voided with the transfer's final status), under the account's lock: a leg settling at that
    * moment is seen before or after, never half.
    */
-  async free(tx: Tx, escrow: { id: string; coin: string }): Promise<{ free: bigint; open: bigint }> {
+  async free(
+    tx: Tx,
+    escrow: { id: string; coin: string },
+  ): Promise<{ free: bigint; open: bigint; legs: LegRow[]; fundingUnderWay: boolean }> {
     const available = await this.deps.ledger.balance(tx, 'escrow', escrow.id, escrow.coin, {
       forUpdate: true,
     })
-    const unsettled = await this.#unsettledLegs(tx, escrow.id)
-    const statuses = await this.deps.outgoing.statuses(
-      tx,
-      unsettled.flatMap((l) => (l.outgoingId ? [l.outgoingId] : [])),
-    )
+    const legs = await escrowRepo.legs(tx, escrow.id)
+    const { unsettled, statuses } = await this.#unsettled(tx, legs)
     let owed = 0n
     let open = 0n
     for (const l of unsettled) {
       open += BigInt(l.amount)
       if (l.outgoingId && statuses.get(l.outgoingId) === 'failed') owed += BigInt(l.amount)
     }
-    return { free: available - owed, open }
+    return { free: available - owed, open, legs, fundingUnderWay: unsettled.some((l) => l.kind === 'fund') }
   }
 
   /** True while a child's funding from this escrow (a `fund` leg) has not been mined. */
   async fundingUnderWay(ex: Executor, escrowId: string): Promise<boolean> {
-    return (await this.#unsettledLegs(ex, escrowId)).some((l) => l.kind === 'fund')
+    const { unsettled } = await this.#unsettled(ex, await escrowRepo.legs(ex, escrowId))
+    return unsettled.some((l) => l.kind === 'fund')
   }
 
-  async #unsettledLegs(ex: Executor, escrowId: string) {
-    const legs = (await escrowRepo.legs(ex, escrowId)).filter((l) => l.status !== 'completed')
+  /** The legs not settled yet (neither completed nor with a completed transfer), and the statuses. */
+  async #unsettled(ex: Executor, all: LegRow[]) {
+    const legs = all.filter((l) => l.status !== 'completed')
     const statuses = await this.deps.outgoing.statuses(
       ex,
       legs.flatMap((l) => (l.outgoingId ? [l.outgoingId] : [])),
     )
-    return legs.filter((l) => !(l.outgoingId && statuses.get(l.outgoingId) === 'completed'))
+    return {
+      unsettled: legs.filter((l) => !(l.outgoingId && statuses.get(l.outgoingId) === 'completed')),
+      statuses,
+    }
   }
 }

@@ -31,7 +31,13 @@ import type { TransactionService } from '../transactions/types.ts'
 /** Collections: the job an escrow opens, the escrow's state and payout statuses on it. */
 export type EscrowCollections = Pick<
   CollectionService,
-  'createIn' | 'createForEscrow' | 'markEscrow' | 'recordPayout' | 'escrowState' | 'assertEscrowMovable'
+  | 'createIn'
+  | 'createForEscrow'
+  | 'markEscrow'
+  | 'recordPayout'
+  | 'recordPayouts'
+  | 'escrowState'
+  | 'assertEscrowMovable'
 >
 
 /** The ledger: the escrow's and the payer's accounts, their balances, and the holds of transfers. */

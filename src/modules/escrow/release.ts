@@ -24,7 +24,15 @@ export interface ReleaseOptions {
   key?: string
   /** the payout of a cancelled or disputed job's split, the only release its frozen escrow allows */
   settlement?: boolean
+  /** the escrow's collection as the caller read it in this request (its receiver is not read again) */
+  collection?: { id: string; receiverId: string | null }
 }
+
+/**
+ * The escrow to release, with what `escrowRepo.getChecked` read beside it when the caller had it
+ * (each is read here otherwise).
+ */
+export type ReleaseRow = EscrowRow & { waitingChild?: boolean; openFunding?: boolean }
 
 /** What a release moved (absent when the call only retried failed transfers). */
 export interface ReleasedPart {
@@ -111,7 +119,7 @@ export class EscrowRelease {
   }
 
   /** Releases `row` (already checked: the caller is its payer). */
-  async release(row: EscrowRow, opts: ReleaseOptions = {}): Promise<ReleaseResult> {
+  async release(row: ReleaseRow, opts: ReleaseOptions = {}): Promise<ReleaseResult> {
     const { db, payouts } = this.deps
     const escrowId = row.id
     const replay = await this.#replay(row, opts.key)
@@ -135,18 +143,19 @@ export class EscrowRelease {
         const locked = (await escrowRepo.get(tx, escrowId, true))!
         const legs = await escrowRepo.legs(tx, escrowId)
         if (locked.status !== 'releasing' || !legs.some((l) => l.status === 'failed')) return false
-        await payouts.retryFailed(tx, locked)
+        await payouts.retryFailed(tx, locked, legs)
         return true
       })
       if (!retried) throw errors.named('ESCROW_RELEASE_IN_PROGRESS', 'This escrow is already being released')
       return { message: 'Release retried: the failed payouts are being sent again' }
     }
-    const children = await escrowRepo.children(db, escrowId)
     // A child's funding leg moves value that is on its way to (or at) the child. Until each is
     // settled the escrow's ledger balance is not what it keeps, and a release would plan its legs
-    // (the refund above all) from that wrong balance.
-    const funding = await payouts.fundingUnderWay(db, escrowId)
-    if (funding || children.some((c) => c.status === 'waiting')) {
+    // (the refund above all) from that wrong balance. (No open `fund` leg: no funding under way.)
+    const waitingChild =
+      row.waitingChild ?? (await escrowRepo.children(db, escrowId)).some((c) => c.status === 'waiting')
+    const funding = row.openFunding === false ? false : await payouts.fundingUnderWay(db, escrowId)
+    if (funding || waitingChild) {
       // A child's funding that failed for good is sent again by calling release.
       const retried = await db.transaction().execute(async (tx) => {
         const locked = (await escrowRepo.get(tx, escrowId, true))!
@@ -160,7 +169,10 @@ export class EscrowRelease {
       )
     }
     // The collection's assigned receiver when it has one, else the escrow's own.
-    const state = await this.deps.collections.escrowState(db, row.collectionId)
+    const state =
+      opts.collection?.id === row.collectionId
+        ? opts.collection
+        : await this.deps.collections.escrowState(db, row.collectionId)
     const receiverId = state?.receiverId ?? row.receiverId
     if (!receiverId)
       throw errors.named(
@@ -184,8 +196,12 @@ export class EscrowRelease {
       if (locked.status !== 'paid')
         throw errors.named('ESCROW_NOT_RELEASABLE', 'This escrow cannot be released now')
       if (!opts.settlement) await this.deps.collections.assertEscrowMovable(tx, locked.collectionId)
+      // What the escrow keeps: its available ledger balance (the legs of earlier parts under way
+      // are held) less failed legs owed until sent again, read under its account's lock, with its
+      // legs (read once for the checks and the retries below).
+      const held = await payouts.free(tx, locked)
       // (re-checked under the escrow's lock: a child funded meanwhile adds a leg)
-      if (await payouts.fundingUnderWay(tx, locked.id))
+      if (held.fundingUnderWay)
         throw errors.named(
           'ESCROW_CHILD_FUNDING_PENDING',
           'A child escrow funded from this one is still being funded',
@@ -217,18 +233,16 @@ export class EscrowRelease {
         { kind: 'fee', to: this.deps.chain.gasWallet.address.toLowerCase(), amount: fee.network },
         { kind: 'platformFee', to: this.deps.platformFeeAddress, amount: fee.platform },
       ]
-      // What the escrow keeps: its available ledger balance (the legs of earlier parts under way
-      // are held) less failed legs owed until sent again, read under its account's lock.
-      const { free } = await payouts.free(tx, locked)
+      const { free } = held
       const planned = part.payout + part.fee
       if (free < planned) throw errors.named('ESCROW_UNDERFUNDED', 'The escrow holds less than its payouts')
       const refund = part.final && free > planned ? free - planned : 0n
       // A direct deposit's overpayment goes to the address its payer gave (an operator's, email only).
       const refundTo = await refundLeg(tx, this.deps.clock, locked, refund, payerAddress)
       if (refundTo) legs.push(refundTo)
-      const retried = await this.deps.payouts.retryFailed(tx, locked)
+      const retried = await this.deps.payouts.retryFailed(tx, locked, held.legs)
       const now = this.deps.clock.now()
-      await escrowRepo.update(
+      const after = await escrowRepo.recordRelease(
         tx,
         locked.id,
         {
@@ -238,10 +252,6 @@ export class EscrowRelease {
           receiverId,
           ...(part.final ? { status: 'releasing' as const } : {}),
         },
-        now,
-      )
-      await escrowRepo.insertRelease(
-        tx,
         {
           id: newId(now.getTime()),
           escrowId: locked.id,
@@ -256,12 +266,8 @@ export class EscrowRelease {
         },
         now,
       )
-      await payouts.queue(tx, { ...locked, receiverId }, legs, rate)
       // Legs with nothing to send are done at once.
-      for (const l of legs)
-        if (l.amount === 0n && l.kind !== 'refund')
-          await this.deps.collections.recordPayout(tx, locked.collectionId, l.kind as 'payout', 'completed')
-      const after = (await escrowRepo.get(tx, locked.id))!
+      await payouts.queue(tx, { ...locked, receiverId }, legs, rate, { legs: held.legs, emptyDone: true })
       return this.#result(after, { cents, ...part }, retried)
     })
   }

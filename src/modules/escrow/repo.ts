@@ -58,6 +58,47 @@ export const escrowRepo = {
     return q.executeTakeFirst()
   },
 
+  /**
+   * The escrow row with what the money requests check before their transaction, in the same
+   * statement: whether it is a public payment order (a direct deposit), has a child awaiting its
+   * funding, or has a child's funding leg not confirmed yet (its transfer may have settled: the
+   * payouts then look closer).
+   */
+  getChecked(ex: Executor, id: string) {
+    return ex
+      .selectFrom('escrows as e')
+      .select(escrowColumns.map((c) => `e.${c}` as const))
+      .select((eb) => [
+        eb
+          .exists(eb.selectFrom('directDeposits as d').select('d.id').whereRef('d.escrowId', '=', 'e.id'))
+          .$castTo<boolean>()
+          .as('paymentOrder'),
+        eb
+          .exists(
+            eb
+              .selectFrom('escrows as c')
+              .select('c.id')
+              .whereRef('c.parentEscrowId', '=', 'e.id')
+              .where('c.status', '=', 'waiting'),
+          )
+          .$castTo<boolean>()
+          .as('waitingChild'),
+        eb
+          .exists(
+            eb
+              .selectFrom('escrowLegs as l')
+              .select('l.id')
+              .whereRef('l.escrowId', '=', 'e.id')
+              .where('l.kind', '=', 'fund')
+              .where('l.status', '<>', 'completed'),
+          )
+          .$castTo<boolean>()
+          .as('openFunding'),
+      ])
+      .where('e.id', '=', id)
+      .executeTakeFirst()
+  },
+
   async insert(ex: Executor, row: Insertable<EscrowsTable>) {
     await ex.insertInto('escrows').values(row).execute()
   },
@@ -88,6 +129,43 @@ export const escrowRepo = {
       .execute()
   },
 
+  /**
+   * A release in one statement: the escrow's released totals (and status) updated, its
+   * `escrow_releases` row written, and the escrow answered as it is now.
+   */
+  recordRelease(
+    ex: Executor,
+    id: string,
+    set: {
+      releasedCents: bigint
+      releasedPayout: bigint
+      releasedFee: bigint
+      receiverId: string
+      status?: EscrowStatus
+    },
+    r: {
+      id: string
+      escrowId: string
+      receiverId: string
+      cents: bigint
+      payout: bigint
+      fee: bigint
+      networkFee: bigint
+      refund: bigint
+      final: boolean
+      requestKey: string | null
+    },
+    now: Date,
+  ) {
+    return ex
+      .with('release', (db) => db.insertInto('escrowReleases').values({ ...r, createdAt: now }))
+      .updateTable('escrows')
+      .set({ ...set, updatedAt: now, version: sql`version + 1` })
+      .where('id', '=', id)
+      .returning(escrowColumns)
+      .executeTakeFirstOrThrow()
+  },
+
   legs(ex: Executor, escrowId: string) {
     return ex
       .selectFrom('escrowLegs')
@@ -114,6 +192,29 @@ export const escrowRepo = {
     await ex
       .insertInto('escrowLegs')
       .values({ ...leg, amount: leg.amount.toString(), createdAt: now, updatedAt: now })
+      .execute()
+  },
+
+  /** New legs, each already queued: its transfer and its transaction record (one statement). */
+  async insertLegs(
+    ex: Executor,
+    legs: {
+      id: string
+      escrowId: string
+      kind: LegKind
+      seq: number
+      toAddress: string
+      amount: bigint
+      outgoingId: string
+      transactionId: string | null
+      attempt: number
+    }[],
+    now: Date,
+  ) {
+    if (legs.length === 0) return
+    await ex
+      .insertInto('escrowLegs')
+      .values(legs.map((l) => ({ ...l, amount: l.amount.toString(), createdAt: now, updatedAt: now })))
       .execute()
   },
 

@@ -11,7 +11,6 @@ import { formatCents, formatUnits, unitsToNumber } from '../../platform/money/in
 import { UserAddresses } from './addresses.ts'
 import { EscrowCancellation } from './cancel.ts'
 import { EscrowCredits } from './credits.ts'
-import { directDepositRepo } from './direct-deposit-repo.ts'
 import { EscrowDisputeSplit, type SplitWant } from './dispute-split.ts'
 import { EscrowInitiation, type OpenEscrow } from './initiate.ts'
 import { payFromWallet } from './pay.ts'
@@ -155,13 +154,32 @@ export class EscrowService {
     return this.#addresses.userAddress(tx, userId)
   }
 
+  /**
+   * The escrow with the checks of a money request (see escrowRepo.getChecked), when the caller is
+   * its payer; the receiver is 403 (`action` says what only the payer may do), anyone else 404.
+   */
+  async #payers(userId: string, escrowId: string, action: string) {
+    const row = await escrowRepo.getChecked(this.deps.db, escrowId)
+    if (!row || (row.payerId !== userId && row.receiverId !== userId)) throw errors.notFound('escrow')
+    if (row.payerId !== userId) throw errors.forbidden(`Only the payer may ${action} this escrow`)
+    return row
+  }
+
+  /**
+   * Applies what was credited to the escrow (read just now as `row`) and answers its state: `row`
+   * itself when nothing was credited, else the escrow read again (the checks beside it kept: a
+   * credit changes none of them).
+   */
+  async #absorbed<R extends EscrowRow>(row: R): Promise<R> {
+    if (!(await this.#credits.absorbRead(row))) return row
+    return { ...row, ...(await escrowRepo.get(this.deps.db, row.id))! }
+  }
+
   /** #15, and the collection payment API's release in parts (see release.ts). */
   async release(userId: string, escrowId: string, opts: ReleaseOptions = {}) {
-    const seen = await this.#visible(userId, escrowId)
-    if (seen.payerId !== userId) throw errors.forbidden('Only the payer may release this escrow')
+    const seen = await this.#payers(userId, escrowId, 'release')
     await this.deps.halts.assertNotHalted(seen.coin)
-    await this.absorb(escrowId)
-    return this.#release.release((await escrowRepo.get(this.deps.db, escrowId))!, opts)
+    return this.#release.release(await this.#absorbed(seen), opts)
   }
 
   /**
@@ -176,17 +194,15 @@ export class EscrowService {
 
   /** Pays an escrow from the payer's in-app wallet (see pay.ts). */
   async pay(userId: string, input: PayInput) {
-    const seen = await this.#visible(userId, input.escrowId)
-    if (seen.payerId !== userId) throw errors.forbidden('Only the payer may pay this escrow')
+    const seen = await this.#payers(userId, input.escrowId, 'pay')
     // A public payment order's refunds go to its payer's address: the creator's wallet never pays it.
-    if (await directDepositRepo.byEscrow(this.deps.db, seen.id))
+    if (seen.paymentOrder)
       throw errors.named(
         'PAYMENT_ORDER_PENDING',
         'This escrow is a public payment order awaiting its payer; cancel it to pay another way',
       )
     await this.deps.halts.assertNotHalted(seen.coin)
-    await this.absorb(input.escrowId)
-    return payFromWallet(this.deps, (await escrowRepo.get(this.deps.db, input.escrowId))!, userId, input)
+    return payFromWallet(this.deps, await this.#absorbed(seen), userId, input)
   }
 
   /** Who funds and who is paid from each escrow (proof of reserves), read in `ex`. */
