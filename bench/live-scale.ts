@@ -4,10 +4,17 @@
 // each user with half of its sockets on either process, then rounds of one push published the way
 // the service publishes a push to many users (`publishLive` in a transaction: over 7,900 bytes of
 // recipients, the payload stored in `live_messages` and its id notified). Rounds alternate between
-// every user and the even-numbered half, so a socket that receives a push not addressed to its
-// user is seen. Reports the delivery delay p50/p99/max over every (socket, push), the pushes
-// missing, received twice, out of order or foreign, and each API process's resident memory idle
-// before and after the sockets were opened (memory per idle socket: the growth over its sockets).
+// every user and half of them (users 0, 1, 4, 5, 8, 9…: as many on either load generator, which
+// take users alternately), so a socket that receives a push not addressed to its user is seen.
+// Reports the delivery delay p50/p99/max over every (socket, push), the pushes missing, received
+// twice, out of order or foreign, each API process's resident memory idle before and after the
+// sockets were opened (memory per idle socket: the growth over its sockets), and the CPU time each
+// API process and each load generator spent per push over the rounds (user and system, from
+// /proc: on a shared machine a steadier figure than the delay, which includes waiting for a core).
+// With BENCH_LIVE_PROFILE=<dir>, the API processes and the load generators write V8 CPU profiles
+// there (`--cpu-prof`, on exit) and `rounds.json` holds the monotonic clock (µs, the profiles'
+// clock) at the first publish and after the last round: the window to read the fan-out in. The
+// figures of a profiled run are not comparable with others'.
 import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
@@ -37,6 +44,10 @@ export interface ScaleOptions {
 const JWT_SECRET = 'live-scale-bench-secret-0123456789-abcdef'
 const KEY_ENCRYPTION_KEY = '33'.repeat(32)
 const repoRoot = fileURLToPath(new URL('..', import.meta.url))
+const profileDir = process.env.BENCH_LIVE_PROFILE
+const profileArgs = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
+/** the monotonic clock in µs, as V8's CPU profiles count time */
+const monotonicUs = () => Number(process.hrtime.bigint() / 1000n)
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN
@@ -60,6 +71,14 @@ function rssOf(pid: number): number {
   return m ? Number(m[1]) * 1024 : Number.NaN
 }
 
+const CLOCK_TICKS = 100
+/** CPU time a process has used so far, user and system, from /proc (ms; 10 ms resolution). */
+function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS
+}
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 interface Api {
@@ -71,11 +90,15 @@ interface Api {
 /** `main.ts api` as `npm start` compiles it; resolved once /health answers. */
 async function startApi(env: Record<string, string>): Promise<Api> {
   const port = await freePort()
-  const child = spawn(process.execPath, ['--import', './bench/typescript.mjs', 'src/main.ts', 'api'], {
-    cwd: repoRoot,
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  })
+  const child = spawn(
+    process.execPath,
+    [...profileArgs, '--import', './bench/typescript.mjs', 'src/main.ts', 'api'],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  )
   const output: string[] = []
   child.stdout!.on('data', (d) => output.push(String(d)))
   child.stderr!.on('data', (d) => output.push(String(d)))
@@ -138,6 +161,7 @@ class Loader {
   constructor() {
     this.child = fork(fileURLToPath(new URL('./live-load.ts', import.meta.url)), {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      execArgv: [...process.execArgv, ...profileArgs],
     })
     this.child.on('message', (m: FromLoad) => {
       const i = this.#waiting.findIndex((w) => w(m))
@@ -234,10 +258,17 @@ export async function liveScale(o: ScaleOptions): Promise<Record<string, number 
     await sleep(3000)
     const rssAfter = apis.map((a) => rssOf(a.child.pid!))
 
-    // Rounds: one push to every user, then one to the even-numbered half, alternately.
+    // Rounds: one push to every user, then one to half of them, alternately.
     const everyone = signed.map((u) => u.userId)
-    const half = everyone.filter((_, i) => i % 2 === 0)
+    const half = everyone.filter((_, i) => (i >> 1) % 2 === 0)
     let timedOut = 0
+    const window = { startUs: monotonicUs(), endUs: 0 }
+    // CPU of each side over the rounds (the 200 ms pauses between rounds cost next to nothing)
+    const cpuOf = () => ({
+      apis: apis.map((a) => cpuMsOf(a.child.pid!)),
+      loaders: loaders.map((l) => cpuMsOf(l.child.pid!)),
+    })
+    const cpuBefore = cpuOf()
     for (let r = 0; r < o.rounds; r++) {
       const audience = r % 2 === 0 ? everyone : half
       const acks = loaders.map((l) =>
@@ -251,6 +282,11 @@ export async function liveScale(o: ScaleOptions): Promise<Record<string, number 
       if (!(await Promise.race([all, sleep(10_000).then(() => false)]))) timedOut++
       await sleep(200)
     }
+    window.endUs = monotonicUs()
+    const cpuAfter = cpuOf()
+    const cpuPerPush = (k: 'apis' | 'loaders') =>
+      cpuAfter[k].map((after, i) => ((after - cpuBefore[k][i]!) / o.rounds).toFixed(1)).join(' / ')
+    if (profileDir) writeFileSync(join(profileDir, 'rounds.json'), JSON.stringify(window))
     const reports = await Promise.all(
       loaders.map((l) => {
         const done = l.next((m): m is Extract<FromLoad, { type: 'report' }> => m.type === 'report')
@@ -283,6 +319,8 @@ export async function liveScale(o: ScaleOptions): Promise<Record<string, number 
       outOfOrder: sum('outOfOrder'),
       socketsClosed: sum('closed'),
       roundsTimedOut: timedOut,
+      apiCpuMsPerPush: cpuPerPush('apis'),
+      loadCpuMsPerPush: cpuPerPush('loaders'),
       rssIdleMB: rssBefore.map(mb).join(' / '),
       rssWithSocketsMB: rssAfter.map(mb).join(' / '),
       kbPerIdleSocket: rssAfter
