@@ -9,11 +9,15 @@ import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { ledgerRepo as repo } from './repo.ts'
+import { AccountIds } from './shapes.ts'
 import {
   type Hold,
   type HoldInput,
+  type HoldManyInput,
+  type HoldManyResult,
   type HoldOutcome,
   type HoldResult,
+  isRetiredKind,
   isSystemKind,
   type PostInput,
   type TransferResult,
@@ -22,6 +26,16 @@ import {
 import { checkKey, inputHash, keyReused, netLegs, type Write } from './write.ts'
 
 export class LedgerHolds {
+  readonly #accountIds = new AccountIds()
+  /**
+   * Holds written in a transaction, as written (pending, nothing posted), keyed by that
+   * transaction: `get` in the same transaction answers them without reading the row again (an
+   * outgoing transfer checks its funding hold right after the hold was written). Only the ledger
+   * writes hold rows, and its post and void forget the hold here first; a rolled back transaction
+   * object is never used again.
+   */
+  readonly #written = new WeakMap<Tx, Map<string, Hold>>()
+
   constructor(
     private readonly deps: {
       clock: Clock
@@ -75,10 +89,116 @@ export class LedgerHolds {
     if (isSystemKind(row.kind)) throw new Error(`system account ${input.account} cannot be held`)
     if (BigInt(row.balance) - BigInt(row.held) < input.amount) throw errors.insufficientBalance()
     await repo.changeBalance(tx, input.account, 0n, input.amount, this.deps.clock.now())
+    this.#remember(tx, {
+      id,
+      account: input.account,
+      coin: input.coin,
+      amount: input.amount,
+      kind,
+      expiresAt: input.expiresAt ?? null,
+    })
     return { id, replayed: false }
   }
 
+  /**
+   * Reserves several amounts of one account (kind, owner, coin; opened with a zero balance when
+   * missing) in one statement, as `hold` would one after the other, under one row lock: 422
+   * INSUFFICIENT_BALANCE unless its available balance covers all the new holds together, and a key
+   * used before with another input is 409; either way nothing of them is written. The holds are
+   * one request's: when the first hold's key was used before with the same input, the request
+   * already ran, and the answer is that hold (replayed) alone, nothing written. A later hold whose
+   * key was used before with the same input answers its first hold. Each hold's input hash is the
+   * one `hold` computes, so a key written by either is replayed by the other.
+   */
+  async holdMany(tx: Tx, input: HoldManyInput): Promise<HoldManyResult> {
+    if (isSystemKind(input.kind) || isRetiredKind(input.kind))
+      throw new Error(`accounts of kind ${input.kind} cannot be held`)
+    if (input.holds.length === 0) throw new Error('holdMany needs at least one hold')
+    for (const h of input.holds) {
+      checkKey(h.key)
+      if (typeof h.amount !== 'bigint' || h.amount <= 0n) throw new Error('a hold reserves a positive bigint')
+    }
+    const ref = AccountIds.key(input.kind, input.ownerId, input.coin)
+    const now = this.deps.clock.now()
+    const write = (account: string) =>
+      repo.writeHolds(
+        tx,
+        { account, kind: input.kind, ownerId: input.ownerId, coin: input.coin, now },
+        input.holds.map((h) => {
+          const kind = h.kind ?? ''
+          return {
+            id: newId(),
+            key: h.key,
+            inputHash: inputHash({
+              op: 'hold',
+              coin: input.coin,
+              account,
+              amount: h.amount,
+              kind,
+              ...(h.expiresAt ? { expiresAt: h.expiresAt.toISOString() } : {}),
+            }),
+            amount: h.amount,
+            kind,
+            description: h.description ?? '',
+            expiresAt: h.expiresAt ?? null,
+          }
+        }),
+      )
+    let r = await write(this.#accountIds.get(ref) ?? newId())
+    // The account exists under an id this process did not know (hashes name the account): again
+    // with its id.
+    if (r.outcome === 'account' && r.account) r = await write(r.account)
+    if (!r.account || r.outcome === 'account') throw new Error(`ledger account ${ref} could not be held`)
+    this.#accountIds.remember(ref, r.account)
+    if (r.outcome === 'conflict') throw keyReused('hold')
+    if (r.outcome === 'insufficient') throw errors.insufficientBalance()
+    if (r.outcome === 'written')
+      input.holds.forEach((h, i) => {
+        const written = r.holds[i]!
+        if (!written.replayed)
+          this.#remember(tx, {
+            id: written.id,
+            account: r.account!,
+            coin: input.coin,
+            amount: h.amount,
+            kind: h.kind ?? '',
+            expiresAt: h.expiresAt ?? null,
+          })
+      })
+    return { account: r.account, holds: r.holds }
+  }
+
+  #remember(
+    tx: Tx,
+    h: { id: string; account: string; coin: string; amount: bigint; kind: string; expiresAt: Date | null },
+  ) {
+    let written = this.#written.get(tx)
+    if (!written) {
+      written = new Map()
+      this.#written.set(tx, written)
+    }
+    // as `repo.hold` reads the row (it also answers `expiredAt`)
+    const hold: Hold & { expiredAt: Date | null } = {
+      id: h.id,
+      accountId: h.account,
+      coin: h.coin,
+      amount: h.amount,
+      status: 'pending',
+      postedAmount: 0n,
+      transferId: null,
+      kind: h.kind,
+      resolutionKey: null,
+      expiresAt: h.expiresAt,
+      expiredAt: null,
+      expired: false,
+    }
+    written.set(h.id, hold)
+  }
+
+  /** The hold: as written when `ex` is the transaction that wrote it (and has not resolved it). */
   async get(ex: Executor, id: string): Promise<Hold | undefined> {
+    const written = ex.isTransaction ? this.#written.get(ex as Tx)?.get(id) : undefined
+    if (written) return { ...written }
     return repo.hold(ex, id)
   }
 
@@ -92,6 +212,7 @@ export class LedgerHolds {
    */
   async post(tx: Tx, input: PostInput): Promise<HoldOutcome> {
     checkKey(input.key)
+    this.#written.get(tx)?.delete(input.hold)
     const hold = await repo.hold(tx, input.hold, { forUpdate: true })
     if (!hold) throw new Error(`ledger hold ${input.hold} does not exist`)
     let total = 0n
@@ -140,6 +261,7 @@ export class LedgerHolds {
    */
   async void(tx: Tx, input: VoidInput): Promise<HoldOutcome> {
     checkKey(input.key)
+    this.#written.get(tx)?.delete(input.hold)
     const hold = await repo.hold(tx, input.hold, { forUpdate: true })
     if (!hold) throw new Error(`ledger hold ${input.hold} does not exist`)
     if (hold.status === 'voided' && !hold.expired && hold.resolutionKey === input.key)
@@ -168,6 +290,7 @@ export class LedgerHolds {
   }
 
   async #release(tx: Tx, hold: Hold, key: string, expired: boolean): Promise<HoldOutcome> {
+    this.#written.get(tx)?.delete(hold.id)
     const now = this.deps.clock.now()
     await repo.accounts(tx, [hold.accountId], { forUpdate: true })
     await repo.changeBalance(tx, hold.accountId, 0n, -hold.amount, now)

@@ -13,6 +13,9 @@ registerWritingFunction('ledger_write_transfer', ['ledger_accounts', 'ledger_ent
 // The money path's hottest statement, the same text on every call: parsed and planned once per
 // connection.
 registerPreparedFunction('ledger_write_transfer')
+// The holds of a request in one round trip (`ledger_write_holds`, migration 0060): the same.
+registerWritingFunction('ledger_write_holds', ['ledger_accounts', 'ledger_holds'])
+registerPreparedFunction('ledger_write_holds')
 
 const units = (v: bigint) => v.toString()
 
@@ -186,6 +189,57 @@ export const ledgerRepo = {
         ${legs.map(([account]) => account)}::char(24)[],
         ${legs.map(([, amount]) => units(amount))}::numeric[])`.execute(tx)
     return rows[0]!
+  },
+
+  /**
+   * Several holds on the account (kind, owner, coin) in one round trip (the `ledger_write_holds`
+   * function, migration 0060): opens the account under `row.account` when it is missing, locks it,
+   * claims each hold's key in order and raises the account's `held` once by the new holds' total
+   * when its available balance covers them. Answers the account's id and the outcome: `written`;
+   * `replayed` (the first hold's key was used before with the same input: nothing written);
+   * `conflict` (a key used with another input); `insufficient`; `account` (the row exists under
+   * another id than `row.account`: only locked). On any outcome but `written` the holds this call
+   * claimed are deleted again. `holds` lists each hold's id and whether it was replayed, up to the
+   * hold that decided the outcome.
+   */
+  async writeHolds(
+    tx: Tx,
+    row: { account: string; kind: LedgerAccountKind; ownerId: string; coin: string; now: Date },
+    holds: {
+      id: string
+      key: string
+      inputHash: string
+      amount: bigint
+      kind: string
+      description: string
+      expiresAt: Date | null
+    }[],
+  ): Promise<{
+    account: string | null
+    outcome: 'written' | 'replayed' | 'conflict' | 'insufficient' | 'account'
+    holds: { id: string; replayed: boolean }[]
+  }> {
+    const { rows } = await sql<{
+      account: string | null
+      outcome: 'written' | 'replayed' | 'conflict' | 'insufficient' | 'account'
+      holdIds: string[]
+      replayed: boolean[]
+    }>`
+      select account, outcome, hold_ids, replayed from ledger_write_holds(
+        ${row.account}, ${row.kind}, ${row.ownerId}, ${row.coin}, ${row.now},
+        ${holds.map((h) => h.id)}::char(24)[],
+        ${holds.map((h) => h.key)}::text[],
+        ${holds.map((h) => h.inputHash)}::text[],
+        ${holds.map((h) => units(h.amount))}::numeric[],
+        ${holds.map((h) => h.kind)}::text[],
+        ${holds.map((h) => h.description)}::text[],
+        ${holds.map((h) => h.expiresAt?.toISOString() ?? null)}::timestamptz[])`.execute(tx)
+    const r = rows[0]!
+    return {
+      account: r.account,
+      outcome: r.outcome,
+      holds: r.holdIds.map((id, i) => ({ id, replayed: r.replayed[i]! })),
+    }
   },
 
   /**

@@ -17,6 +17,8 @@ import { type AccountShape, AccountShapes } from './shapes.ts'
 import {
   type Hold,
   type HoldInput,
+  type HoldManyInput,
+  type HoldManyResult,
   type HoldOutcome,
   type HoldResult,
   isRetiredKind,
@@ -270,6 +272,15 @@ export class Ledger {
     return this.#holds.hold(tx, input)
   }
 
+  /**
+   * Several holds on one account (kind, owner, coin; opened when missing) in one statement, all or
+   * nothing; the first hold's key stands for the request (see LedgerHolds.holdMany).
+   */
+  holdMany(tx: Tx, input: HoldManyInput): Promise<HoldManyResult> {
+    return this.#holds.holdMany(tx, input)
+  }
+
+  /** A hold by id; one written in `ex` (the same transaction) is answered as written, unread. */
   getHold(ex: Executor, id: string): Promise<Hold | undefined> {
     return this.#holds.get(ex, id)
   }

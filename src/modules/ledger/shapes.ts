@@ -32,3 +32,30 @@ export class AccountShapes {
     for (const id of ids) this.#shapes.delete(id)
   }
 }
+
+/**
+ * The id of the account (kind, owner, coin), remembered in process once the database answered it:
+ * the triple is unique and an account is never deleted, so the id stays right. One the process
+ * learned from a transaction that rolled back is corrected by the statement that uses it
+ * (`ledger_write_holds` answers the row's own id, or opens the row under the remembered one).
+ */
+export class AccountIds {
+  readonly #ids = new Map<string, string>()
+
+  constructor(private readonly max = 100_000) {}
+
+  static key(kind: LedgerAccountKind, ownerId: string, coin: string) {
+    return `${kind}\u0000${ownerId}\u0000${coin}`
+  }
+
+  get(key: string): string | undefined {
+    return this.#ids.get(key)
+  }
+
+  remember(key: string, id: string) {
+    if (this.#ids.get(key) === id) return
+    this.#ids.delete(key)
+    if (this.#ids.size >= this.max) this.#ids.delete(this.#ids.keys().next().value!)
+    this.#ids.set(key, id)
+  }
+}

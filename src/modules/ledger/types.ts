@@ -79,6 +79,23 @@ export interface HoldResult {
   replayed: boolean
 }
 
+/** Holds on one account, reserved together in one statement (`Ledger.holdMany`). */
+export interface HoldManyInput {
+  /** the account: (kind, owner, coin), opened with a zero balance when missing; not a system kind */
+  kind: OpenAccountKind
+  ownerId: string
+  coin: string
+  /** the holds, in order; the first one's key stands for the whole request (see holdMany) */
+  holds: Omit<HoldInput, 'coin' | 'account'>[]
+}
+
+export interface HoldManyResult {
+  /** the account's id */
+  account: string
+  /** one per hold of the input; only the first when that one was replayed (nothing written) */
+  holds: HoldResult[]
+}
+
 export interface PostInput {
   hold: string
   /** where the posted value goes: credits (amount > 0) of accounts of the hold's coin, summing
