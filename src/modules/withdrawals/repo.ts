@@ -17,33 +17,35 @@ export const withdrawalRepo = {
       .executeTakeFirst()
   },
 
-  async audit(
-    ex: Executor,
-    at: Date,
-    userId: string,
-    action: string,
-    ip: string | null,
-    meta: Record<string, unknown>,
-  ) {
-    await ex
-      .insertInto('auditLog')
-      .values({ id: newId(), userId, action, ip, meta: JSON.stringify(meta), createdAt: at })
-      .execute()
-  },
-
   async insert(ex: Executor, row: Insertable<WithdrawalsTable>) {
     await ex.insertInto('withdrawals').values(row).execute()
   },
 
-  async setOutgoing(ex: Executor, id: string, outgoingId: string) {
-    await ex.updateTable('withdrawals').set({ outgoingId }).where('id', '=', id).execute()
+  /** A requested withdrawal's row and its audit entry (at the row's `createdAt`), in one statement. */
+  async insertRequested(
+    ex: Executor,
+    row: Insertable<WithdrawalsTable> & { createdAt: Date },
+    audit: { userId: string; action: string; ip: string | null; meta: Record<string, unknown> },
+  ) {
+    await ex
+      .with('requested', (db) => db.insertInto('withdrawals').values(row))
+      .insertInto('auditLog')
+      .values({
+        id: newId(),
+        userId: audit.userId,
+        action: audit.action,
+        ip: audit.ip,
+        meta: JSON.stringify(audit.meta),
+        createdAt: row.createdAt,
+      })
+      .execute()
   },
 
   /** The withdrawal whose amount ledger hold `holdId` reserves (the hold its request's key names). */
   byHold(ex: Executor, ownerId: string, holdId: string) {
     return ex
       .selectFrom('withdrawals')
-      .select(['id', 'coin', 'amount', 'address'])
+      .select(['id', 'coin', 'amount', 'address', 'outgoingId'])
       .where('ownerId', '=', ownerId)
       .where('holdId', '=', holdId)
       .executeTakeFirst()

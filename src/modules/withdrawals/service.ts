@@ -148,8 +148,20 @@ export class WithdrawalService {
     // USD value: no rate, no withdrawal (503).
     const rate = await transactions.requireRate(coin.reference)
     await transactions.chainRecordId()
-    const write = (tx: Tx) =>
-      this.#write(tx, { userId, coin, amount, fee, address, rate, from: key.address, ip, requestKey })
+    const write = async (tx: Tx) => {
+      const { withdrawalId } = await this.#write(tx, {
+        userId,
+        coin,
+        amount,
+        fee,
+        address,
+        rate,
+        from: key.address,
+        ip,
+        requestKey,
+      })
+      return { withdrawalId }
+    }
     if (user.twoFaEnabled) return this.deps.verifySensitiveCode(userId, input.code!, write)
     return db.transaction().execute(write)
   }
@@ -173,9 +185,13 @@ export class WithdrawalService {
     },
   ): Promise<{ withdrawalId: string; transferId: string }> {
     // #write reads only the coin's reference, decimals and symbol
-    const { withdrawalId } = await this.#write(tx, { ...w, coin: w.coin as Coin, ip: null, recreated: true })
-    const row = await withdrawalRepo.lock(tx, withdrawalId)
-    return { withdrawalId, transferId: row!.outgoingId! }
+    const { withdrawalId, transferId } = await this.#write(tx, {
+      ...w,
+      coin: w.coin as Coin,
+      ip: null,
+      recreated: true,
+    })
+    return { withdrawalId, transferId: transferId! }
   }
 
   /** An open (pending or processing) withdrawal, locked in `tx`, for matching a restored timeline's
@@ -237,27 +253,38 @@ export class WithdrawalService {
       /** recorded again after a restore (`recreate`): its coin may be halted */
       recreated?: boolean
     },
-  ): Promise<{ withdrawalId: string }> {
+  ): Promise<{ withdrawalId: string; transferId: string | null }> {
     const { ledger, transactions, outgoing, clock, halts } = this.deps
     // Again in the transaction that reserves the value: a halt committed since the first look.
     if (!w.recreated) await halts.assertNotHalted(w.coin.reference, tx)
     const id = newId()
-    const user = await ledger.ensureAccount(tx, 'user', w.userId, w.coin.reference)
     const holdKey = w.requestKey
       ? `withdrawal-request:${w.userId}:${createHash('sha256').update(w.requestKey).digest('hex')}`
       : `withdrawal:${id}:hold`
-    // Amount and fee reserved on the wallet, each by a hold (422 beyond what it has available,
-    // and nothing of the request kept); the wallet row lock serialises concurrent withdrawals of
-    // one user and coin. The amount's hold funds the transfer: settlement posts it to the chain
-    // or voids it. The fee's hold is the withdrawal's: its outcome handlers post or void it.
-    const hold = await ledger.hold(tx, {
-      key: holdKey,
+    // Amount and fee reserved on the wallet (opened when missing), each by a hold, in one statement
+    // (422 beyond what it has available, and nothing of the request kept); the wallet row lock
+    // serialises concurrent withdrawals of one user and coin. The amount's hold funds the
+    // transfer: settlement posts it to the chain or voids it. The fee's hold is the withdrawal's:
+    // its outcome handlers post or void it.
+    const held = await ledger.holdMany(tx, {
+      kind: 'user',
+      ownerId: w.userId,
       coin: w.coin.reference,
-      account: user,
-      amount: w.amount,
-      kind: 'withdrawal',
-      description: `Withdrawal ${id}: amount held`,
+      holds: [
+        { key: holdKey, amount: w.amount, kind: 'withdrawal', description: `Withdrawal ${id}: amount held` },
+        ...(w.fee > 0n
+          ? [
+              {
+                key: feeHoldKey(id),
+                amount: w.fee,
+                kind: 'withdrawal.fee',
+                description: `Withdrawal ${id}: network fee held`,
+              },
+            ]
+          : []),
+      ],
     })
+    const hold = held.holds[0]!
     if (hold.replayed) {
       // This request already ran to the end: answer its withdrawal, move nothing.
       const first = await withdrawalRepo.byHold(tx, w.userId, hold.id)
@@ -268,19 +295,9 @@ export class WithdrawalService {
         first.address.toLowerCase() !== w.address.toLowerCase()
       )
         throw errors.named('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used with a different request')
-      return { withdrawalId: first.id }
+      return { withdrawalId: first.id, transferId: first.outgoingId }
     }
-    const feeHold =
-      w.fee > 0n
-        ? await ledger.hold(tx, {
-            key: feeHoldKey(id),
-            coin: w.coin.reference,
-            account: user,
-            amount: w.fee,
-            kind: 'withdrawal.fee',
-            description: `Withdrawal ${id}: network fee held`,
-          })
-        : undefined
+    const feeHold = w.fee > 0n ? held.holds[1] : undefined
     const amountText = formatUnits(w.amount, w.coin.decimals)
     const record = await transactions.record(tx, {
       ownerId: w.userId,
@@ -298,22 +315,9 @@ export class WithdrawalService {
       },
       rate: w.rate,
     })
-    const now = clock.now()
-    await withdrawalRepo.insert(tx, {
-      id,
-      ownerId: w.userId,
-      coin: w.coin.reference,
-      address: w.address,
-      amount: w.amount.toString(),
-      fee: w.fee.toString(),
-      usdValue: formatCents(unitsToCents(w.amount, w.coin.decimals, w.rate)),
-      usdRate: w.rate,
-      transactionId: record.id,
-      holdId: hold.id,
-      feeHoldId: feeHold?.id ?? null,
-      createdAt: now,
-      updatedAt: now,
-    })
+    // The transfer before the withdrawal's row, so that the row is written once, naming it (its
+    // reference is the withdrawal's id; settlement reads the row only in its reports, after the
+    // commit). Settlement checks the amount's hold, answered by the ledger as it just wrote it.
     const sent = await outgoing.enqueue(tx, {
       purpose: WITHDRAWAL_PURPOSE,
       referenceId: id,
@@ -324,14 +328,34 @@ export class WithdrawalService {
       amount: w.amount,
       fundingHoldId: hold.id,
     })
-    await withdrawalRepo.setOutgoing(tx, id, sent.id)
-    await withdrawalRepo.audit(tx, now, w.userId, 'withdrawal.requested', w.ip, {
-      withdrawalId: id,
-      coin: w.coin.reference,
-      amount: w.amount.toString(),
-      address: w.address,
-    })
-    return { withdrawalId: id }
+    const now = clock.now()
+    // The row and its audit entry in one statement.
+    await withdrawalRepo.insertRequested(
+      tx,
+      {
+        id,
+        ownerId: w.userId,
+        coin: w.coin.reference,
+        address: w.address,
+        amount: w.amount.toString(),
+        fee: w.fee.toString(),
+        usdValue: formatCents(unitsToCents(w.amount, w.coin.decimals, w.rate)),
+        usdRate: w.rate,
+        transactionId: record.id,
+        holdId: hold.id,
+        feeHoldId: feeHold?.id ?? null,
+        outgoingId: sent.id,
+        createdAt: now,
+        updatedAt: now,
+      },
+      {
+        userId: w.userId,
+        action: 'withdrawal.requested',
+        ip: w.ip,
+        meta: { withdrawalId: id, coin: w.coin.reference, amount: w.amount.toString(), address: w.address },
+      },
+    )
+    return { withdrawalId: id, transferId: sent.id }
   }
 
   /** #23: the caller's withdrawals, newest first. */
