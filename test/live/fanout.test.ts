@@ -1,9 +1,10 @@
 // Fan-out of pushes to many sockets across two API processes: every socket receives each push
-// addressed to its user once and in order, never one addressed to another user; a socket that
+// addressed to its user once and in order, never one addressed to another user, also when a push is
+// written to its sockets in batches with turns of the event loop between them; a socket that
 // stops reading is dropped without holding back the others; and sockets opened or closed together
 // are counted in presence exactly (written in batches).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { LiveOptions } from '../../src/modules/live/hub.ts'
+import { defaultLiveOptions, type LiveOptions } from '../../src/modules/live/hub.ts'
 import { publishLive } from '../../src/modules/live/publish.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 import { type Client, connectReady, createPair, type Pair } from './helpers.ts'
@@ -33,42 +34,57 @@ async function until(done: () => boolean | Promise<boolean>, what: string) {
   }
 }
 
+/** Three sockets per user across both processes, twelve pushes published back to back: each
+ * socket gets its user's pushes once and in order, and none of another user's. */
+async function fanOutInOrder() {
+  // three sockets per user: two on one process, one on the other
+  const sockets: Array<{ user: TestUser; client: Client }> = []
+  for (const [i, user] of users.entries())
+    for (let k = 0; k < 3; k++) {
+      const url = (i + k) % 2 === 0 ? pair.urlA : pair.urlB
+      sockets.push({ user, client: await connectReady(url, user.token) })
+    }
+  open.push(...sockets.map((s) => s.client))
+  // rounds alternate between everyone, the even half, and one user; some over the NOTIFY limit
+  const audiences = [users, users.filter((_, i) => i % 2 === 0), [users[3]!]]
+  const rounds = 12
+  const sent = new Map<string, number[]>()
+  for (let r = 0; r < rounds; r++) {
+    const audience = audiences[r % audiences.length]!
+    const pad = r % 4 === 3 ? 'x'.repeat(9000) : ''
+    await publishLive(pair.a.database.db, {
+      userIds: audience.map((u) => u.id),
+      type: 'fanout.test',
+      data: { round: r, to: audience.map((u) => u.id), pad },
+    })
+    for (const u of audience) sent.set(u.id, [...(sent.get(u.id) ?? []), r])
+  }
+  const received = (c: Client) => c.messages.filter((m) => m.type === 'fanout.test')
+  // the last push of each user marks the end of its stream
+  for (const { user, client } of sockets) {
+    const last = sent.get(user.id)!.at(-1)!
+    await client.next((m) => m.type === 'fanout.test' && m.data.round === last, 20_000)
+  }
+  for (const { user, client } of sockets) {
+    const rounds = received(client).map((m) => m.data.round)
+    expect(rounds).toEqual(sent.get(user.id))
+    for (const m of received(client)) expect(m.data.to).toContain(user.id)
+  }
+  for (const s of sockets) s.client.close()
+}
+
 describe('fan-out across processes', () => {
-  it('each socket gets its user’s pushes once, in order, and none of another user’s', async () => {
-    // three sockets per user: two on one process, one on the other
-    const sockets: Array<{ user: TestUser; client: Client }> = []
-    for (const [i, user] of users.entries())
-      for (let k = 0; k < 3; k++) {
-        const url = (i + k) % 2 === 0 ? pair.urlA : pair.urlB
-        sockets.push({ user, client: await connectReady(url, user.token) })
-      }
-    open.push(...sockets.map((s) => s.client))
-    // rounds alternate between everyone, the even half, and one user; some over the NOTIFY limit
-    const audiences = [users, users.filter((_, i) => i % 2 === 0), [users[3]!]]
-    const rounds = 12
-    const sent = new Map<string, number[]>()
-    for (let r = 0; r < rounds; r++) {
-      const audience = audiences[r % audiences.length]!
-      const pad = r % 4 === 3 ? 'x'.repeat(9000) : ''
-      await publishLive(pair.a.database.db, {
-        userIds: audience.map((u) => u.id),
-        type: 'fanout.test',
-        data: { round: r, to: audience.map((u) => u.id), pad },
-      })
-      for (const u of audience) sent.set(u.id, [...(sent.get(u.id) ?? []), r])
+  it('each socket gets its user’s pushes once, in order, and none of another user’s', fanOutInOrder)
+
+  it('the same when each push is written to a few sockets at a time (later pushes wait for it)', async () => {
+    // a push to nine sockets of a process takes five turns of its event loop; the pushes notified
+    // meanwhile (some of them stored, over the NOTIFY limit) queue behind it
+    for (const hub of hubs()) (hub.options as LiveOptions).fanoutBatch = 2
+    try {
+      await fanOutInOrder()
+    } finally {
+      for (const hub of hubs()) (hub.options as LiveOptions).fanoutBatch = defaultLiveOptions.fanoutBatch
     }
-    const received = (c: Client) => c.messages.filter((m) => m.type === 'fanout.test')
-    // the last push of each user marks the end of its stream
-    for (const { user, client } of sockets) {
-      const last = sent.get(user.id)!.at(-1)!
-      await client.next((m) => m.type === 'fanout.test' && m.data.round === last, 20_000)
-    }
-    for (const { user, client } of sockets) {
-      const rounds = received(client).map((m) => m.data.round)
-      expect(rounds).toEqual(sent.get(user.id))
-      for (const m of received(client)) expect(m.data.to).toContain(user.id)
-    }
-    for (const s of sockets) s.client.close()
   })
 
   it('a socket that stops reading is dropped; the others get every push meanwhile', async () => {

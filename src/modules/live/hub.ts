@@ -25,6 +25,9 @@ export interface LiveOptions {
   /** open sockets one account may hold across every API process: a new one closes the oldest
    * (4429) in this process, or asks the process that holds the most of them to close its oldest */
   maxSocketsPerUser: number
+  /** sockets one push is written to before its delivery yields to the event loop (requests,
+   * pongs, the LISTEN connection); later pushes wait for it, so each socket keeps the order */
+  fanoutBatch: number
 }
 
 export const defaultLiveOptions: LiveOptions = {
@@ -32,6 +35,7 @@ export const defaultLiveOptions: LiveOptions = {
   maxBufferedBytes: 1024 * 1024,
   authTimeoutMs: 10_000,
   maxSocketsPerUser: LIVE_SOCKETS_PER_USER,
+  fanoutBatch: 1000,
 }
 
 /** Close codes the client sees. */
@@ -43,6 +47,9 @@ export const CLOSE = {
   /** the account opened more sockets than it may hold: this one, its oldest, is closed */
   tooMany: 4429,
 } as const
+
+/** `ws.send` options of every message (text frames); one object, not one per call */
+const TEXT = { binary: false } as const
 
 export type ClientRequestHandler = (ctx: AuthContext, data: unknown) => Promise<unknown>
 
@@ -71,9 +78,10 @@ export class LiveHub {
   readonly #byUser = new Map<string, Set<Conn>>()
   readonly #handlers = new Map<string, ClientRequestHandler>()
   readonly #pending = new Set<Promise<unknown>>()
-  /** pushes received and not yet delivered: those behind a stored one being loaded */
+  /** pushes received and not yet delivered: those behind a stored one being loaded, or behind
+   * one whose delivery to many sockets is under way */
   readonly #inbox: LiveWire[] = []
-  #loading = false
+  #busy = false
   #listener: ChannelListener | undefined
   #timer: NodeJS.Timeout | undefined
   #stopping = false
@@ -272,51 +280,80 @@ export class LiveHub {
       return
     }
     this.#inbox.push(wire)
-    if (!this.#loading) this.#drainInbox()
+    if (!this.#busy) this.#drainInbox()
   }
 
   /**
-   * Pushes in the order they were notified: a stored one (over the NOTIFY limit) is loaded before
-   * any push notified after it is delivered.
+   * Pushes in the order they were notified: a stored one (over the NOTIFY limit) is loaded, and a
+   * push to more sockets than one batch is written to all of them, before any push notified after
+   * it is delivered.
    */
   #drainInbox() {
-    while (this.#inbox.length > 0) {
-      const wire = this.#inbox[0]!
+    while (this.#inbox.length > 0 && !this.#busy) {
+      const wire = this.#inbox.shift()!
       if ('ref' in wire) {
-        this.#loading = true
+        this.#busy = true
         this.#track(
           liveRepo
             .loadMessage(this.deps.database.db, wire.ref)
             .then(
-              (stored) => {
-                if (stored)
-                  this.#deliver((typeof stored === 'string' ? JSON.parse(stored) : stored) as LiveWire)
-              },
+              (stored) =>
+                stored
+                  ? this.#deliver((typeof stored === 'string' ? JSON.parse(stored) : stored) as LiveWire)
+                  : undefined,
               (err) => this.deps.log.warn({ err }, 'live: loading a stored push failed'),
             )
+            .catch((err) => this.deps.log.warn({ err }, 'live: delivering a stored push failed'))
             .finally(() => {
-              this.#inbox.shift()
-              this.#loading = false
+              this.#busy = false
               this.#drainInbox()
             }),
         )
-        return
+      } else {
+        const delivered = this.#deliver(wire)
+        if (delivered) {
+          this.#busy = true
+          this.#track(
+            delivered.finally(() => {
+              this.#busy = false
+              this.#drainInbox()
+            }),
+          )
+        }
       }
-      this.#inbox.shift()
-      this.#deliver(wire)
     }
   }
 
-  /** One push: serialised and encoded once, the same bytes written to every socket it reaches. */
-  #deliver(wire: LiveWire) {
-    if (!('u' in wire)) return
-    let frame: Buffer | undefined
+  /**
+   * One push: serialised and encoded once, the same bytes written to every socket it reaches, in
+   * batches of `fanoutBatch` sockets with a turn of the event loop between them. Answers a promise
+   * when the delivery goes on after it returns (later pushes wait for it).
+   */
+  #deliver(wire: LiveWire): Promise<void> | undefined {
+    if (!('u' in wire)) return undefined
+    const targets: Conn[] = []
     for (const userId of wire.u) {
       const set = this.#byUser.get(userId)
-      if (!set) continue
-      frame ??= Buffer.from(JSON.stringify({ type: wire.t, data: wire.d }))
-      for (const conn of set) this.#send(conn, frame)
+      if (set) for (const conn of set) targets.push(conn)
     }
+    if (targets.length === 0) return undefined
+    const frame = Buffer.from(JSON.stringify({ type: wire.t, data: wire.d }))
+    const batch = Math.max(1, this.options.fanoutBatch)
+    const write = (from: number) => {
+      const to = Math.min(targets.length, from + batch)
+      for (let i = from; i < to; i++) this.#send(targets[i]!, frame)
+      return to
+    }
+    let done = write(0)
+    if (done === targets.length) return undefined
+    return new Promise<void>((resolve) => {
+      const next = () => {
+        done = write(done)
+        if (done === targets.length) resolve()
+        else setImmediate(next)
+      }
+      setImmediate(next)
+    })
   }
 
   /** A text message (a string, or its UTF-8 bytes shared by many sockets). */
@@ -329,7 +366,7 @@ export class LiveHub {
       setTimeout(() => ws.terminate(), 1000).unref()
       return
     }
-    ws.send(text, { binary: false })
+    ws.send(text, TEXT)
   }
 
   #tick() {
