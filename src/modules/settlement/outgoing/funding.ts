@@ -23,6 +23,8 @@ export async function settleFunding(
   tx: Tx,
   row: OutgoingRow,
   outcome: 'completed' | 'failed',
+  clearingOf: (coin: string) => Promise<string> = (coin) =>
+    s.deps.ledger.ensureAccount(tx, 'chain', s.chainKey, coin),
 ): Promise<{ valueTransferId: string | null }> {
   const { ledger } = s.deps
   const holdId = row.fundingHoldId
@@ -36,7 +38,7 @@ export async function settleFunding(
     await s.crashPoint('after-hold-void', row.id)
     return { valueTransferId: null }
   }
-  const clearing = await ledger.ensureAccount(tx, 'chain', s.chainKey, row.coin)
+  const clearing = await clearingOf(row.coin)
   const posted = await ledger.post(tx, {
     hold: holdId,
     to: [{ account: clearing, amount: BigInt(row.amount) }],

@@ -9,15 +9,3 @@ import type { SenderContext } from './types.ts'
 export function lockAddress(s: SenderContext, tx: Tx, address: string): Promise<number> {
   return outgoingRepo.lockNonce(tx, s.chainKey, address, s.deps.clock.now())
 }
-
-/**
- * Takes the next nonce of `address` in `tx`: the stored next nonce, or the chain's `latest` count
- * when that is ahead (nonces used outside the platform after a key export are skipped). The row
- * stays locked until `tx` ends, and the nonce is only taken if `tx` commits.
- */
-export async function takeNonce(s: SenderContext, tx: Tx, address: string, latestOnChain: number) {
-  const next = await lockAddress(s, tx, address)
-  const nonce = Math.max(next, latestOnChain)
-  await outgoingRepo.setNextNonce(tx, s.chainKey, address, nonce + 1, s.deps.clock.now())
-  return nonce
-}

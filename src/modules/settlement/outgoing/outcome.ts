@@ -42,7 +42,7 @@ const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0
  * up to `transientMaxDelayMs`) however long it is away, as an exchange keeps a withdrawal queued.
  * Only the node's answers about the transfer itself (refused, reverted, invalid) count.
  */
-export async function attemptFailed(s: SenderContext, id: string, err: unknown) {
+export async function attemptFailed(s: SenderContext, id: string, err: unknown): Promise<boolean> {
   const { db, chain, clock, log } = s.deps
   const transient = err instanceof ChainError && err.retryable
   const permanent =
@@ -56,7 +56,7 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown) 
   if (!(err instanceof ChainError || err instanceof PermanentFailure))
     log.error({ err, transferId: id }, 'outgoing transfer attempt failed unexpectedly')
   const row = await s.load(db, id)
-  if (!row || isFinal(row.status)) return
+  if (!row || isFinal(row.status)) return !!row
   const failures = row.failures + (transient ? 0 : 1)
   const final = !transient && (permanent || failures >= s.options.maxFailures)
 
@@ -81,11 +81,14 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown) 
       fate = 'unknown'
     }
   }
-  if (fate === 'mined') return settleWithReceipt(s, id, receipt!)
+  if (fate === 'mined') {
+    await settleWithReceipt(s, id, receipt!)
+    return true
+  }
 
-  await db.transaction().execute(async (tx) => {
+  return db.transaction().execute(async (tx) => {
     const current = await s.load(tx, id, true)
-    if (!current || isFinal(current.status)) return
+    if (!current || isFinal(current.status)) return !!current
     // `fate` was judged from a read outside this lock: a concurrent run may have signed (and
     // broadcast) the transfer since. Then it may still land, and only the chain can tell.
     const signedMeanwhile = fate === 'unsigned' && current.status !== 'queued'
@@ -97,7 +100,7 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown) 
     const failed = { ...current, failures, errors }
     if (settleNow) {
       await settleFailure(s, tx, failed, { code, message, reason: 'failed', receipt: null })
-      return
+      return true
     }
     // Every attempt is recorded on the transfer; the caller hears of a provider's outage on its
     // 1st, 2nd, 4th, 8th ... try only, so an outage of hours is a few reports, not one a minute.
@@ -134,43 +137,49 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown) 
       )
     }
     await scheduleRun(s, tx, id, seq, new Date(now.getTime() + delay))
+    return false
   })
 }
 
-/** Full receipt (hash, block, gas, logs) as JSON text. */
-async function receiptText(s: SenderContext, r: TransferReceipt): Promise<string> {
-  try {
-    return json(await s.deps.chain.receiptDetails(r.hash))
-  } catch {
-    return json({
-      transactionHash: r.hash,
-      blockNumber: r.blockNumber,
-      blockHash: r.blockHash,
-      from: r.from,
-      status: r.status,
-      gasUsed: r.gasUsed,
-      effectiveGasPrice: r.effectiveGasPrice,
-    })
-  }
+/** The whole receipt (hash, block, addresses, gas, logs) as JSON text, as the node answered it
+ * (addresses in lower case). */
+function receiptText(r: TransferReceipt): string {
+  return json({
+    transactionHash: r.hash,
+    blockNumber: r.blockNumber,
+    blockHash: r.blockHash,
+    from: r.from.toLowerCase(),
+    to: r.to?.toLowerCase() ?? null,
+    status: r.status,
+    gasUsed: r.gasUsed,
+    effectiveGasPrice: r.effectiveGasPrice,
+    logs: r.logs,
+  })
 }
 
 /** Settles a mined transfer: completed (value and gas booked) or, when reverted, failed (gas booked). */
 export async function settleWithReceipt(s: SenderContext, id: string, receipt: TransferReceipt) {
-  const { db, clock, log } = s.deps
-  const text = await receiptText(s, receipt)
+  const { db, clock, log, ledger } = s.deps
+  const text = receiptText(receipt)
   await db.transaction().execute(async (tx) => {
     const locked = await s.load(tx, id, true)
     if (!locked || isFinal(locked.status)) return
     const now = clock.now()
     // The mined transaction (the first or a replacement) is the transfer's; the others replaced.
     const txHash = receipt.hash.toLowerCase()
-    await outgoingRepo.markMined(tx, id, txHash, now)
+    await outgoingRepo.markMined(tx, id, txHash, now, locked.txHash)
     const row = { ...locked, txHash }
-    await bookGas(s, tx, row, receipt.fee)
+    // The chain's clearing account of each coin, asked for once (gas and value may share it).
+    const clearing = new Map<string, Promise<string>>()
+    const clearingOf = (coin: string) => {
+      if (!clearing.has(coin)) clearing.set(coin, ledger.ensureAccount(tx, 'chain', s.chainKey, coin))
+      return clearing.get(coin)!
+    }
+    await bookGas(s, tx, row, receipt.fee, clearingOf)
     await wakeLaterNonces(s, tx, row)
     if (receipt.status === 'success') {
       // The value out of the funding hold to the chain.
-      const { valueTransferId } = await settleFunding(s, tx, row, 'completed')
+      const { valueTransferId } = await settleFunding(s, tx, row, 'completed', clearingOf)
       await outgoingRepo.markCompleted(tx, id, text, now)
       await report(s, tx, TRANSFER_SETTLED, {
         ...eventOf(row),
@@ -261,17 +270,18 @@ export async function settleFailure(
 }
 
 /**
- * Transactions of the same address at later nonces could not be mined before this one: they are
- * looked at again now rather than at their next scheduled check. (An extra run of a transfer is
- * harmless; their rows are not locked here, which would order locks against their own runs.)
+ * The transaction of the same address at the next later nonce could not be mined before this one:
+ * it is looked at again now rather than at its next scheduled check, and wakes the one after it
+ * when it settles, and so on. (An extra run of a transfer is harmless; its row is not locked here,
+ * which would order locks against its own runs.)
  */
 async function wakeLaterNonces(s: SenderContext, tx: Tx, row: OutgoingRow) {
-  const now = s.deps.clock.now()
-  for (const later of await outgoingRepo.signedAfter(tx, s.chainKey, row.fromAddress, Number(row.nonce)))
+  const later = await outgoingRepo.nextSignedAfter(tx, s.chainKey, row.fromAddress, Number(row.nonce))
+  if (later)
     await s.deps.jobs.enqueue(
       tx,
       OUTGOING_JOB,
       { id: later.id },
-      { runAt: now, dedupeKey: `${OUTGOING_JOB}:${later.id}:after:${row.id}` },
+      { runAt: s.deps.clock.now(), dedupeKey: `${OUTGOING_JOB}:${later.id}:after:${row.id}` },
     )
 }

@@ -14,6 +14,7 @@ import type { Tx } from '../../../db/index.ts'
 import type { FeeEstimate } from '../../../platform/chain/types.ts'
 import { feeCapOf, perGasOf, priceNow, setFeeWait } from './fees.ts'
 import { reserveGas } from './gas.ts'
+import { type StoredTx, storedOf } from './receipts.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { signFor } from './sign.ts'
 import type { SenderContext } from './types.ts'
@@ -68,10 +69,12 @@ export async function replaceIfStuck(
     now?: boolean
     /** runs in the transaction that stores the replacement (e.g. the operator's audit row) */
     inTransaction?: (tx: Tx, txHash: string) => Promise<void>
+    /** the transfer's stored transactions, when the run read them already */
+    known?: { stored?: StoredTx[] | undefined }
   } = {},
 ): Promise<ReplaceResult> {
   const { db, chain, clock, log, watcher } = s.deps
-  const stored = await outgoingRepo.transactions(db, row.id)
+  const stored = await storedOf(s, row, opts.known)
   const current = stored.find((t) => t.txHash === row.txHash)
   const since = current?.signedAt ?? row.signedAt ?? row.createdAt
   if (!opts.now && clock.now().getTime() - since.getTime() < s.options.stuckAfterMs) return 'not-stuck'

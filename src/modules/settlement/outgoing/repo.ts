@@ -57,12 +57,17 @@ export const outgoingRepo = {
       .execute()
   },
 
-  async markStarted(ex: Executor, id: string, at: Date) {
-    await ex
+  /** Marks an open transfer started (its first pick-up); false when it was already, or settled. */
+  async markStarted(ex: Executor, id: string, at: Date): Promise<boolean> {
+    const row = await ex
       .updateTable('outgoingTransfers')
       .set({ startedAt: at, updatedAt: at })
       .where('id', '=', id)
-      .execute()
+      .where('startedAt', 'is', null)
+      .where('status', 'not in', ['completed', 'failed'])
+      .returning('id')
+      .executeTakeFirst()
+    return row !== undefined
   },
 
   async setGasReserved(ex: Executor, id: string, reserved: bigint, holdId: string, at: Date) {
@@ -86,21 +91,38 @@ export const outgoingRepo = {
       .execute()
   },
 
-  /** Locks (creating it when missing) the nonce row of a sending address; returns the next nonce. */
+  /** Locks (creating it when missing) the nonce row of a sending address; returns the next nonce.
+   * One statement: the upsert's no-op update takes the row lock and answers the stored value. */
   async lockNonce(tx: Tx, chainId: string, address: string, at: Date): Promise<number> {
-    await tx
+    const row = await tx
       .insertInto('outgoingNonces')
       .values({ chainId, address, nextNonce: 0, updatedAt: at })
-      .onConflict((oc) => oc.columns(['chainId', 'address']).doNothing())
-      .execute()
-    const row = await tx
-      .selectFrom('outgoingNonces')
-      .select('nextNonce')
-      .where('chainId', '=', chainId)
-      .where('address', '=', address)
-      .forUpdate()
+      .onConflict((oc) =>
+        oc.columns(['chainId', 'address']).doUpdateSet({ nextNonce: sql`outgoing_nonces.next_nonce` }),
+      )
+      .returning('nextNonce')
       .executeTakeFirstOrThrow()
     return Number(row.nextNonce)
+  },
+
+  /**
+   * Takes the next nonce of a sending address in one statement (the row created when missing, and
+   * locked until `tx` ends): the stored next nonce, or `atLeast` (the chain's count) when that is
+   * ahead; the stored next nonce moves past it. Taken only if `tx` commits.
+   */
+  async takeNonce(tx: Tx, chainId: string, address: string, atLeast: number, at: Date): Promise<number> {
+    const row = await tx
+      .insertInto('outgoingNonces')
+      .values({ chainId, address, nextNonce: atLeast + 1, updatedAt: at })
+      .onConflict((oc) =>
+        oc.columns(['chainId', 'address']).doUpdateSet({
+          nextNonce: sql`greatest(outgoing_nonces.next_nonce, ${atLeast}) + 1`,
+          updatedAt: at,
+        }),
+      )
+      .returning('nextNonce')
+      .executeTakeFirstOrThrow()
+    return Number(row.nextNonce) - 1
   },
 
   async setNextNonce(tx: Tx, chainId: string, address: string, next: number, at: Date) {
@@ -112,14 +134,23 @@ export const outgoingRepo = {
       .execute()
   },
 
-  /** Stores the first signed transaction of a transfer (status `signed`). */
+  /**
+   * Stores the first signed transaction of a queued transfer (status `signed`); answers the
+   * transfer as stored, or undefined when it was not queued any more (nothing written).
+   */
   async markSigned(
     tx: Tx,
     id: string,
-    s: { nonce: number; raw: string; txHash: string; gasLimit: bigint; maxFee: bigint },
+    s: {
+      nonce: number
+      raw: string
+      txHash: string
+      gasLimit: bigint
+      maxFee: bigint
+    },
     at: Date,
   ) {
-    await tx
+    const row = await tx
       .updateTable('outgoingTransfers')
       .set({
         status: 'signed',
@@ -132,8 +163,16 @@ export const outgoingRepo = {
         updatedAt: at,
       })
       .where('id', '=', id)
-      .execute()
-    await outgoingRepo.addTransaction(tx, { transferId: id, seq: 0, ...s }, at)
+      .where('status', '=', 'queued')
+      .returningAll()
+      .executeTakeFirst()
+    if (!row) return undefined
+    await outgoingRepo.addTransaction(
+      tx,
+      { transferId: id, seq: 0, txHash: s.txHash, raw: s.raw, maxFee: s.maxFee },
+      at,
+    )
+    return row
   },
 
   async addTransaction(
@@ -173,20 +212,21 @@ export const outgoingRepo = {
       .execute()
   },
 
-  /** The transaction `txHash` was mined: it becomes the transfer's, the others are replaced. */
-  async markMined(tx: Tx, transferId: string, txHash: string, at: Date) {
+  /** The transaction `txHash` was mined: it becomes the transfer's, the others are replaced (one
+   * statement, and a second only when the mined one is not the transfer's current transaction). */
+  async markMined(tx: Tx, transferId: string, txHash: string, at: Date, currentTxHash?: string | null) {
     const mined = await tx
       .updateTable('outgoingTransactions')
-      .set({ status: 'mined' })
+      .set({ status: sql`case when tx_hash = ${txHash} then 'mined' else 'replaced' end` })
       .where('transferId', '=', transferId)
-      .where('txHash', '=', txHash)
-      .returning(['raw', 'maxFee'])
-      .executeTakeFirst()
-    await outgoingRepo.markReplaced(tx, transferId)
-    if (mined)
+      .where((eb) => eb.or([eb('txHash', '=', txHash), eb('status', '=', 'pending')]))
+      .returning(['txHash', 'raw', 'maxFee'])
+      .execute()
+    const row = mined.find((m) => m.txHash === txHash)
+    if (row && txHash !== currentTxHash)
       await tx
         .updateTable('outgoingTransfers')
-        .set({ txHash, raw: mined.raw, maxFee: mined.maxFee, updatedAt: at })
+        .set({ txHash, raw: row.raw, maxFee: row.maxFee, updatedAt: at })
         .where('id', '=', transferId)
         .execute()
   },
@@ -201,8 +241,8 @@ export const outgoingRepo = {
       .execute()
   },
 
-  /** Open transfers of an address signed with a later nonce (they wait for this one). */
-  signedAfter(ex: Executor, chainId: string, address: string, nonce: number) {
+  /** The open transfer of an address signed with the next later nonce (it waits for this one). */
+  nextSignedAfter(ex: Executor, chainId: string, address: string, nonce: number) {
     return ex
       .selectFrom('outgoingTransfers')
       .select('id')
@@ -210,7 +250,39 @@ export const outgoingRepo = {
       .where('fromAddress', '=', address)
       .where('status', 'in', ['signed', 'sent'])
       .where('nonce', '>', nonce)
+      .orderBy('nonce')
+      .limit(1)
+      .executeTakeFirst()
+  },
+
+  /** Queued transfers of an address with no gas reserved yet (but `except`), counted by coin. */
+  queuedWithoutGas(ex: Executor, chainId: string, address: string, except: string) {
+    return ex
+      .selectFrom('outgoingTransfers')
+      .select(['coin', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('chainId', '=', chainId)
+      .where('fromAddress', '=', address)
+      .where('status', '=', 'queued')
+      .where('gasHoldId', 'is', null)
+      .where('id', '!=', except)
+      .groupBy('coin')
       .execute()
+  },
+
+  /** The next run's sequence number of an open transfer, taken in one statement; undefined when
+   * the transfer is settled. */
+  async nextWake(tx: Tx, id: string, at: Date) {
+    const row = await tx
+      .updateTable('outgoingTransfers')
+      .set({
+        wakeSeq: sql`wake_seq + 1`,
+        updatedAt: at,
+      })
+      .where('id', '=', id)
+      .where('status', 'not in', ['completed', 'failed'])
+      .returning('wakeSeq')
+      .executeTakeFirst()
+    return row && Number(row.wakeSeq)
   },
 
   /** signed → sent (a no-op for any other status). */

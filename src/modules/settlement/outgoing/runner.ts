@@ -14,7 +14,7 @@ import { TRANSFER_STARTED } from './events.ts'
 import { feeCapOf, perGasOf, priceNow, setFeeWait, underCap } from './fees.ts'
 import { reserveGas } from './gas.ts'
 import { attemptFailed, settleWithReceipt } from './outcome.ts'
-import { minedOf, nextCheckDelay } from './receipts.ts'
+import { minedOf, nextCheckDelay, type StoredTx } from './receipts.ts'
 import { replaceIfStuck } from './replace.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { eventOf, report } from './report.ts'
@@ -29,77 +29,77 @@ const HALT_RECHECK_MS = 60_000
 export async function runTransfer(s: SenderContext, id: string): Promise<void> {
   const row = await s.load(s.deps.db, id)
   if (!row || isFinal(row.status)) return
+  let settled: boolean
   try {
-    await advance(s, row)
+    settled = await advance(s, row)
   } catch (err) {
     if (err instanceof SimulatedCrash) throw err
-    await attemptFailed(s, id, err)
+    settled = await attemptFailed(s, id, err)
   }
-  const after = await s.load(s.deps.db, id)
-  if (after && isFinal(after.status)) await s.crashPoint('after-settle', id)
+  if (settled) await s.crashPoint('after-settle', id)
 }
 
-async function advance(s: SenderContext, first: OutgoingRow) {
+/** Runs the transfer's steps from its stored state; true when it ended settled (by this run or
+ * another). */
+async function advance(s: SenderContext, first: OutgoingRow): Promise<boolean> {
   let row = first
-  const { db } = s.deps
+  // The transfer's stored transactions, read at most once in the run.
+  const known: { stored?: StoredTx[] | undefined } = {}
+  let fresh = false
   if (row.status === 'queued') {
     // A coin halted by reconciliation (or a deep reorg) sends nothing new until an operator
     // resumes it; what was signed already is still followed to its receipt below.
-    if (await s.deps.halts.isHalted(row.coin)) {
-      await defer(s, row.id, HALT_RECHECK_MS)
-      return
-    }
-    if (!row.startedAt) await markStarted(s, row.id)
+    if (await s.deps.halts.isHalted(row.coin)) return defer(s, row, HALT_RECHECK_MS)
+    if (!row.startedAt) await markStarted(s, row)
     const prepared = await prepare(s, row)
-    if (!prepared) {
-      await defer(s, row.id, s.options.feeRecheckMs)
-      return
+    if (!prepared) return defer(s, row, s.options.feeRecheckMs)
+    // Gas reserved by an earlier run (that died before signing) is not reserved again.
+    if (row.fromKind !== 'platform' && BigInt(row.gasReserved) < prepared.maxFee) {
+      const reserved = await reserveGas(s, row, prepared.maxFee, { gas: prepared.gas })
+      if (!reserved) return defer(s, row, s.options.gasWaitMs)
     }
-    if (row.fromKind !== 'platform') {
-      const reserved = await reserveGas(s, row, prepared.maxFee)
-      if (!reserved) {
-        await defer(s, row.id, s.options.gasWaitMs)
-        return
-      }
-    }
+    // Reconcile with the chain: nonces used outside the platform (after a key export) are skipped.
+    const latest = await s.deps.chain.getNonce(row.fromAddress, 'latest')
     await s.crashPoint('before-sign', row.id)
-    await signFirst(s, row.id, prepared)
+    const signed = await signFirst(s, row, prepared, latest)
+    // Another run signed or settled it first: that run goes on with it.
+    if (!signed) return isFinal((await s.load(s.deps.db, row.id))?.status ?? 'completed')
+    row = signed
+    known.stored = [{ seq: 0, txHash: row.txHash!, signedAt: row.signedAt! }]
+    fresh = true
     await s.crashPoint('after-sign', row.id)
-    row = (await s.load(db, row.id))!
-    if (isFinal(row.status)) return
   }
   // Signed: from here on only the stored transactions (the first, and replacements at the same
-  // nonce) are ever broadcast; nothing is signed at a new nonce again.
-  let receipt = await minedOf(s, row)
+  // nonce) are ever broadcast; nothing is signed at a new nonce again. A transaction this run
+  // signed was never broadcast: there is no receipt to look for before broadcasting it.
+  let receipt = fresh ? null : await minedOf(s, row, undefined, known)
   if (!receipt) {
     // After a first broadcast (or a replacement's) the chain may have mined it at once: look again.
     let lookAgain = row.status === 'signed'
-    receipt = await broadcastCurrent(s, row)
-    if (!receipt) {
-      const replaced = await replaceIfStuck(s, row)
+    receipt = await broadcastCurrent(s, row, known)
+    if (!receipt && !fresh) {
+      const replaced = await replaceIfStuck(s, row, { known })
       // No longer held back by the coin's maximum (a replacement clears it itself).
       if (replaced !== 'capped' && replaced !== 'replaced' && row.waitingForFee?.step === 'replace')
         await setFeeWait(s, row, null)
-      if (replaced === 'wait') {
-        await defer(s, row.id, s.options.gasWaitMs)
-        return
-      }
+      if (replaced === 'wait') return defer(s, row, s.options.gasWaitMs)
       if (replaced === 'replaced' || replaced === 'raced') {
-        row = (await s.load(db, row.id))!
-        if (isFinal(row.status)) return
-        receipt = await broadcastCurrent(s, row)
+        row = (await s.load(s.deps.db, row.id))!
+        known.stored = undefined
+        if (isFinal(row.status)) return true
+        receipt = await broadcastCurrent(s, row, known)
         lookAgain = true
       }
     }
-    if (!receipt && lookAgain) receipt = await minedOf(s, row)
+    if (!receipt && lookAgain) receipt = await minedOf(s, row, undefined, known)
     if (!receipt) {
       // Pending: not a failed attempt. Checked again soon (and replaced once it is stuck).
-      await defer(s, row.id, await nextCheckDelay(s, row))
-      return
+      return defer(s, row, await nextCheckDelay(s, row, known))
     }
   }
   await s.crashPoint('after-receipt', row.id)
   await settleWithReceipt(s, row.id, receipt)
+  return true
 }
 
 /**
@@ -107,7 +107,11 @@ async function advance(s: SenderContext, first: OutgoingRow) {
  * chain that mined it, is a success). Returns a receipt when the nonce is taken and one of the
  * transfer's own transactions took it; throws when another transaction took it.
  */
-async function broadcastCurrent(s: SenderContext, row: OutgoingRow): Promise<TransferReceipt | null> {
+async function broadcastCurrent(
+  s: SenderContext,
+  row: OutgoingRow,
+  known: { stored?: StoredTx[] | undefined },
+): Promise<TransferReceipt | null> {
   const { chain, db, clock, log } = s.deps
   try {
     await chain.broadcast(row.raw as Hex)
@@ -115,7 +119,7 @@ async function broadcastCurrent(s: SenderContext, row: OutgoingRow): Promise<Tra
     const e = toChainError(err, 'broadcast')
     if (e.code !== 'NONCE_TOO_LOW') throw e
     // The nonce is taken: by one of ours (then it settles the transfer), or by another transaction.
-    const receipt = await minedOf(s, row)
+    const receipt = await minedOf(s, row, undefined, known)
     if (!receipt) throw new PermanentFailure('NONCE_TOO_LOW', 'the nonce was used by another transaction')
     return receipt
   }
@@ -136,24 +140,23 @@ async function broadcastCurrent(s: SenderContext, row: OutgoingRow): Promise<Tra
   return null
 }
 
-async function markStarted(s: SenderContext, id: string) {
+/** Marks the transfer started and reports it (its first pick-up), once. */
+async function markStarted(s: SenderContext, row: OutgoingRow) {
   await s.deps.db.transaction().execute(async (tx) => {
-    const row = await s.load(tx, id, true)
-    if (!row || row.startedAt || isFinal(row.status)) return
-    await outgoingRepo.markStarted(tx, id, s.deps.clock.now())
-    await report(s, tx, TRANSFER_STARTED, eventOf(row))
+    if (await outgoingRepo.markStarted(tx, row.id, s.deps.clock.now()))
+      await report(s, tx, TRANSFER_STARTED, eventOf(row))
   })
 }
 
-/** Runs the transfer again after `delayMs` (a new job under the next sequence number). */
-async function defer(s: SenderContext, id: string, delayMs: number) {
-  await s.deps.db.transaction().execute(async (tx) => {
-    const row = await s.load(tx, id, true)
-    if (!row || isFinal(row.status)) return
-    const seq = row.wakeSeq + 1
+/** Runs the transfer again after `delayMs` (a new job under the next sequence number). False: the
+ * transfer is open; true: it was settled meanwhile. */
+async function defer(s: SenderContext, row: OutgoingRow, delayMs: number): Promise<boolean> {
+  return s.deps.db.transaction().execute(async (tx) => {
     const now = s.deps.clock.now()
-    await outgoingRepo.setWakeSeq(tx, id, seq, now)
-    await scheduleRun(s, tx, id, seq, new Date(now.getTime() + delayMs))
+    const seq = await outgoingRepo.nextWake(tx, row.id, now)
+    if (seq === undefined) return true
+    await scheduleRun(s, tx, row.id, seq, new Date(now.getTime() + delayMs))
+    return false
   })
 }
 

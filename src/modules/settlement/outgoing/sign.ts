@@ -3,7 +3,6 @@
 // replacement reuses that nonce (replace.ts). Private keys are opened only here, never logged.
 import type { Tx } from '../../../db/index.ts'
 import type { SignedTransfer, TransferRequest } from '../../../platform/chain/types.ts'
-import { takeNonce } from './nonces.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { logOf } from './report.ts'
 import { type PlatformSigner, type Prepared, platformSigner, type SenderContext } from './types.ts'
@@ -21,45 +20,55 @@ export async function signFor(
   return chain.signTransfer(await keys.privateKey(tx, row.fromAddress), req)
 }
 
-/** Takes the next nonce, signs, stores the signed transaction and registers it: one transaction. */
-export async function signFirst(s: SenderContext, id: string, prepared: Prepared) {
-  const { chain, db, clock, watcher, log } = s.deps
-  const row = (await s.load(db, id))!
-  // Reconcile with the chain: nonces used outside the platform (after a key export) are skipped.
-  const latest = await chain.getNonce(row.fromAddress, 'latest')
-  await db.transaction().execute(async (tx) => {
-    const current = await s.load(tx, id, true)
-    if (current?.status !== 'queued') return
-    const nonce = await takeNonce(s, tx, row.fromAddress, latest)
-    const signed = await signFor(s, tx, row, {
-      coin: row.coin,
-      to: row.toAddress,
-      amount: BigInt(row.amount),
-      nonce,
-      gas: prepared.gas,
-      fees: prepared.fees,
-    })
-    const txHash = signed.hash.toLowerCase()
-    await outgoingRepo.markSigned(
-      tx,
-      id,
-      { nonce, raw: signed.raw, txHash, gasLimit: signed.gas, maxFee: signed.maxFee },
-      clock.now(),
-    )
-    await watcher.registerOwn(tx, {
-      txHash,
-      from: row.fromAddress,
-      purpose: row.purpose,
-      ...(row.creditAccountId ? { creditAccountId: row.creditAccountId } : {}),
-    })
-    log.info(
-      {
-        ...logOf(row),
+/** Thrown inside the signing transaction to roll it back when the transfer was not queued any more. */
+class NotQueued extends Error {}
+
+/**
+ * Takes the address's next nonce (the stored next nonce, or the chain's `latest` count when that is
+ * ahead: nonces used outside the platform after a key export are skipped), signs, stores the signed
+ * transaction and registers it with the watcher: one database transaction, the address's nonce row
+ * locked first. The transfer as stored; undefined when another run signed or settled it first
+ * (nothing is taken or stored then).
+ */
+export async function signFirst(
+  s: SenderContext,
+  row: OutgoingRow,
+  prepared: Prepared,
+  latestOnChain: number,
+): Promise<OutgoingRow | undefined> {
+  const { db, clock, watcher, log } = s.deps
+  try {
+    return await db.transaction().execute(async (tx) => {
+      const now = clock.now()
+      const nonce = await outgoingRepo.takeNonce(tx, s.chainKey, row.fromAddress, latestOnChain, now)
+      const signed = await signFor(s, tx, row, {
+        coin: row.coin,
+        to: row.toAddress,
+        amount: BigInt(row.amount),
         nonce,
+        gas: prepared.gas,
+        fees: prepared.fees,
+      })
+      const txHash = signed.hash.toLowerCase()
+      // Stored only while the transfer is still queued (the compare-and-set of this step).
+      const stored = await outgoingRepo.markSigned(
+        tx,
+        row.id,
+        { nonce, raw: signed.raw, txHash, gasLimit: signed.gas, maxFee: signed.maxFee },
+        now,
+      )
+      if (!stored) throw new NotQueued()
+      await watcher.registerOwn(tx, {
         txHash,
-        maxFee: signed.maxFee.toString(),
-      },
-      'outgoing transfer signed',
-    )
-  })
+        from: row.fromAddress,
+        purpose: row.purpose,
+        ...(row.creditAccountId ? { creditAccountId: row.creditAccountId } : {}),
+      })
+      log.info({ ...logOf(row), nonce, txHash, maxFee: signed.maxFee.toString() }, 'outgoing transfer signed')
+      return stored
+    })
+  } catch (err) {
+    if (err instanceof NotQueued) return undefined
+    throw err
+  }
 }
