@@ -1,7 +1,8 @@
 // POST /v1/collection takes four statements without tags or files: the type's lookup, the row,
 // the event, and the answer read in one statement (the collection, its children, its creator's
 // summary and its paymentWebHook); GET /v1/collection/{id} reads that same one statement when the
-// form is not cached (two with children: their children's ids).
+// form is not cached (two with children: their children's ids). PATCH /v1/collection/{id} with new
+// tags takes eight.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createCollection, createMember, type Member, summaryOf } from './helpers.ts'
@@ -22,7 +23,7 @@ afterAll(async () => {
   await t?.close()
 })
 
-async function counted(method: 'GET' | 'POST', url: string, token: string, payload?: object) {
+async function counted(method: 'GET' | 'POST' | 'PATCH', url: string, token: string, payload?: object) {
   const before = t.database.queryCount()
   const res = await t.req({ method, url, token, ...(payload ? { payload } : {}) })
   const queries = t.database.queryCount() - before
@@ -73,5 +74,44 @@ describe('creating a collection', () => {
     const asAlice = await counted('GET', `/v1/collection/${parent._id}`, alice.token)
     expect(asAlice.queries).toBeLessThanOrEqual(2)
     expect(asAlice.data.paymentWebHook).toBe('http://localhost:9/parent')
+  })
+})
+
+describe('updating a collection', () => {
+  it('takes eight statements with new tags, and answers them in the order given', async () => {
+    const job = await createCollection(t, alice.token, { name: 'Tagged', tags: ['First Tag', 'Second Tag'] })
+    const patched = await counted('PATCH', `/v1/collection/${job._id}`, alice.token, {
+      description: 'Retagged',
+      tags: ['Third Tag', 'First Tag'],
+    })
+    // The row locked, the tags found or created, their counts moved, the row updated (answering
+    // itself), then its creator, tags, children and paymentWebHook for the answer.
+    expect(patched.queries).toBe(8)
+    expect(patched.data.description).toBe('Retagged')
+    expect(patched.data.skillData).toEqual(['Third Tag', 'First Tag'])
+    const counts = await t.database.db
+      .selectFrom('tags')
+      .select(['key', 'entryCount'])
+      .where('key', 'in', ['first-tag', 'second-tag', 'third-tag'])
+      .orderBy('key')
+      .execute()
+    expect(counts).toEqual([
+      { key: 'first-tag', entryCount: 1 },
+      { key: 'second-tag', entryCount: 0 },
+      { key: 'third-tag', entryCount: 1 },
+    ])
+  })
+
+  it('keeps the search text of its tags when only the name changes', async () => {
+    const job = await createCollection(t, alice.token, { name: 'Searchable', tags: ['Zebra Quokka'] })
+    const renamed = await counted('PATCH', `/v1/collection/${job._id}`, alice.token, { name: 'Renamed job' })
+    expect(renamed.data.name).toBe('Renamed job')
+    const row = await t.database.db
+      .selectFrom('collections')
+      .select('searchText')
+      .where('id', '=', job._id)
+      .executeTakeFirstOrThrow()
+    expect(row.searchText).toContain('zebra')
+    expect(row.searchText).toContain('renamed')
   })
 })

@@ -245,11 +245,13 @@ export const collectionRepo = {
     >,
     now: Date,
   ) {
-    await ex
-      .updateTable('collections')
+    // The row as `getForChange` reads it, answered by the update itself.
+    return ex
+      .updateTable('collections as c')
       .set({ ...patch, updatedAt: now, version: sql`version + 1` })
-      .where('id', '=', id)
-      .execute()
+      .where('c.id', '=', id)
+      .returning(COLLECTION_COLUMNS)
+      .executeTakeFirstOrThrow()
   },
 
   /** Live children of a parent, locked, for cascading a delete. */

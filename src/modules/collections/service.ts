@@ -221,7 +221,7 @@ export class CollectionService extends CollectionReads {
     if (input.deliveryDate !== undefined) patch.deliveryDate = this.deliveryDate(input.deliveryDate)
     if (input.attachments !== undefined)
       patch.attachmentIds = await this.checkAttachments(tx, userId, input.attachments)
-    let tagNames = (await tagService.byIds(tx, row.tagIds)).map((t) => t.name)
+    let tagNames: string[] | undefined
     if (input.tags !== undefined) {
       const tags = await tagService.ensure(tx, input.tags)
       await tagService.swap(
@@ -238,10 +238,9 @@ export class CollectionService extends CollectionReads {
       patch.searchText = searchDocument([
         patch.name ?? row.name,
         patch.description ?? row.description,
-        ...tagNames,
+        ...(tagNames ?? (await tagService.byIds(tx, row.tagIds)).map((t) => t.name)),
       ])
-    await collectionRepo.update(tx, id, patch, now)
-    const updated = (await collectionRepo.getForChange(tx, id))!
+    const updated = await collectionRepo.update(tx, id, patch, now)
     const rel = await this.related(tx, userId, [updated])
     return {
       ...updateShape(updated, rel.tags, rel.childIds.get(id) ?? []),
