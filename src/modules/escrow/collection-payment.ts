@@ -132,11 +132,12 @@ export class CollectionPayments {
     const { rate, quote } = await escrow.quote(cents, coin, '/usdValue')
     const now = this.deps.clock.now()
     const escrowId = newId(now.getTime())
+    let opened: EscrowRow
     try {
-      await db.transaction().execute(async (tx) => {
+      opened = await db.transaction().execute(async (tx) => {
         // Locks the collection: of two requests at once, the second sees the first's escrow.
         await collections.markEscrow(tx, state.id, { state: 'waiting', escrowId })
-        await escrow.open(tx, {
+        const { row } = await escrow.open(tx, {
           id: escrowId,
           collectionId: state.id,
           payerId: userId,
@@ -146,6 +147,7 @@ export class CollectionPayments {
           quote,
           now,
         })
+        return row
       })
     } catch (err) {
       if (err instanceof AppError && err.code === 'COLLECTION_HAS_ESCROW') {
@@ -158,7 +160,7 @@ export class CollectionPayments {
       }
       throw err
     }
-    return this.#view((await escrowRepo.get(db, escrowId))!, contract)
+    return this.#view(opened, contract)
   }
 
   /** POST /v1/payment/validate: #14 for the collection's escrow. */

@@ -11,7 +11,7 @@ import type { EscrowCredits } from './credits.ts'
 import type { EscrowPayouts } from './payouts.ts'
 import type { EscrowPorts } from './ports.ts'
 import { computeQuote, QuoteError, usdToCents } from './quote.ts'
-import { escrowRepo } from './repo.ts'
+import { type EscrowRow, escrowRepo } from './repo.ts'
 import type { InitiateInput } from './schemas.ts'
 import { fundChild, parentFor } from './trees.ts'
 
@@ -78,14 +78,14 @@ export class EscrowInitiation {
 
   /**
    * Inside the caller's transaction: a fresh custodial key (the payment address), the escrow's
-   * ledger account and the escrow row with its quote. Returns the payment address.
+   * ledger account and the escrow row with its quote. Returns the payment address and the row.
    */
-  async open(tx: Tx, e: OpenEscrow): Promise<{ address: string; expiresAt: Date }> {
+  async open(tx: Tx, e: OpenEscrow): Promise<{ address: string; expiresAt: Date; row: EscrowRow }> {
     const key = await this.deps.keys.ensure(tx, 'escrow', e.id)
     await this.deps.ledger.ensureAccount(tx, 'escrow', e.id, e.coin.reference)
     const expiresAt = new Date(e.now.getTime() + QUOTE_VALIDITY_MS)
     const q = e.quote
-    await escrowRepo.insert(tx, {
+    const row = await escrowRepo.insert(tx, {
       id: e.id,
       collectionId: e.collectionId,
       payerId: e.payerId,
@@ -106,7 +106,7 @@ export class EscrowInitiation {
       createdAt: e.now,
       updatedAt: e.now,
     })
-    return { address: key.address, expiresAt }
+    return { address: key.address, expiresAt, row }
   }
 
   /** #13: validates the request, quotes the price and opens the escrow with its collection. */

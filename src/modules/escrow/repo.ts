@@ -99,8 +99,9 @@ export const escrowRepo = {
       .executeTakeFirst()
   },
 
-  async insert(ex: Executor, row: Insertable<EscrowsTable>) {
-    await ex.insertInto('escrows').values(row).execute()
+  /** A new escrow, answered as `get` reads it. */
+  insert(ex: Executor, row: Insertable<EscrowsTable>) {
+    return ex.insertInto('escrows').values(row).returning(escrowColumns).executeTakeFirstOrThrow()
   },
 
   async update(

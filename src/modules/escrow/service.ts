@@ -73,7 +73,7 @@ export class EscrowService {
    * Inside the caller's transaction: a fresh custodial key (the payment address), the escrow's
    * ledger account and the escrow row with its quote. Returns the payment address.
    */
-  open(tx: Tx, e: OpenEscrow): Promise<{ address: string; expiresAt: Date }> {
+  open(tx: Tx, e: OpenEscrow): Promise<{ address: string; expiresAt: Date; row: EscrowRow }> {
     return this.#initiation.open(tx, e)
   }
 
