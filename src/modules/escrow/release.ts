@@ -181,11 +181,11 @@ export class EscrowRelease {
       )
     if (receiverId === row.payerId)
       throw errors.named('ESCROW_SELF_RELEASE', 'The payer cannot release an escrow to themselves')
-    const [networkFee, rate, receiverAddress, payerAddress] = await Promise.all([
+    // The payer's address is read in the release's transaction, and only for a refund.
+    const [networkFee, rate, receiverAddress] = await Promise.all([
       this.#networkFees(row),
       this.deps.transactions.rateOf(row.coin),
       db.transaction().execute((tx) => this.deps.addresses.userAddress(tx, receiverId)),
-      db.transaction().execute((tx) => this.deps.addresses.userAddress(tx, row.payerId)),
     ])
     return db.transaction().execute(async (tx) => {
       const locked = (await escrowRepo.get(tx, escrowId, true))!
@@ -238,7 +238,9 @@ export class EscrowRelease {
       if (free < planned) throw errors.named('ESCROW_UNDERFUNDED', 'The escrow holds less than its payouts')
       const refund = part.final && free > planned ? free - planned : 0n
       // A direct deposit's overpayment goes to the address its payer gave (an operator's, email only).
-      const refundTo = await refundLeg(tx, this.deps.clock, locked, refund, payerAddress)
+      const refundTo = await refundLeg(tx, this.deps.clock, locked, refund, () =>
+        this.deps.addresses.userAddress(tx, locked.payerId),
+      )
       if (refundTo) legs.push(refundTo)
       const retried = await this.deps.payouts.retryFailed(tx, locked, held.legs)
       const now = this.deps.clock.now()
