@@ -146,7 +146,9 @@ export interface SenderOptions {
   /** the longest time between two looks at a pending transaction (a look comes after a tenth of
    * its age, between `receiptCheckMs` and this) */
   pendingRecheckMs: number
-  /** a top-up brings this many times the missing gas */
+  /** a top-up brings the gas of every transfer queued at the address plus this many, less one,
+   * times the gas of the transfer that asked for it (and never less than this many times its
+   * missing gas) */
   topUpFactor: bigint
   /** sends one worker process runs at once (slots of their own, apart from other jobs) */
   concurrency: number
