@@ -56,6 +56,19 @@ export function normaliseTags(names: string[], path = '/tags'): Array<{ name: st
   return [...seen].map(([key, name]) => ({ key, name }))
 }
 
+/** What never changes of a tag once it is created (only its entry count moves). */
+export type TagLabel = Pick<TagRow, 'id' | 'name' | 'key' | 'color' | 'type'>
+/** Labels by id, kept in the process: no write ever changes them, so no process needs telling. */
+const labels = new Map<string, TagLabel>()
+const MAX_LABELS = 50_000
+
+function remember(rows: readonly TagLabel[]) {
+  for (const { id, name, key, color, type } of rows) {
+    if (labels.size >= MAX_LABELS) labels.delete(labels.keys().next().value!)
+    labels.set(id, { id, name, key, color, type })
+  }
+}
+
 export const tagService = {
   /** Finds or creates the tags for `names` (child tags placed under matching parents). */
   async ensure(ex: Executor, names: string[], path = '/tags'): Promise<TagRow[]> {
@@ -70,11 +83,21 @@ export const tagService = {
     }))
     // Inserted in key order, so two transactions saving overlapping new tags cannot deadlock.
     rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
-    const byKey = new Map((await tagsRepo.ensure(ex, rows)).map((t) => [t.key, t]))
+    const found = await tagsRepo.ensure(ex, rows)
+    const byKey = new Map(found.map((t) => [t.key, t]))
     // A tag another transaction committed while the statement ran: read again (PostgreSQL only).
     const late = wanted.filter((w) => !byKey.has(w.key)).map((w) => w.key)
     if (late.length > 0) for (const t of await tagsRepo.byKeys(ex, late)) byKey.set(t.key, t)
-    return wanted.map((w) => byKey.get(w.key)!) as TagRow[]
+    const tags = wanted.map((w) => byKey.get(w.key)!) as TagRow[]
+    remember(tags)
+    return tags
+  },
+
+  /** The labels of the tags of `ids` that exist, in that order: read once per process. */
+  async labels(ex: Executor, ids: readonly string[]): Promise<TagLabel[]> {
+    const missing = [...new Set(ids.filter((id) => !labels.has(id)))]
+    if (missing.length > 0) remember(await tagsRepo.byIds(ex, missing))
+    return ids.map((id) => labels.get(id)).filter((t): t is TagLabel => t !== undefined)
   },
 
   /** Moves entry counts when an owner's tag set changes from `before` to `after` (tag ids). */

@@ -89,7 +89,7 @@ export class CollectionReads {
       known && [...userIds].every((u) => known.users.has(u))
         ? [...known.users.values()]
         : collectionRepo.users(ex, [...userIds]),
-      tagService.byIds(ex, [...new Set(rows.flatMap((r) => r.tagIds))]),
+      tagService.labels(ex, [...new Set(rows.flatMap((r) => r.tagIds))]),
       collectionRepo.childIds(ex, unknownChildren, viewerId).then((m) => {
         for (const [k, v] of want.knownChildren ?? []) m.set(k, v)
         return m

@@ -238,7 +238,7 @@ export class CollectionService extends CollectionReads {
       patch.searchText = searchDocument([
         patch.name ?? row.name,
         patch.description ?? row.description,
-        ...(tagNames ?? (await tagService.byIds(tx, row.tagIds)).map((t) => t.name)),
+        ...(tagNames ?? (await tagService.labels(tx, row.tagIds)).map((t) => t.name)),
       ])
     const updated = await collectionRepo.update(tx, id, patch, now)
     const rel = await this.related(tx, userId, [updated])
