@@ -151,6 +151,11 @@ it('counts the statements and chain calls of each transfer, from its queueing to
     listed(tallies.otherChain),
   ].join('\n')
   console.log(report)
+  // What a transfer's own runs cost (51 statements and 8.3 chain calls before runs stopped
+  // reloading their row, looking for receipts before a first broadcast, reading the receipt twice
+  // and waking every later nonce at each settlement; about 34 and 5.3 since).
+  expect(total(tallies.runSql) / TRANSFERS, report).toBeLessThanOrEqual(38)
+  expect(total(tallies.runChain) / TRANSFERS, report).toBeLessThanOrEqual(6)
 
   await t.app.services.settlement.watcher.scanNow()
   await t.drain()
