@@ -78,6 +78,24 @@ export const securityRepo = {
     await sql`select pg_advisory_xact_lock(hashtextextended(${`password:${userId}`}, 0))`.execute(tx)
   },
 
+  /**
+   * `lockPasswordChecks` and the live account's password hash and two-factor switch, in one
+   * statement (undefined, and nothing locked, for an account that is gone).
+   */
+  async lockPasswordChecksOf(
+    tx: Tx,
+    userId: string,
+  ): Promise<{ passwordHash: string | null; twoFaEnabled: boolean } | undefined> {
+    const res = await sql<{ passwordHash: string | null; twoFaEnabled: boolean }>`
+      select u.password_hash, u.two_fa_enabled
+      from users u
+      where u.id = ${userId} and u.deleted_at is null
+        and (select pg_advisory_xact_lock(hashtextextended(${`password:${userId}`}, 0))) is not null`.execute(
+      tx,
+    )
+    return res.rows[0]
+  },
+
   /** How many audit rows of `action` the account has since `since`. */
   async countSince(ex: Executor, userId: string, action: string, since: Date): Promise<number> {
     const row = await ex

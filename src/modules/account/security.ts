@@ -9,7 +9,7 @@ import { hashPassword, isStrongPassword } from '../../platform/crypto/passwords.
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
 import type { FlowService, RequestMeta, SessionIssuer, TokenService, TwoFaChallenge } from '../auth/types.ts'
 import type { EventService } from '../events/types.ts'
-import { confirmPassword } from './password-guard.ts'
+import { confirmAccountPassword, confirmPassword } from './password-guard.ts'
 import { accountRepo, profileRepo } from './repo.ts'
 import { AccountCodes, type Outcome, unwrap } from './security-codes.ts'
 import { securityRepo } from './security-repo.ts'
@@ -401,10 +401,14 @@ export class AccountSecurityService {
     ip: string | null,
     message = 'Wrong password',
   ): Promise<{ twoFaEnabled: boolean }> {
-    const user = await accountRepo.getUser(this.deps.db, userId)
-    if (!user) throw errors.unauthenticated()
-    await this.#confirmPassword(user, password, action, ip, message)
-    return { twoFaEnabled: user.twoFaEnabled }
+    return confirmAccountPassword(this.deps.db, {
+      userId,
+      password,
+      action,
+      ip,
+      now: this.deps.clock.now(),
+      message,
+    })
   }
 
   // ---- helpers --------------------------------------------------------------------------------
