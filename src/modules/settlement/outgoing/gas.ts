@@ -19,9 +19,47 @@ import { GAS_TOPUP_PURPOSE, isFinal, type SenderContext } from './types.ts'
 export const gasVoidKey = (transferId: string, holdId: string) => `outgoing:${transferId}:gas-void:${holdId}`
 
 /** The account of the platform's gas at a sending address (holds reserve what transfers need). */
-export async function gasAccounts(s: SenderContext, ex: Executor, address: string) {
+export async function gasAccounts(s: SenderContext, ex: Executor, address: string, ids?: AccountIds) {
   const native = nativeCoin(s)
-  return { native, treasury: await s.deps.ledger.ensureAccount(ex, 'treasury', address, native) }
+  const treasury = ids
+    ? await ids.of('treasury', address, native)
+    : await s.deps.ledger.ensureAccount(ex, 'treasury', address, native)
+  return { native, treasury }
+}
+
+/** The most account ids the sender keeps (beyond, it starts over). */
+const KEPT_ACCOUNT_IDS = 100_000
+
+/**
+ * The ledger accounts one transaction of the sender books to: an id the sender has kept is used as
+ * it is; another is asked of the ledger (made when missing) and kept once the transaction
+ * committed (`keep`), never before: a rolled-back transaction may have made an account that is
+ * gone with it.
+ */
+export class AccountIds {
+  readonly #found = new Map<string, string>()
+  constructor(
+    readonly s: SenderContext,
+    readonly ex: Executor,
+  ) {}
+
+  async of(kind: 'treasury' | 'chain', ownerId: string, coin: string): Promise<string> {
+    const key = `${kind}:${ownerId}:${coin}`
+    const known = this.s.accountIds.get(key) ?? this.#found.get(key)
+    if (known) return known
+    const id = await this.s.deps.ledger.ensureAccount(this.ex, kind, ownerId, coin)
+    this.#found.set(key, id)
+    return id
+  }
+
+  /** The chain's clearing account of `coin`. */
+  clearing = (coin: string) => this.of('chain', this.s.chainKey, coin)
+
+  /** Keeps the ids found, after the transaction that found them committed. */
+  keep() {
+    if (this.s.accountIds.size + this.#found.size > KEPT_ACCOUNT_IDS) this.s.accountIds.clear()
+    for (const [k, v] of this.#found) this.s.accountIds.set(k, v)
+  }
 }
 
 function nativeCoin(s: SenderContext): string {
@@ -50,7 +88,9 @@ export async function reserveGas(
   opts: { gas?: bigint; signed?: boolean } = {},
 ): Promise<boolean> {
   const { db, clock } = s.deps
+  let ids: AccountIds | undefined
   const r = await db.transaction().execute(async (tx): Promise<Reservation> => {
+    ids = new AccountIds(s, tx)
     // The address's nonce row serialises gas decisions of one address.
     await lockAddress(s, tx, row.fromAddress)
     const current = await s.load(tx, row.id, true)
@@ -60,11 +100,12 @@ export async function reserveGas(
       : current?.status === 'queued'
     if (!current || !reservable) return { result: 'ok' }
     const gas = opts.gas ?? BigInt(current.gasLimit ?? 0)
-    const reserved = await reserveLocked(s, tx, current, maxFee, gas)
+    const reserved = await reserveLocked(s, tx, current, maxFee, gas, ids)
     if (reserved.result === 'ok' && reserved.hold)
       await outgoingRepo.setGasReserved(tx, row.id, reserved.hold.reserved, reserved.hold.holdId, clock.now())
     return reserved
   })
+  ids?.keep()
   return settleReservation(s, r)
 }
 
@@ -89,12 +130,13 @@ export async function reserveLocked(
   current: OutgoingRow,
   maxFee: bigint,
   gas: bigint,
+  ids?: AccountIds,
 ): Promise<Reservation> {
   const { ledger, log } = s.deps
   const reserved = BigInt(current.gasReserved)
   if (reserved >= maxFee) return { result: 'ok' }
   const need = maxFee - reserved
-  const acc = await gasAccounts(s, tx, current.fromAddress)
+  const acc = await gasAccounts(s, tx, current.fromAddress, ids)
   const spendable = (await ledger.account(tx, acc.treasury, { forUpdate: true }))?.available ?? 0n
   if (spendable >= need) {
     // One hold per transfer: a larger reservation replaces the smaller one.

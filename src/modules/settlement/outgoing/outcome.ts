@@ -10,7 +10,7 @@ import { ChainError, type TransferReceipt } from '../../../platform/chain/types.
 import { scheduleRun } from './enqueue.ts'
 import { TRANSFER_ATTEMPT_FAILED, TRANSFER_FAILED, TRANSFER_SETTLED } from './events.ts'
 import { settleFunding } from './funding.ts'
-import { bookGas } from './gas.ts'
+import { AccountIds, bookGas } from './gas.ts'
 import { hashesOf, minedOf } from './receipts.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { eventOf, logOf, report } from './report.ts'
@@ -159,8 +159,9 @@ function receiptText(r: TransferReceipt): string {
 
 /** Settles a mined transfer: completed (value and gas booked) or, when reverted, failed (gas booked). */
 export async function settleWithReceipt(s: SenderContext, id: string, receipt: TransferReceipt) {
-  const { db, clock, log, ledger } = s.deps
+  const { db, clock, log } = s.deps
   const text = receiptText(receipt)
+  let ids: AccountIds | undefined
   await db.transaction().execute(async (tx) => {
     const locked = await s.load(tx, id, true)
     if (!locked || isFinal(locked.status)) return
@@ -170,11 +171,8 @@ export async function settleWithReceipt(s: SenderContext, id: string, receipt: T
     await outgoingRepo.markMined(tx, id, txHash, now, locked.txHash)
     const row = { ...locked, txHash }
     // The chain's clearing account of each coin, asked for once (gas and value may share it).
-    const clearing = new Map<string, Promise<string>>()
-    const clearingOf = (coin: string) => {
-      if (!clearing.has(coin)) clearing.set(coin, ledger.ensureAccount(tx, 'chain', s.chainKey, coin))
-      return clearing.get(coin)!
-    }
+    ids = new AccountIds(s, tx)
+    const clearingOf = ids.clearing
     await bookGas(s, tx, row, receipt.fee, clearingOf)
     await wakeLaterNonces(s, tx, row)
     if (receipt.status === 'success') {
@@ -215,6 +213,7 @@ export async function settleWithReceipt(s: SenderContext, id: string, receipt: T
       },
     )
   })
+  ids?.keep()
 }
 
 /** Settles a transfer as failed for good: its gas reservation back (when nothing was mined), its

@@ -27,6 +27,7 @@ import {
 
 export class OutgoingSender implements SenderContext {
   readonly #handlers = new Map<string, OutcomeHandlers>()
+  readonly accountIds = new Map<string, string>()
   readonly options: SenderOptions
   /** what operators may do with transfers (lists, run now, replace now, cancel) */
   readonly operations: OutgoingOperations = new OutgoingOperations(this)

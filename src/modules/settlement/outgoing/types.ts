@@ -205,6 +205,9 @@ export interface SenderContext {
   readonly options: SenderOptions
   /** the chain id as stored in the tables */
   readonly chainKey: string
+  /** ids of the ledger accounts the sender books to (an account's id never changes once made),
+   * kept once a transaction that made or found them committed (`AccountIds`) */
+  readonly accountIds: Map<string, string>
   /** reads a transfer (tests wrap it to interleave workers) */
   load(ex: Executor, id: string, forUpdate?: boolean): Promise<OutgoingRow | undefined>
   /** tests only: a point where a worker may "die" */
