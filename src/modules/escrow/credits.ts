@@ -98,7 +98,7 @@ async function absorbCredits(
     }
     await escrowRepo.update(tx, locked.id, set, now)
     if (locked.status !== 'cancelled' && locked.status !== 'releasing' && locked.status !== 'released') return
-    const { free } = await deps.payouts.free(tx, locked)
+    const { free } = await deps.payouts.free(tx, locked, { account })
     await returnToPayer(deps, tx, locked, free, rate, () => deps.addresses.userAddress(tx, locked.payerId))
   })
   return true

@@ -128,14 +128,15 @@ export class EscrowPayouts {
    * Queues legs (amounts ≤ 0 are skipped) with a pending transaction each, and records the
    * collection's payout statuses in one statement. `rate`: fetched before `tx` (null when none
    * could be had: the records then store none). `opts.legs`: the escrow's legs as read in `tx`
-   * (their numbering follows); `opts.emptyDone`: a payout with nothing to send is completed at once.
+   * (their numbering follows); `opts.account`: the escrow's ledger account when the caller has it;
+   * `opts.emptyDone`: a payout with nothing to send is completed at once.
    */
   async queue(
     tx: Tx,
     escrow: EscrowRow,
     legs: PlannedLeg[],
     rate: string | null,
-    opts: { legs?: LegRow[]; emptyDone?: boolean } = {},
+    opts: { legs?: LegRow[]; account?: string; emptyDone?: boolean } = {},
   ) {
     const now = this.deps.clock.now()
     const queued = legs.filter((l) => l.amount > 0n)
@@ -144,7 +145,8 @@ export class EscrowPayouts {
       const known = opts.legs ?? (await escrowRepo.legs(tx, escrow.id))
       let seq = known.reduce((max, l) => Math.max(max, l.seq), 0) + 1
       // One account for every leg of the escrow: made (or found) once.
-      const account = await this.deps.ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin)
+      const account =
+        opts.account ?? (await this.deps.ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin))
       const rows: Parameters<typeof escrowRepo.insertLegs>[1] = []
       for (const l of queued) {
         const id = newId()
@@ -186,13 +188,13 @@ export class EscrowPayouts {
 
   /**
    * Sends again the legs that failed for good; returns how many. `legs`: the escrow's legs as
-   * read in `tx` (read here when absent).
+   * read in `tx` (read here when absent); `known`: the escrow's ledger account when the caller has it.
    */
-  async retryFailed(tx: Tx, escrow: EscrowRow, legs?: LegRow[]): Promise<number> {
+  async retryFailed(tx: Tx, escrow: EscrowRow, legs?: LegRow[], known?: string): Promise<number> {
     const now = this.deps.clock.now()
     const failed = (legs ?? (await escrowRepo.legs(tx, escrow.id))).filter((l) => l.status === 'failed')
     if (failed.length === 0) return 0
-    const account = await this.deps.ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin)
+    const account = known ?? (await this.deps.ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin))
     const steps: PayoutStep[] = []
     for (const leg of failed) {
       const attempt = leg.attempt + 1
@@ -298,10 +300,22 @@ export class EscrowPayouts {
   async free(
     tx: Tx,
     escrow: { id: string; coin: string },
-  ): Promise<{ free: bigint; open: bigint; legs: LegRow[]; fundingUnderWay: boolean }> {
-    const available = await this.deps.ledger.balance(tx, 'escrow', escrow.id, escrow.coin, {
-      forUpdate: true,
-    })
+    opts: { account?: string; ensure?: boolean } = {},
+  ): Promise<{
+    free: bigint
+    open: bigint
+    legs: LegRow[]
+    fundingUnderWay: boolean
+    account: string | undefined
+  }> {
+    const { ledger } = this.deps
+    // The account by id when the caller has it or asks for it (its legs are then held on it).
+    const account =
+      opts.account ??
+      (opts.ensure ? await ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin) : undefined)
+    const available = account
+      ? (await ledger.account(tx, account, { forUpdate: true }))!.available
+      : await ledger.balance(tx, 'escrow', escrow.id, escrow.coin, { forUpdate: true })
     const legs = await escrowRepo.legs(tx, escrow.id)
     const { unsettled, statuses } = await this.#unsettled(tx, legs)
     let owed = 0n
@@ -310,7 +324,13 @@ export class EscrowPayouts {
       open += BigInt(l.amount)
       if (l.outgoingId && statuses.get(l.outgoingId) === 'failed') owed += BigInt(l.amount)
     }
-    return { free: available - owed, open, legs, fundingUnderWay: unsettled.some((l) => l.kind === 'fund') }
+    return {
+      free: available - owed,
+      open,
+      legs,
+      fundingUnderWay: unsettled.some((l) => l.kind === 'fund'),
+      account,
+    }
   }
 
   /** True while a child's funding from this escrow (a `fund` leg) has not been mined. */
