@@ -35,6 +35,8 @@ export type FromLoad =
   | {
       type: 'report'
       latencies: number[]
+      /** the delays of the warm-up push (round -1), kept apart */
+      warmUpLatencies: number[]
       missing: number
       duplicates: number
       foreign: number
@@ -44,6 +46,7 @@ export type FromLoad =
 
 /** What the publisher puts in each push's data. */
 export interface BenchPush {
+  /** -1 for the warm-up push */
   round: number
   /** performance.timeOrigin + performance.now() of the publisher just before it published */
   sentAt: number
@@ -71,6 +74,7 @@ interface Sock {
 const now = () => performance.timeOrigin + performance.now()
 const socks: Sock[] = []
 const latencies: number[] = []
+const warmUpLatencies: number[] = []
 let duplicates = 0
 let foreign = 0
 let outOfOrder = 0
@@ -97,7 +101,7 @@ function onPush(s: Sock, text: string, at: number) {
   if (round < s.last) outOfOrder++
   s.seen.add(round)
   s.last = Math.max(s.last, round)
-  latencies.push(at - sentAt)
+  ;(round < 0 ? warmUpLatencies : latencies).push(at - sentAt)
   if (exp) {
     exp.received++
     if (exp.received === exp.want) send({ type: 'round', round, received: exp.received })
@@ -276,7 +280,7 @@ process.on('message', async (msg: ToLoad) => {
     let missing = 0
     for (const [round, exp] of expected)
       for (const s of socks) if (exp.users.has(s.userId) && !s.seen.has(round)) missing++
-    send({ type: 'report', latencies, missing, duplicates, foreign, outOfOrder, closed })
+    send({ type: 'report', latencies, warmUpLatencies, missing, duplicates, foreign, outOfOrder, closed })
   } else if (msg.cmd === 'close') {
     for (const s of socks) s.socket.destroy()
     process.exit(0)
