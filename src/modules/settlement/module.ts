@@ -86,7 +86,12 @@ export async function buildChainWatch(d: {
   coins: WatchedCoins
 }): Promise<{ settlement: SettlementChecks }> {
   const { config, database, chain, clock, log, jobs } = d
-  const halts = new Halts({ db: database.db, clock, log })
+  const halts = new Halts({
+    db: database.db,
+    clock,
+    log,
+    cache: database.caches.create<string[]>('coin halts', ['coin_halts']),
+  })
   const reorgs = new ReorgRepairs({
     db: database.db,
     chain,

@@ -5,6 +5,7 @@
 // system event (`coin.halted`, `coin.resumed`; listed by GET /v1/admin/audit).
 import type { Logger } from 'pino'
 import type { Db, Executor } from '../../../db/index.ts'
+import type { ReadCache } from '../../../db/read-cache.ts'
 import type { HaltReason } from '../../../db/tables/chain.ts'
 import { errors } from '../../../http/errors.ts'
 import type { Clock } from '../../../platform/clock.ts'
@@ -41,7 +42,15 @@ export interface SettlementReadiness {
 const view = (h: HaltRow): CoinHalt => ({ ...h, haltedAt: h.haltedAt.toISOString() })
 
 export class Halts {
-  constructor(private readonly deps: { db: Db; clock: Clock; log: Logger }) {}
+  constructor(
+    private readonly deps: {
+      db: Db
+      clock: Clock
+      log: Logger
+      /** the halted coins read outside a transaction, dropped by any write to `coin_halts` */
+      cache?: ReadCache<string[]>
+    },
+  ) {}
 
   /** The open halts, oldest first. */
   async list(ex: Executor = this.deps.db): Promise<CoinHalt[]> {
@@ -50,7 +59,10 @@ export class Halts {
 
   /** References of the halted coins. */
   async haltedCoins(ex: Executor = this.deps.db): Promise<Set<string>> {
-    return new Set((await reconcileRepo.openHalts(ex)).map((h) => h.coin))
+    const read = async () => (await reconcileRepo.openHalts(ex)).map((h) => h.coin)
+    // Read in a transaction (where a request reserves value), the database itself answers.
+    const { cache, db } = this.deps
+    return new Set(cache && ex === db ? await cache.get('open', read) : await read())
   }
 
   async isHalted(coin: string, ex: Executor = this.deps.db): Promise<boolean> {
