@@ -3,7 +3,6 @@
 // pings, re-checks of each socket's session, and dropping sockets that do not keep up.
 import { Buffer } from 'node:buffer'
 import { hostname } from 'node:os'
-import type { Duplex } from 'node:stream'
 import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
 import type { Database } from '../../db/index.ts'
@@ -59,9 +58,6 @@ interface Conn {
   auth: AuthContext
   token: string
   alive: boolean
-  /** the socket's TCP stream, when a push's pre-built frame may be written to it as it is: no
-   * extension was negotiated (ws frames a text message exactly so, and writes it at once) */
-  raw: Duplex | undefined
 }
 
 export interface LiveHubDeps {
@@ -165,8 +161,7 @@ export class LiveHub {
   }
 
   #attach(ws: WebSocket, auth: AuthContext, token: string, authId?: unknown) {
-    const tcp = (ws as unknown as { _socket?: Duplex })._socket
-    const conn: Conn = { ws, auth, token, alive: true, raw: ws.extensions === '' ? tcp : undefined }
+    const conn: Conn = { ws, auth, token, alive: true }
     const set = this.#byUser.get(auth.userId) ?? new Set<Conn>()
     this.#byUser.set(auth.userId, set)
     // A new tab wins over a forgotten one: past the cap, the oldest sockets are closed.
@@ -330,9 +325,9 @@ export class LiveHub {
   }
 
   /**
-   * One push: serialised, encoded and framed once, the same frame written to every socket it
-   * reaches, in batches of `fanoutBatch` sockets with a turn of the event loop between them.
-   * Answers a promise when the delivery goes on after it returns (later pushes wait for it).
+   * One push: serialised and encoded once, the same bytes written to every socket it reaches, in
+   * batches of `fanoutBatch` sockets with a turn of the event loop between them. Answers a promise
+   * when the delivery goes on after it returns (later pushes wait for it).
    */
   #deliver(wire: LiveWire): Promise<void> | undefined {
     if (!('u' in wire)) return undefined
@@ -342,12 +337,11 @@ export class LiveHub {
       if (set) for (const conn of set) targets.push(conn)
     }
     if (targets.length === 0) return undefined
-    const payload = Buffer.from(JSON.stringify({ type: wire.t, data: wire.d }))
-    const frame = textFrame(payload)
+    const frame = Buffer.from(JSON.stringify({ type: wire.t, data: wire.d }))
     const batch = Math.max(1, this.options.fanoutBatch)
     const write = (from: number) => {
       const to = Math.min(targets.length, from + batch)
-      for (let i = from; i < to; i++) this.#send(targets[i]!, payload, frame)
+      for (let i = from; i < to; i++) this.#send(targets[i]!, frame)
       return to
     }
     let done = write(0)
@@ -362,8 +356,8 @@ export class LiveHub {
     })
   }
 
-  /** A text message (a string, or its UTF-8 bytes shared by many sockets, with their frame). */
-  #send(conn: Conn, text: string | Buffer, frame?: Buffer) {
+  /** A text message (a string, or its UTF-8 bytes shared by many sockets). */
+  #send(conn: Conn, text: string | Buffer) {
     const { ws } = conn
     if (ws.readyState !== ws.OPEN) return
     // A client that does not read is dropped rather than buffered for without bound.
@@ -372,8 +366,7 @@ export class LiveHub {
       setTimeout(() => ws.terminate(), 1000).unref()
       return
     }
-    if (frame && conn.raw) conn.raw.write(frame)
-    else ws.send(text, TEXT)
+    ws.send(text, TEXT)
   }
 
   #tick() {
@@ -427,27 +420,6 @@ export class LiveHub {
   async settle(): Promise<void> {
     while (this.#pending.size > 0) await Promise.allSettled([...this.#pending])
   }
-}
-
-/**
- * A WebSocket text frame of the whole message, as a server sends it (RFC 6455 §5.2: FIN, opcode 1,
- * unmasked; the length in 7, 16 or 64 bits), built once for all the sockets a push reaches.
- */
-export function textFrame(payload: Buffer): Buffer {
-  const n = payload.length
-  const head = n < 126 ? 2 : n < 65_536 ? 4 : 10
-  const frame = Buffer.allocUnsafe(head + n)
-  frame[0] = 0x81
-  if (head === 2) frame[1] = n
-  else if (head === 4) {
-    frame[1] = 126
-    frame.writeUInt16BE(n, 2)
-  } else {
-    frame[1] = 127
-    frame.writeBigUInt64BE(BigInt(n), 2)
-  }
-  payload.copy(frame, head)
-  return frame
 }
 
 function parse(raw: Buffer): { type: string; id?: unknown; data?: unknown } | undefined {
