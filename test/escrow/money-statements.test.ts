@@ -6,10 +6,10 @@
 // A release (#15, or a part through POST /v1/payment/release): the escrow read with its checks, the
 // halts, the credits, the collection's receiver, the receiver's wallet address (the payer's is read
 // in the transaction, only for a refund), then in one transaction the escrow locked, the job's
-// dispute state, the escrow's account (found, then locked by id), its legs, the release (update, row and answer in one
-// statement), and per leg its transaction record, hold and transfer; the legs in
-// one insert and the collection's payout statuses in one update. The bounds are what is left: the
-// ledger's and settlement's share per leg (hold: 3, transfer: 3, record: 1) is theirs to lower.
+// dispute state, the escrow's account (found, then locked by id), its legs, the release (update,
+// row and answer in one statement), and per leg its transaction record, hold and transfer; the legs
+// in one insert and the collection's payout statuses in one update. The bounds are what is left:
+// the ledger's and settlement's share per leg (hold: 3, transfer: 3, record: 1) is theirs to lower.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
