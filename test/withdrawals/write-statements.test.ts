@@ -1,6 +1,6 @@
-// The statements of POST /v1/withdrawals/: ten for a user's second withdrawal. Before the
-// transaction (the coin's halts answered by the process's read cache): the user's custodial key
-// and the password check (the user read under the account's password lock, then the
+// The statements of POST /v1/withdrawals/: nine for a user's second withdrawal. Before the
+// transaction (the coin's halts and the user's address answered by what the process keeps): the
+// password check (the user read under the account's password lock, then the
 // wrong-password count). In it: the halts again, both holds on the wallet account
 // (`ledger_write_holds`: account, lock, claims, held), the transaction record, the outgoing
 // transfer's key read, the transfer and its job (settlement's enqueue; the funding hold it checks
@@ -37,13 +37,13 @@ async function counted(to: string, amount: number, headers: Record<string, strin
 }
 
 describe('statements per withdrawal requested', () => {
-  it('POST /v1/withdrawals/ takes ten, and holds, queues and records everything', async () => {
+  it('POST /v1/withdrawals/ takes nine, and holds, queues and records everything', async () => {
     // The first request of the user in this process; the second is counted.
     await counted(freshAddress(), 0.1)
     const balance = await balanceOf(t, user.id, 'avax')
     const to = freshAddress()
     const { queries, withdrawalId } = await counted(to, 0.25)
-    expect(queries).toBe(10)
+    expect(queries).toBe(9)
 
     const db = t.database.db
     const w = await db

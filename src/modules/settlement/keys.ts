@@ -22,8 +22,29 @@ export interface CustodialKey {
 
 const aad = (address: string) => `wallet-key:${address.toLowerCase()}`
 
+/** Owners' addresses seen committed, kept by the process: a key is never removed or changed. */
+const MAX_ADDRESSES = 100_000
+
 export class KeyStore {
+  readonly #addresses = new Map<string, string>()
+
   constructor(private readonly deps: { secrets: SecretBox; clock: Clock }) {}
+
+  /**
+   * The owner's address (lower case), or undefined when it has no key. Kept by the process once
+   * read outside a transaction (so committed): an address never changes, so no write needs telling.
+   */
+  async address(ex: Executor, ownerKind: KeyOwnerKind, ownerId: string): Promise<string | undefined> {
+    const id = `${ownerKind}:${ownerId}`
+    const known = this.#addresses.get(id)
+    if (known !== undefined) return known
+    const key = await this.find(ex, ownerKind, ownerId)
+    if (key && !ex.isTransaction) {
+      if (this.#addresses.size >= MAX_ADDRESSES) this.#addresses.clear()
+      this.#addresses.set(id, key.address)
+    }
+    return key?.address
+  }
 
   /**
    * The owner's key, created when missing (inside the caller's transaction), in one statement: a

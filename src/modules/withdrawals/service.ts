@@ -79,7 +79,7 @@ export class WithdrawalService {
       coins: CoinService
       ledger: Ledger
       /** settlement's custodial keys: a withdrawal to the user's own address is refused */
-      keys: Pick<KeyStore, 'find'>
+      keys: Pick<KeyStore, 'address'>
       transactions: TransactionService
       outgoing: OutgoingSender
       chain: ChainAdapter
@@ -135,11 +135,11 @@ export class WithdrawalService {
           new Date(this.deps.clock.now().getTime() - DAY_MS),
         ),
     })
-    const key = await keys.find(db, 'user', userId)
-    if (key && key.address.toLowerCase() === address.toLowerCase())
+    const own = await keys.address(db, 'user', userId)
+    if (own && own === address.toLowerCase())
       throw errors.field('/address', 'The address is your own wallet address')
 
-    if (!key) throw errors.unauthenticated()
+    if (!own) throw errors.unauthenticated()
     const user = await this.deps.confirmPassword(userId, input.password, 'withdrawal', ip)
     if (user.twoFaEnabled && (input.code === undefined || input.code === ''))
       throw errors.field('/code', 'A two-factor code is required: two-factor authentication is on')
@@ -156,7 +156,7 @@ export class WithdrawalService {
         fee,
         address,
         rate,
-        from: key.address,
+        from: own,
         ip,
         requestKey,
       })
