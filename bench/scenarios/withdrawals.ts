@@ -5,7 +5,9 @@
 // --quick, a third of the requests race for a third of the balance (every request checks the
 // password, the slowest part), and 10 withdrawals go end to end instead of 30.
 import type { Tx } from '../../src/db/index.ts'
-import type { BenchContext, Scenario } from '../lib.ts'
+import { verifyPassword } from '../../src/platform/crypto/passwords.ts'
+import { cpuMeter } from '../cpu.ts'
+import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
 
 const USDC = 1_000_000n
 const FEE = USDC / 10n
@@ -114,7 +116,79 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     return { user, accepted, refused, other, ms }
   }
 
+  /**
+   * `perWallet` requests on each of `wallets` funded wallets, 20 in flight spread over them (each
+   * wallet can pay for all of its own), with the service's CPU per request and the cost of the
+   * one password check every request makes (argon2id, on the libuv pool) measured beside.
+   */
+  async function acrossWallets(wallets: number, perWallet: number) {
+    const funded = BigInt(perWallet) * (USDC + FEE)
+    const users: BenchUser[] = []
+    for (let i = 0; i < wallets; i++) users.push(await ctx.fundedUser(funded))
+    const body = (password: string) =>
+      JSON.stringify({
+        amount: Number(USDC) / 1e6,
+        coin: 'usdc',
+        address: '0x000000000000000000000000000000000000dEaD',
+        password,
+      })
+    const total = wallets * perWallet
+    const accepted = new Map<string, number>()
+    let other = 0
+    let next = 0
+    const cpu = cpuMeter(s.database.kind === 'postgres')
+    const started = performance.now()
+    const worker = async () => {
+      while (next < total) {
+        const user = users[next++ % wallets]!
+        const res = await fetch(`${ctx.baseUrl}/v1/withdrawals/`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${user.token}`, 'content-type': 'application/json' },
+          body: body(user.password),
+        })
+        if (res.status === 200) accepted.set(user.id, (accepted.get(user.id) ?? 0) + 1)
+        else other++
+        await res.arrayBuffer()
+      }
+    }
+    await Promise.all(Array.from({ length: 20 }, worker))
+    const ms = performance.now() - started
+    const perRequest = cpu(total)
+    // The password check alone, on one of the run's hashes, 20 at a time as the requests ran.
+    const hash = await db
+      .selectFrom('users')
+      .select('passwordHash')
+      .where('id', '=', users[0]!.id)
+      .executeTakeFirstOrThrow()
+    const checks = 100
+    const checkCpu = cpuMeter(false)
+    for (let i = 0; i < checks; i += 20)
+      await Promise.all(
+        Array.from({ length: 20 }, () => verifyPassword(hash.passwordHash, users[0]!.password)),
+      )
+    const { serviceCpuUs: passwordCheckCpuUs } = checkCpu(checks)
+    let invariantViolations = 0
+    for (const u of users)
+      invariantViolations += await violations(u.id, funded, accepted.get(u.id) ?? 0, USDC)
+    return {
+      wallets,
+      requests: total,
+      requestsPerSec: Math.round((total / ms) * 1000),
+      accepted: [...accepted.values()].reduce((a, b) => a + b, 0),
+      otherStatus: other,
+      ...perRequest,
+      passwordCheckCpuUs: passwordCheckCpuUs!,
+      invariantViolations,
+    }
+  }
+
+  const spread = ctx.quick ? { wallets: 20, perWallet: 5 } : { wallets: 200, perWallet: 10 }
+
   return [
+    {
+      name: `POST /v1/withdrawals: ${spread.wallets * spread.perWallet} requests across ${spread.wallets} funded wallets, 20 in flight`,
+      run: () => acrossWallets(spread.wallets, spread.perWallet),
+    },
     {
       name: `POST /v1/withdrawals: ${racing} requests, 20 in flight, one balance for ${affordable}`,
       async run() {
