@@ -16,7 +16,10 @@ const nodes = new Map(profile.nodes.map((n) => [n.id, n]))
 const parentOf = new Map()
 for (const n of profile.nodes) for (const c of n.children ?? []) parentOf.set(c, n.id)
 const selfUs = new Map()
-profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)))
+for (let i = 0; i < profile.samples.length; i++) {
+  const id = profile.samples[i]
+  selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0))
+}
 
 const short = (url) => url.replace(/^.*node_modules\//, '').replace(/^.*?\/(src|bench|test)\//, '$1/')
 const where = (n) =>
