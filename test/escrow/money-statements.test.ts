@@ -80,7 +80,7 @@ async function expectQueued(legs: Awaited<ReturnType<typeof legsOf>>) {
 }
 
 describe('statements per escrow money request', () => {
-  it('POST /v1/escrow/pay takes at most 16 and holds what is missing on the wallet', async () => {
+  it('POST /v1/escrow/pay takes at most 14 and holds what is missing on the wallet', async () => {
     const warm = await initiate(t, payer, receiver, { amount: 10 })
     await counted('/v1/escrow/pay', { escrowId: warm.escrowId, password: payer.password })
     const q = await initiate(t, payer, receiver, { amount: 10 })
@@ -89,7 +89,7 @@ describe('statements per escrow money request', () => {
       escrowId: q.escrowId,
       password: payer.password,
     })
-    expect(queries).toBeLessThanOrEqual(16)
+    expect(queries).toBeLessThanOrEqual(14)
     expect(body.message).toMatch(/^Payment sent from your wallet/)
     const e = await escrow(q.escrowId)
     expect(e.status).toBe('waiting')
