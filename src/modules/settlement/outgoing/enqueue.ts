@@ -32,10 +32,10 @@ export async function enqueueTransfer(
     fromOwnerId = input.from.signer
     if (input.fundingHoldId) throw new Error('a platform signer sends off-ledger value: no funding hold')
   } else {
-    const key = await keys.find(tx, input.from.kind, input.from.ownerId)
-    if (!key) throw new Error(`no custodial key for ${input.from.kind} ${input.from.ownerId}`)
+    const address = await keys.address(tx, input.from.kind, input.from.ownerId)
+    if (!address) throw new Error(`no custodial key for ${input.from.kind} ${input.from.ownerId}`)
     if (!input.fundingHoldId) throw new Error('a custodial sender needs a funding hold')
-    fromAddress = key.address.toLowerCase()
+    fromAddress = address
     fromOwnerId = input.from.ownerId
   }
   let fundingAccountId: string | undefined

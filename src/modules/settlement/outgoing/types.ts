@@ -187,7 +187,7 @@ export interface SenderDeps {
   jobs: JobQueue
   ledger: Ledger
   /** the custodial keys: a custodial sender's address, and its private key for signing */
-  keys: Pick<KeyStore, 'find' | 'privateKey'>
+  keys: Pick<KeyStore, 'address' | 'privateKey'>
   /** the deposit watcher: every signed transaction is registered with it before it is broadcast
    * (so it is not taken for an external withdrawal); a landed gas top-up is credited by it */
   watcher: Pick<DepositWatcher, 'registerOwn' | 'requestScan' | 'reports'>
