@@ -90,27 +90,43 @@ export class EscrowPayouts {
   }
 
   /**
-   * A leg's transfer, reserved by a ledger hold of its amount on the escrow's account (one hold
-   * per attempt): settlement posts it to the chain's clearing account when the leg is mined and
-   * voids it when the attempt fails for good (the amount is the escrow's again, owed to the leg
-   * until it is sent again). 422 INSUFFICIENT_BALANCE when the escrow cannot reserve it.
+   * The holds of legs' transfers on the escrow's account, one per leg and attempt, all in one
+   * statement (all or nothing): settlement posts each to the chain's clearing account when its leg
+   * is mined and voids it when the attempt fails for good (the amount is the escrow's again, owed
+   * to the leg until it is sent again). 422 INSUFFICIENT_BALANCE when the escrow cannot reserve
+   * them. Returns the hold ids in order.
    */
+  async #holdLegs(
+    tx: Tx,
+    escrow: EscrowRow,
+    legs: { id: string; amount: bigint; attempt: number }[],
+  ): Promise<string[]> {
+    const { holds } = await this.deps.ledger.holdMany(tx, {
+      kind: 'escrow',
+      ownerId: escrow.id,
+      coin: escrow.coin,
+      holds: legs.map((l) => ({
+        key: `escrow-leg:${l.id}:${l.attempt}:hold`,
+        amount: l.amount,
+        kind: LEG_PURPOSE,
+        description: `Escrow leg ${l.id} (attempt ${l.attempt})`,
+      })),
+    })
+    // Each key is new (a fresh leg id, or the attempt after the last): nothing can be replayed.
+    if (holds.length !== legs.length || holds.some((h) => h.replayed))
+      throw new Error(`escrow ${escrow.id}: leg holds already taken`)
+    return holds.map((h) => h.id)
+  }
+
+  /** A leg's transfer, funded by its hold (see #holdLegs). */
   async #enqueueLeg(
     tx: Tx,
     escrow: EscrowRow,
-    account: string,
+    hold: { id: string },
     leg: { id: string; amount: bigint; to: string },
     attempt: number,
   ) {
-    const { ledger, outgoing } = this.deps
-    const hold = await ledger.hold(tx, {
-      key: `escrow-leg:${leg.id}:${attempt}:hold`,
-      coin: escrow.coin,
-      account,
-      amount: leg.amount,
-      kind: LEG_PURPOSE,
-      description: `Escrow leg ${leg.id} (attempt ${attempt})`,
-    })
+    const { outgoing } = this.deps
     const { id } = await outgoing.enqueue(tx, {
       purpose: LEG_PURPOSE,
       referenceId: leg.id,
@@ -128,15 +144,14 @@ export class EscrowPayouts {
    * Queues legs (amounts ≤ 0 are skipped) with a pending transaction each, and records the
    * collection's payout statuses in one statement. `rate`: fetched before `tx` (null when none
    * could be had: the records then store none). `opts.legs`: the escrow's legs as read in `tx`
-   * (their numbering follows); `opts.account`: the escrow's ledger account when the caller has it;
-   * `opts.emptyDone`: a payout with nothing to send is completed at once.
+   * (their numbering follows); `opts.emptyDone`: a payout with nothing to send is completed at once.
    */
   async queue(
     tx: Tx,
     escrow: EscrowRow,
     legs: PlannedLeg[],
     rate: string | null,
-    opts: { legs?: LegRow[]; account?: string; emptyDone?: boolean } = {},
+    opts: { legs?: LegRow[]; emptyDone?: boolean } = {},
   ) {
     const now = this.deps.clock.now()
     const queued = legs.filter((l) => l.amount > 0n)
@@ -144,29 +159,26 @@ export class EscrowPayouts {
     if (queued.length > 0) {
       const known = opts.legs ?? (await escrowRepo.legs(tx, escrow.id))
       let seq = known.reduce((max, l) => Math.max(max, l.seq), 0) + 1
-      // One account for every leg of the escrow: made (or found) once.
-      const account =
-        opts.account ?? (await this.deps.ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin))
+      const planned = queued.map((l) => ({ ...l, id: newId(), to: l.to.toLowerCase(), attempt: 1 }))
+      const holds = await this.#holdLegs(tx, escrow, planned)
       const rows: Parameters<typeof escrowRepo.insertLegs>[1] = []
-      for (const l of queued) {
-        const id = newId()
-        const to = l.to.toLowerCase()
+      for (const [i, l] of planned.entries()) {
         const transactionId =
           l.record === false
             ? null
             : (
                 await this.deps.transactions.record(tx, {
-                  ...this.#describe(escrow, l.kind, l.amount, to),
+                  ...this.#describe(escrow, l.kind, l.amount, l.to),
                   rate,
                 })
               ).id
-        const outgoingId = await this.#enqueueLeg(tx, escrow, account, { id, amount: l.amount, to }, 1)
+        const outgoingId = await this.#enqueueLeg(tx, escrow, { id: holds[i]! }, l, 1)
         rows.push({
-          id,
+          id: l.id,
           escrowId: escrow.id,
           kind: l.kind,
           seq: seq++,
-          toAddress: to,
+          toAddress: l.to,
           amount: l.amount,
           outgoingId,
           transactionId,
@@ -188,20 +200,24 @@ export class EscrowPayouts {
 
   /**
    * Sends again the legs that failed for good; returns how many. `legs`: the escrow's legs as
-   * read in `tx` (read here when absent); `known`: the escrow's ledger account when the caller has it.
+   * read in `tx` (read here when absent).
    */
-  async retryFailed(tx: Tx, escrow: EscrowRow, legs?: LegRow[], known?: string): Promise<number> {
+  async retryFailed(tx: Tx, escrow: EscrowRow, legs?: LegRow[]): Promise<number> {
     const now = this.deps.clock.now()
     const failed = (legs ?? (await escrowRepo.legs(tx, escrow.id))).filter((l) => l.status === 'failed')
     if (failed.length === 0) return 0
-    const account = known ?? (await this.deps.ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin))
+    const holds = await this.#holdLegs(
+      tx,
+      escrow,
+      failed.map((l) => ({ id: l.id, amount: BigInt(l.amount), attempt: l.attempt + 1 })),
+    )
     const steps: PayoutStep[] = []
-    for (const leg of failed) {
+    for (const [i, leg] of failed.entries()) {
       const attempt = leg.attempt + 1
       const outgoingId = await this.#enqueueLeg(
         tx,
         escrow,
-        account,
+        { id: holds[i]! },
         { id: leg.id, amount: BigInt(leg.amount), to: leg.toAddress },
         attempt,
       )
@@ -227,16 +243,24 @@ export class EscrowPayouts {
    */
   async pay(tx: Tx, escrow: EscrowRow, amount: bigint, rate: string | null) {
     const { ledger, transactions, outgoing } = this.deps
-    const wallet = await ledger.ensureAccount(tx, 'user', escrow.payerId, escrow.coin)
     const id = newId()
-    const hold = await ledger.hold(tx, {
-      key: `escrow-pay:${id}:hold`,
+    // The wallet's account (opened when missing), locked and held in one statement.
+    const {
+      holds: [hold],
+    } = await ledger.holdMany(tx, {
+      kind: 'user',
+      ownerId: escrow.payerId,
       coin: escrow.coin,
-      account: wallet,
-      amount,
-      kind: 'escrow.pay',
-      description: `In-app payment of escrow ${escrow.id}`,
+      holds: [
+        {
+          key: `escrow-pay:${id}:hold`,
+          amount,
+          kind: 'escrow.pay',
+          description: `In-app payment of escrow ${escrow.id}`,
+        },
+      ],
     })
+    if (!hold || hold.replayed) throw new Error(`escrow ${escrow.id}: payment hold already taken`)
     const coin = this.deps.chain.coin(escrow.coin)
     const text = formatUnits(amount, coin.decimals)
     const { id: transactionId } = await transactions.record(tx, {
@@ -300,7 +324,7 @@ export class EscrowPayouts {
   async free(
     tx: Tx,
     escrow: { id: string; coin: string },
-    opts: { account?: string; ensure?: boolean } = {},
+    opts: { account?: string } = {},
   ): Promise<{
     free: bigint
     open: bigint
@@ -309,10 +333,8 @@ export class EscrowPayouts {
     account: string | undefined
   }> {
     const { ledger } = this.deps
-    // The account by id when the caller has it or asks for it (its legs are then held on it).
-    const account =
-      opts.account ??
-      (opts.ensure ? await ledger.ensureAccount(tx, 'escrow', escrow.id, escrow.coin) : undefined)
+    // The account by id when the caller has it.
+    const { account } = opts
     const available = account
       ? (await ledger.account(tx, account, { forUpdate: true }))!.available
       : await ledger.balance(tx, 'escrow', escrow.id, escrow.coin, { forUpdate: true })

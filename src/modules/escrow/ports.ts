@@ -41,7 +41,7 @@ export type EscrowCollections = Pick<
 >
 
 /** The ledger: the escrow's and the payer's accounts, their balances, and the holds of transfers. */
-export type EscrowLedger = Pick<Ledger, 'ensureAccount' | 'account' | 'balance' | 'hold'>
+export type EscrowLedger = Pick<Ledger, 'ensureAccount' | 'account' | 'balance' | 'hold' | 'holdMany'>
 
 /** Custodial keys: an escrow's payment address and a user's wallet address. */
 export type EscrowKeys = Pick<KeyStore, 'ensure' | 'find'>

@@ -199,7 +199,7 @@ export class EscrowRelease {
       // What the escrow keeps: its available ledger balance (the legs of earlier parts under way
       // are held) less failed legs owed until sent again, read under its account's lock, with its
       // legs (read once for the checks and the retries below).
-      const held = await payouts.free(tx, locked, { ensure: true })
+      const held = await payouts.free(tx, locked)
       // (re-checked under the escrow's lock: a child funded meanwhile adds a leg)
       if (held.fundingUnderWay)
         throw errors.named(
@@ -242,7 +242,7 @@ export class EscrowRelease {
         this.deps.addresses.userAddress(tx, locked.payerId),
       )
       if (refundTo) legs.push(refundTo)
-      const retried = await this.deps.payouts.retryFailed(tx, locked, held.legs, held.account)
+      const retried = await this.deps.payouts.retryFailed(tx, locked, held.legs)
       const now = this.deps.clock.now()
       const after = await escrowRepo.recordRelease(
         tx,
@@ -269,11 +269,7 @@ export class EscrowRelease {
         now,
       )
       // Legs with nothing to send are done at once.
-      await payouts.queue(tx, { ...locked, receiverId }, legs, rate, {
-        legs: held.legs,
-        account: held.account,
-        emptyDone: true,
-      })
+      await payouts.queue(tx, { ...locked, receiverId }, legs, rate, { legs: held.legs, emptyDone: true })
       return this.#result(after, { cents, ...part }, retried)
     })
   }
