@@ -120,6 +120,28 @@ describe('the job pool', () => {
     expect(await countByStatus(fastKind, 'done')).toBe(25)
   })
 
+  it('asks a pool found short again at the end of its claim gap, not at the next tick (worker loop)', async () => {
+    // Each job enqueues the next just after the pool was found without more ready jobs: the
+    // wake-ups that follow fall inside the pool's claim gap, and only the wake-up at the gap's end
+    // claims the next job (the loop's own tick is an hour away).
+    const q = queue()
+    const kind = uniqueKind()
+    const done = counter()
+    q.register(kind, async (payload) => {
+      const n = payload.n ?? 0
+      if (n < 20) await q.enqueue(database.db, kind, { n: n + 1 })
+      done.add()
+    })
+    q.start(3_600_000)
+    try {
+      await q.enqueue(database.db, kind, { n: 0 })
+      await done.reached(21)
+    } finally {
+      await q.stop()
+    }
+    expect(await countByStatus(kind, 'done')).toBe(21)
+  })
+
   it("runUntilIdle (the tests' drain) runs a job that waits for jobs enqueued after it", async () => {
     // A batch that waited for all its jobs would never end here: the first job only ends once 30
     // jobs behind it (more than any batch takes) have run.

@@ -8,6 +8,8 @@ export interface Pool {
   size: number
   busy: number
   kinds: string[]
+  /** when its last claim found fewer ready jobs than free slots (undefined: it found enough) */
+  shortAt?: number
 }
 
 const SHARED = '*'
@@ -53,10 +55,26 @@ export class Pools {
 /** A counter of events and the waiters for the next one. */
 export class Signal {
   #generation = 0
+  #timer: NodeJS.Timeout | undefined
   readonly #waiters = new Set<() => void>()
 
   get generation() {
     return this.#generation
+  }
+
+  /** Fires in `ms` (once, however often asked meanwhile; the timer keeps no process alive). */
+  fireIn(ms: number) {
+    if (this.#timer) return
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined
+      this.fire()
+    }, ms)
+    this.#timer.unref()
+  }
+
+  cancelTimer() {
+    if (this.#timer) clearTimeout(this.#timer)
+    this.#timer = undefined
   }
 
   fire() {

@@ -21,6 +21,9 @@ import { newId } from '../crypto/ids.ts'
 import { keepLease, leaseEnd, ours } from './lease.ts'
 import { type Pool, Pools, Signal } from './pools.ts'
 
+/** the shortest time between two claims of a pool that found too few ready jobs, between ticks */
+export const CLAIM_GAP_MS = 20
+
 export interface JobRow {
   id: string
   kind: string
@@ -209,11 +212,20 @@ export class JobQueue {
    * Claims a ready job for every free slot (each pool for its own kinds) and starts them; returns
    * how many it started. A claim made while the worker loop is being stopped is handed back.
    */
-  async #fill(handBackWhenStopped: boolean): Promise<number> {
+  async #fill(handBackWhenStopped: boolean, throttled = false): Promise<number> {
     let started = 0
+    const now = Date.now()
     for (const pool of this.#pools.list()) {
       const free = pool.size - pool.busy
       if (free <= 0) continue
+      // A pool whose last claim found fewer ready jobs than it asked for is asked again at most
+      // every CLAIM_GAP_MS when a run's end or an enqueue wakes the worker (a wake-up at the gap's
+      // end makes sure it is asked): every job that ends no longer costs a claim per pool.
+      const since = pool.shortAt === undefined ? Number.POSITIVE_INFINITY : now - pool.shortAt
+      if (throttled && since < CLAIM_GAP_MS) {
+        this.#signal.fireIn(CLAIM_GAP_MS - since)
+        continue
+      }
       // The free slots are reserved while the claim is under way (a concurrent fill sees them taken).
       pool.busy += free
       let jobs: JobRow[] = []
@@ -222,6 +234,7 @@ export class JobQueue {
       } finally {
         pool.busy -= free - jobs.length
       }
+      pool.shortAt = jobs.length < free ? Date.now() : undefined
       if (handBackWhenStopped && this.#stopped) {
         await this.#handBack(jobs)
         pool.busy -= jobs.length
@@ -345,10 +358,15 @@ export class JobQueue {
     if (this.#loop) return
     this.#stopped = false
     this.#loop = (async () => {
+      let fullAt = Number.NEGATIVE_INFINITY
       while (!this.#stopped) {
         const seen = this.#signal.generation
+        // Every pool is asked at least once per interval; in between, pools found short recently
+        // are asked at most every CLAIM_GAP_MS.
+        const full = Date.now() - fullAt >= intervalMs
+        if (full) fullAt = Date.now()
         try {
-          await this.#fill(true)
+          await this.#fill(true, !full)
         } catch (err) {
           this.log.error({ err }, 'job worker loop failed')
         }
@@ -370,5 +388,6 @@ export class JobQueue {
     this.poke()
     await this.#loop
     this.#loop = undefined
+    this.#signal.cancelTimer()
   }
 }
