@@ -1,7 +1,7 @@
 // Tags are found or created in one statement: new keys inserted under their seeded parents (in the
 // taxonomy's order), existing keys answered as they are, in submission order. Both drivers.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { tagService } from '../../src/modules/account/tags.ts'
+import { TagLabels, tagService } from '../../src/modules/account/tags.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
 
@@ -103,5 +103,25 @@ describe('tagService.ensure', () => {
     // The account row locked, its tags read, the tags found, their counts moved, its tags set, the
     // row updated and read back.
     expect(second.n).toBe(7)
+  })
+
+  it('answers every label asked for when keeping the ones it read pushes out others', async () => {
+    const rows = await tagService.ensure(t.database.db, ['Bound One', 'Bound Two', 'Bound Three'])
+    const kept = new TagLabels(2)
+    kept.remember([rows[0]!])
+    const before = t.database.queryCount()
+    const answered = await kept.of(
+      t.database.db,
+      rows.map((r) => r.id),
+    )
+    expect(t.database.queryCount() - before).toBe(1)
+    expect(answered.map((l) => l.name)).toEqual(['Bound One', 'Bound Two', 'Bound Three'])
+    expect(kept.size).toBe(2)
+    // Kept ones answer without a read; a label kept again does not push another out.
+    kept.remember([rows[2]!])
+    expect(kept.size).toBe(2)
+    const again = t.database.queryCount()
+    expect((await kept.of(t.database.db, [rows[2]!.id])).map((l) => l.key)).toEqual(['bound-three'])
+    expect(t.database.queryCount() - again).toBe(0)
   })
 })

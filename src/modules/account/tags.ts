@@ -58,16 +58,47 @@ export function normaliseTags(names: string[], path = '/tags'): Array<{ name: st
 
 /** What never changes of a tag once it is created (only its entry count moves). */
 export type TagLabel = Pick<TagRow, 'id' | 'name' | 'key' | 'color' | 'type'>
-/** Labels by id, kept in the process: no write ever changes them, so no process needs telling. */
-const labels = new Map<string, TagLabel>()
-const MAX_LABELS = 50_000
+/**
+ * Tag labels by id, kept in the process: no write ever changes them, so no process needs telling.
+ * At most `max` are kept (the oldest stored goes first).
+ */
+export class TagLabels {
+  readonly #kept = new Map<string, TagLabel>()
+  constructor(readonly max: number) {}
 
-function remember(rows: readonly TagLabel[]) {
-  for (const { id, name, key, color, type } of rows) {
-    if (labels.size >= MAX_LABELS) labels.delete(labels.keys().next().value!)
-    labels.set(id, { id, name, key, color, type })
+  get size() {
+    return this.#kept.size
+  }
+
+  /** Keeps the labels of `rows`; answers them by id. */
+  remember(rows: readonly TagLabel[]): Map<string, TagLabel> {
+    const now = new Map<string, TagLabel>()
+    for (const { id, name, key, color, type } of rows) {
+      const label = { id, name, key, color, type }
+      now.set(id, label)
+      if (this.#kept.has(id)) continue
+      if (this.#kept.size >= this.max) this.#kept.delete(this.#kept.keys().next().value!)
+      this.#kept.set(id, label)
+    }
+    return now
+  }
+
+  /** The labels of the tags of `ids` that exist, in that order; those not kept are read. */
+  async of(ex: Executor, ids: readonly string[]): Promise<TagLabel[]> {
+    // Those kept are taken before the others are read: keeping these may push out one of them.
+    const found = new Map<string, TagLabel>()
+    for (const id of ids) {
+      const label = this.#kept.get(id)
+      if (label) found.set(id, label)
+    }
+    const missing = [...new Set(ids.filter((id) => !found.has(id)))]
+    if (missing.length > 0)
+      for (const [id, label] of this.remember(await tagsRepo.byIds(ex, missing))) found.set(id, label)
+    return ids.map((id) => found.get(id)).filter((t): t is TagLabel => t !== undefined)
   }
 }
+
+const labels = new TagLabels(50_000)
 
 export const tagService = {
   /** Finds or creates the tags for `names` (child tags placed under matching parents). */
@@ -89,15 +120,13 @@ export const tagService = {
     const late = wanted.filter((w) => !byKey.has(w.key)).map((w) => w.key)
     if (late.length > 0) for (const t of await tagsRepo.byKeys(ex, late)) byKey.set(t.key, t)
     const tags = wanted.map((w) => byKey.get(w.key)!) as TagRow[]
-    remember(tags)
+    labels.remember(tags)
     return tags
   },
 
   /** The labels of the tags of `ids` that exist, in that order: read once per process. */
-  async labels(ex: Executor, ids: readonly string[]): Promise<TagLabel[]> {
-    const missing = [...new Set(ids.filter((id) => !labels.has(id)))]
-    if (missing.length > 0) remember(await tagsRepo.byIds(ex, missing))
-    return ids.map((id) => labels.get(id)).filter((t): t is TagLabel => t !== undefined)
+  labels(ex: Executor, ids: readonly string[]): Promise<TagLabel[]> {
+    return labels.of(ex, ids)
   },
 
   /** Moves entry counts when an owner's tag set changes from `before` to `after` (tag ids). */
