@@ -44,7 +44,7 @@ export type EscrowCollections = Pick<
 export type EscrowLedger = Pick<Ledger, 'ensureAccount' | 'account' | 'balance' | 'hold' | 'holdMany'>
 
 /** Custodial keys: an escrow's payment address and a user's wallet address. */
-export type EscrowKeys = Pick<KeyStore, 'ensure' | 'find'>
+export type EscrowKeys = Pick<KeyStore, 'ensure' | 'find' | 'address'>
 
 /** Users' transaction records and the coins' USD rates. */
 export type EscrowTransactions = Pick<TransactionService, 'requireRate' | 'rateOf' | 'record' | 'update'>

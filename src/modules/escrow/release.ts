@@ -185,7 +185,7 @@ export class EscrowRelease {
     const [networkFee, rate, receiverAddress] = await Promise.all([
       this.#networkFees(row),
       this.deps.transactions.rateOf(row.coin),
-      db.transaction().execute((tx) => this.deps.addresses.userAddress(tx, receiverId)),
+      this.deps.addresses.committedAddress(db, receiverId),
     ])
     return db.transaction().execute(async (tx) => {
       const locked = (await escrowRepo.get(tx, escrowId, true))!
