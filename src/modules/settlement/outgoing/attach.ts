@@ -32,7 +32,10 @@ export async function attachMined(
   mined: MinedTransaction,
 ): Promise<{ valueTransferId: string | null }> {
   const { ledger, clock } = s.deps
-  const row = await s.load(tx, id, true)
+  // The address's nonce row before the transfer's, the order a run that signs takes them in.
+  const seen = await s.load(tx, id)
+  const next = seen ? await outgoingRepo.lockNonce(tx, s.chainKey, seen.fromAddress, clock.now()) : 0
+  const row = seen && (await s.load(tx, id, true))
   if (!row || isFinal(row.status))
     throw errors.named('PLATFORM_TRANSFER_MISMATCH', 'The withdrawal’s transfer is settled already')
   if (mined.receipt.status !== 'success')
@@ -58,7 +61,6 @@ export async function attachMined(
     now,
   )
   // The copy's next nonce for the address moves past the transaction's.
-  const next = await outgoingRepo.lockNonce(tx, s.chainKey, row.fromAddress, now)
   if (next <= mined.nonce)
     await outgoingRepo.setNextNonce(tx, s.chainKey, row.fromAddress, mined.nonce + 1, now)
 
