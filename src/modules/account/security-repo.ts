@@ -80,7 +80,7 @@ export const securityRepo = {
 
   /**
    * `lockPasswordChecks` and the live account's password hash and two-factor switch, in one
-   * statement (undefined, and nothing locked, for an account that is gone).
+   * statement (undefined for an account that is gone; the lock may still be taken then).
    */
   async lockPasswordChecksOf(
     tx: Tx,
