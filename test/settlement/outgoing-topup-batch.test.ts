@@ -1,7 +1,8 @@
 // A gas top-up covers what the address's queued transfers need: a fresh custodial address (no gas
 // parked) with thirty withdrawals queued at once (native and token) gets exactly one top-up from
 // the gas wallet, and all thirty land on it. Each transfer's gas hold is posted for the gas its
-// transaction used, none is left pending, and the ledger agrees with the chain.
+// transaction used, none is left pending, and the ledger agrees with the chain. After a failed
+// top-up, the next one brings only what the waiting transfer needs.
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
@@ -115,4 +116,44 @@ it('sends one top-up for thirty transfers queued at a fresh address, and all of 
   expect(pending).toEqual([])
 
   await expectConsistent(t)
+})
+
+it('asks, after a failed top-up, only what the waiting transfer needs', async () => {
+  const db = t.database.db
+  const user = await createUser(t)
+  await fundUser(t, 5, user, 'avax', 10n * AVAX)
+  const address = (await walletAddress(t, user)).toLowerCase()
+  const ids: string[] = []
+  for (let i = 0; i < 10; i++) ids.push((await withdrawAvax(t, user, 0.01, freshAddress())).transferId)
+  const topUps = () =>
+    db
+      .selectFrom('outgoingTransfers')
+      .select(['id', 'status', 'amount'])
+      .where('purpose', '=', 'gas.topup')
+      .where('toAddress', '=', address)
+      .orderBy('createdAt')
+      .execute()
+
+  // The first run of the first transfer asks for the whole queue's gas.
+  await t.app.services.outgoing.run(ids[0]!)
+  const [first] = await topUps()
+  expect(first).toBeDefined()
+  // That top-up failed for good (as when the gas wallet cannot pay for it).
+  await db.updateTable('outgoingTransfers').set({ status: 'failed' }).where('id', '=', first!.id).execute()
+  // The next run (a failed attempt of the transfer) asks for a top-up of its own gas only.
+  await t.app.services.outgoing.run(ids[0]!)
+  const after = await topUps()
+  expect(after).toHaveLength(2)
+  const second = BigInt(after[1]!.amount)
+  expect(second).toBeLessThan(BigInt(first!.amount))
+  // The queue's top-up: ten transfers' gas and nineteen more of headroom; the lone one: twenty
+  // times this transfer's gas (nothing of it reserved, nothing parked at the address).
+  expect(BigInt(first!.amount) % 29n).toBe(0n)
+  expect(second).toBe((BigInt(first!.amount) / 29n) * 20n)
+  const row = await db
+    .selectFrom('outgoingTransfers')
+    .select(['status'])
+    .where('id', '=', ids[0]!)
+    .executeTakeFirstOrThrow()
+  expect(row.status).toBe('queued')
 })

@@ -158,7 +158,12 @@ export async function reserveLocked(
   if (open?.status === 'completed' && open.txHash) {
     if (!(await s.deps.watcher.reports.credited(tx, open.txHash))) return { result: 'scan' }
   }
-  const queued = await outgoingRepo.queuedWithoutGas(tx, s.chainKey, current.fromAddress, current.id)
+  // After a failed top-up (the gas wallet may not hold what a whole queue needs), the next one
+  // brings what this transfer needs only, so the queue still moves a few transfers at a time.
+  const queued =
+    open?.status === 'failed'
+      ? []
+      : await outgoingRepo.queuedWithoutGas(tx, s.chainKey, current.fromAddress, current.id)
   const amount = topUpAmount(s, { coin: current.coin, gas, maxFee, need, spendable, queued })
   const topUp = await enqueueTransfer(s, tx, {
     purpose: GAS_TOPUP_PURPOSE,
