@@ -7,6 +7,7 @@
 import type { Tx } from '../../../db/index.ts'
 import { AppError } from '../../../http/errors.ts'
 import { ChainError, type TransferReceipt } from '../../../platform/chain/types.ts'
+import { receiptText } from '../watcher/fetch.ts'
 import { scheduleRun } from './enqueue.ts'
 import { TRANSFER_ATTEMPT_FAILED, TRANSFER_FAILED, TRANSFER_SETTLED } from './events.ts'
 import { settleFunding } from './funding.ts'
@@ -138,22 +139,6 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown):
     }
     await scheduleRun(s, tx, id, seq, new Date(now.getTime() + delay))
     return false
-  })
-}
-
-/** The whole receipt (hash, block, addresses, gas, logs) as JSON text, as the node answered it
- * (addresses in lower case). */
-function receiptText(r: TransferReceipt): string {
-  return json({
-    transactionHash: r.hash,
-    blockNumber: r.blockNumber,
-    blockHash: r.blockHash,
-    from: r.from.toLowerCase(),
-    to: r.to?.toLowerCase() ?? null,
-    status: r.status,
-    gasUsed: r.gasUsed,
-    effectiveGasPrice: r.effectiveGasPrice,
-    logs: r.logs,
   })
 }
 
