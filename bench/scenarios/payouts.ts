@@ -12,6 +12,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Tx } from '../../src/db/index.ts'
 import { feeOf } from '../../src/modules/withdrawals/service.ts'
+import { ledgerViolations } from '../invariants.ts'
 import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
 
 const USDC = 1_000_000n
@@ -104,19 +105,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     fee: bigint,
   ) {
     let found = 0
-    const perCoin = await tx
-      .selectFrom('ledgerEntries')
-      .select(['coin', (eb) => eb.fn.sum<string>('amount').as('total')])
-      .groupBy('coin')
-      .execute()
-    found += perCoin.filter((r) => BigInt(r.total) !== 0n).length
-    const negative = await tx
-      .selectFrom('ledgerAccounts')
-      .select('id')
-      .where('kind', '!=', 'chain')
-      .where('balance', '<', '0')
-      .execute()
-    found += negative.length
+    found += await ledgerViolations(tx)
     const rows = []
     // (in slices: a statement's parameters are limited)
     for (let i = 0; i < withdrawalIds.length; i += 1_000) {

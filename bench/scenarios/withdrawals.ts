@@ -7,6 +7,7 @@
 import type { Tx } from '../../src/db/index.ts'
 import { verifyPassword } from '../../src/platform/crypto/passwords.ts'
 import { cpuMeter } from '../cpu.ts'
+import { ledgerViolations } from '../invariants.ts'
 import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
 
 const USDC = 1_000_000n
@@ -33,19 +34,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
 
   async function violationsIn(db: Tx, userId: string, funded: bigint, accepted: number, amount: bigint) {
     let found = 0
-    const perCoin = await db
-      .selectFrom('ledgerEntries')
-      .select(['coin', (eb) => eb.fn.sum<string>('amount').as('total')])
-      .groupBy('coin')
-      .execute()
-    found += perCoin.filter((r) => BigInt(r.total) !== 0n).length
-    const negative = await db
-      .selectFrom('ledgerAccounts')
-      .select('id')
-      .where('kind', '!=', 'chain')
-      .where('balance', '<', '0')
-      .execute()
-    found += negative.length
+    found += await ledgerViolations(db)
     const balance = await s.ledger.balance(db, 'user', userId, 'usdc')
     const held = (await s.ledger.accountsOf(db, 'user', userId)).usdc?.held ?? 0n
     // Each accepted withdrawal holds its amount (the transfer's hold, posted by settlement to the
