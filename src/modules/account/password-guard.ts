@@ -1,11 +1,18 @@
 // The password check of actions a signed-in account confirms with its password (password change,
 // deletion, sensitive-action codes, key export, withdrawals, escrow payment). Wrong passwords are
 // counted per account across all of them, whatever the client IP, so that a stolen access token is
-// not an unlimited oracle for the password (which, with the token, moves money).
+// not an unlimited oracle for the password (which, with the token, moves money). A password
+// confirmed right is kept a few minutes as an HMAC (recent-passwords.ts), so that a run of
+// confirmations by one account pays for argon2id once; the limit is checked before it all the same.
 import type { Db, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { verifyPassword } from '../../platform/crypto/passwords.ts'
+import { RecentPasswords } from './recent-passwords.ts'
 import { securityRepo } from './security-repo.ts'
+
+/** How long a password confirmed right spares the next confirmations argon2id (recent-passwords.ts). */
+export const RECENT_PASSWORD_MS = 5 * 60 * 1000
+const recent = new RecentPasswords(RECENT_PASSWORD_MS, 10_000)
 
 /** Wrong passwords per account within the window; the next attempt, right or wrong, is 429. */
 export const MAX_WRONG_PASSWORDS = 5
@@ -70,7 +77,12 @@ async function guard(
       (await securityRepo.countSince(tx, check.userId, WRONG_PASSWORD_ACTION, since)) >= MAX_WRONG_PASSWORDS
     )
       return 'locked' as const
-    if (await verifyPassword(passwordHash, check.password)) return 'ok' as const
+    if (recent.matches(check.userId, passwordHash, check.password)) return 'ok' as const
+    if (await verifyPassword(passwordHash, check.password)) {
+      recent.remember(check.userId, passwordHash, check.password)
+      return 'ok' as const
+    }
+    recent.forget(check.userId)
     await securityRepo.audit(tx, {
       userId: check.userId,
       action: WRONG_PASSWORD_ACTION,
