@@ -8,6 +8,7 @@ import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { holdsRepo } from './holds-repo.ts'
 import { ledgerRepo as repo } from './repo.ts'
 import { AccountIds } from './shapes.ts'
 import {
@@ -66,7 +67,7 @@ export class LedgerHolds {
     const [row] = await repo.accounts(tx, [input.account], { forUpdate: true })
     if (!row) throw new Error(`ledger account ${input.account} does not exist`)
     const id = newId()
-    const claimed = await repo.claimHold(tx, {
+    const claimed = await holdsRepo.claimHold(tx, {
       id,
       key: input.key,
       inputHash: hash,
@@ -79,7 +80,7 @@ export class LedgerHolds {
       now: this.deps.clock.now(),
     })
     if (!claimed) {
-      const first = await repo.holdByKey(tx, input.key)
+      const first = await holdsRepo.holdByKey(tx, input.key)
       if (!first) throw new Error(`ledger hold ${input.key} vanished`)
       if (first.inputHash !== hash) throw keyReused('hold')
       return { id: first.id, replayed: true }
@@ -121,7 +122,7 @@ export class LedgerHolds {
     const ref = AccountIds.key(input.kind, input.ownerId, input.coin)
     const now = this.deps.clock.now()
     const write = (account: string) =>
-      repo.writeHolds(
+      holdsRepo.writeHolds(
         tx,
         { account, kind: input.kind, ownerId: input.ownerId, coin: input.coin, now },
         input.holds.map((h) => {
@@ -177,7 +178,7 @@ export class LedgerHolds {
       written = new Map()
       this.#written.set(tx, written)
     }
-    // as `repo.hold` reads the row (it also answers `expiredAt`)
+    // as `holdsRepo.hold` reads the row (it also answers `expiredAt`)
     const hold: Hold & { expiredAt: Date | null } = {
       id: h.id,
       accountId: h.account,
@@ -199,7 +200,7 @@ export class LedgerHolds {
   async get(ex: Executor, id: string): Promise<Hold | undefined> {
     const written = ex.isTransaction ? this.#written.get(ex as Tx)?.get(id) : undefined
     if (written) return { ...written }
-    return repo.hold(ex, id)
+    return holdsRepo.hold(ex, id)
   }
 
   /**
@@ -213,7 +214,7 @@ export class LedgerHolds {
   async post(tx: Tx, input: PostInput): Promise<HoldOutcome> {
     checkKey(input.key)
     this.#written.get(tx)?.delete(input.hold)
-    const hold = await repo.hold(tx, input.hold, { forUpdate: true })
+    const hold = await holdsRepo.hold(tx, input.hold, { forUpdate: true })
     if (!hold) throw new Error(`ledger hold ${input.hold} does not exist`)
     let total = 0n
     for (const leg of input.to) {
@@ -244,7 +245,7 @@ export class LedgerHolds {
     })
     if (transfer.replayed) throw new Error(`the posting key ${input.key} was used before its hold was posted`)
     const now = this.deps.clock.now()
-    await repo.resolveHold(tx, hold.id, {
+    await holdsRepo.resolveHold(tx, hold.id, {
       status: 'posted',
       postedAmount: total,
       transferId: transfer.id,
@@ -262,7 +263,7 @@ export class LedgerHolds {
   async void(tx: Tx, input: VoidInput): Promise<HoldOutcome> {
     checkKey(input.key)
     this.#written.get(tx)?.delete(input.hold)
-    const hold = await repo.hold(tx, input.hold, { forUpdate: true })
+    const hold = await holdsRepo.hold(tx, input.hold, { forUpdate: true })
     if (!hold) throw new Error(`ledger hold ${input.hold} does not exist`)
     if (hold.status === 'voided' && !hold.expired && hold.resolutionKey === input.key)
       return this.#outcome(hold, false)
@@ -275,11 +276,11 @@ export class LedgerHolds {
    * transaction of its own; answers how many. A hold posted or voided meanwhile is left alone.
    */
   async expireDue(db: Db, limit = 100): Promise<number> {
-    const due = await repo.dueHolds(db, this.deps.clock.now(), limit)
+    const due = await holdsRepo.dueHolds(db, this.deps.clock.now(), limit)
     let expired = 0
     for (const id of due) {
       const done = await db.transaction().execute(async (tx) => {
-        const hold = await repo.hold(tx, id, { forUpdate: true })
+        const hold = await holdsRepo.hold(tx, id, { forUpdate: true })
         if (hold?.status !== 'pending' || !this.#isPastTimeout(hold)) return false
         await this.#release(tx, hold, `hold:${id}:expire`, true)
         return true
@@ -294,7 +295,7 @@ export class LedgerHolds {
     const now = this.deps.clock.now()
     await repo.accounts(tx, [hold.accountId], { forUpdate: true })
     await repo.changeBalance(tx, hold.accountId, 0n, -hold.amount, now)
-    await repo.resolveHold(tx, hold.id, {
+    await holdsRepo.resolveHold(tx, hold.id, {
       status: 'voided',
       postedAmount: 0n,
       transferId: null,
