@@ -176,26 +176,6 @@ export const escrowRepo = {
       .execute()
   },
 
-  async nextSeq(ex: Executor, escrowId: string): Promise<number> {
-    const row = await ex
-      .selectFrom('escrowLegs')
-      .select((eb) => eb.fn.max<number>('seq').as('max'))
-      .where('escrowId', '=', escrowId)
-      .executeTakeFirst()
-    return (row?.max ?? 0) + 1
-  },
-
-  async insertLeg(
-    ex: Executor,
-    leg: { id: string; escrowId: string; kind: LegKind; seq: number; toAddress: string; amount: bigint },
-    now: Date,
-  ) {
-    await ex
-      .insertInto('escrowLegs')
-      .values({ ...leg, amount: leg.amount.toString(), createdAt: now, updatedAt: now })
-      .execute()
-  },
-
   /** New legs, each already queued: its transfer and its transaction record (one statement). */
   async insertLegs(
     ex: Executor,
@@ -246,29 +226,6 @@ export const escrowRepo = {
     return q.executeTakeFirst()
   },
 
-  async insertRelease(
-    ex: Executor,
-    r: {
-      id: string
-      escrowId: string
-      receiverId: string
-      cents: bigint
-      payout: bigint
-      fee: bigint
-      networkFee: bigint
-      refund: bigint
-      final: boolean
-      requestKey: string | null
-    },
-    now: Date,
-  ) {
-    await ex
-      .insertInto('escrowReleases')
-      .values({ ...r, createdAt: now })
-      .execute()
-  },
-
-  /** The release a request with this Idempotency-Key made, if any. */
   releaseByKey(ex: Executor, escrowId: string, requestKey: string) {
     return ex
       .selectFrom('escrowReleases')
