@@ -6,16 +6,19 @@
 // lasts `ttlMs` from the argon2id check that made it (a match does not extend it). The wrong-password
 // limit is checked before it, as before.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { Kept } from '../../platform/kept.ts'
 
 export class RecentPasswords {
   readonly #key = randomBytes(32)
-  readonly #kept = new Map<string, { mac: Buffer; at: number }>()
+  readonly #kept: Kept<{ mac: Buffer; at: number }>
 
   constructor(
     readonly ttlMs: number,
     readonly max: number,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.#kept = new Kept(max)
+  }
 
   get size() {
     return this.#kept.size
@@ -35,8 +38,6 @@ export class RecentPasswords {
   /** The account just confirmed `password` with argon2id. */
   remember(userId: string, passwordHash: string | null | undefined, password: string): void {
     if (!passwordHash) return
-    this.#kept.delete(userId)
-    if (this.#kept.size >= this.max) this.#kept.delete(this.#kept.keys().next().value!)
     this.#kept.set(userId, { mac: this.#mac(userId, passwordHash, password), at: this.now() })
   }
 

@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto'
 import type { Executor } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
+import { Kept } from '../../platform/kept.ts'
 import { type TagRow, tagsRepo } from './tags-repo.ts'
 import { TAXONOMY } from './taxonomy.ts'
 
@@ -63,8 +64,10 @@ export type TagLabel = Pick<TagRow, 'id' | 'name' | 'key' | 'color' | 'type'>
  * At most `max` are kept (the oldest stored goes first).
  */
 export class TagLabels {
-  readonly #kept = new Map<string, TagLabel>()
-  constructor(readonly max: number) {}
+  readonly #kept: Kept<TagLabel>
+  constructor(readonly max: number) {
+    this.#kept = new Kept(max)
+  }
 
   get size() {
     return this.#kept.size
@@ -76,9 +79,7 @@ export class TagLabels {
     for (const { id, name, key, color, type } of rows) {
       const label = { id, name, key, color, type }
       now.set(id, label)
-      if (this.#kept.has(id)) continue
-      if (this.#kept.size >= this.max) this.#kept.delete(this.#kept.keys().next().value!)
-      this.#kept.set(id, label)
+      if (!this.#kept.has(id)) this.#kept.set(id, label)
     }
     return now
   }

@@ -3,6 +3,8 @@
 // rows read from the database are remembered; a remembered id that no longer exists (its creating
 // transaction rolled back) is still refused by the transfer's statement, which locks every
 // non-system row it changes and whose entries reference every account.
+
+import { Kept } from '../../platform/kept.ts'
 import type { LedgerAccountKind } from './types.ts'
 
 export interface AccountShape {
@@ -40,9 +42,11 @@ export class AccountShapes {
  * (`ledger_write_holds` answers the row's own id, or opens the row under the remembered one).
  */
 export class AccountIds {
-  readonly #ids = new Map<string, string>()
+  readonly #ids: Kept<string>
 
-  constructor(private readonly max = 100_000) {}
+  constructor(max = 100_000) {
+    this.#ids = new Kept(max)
+  }
 
   static key(kind: LedgerAccountKind, ownerId: string, coin: string) {
     return `${kind}\u0000${ownerId}\u0000${coin}`
@@ -53,9 +57,6 @@ export class AccountIds {
   }
 
   remember(key: string, id: string) {
-    if (this.#ids.get(key) === id) return
-    this.#ids.delete(key)
-    if (this.#ids.size >= this.max) this.#ids.delete(this.#ids.keys().next().value!)
-    this.#ids.set(key, id)
+    if (this.#ids.get(key) !== id) this.#ids.set(key, id)
   }
 }

@@ -7,6 +7,7 @@ import type { KeyOwnerKind } from '../../db/tables/wallet.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
+import { Kept } from '../../platform/kept.ts'
 import { keysRepo } from './keys-repo.ts'
 
 export type { KeyOwnerKind }
@@ -26,7 +27,7 @@ const aad = (address: string) => `wallet-key:${address.toLowerCase()}`
 const MAX_ADDRESSES = 100_000
 
 export class KeyStore {
-  readonly #addresses = new Map<string, string>()
+  readonly #addresses = new Kept<string>(MAX_ADDRESSES)
 
   constructor(private readonly deps: { secrets: SecretBox; clock: Clock }) {}
 
@@ -39,10 +40,7 @@ export class KeyStore {
     const known = this.#addresses.get(id)
     if (known !== undefined) return known
     const key = await this.find(ex, ownerKind, ownerId)
-    if (key && !ex.isTransaction) {
-      if (this.#addresses.size >= MAX_ADDRESSES) this.#addresses.clear()
-      this.#addresses.set(id, key.address)
-    }
+    if (key && !ex.isTransaction) this.#addresses.set(id, key.address)
     return key?.address
   }
 
