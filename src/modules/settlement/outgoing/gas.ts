@@ -27,9 +27,6 @@ export async function gasAccounts(s: SenderContext, ex: Executor, address: strin
   return { native, treasury }
 }
 
-/** The most account ids the sender keeps (beyond, it starts over). */
-const KEPT_ACCOUNT_IDS = 100_000
-
 /**
  * The ledger accounts one transaction of the sender books to: an id the sender has kept is used as
  * it is; another is asked of the ledger (made when missing) and kept once the transaction
@@ -57,7 +54,6 @@ export class AccountIds {
 
   /** Keeps the ids found, after the transaction that found them committed. */
   keep() {
-    if (this.s.accountIds.size + this.#found.size > KEPT_ACCOUNT_IDS) this.s.accountIds.clear()
     for (const [k, v] of this.#found) this.s.accountIds.set(k, v)
   }
 }

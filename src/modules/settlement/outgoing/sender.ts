@@ -5,6 +5,7 @@
 import type { Executor, Tx } from '../../../db/index.ts'
 import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
+import { Kept } from '../../../platform/kept.ts'
 import { enqueueTransfer } from './enqueue.ts'
 import type { OutcomeHandlers } from './events.ts'
 import { OutgoingOperations } from './operator.ts'
@@ -27,7 +28,8 @@ import {
 
 export class OutgoingSender implements SenderContext {
   readonly #handlers = new Map<string, OutcomeHandlers>()
-  readonly accountIds = new Map<string, string>()
+  /** ledger account ids it books to, kept once a transaction that found them committed (at most 100,000) */
+  readonly accountIds = new Kept<string>(100_000)
   readonly options: SenderOptions
   /** what operators may do with transfers (lists, run now, replace now, cancel) */
   readonly operations: OutgoingOperations = new OutgoingOperations(this)

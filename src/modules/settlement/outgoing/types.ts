@@ -6,6 +6,7 @@ import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
 import type { ChainAdapter, ChainSigner, FeeEstimate } from '../../../platform/chain/types.ts'
 import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
+import type { Kept } from '../../../platform/kept.ts'
 import type { Ledger } from '../../ledger/types.ts'
 import type { KeyStore } from '../keys.ts'
 import type { Halts } from '../reconcile/halts.ts'
@@ -207,7 +208,7 @@ export interface SenderContext {
   readonly chainKey: string
   /** ids of the ledger accounts the sender books to (an account's id never changes once made),
    * kept once a transaction that made or found them committed (`AccountIds`) */
-  readonly accountIds: Map<string, string>
+  readonly accountIds: Kept<string>
   /** reads a transfer (tests wrap it to interleave workers) */
   load(ex: Executor, id: string, forUpdate?: boolean): Promise<OutgoingRow | undefined>
   /** tests only: a point where a worker may "die" */
