@@ -90,3 +90,41 @@ it('opens a dispute, its messages, its job and escrow, and the payer, following 
   )
   expect(problems).toEqual([])
 })
+
+it('keeps the page the operator moved to when the page left behind gets its data late', async () => {
+  const { page, problems } = browser
+  const base = W.scene.ctx.baseUrl
+  // the dashboard's overview is held until the operator has opened the disputes list
+  let release = () => {}
+  const held = new Promise<void>((resolve) => {
+    release = resolve
+  })
+  let asked = () => {}
+  const overviewAsked = new Promise<void>((resolve) => {
+    asked = resolve
+  })
+  await page.route('**/v1/admin/stats/overview', async (route) => {
+    asked()
+    await held
+    await route.continue()
+  })
+  await page.goto(`${base}/admin#/`)
+  await overviewAsked
+  await page.goto(`${base}/admin#/disputes?status=open`)
+  await page.getByRole('heading', { name: 'Disputes', level: 1 }).waitFor()
+  await page.locator('#main[aria-busy="false"]').waitFor()
+
+  // the dashboard gets its data and draws its last part after the ages of transfers arrive
+  const agesAnswered = page.waitForResponse('**/v1/admin/stats/transfer-ages')
+  release()
+  await (await agesAnswered).finished()
+  await page.unroute('**/v1/admin/stats/overview')
+  // the late dashboard never draws over the disputes list
+  await expect(
+    page.waitForFunction(() => document.querySelector('#main h1')?.textContent !== 'Disputes', undefined, {
+      timeout: 1500,
+    }),
+  ).rejects.toThrow(/Timeout/)
+  await expect(page.locator('#table-disputes').isVisible()).resolves.toBe(true)
+  expect(problems).toEqual([])
+})

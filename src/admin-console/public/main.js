@@ -147,10 +147,15 @@ async function draw(mine) {
     return renderStepUp(main, { adminSession, onElevated: render, onSignOut: signOut })
   }
   await loadCoins()
+  if (mine !== rendering) return
   const { section, query } = parseRoute()
   drawFrame(section)
   document.title = `${section.title} · WorkPay operator console`
-  await section.render(main, { query, navigate })
+  // Each page draws into a stage of its own: a page left before its data came (the address changed
+  // meanwhile) keeps drawing into its detached stage, never over the page that replaced it.
+  const stage = h('div', { class: 'stage' })
+  clear(main).append(stage)
+  await section.render(stage, { query, navigate })
 }
 
 let coinsLoaded = false
