@@ -40,6 +40,8 @@ export interface ScaleOptions {
   rounds: number
   /** load-generator children */
   loaders: number
+  /** the pause for the processes' memory to settle before each reading (2,000 and 3,000 ms unless set) */
+  settleMs?: number
 }
 
 const JWT_SECRET = 'live-scale-bench-secret-0123456789-abcdef'
@@ -231,7 +233,7 @@ export async function liveScale(o: ScaleOptions): Promise<Record<string, number 
     )
 
     // Idle memory of each process, before any socket (after a moment to settle).
-    await sleep(2000)
+    await sleep(o.settleMs ?? 2000)
     const rssBefore = apis.map((a) => rssOf(a.child.pid!))
 
     // Each user's sockets half on either process; users split across the load generators.
@@ -256,7 +258,7 @@ export async function liveScale(o: ScaleOptions): Promise<Record<string, number 
     const openSeconds = (performance.now() - openedAt) / 1000
     const sockets = opened.reduce((n, r) => n + r.opened, 0)
     const failedToOpen = opened.reduce((n, r) => n + r.failed, 0)
-    await sleep(3000)
+    await sleep(o.settleMs ?? 3000)
     const rssAfter = apis.map((a) => rssOf(a.child.pid!))
 
     // Rounds: one push to every user, then one to half of them, alternately.

@@ -33,7 +33,7 @@ const profileDir = args.includes('--profile') ? args[args.indexOf('--profile') +
 const seconds = args.includes('--seconds')
   ? Number(args[args.indexOf('--seconds') + 1])
   : quick
-    ? 1
+    ? 0.5
     : undefined
 
 const dataDir = mkdtempSync(join(tmpdir(), 'wp-bench-'))
@@ -221,6 +221,7 @@ const files = readdirSync(new URL('./scenarios/', import.meta.url))
 for (const file of files) {
   const name = file.replace(/\.ts$/, '')
   if (only && !only.includes(name)) continue
+  const setStart = performance.now()
   const mod = await import(new URL(`./scenarios/${file}`, import.meta.url).href)
   let scenarios: Scenario[]
   try {
@@ -252,9 +253,10 @@ for (const file of files) {
         if (!quick && (s.method ?? 'GET') === 'GET') await runHttp(address, { ...s, seconds: 1 })
         // Statements per request (BEGIN/COMMIT not counted), less the background rate (the job
         // runner's polling) measured just before the case with no load.
+        const idleMs = quick ? 100 : 250
         const idle0 = database.queryCount()
-        await new Promise((r) => setTimeout(r, 250))
-        const idlePerMs = (database.queryCount() - idle0) / 250
+        await new Promise((r) => setTimeout(r, idleMs))
+        const idlePerMs = (database.queryCount() - idle0) / idleMs
         const q0 = database.queryCount()
         const t0 = performance.now()
         const r = await cpuPerRequest(() => runHttp(address, { ...s, seconds: seconds ?? s.seconds ?? 5 }))
@@ -276,6 +278,8 @@ for (const file of files) {
     rows.push(row)
     print(row)
   }
+  // what each set costs of the whole run (the --quick run's two minutes are spent set by set)
+  console.log(`${name}: ${((performance.now() - setStart) / 1000).toFixed(1)} s`)
 }
 
 // The ledger against the chain once every case has run: a case that left value in the ledger that

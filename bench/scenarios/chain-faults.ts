@@ -260,7 +260,8 @@ async function sendsWaitingForReceipts(w: World, count: number): Promise<() => P
 }
 
 export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
-  const count = ctx.quick ? 5 : 20
+  const count = ctx.quick ? 1 : 20
+  const waiting = ctx.quick ? 5 : 20
   let world: Promise<World> | undefined
   const open = () => (world ??= openWorld(ctx))
   return [
@@ -269,12 +270,12 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
       run: async () => measure(await open(), count),
     },
     {
-      name: 'deposit credit latency over JSON-RPC, 20 sends waiting for receipts',
+      name: `deposit credit latency over JSON-RPC, ${waiting} sends waiting for receipts`,
       run: async () => {
         const w = await open()
-        const release = await sendsWaitingForReceipts(w, 20)
+        const release = await sendsWaitingForReceipts(w, waiting)
         try {
-          return { ...(await measure(w, count)), sendsWaiting: 20 }
+          return { ...(await measure(w, count)), sendsWaiting: waiting }
         } finally {
           await release()
         }

@@ -38,7 +38,9 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   const wsBase = ctx.baseUrl.replace(/^http/, 'ws')
   const db = ctx.app.services.database.db
 
-  const scale = ctx.quick ? { users: 100, perUser: 10, rounds: 6 } : { users: 1000, perUser: 10, rounds: 10 }
+  const scale = ctx.quick
+    ? { users: 100, perUser: 10, rounds: 6, settleMs: 500 }
+    : { users: 1000, perUser: 10, rounds: 10 }
   const twoProcesses: Scenario[] = ctx.databaseUrl
     ? [
         {

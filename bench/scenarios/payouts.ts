@@ -1,5 +1,5 @@
 // Payouts at payroll scale on the dev chain: many funded wallets each paying out several USDC
-// withdrawals at once (10,000 from 1,000 wallets; 300 from 30 with --quick), and 100 withdrawals
+// withdrawals at once (10,000 from 1,000 wallets; 200 from 20 with --quick), and 100 withdrawals
 // from one wallet (30 with --quick; one address: its transfers take consecutive nonces, signed and
 // broadcast without waiting for each other's receipts). The withdrawals are written as fast as the
 // service can: through the withdrawal service's write path (`recreate`: the same holds, record and
@@ -21,7 +21,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   const s = ctx.app.services
   const db = s.database.db
   const chain = s.chain
-  const wallets = ctx.quick ? 30 : 1_000
+  const wallets = ctx.quick ? 20 : 1_000
   const perWallet = 10
   // (30 with --quick: the --quick bench stays under two minutes)
   const oneWallet = ctx.quick ? 30 : 100

@@ -1,4 +1,4 @@
-// Soak: a busy day at a fixed rate for a set time (`--seconds`; 600 unless given, 15 with
+// Soak: a busy day at a fixed rate for a set time (`--seconds`; 600 unless given, 6 with
 // --quick). 30 funded users (10 with --quick), 200 live sockets held open (40), and 150 requests/s
 // sent open-loop from a child process (bench/soak-load.ts; the mix in bench/soak-mix.ts: 60 % reads,
 // 25 % writes, 10 % money, 5 % logins). Each minute it prints the rate, p50/p99, the non-2xx answers
@@ -71,7 +71,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   const app = ctx.app
   const s = app.services
   const db = s.database.db
-  const seconds = ctx.seconds ?? (ctx.quick ? 15 : 600)
+  const seconds = ctx.seconds ?? (ctx.quick ? 6 : 600)
   const userCount = ctx.quick ? 10 : 30
   const socketCount = ctx.quick ? 40 : 200
   const tags = Array.from({ length: 30 }, (_, k) => `soak-skill-${k}`)
