@@ -1,7 +1,8 @@
 // The work lists and the chat send, at 10 connections: a creator's sent invites and a talent's
 // received ones (GET /v1/invite), a job's applications as its creator lists them and a talent's
 // own (GET /v1/collection/{id}/applications, GET /v1/applications), each page with the people and
-// the job every record names; and a message sent to a job's conversation. Twelve talents (four
+// the job every record names; a talent's notifications and feeds (of those invites); and a message
+// sent to a job's conversation. Twelve talents (four
 // with --quick), each invited to three jobs and applying to a public one.
 import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
 
@@ -64,6 +65,18 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     {
       name: 'GET /v1/applications (talent)',
       path: '/v1/applications',
+      headers: auth(people[1]!),
+      connections: 10,
+    },
+    {
+      name: 'GET /v1/notifications (talent)',
+      path: '/v1/notifications',
+      headers: auth(people[1]!),
+      connections: 10,
+    },
+    {
+      name: 'GET /v1/feeds (talent)',
+      path: '/v1/feeds',
       headers: auth(people[1]!),
       connections: 10,
     },
