@@ -93,7 +93,7 @@ export const liveRepo = {
     await sql`
       insert into live_presence (process_id, user_id, sockets)
       select ${processId}, d.user_id, d.n
-      from unnest(${counts.map((c) => c.userId)}::text[], ${counts.map((c) => c.n)}::int[]) as d(user_id, n)
+      from unnest(${counts.map((c) => c.userId)}::char(24)[], ${counts.map((c) => c.n)}::int[]) as d(user_id, n)
       on conflict (process_id, user_id) do update set sockets = live_presence.sockets + excluded.sockets`.execute(
       ex,
     )
@@ -107,11 +107,11 @@ export const liveRepo = {
     const ns = counts.map((c) => c.n)
     await sql`
       delete from live_presence p
-      using unnest(${users}::text[], ${ns}::int[]) as d(user_id, n)
+      using unnest(${users}::char(24)[], ${ns}::int[]) as d(user_id, n)
       where p.process_id = ${processId} and p.user_id = d.user_id and p.sockets <= d.n`.execute(ex)
     await sql`
       update live_presence p set sockets = p.sockets - d.n
-      from unnest(${users}::text[], ${ns}::int[]) as d(user_id, n)
+      from unnest(${users}::char(24)[], ${ns}::int[]) as d(user_id, n)
       where p.process_id = ${processId} and p.user_id = d.user_id`.execute(ex)
   },
 
@@ -131,17 +131,26 @@ export const liveRepo = {
   /** ONLINE for users who hold a socket on some process, OFFLINE for the others (only rows that change). */
   async syncSocketStatus(ex: Executor, userIds: string[]): Promise<void> {
     if (userIds.length === 0) return
-    await sql`
-      update users u set socket_status = s.status
-      from (
-        select t.id, case when exists (select 1 from live_presence p where p.user_id = t.id)
-                     then 'ONLINE' else 'OFFLINE' end as status
-        from unnest(${userIds}::text[]) as t(id)
-      ) s
-      where u.id = s.id and u.socket_status <> s.status`.execute(ex)
+    await syncSocketStatusSql(userIds).execute(ex)
   },
 
   async setSocketStatus(ex: Executor, userId: string, status: 'ONLINE' | 'OFFLINE'): Promise<void> {
     await ex.updateTable('users').set({ socketStatus: status }).where('id', '=', userId).execute()
   },
+}
+
+/**
+ * The statement of syncSocketStatus. The ids are char(24), as `users.id` and
+ * `live_presence.user_id` are: compared as text, neither primary key could serve the join, and each
+ * presence write would read the whole users table.
+ */
+export function syncSocketStatusSql(userIds: string[]) {
+  return sql`
+    update users u set socket_status = s.status
+    from (
+      select t.id, case when exists (select 1 from live_presence p where p.user_id = t.id)
+                   then 'ONLINE' else 'OFFLINE' end as status
+      from unnest(${userIds}::char(24)[]) as t(id)
+    ) s
+    where u.id = s.id and u.socket_status <> s.status`
 }
