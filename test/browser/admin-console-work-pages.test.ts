@@ -121,10 +121,9 @@ it('keeps the page the operator moved to when the page left behind gets its data
   await page.unroute('**/v1/admin/stats/overview')
   // the late dashboard never draws over the disputes list
   await expect(
-    page.waitForFunction(() => document.querySelector('#main h1')?.textContent !== 'Disputes', undefined, {
-      timeout: 1500,
-    }),
+    page.locator('#main h1', { hasText: /^Dashboard$/ }).waitFor({ timeout: 1500 }),
   ).rejects.toThrow(/Timeout/)
+  await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Disputes')
   await expect(page.locator('#table-disputes').isVisible()).resolves.toBe(true)
   expect(problems).toEqual([])
 })

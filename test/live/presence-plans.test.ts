@@ -26,7 +26,9 @@ afterAll(() => t.close())
 
 it('sets socket statuses through the users primary key, not a scan of every user', async () => {
   const ids = [idOf(7), idOf(4242)]
-  const { rows } = await sql<Record<string, string>>`explain ${syncSocketStatusSql(ids)}`.execute(t.database.db)
+  const { rows } = await sql<Record<string, string>>`explain ${syncSocketStatusSql(ids)}`.execute(
+    t.database.db,
+  )
   const plan = rows.map((r) => Object.values(r).join(' ')).join('\n')
   expect(plan).not.toMatch(/Seq Scan on users/)
   expect(plan).toMatch(/users_pkey/)
@@ -35,7 +37,9 @@ it('sets socket statuses through the users primary key, not a scan of every user
 it('sets ONLINE for a user with a socket on some process and OFFLINE for one without', async () => {
   const [online, offline] = [idOf(11), idOf(12)]
   await sql`update users set socket_status = 'ONLINE' where id = ${offline}`.execute(t.database.db)
-  await sql`insert into live_processes (id, heartbeat_at) values ('other-process', now())`.execute(t.database.db)
+  await sql`insert into live_processes (id, heartbeat_at) values ('other-process', now())`.execute(
+    t.database.db,
+  )
   await sql`insert into live_presence (process_id, user_id, sockets) values ('other-process', ${online}, 2)`.execute(
     t.database.db,
   )
