@@ -2,8 +2,8 @@
 // received ones (GET /v1/invite), a job's applications as its creator lists them and a talent's
 // own (GET /v1/collection/{id}/applications, GET /v1/applications), each page with the people and
 // the job every record names; a talent's notifications and feeds (of those invites); and a message
-// sent to a job's conversation. Twelve talents (four
-// with --quick), each invited to three jobs and applying to a public one.
+// sent to a job's conversation. Twelve talents (four with --quick), each invited to three jobs and
+// applying to a public one.
 import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
 
 export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
