@@ -14,7 +14,7 @@ export class RecentPasswords {
 
   constructor(
     readonly ttlMs: number,
-    readonly max: number,
+    max: number,
     private readonly now: () => number = Date.now,
   ) {
     this.#kept = new Kept(max)

@@ -65,7 +65,7 @@ export type TagLabel = Pick<TagRow, 'id' | 'name' | 'key' | 'color' | 'type'>
  */
 export class TagLabels {
   readonly #kept: Kept<TagLabel>
-  constructor(readonly max: number) {
+  constructor(max: number) {
     this.#kept = new Kept(max)
   }
 

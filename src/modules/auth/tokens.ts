@@ -7,6 +7,7 @@ import { createHmac, createSecretKey, type KeyObject, timingSafeEqual } from 'no
 import { SignJWT } from 'jose'
 import type { Clock } from '../../platform/clock.ts'
 import { SecretRing, type SecretRotation } from '../../platform/crypto/secret-ring.ts'
+import { Kept } from '../../platform/kept.ts'
 
 export const TEMP_PURPOSES = [
   'verify_email',
@@ -57,7 +58,7 @@ export class TokenService {
    * again on a hit; revocation is the session row's (checked on every request by the caller).
    * Oldest first out past VERIFIED_MAX.
    */
-  readonly #verified = new Map<string, AccessClaims & { exp: number }>()
+  readonly #verified = new Kept<AccessClaims & { exp: number }>(VERIFIED_MAX)
   /**
    * `secret`: JWT_SECRET, or it with the secret it replaced (JWT_SECRET_PREVIOUS): tokens are signed
    * with the current one only and name it (`kid`); the previous one still verifies what it signed
@@ -172,10 +173,7 @@ export class TokenService {
     if (p.typ !== 'access' || typeof p.sub !== 'string' || typeof p.jti !== 'string') return
     // Only what the current secret signed is remembered: the previous one stops verifying when its
     // window closes, so its tokens are checked again on every use.
-    if (v.current) {
-      if (this.#verified.size >= VERIFIED_MAX) this.#verified.delete(this.#verified.keys().next().value!)
-      this.#verified.set(token, { userId: p.sub, sessionId: p.jti, exp: p.exp as number })
-    }
+    if (v.current) this.#verified.set(token, { userId: p.sub, sessionId: p.jti, exp: p.exp as number })
     return { userId: p.sub, sessionId: p.jti }
   }
 

@@ -13,21 +13,19 @@ export interface AccountShape {
 }
 
 export class AccountShapes {
-  readonly #shapes = new Map<string, AccountShape>()
+  readonly #shapes: Kept<AccountShape>
 
   /** `max`: ids remembered at most (the oldest remembered are forgotten first) */
-  constructor(private readonly max = 100_000) {}
+  constructor(max = 100_000) {
+    this.#shapes = new Kept(max)
+  }
 
   get(id: string): AccountShape | undefined {
     return this.#shapes.get(id)
   }
 
   remember(rows: readonly { id: string; kind: LedgerAccountKind; coin: string }[]) {
-    for (const r of rows) {
-      if (this.#shapes.has(r.id)) continue
-      if (this.#shapes.size >= this.max) this.#shapes.delete(this.#shapes.keys().next().value!)
-      this.#shapes.set(r.id, { kind: r.kind, coin: r.coin })
-    }
+    for (const r of rows) if (!this.#shapes.has(r.id)) this.#shapes.set(r.id, { kind: r.kind, coin: r.coin })
   }
 
   forget(ids: readonly string[]) {
