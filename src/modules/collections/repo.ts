@@ -132,11 +132,6 @@ export const collectionRepo = {
       .execute()
   },
 
-  /** One live collection with its creator, or undefined when it is missing, deleted or hidden. */
-  getVisible(ex: Executor, id: string, viewerId: string) {
-    return selectCollections(ex).where('c.id', '=', id).where(visibleTo(viewerId)).executeTakeFirst()
-  },
-
   /** The bare row for rules (ownership, escrow state), locked when `forUpdate`. */
   getForChange(ex: Executor, id: string, forUpdate = false) {
     let q = ex.selectFrom('collections as c').select(COLLECTION_COLUMNS).where('c.id', '=', id)

@@ -143,25 +143,6 @@ export const ledgerRepo = {
       .execute()
   },
 
-  /** Inserts the transfer row unless its key exists; waits for a concurrent holder of the key. */
-  async claimTransfer(tx: Tx, row: TransferRow): Promise<boolean> {
-    const inserted = await tx
-      .insertInto('ledgerTransfers')
-      .values({
-        id: row.id,
-        idempotencyKey: row.key,
-        inputHash: row.inputHash,
-        coin: row.coin,
-        kind: row.kind,
-        description: row.description,
-        createdAt: row.now,
-      })
-      .onConflict((oc) => oc.column('idempotencyKey').doNothing())
-      .returning('id')
-      .executeTakeFirst()
-    return inserted !== undefined
-  },
-
   /**
    * A whole transfer in one round trip (the `ledger_write_transfer` function, migrations 0034 and
    * 0037): claims the key; unless another transfer holds it, updates the `changes` rows (the
@@ -259,21 +240,6 @@ export const ledgerRepo = {
       .select(['id', 'coin', 'kind', 'inputHash'])
       .where('idempotencyKey', '=', key)
       .executeTakeFirst()
-  },
-
-  async insertEntries(tx: Tx, transferId: string, coin: string, legs: [string, bigint][], now: Date) {
-    await tx
-      .insertInto('ledgerEntries')
-      .values(
-        legs.map(([accountId, amount]) => ({
-          transferId,
-          accountId,
-          coin,
-          amount: units(amount),
-          createdAt: now,
-        })),
-      )
-      .execute()
   },
 
   async entries(ex: Executor, transferId: string) {
