@@ -3,10 +3,12 @@
 // each operation and a request client ("Test Request") that calls this service with a token.
 // Everything is served from here (the page, its script, no web fonts, no proxy, no telemetry), so
 // it works on a machine without internet, under a Content-Security-Policy that names this origin
-// only; the page's one inline script (its configuration) is allowed by its hash.
+// only; the page's one inline script (its configuration) is allowed by its hash. Scalar's package
+// (its renderer's script alone is an 8 MB string) is loaded on the first request for the page, into
+// a Fastify instance of its own that the routes here forward to, so that a service nobody reads the
+// reference of does not keep it in memory (about 20 MB).
 import { createHash } from 'node:crypto'
-import scalar from '@scalar/fastify-api-reference'
-import type { FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 
 /** The docs/ pages and the tags each one covers, in the sidebar's order. */
 export const TAG_GROUPS: readonly { name: string; tags: readonly string[] }[] = [
@@ -67,7 +69,51 @@ export function referenceCsp(html: string): string {
   ].join('; ')
 }
 
+/** Scalar's routes (`/docs`, `/docs/`, `/docs/js/scalar.js`), served by an instance made once. */
+async function scalarRoutes(): Promise<FastifyInstance> {
+  const { default: scalar } = await import('@scalar/fastify-api-reference')
+  const inner = Fastify({ logger: false })
+  await inner.register(scalar, {
+    routePrefix: '/docs',
+    configuration: {
+      url: '/openapi.json',
+      pageTitle: 'WorkPay API reference',
+      withDefaultFonts: false,
+      telemetry: false,
+      hideClientButton: false,
+      showDeveloperTools: 'never',
+      agent: { disabled: true },
+      mcp: { disabled: true },
+      defaultOpenAllTags: false,
+      authentication: { preferredSecurityScheme: 'bearer' },
+    } as Record<string, unknown>,
+  })
+  await inner.ready()
+  return inner
+}
+
+/** the headers of Scalar's answers passed on (the rest are this service's own) */
+const PASSED = ['content-type', 'location'] as const
+
 export async function registerReference(app: FastifyInstance) {
+  let inner: Promise<FastifyInstance> | undefined
+  const forward = async (req: FastifyRequest, reply: FastifyReply) => {
+    inner ??= scalarRoutes().catch((err: unknown) => {
+      inner = undefined
+      throw err
+    })
+    const res = await (await inner).inject({
+      method: 'GET',
+      url: req.url,
+      headers: { host: req.headers.host ?? '' },
+    })
+    if (res.statusCode === 404) return reply.callNotFound()
+    for (const name of PASSED) {
+      const value = res.headers[name]
+      if (value !== undefined) reply.header(name, value)
+    }
+    return reply.code(res.statusCode).send(res.payload)
+  }
   await app.register(async (scope) => {
     // After the global security headers: the page's own policy replaces the API's.
     scope.addHook('onSend', (_req, reply, payload, done) => {
@@ -77,21 +123,7 @@ export async function registerReference(app: FastifyInstance) {
       else if (type.includes('javascript')) reply.header('cache-control', 'public, max-age=3600')
       done(null, payload)
     })
-    await scope.register(scalar, {
-      routePrefix: '/docs',
-      logLevel: 'warn',
-      configuration: {
-        url: '/openapi.json',
-        pageTitle: 'WorkPay API reference',
-        withDefaultFonts: false,
-        telemetry: false,
-        hideClientButton: false,
-        showDeveloperTools: 'never',
-        agent: { disabled: true },
-        mcp: { disabled: true },
-        defaultOpenAllTags: false,
-        authentication: { preferredSecurityScheme: 'bearer' },
-      } as Record<string, unknown>,
-    })
+    for (const url of ['/docs', '/docs/*'])
+      scope.route({ method: 'GET', url, schema: { hide: true }, logLevel: 'warn', handler: forward })
   })
 }

@@ -219,6 +219,17 @@ describe('every route', () => {
     const page = await t.req({ method: 'GET', url: '/docs/' })
     expect(page.statusCode).toBe(200)
     expect(page.headers['content-type']).toMatch(/html/)
+    expect(page.headers['content-security-policy']).toMatch(/script-src 'self' 'sha256-/)
+    expect(page.body).toContain('js/scalar.js')
+    const script = await t.req({ method: 'GET', url: '/docs/js/scalar.js' })
+    expect(script.statusCode).toBe(200)
+    expect(script.headers['content-type']).toMatch(/javascript/)
+    expect(script.headers['cache-control']).toBe('public, max-age=3600')
+    expect(script.body.length).toBeGreaterThan(1_000_000)
+    const bare = await t.req({ method: 'GET', url: '/docs' })
+    expect(bare.statusCode).toBe(301)
+    expect(bare.headers.location).toBe('/docs/')
+    expectEnvelopeError(await t.req({ method: 'GET', url: '/docs/nope' }), 'unknown route')
   })
 
   it('reports liveness and readiness', async () => {
