@@ -4,7 +4,7 @@
 // that way on a new data directory, unpacked from the migrated or the cluster template, serving the same API as
 // the sources run through tsx, stopping on SIGTERM; and production refused the same way.
 import { execFile } from 'node:child_process'
-import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import * as esbuild from 'esbuild'
@@ -40,7 +40,7 @@ import pino from 'pino'
 import { info } from './lib/read.ts'
 import { migrations } from './db/list.ts'
 const later = await import('./lib/later.ts')
-console.log(JSON.stringify({ info: info(), migrations: migrations(), kysely: typeof sql, pino: typeof pino, later: later.value }))
+console.log(JSON.stringify({ info: info(), migrations: migrations(), kysely: typeof sql, pino: typeof pino, later: later.value, text: later.text }))
 `,
   )
   write(
@@ -50,7 +50,11 @@ export const info = (): unknown => JSON.parse(readFileSync(new URL('./data/info.
 `,
   )
   write('lib/data/info.json', '{ "kept": "beside its module" }\n')
-  write('lib/later.ts', `export const value: number = 42\n`)
+  // characters outside ASCII in a string (escaped by esbuild) and in comments (kept by it)
+  write(
+    'lib/later.ts',
+    `export const value: number = 42\nexport const text = 'naïve — ✓ 𝑊'\nexport class Kept {\n  /** esbuild keeps a class member's comment — 𝑊 × 2 */\n  m(): number {\n    return 1\n  }\n}\n`,
+  )
   write(
     'db/list.ts',
     `import { readdirSync } from 'node:fs'
@@ -75,7 +79,12 @@ describe('the compiled sources', () => {
       kysely: 'function',
       pino: 'function',
       later: 42,
+      text: 'naïve — ✓ 𝑊',
     })
+    // V8 keeps a module's source two bytes a character if one is outside ASCII
+    for (const f of readdirSync(first.out, { recursive: true }).map(String))
+      if (f.endsWith('.js'))
+        expect(readFileSync(join(first.out, f), 'utf8'), f).not.toMatch(/[\u0080-\u{10ffff}]/u)
 
     const again = await compiledSources({ root: dir, esbuild, cache })
     expect(again).toEqual({ out: first.out, compiled: false })
