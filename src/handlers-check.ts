@@ -8,6 +8,7 @@ import type { JobKind } from './platform/jobs/queue.ts'
 /** Every job kind of the product (each declared on `JobPayloads` by the module that runs it). */
 export const JOB_KINDS = [
   'mail.send',
+  'jobs.prune',
   'wallet.watch',
   'deposit.credited',
   'outgoing.send',

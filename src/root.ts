@@ -43,6 +43,7 @@ import { buildWithdrawals } from './modules/withdrawals/module.ts'
 import { buildWork } from './modules/work/module.ts'
 import type { Clock } from './platform/clock.ts'
 import { createSecretBox } from './platform/crypto/secrets.ts'
+import { registerPrune, schedulePrune } from './platform/jobs/prune.ts'
 import { JobQueue } from './platform/jobs/queue.ts'
 import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail/mailer.ts'
 
@@ -70,6 +71,9 @@ export async function buildPlatform(deps: RootDeps) {
         ? notInProduction('the mail outbox (SMTP_URL is not set)')
         : createOutboxMailer(db, log, { printText: !config.production }))
   jobs.register('mail.send', (mail) => mailer.send(mail), { maxAttempts: 8, deleteOnSuccess: true })
+  // Finished jobs are deleted a week after they finished (platform/jobs/prune.ts).
+  registerPrune({ db, jobs, clock, log })
+  await schedulePrune({ db, jobs, clock })
   const secrets = createSecretBox(
     { ...config.previousKeyEncryptionKeys, [config.keyEncryptionKeyId]: config.keyEncryptionKey },
     config.keyEncryptionKeyId,
