@@ -95,24 +95,40 @@ async function scalarRoutes(): Promise<FastifyInstance> {
 /** the headers of Scalar's answers passed on (the rest are this service's own) */
 const PASSED = ['content-type', 'location'] as const
 
+interface Answer {
+  statusCode: number
+  headers: Partial<Record<(typeof PASSED)[number], string>>
+  body: string
+}
+
 export async function registerReference(app: FastifyInstance) {
   let inner: Promise<FastifyInstance> | undefined
-  const forward = async (req: FastifyRequest, reply: FastifyReply) => {
+  // Scalar's answers depend on the path alone (the page, its script, a redirect), so each is made
+  // once: its script is 8 MB, which a copy per request would leave as garbage until V8's next full
+  // collection. Only its three routes answer anything but a 404, so this holds three entries.
+  const answers = new Map<string, Answer>()
+  const answer = async (path: string): Promise<Answer> => {
+    const known = answers.get(path)
+    if (known) return known
     inner ??= scalarRoutes().catch((err: unknown) => {
       inner = undefined
       throw err
     })
-    const res = await (await inner).inject({
-      method: 'GET',
-      url: req.url,
-      headers: { host: req.headers.host ?? '' },
-    })
-    if (res.statusCode === 404) return reply.callNotFound()
+    const res = await (await inner).inject({ method: 'GET', url: path, headers: { host: 'localhost' } })
+    const headers: Answer['headers'] = {}
     for (const name of PASSED) {
       const value = res.headers[name]
-      if (value !== undefined) reply.header(name, value)
+      if (typeof value === 'string') headers[name] = value
     }
-    return reply.code(res.statusCode).send(res.payload)
+    const made = { statusCode: res.statusCode, headers, body: res.payload }
+    if (res.statusCode !== 404) answers.set(path, made)
+    return made
+  }
+  const forward = async (req: FastifyRequest, reply: FastifyReply) => {
+    const path = req.url.split('?')[0]!
+    const res = await answer(path)
+    if (res.statusCode === 404) return reply.callNotFound()
+    return reply.code(res.statusCode).headers(res.headers).send(res.body)
   }
   await app.register(async (scope) => {
     // After the global security headers: the page's own policy replaces the API's.
