@@ -1,6 +1,7 @@
-// The totals of the unfiltered browse lists (migration 0036) always equal a count of the rows:
-// after bulk inserts, updates that change what is listed and updates that do not, deletes, a
-// rolled-back transaction, concurrent writers, and for rows that existed before the migration.
+// The totals of the unfiltered browse lists (migration 0036) and each creator's number of live
+// private collections (migration 0061) always equal a count of the rows: after bulk inserts,
+// updates that change what is listed and updates that do not, deletes, a rolled-back transaction,
+// concurrent writers, and for rows that existed before the migration.
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Database } from '../../src/db/index.ts'
@@ -28,11 +29,11 @@ async function insertUsers(db: Database['db'], from: number, to: number) {
     from generate_series(${from}::int, ${to}::int) i`.execute(db)
 }
 
-/** Collections c<from>..c<to> of user u1: every fourth private, every sixth deleted. */
+/** Collections c<from>..c<to> of users u1 to u3 in turn: every fourth private, every sixth deleted. */
 async function insertCollections(db: Database['db'], from: number, to: number) {
   await sql`
     insert into collections (id, creator_id, type, name, description, slug, is_private, is_deleted, created_at, updated_at)
-    select 'c' || lpad(i::text, 23, '0'), 'u' || lpad('1', 23, '0'), 'job', 'C' || i, '', 'c-' || i,
+    select 'c' || lpad(i::text, 23, '0'), 'u' || lpad((i % 3 + 1)::text, 23, '0'), 'job', 'C' || i, '', 'c-' || i,
            i % 4 = 0, i % 6 = 0, now(), now()
     from generate_series(${from}::int, ${to}::int) i`.execute(db)
 }
@@ -45,6 +46,23 @@ async function expectCounts(db: Database['db']) {
   )
   expect(await listCount(db, 'people')).toBe(Number(rows[0]!.people))
   expect(await listCount(db, 'collections')).toBe(Number(rows[0]!.collections))
+  const kept = await sql<{ creatorId: string; n: string }>`
+    select creator_id, n from collection_private_counts where n <> 0 order by creator_id`.execute(db)
+  const counted = await sql<{ creatorId: string; n: string }>`
+    select creator_id, count(*) as n from collections where is_private and not is_deleted
+    group by creator_id order by creator_id`.execute(db)
+  expect(kept.rows.map((r) => [r.creatorId, Number(r.n)])).toEqual(
+    counted.rows.map((r) => [r.creatorId, Number(r.n)]),
+  )
+}
+
+/** The kept number of user u<i>'s live private collections. */
+async function privateOf(db: Database['db'], i: number) {
+  const { rows } = await sql<{ n: string }>`
+    select n from collection_private_counts where creator_id = ${`u${String(i).padStart(23, '0')}`}`.execute(
+    db,
+  )
+  return Number(rows[0]?.n ?? 0)
 }
 
 describe('list counts', () => {
@@ -78,6 +96,13 @@ describe('list counts', () => {
     await sql`update collections set is_private = not is_private where id like 'c%3'`.execute(db)
     await sql`update collections set is_deleted = true where id like 'c%5'`.execute(db)
     await expectCounts(db)
+    // a collection handed to another creator, a deleted one restored
+    await sql`update collections set creator_id = ${`u${'4'.padStart(23, '0')}`} where id like 'c%8'`.execute(
+      db,
+    )
+    await sql`update collections set is_deleted = false where id like 'c%5'`.execute(db)
+    await expectCounts(db)
+    expect(await privateOf(db, 1)).toBeGreaterThan(0)
   })
 
   it('follow deletes, and a rolled-back change leaves them as they were', async () => {
@@ -95,6 +120,7 @@ describe('list counts', () => {
       }),
     ).rejects.toThrow('rolled back')
     expect([await listCount(db, 'people'), await listCount(db, 'collections')]).toEqual(before)
+    await expectCounts(db)
   })
 
   it('stay exact under concurrent writers', async () => {
@@ -105,11 +131,27 @@ describe('list counts', () => {
           await sql`update users set is_private = not is_private where id in (${sql.join(
             Array.from({ length: 10 }, (_, i) => `u${String(2000 + w * 100 + i).padStart(23, '0')}`),
           )})`.execute(tx)
+          // every writer changes the same three creators' private collections
+          await insertCollections(tx, 5000 + w * 100, 5099 + w * 100)
+          await sql`update collections set is_private = not is_private
+            where id >= ${`c${String(5000 + w * 100).padStart(23, '0')}`}
+              and id < ${`c${String(5020 + w * 100).padStart(23, '0')}`}`.execute(tx)
         }),
       ),
     )
     await expectCounts(db)
   })
+})
+
+it("counts each creator's private collections already there when their migration runs", async () => {
+  const e = await fresh()
+  const db = e.database.db
+  await migrateToLatest(db, { folder: migrationsBefore('0061') })
+  await insertUsers(db, 1, 10)
+  await insertCollections(db, 1, 100)
+  await migrateToLatest(db)
+  await expectCounts(db)
+  expect(await privateOf(db, 2)).toBeGreaterThan(0)
 })
 
 it('counts the rows already there when the migration runs', async () => {

@@ -48,8 +48,7 @@ function listConditions(viewerId: string, f: ListFilters): Expression<SqlBool> {
 /** The private collections the viewer creates, receives or is invited to (see visibleCount). */
 function ownPrivateCount(viewerId: string): RawBuilder<string | number> {
   return sql<string | number>`(
-    (select count(*) from collections c
-      where c.is_deleted = false and c.is_private and c.creator_id = ${viewerId})
+    coalesce((select k.n from collection_private_counts k where k.creator_id = ${viewerId}), 0)
     + (select count(*) from collections c
       where c.is_deleted = false and c.is_private and c.receiver_id = ${viewerId}
         and c.creator_id <> ${viewerId})
@@ -208,9 +207,10 @@ export const collectionListRepo = {
   /**
    * Every collection the viewer may see, without filters: the public ones (kept by the database,
    * see db/list-counts.ts) and the private ones they create, receive or are invited to. The
-   * private ones are counted in three disjoint parts, each read through its own index: created
-   * (from `collections_visible` alone), else received, else invited to. One condition joining
-   * the three by OR is planned as a scan of every private collection once the viewer has many.
+   * private ones are three disjoint parts: created (kept per creator by the database, migration
+   * 0061), else received, else invited to (each counted through its own index). One condition
+   * joining the three by OR is planned as a scan of every private collection once the viewer has
+   * many.
    */
   async visibleCount(ex: Executor, viewerId: string): Promise<number> {
     const { rows } = await sql<{ n: string | number }>`
