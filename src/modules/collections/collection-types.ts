@@ -2,6 +2,7 @@
 // (migration 0028), listed to every user, added, renamed and retired by admins. A retired type
 // is refused for new collections and type changes; collections that have it keep it.
 import type { Db, Executor, Tx } from '../../db/index.ts'
+import type { ReadCache } from '../../db/read-cache.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
@@ -36,7 +37,15 @@ function form(r: CollectionTypeRow) {
 export type CollectionTypeForm = ReturnType<typeof form>
 
 export class CollectionTypeService {
-  constructor(private readonly deps: { db: Db; clock: Clock }) {}
+  constructor(
+    private readonly deps: {
+      db: Db
+      clock: Clock
+      /** the stored value of each active type by its lowercased value, dropped by any write to
+       * `collection_types` (unknown values are not kept) */
+      cache?: ReadCache<string>
+    },
+  ) {}
 
   /** Active types oldest first (the seeded defaults lead); `all` adds retired ones. */
   async list(q: CollectionTypeQuery, all = false) {
@@ -63,13 +72,19 @@ export class CollectionTypeService {
    * 400 at `path` for an unknown or retired one.
    */
   async resolve(ex: Executor, value: string, path = '/type'): Promise<string> {
-    const row = await collectionTypeRepo.byValue(ex, value.trim())
-    if (!row || row.deletedAt)
-      throw errors.field(
-        path,
-        `Unknown collection type "${value.trim()}"; GET /v1/collection-type lists them`,
-      )
-    return row.value
+    const read = async () => {
+      const row = await collectionTypeRepo.byValue(ex, value.trim())
+      if (!row || row.deletedAt)
+        throw errors.field(
+          path,
+          `Unknown collection type "${value.trim()}"; GET /v1/collection-type lists them`,
+        )
+      return row.value
+    }
+    // A type retired while a request that read it before runs is the same race as one retired
+    // just after the request: the collection keeps the value it was given.
+    const { cache } = this.deps
+    return cache ? cache.get(value.trim().toLowerCase(), read) : read()
   }
 
   /** Adds a type (admins); 409 when the value exists in any case, retired or not. */

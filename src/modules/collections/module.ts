@@ -37,7 +37,11 @@ export function buildCollections(
   },
 ) {
   const { caches, ...rest } = d
-  const collectionTypes = new CollectionTypeService({ db: d.db, clock: d.clock })
+  const collectionTypes = new CollectionTypeService({
+    db: d.db,
+    clock: d.clock,
+    ...(caches ? { cache: caches.create<string>('collection types', ['collection_types']) } : {}),
+  })
   const collections = new CollectionService({
     ...rest,
     types: collectionTypes,
