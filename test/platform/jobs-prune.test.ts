@@ -6,7 +6,7 @@ import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Database } from '../../src/db/index.ts'
 import type { Clock } from '../../src/platform/clock.ts'
-import { newId } from '../../src/platform/crypto/ids.ts'
+import { firstIdAt, newId } from '../../src/platform/crypto/ids.ts'
 import {
   KEEP_DONE_MS,
   PRUNE_EVERY_MS,
@@ -58,6 +58,16 @@ const left = async (kind: string) =>
   )
 
 describe('pruning finished jobs', () => {
+  it('bounds ids by their second of creation', () => {
+    const at = new Date('2026-11-30T04:00:00.000Z')
+    expect(firstIdAt(at)).toMatch(/^[0-9a-f]{24}$/)
+    for (let i = 0; i < 50; i++) {
+      expect(newId(at.getTime()) >= firstIdAt(at)).toBe(true)
+      expect(newId(at.getTime() + 999) >= firstIdAt(at)).toBe(true)
+      expect(newId(at.getTime() - 1) < firstIdAt(at)).toBe(true)
+    }
+  })
+
   it('deletes only the done jobs made and finished before the cutoff, whatever else is old', async () => {
     const kind = uniqueKind()
     const now = new Date()

@@ -72,19 +72,17 @@ export class CollectionTypeService {
    * 400 at `path` for an unknown or retired one.
    */
   async resolve(ex: Executor, value: string, path = '/type'): Promise<string> {
+    const wanted = value.trim()
     const read = async () => {
-      const row = await collectionTypeRepo.byValue(ex, value.trim())
+      const row = await collectionTypeRepo.byValue(ex, wanted)
       if (!row || row.deletedAt)
-        throw errors.field(
-          path,
-          `Unknown collection type "${value.trim()}"; GET /v1/collection-type lists them`,
-        )
+        throw errors.field(path, `Unknown collection type "${wanted}"; GET /v1/collection-type lists them`)
       return row.value
     }
     // A type retired while a request that read it before runs is the same race as one retired
     // just after the request: the collection keeps the value it was given.
     const { cache } = this.deps
-    return cache ? cache.get(value.trim().toLowerCase(), read) : read()
+    return cache ? cache.get(wanted.toLowerCase(), read) : read()
   }
 
   /** Adds a type (admins); 409 when the value exists in any case, retired or not. */

@@ -14,6 +14,11 @@ export function newId(now: number = Date.now()): string {
   return buf.toString('hex')
 }
 
+/** The smallest id `newId` can make at `at` or later: ids sort by their second of creation. */
+export function firstIdAt(at: Date): string {
+  return `${(Math.floor(at.getTime() / 1000) >>> 0).toString(16).padStart(8, '0')}${'0'.repeat(16)}`
+}
+
 export const ID_PATTERN = '^[0-9a-f]{24}$'
 
 export function isId(value: unknown): value is string {

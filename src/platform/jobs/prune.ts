@@ -13,6 +13,7 @@ import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import type { Db } from '../../db/index.ts'
 import type { Clock } from '../clock.ts'
+import { firstIdAt } from '../crypto/ids.ts'
 import type { JobQueue } from './queue.ts'
 
 export const PRUNE_JOB = 'jobs.prune'
@@ -31,12 +32,6 @@ export const PRUNE_EVERY_MS = 3600_000
 export const PRUNE_BATCH = 5000
 /** batches one run deletes at most (the rest waits for the next run) */
 const MAX_BATCHES = 200
-
-/** The smallest id made at `at` or later (ids begin with their second, `crypto/ids.ts`). */
-const firstIdAt = (at: Date) =>
-  `${Math.floor(at.getTime() / 1000)
-    .toString(16)
-    .padStart(8, '0')}${'0'.repeat(16)}`
 
 /**
  * Deletes up to `batch` jobs made and finished before `before`; answers how many it deleted. Rows
