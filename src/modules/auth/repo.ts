@@ -1,5 +1,5 @@
 // SQL for credentials, sessions and auth flows.
-import { sql } from 'kysely'
+import { notifyAtCommit } from '../../db/ahead.ts'
 import type { Executor } from '../../db/index.ts'
 import { updateUserRow } from '../../db/user-rows.ts'
 import { newId } from '../../platform/crypto/ids.ts'
@@ -36,11 +36,17 @@ export const authRepo = {
 
   async createSession(ex: Executor, userId: string, ip: string | null, userAgent: string | null, now: Date) {
     const id = newId()
+    // The session and the account's last login in one statement.
     await ex
-      .insertInto('sessions')
-      .values({ id, userId, ip, userAgent: userAgent?.slice(0, 300) ?? null, createdAt: now })
+      .with('session', (db) =>
+        db
+          .insertInto('sessions')
+          .values({ id, userId, ip, userAgent: userAgent?.slice(0, 300) ?? null, createdAt: now }),
+      )
+      .updateTable('users')
+      .set({ loggedInAt: now })
+      .where('id', '=', userId)
       .execute()
-    await ex.updateTable('users').set({ loggedInAt: now }).where('id', '=', userId).execute()
     return id
   },
 
@@ -71,8 +77,8 @@ export const authRepo = {
   },
 
   /** A NOTIFY sent at the commit of `ex`'s transaction (at once without one). */
-  async notify(ex: Executor, channel: string, payload: string): Promise<void> {
-    await sql`select pg_notify(${channel}, ${payload})`.execute(ex)
+  notify(ex: Executor, channel: string, payload: string): Promise<void> {
+    return notifyAtCommit(ex, channel, payload)
   },
 
   async isSuspended(ex: Executor, userId: string): Promise<boolean> {

@@ -1,12 +1,13 @@
 // The only SQL of live pushes: the notification itself, oversized payloads, process heartbeats
 // and presence counts.
 import { sql } from 'kysely'
+import { notifyAtCommit } from '../../db/ahead.ts'
 import type { Executor } from '../../db/index.ts'
 import { exists } from '../../db/reads.ts'
 
 export const liveRepo = {
-  async notify(ex: Executor, channel: string, payload: string): Promise<void> {
-    await sql`select pg_notify(${channel}, ${payload})`.execute(ex)
+  notify(ex: Executor, channel: string, payload: string): Promise<void> {
+    return notifyAtCommit(ex, channel, payload)
   },
 
   async storeMessage(ex: Executor, id: string, payload: string): Promise<void> {

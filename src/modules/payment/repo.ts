@@ -1,5 +1,6 @@
 // SQL of the payment module: coins, chains and the devnet journal.
 import { sql } from 'kysely'
+import { notifyAtCommit } from '../../db/ahead.ts'
 import type { Db, Executor } from '../../db/index.ts'
 import type { ChainSettings } from '../../platform/chain/coins-config.ts'
 import type { DevnetJournal, DevnetJournalEntry } from '../../platform/chain/types.ts'
@@ -208,7 +209,7 @@ export async function saveCoinSetting(
     .values({ reference: row.reference, active: null, usdRate: null, ...set })
     .onConflict((oc) => oc.column('reference').doUpdateSet(set))
     .execute()
-  await sql`select pg_notify(${COINS_CHANNEL}, ${row.reference})`.execute(tx)
+  await notifyAtCommit(tx, COINS_CHANNEL, row.reference)
 }
 
 /** Coins operators added at run time on the chain, in the order they were added. */
@@ -293,5 +294,5 @@ export async function insertAddedCoin(
       updatedAt: c.now,
     })
     .execute()
-  await sql`select pg_notify(${COINS_CHANNEL}, ${c.reference})`.execute(tx)
+  await notifyAtCommit(tx, COINS_CHANNEL, c.reference)
 }

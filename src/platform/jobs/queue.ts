@@ -15,6 +15,7 @@
 // lost its lease can never overwrite what the next claimant did.
 import { sql } from 'kysely'
 import type { Logger } from 'pino'
+import { sendAhead } from '../../db/ahead.ts'
 import type { Db, Executor } from '../../db/index.ts'
 import type { Clock } from '../clock.ts'
 import { newId } from '../crypto/ids.ts'
@@ -142,21 +143,24 @@ export class JobQueue {
   ): Promise<string> {
     const id = newId()
     const maxAttempts = opts.maxAttempts ?? this.#handlers.get(kind)?.maxAttempts ?? 5
-    const inserted = await ex
-      .insertInto('jobs')
-      .values({
-        id,
-        kind,
-        payload: JSON.stringify(payload),
-        runAt: opts.runAt ?? this.clock.now(),
-        maxAttempts,
-        dedupeKey: opts.dedupeKey ?? null,
-      })
-      .onConflict((oc) => oc.column('dedupeKey').where('dedupeKey', 'is not', null).doNothing())
-      .returning('id')
-      .executeTakeFirst()
+    // Sent ahead: in a transaction it travels with the next statement (src/db/ahead.ts). A job
+    // refused as a duplicate (its dedupe key taken) answers the id it would have had, as before.
+    await sendAhead(
+      ex,
+      ex
+        .insertInto('jobs')
+        .values({
+          id,
+          kind,
+          payload: JSON.stringify(payload),
+          runAt: opts.runAt ?? this.clock.now(),
+          maxAttempts,
+          dedupeKey: opts.dedupeKey ?? null,
+        })
+        .onConflict((oc) => oc.column('dedupeKey').where('dedupeKey', 'is not', null).doNothing()),
+    )
     this.poke()
-    return inserted?.id ?? id
+    return id
   }
 
   /** Claims up to `limit` ready jobs of `kinds` (queued and due, or running with a lapsed lease). */

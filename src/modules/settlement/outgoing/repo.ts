@@ -1,6 +1,7 @@
 // SQL of outgoing transfers, their reported events, and the per-address nonces (tables
 // `outgoing_transfers`, `outgoing_transactions`, `outgoing_events`, `outgoing_nonces`).
 import { type Insertable, sql } from 'kysely'
+import { sendAhead } from '../../../db/ahead.ts'
 import type { Executor, Tx } from '../../../db/index.ts'
 import type { FeeWait, OutgoingTransfersTable } from '../../../db/tables/withdrawals.ts'
 
@@ -180,17 +181,17 @@ export const outgoingRepo = {
     t: { transferId: string; seq: number; txHash: string; raw: string; maxFee: bigint },
     at: Date,
   ) {
-    await tx
-      .insertInto('outgoingTransactions')
-      .values({
+    await sendAhead(
+      tx,
+      tx.insertInto('outgoingTransactions').values({
         transferId: t.transferId,
         seq: t.seq,
         txHash: t.txHash,
         raw: t.raw,
         maxFee: t.maxFee.toString(),
         signedAt: at,
-      })
-      .execute()
+      }),
+    )
   },
 
   /** The signed transactions of a transfer, first first. */
@@ -205,11 +206,13 @@ export const outgoingRepo = {
 
   /** Makes a replacement the transfer's current transaction (stored with `addTransaction`). */
   async setCurrent(tx: Tx, id: string, t: { raw: string; txHash: string; maxFee: bigint }, at: Date) {
-    await tx
-      .updateTable('outgoingTransfers')
-      .set({ raw: t.raw, txHash: t.txHash, maxFee: t.maxFee.toString(), updatedAt: at })
-      .where('id', '=', id)
-      .execute()
+    await sendAhead(
+      tx,
+      tx
+        .updateTable('outgoingTransfers')
+        .set({ raw: t.raw, txHash: t.txHash, maxFee: t.maxFee.toString(), updatedAt: at })
+        .where('id', '=', id),
+    )
   },
 
   /** The transaction `txHash` was mined: it becomes the transfer's, the others are replaced (one
@@ -233,12 +236,14 @@ export const outgoingRepo = {
 
   /** Every transaction of the transfer still pending is recorded as replaced. */
   async markReplaced(tx: Tx, transferId: string) {
-    await tx
-      .updateTable('outgoingTransactions')
-      .set({ status: 'replaced' })
-      .where('transferId', '=', transferId)
-      .where('status', '=', 'pending')
-      .execute()
+    await sendAhead(
+      tx,
+      tx
+        .updateTable('outgoingTransactions')
+        .set({ status: 'replaced' })
+        .where('transferId', '=', transferId)
+        .where('status', '=', 'pending'),
+    )
   },
 
   /** The open transfer of an address signed with the next later nonce (it waits for this one). */

@@ -1,6 +1,7 @@
 // The only SQL over the deposit watcher's tables: the chain cursor, chain events (credited,
 // parked or reported), the transactions the platform signed, and the custodial address lookup.
 import { sql } from 'kysely'
+import { sendAhead } from '../../../db/ahead.ts'
 import type { Db, Executor, Tx } from '../../../db/index.ts'
 import type { ChainEventKind } from '../../../db/tables/chain.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
@@ -182,16 +183,18 @@ export const watcherRepo = {
     },
     now: Date,
   ) {
-    await ex
-      .insertInto('chainOutgoing')
-      .values({
-        ...row,
-        txHash: row.txHash.toLowerCase(),
-        address: row.address.toLowerCase(),
-        createdAt: now,
-      })
-      .onConflict((oc) => oc.columns(['chainId', 'txHash']).doNothing())
-      .execute()
+    await sendAhead(
+      ex,
+      ex
+        .insertInto('chainOutgoing')
+        .values({
+          ...row,
+          txHash: row.txHash.toLowerCase(),
+          address: row.address.toLowerCase(),
+          createdAt: now,
+        })
+        .onConflict((oc) => oc.columns(['chainId', 'txHash']).doNothing()),
+    )
   },
 
   /** Records a movement once; false when it was recorded before. `held`: parked, not applied. */

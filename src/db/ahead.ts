@@ -1,0 +1,21 @@
+// Statements sent ahead: a write whose answer no caller reads, made inside a transaction, waits
+// for the transaction's next statement (or its COMMIT) and travels with it, in the same round trip
+// (src/db/deferred-begin.ts, on PostgreSQL's pool connections). It runs in order, before that
+// statement, so the transaction sees it; when it fails, the next statement answers its error and
+// the transaction rolls back. Outside a transaction, and on the embedded database, it runs at once.
+import { type Compilable, CompiledQuery } from 'kysely'
+import type { Executor } from './index.ts'
+
+/** The mark the pool connection knows a statement sent ahead by. */
+export const AHEAD = '/* ahead */ '
+
+/** Runs `query` as a statement sent ahead: it answers no rows, whatever the statement returns. */
+export async function sendAhead(ex: Executor, query: Compilable): Promise<void> {
+  const compiled = query.compile()
+  await ex.executeQuery(CompiledQuery.raw(AHEAD + compiled.sql, [...compiled.parameters]))
+}
+
+/** A NOTIFY delivered at the commit of `ex`'s transaction (at once without one), sent ahead. */
+export async function notifyAtCommit(ex: Executor, channel: string, payload: string): Promise<void> {
+  await ex.executeQuery(CompiledQuery.raw(`${AHEAD}select pg_notify($1, $2)`, [channel, payload]))
+}
