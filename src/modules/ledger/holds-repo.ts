@@ -1,6 +1,7 @@
 // The SQL of the ledger's holds (ledger_holds, and the account a batch of holds opens and locks).
 // Callers pass the database or their transaction.
 import { sql } from 'kysely'
+import { sendAhead } from '../../db/ahead.ts'
 import type { Executor, Tx } from '../../db/index.ts'
 import { registerPreparedFunction } from '../../db/prepared.ts'
 import { registerWritingFunction } from '../../db/read-cache.ts'
@@ -137,6 +138,7 @@ export const holdsRepo = {
     )
   },
 
+  /** Sent ahead (src/db/ahead.ts): the caller holds the row's lock and saw it pending. */
   async resolveHold(
     tx: Tx,
     id: string,
@@ -149,19 +151,21 @@ export const holdsRepo = {
       now: Date
     },
   ) {
-    await tx
-      .updateTable('ledgerHolds')
-      .set({
-        status: change.status,
-        postedAmount: units(change.postedAmount),
-        transferId: change.transferId,
-        resolutionKey: change.key,
-        resolvedAt: change.now,
-        ...(change.expired ? { expiredAt: change.now } : {}),
-      })
-      .where('id', '=', id)
-      .where('status', '=', 'pending')
-      .execute()
+    await sendAhead(
+      tx,
+      tx
+        .updateTable('ledgerHolds')
+        .set({
+          status: change.status,
+          postedAmount: units(change.postedAmount),
+          transferId: change.transferId,
+          resolutionKey: change.key,
+          resolvedAt: change.now,
+          ...(change.expired ? { expiredAt: change.now } : {}),
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'pending'),
+    )
   },
 
   /** Pending holds whose timeout has passed at `now`, oldest first (at most `limit`). */

@@ -293,7 +293,8 @@ export class LedgerHolds {
   async #release(tx: Tx, hold: Hold, key: string, expired: boolean): Promise<HoldOutcome> {
     this.#written.get(tx)?.delete(hold.id)
     const now = this.deps.clock.now()
-    await repo.accounts(tx, [hold.accountId], { forUpdate: true })
+    // The hold's row is locked (read for update by the caller): the account's update takes the
+    // account's lock after it, as a post's transfer does. Both writes are sent ahead.
     await repo.changeBalance(tx, hold.accountId, 0n, -hold.amount, now)
     await holdsRepo.resolveHold(tx, hold.id, {
       status: 'voided',

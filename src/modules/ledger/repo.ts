@@ -1,6 +1,7 @@
 // The SQL of the ledger's accounts, transfers and entries (holds: holds-repo.ts). Callers pass the
 // database or their transaction.
 import { sql } from 'kysely'
+import { sendAhead } from '../../db/ahead.ts'
 import type { Executor, Tx } from '../../db/index.ts'
 import { registerPreparedFunction } from '../../db/prepared.ts'
 import { registerWritingFunction } from '../../db/read-cache.ts'
@@ -131,16 +132,19 @@ export const ledgerRepo = {
     return new Map(rows.map((r) => [r.accountId, BigInt(r.total)]))
   },
 
+  /** Sent ahead (src/db/ahead.ts): the caller locked the row and checked the change. */
   async changeBalance(tx: Tx, id: string, balanceDelta: bigint, heldDelta: bigint, now: Date) {
-    await tx
-      .updateTable('ledgerAccounts')
-      .set({
-        balance: sql`balance + ${units(balanceDelta)}::numeric`,
-        held: sql`held + ${units(heldDelta)}::numeric`,
-        updatedAt: now,
-      })
-      .where('id', '=', id)
-      .execute()
+    await sendAhead(
+      tx,
+      tx
+        .updateTable('ledgerAccounts')
+        .set({
+          balance: sql`balance + ${units(balanceDelta)}::numeric`,
+          held: sql`held + ${units(heldDelta)}::numeric`,
+          updatedAt: now,
+        })
+        .where('id', '=', id),
+    )
   },
 
   /**
