@@ -3,15 +3,20 @@
 // (src/db/deferred-begin.ts, on PostgreSQL's pool connections). It runs in order, before that
 // statement, so the transaction sees it; when it fails, the next statement answers its error and
 // the transaction rolls back. Outside a transaction, and on the embedded database, it runs at once.
-import { type Compilable, CompiledQuery } from 'kysely'
+import { CompiledQuery } from 'kysely'
 import type { Executor } from './index.ts'
 
 /** The mark the pool connection knows a statement sent ahead by. */
 export const AHEAD = '/* ahead */ '
 
+/** A query builder, or SQL built with `sql` (compiled on `ex`). */
+interface Statement {
+  compile(ex: Executor): CompiledQuery
+}
+
 /** Runs `query` as a statement sent ahead: it answers no rows, whatever the statement returns. */
-export async function sendAhead(ex: Executor, query: Compilable): Promise<void> {
-  const compiled = query.compile()
+export async function sendAhead(ex: Executor, query: Statement): Promise<void> {
+  const compiled = query.compile(ex)
   await ex.executeQuery(CompiledQuery.raw(AHEAD + compiled.sql, [...compiled.parameters]))
 }
 

@@ -1,5 +1,7 @@
 // Tags are found or created in one statement: new keys inserted under their seeded parents (in the
-// taxonomy's order), existing keys answered as they are, in submission order. Both drivers.
+// taxonomy's order), existing keys answered as they are, in submission order, without waiting for
+// another transaction changing their rows (PostgreSQL). Both drivers.
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TagLabels, tagService } from '../../src/modules/account/tags.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
@@ -64,6 +66,41 @@ describe('tagService.ensure', () => {
       .execute()
     expect(stored).toHaveLength(3)
   })
+
+  it.runIf(process.env.TEST_DB === 'postgres')(
+    'finds an existing tag without waiting for a transaction that is changing its row',
+    async () => {
+      await ensure(['Waitless'])
+      const db = t.database.db
+      let release!: () => void
+      const held = new Promise<void>((resolve) => (release = resolve))
+      let locked!: () => void
+      const isLocked = new Promise<void>((resolve) => (locked = resolve))
+      // Another save's entry counts: the tag's row changed by a transaction still open.
+      const holder = db.transaction().execute(async (tx) => {
+        await tx
+          .updateTable('tags')
+          .set({ entryCount: sql`entry_count + 1` })
+          .where('name', '=', 'Waitless')
+          .execute()
+        locked()
+        await held
+      })
+      await isLocked
+      try {
+        // A conflict check on the existing key would wait for the holder: the lock timeout makes
+        // that wait an error instead of a hang.
+        const rows = await db.transaction().execute(async (tx) => {
+          await sql`set local lock_timeout = '1s'`.execute(tx)
+          return tagService.ensure(tx, ['Waitless', 'Brand New Waitless'])
+        })
+        expect(rows.map((r) => r.name).sort()).toEqual(['Brand New Waitless', 'Waitless'])
+      } finally {
+        release()
+        await holder
+      }
+    },
+  )
 
   it('keeps a profile’s tags in the order last saved, dropping the removed ones and counting each once', async () => {
     const u = await createUser(t)

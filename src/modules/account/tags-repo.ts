@@ -1,5 +1,6 @@
 // The SQL of tags: tags found or created by key, lookups, and entry counts.
 import { sql } from 'kysely'
+import { sendAhead } from '../../db/ahead.ts'
 import type { Executor } from '../../db/index.ts'
 import type { TagsTable } from '../../db/types.ts'
 
@@ -15,7 +16,10 @@ export const tagsRepo = {
    * exists: new keys are inserted in the given order (existing keys are left as they are), each
    * new tag under the seeded parents of `parentKeys` that exist (in that order). A tag another
    * transaction committed after the statement began is not seen by it; the caller reads those
-   * again (`byKeys`).
+   * again (`byKeys`). Only keys missing from the statement's snapshot are offered to the insert:
+   * an existing key's conflict check would wait for every transaction that is changing its row
+   * (the entry counts of `addEntries`, held until that transaction ends), which put every save of a
+   * popular tag in one queue.
    */
   async ensure(
     ex: Executor,
@@ -33,7 +37,9 @@ export const tagsRepo = {
           array(select p.id from tags p where p.is_parent and p.key = any(w."parentKeys")
             order by array_position(w."parentKeys", p.key)),
           'tags'
-        from w order by w.n
+        from w
+        where not exists (select 1 from tags e where e.key = w.key)
+        order by w.n
         on conflict (key) do nothing
         returning *
       )
@@ -63,10 +69,14 @@ export const tagsRepo = {
     const ids = [...deltas.keys()].filter((id) => deltas.get(id) !== 0)
     if (ids.length === 0) return
     const moves = ids.map((id) => sql`(${id}::text, ${deltas.get(id)}::int)`)
-    await sql`
+    // Sent ahead (src/db/ahead.ts): it travels with the transaction's next statement.
+    await sendAhead(
+      ex,
+      sql`
       update tags set entry_count = greatest(tags.entry_count + m.delta, 0), updated_at = ${new Date()}
       from (select id from tags where id in (${sql.join(ids)}) order by id for no key update) as locked,
         (values ${sql.join(moves)}) as m(id, delta)
-      where tags.id = locked.id and m.id = locked.id`.execute(ex)
+      where tags.id = locked.id and m.id = locked.id`,
+    )
   },
 }
