@@ -207,11 +207,11 @@ export class AccountService {
       const merged = mergeProfile(stored, update)
       const beforeIds = await profileRepo.userTagIds(tx, userId)
       let tags: TagRow[]
+      let afterIds: string[] | undefined
       const newTags = update.profile?.talent?.tags
       if (newTags !== undefined) {
         tags = await tagService.ensure(tx, newTags, '/profile/talent/tags')
-        const afterIds = tags.map((t) => t.id)
-        await tagService.swap(tx, beforeIds, afterIds)
+        afterIds = tags.map((t) => t.id)
         await profileRepo.setUserTags(tx, userId, afterIds)
       } else {
         tags = await tagService.byIds(tx, beforeIds)
@@ -255,6 +255,9 @@ export class AccountService {
         ...(update.type ? { type: update.type } : {}),
         now: this.deps.clock.now(),
       })
+      // The tags' counts last, read back by the answer: other saves of the same tags wait on
+      // their rows only from here to the commit.
+      if (afterIds) await tagService.swap(tx, beforeIds, afterIds)
       return this.getFullUser(userId, tx)
     })
   }

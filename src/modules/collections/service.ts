@@ -157,11 +157,6 @@ export class CollectionService extends CollectionReads {
       searchText: searchDocument([name, description, ...tags.map((t) => t.name)]),
       now,
     })
-    await tagService.swap(
-      tx,
-      [],
-      tags.map((t) => t.id),
-    )
     if (input.parent) await collectionRepo.bumpChildCounts(tx, input.parent, 1, 0, now)
     else
       await this.deps.events.emit(tx, {
@@ -172,6 +167,13 @@ export class CollectionService extends CollectionReads {
         isPublic: !(input.isPrivate ?? false),
         data: { collectionId: id, title: name, type },
       })
+    // The tags' counts last: other saves of the same tags wait on their rows only from here to the
+    // commit.
+    await tagService.swap(
+      tx,
+      [],
+      tags.map((t) => t.id),
+    )
     return id
   }
 
@@ -224,11 +226,6 @@ export class CollectionService extends CollectionReads {
     let tagNames: string[] | undefined
     if (input.tags !== undefined) {
       const tags = await tagService.ensure(tx, input.tags)
-      await tagService.swap(
-        tx,
-        row.tagIds,
-        tags.map((t) => t.id),
-      )
       patch.tagsData = input.tags
       patch.tagIds = tags.map((t) => t.id)
       patch.tagKeys = tags.map((t) => t.key)
@@ -241,6 +238,8 @@ export class CollectionService extends CollectionReads {
         ...(tagNames ?? (await tagService.labels(tx, row.tagIds)).map((t) => t.name)),
       ])
     const updated = await collectionRepo.update(tx, id, patch, now)
+    // The tags' counts after the row (which is locked since the start), before the answer reads them.
+    if (patch.tagIds) await tagService.swap(tx, row.tagIds, patch.tagIds)
     const rel = await this.related(tx, userId, [updated])
     return {
       ...updateShape(updated, rel.tags, rel.childIds.get(id) ?? []),
