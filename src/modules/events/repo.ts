@@ -1,5 +1,6 @@
 // The only SQL on the events table.
 import { sql } from 'kysely'
+import { sendAhead } from '../../db/ahead.ts'
 import type { Executor } from '../../db/index.ts'
 
 export interface EventRow {
@@ -25,23 +26,30 @@ export const eventColumns = [
 ] as const
 
 export const eventRepo = {
-  /** Inserts one event; with a key already used, inserts nothing and returns false. */
+  /**
+   * Inserts one event; with a key already used, inserts nothing and returns false. An event
+   * without a key cannot conflict: its insert is sent ahead (src/db/ahead.ts) and travels with the
+   * transaction's next statement.
+   */
   async insert(ex: Executor, row: EventRow & { key: string | null }): Promise<boolean> {
-    const inserted = await ex
-      .insertInto('events')
-      .values({
-        id: row.id,
-        type: row.type,
-        key: row.key,
-        actorId: row.actorId,
-        audience: row.audience.length
-          ? sql<string[]>`array[${sql.join(row.audience)}]::text[]`
-          : sql<string[]>`'{}'::text[]`,
-        collectionId: row.collectionId,
-        isPublic: row.isPublic,
-        data: JSON.stringify(row.data),
-        createdAt: row.createdAt,
-      })
+    const insert = ex.insertInto('events').values({
+      id: row.id,
+      type: row.type,
+      key: row.key,
+      actorId: row.actorId,
+      audience: row.audience.length
+        ? sql<string[]>`array[${sql.join(row.audience)}]::text[]`
+        : sql<string[]>`'{}'::text[]`,
+      collectionId: row.collectionId,
+      isPublic: row.isPublic,
+      data: JSON.stringify(row.data),
+      createdAt: row.createdAt,
+    })
+    if (row.key === null) {
+      await sendAhead(ex, insert)
+      return true
+    }
+    const inserted = await insert
       .onConflict((oc) => oc.column('key').doNothing())
       .returning('id')
       .executeTakeFirst()
