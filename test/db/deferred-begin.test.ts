@@ -8,29 +8,18 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { deferBegin } from '../../src/db/deferred-begin.ts'
 import { registerPreparedFunction } from '../../src/db/prepared.ts'
-import { type ScratchPostgres, scratchPostgres } from '../helpers/postgres.ts'
+import { countingPool, type ScratchPostgres, scratchPostgres } from '../helpers/postgres.ts'
 
 describe.runIf(process.env.TEST_DB === 'postgres')('BEGIN sent with the first statement', () => {
   let scratch: ScratchPostgres
   let pool: pg.Pool
   let db: Kysely<any>
-  let roundTrips = 0
-  let parses = 0
+  let counts: { roundTrips: number; parses: number }
 
   beforeAll(async () => {
     scratch = await scratchPostgres('wp_begin')
     // One connection: every transaction below reuses the client the previous one left.
-    pool = new pg.Pool({ connectionString: scratch.url, max: 1 })
-    pool.on('connect', (client) => {
-      deferBegin(client)
-      const connection = (client as unknown as { connection: pg.Connection }).connection
-      connection.on('readyForQuery', () => {
-        roundTrips++
-      })
-      connection.on('parseComplete', () => {
-        parses++
-      })
-    })
+    ;({ pool, counts } = countingPool(scratch.url))
     db = new Kysely({ dialect: new PostgresDialect({ pool }) })
     await sql`create table t (id int primary key, v text not null)`.execute(db)
   })
@@ -40,9 +29,9 @@ describe.runIf(process.env.TEST_DB === 'postgres')('BEGIN sent with the first st
   })
 
   const counted = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
-    const before = roundTrips
+    const before = counts.roundTrips
     const out = await fn()
-    return [out, roundTrips - before]
+    return [out, counts.roundTrips - before]
   }
   const rows = async () =>
     (await sql<{ id: number; v: string }>`select id, v from t order by id`.execute(db)).rows
@@ -216,7 +205,7 @@ describe.runIf(process.env.TEST_DB === 'postgres')('BEGIN sent with the first st
       ).rows
 
     it('go out as one named statement, parsed once on the connection, in and out of transactions', async () => {
-      const before = parses
+      const before = counts.parses
       expect((await half(db, 10)).rows).toEqual([{ half: 5, seen: expect.any(Number) }])
       const inTx = await db.transaction().execute(async (tx) => {
         const first = await half(tx, 8)
@@ -234,7 +223,7 @@ describe.runIf(process.env.TEST_DB === 'postgres')('BEGIN sent with the first st
       )
       expect(trips).toBe(2)
       // Parsed: the call once, the insert, and the two transactions' BEGINs.
-      expect(parses - before).toBe(1 + 1 + 2)
+      expect(counts.parses - before).toBe(1 + 1 + 2)
       const statements = await named()
       expect(statements).toHaveLength(1)
       expect(statements[0]?.name).toMatch(/^wp_wp_test_half_\d+$/)

@@ -7,8 +7,7 @@ import { Kysely, PostgresDialect, sql } from 'kysely'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AHEAD, notifyAtCommit, sendAhead } from '../../src/db/ahead.ts'
-import { deferBegin } from '../../src/db/deferred-begin.ts'
-import { type ScratchPostgres, scratchPostgres } from '../helpers/postgres.ts'
+import { countingPool, type ScratchPostgres, scratchPostgres } from '../helpers/postgres.ts'
 
 describe.runIf(process.env.TEST_DB === 'postgres')('statements sent ahead', () => {
   let scratch: ScratchPostgres
@@ -16,18 +15,11 @@ describe.runIf(process.env.TEST_DB === 'postgres')('statements sent ahead', () =
   let db: Kysely<any>
   let listener: pg.Client
   const heard: string[] = []
-  let roundTrips = 0
+  let counts: { roundTrips: number }
 
   beforeAll(async () => {
     scratch = await scratchPostgres('wp_ahead')
-    pool = new pg.Pool({ connectionString: scratch.url, max: 1 })
-    pool.on('connect', (client) => {
-      deferBegin(client)
-      const connection = (client as unknown as { connection: pg.Connection }).connection
-      connection.on('readyForQuery', () => {
-        roundTrips++
-      })
-    })
+    ;({ pool, counts } = countingPool(scratch.url))
     db = new Kysely({ dialect: new PostgresDialect({ pool }) })
     await sql`create table a (id int primary key, v text not null, at timestamptz, n int)`.execute(db)
     listener = new pg.Client({ connectionString: scratch.url })
@@ -42,9 +34,9 @@ describe.runIf(process.env.TEST_DB === 'postgres')('statements sent ahead', () =
   })
 
   const counted = async <T>(fn: () => Promise<T>): Promise<[T, number]> => {
-    const before = roundTrips
+    const before = counts.roundTrips
     const out = await fn()
-    return [out, roundTrips - before]
+    return [out, counts.roundTrips - before]
   }
   const ids = async () =>
     (await sql<{ id: number }>`select id from a order by id`.execute(db)).rows.map((r) => r.id)

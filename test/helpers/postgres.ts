@@ -2,9 +2,11 @@
 // global set-up), under a random name starting with `prefix`; `drop` removes it, whoever is still
 // connected. `socketUrls` names the same database through the server's Unix socket, in both forms
 // an operator may write: the socket directory as the URL's host (percent-encoded), or as `?host=`.
+// `countingPool` counts the round trips and parses of a pool connection set up as the service's.
 import { randomBytes } from 'node:crypto'
 import pg from 'pg'
 import { inject } from 'vitest'
+import { deferBegin } from '../../src/db/deferred-begin.ts'
 
 /** The rows `query` answers on a connection of its own to `url`. */
 async function queryOn<T>(url: string, query: string): Promise<T[]> {
@@ -51,4 +53,25 @@ export async function scratchPostgres(prefix: string): Promise<ScratchPostgres> 
     },
     drop: () => asAdmin(`drop database if exists ${name} with (force)`).then(() => undefined),
   }
+}
+
+/**
+ * A one-connection pool whose connection sends BEGIN and the statements sent ahead with the next
+ * statement (`deferBegin`), as the service's pool does, with the round trips (the server's
+ * ReadyForQuery answers) and the statements parsed counted.
+ */
+export function countingPool(url: string) {
+  const counts = { roundTrips: 0, parses: 0 }
+  const pool = new pg.Pool({ connectionString: url, max: 1 })
+  pool.on('connect', (client) => {
+    deferBegin(client)
+    const connection = (client as unknown as { connection: pg.Connection }).connection
+    connection.on('readyForQuery', () => {
+      counts.roundTrips++
+    })
+    connection.on('parseComplete', () => {
+      counts.parses++
+    })
+  })
+  return { pool, counts }
 }
