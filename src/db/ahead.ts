@@ -3,7 +3,7 @@
 // (src/db/deferred-begin.ts, on PostgreSQL's pool connections). It runs in order, before that
 // statement, so the transaction sees it; when it fails, the next statement answers its error and
 // the transaction rolls back. Outside a transaction, and on the embedded database, it runs at once.
-import { CompiledQuery } from 'kysely'
+import { CompiledQuery, sql } from 'kysely'
 import type { Executor } from './index.ts'
 
 /** The mark the pool connection knows a statement sent ahead by. */
@@ -21,6 +21,6 @@ export async function sendAhead(ex: Executor, query: Statement): Promise<void> {
 }
 
 /** A NOTIFY delivered at the commit of `ex`'s transaction (at once without one), sent ahead. */
-export async function notifyAtCommit(ex: Executor, channel: string, payload: string): Promise<void> {
-  await ex.executeQuery(CompiledQuery.raw(`${AHEAD}select pg_notify($1, $2)`, [channel, payload]))
+export function notifyAtCommit(ex: Executor, channel: string, payload: string): Promise<void> {
+  return sendAhead(ex, sql`select pg_notify(${channel}, ${payload})`)
 }
