@@ -78,14 +78,16 @@ export class EscrowInitiation {
 
   /**
    * Inside the caller's transaction: a fresh custodial key (the payment address), the escrow's
-   * ledger account and the escrow row with its quote. Returns the payment address and the row.
+   * ledger account and the escrow row with its quote, in one statement. `e.id` must be new.
+   * Returns the payment address and the row.
    */
   async open(tx: Tx, e: OpenEscrow): Promise<{ address: string; expiresAt: Date; row: EscrowRow }> {
-    const key = await this.deps.keys.ensure(tx, 'escrow', e.id)
-    await this.deps.ledger.ensureAccount(tx, 'escrow', e.id, e.coin.reference)
+    // The escrow's id is new, so its key and account are too: both written by the escrow's insert.
+    const key = this.deps.keys.newOwnerKey(tx, 'escrow', e.id)
+    const account = this.deps.ledger.newOwnerAccount(tx, 'escrow', e.id, e.coin.reference)
     const expiresAt = new Date(e.now.getTime() + QUOTE_VALIDITY_MS)
     const q = e.quote
-    const row = await escrowRepo.insert(tx, {
+    const row = await escrowRepo.insert(tx, [key.write, account.write], {
       id: e.id,
       collectionId: e.collectionId,
       payerId: e.payerId,

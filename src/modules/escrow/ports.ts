@@ -41,10 +41,13 @@ export type EscrowCollections = Pick<
 >
 
 /** The ledger: the escrow's and the payer's accounts, their balances, and the holds of transfers. */
-export type EscrowLedger = Pick<Ledger, 'ensureAccount' | 'account' | 'balance' | 'hold' | 'holdMany'>
+export type EscrowLedger = Pick<
+  Ledger,
+  'ensureAccount' | 'newOwnerAccount' | 'account' | 'balance' | 'hold' | 'holdMany'
+>
 
 /** Custodial keys: an escrow's payment address and a user's wallet address. */
-export type EscrowKeys = Pick<KeyStore, 'ensure' | 'find' | 'address'>
+export type EscrowKeys = Pick<KeyStore, 'ensure' | 'newOwnerKey' | 'find' | 'address'>
 
 /** Users' transaction records and the coins' USD rates. */
 export type EscrowTransactions = Pick<TransactionService, 'requireRate' | 'rateOf' | 'record' | 'update'>

@@ -1,5 +1,6 @@
 // The only SQL over the escrow module's tables.
 import { type Insertable, sql } from 'kysely'
+import { type Write, withWrites } from '../../db/compose.ts'
 import type { Executor } from '../../db/index.ts'
 import type { EscrowStatus, EscrowsTable, LegKind, LegStatus } from '../../db/tables/escrow.ts'
 
@@ -100,8 +101,13 @@ export const escrowRepo = {
   },
 
   /** A new escrow, answered as `get` reads it. */
-  insert(ex: Executor, row: Insertable<EscrowsTable>) {
-    return ex.insertInto('escrows').values(row).returning(escrowColumns).executeTakeFirstOrThrow()
+  /** The escrow row, written with `writes` (its key and account) in one statement. */
+  insert(ex: Executor, writes: readonly Write[], row: Insertable<EscrowsTable>) {
+    return withWrites(ex, writes)
+      .insertInto('escrows')
+      .values(row)
+      .returning(escrowColumns)
+      .executeTakeFirstOrThrow()
   },
 
   async update(

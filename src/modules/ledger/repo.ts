@@ -27,6 +27,25 @@ export interface TransferRow {
   now: Date
 }
 
+interface NewAccountRow {
+  id: string
+  kind: LedgerAccountKind
+  ownerId: string
+  coin: string
+  now: Date
+}
+
+/** A new account's row: a zero balance. */
+const accountValues = (row: NewAccountRow) => ({
+  id: row.id,
+  kind: row.kind,
+  ownerId: row.ownerId,
+  coin: row.coin,
+  balance: '0',
+  createdAt: row.now,
+  updatedAt: row.now,
+})
+
 export const ledgerRepo = {
   /** A page of accounts not of `except` kinds, by id ascending after `after`, with cached balances. */
   holdingsPage(ex: Executor, except: readonly LedgerAccountKind[], after: string, limit: number) {
@@ -57,23 +76,17 @@ export const ledgerRepo = {
    * transaction inserted it after this statement's snapshot was taken (the insert then does
    * nothing and the snapshot does not see that row): a read in a later statement finds it.
    */
-  async insertOrFindAccount(
-    ex: Executor,
-    row: { id: string; kind: LedgerAccountKind; ownerId: string; coin: string; now: Date },
-  ): Promise<string | undefined> {
+  /** The insert of a new owner's account, built for the caller's statement (not executed). */
+  insertAccount(ex: Executor, row: NewAccountRow) {
+    return ex.insertInto('ledgerAccounts').values(accountValues(row))
+  },
+
+  async insertOrFindAccount(ex: Executor, row: NewAccountRow): Promise<string | undefined> {
     const found = await ex
       .with('ins', (db) =>
         db
           .insertInto('ledgerAccounts')
-          .values({
-            id: row.id,
-            kind: row.kind,
-            ownerId: row.ownerId,
-            coin: row.coin,
-            balance: '0',
-            createdAt: row.now,
-            updatedAt: row.now,
-          })
+          .values(accountValues(row))
           .onConflict((oc) => oc.columns(['kind', 'ownerId', 'coin']).doNothing())
           .returning('id'),
       )

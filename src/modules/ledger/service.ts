@@ -6,6 +6,7 @@
 // pending hold lowers the account's available balance and is later posted (in full or in part,
 // to any accounts of its coin) or voided, at most once. System accounts (see SYSTEM_KINDS) are
 // never locked: their balance is the sum of their entries.
+import { type Write as StatementWrite, write } from '../../db/compose.ts'
 import type { Db, Executor, Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -57,6 +58,21 @@ export class Ledger {
       (await repo.accountId(ex, kind, ownerId, coin))
     if (!id) throw new Error(`ledger account ${kind}/${ownerId}/${coin} could not be created`)
     return id
+  }
+
+  /**
+   * The account of an owner made in the caller's statement (a new escrow, which has no account
+   * yet): its id, and the insert the caller runs with its own statement (`withWrites`).
+   */
+  newOwnerAccount(
+    ex: Executor,
+    kind: OpenAccountKind,
+    ownerId: string,
+    coin: string,
+  ): { id: string; write: StatementWrite } {
+    if (isRetiredKind(kind)) throw new Error(`ledger accounts of kind ${kind} are retired`)
+    const row = { id: newId(), kind, ownerId, coin, now: this.deps.clock.now() }
+    return { id: row.id, write: write(repo.insertAccount(ex, row)) }
   }
 
   async #views(ex: Executor, rows: Awaited<ReturnType<typeof repo.accounts>>): Promise<LedgerAccount[]> {

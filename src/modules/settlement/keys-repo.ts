@@ -43,6 +43,21 @@ export const keysRepo = {
       .executeTakeFirst()
   },
 
+  /** The insert of a new owner's key, built for the caller's statement (not executed). */
+  insertNew(
+    ex: Executor,
+    row: {
+      id: string
+      ownerKind: KeyOwnerKind
+      ownerId: string
+      address: string
+      sealedKey: string
+      createdAt: Date
+    },
+  ) {
+    return ex.insertInto('walletKeys').values(row)
+  },
+
   byOwner(ex: Executor, ownerKind: KeyOwnerKind, ownerId: string) {
     return ex
       .selectFrom('walletKeys')

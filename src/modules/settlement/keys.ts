@@ -2,6 +2,7 @@
 // sealed by the secret box with the address as associated data, so a sealed key copied onto
 // another row does not open.
 import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
+import { type Write, write } from '../../db/compose.ts'
 import type { Executor, Tx } from '../../db/index.ts'
 import type { KeyOwnerKind } from '../../db/tables/wallet.ts'
 import type { Clock } from '../../platform/clock.ts'
@@ -54,21 +55,36 @@ export class KeyStore {
    * paths (a wallet completed later, the fee address at start).
    */
   async ensure(tx: Tx, ownerKind: KeyOwnerKind, ownerId: string): Promise<CustodialKey> {
-    const privateKey = generatePrivateKey()
-    const address = privateKeyToAddress(privateKey).toLowerCase()
     const key =
-      (await keysRepo.insertOrFind(tx, {
-        id: newId(),
-        ownerKind,
-        ownerId,
-        address,
-        sealedKey: this.deps.secrets.seal(privateKey, aad(address)),
-        createdAt: this.deps.clock.now(),
-      })) ??
+      (await keysRepo.insertOrFind(tx, this.#fresh(ownerKind, ownerId))) ??
       // A concurrent transaction stored one after the statement's snapshot: a new statement sees it.
       (await this.find(tx, ownerKind, ownerId))
     if (!key) throw new Error('custodial key was not stored')
     return key
+  }
+
+  /**
+   * The key of an owner made in the caller's statement (a new escrow, whose id no key has yet):
+   * generated and sealed here, stored by the write the caller runs with its own statement
+   * (`withWrites`). Answers the key's address (lower case).
+   */
+  newOwnerKey(ex: Executor, ownerKind: KeyOwnerKind, ownerId: string): { address: string; write: Write } {
+    const row = this.#fresh(ownerKind, ownerId)
+    return { address: row.address, write: write(keysRepo.insertNew(ex, row)) }
+  }
+
+  /** A fresh random key for the owner, sealed with its address as associated data. */
+  #fresh(ownerKind: KeyOwnerKind, ownerId: string) {
+    const privateKey = generatePrivateKey()
+    const address = privateKeyToAddress(privateKey).toLowerCase()
+    return {
+      id: newId(),
+      ownerKind,
+      ownerId,
+      address,
+      sealedKey: this.deps.secrets.seal(privateKey, aad(address)),
+      createdAt: this.deps.clock.now(),
+    }
   }
 
   find(ex: Executor, ownerKind: KeyOwnerKind, ownerId: string): Promise<CustodialKey | undefined> {

@@ -48,7 +48,12 @@ export interface TransactionPage {
 
 export const transactionsRepo = {
   async insert(ex: Executor, row: TransactionRowInput): Promise<void> {
-    await ex.insertInto('transactions').values(row).execute()
+    await transactionsRepo.insertStatement(ex, row).execute()
+  },
+
+  /** The insert of a record, built for the caller's statement (not executed). */
+  insertStatement(ex: Executor, row: TransactionRowInput) {
+    return ex.insertInto('transactions').values(row)
   },
 
   async update(ex: Executor, id: string, change: TransactionChange, now: Date): Promise<void> {

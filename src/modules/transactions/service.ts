@@ -1,6 +1,7 @@
 // User-facing transactions: a record per movement a user sees (deposits, withdrawals, payouts,
 // fees), written by the module that moves the value in the same database transaction as its
 // ledger transfer, and read by #24 and #25.
+import { type Write, write } from '../../db/compose.ts'
 import type { Db, Executor } from '../../db/index.ts'
 import type { TransactionsTable } from '../../db/tables/wallet.ts'
 import { errors } from '../../http/errors.ts'
@@ -94,13 +95,27 @@ export class TransactionService {
 
   /** Writes a transaction record in the caller's transaction. */
   async record(ex: Executor, input: RecordTransaction): Promise<{ id: string }> {
+    const row = await this.#row(input)
+    await transactionsRepo.insert(ex, row)
+    return { id: row.id }
+  }
+
+  /**
+   * `record` written by the caller's own statement (`withWrites`): the new record's id and its
+   * insert, not executed.
+   */
+  async recordWrite(ex: Executor, input: RecordTransaction): Promise<{ id: string; write: Write }> {
+    const row = await this.#row(input)
+    return { id: row.id, write: write(transactionsRepo.insertStatement(ex, row)) }
+  }
+
+  async #row(input: RecordTransaction) {
     if (input.amount < 0n) throw new Error('transaction amounts are non-negative')
     const coin = this.deps.chain.coin(input.coin)
     const rate = input.rate === undefined ? await this.rateOf(input.coin) : input.rate
     const now = this.deps.clock.now()
-    const id = newId()
-    await transactionsRepo.insert(ex, {
-      id,
+    return {
+      id: newId(),
       ownerId: input.ownerId,
       amount: input.amount.toString(),
       coin: coin.reference,
@@ -120,8 +135,7 @@ export class TransactionService {
       txHash: input.txHash ?? null,
       createdAt: now,
       updatedAt: now,
-    })
-    return { id }
+    }
   }
 
   update(ex: Executor, id: string, change: TransactionUpdate): Promise<void> {

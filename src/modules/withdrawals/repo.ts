@@ -2,6 +2,7 @@
 
 import type { Insertable } from 'kysely'
 import { sql } from 'kysely'
+import { type Write, withWrites } from '../../db/compose.ts'
 import type { Executor } from '../../db/index.ts'
 import { countedPage } from '../../db/reads.ts'
 import type { WithdrawalStatus, WithdrawalsTable } from '../../db/tables/withdrawals.ts'
@@ -26,8 +27,9 @@ export const withdrawalRepo = {
     ex: Executor,
     row: Insertable<WithdrawalsTable> & { createdAt: Date },
     audit: { userId: string; action: string; ip: string | null; meta: Record<string, unknown> },
+    writes: readonly Write[] = [],
   ) {
-    await ex
+    await withWrites(ex, writes)
       .with('requested', (db) => db.insertInto('withdrawals').values(row))
       .insertInto('auditLog')
       .values({

@@ -299,7 +299,8 @@ export class WithdrawalService {
     }
     const feeHold = w.fee > 0n ? held.holds[1] : undefined
     const amountText = formatUnits(w.amount, w.coin.decimals)
-    const record = await transactions.record(tx, {
+    // The record is written by the withdrawal's own statement, below.
+    const record = await transactions.recordWrite(tx, {
       ownerId: w.userId,
       coin: w.coin.reference,
       amount: w.amount,
@@ -329,7 +330,7 @@ export class WithdrawalService {
       fundingHoldId: hold.id,
     })
     const now = clock.now()
-    // The row and its audit entry in one statement.
+    // The row, its audit entry and its transaction record in one statement.
     await withdrawalRepo.insertRequested(
       tx,
       {
@@ -354,6 +355,7 @@ export class WithdrawalService {
         ip: w.ip,
         meta: { withdrawalId: id, coin: w.coin.reference, amount: w.amount.toString(), address: w.address },
       },
+      [record.write],
     )
     return { withdrawalId: id, transferId: sent.id }
   }
