@@ -142,6 +142,73 @@ describe('holds', () => {
     await expectLedgerConsistent(database.db)
   })
 
+  it('posts in two statements, the hold marked posted only with its transfer written', async () => {
+    const { user, clearing } = await funded(1_000n)
+    // The shapes of the accounts known first, so that the count is of the post alone.
+    await tx((t) =>
+      ledger.transfer(t, {
+        key: `warm:${newId()}`,
+        coin: 'usdc',
+        legs: [
+          { account: user, amount: -1n },
+          { account: clearing, amount: 1n },
+        ],
+      }),
+    )
+    const first = await tx((t) =>
+      ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 100n }),
+    )
+    const before = database.queryCount()
+    const posted = await tx((t) =>
+      ledger.post(t, { hold: first.id, to: [{ account: clearing, amount: 60n }], key: `p:${first.id}` }),
+    )
+    expect(database.queryCount() - before).toBe(2)
+    const row = await database.db
+      .selectFrom('ledgerHolds')
+      .select(['status', 'postedAmount', 'transferId', 'resolutionKey', 'resolvedAt'])
+      .where('id', '=', first.id)
+      .executeTakeFirstOrThrow()
+    expect(row).toMatchObject({
+      status: 'posted',
+      postedAmount: '60',
+      transferId: posted.transferId,
+      resolutionKey: `p:${first.id}`,
+    })
+    expect(row.resolvedAt).toBeInstanceOf(Date)
+
+    // A post whose key another transfer already claimed writes no transfer: even when the caller
+    // goes on and commits, the hold stays pending and reserved.
+    const second = await tx((t) =>
+      ledger.hold(t, { key: `h:${newId()}`, coin: 'usdc', account: user, amount: 100n }),
+    )
+    const taken = `taken:${newId()}`
+    await tx((t) =>
+      ledger.transfer(t, {
+        key: taken,
+        coin: 'usdc',
+        legs: [
+          { account: user, amount: -1n },
+          { account: clearing, amount: 1n },
+        ],
+      }),
+    )
+    const refused = await tx(async (t) => {
+      try {
+        await ledger.post(t, { hold: second.id, to: [{ account: clearing, amount: 100n }], key: taken })
+        return undefined
+      } catch (err) {
+        return err as Error
+      }
+    })
+    expect(refused?.message).toMatch(/idempotency key was already used/)
+    expect(await ledger.getHold(database.db, second.id)).toMatchObject({
+      status: 'pending',
+      transferId: null,
+    })
+    expect(await ledger.account(database.db, user)).toMatchObject({ held: 100n })
+    await expectLedgerConsistent(database.db)
+  })
+
   it('answers the first result to the same key, and refuses a second post or void under another key', async () => {
     const { user, clearing } = await funded(1_000n)
     const a = await tx((t) =>

@@ -242,16 +242,10 @@ export class LedgerHolds {
       kind,
       description: input.description ?? '',
       release: { account: hold.accountId, amount: hold.amount },
+      // The hold is marked posted by the transfer's own statement.
+      posts: { hold: hold.id, postedAmount: total },
     })
     if (transfer.replayed) throw new Error(`the posting key ${input.key} was used before its hold was posted`)
-    const now = this.deps.clock.now()
-    await holdsRepo.resolveHold(tx, hold.id, {
-      status: 'posted',
-      postedAmount: total,
-      transferId: transfer.id,
-      key: input.key,
-      now,
-    })
     return { status: 'posted', changed: true, transferId: transfer.id, postedAmount: total }
   }
 

@@ -6,6 +6,7 @@ import type { Executor, Tx } from '../../db/index.ts'
 import { registerPreparedFunction } from '../../db/prepared.ts'
 import { registerWritingFunction } from '../../db/read-cache.ts'
 import type { LedgerAccountKind } from '../../db/tables/ledger.ts'
+import type { HoldPosted } from './write.ts'
 
 // A whole transfer may be written by one database function call: the read caches (wallet
 // balances) must count it as the write it is.
@@ -173,15 +174,27 @@ export const ledgerRepo = {
     row: TransferRow,
     changes: { account: string; delta: bigint; released: bigint }[],
     legs: [string, bigint][],
+    posts?: HoldPosted,
   ): Promise<{ claimed: boolean; present: number; fits: boolean }> {
-    const { rows } = await sql<{ claimed: boolean; present: number; fits: boolean }>`
-      select claimed, present, fits from ledger_write_transfer(
+    const call = sql`ledger_write_transfer(
         ${row.id}, ${row.key}, ${row.inputHash}, ${row.coin}, ${row.kind}, ${row.description}, ${row.now},
         ${changes.map((c) => c.account)}::char(24)[],
         ${changes.map((c) => units(c.delta))}::numeric[],
         ${changes.map((c) => units(c.released))}::numeric[],
         ${legs.map(([account]) => account)}::char(24)[],
-        ${legs.map(([, amount]) => units(amount))}::numeric[])`.execute(tx)
+        ${legs.map(([, amount]) => units(amount))}::numeric[])`
+    type Written = { claimed: boolean; present: number; fits: boolean }
+    if (!posts) return (await sql<Written>`select claimed, present, fits from ${call}`.execute(tx)).rows[0]!
+    // The hold is marked posted by the same statement, only when the transfer was written (its
+    // key claimed, every row present, the balance rule kept); otherwise the caller throws.
+    const { rows } = await sql<Written>`
+      with w as (select claimed, present, fits from ${call}),
+      posted as (
+        update ledger_holds set status = 'posted', posted_amount = ${units(posts.postedAmount)}::numeric,
+          transfer_id = ${row.id}, resolution_key = ${row.key}, resolved_at = ${row.now}
+        where id = ${posts.hold} and status = 'pending'
+          and exists (select 1 from w where w.claimed and w.fits and w.present = ${changes.length}))
+      select claimed, present, fits from w`.execute(tx)
     return rows[0]!
   },
 

@@ -214,6 +214,7 @@ export class Ledger {
       { ...transferRow(id, w), now: this.deps.clock.now() },
       changes,
       w.legs,
+      w.posts,
     )
     if (!r.claimed) return this.#replay(tx, w)
     if (r.present < changes.length) return this.#missing(tx, ids)

@@ -16,6 +16,15 @@ export interface Write {
   description: string
   /** a pending hold released by this transfer: its reservation no longer counts */
   release?: { account: string; amount: bigint }
+  /** the pending hold this transfer posts (locked by the caller): marked posted by the transfer's
+   *  own statement, when the transfer is written */
+  posts?: HoldPosted
+}
+
+/** A hold marked posted by the transfer that posts it (`resolution_key` = the transfer's key). */
+export interface HoldPosted {
+  hold: string
+  postedAmount: bigint
 }
 
 /** The same idempotency key sent with another input. */

@@ -38,14 +38,14 @@ export function withdrawalOutcomes(deps: {
   const { clock, jobs, ledger, transactions } = deps
   /** The withdrawal, locked, while its outcome is still open. */
   const open = async (tx: Tx, id: string) => {
-    const w = await withdrawalRepo.lock(tx, id)
-    if (!w || w.status === 'completed' || w.status === 'failed') return undefined
+    const row = await withdrawalRepo.lockWithOwner(tx, id)
+    if (!row || row.status === 'completed' || row.status === 'failed') return undefined
+    const { ownerEmail, ownerFirstName, ...w } = row
     // Inactive coins still settle: read the chain's configuration, not the active list.
     const coin = deps.chain.coin(w.coin)
-    const user = await withdrawalRepo.user(tx, w.ownerId)
-    const hello = user?.firstName ? `Hello ${user.firstName},` : 'Hello,'
+    const hello = ownerFirstName ? `Hello ${ownerFirstName},` : 'Hello,'
     const amountText = `${formatUnits(BigInt(w.amount), coin.decimals)} ${coin.symbol}`
-    return { w, coin, email: user?.email, hello, amountText }
+    return { w, coin, email: ownerEmail ?? undefined, hello, amountText }
   }
 
   return {
@@ -80,21 +80,31 @@ export function withdrawalOutcomes(deps: {
         })
         feeTransferId = posted.transferId
       }
-      if (fee > 0n)
-        await transactions.record(tx, {
-          ownerId: w.ownerId,
-          coin: w.coin,
-          amount: fee,
-          type: 'withdrawal',
-          method: 'fee',
-          status: 'completed',
-          description: `Network fee of ${formatUnits(fee, coin.decimals)} ${coin.symbol} for withdrawal ${w.id}`,
-          isFee: true,
-          transferId: feeTransferId,
-          txHash: e.txHash,
-          rate: w.usdRate,
-        })
-      await withdrawalRepo.update(tx, clock.now(), w.id, { status: 'completed', txHash: e.txHash })
+      // The fee's record is written by the withdrawal's update.
+      const feeRecord =
+        fee > 0n
+          ? await transactions.recordWrite(tx, {
+              ownerId: w.ownerId,
+              coin: w.coin,
+              amount: fee,
+              type: 'withdrawal',
+              method: 'fee',
+              status: 'completed',
+              description: `Network fee of ${formatUnits(fee, coin.decimals)} ${coin.symbol} for withdrawal ${w.id}`,
+              isFee: true,
+              transferId: feeTransferId,
+              txHash: e.txHash,
+              rate: w.usdRate,
+            })
+          : undefined
+      await withdrawalRepo.update(
+        tx,
+        clock.now(),
+        w.id,
+        { status: 'completed', txHash: e.txHash },
+        undefined,
+        feeRecord ? [feeRecord.write] : [],
+      )
       await deps.events.emit(tx, {
         type: 'withdrawal.sent',
         actorId: null,

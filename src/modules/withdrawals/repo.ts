@@ -83,14 +83,29 @@ export const withdrawalRepo = {
     return ex.selectFrom('withdrawals').selectAll().where('id', '=', id).forUpdate().executeTakeFirst()
   },
 
+  /** `lock`, with its owner's email and first name (none once the account is deleted). */
+  lockWithOwner(ex: Executor, id: string) {
+    return ex
+      .selectFrom('withdrawals')
+      .leftJoin('users', (j) =>
+        j.onRef('users.id', '=', 'withdrawals.ownerId').on('users.deletedAt', 'is', null),
+      )
+      .selectAll('withdrawals')
+      .select(['users.email as ownerEmail', 'users.firstName as ownerFirstName'])
+      .where('withdrawals.id', '=', id)
+      .forUpdate('withdrawals')
+      .executeTakeFirst()
+  },
+
   async update(
     ex: Executor,
     at: Date,
     id: string,
     change: { status?: WithdrawalStatus; txHash?: string | null },
     onlyFrom?: WithdrawalStatus[],
+    writes: readonly Write[] = [],
   ) {
-    let q = ex
+    let q = withWrites(ex, writes)
       .updateTable('withdrawals')
       .set((eb) => ({ ...change, updatedAt: at, version: eb('version', '+', 1) }))
       .where('id', '=', id)

@@ -138,15 +138,21 @@ export async function reserveLocked(
     // One hold per transfer: a larger reservation replaces the smaller one.
     if (current.gasHoldId)
       await ledger.void(tx, { hold: current.gasHoldId, key: gasVoidKey(current.id, current.gasHoldId) })
-    const hold = await ledger.hold(tx, {
-      key: `outgoing:${current.id}:gas-hold:${maxFee}`,
+    // The row is locked and covers the hold: one statement writes it (`ledger_write_holds`).
+    const held = await ledger.holdMany(tx, {
+      kind: 'treasury',
+      ownerId: current.fromAddress,
       coin: acc.native,
-      account: acc.treasury,
-      amount: maxFee,
-      kind: 'gas',
-      description: `Gas of outgoing transfer ${current.id}`,
+      holds: [
+        {
+          key: `outgoing:${current.id}:gas-hold:${maxFee}`,
+          amount: maxFee,
+          kind: 'gas',
+          description: `Gas of outgoing transfer ${current.id}`,
+        },
+      ],
     })
-    return { result: 'ok', hold: { reserved: maxFee, holdId: hold.id } }
+    return { result: 'ok', hold: { reserved: maxFee, holdId: held.holds[0]!.id } }
   }
   const topUps = await outgoingRepo.topUpsTo(tx, s.chainKey, current.fromAddress, GAS_TOPUP_PURPOSE)
   const open = topUps[0]
