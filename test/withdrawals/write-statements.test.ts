@@ -1,12 +1,12 @@
-// The statements of POST /v1/withdrawals/: seven for a user's second withdrawal. Before the
+// The statements of POST /v1/withdrawals/: five for a user's second withdrawal. Before the
 // transaction (the coin's halts and the user's address answered by what the process keeps): the
 // password check (the user read under the account's password lock, then the wrong-password
 // count). In it: the halts again, both holds on the wallet account (`ledger_write_holds`: account,
-// lock, claims, held), the outgoing transfer and its job (settlement's enqueue; the sender's
-// address is the one the process keeps, and the funding hold it checks is answered by the ledger
-// as written), and the withdrawal row written with its audit entry and its transaction record. The
-// result is checked whole: holds, transfer, job, record, audit, balances, and the send on the dev
-// chain.
+// lock, claims, held), and the withdrawal row written with its audit entry, its transaction
+// record, its outgoing transfer and the transfer's job (settlement's `enqueueWrites`: the
+// sender's address is the one the process keeps, and the funding hold it checks is answered by
+// the ledger as written). The result is checked whole: holds, transfer, job, record, audit,
+// balances, and the send on the dev chain.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
@@ -38,13 +38,13 @@ async function counted(to: string, amount: number, headers: Record<string, strin
 }
 
 describe('statements per withdrawal requested', () => {
-  it('POST /v1/withdrawals/ takes seven, and holds, queues and records everything', async () => {
+  it('POST /v1/withdrawals/ takes five, and holds, queues and records everything', async () => {
     // The first request of the user in this process; the second is counted.
     await counted(freshAddress(), 0.1)
     const balance = await balanceOf(t, user.id, 'avax')
     const to = freshAddress()
     const { queries, withdrawalId } = await counted(to, 0.25)
-    expect(queries).toBe(7)
+    expect(queries).toBe(5)
 
     const db = t.database.db
     const w = await db

@@ -316,10 +316,10 @@ export class WithdrawalService {
       },
       rate: w.rate,
     })
-    // The transfer before the withdrawal's row, so that the row is written once, naming it (its
-    // reference is the withdrawal's id; settlement reads the row only in its reports, after the
-    // commit). Settlement checks the amount's hold, answered by the ledger as it just wrote it.
-    const sent = await outgoing.enqueue(tx, {
+    // The transfer (its key names this new withdrawal) and its job are written by the withdrawal's
+    // own statement, below (settlement reads the row only in its reports, after the commit).
+    // Settlement checks the amount's hold, answered by the ledger as it just wrote it.
+    const sent = await outgoing.enqueueWrites(tx, {
       purpose: WITHDRAWAL_PURPOSE,
       referenceId: id,
       key: `withdrawal:${id}`,
@@ -330,7 +330,8 @@ export class WithdrawalService {
       fundingHoldId: hold.id,
     })
     const now = clock.now()
-    // The row, its audit entry and its transaction record in one statement.
+    // The row, its audit entry, its transaction record, its transfer and the transfer's job in one
+    // statement.
     await withdrawalRepo.insertRequested(
       tx,
       {
@@ -355,7 +356,7 @@ export class WithdrawalService {
         ip: w.ip,
         meta: { withdrawalId: id, coin: w.coin.reference, amount: w.amount.toString(), address: w.address },
       },
-      [record.write],
+      [record.write, ...sent.writes],
     )
     return { withdrawalId: id, transferId: sent.id }
   }

@@ -16,6 +16,7 @@
 import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import { sendAhead } from '../../db/ahead.ts'
+import { type Write, write } from '../../db/compose.ts'
 import type { Db, Executor } from '../../db/index.ts'
 import type { Clock } from '../clock.ts'
 import { newId } from '../crypto/ids.ts'
@@ -141,26 +142,44 @@ export class JobQueue {
     payload: PayloadOf<K>,
     opts: EnqueueOptions = {},
   ): Promise<string> {
-    const id = newId()
-    const maxAttempts = opts.maxAttempts ?? this.#handlers.get(kind)?.maxAttempts ?? 5
+    const { id, insert } = this.#insert(ex, kind, payload, opts)
     // Sent ahead: in a transaction it travels with the next statement (src/db/ahead.ts). A job
     // refused as a duplicate (its dedupe key taken) answers the id it would have had, as before.
-    await sendAhead(
-      ex,
-      ex
-        .insertInto('jobs')
-        .values({
-          id,
-          kind,
-          payload: JSON.stringify(payload),
-          runAt: opts.runAt ?? this.clock.now(),
-          maxAttempts,
-          dedupeKey: opts.dedupeKey ?? null,
-        })
-        .onConflict((oc) => oc.column('dedupeKey').where('dedupeKey', 'is not', null).doNothing()),
-    )
+    await sendAhead(ex, insert)
     this.poke()
     return id
+  }
+
+  /**
+   * `enqueue` written by the caller's own statement (`withWrites`, src/db/compose.ts): the job's
+   * insert, not executed.
+   */
+  enqueueWrite<K extends JobKind>(
+    ex: Executor,
+    kind: K,
+    payload: PayloadOf<K>,
+    opts: EnqueueOptions = {},
+  ): Write {
+    const { insert } = this.#insert(ex, kind, payload, opts)
+    this.poke()
+    return write(insert)
+  }
+
+  #insert<K extends JobKind>(ex: Executor, kind: K, payload: PayloadOf<K>, opts: EnqueueOptions) {
+    const id = newId()
+    const maxAttempts = opts.maxAttempts ?? this.#handlers.get(kind)?.maxAttempts ?? 5
+    const insert = ex
+      .insertInto('jobs')
+      .values({
+        id,
+        kind,
+        payload: JSON.stringify(payload),
+        runAt: opts.runAt ?? this.clock.now(),
+        maxAttempts,
+        dedupeKey: opts.dedupeKey ?? null,
+      })
+      .onConflict((oc) => oc.column('dedupeKey').where('dedupeKey', 'is not', null).doNothing())
+    return { id, insert }
   }
 
   /** Claims up to `limit` ready jobs of `kinds` (queued and due, or running with a lapsed lease). */

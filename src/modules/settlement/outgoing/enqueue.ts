@@ -1,6 +1,7 @@
 // The intent: a caller writes an outgoing transfer (and the job that sends it) inside its own
 // database transaction, with the change that needs it. Nothing is sent unless that commits.
 import { isAddress } from 'viem'
+import { type Write, write } from '../../../db/compose.ts'
 import type { Executor, Tx } from '../../../db/index.ts'
 import type { OutgoingFromKind } from '../../../db/tables/withdrawals.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
@@ -16,6 +17,41 @@ export async function enqueueTransfer(
   tx: Tx,
   input: EnqueueTransfer,
 ): Promise<{ id: string; replayed: boolean }> {
+  const row = await transferRow(s, tx, input)
+  const inserted = await outgoingRepo.insert(tx, row)
+  if (!inserted) return { id: await outgoingRepo.idByKey(tx, input.key), replayed: true }
+  await scheduleRun(s, tx, row.id, 0, row.createdAt)
+  logQueued(s, row)
+  return { id: row.id, replayed: false }
+}
+
+/**
+ * A transfer whose `key` no transfer can have yet (it names a record the caller is creating in
+ * `tx`), queued by the caller's own statement (`withWrites`, src/db/compose.ts): the transfer's
+ * id, and the inserts of its row and of its first run's job, not executed. A key taken after all
+ * fails that statement (a unique violation), and the caller's transaction with it.
+ */
+export async function transferWrites(
+  s: SenderContext,
+  tx: Tx,
+  input: EnqueueTransfer,
+): Promise<{ id: string; writes: Write[] }> {
+  const row = await transferRow(s, tx, input)
+  const writes = [
+    write(outgoingRepo.insertNew(tx, row)),
+    s.deps.jobs.enqueueWrite(
+      tx,
+      OUTGOING_JOB,
+      { id: row.id },
+      { runAt: row.createdAt, dedupeKey: runKey(row.id, 0) },
+    ),
+  ]
+  logQueued(s, row)
+  return { id: row.id, writes }
+}
+
+/** The transfer's row, its input checked (and its funding hold, which must reserve exactly it). */
+async function transferRow(s: SenderContext, tx: Tx, input: EnqueueTransfer) {
   const { chain, clock, keys, ledger } = s.deps
   const coin = chain.coin(input.coin)
   if (typeof input.amount !== 'bigint' || input.amount <= 0n)
@@ -51,10 +87,9 @@ export async function enqueueTransfer(
       throw new Error(`funding hold ${hold.id} reserves ${hold.amount}, the transfer sends ${input.amount}`)
     fundingAccountId = hold.accountId
   }
-  const id = newId()
   const now = clock.now()
-  const inserted = await outgoingRepo.insert(tx, {
-    id,
+  return {
+    id: newId(),
     chainId: s.chainKey,
     idempotencyKey: input.key,
     purpose: input.purpose,
@@ -71,25 +106,28 @@ export async function enqueueTransfer(
     meta: JSON.stringify(input.meta ?? {}),
     createdAt: now,
     updatedAt: now,
-  })
-  if (!inserted) return { id: await outgoingRepo.idByKey(tx, input.key), replayed: true }
-  await scheduleRun(s, tx, id, 0, now)
+  }
+}
+
+function logQueued(s: SenderContext, row: Awaited<ReturnType<typeof transferRow>>) {
   s.deps.log.info(
     {
-      transferId: id,
-      purpose: input.purpose,
-      referenceId: input.referenceId,
-      coin: coin.reference,
-      amount: input.amount.toString(),
-      from: fromAddress,
-      to: input.to.toLowerCase(),
+      transferId: row.id,
+      purpose: row.purpose,
+      referenceId: row.referenceId,
+      coin: row.coin,
+      amount: row.amount,
+      from: row.fromAddress,
+      to: row.toAddress,
     },
     'outgoing transfer enqueued',
   )
-  return { id, replayed: false }
 }
+
+/** The dedupe key of a transfer's run number `seq`. */
+const runKey = (id: string, seq: number) => `${OUTGOING_JOB}:${id}:${seq}`
 
 /** Queues the next run of a transfer; the sequence number keeps each run's dedupe key unique. */
 export async function scheduleRun(s: SenderContext, ex: Executor, id: string, seq: number, runAt: Date) {
-  await s.deps.jobs.enqueue(ex, OUTGOING_JOB, { id }, { runAt, dedupeKey: `${OUTGOING_JOB}:${id}:${seq}` })
+  await s.deps.jobs.enqueue(ex, OUTGOING_JOB, { id }, { runAt, dedupeKey: runKey(id, seq) })
 }

@@ -19,6 +19,11 @@ export const outgoingRepo = {
     return inserted?.id
   },
 
+  /** The insert of a transfer whose key is new, built for the caller's statement (not executed). */
+  insertNew(ex: Executor, row: Insertable<OutgoingTransfersTable>) {
+    return ex.insertInto('outgoingTransfers').values(row)
+  },
+
   async idByKey(ex: Executor, key: string): Promise<string> {
     const row = await ex
       .selectFrom('outgoingTransfers')

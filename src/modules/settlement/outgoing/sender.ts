@@ -2,11 +2,12 @@
 // escrow payouts and gas top-ups. Callers enqueue an intent in their own transaction
 // (`enqueue.ts`); the `outgoing.send` job runs it (`runner.ts`) and settles it once (`outcome.ts`),
 // reporting each event to the caller's handlers through jobs (`report.ts`).
+import type { Write } from '../../../db/compose.ts'
 import type { Executor, Tx } from '../../../db/index.ts'
 import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import { Kept } from '../../../platform/kept.ts'
-import { enqueueTransfer } from './enqueue.ts'
+import { enqueueTransfer, transferWrites } from './enqueue.ts'
 import type { OutcomeHandlers } from './events.ts'
 import { OutgoingOperations } from './operator.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
@@ -77,6 +78,14 @@ export class OutgoingSender implements SenderContext {
    */
   enqueue(tx: Tx, input: EnqueueTransfer): Promise<{ id: string; replayed: boolean }> {
     return enqueueTransfer(this, tx, input)
+  }
+
+  /**
+   * `enqueue` for a transfer whose key is new by construction (it names a record the caller is
+   * creating), written by the caller's own statement with its record (see transferWrites).
+   */
+  enqueueWrites(tx: Tx, input: EnqueueTransfer): Promise<{ id: string; writes: Write[] }> {
+    return transferWrites(this, tx, input)
   }
 
   /** A transfer as handlers see it (for callers' reads). */
