@@ -48,9 +48,7 @@ async function writesFrom(tx: Tx, label: string, amount: bigint, expiresAt?: Dat
 
 /** The caller's statement, carrying `writes`. */
 const carry = (tx: Tx, writes: Parameters<typeof withWrites>[1]) =>
-  withWrites(tx, writes)
-    .selectNoFrom(sql<number>`1`.as('one'))
-    .execute()
+  withWrites(tx, writes).selectNoFrom(sql<number>`1`.as('one')).execute()
 
 const rowsOf = async (transferId: string) => ({
   transfers: await db().selectFrom('outgoingTransfers').select('id').where('id', '=', transferId).execute(),
