@@ -22,8 +22,17 @@ afterAll(() => t?.close())
 
 const db = () => t.database.db
 
-/** Holds `amount` of the user's AVAX (with a timeout if given) and builds the transfer's writes. */
-async function writesFrom(tx: Tx, label: string, amount: bigint, expiresAt?: Date) {
+/**
+ * Holds `amount` of the user's AVAX (with a timeout if given) and builds the writes of a transfer
+ * from it (under the key `<key>:transfer`, `<label>:transfer` unless given).
+ */
+async function writesFrom(
+  tx: Tx,
+  label: string,
+  amount: bigint,
+  opts: { expiresAt?: Date; key?: string } = {},
+) {
+  const { expiresAt } = opts
   const account = (await t.app.services.ledger.accountsOf(tx, 'user', user.id)).avax!
   const hold = await t.app.services.ledger.hold(tx, {
     key: `${label}:hold`,
@@ -36,7 +45,7 @@ async function writesFrom(tx: Tx, label: string, amount: bigint, expiresAt?: Dat
   const sent = await t.app.services.outgoing.enqueueWrites(tx, {
     purpose: 'withdrawal',
     referenceId: label,
-    key: `${label}:transfer`,
+    key: `${opts.key ?? label}:transfer`,
     from: { kind: 'user', ownerId: user.id },
     coin: 'avax',
     to,
@@ -65,7 +74,7 @@ describe('a transfer written by the caller’s statement', () => {
     await expect(
       db()
         .transaction()
-        .execute((tx) => writesFrom(tx, 'timed', AVAX / 10n, expiresAt)),
+        .execute((tx) => writesFrom(tx, 'timed', AVAX / 10n, { expiresAt })),
     ).rejects.toThrow(/has a timeout/)
   })
 
@@ -102,24 +111,8 @@ describe('a transfer written by the caller’s statement', () => {
         .transaction()
         .execute(async (tx) => {
           // Another hold, the same transfer key.
-          const account = (await t.app.services.ledger.accountsOf(tx, 'user', user.id)).avax!
-          const hold = await t.app.services.ledger.hold(tx, {
-            key: 'taken-again:hold',
-            coin: 'avax',
-            account: account.id,
-            amount: AVAX / 20n,
-          })
-          const w = await t.app.services.outgoing.enqueueWrites(tx, {
-            purpose: 'withdrawal',
-            referenceId: 'taken-again',
-            key: 'taken:transfer',
-            from: { kind: 'user', ownerId: user.id },
-            coin: 'avax',
-            to: freshAddress(),
-            amount: AVAX / 20n,
-            fundingHoldId: hold.id,
-          })
-          again = { id: w.id, holdId: hold.id }
+          const w = await writesFrom(tx, 'taken-again', AVAX / 20n, { key: 'taken' })
+          again = { id: w.id, holdId: w.holdId }
           await carry(tx, w.writes)
         }),
     ).rejects.toThrow(/unique|duplicate/)

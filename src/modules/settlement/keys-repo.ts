@@ -4,6 +4,16 @@ import type { KeyOwnerKind } from '../../db/tables/wallet.ts'
 
 const columns = ['id', 'ownerKind', 'ownerId', 'address', 'exportedAt'] as const
 
+/** A key's row as stored: its private key sealed (keys.ts). */
+interface NewKeyRow {
+  id: string
+  ownerKind: KeyOwnerKind
+  ownerId: string
+  address: string
+  sealedKey: string
+  createdAt: Date
+}
+
 export const keysRepo = {
   /**
    * Stores a new key unless the owner has one already, in one statement: the stored key (the new
@@ -11,17 +21,7 @@ export const keysRepo = {
    * transaction stored the owner's key after this statement's snapshot was taken (the insert then
    * does nothing and the snapshot does not see that row): `byOwner` in a later statement finds it.
    */
-  insertOrFind(
-    tx: Tx,
-    row: {
-      id: string
-      ownerKind: KeyOwnerKind
-      ownerId: string
-      address: string
-      sealedKey: string
-      createdAt: Date
-    },
-  ) {
+  insertOrFind(tx: Tx, row: NewKeyRow) {
     return tx
       .with('ins', (db) =>
         db
@@ -44,17 +44,7 @@ export const keysRepo = {
   },
 
   /** The insert of a new owner's key, built for the caller's statement (not executed). */
-  insertNew(
-    ex: Executor,
-    row: {
-      id: string
-      ownerKind: KeyOwnerKind
-      ownerId: string
-      address: string
-      sealedKey: string
-      createdAt: Date
-    },
-  ) {
+  insertNew(ex: Executor, row: NewKeyRow) {
     return ex.insertInto('walletKeys').values(row)
   },
 

@@ -6,6 +6,7 @@ import type { Executor, Tx } from '../../../db/index.ts'
 import type { OutgoingFromKind } from '../../../db/tables/withdrawals.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
 import { outgoingRepo } from './repo.ts'
+import { logOf } from './report.ts'
 import { type EnqueueTransfer, OUTGOING_JOB, platformSigner, type SenderContext } from './types.ts'
 
 /**
@@ -110,18 +111,7 @@ async function transferRow(s: SenderContext, tx: Tx, input: EnqueueTransfer) {
 }
 
 function logQueued(s: SenderContext, row: Awaited<ReturnType<typeof transferRow>>) {
-  s.deps.log.info(
-    {
-      transferId: row.id,
-      purpose: row.purpose,
-      referenceId: row.referenceId,
-      coin: row.coin,
-      amount: row.amount,
-      from: row.fromAddress,
-      to: row.toAddress,
-    },
-    'outgoing transfer enqueued',
-  )
+  s.deps.log.info(logOf(row), 'outgoing transfer enqueued')
 }
 
 /** The dedupe key of a transfer's run number `seq`. */

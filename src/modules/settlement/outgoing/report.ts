@@ -31,7 +31,9 @@ export function eventOf(row: OutgoingRow): TransferEvent {
 }
 
 /** What every log line about a transfer carries. */
-export function logOf(row: OutgoingRow) {
+export function logOf(
+  row: Pick<OutgoingRow, 'id' | 'purpose' | 'referenceId' | 'coin' | 'amount' | 'fromAddress' | 'toAddress'>,
+) {
   return {
     transferId: row.id,
     purpose: row.purpose,
