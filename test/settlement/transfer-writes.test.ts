@@ -5,7 +5,7 @@
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { withWrites } from '../../src/db/compose.ts'
-import type { Tx } from '../../src/db/index.ts'
+import type { Executor, Tx } from '../../src/db/index.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
 import { AVAX, freshAddress, fundUser, settleAll } from '../withdrawals/helpers.ts'
@@ -59,9 +59,9 @@ async function writesFrom(
 const carry = (tx: Tx, writes: Parameters<typeof withWrites>[1]) =>
   withWrites(tx, writes).selectNoFrom(sql<number>`1`.as('one')).execute()
 
-const rowsOf = async (transferId: string) => ({
-  transfers: await db().selectFrom('outgoingTransfers').select('id').where('id', '=', transferId).execute(),
-  jobs: await db()
+const rowsOf = async (ex: Executor, transferId: string) => ({
+  transfers: await ex.selectFrom('outgoingTransfers').select('id').where('id', '=', transferId).execute(),
+  jobs: await ex
     .selectFrom('jobs')
     .select('id')
     .where('dedupeKey', '=', `outgoing.send:${transferId}:0`)
@@ -79,20 +79,17 @@ describe('a transfer written by the caller’s statement', () => {
   })
 
   it('is written with its job by that statement, then sent and settled', async () => {
-    const unrun = await db()
-      .transaction()
-      .execute((tx) => writesFrom(tx, 'unrun', AVAX / 10n))
-    // Built but never carried: nothing of it exists.
-    expect(await rowsOf(unrun.id)).toEqual({ transfers: [], jobs: [] })
-
     const sent = await db()
       .transaction()
       .execute(async (tx) => {
         const w = await writesFrom(tx, 'carried', AVAX / 10n)
+        // Built but not yet carried: nothing of it exists, even in its own transaction.
+        expect(await rowsOf(tx, w.id)).toEqual({ transfers: [], jobs: [] })
         await carry(tx, w.writes)
+        expect(await rowsOf(tx, w.id)).toEqual({ transfers: [{ id: w.id }], jobs: [expect.any(Object)] })
         return w
       })
-    expect(await rowsOf(sent.id)).toEqual({ transfers: [{ id: sent.id }], jobs: [expect.any(Object)] })
+    expect(await rowsOf(db(), sent.id)).toEqual({ transfers: [{ id: sent.id }], jobs: [expect.any(Object)] })
     const row = await t.app.services.outgoing.get(db(), sent.id)
     expect(row).toMatchObject({ status: 'queued' })
     await settleAll(t)
@@ -117,7 +114,7 @@ describe('a transfer written by the caller’s statement', () => {
         }),
     ).rejects.toThrow(/unique|duplicate/)
     expect(again).toBeDefined()
-    expect(await rowsOf(again!.id)).toEqual({ transfers: [], jobs: [] })
+    expect(await rowsOf(db(), again!.id)).toEqual({ transfers: [], jobs: [] })
     expect(await t.app.services.ledger.getHold(db(), again!.holdId)).toBeUndefined()
     expect((await t.app.services.ledger.accountsOf(db(), 'user', user.id)).avax!.held).toBe(heldBefore)
     await settleAll(t)
