@@ -6,13 +6,23 @@ import type { Executor, Tx } from '../../db/index.ts'
 import { registerPreparedFunction } from '../../db/prepared.ts'
 import { registerWritingFunction } from '../../db/read-cache.ts'
 import type { LedgerAccountKind, LedgerHoldStatus } from '../../db/tables/ledger.ts'
-import { units } from './repo.ts'
 import type { Hold } from './types.ts'
+import { units } from './write.ts'
 
 // The holds of a request in one round trip (`ledger_write_holds`, migration 0060): the read caches
 // must count it as the write it is, and its text is planned once per connection.
 registerWritingFunction('ledger_write_holds', ['ledger_accounts', 'ledger_holds'])
 registerPreparedFunction('ledger_write_holds')
+
+/** How a pending hold is resolved: posted (with its transfer) or voided, under `key`. */
+interface HoldResolution {
+  status: LedgerHoldStatus
+  postedAmount: bigint
+  transferId: string | null
+  key: string
+  expired?: boolean
+  now: Date
+}
 
 export const holdsRepo = {
   /**
@@ -139,33 +149,24 @@ export const holdsRepo = {
   },
 
   /** Sent ahead (src/db/ahead.ts): the caller holds the row's lock and saw it pending. */
-  async resolveHold(
-    tx: Tx,
-    id: string,
-    change: {
-      status: LedgerHoldStatus
-      postedAmount: bigint
-      transferId: string | null
-      key: string
-      expired?: boolean
-      now: Date
-    },
-  ) {
-    await sendAhead(
-      tx,
-      tx
-        .updateTable('ledgerHolds')
-        .set({
-          status: change.status,
-          postedAmount: units(change.postedAmount),
-          transferId: change.transferId,
-          resolutionKey: change.key,
-          resolvedAt: change.now,
-          ...(change.expired ? { expiredAt: change.now } : {}),
-        })
-        .where('id', '=', id)
-        .where('status', '=', 'pending'),
-    )
+  async resolveHold(tx: Tx, id: string, change: HoldResolution) {
+    await sendAhead(tx, holdsRepo.resolution(tx, id, change))
+  },
+
+  /** The update resolving a pending hold, built for a statement of the ledger's (not executed). */
+  resolution(ex: Executor, id: string, change: HoldResolution) {
+    return ex
+      .updateTable('ledgerHolds')
+      .set({
+        status: change.status,
+        postedAmount: units(change.postedAmount),
+        transferId: change.transferId,
+        resolutionKey: change.key,
+        resolvedAt: change.now,
+        ...(change.expired ? { expiredAt: change.now } : {}),
+      })
+      .where('id', '=', id)
+      .where('status', '=', 'pending')
   },
 
   /** Pending holds whose timeout has passed at `now`, oldest first (at most `limit`). */

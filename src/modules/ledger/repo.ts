@@ -6,7 +6,8 @@ import type { Executor, Tx } from '../../db/index.ts'
 import { registerPreparedFunction } from '../../db/prepared.ts'
 import { registerWritingFunction } from '../../db/read-cache.ts'
 import type { LedgerAccountKind } from '../../db/tables/ledger.ts'
-import type { HoldPosted } from './write.ts'
+import { holdsRepo } from './holds-repo.ts'
+import { type HoldPosted, units } from './write.ts'
 
 // A whole transfer may be written by one database function call: the read caches (wallet
 // balances) must count it as the write it is.
@@ -14,8 +15,6 @@ registerWritingFunction('ledger_write_transfer', ['ledger_accounts', 'ledger_ent
 // The money path's hottest statement, the same text on every call: parsed and planned once per
 // connection.
 registerPreparedFunction('ledger_write_transfer')
-
-export const units = (v: bigint) => v.toString()
 
 /** A transfer's own row as the repo writes it (`key` is its idempotency key). */
 export interface TransferRow {
@@ -189,11 +188,17 @@ export const ledgerRepo = {
     // key claimed, every row present, the balance rule kept); otherwise the caller throws.
     const { rows } = await sql<Written>`
       with w as (select claimed, present, fits from ${call}),
-      posted as (
-        update ledger_holds set status = 'posted', posted_amount = ${units(posts.postedAmount)}::numeric,
-          transfer_id = ${row.id}, resolution_key = ${row.key}, resolved_at = ${row.now}
-        where id = ${posts.hold} and status = 'pending'
-          and exists (select 1 from w where w.claimed and w.fits and w.present = ${changes.length}))
+      posted as (${holdsRepo
+        .resolution(tx, posts.hold, {
+          status: 'posted',
+          postedAmount: posts.postedAmount,
+          transferId: row.id,
+          key: row.key,
+          now: row.now,
+        })
+        .where(
+          sql<boolean>`exists (select 1 from w where w.claimed and w.fits and w.present = ${changes.length})`,
+        )})
       select claimed, present, fits from w`.execute(tx)
     return rows[0]!
   },

@@ -50,8 +50,7 @@ export class Ledger {
    * statement, whether the account is new or not (two when a concurrent caller made it first).
    */
   async ensureAccount(ex: Executor, kind: OpenAccountKind, ownerId: string, coin: string): Promise<string> {
-    if (isRetiredKind(kind)) throw new Error(`ledger accounts of kind ${kind} are retired`)
-    const row = { id: newId(), kind, ownerId, coin, now: this.deps.clock.now() }
+    const row = this.#newAccountRow(kind, ownerId, coin)
     const id =
       (await repo.insertOrFindAccount(ex, row)) ??
       // A concurrent transaction made it after the statement's snapshot: a new statement sees it.
@@ -70,9 +69,14 @@ export class Ledger {
     ownerId: string,
     coin: string,
   ): { id: string; write: StatementWrite } {
-    if (isRetiredKind(kind)) throw new Error(`ledger accounts of kind ${kind} are retired`)
-    const row = { id: newId(), kind, ownerId, coin, now: this.deps.clock.now() }
+    const row = this.#newAccountRow(kind, ownerId, coin)
     return { id: row.id, write: write(repo.insertAccount(ex, row)) }
+  }
+
+  /** A new account's row, under a fresh id; a retired kind is refused. */
+  #newAccountRow(kind: OpenAccountKind, ownerId: string, coin: string) {
+    if (isRetiredKind(kind)) throw new Error(`ledger accounts of kind ${kind} are retired`)
+    return { id: newId(), kind, ownerId, coin, now: this.deps.clock.now() }
   }
 
   async #views(ex: Executor, rows: Awaited<ReturnType<typeof repo.accounts>>): Promise<LedgerAccount[]> {

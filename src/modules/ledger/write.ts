@@ -27,6 +27,9 @@ export interface HoldPosted {
   postedAmount: bigint
 }
 
+/** A base-unit amount as the database's numeric columns take it. */
+export const units = (v: bigint) => v.toString()
+
 /** The same idempotency key sent with another input. */
 export const keyReused = (what = 'movement') =>
   errors.named('IDEMPOTENCY_KEY_REUSED', `This idempotency key was already used for another ${what}`)

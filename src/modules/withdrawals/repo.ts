@@ -9,15 +9,6 @@ import type { WithdrawalStatus, WithdrawalsTable } from '../../db/tables/withdra
 import { newId } from '../../platform/crypto/ids.ts'
 
 export const withdrawalRepo = {
-  user(ex: Executor, userId: string) {
-    return ex
-      .selectFrom('users')
-      .select(['id', 'email', 'firstName', 'passwordHash', 'twoFaEnabled'])
-      .where('id', '=', userId)
-      .where('deletedAt', 'is', null)
-      .executeTakeFirst()
-  },
-
   async insert(ex: Executor, row: Insertable<WithdrawalsTable>) {
     await ex.insertInto('withdrawals').values(row).execute()
   },
