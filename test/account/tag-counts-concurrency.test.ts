@@ -43,6 +43,17 @@ describe('tag entry counts saved concurrently', () => {
         return a.patch('/v1/account/update', { profile: { talent: { tags: finalSets.get(i) } } }, u.token)
       }),
     )
+    // More rounds of moves between overlapping sets, each user's in another order: the rows are
+    // contended by every save of a round.
+    for (let round = 1; round <= 3; round++) {
+      const moved = await Promise.all(
+        users.map((u, i) => {
+          finalSets.set(i, pick(pool, i + round, 3 + (round % 2)))
+          return a.patch('/v1/account/update', { profile: { talent: { tags: finalSets.get(i) } } }, u.token)
+        }),
+      )
+      first.push(...moved)
+    }
     // Round two, while collections are created and retagged: each user moves to another set, so
     // one save adds some tags and removes others.
     const collections = users.slice(0, 5)

@@ -59,24 +59,18 @@ export const tagsRepo = {
   },
 
   /**
-   * Moves the entry count of each tag by its delta (never below 0), in one statement that locks
-   * the rows in id order first: two transactions saving overlapping tag sets queue on the first
-   * tag they share instead of each holding one the other waits for. The lock is the one an UPDATE
-   * of a non-key column takes (NO KEY UPDATE), so it never waits on the key-share locks that
-   * inserts referencing the tags (user_tags) take in their own order.
+   * Moves the entry count of each tag by its delta (never below 0), in one statement: the function
+   * `tags_add_entries` (migration 0062) updates the rows one by one in id order, so two
+   * transactions saving overlapping tag sets queue on the first tag they share instead of each
+   * holding one the other waits for. An UPDATE of a non-key column takes the NO KEY UPDATE lock,
+   * which never waits on the key-share locks that inserts referencing the tags (user_tags) take in
+   * their own order.
    */
   async addEntries(ex: Executor, deltas: ReadonlyMap<string, number>): Promise<void> {
     const ids = [...deltas.keys()].filter((id) => deltas.get(id) !== 0)
     if (ids.length === 0) return
-    const moves = ids.map((id) => sql`(${id}::text, ${deltas.get(id)}::int)`)
+    const moves = ids.map((id) => deltas.get(id)!)
     // Sent ahead (src/db/ahead.ts): it travels with the transaction's next statement.
-    await sendAhead(
-      ex,
-      sql`
-      update tags set entry_count = greatest(tags.entry_count + m.delta, 0), updated_at = ${new Date()}
-      from (select id from tags where id in (${sql.join(ids)}) order by id for no key update) as locked,
-        (values ${sql.join(moves)}) as m(id, delta)
-      where tags.id = locked.id and m.id = locked.id`,
-    )
+    await sendAhead(ex, sql`select tags_add_entries(${ids}::text[], ${moves}::int[], ${new Date()})`)
   },
 }
