@@ -151,7 +151,7 @@ export async function buildServices(deps: RootDeps) {
       config,
       clock,
       accounts,
-      twoFaLogin: accountSecurity.startTwoFaLogin,
+      twoFaLogin: accountSecurity.login.start,
     })
     const { web3 } = buildWeb3({ db, config, clock, log, flows: authBase.flows, auth, accounts, chain })
     const { google } = buildGoogle({ db, config, clock, log, auth, accounts })

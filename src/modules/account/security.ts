@@ -1,5 +1,5 @@
-// Account security: password change, logout, deletion, two-factor setup and login, and the codes
-// that confirm sensitive actions (used by other modules through `verifySensitiveCode`).
+// Account security: password change, logout, deletion, two-factor setup (its login: two-fa-login.ts),
+// and the codes that confirm sensitive actions (used by other modules through `verifySensitiveCode`).
 import type { Config } from '../../config.ts'
 import type { Db, Tx } from '../../db/index.ts'
 import type { AuthContext } from '../../http/auth.ts'
@@ -7,7 +7,7 @@ import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { hashPassword, isStrongPassword } from '../../platform/crypto/passwords.ts'
 import type { SecretBox } from '../../platform/crypto/secrets.ts'
-import type { FlowService, RequestMeta, SessionIssuer, TokenService, TwoFaChallenge } from '../auth/types.ts'
+import type { FlowService, RequestMeta, SessionIssuer, TokenService } from '../auth/types.ts'
 import type { EventService } from '../events/types.ts'
 import { confirmAccountPassword, confirmPassword } from './password-guard.ts'
 import { accountRepo, profileRepo } from './repo.ts'
@@ -16,6 +16,7 @@ import { securityRepo } from './security-repo.ts'
 import type { AccountService } from './service.ts'
 import { tagService } from './tags.ts'
 import { matchTotpStep, newTotpSecret, totp } from './totp.ts'
+import { type IssueSession, TwoFaLogin } from './two-fa-login.ts'
 
 export type TwoFaType = 'email' | 'google_auth'
 
@@ -41,6 +42,8 @@ export type ConfirmPassword = AccountSecurityService['confirmPassword']
 
 export class AccountSecurityService {
   readonly #codes: AccountCodes
+  /** the two-factor login (two-fa-login.ts) */
+  readonly login: TwoFaLogin
 
   constructor(
     private readonly deps: {
@@ -51,15 +54,8 @@ export class AccountSecurityService {
       tokens: TokenService
       flows: FlowService
       accounts: AccountService
-      issueSession: (
-        userId: string,
-        meta: RequestMeta,
-        tx: Tx,
-      ) => Promise<{
-        token: string
-        token_type: 'jwt'
-        expiresIn: number
-      }>
+      /** opens the session a two-factor login ends with */
+      issueSession: IssueSession
       /** revocations, so every API process forgets the sessions at once */
       sessions: Pick<SessionIssuer, 'revokeAll' | 'revokeOne'>
       /** `account.deleted`, so other modules erase what they keep of the person */
@@ -69,6 +65,7 @@ export class AccountSecurityService {
     },
   ) {
     this.#codes = new AccountCodes(deps)
+    this.login = new TwoFaLogin(deps, this.#codes)
   }
 
   // ---- passwords, sessions, deletion ----------------------------------------------------------
@@ -316,77 +313,6 @@ export class AccountSecurityService {
       return this.#codes.attempt(tx, flow, () => this.deps.flows.codeMatches(tx, flow, code), done)
     })
     return unwrap(outcome)
-  }
-
-  // ---- two-factor login -----------------------------------------------------------------------
-
-  /** Login step one for an account with two-factor on (plugged into the login of #4). */
-  readonly startTwoFaLogin = async (user: {
-    id: string
-    email: string
-    firstName: string
-    twoFaType: string
-  }): Promise<TwoFaChallenge> => {
-    return this.deps.db.transaction().execute(async (tx) => {
-      // A new login keeps the codes mailed for the one it replaces valid until they expire.
-      const inherit = await this.deps.flows.endOpenFlows(tx, user.id, 'login_2fa')
-      const withCode = user.twoFaType === 'email'
-      const flow = await this.deps.flows.start(tx, {
-        purpose: 'login_2fa',
-        userId: user.id,
-        email: user.email,
-        withCode,
-        inherit,
-      })
-      if (withCode) await this.deps.flows.mailCode(tx, 'login_2fa', user.email, user.firstName, flow.code!)
-      return { twoFaRequired: true as const, twoFaType: user.twoFaType, tempToken: flow.tempToken }
-    })
-  }
-
-  /** #5: the tempToken of login step one and the emailed code or authenticator code. */
-  async completeTwoFaLogin(tempToken: string, code: string, meta: RequestMeta) {
-    const claims = await this.deps.tokens.verifyTemp(tempToken, 'login_2fa')
-    if (claims === 'expired') throw errors.invalidCode('The code has expired; log in again')
-    if (!claims) throw errors.unauthenticated('Invalid temporary token for this step')
-    const outcome = await this.deps.db.transaction().execute(async (tx) => {
-      const flow = await this.deps.flows.lock(tx, claims.flowId)
-      if (!flow?.userId || flow.purpose !== 'login_2fa') return { error: errors.unauthenticated() }
-      const user = await profileRepo.lockUser(tx, flow.userId)
-      if (!user) return { error: errors.unauthenticated('The account no longer exists') }
-      return this.#codes.attempt(
-        tx,
-        flow,
-        async () => {
-          if (flow.codeHash) return this.deps.flows.codeMatches(tx, flow, code)
-          if (!user.twoFaSecret) return false
-          return this.#codes.useTotp(tx, user.id, this.#codes.openTotp(user.id, user.twoFaSecret), code)
-        },
-        async () => {
-          const token = await this.deps.issueSession(user.id, meta, tx)
-          const full = await this.deps.accounts.getFullUser(user.id, tx)
-          return { ...full, ...token, isVerified: full.isVerified }
-        },
-      )
-    })
-    return unwrap(outcome)
-  }
-
-  /**
-   * #6: a new code for the email two-factor login under way (its tempToken stays the same, the
-   * earlier codes stay valid until they expire, and the wrong attempts already made still count).
-   * The answer is the same for any email.
-   */
-  async resendLoginCode(emailRaw: string) {
-    const email = emailRaw.trim().toLowerCase()
-    const user = await accountRepo.liveByEmail(this.deps.db, email)
-    if (!user?.emailVerified || !user.twoFaEnabled || user.twoFaType !== 'email') return
-    await this.deps.db.transaction().execute(async (tx) => {
-      const flow = await this.deps.flows.lockLatest(tx, user.id, 'login_2fa')
-      const now = this.deps.clock.now()
-      if (!flow?.codeHash || flow.consumedAt || flow.deadAt || flow.expiresAt <= now) return
-      const code = await this.deps.flows.replaceCode(tx, flow)
-      await this.deps.flows.mailCode(tx, 'login_2fa', email, user.firstName, code)
-    })
   }
 
   /**

@@ -223,7 +223,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
       preHandler: limit('login-2fa'),
     },
     async (req) =>
-      ok(await security.completeTwoFaLogin(req.body.tempToken, req.body.code, requestMeta(req)), 'Logged in'),
+      ok(await security.login.complete(req.body.tempToken, req.body.code, requestMeta(req)), 'Logged in'),
   )
 
   app.post(
@@ -245,7 +245,7 @@ export const twoFactorRoutes: FastifyPluginAsyncTypebox<{
       preHandler: limit('login-2fa-code'),
     },
     async (req) => {
-      await security.resendLoginCode(req.body.email)
+      await security.login.resendCode(req.body.email)
       return ok({}, 'If a two-factor login is under way, a new code was sent')
     },
   )

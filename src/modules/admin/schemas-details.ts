@@ -1,5 +1,4 @@
-// The global search and the detail pages of the operator console: typed hits with the console
-// route of each, a user with their money and activity, an escrow with its legs, a job, a dispute,
+// The detail pages of the operator console: a user with their money and activity, an escrow with its legs, a job, a dispute,
 // and the chain's explorer link.
 import { Type } from 'typebox'
 import { EX } from '../../http/examples.ts'
@@ -8,13 +7,12 @@ import { ChatMessage } from '../chat/types.ts'
 import { FileSummary } from '../files/types.ts'
 import { DISPUTE, DISPUTE_ID, Dispute } from '../work/types.ts'
 import { AdminUser } from './schemas.ts'
+import { EX_HASH } from './schemas-search.ts'
 import { AdminEscrowLeg } from './schemas-transfers.ts'
 
 const Units = (description: string) => Type.String({ pattern: '^[0-9]+$', description })
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T, description?: string) =>
   Type.Union([t, Type.Null()], description ? { description } : {})
-const EX_ID = '65f1c0a2b3c4d5e6f7a8b9c1'
-const EX_HASH = '0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060'
 const first = (schema: object) => (schema as { examples: Record<string, unknown>[] }).examples[0]!
 
 // The detail pages tell the story of the public examples: Ada (the creator) pays Grace for a
@@ -24,78 +22,6 @@ const EX_RELEASED_ESCROW = '6b0483b5bce238a5cbe00a58'
 const EX_RELEASED_COLLECTION = '6b0483b4bce238a5cbe00a57'
 const EX_JOB_CREATED = '2026-11-20T09:00:00.000Z'
 const EX_DELIVERED = '2026-11-23T17:02:11.204Z'
-
-export const SearchQuery = Type.Object(
-  {
-    q: Type.String({
-      minLength: 1,
-      maxLength: 200,
-      pattern: '\\S',
-      description:
-        'a transaction hash (0x + 64 hex), an address (0x + 40 hex), an email, a record id (24 hex), or part of an email, user name or name',
-    }),
-  },
-  { additionalProperties: false },
-)
-
-export const SearchHit = Type.Object(
-  {
-    kind: Type.Union(
-      ['user', 'transfer', 'withdrawal', 'deposit', 'escrow', 'escrow_leg', 'job', 'dispute'].map((k) =>
-        Type.Literal(k),
-      ),
-    ),
-    id: Type.String({ description: 'the record id (a deposit: its transaction hash)' }),
-    label: Type.String(),
-    detail: Type.String({ description: 'a second line: state, amount, owner' }),
-    match: Type.String({
-      description:
-        'what matched: `txHash`, `custodialAddress`, `destinationAddress`, `web3Address`, `email`, `id`, `jobId` or `name`',
-    }),
-    link: Type.String({ description: 'the console route of its detail page, e.g. `#/user/<id>`' }),
-  },
-  { $id: 'AdminSearchHit' },
-)
-
-export const SearchResult = Type.Object(
-  {
-    q: Type.String(),
-    queryKind: Type.Union(
-      ['txHash', 'address', 'email', 'id', 'text'].map((k) => Type.Literal(k)),
-      {
-        description: 'how the query was read, which decides what was looked up',
-      },
-    ),
-    hits: Type.Array(SearchHit),
-  },
-  {
-    $id: 'AdminSearchResult',
-    examples: [
-      {
-        q: EX_HASH,
-        queryKind: 'txHash',
-        hits: [
-          {
-            kind: 'deposit',
-            id: EX_HASH,
-            label: '25 USDC → 0x8ba1f109551bd432803012645ac136ddd64dba72',
-            detail: 'block 1042 · credited',
-            match: 'txHash',
-            link: `#/deposit/${EX_HASH}`,
-          },
-          {
-            kind: 'user',
-            id: EX_ID,
-            label: 'alice@example.com',
-            detail: 'Alice Example · user',
-            match: 'txHash',
-            link: `#/user/${EX_ID}`,
-          },
-        ],
-      },
-    ],
-  },
-)
 
 export const AdminChain = Type.Object(
   {

@@ -5,15 +5,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { envelope, IdParams, ok } from '../../../http/schemas.ts'
 import type { AdminAccess } from '../access.ts'
 import type { AdminDetails } from '../details.ts'
-import {
-  AdminChain,
-  AdminDispute,
-  AdminEscrow,
-  AdminJob,
-  AdminUserOverview,
-  SearchQuery,
-  SearchResult,
-} from '../schemas-details.ts'
+import { AdminChain, AdminDispute, AdminEscrow, AdminJob, AdminUserOverview } from '../schemas-details.ts'
+import { SearchQuery, SearchResult } from '../schemas-search.ts'
 import { AdminEscrowLeg, AdminWithdrawal } from '../schemas-transfers.ts'
 import type { AdminSearch } from '../search.ts'
 import type { AdminTransfers } from '../transfers.ts'
