@@ -2,13 +2,16 @@
 // joined a `for no key update` subquery (rows locked in id order) could still deadlock on
 // PostgreSQL: when a locked row had a newer version than the statement's snapshot, the UPDATE
 // re-locked it through the version chain, taking the old version's tuple lock while another
-// transaction queued on it. One-row updates by primary key, in a fixed order, only ever wait for a
-// transaction that holds a smaller id, so two saves over overlapping tag sets queue instead.
+// transaction queued on it. One-row updates by primary key in a fixed order: a transaction only
+// waits for a row above every row it holds, so two saves over overlapping tag sets queue instead
+// of waiting on each other. The ids are of the column's type, so each update finds its row by the
+// primary key's index.
 import { type Kysely, sql } from 'kysely'
 
 export async function up(db: Kysely<any>): Promise<void> {
   await sql`
-    create function tags_add_entries(p_ids text[], p_deltas int[], p_at timestamptz) returns void
+    create function tags_add_entries(p_ids char(24)[], p_deltas int[], p_at timestamptz)
+      returns void
     language plpgsql as $$
     declare
       r record;

@@ -71,6 +71,6 @@ export const tagsRepo = {
     if (ids.length === 0) return
     const moves = ids.map((id) => deltas.get(id)!)
     // Sent ahead (src/db/ahead.ts): it travels with the transaction's next statement.
-    await sendAhead(ex, sql`select tags_add_entries(${ids}::text[], ${moves}::int[], ${new Date()})`)
+    await sendAhead(ex, sql`select tags_add_entries(${ids}::char(24)[], ${moves}::int[], ${new Date()})`)
   },
 }
