@@ -22,8 +22,11 @@ import type { ChannelListener, ListenHandlers } from './listen.ts'
 
 export const CACHE_CHANNEL = 'cache_changed'
 
-/** The start of a statement that may write, and the table each write names. */
-const MAY_WRITE = /^\s*(?:with|insert|update|delete|merge|truncate)\b/i
+/**
+ * The start of a statement that may write, after any leading comments (a statement sent ahead
+ * starts with its mark, src/db/ahead.ts), and the table each write names.
+ */
+const MAY_WRITE = /^\s*(?:\/\*[\s\S]*?\*\/\s*|--[^\n]*\n\s*)*(?:with|insert|update|delete|merge|truncate)\b/i
 const WRITE_TARGET =
   /\b(?:insert\s+into|update|delete\s+from|merge\s+into|truncate(?:\s+table)?)\s+(?:only\s+)?(?:"?public"?\.)?"?([a-z_][a-z0-9_]*)"?/gi
 

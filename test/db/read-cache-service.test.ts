@@ -47,6 +47,26 @@ describe('profile and wallet caches in the service', () => {
     expect((await account()).firstName).toBe('InTx')
   })
 
+  it('a tag’s entry count moved by its function alone is seen in the next profile read', async () => {
+    const tag = `cachecount${user.id.slice(-6)}`
+    const saved = await t.req({
+      method: 'PATCH',
+      url: '/v1/account/update',
+      token: user.token,
+      payload: { profile: { talent: { tags: [tag] } } },
+    })
+    expect(saved.statusCode, saved.body).toBe(200)
+    const tagOf = async () => (await account()).profile.talent.tagsIds[0]
+    const { _id: id, entryCount } = await tagOf()
+    expect(entryCount).toBe(1)
+    const before = t.database.queryCount()
+    expect((await tagOf()).entryCount).toBe(1)
+    expect(t.database.queryCount() - before).toBe(0)
+    // The statement writes no row but the tag's, inside the function (migration 0062).
+    await sql`select tags_add_entries(${[id]}::char(24)[], ${[1]}::int[], now())`.execute(t.database.db)
+    expect((await tagOf()).entryCount).toBe(2)
+  })
+
   // Two connections at once: PostgreSQL (the embedded database serves one at a time).
   it.runIf(process.env.TEST_DB === 'postgres')(
     'a read during an uncommitted change is not kept past its commit',
@@ -96,6 +116,19 @@ describe('profile and wallet caches in the service', () => {
     await devnet.fund(outsider.address, 'usdc', 3n * USDC)
     await sendFrom(t, outsider, await walletAddress(t, user), 'usdc', 3n * USDC)
     await t.app.services.settlement.watcher.scanNow()
+    expect(Number(await wallet())).toBe(before + 3)
+
+    // A hold placed and voided: both change the account's row in statements sent ahead
+    // (src/db/ahead.ts), which the cache sees as writes like any other.
+    const { ledger } = t.app.services
+    const db = t.database.db
+    const accountId = (await ledger.accountsOf(db, 'user', user.id)).usdc!.id
+    const key = `cache-hold:${user.id}`
+    const { id } = await db
+      .transaction()
+      .execute((tx) => ledger.hold(tx, { key, coin: 'usdc', account: accountId, amount: 2n * USDC }))
+    expect(Number(await wallet())).toBe(before + 1)
+    await db.transaction().execute((tx) => ledger.void(tx, { hold: id, key: `${key}:void` }))
     expect(Number(await wallet())).toBe(before + 3)
   })
 })

@@ -2,6 +2,7 @@
 // again, and how the registry tells the other processes. The caches inside the service are
 // checked in read-cache-service.test.ts.
 import { describe, expect, it } from 'vitest'
+import { AHEAD } from '../../src/db/ahead.ts'
 import { ReadCache, ReadCaches, registerWritingFunction, writtenTables } from '../../src/db/read-cache.ts'
 
 describe('writtenTables', () => {
@@ -15,6 +16,12 @@ describe('writtenTables', () => {
     expect(
       writtenTables('with moved as (update "ledger_accounts" set held = 0 returning id) select * from moved'),
     ).toEqual(['ledger_accounts'])
+    // A statement sent ahead (src/db/ahead.ts) starts with its mark; any leading comment is skipped.
+    expect(writtenTables(`${AHEAD}update "ledger_accounts" set "held" = held + $1`)).toEqual([
+      'ledger_accounts',
+    ])
+    expect(writtenTables('/* a */ -- b\n /* c */ insert into events (id) values ($1)')).toEqual(['events'])
+    expect(writtenTables(`${AHEAD}select pg_notify($1, $2)`)).toEqual([])
     expect(writtenTables('select * from users where id = $1 for update')).toEqual([])
     expect(writtenTables('select 1')).toEqual([])
   })

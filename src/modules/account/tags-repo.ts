@@ -2,6 +2,7 @@
 import { sql } from 'kysely'
 import { sendAhead } from '../../db/ahead.ts'
 import type { Executor } from '../../db/index.ts'
+import { registerWritingFunction } from '../../db/read-cache.ts'
 import type { TagsTable } from '../../db/types.ts'
 
 export type TagRow = {
@@ -9,6 +10,9 @@ export type TagRow = {
     ? S
     : TagsTable[K]
 }
+
+// Its entry counts show in the Tag objects the profile and collection caches keep.
+registerWritingFunction('tags_add_entries', ['tags'])
 
 export const tagsRepo = {
   /**
