@@ -13,7 +13,9 @@
 // error, and the transaction rolls back as after any failed statement. A transaction that sent
 // nothing commits or rolls back without a round trip; a rollback drops what waits. Any other way
 // of opening a transaction (`start transaction isolation level …`) is sent as it is, and a call
-// this file does not know (a config object, a callback) first sends what waits, one by one.
+// this file does not know (a config object, a callback) first sends what waits, one by one; when
+// one of those fails, a config object's call and every later statement of the transaction answer
+// its error, and the COMMIT rolls back.
 //
 // The same client also sends the calls `statementName` names (src/db/prepared.ts) as named
 // statements, parsed once per connection.
@@ -121,6 +123,8 @@ export function deferBegin(client: pg.PoolClient): void {
   let waiting: Waiting[] = []
   /** between a plain `begin` and its `commit` or `rollback` */
   let inTransaction = false
+  /** the first error of a waiting statement sent on its own (before a call made another way) */
+  let failed: unknown
   const batch = (text: string, values: unknown[], name?: string) => {
     const before = waiting
     waiting = []
@@ -137,15 +141,37 @@ export function deferBegin(client: pg.PoolClient): void {
     if (!plain) {
       // Not a call this file knows (a config object, a callback, a cursor): what waits is sent
       // first, one by one, as it would have been, and the call is answered as the client answers it.
-      for (const w of waiting) send(w.text, w.values).catch(() => undefined)
+      // The first failure of those is kept: the transaction is aborted, and its own error (not
+      // "current transaction is aborted") is what the call and the statements after it answer.
+      for (const w of waiting)
+        send(w.text, w.values).catch((err: unknown) => {
+          failed ??= err
+        })
       waiting = []
-      return send(text, values, callback)
+      const answer = send(text, values, callback)
+      if (!(answer instanceof Promise)) return answer
+      return answer.catch((err: unknown) => {
+        throw failed ?? err
+      })
     }
     const bare = values.length === 0
     if (bare && text === 'begin') {
       inTransaction = true
+      failed = undefined
       waiting = [BEGIN]
       return Promise.resolve(answered('BEGIN'))
+    }
+    if (failed !== undefined) {
+      const err = failed
+      if (bare && (text === 'commit' || text === 'rollback')) {
+        inTransaction = false
+        failed = undefined
+        waiting = []
+        // The server answers a COMMIT of an aborted transaction with ROLLBACK, not an error.
+        const ended = send('rollback', [])
+        return text === 'rollback' ? ended : ended.then(() => Promise.reject(err))
+      }
+      return Promise.reject(err)
     }
     if (inTransaction && text.startsWith(AHEAD)) {
       waiting.push({ text, values })

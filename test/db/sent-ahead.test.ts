@@ -181,4 +181,28 @@ describe.runIf(process.env.TEST_DB === 'postgres')('statements sent ahead', () =
     }
     expect(await ids()).toContain(21)
   })
+
+  it('fail a call made another way with their own error, and every statement after it', async () => {
+    const before = await ids()
+    const client = await pool.connect()
+    try {
+      await client.query('begin', [])
+      await client.query(`${AHEAD}insert into a (id, v) values ($1, $2)`, [22, 'kept until the failure'])
+      await client.query(`${AHEAD}insert into a (id, v) values ($1, $2)`, [1, 'taken'])
+      const read = client.query({ text: 'select count(*)::int as n from a', values: [] })
+      expect(await code(read)).toBe('23505')
+      // A caller that goes on anyway: the next statement and the COMMIT answer the same error.
+      expect(await code(client.query('select 1', []))).toBe('23505')
+      expect(await code(client.query('commit', []))).toBe('23505')
+      // The connection is out of the transaction and usable.
+      expect((await client.query('select 2 as n', [])).rows).toEqual([{ n: 2 }])
+      await client.query('begin', [])
+      await client.query(`${AHEAD}insert into a (id, v) values ($1, $2)`, [23, 'after'])
+      expect(await code(client.query({ text: 'select 3', values: [] }))).toBe('done')
+      await client.query('commit', [])
+    } finally {
+      client.release()
+    }
+    expect(await ids()).toEqual([...before, 23])
+  })
 })
