@@ -16,7 +16,7 @@ import { securityRepo } from './security-repo.ts'
 import type { AccountService } from './service.ts'
 import { tagService } from './tags.ts'
 import { matchTotpStep, newTotpSecret, totp } from './totp.ts'
-import { type IssueSession, TwoFaLogin } from './two-fa-login.ts'
+import { TwoFaLogin } from './two-fa-login.ts'
 
 export type TwoFaType = 'email' | 'google_auth'
 
@@ -55,7 +55,7 @@ export class AccountSecurityService {
       flows: FlowService
       accounts: AccountService
       /** opens the session a two-factor login ends with */
-      issueSession: IssueSession
+      issueSession: SessionIssuer['issue']
       /** revocations, so every API process forgets the sessions at once */
       sessions: Pick<SessionIssuer, 'revokeAll' | 'revokeOne'>
       /** `account.deleted`, so other modules erase what they keep of the person */

@@ -1,20 +1,13 @@
 // The two-factor login: step one for an account with two-factor on (a temporary token, and the
 // emailed code), step two (#5: the code or an authenticator code opens a session), and a new
 // emailed code for the login under way (#6).
-import type { Db, Tx } from '../../db/index.ts'
+import type { Db } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
-import type { FlowService, RequestMeta, TokenService, TwoFaChallenge } from '../auth/types.ts'
+import type { FlowService, RequestMeta, SessionIssuer, TokenService, TwoFaChallenge } from '../auth/types.ts'
 import { accountRepo, profileRepo } from './repo.ts'
 import { type AccountCodes, unwrap } from './security-codes.ts'
 import type { AccountService } from './service.ts'
-
-/** Opens a session for `userId` in `tx` (the auth module's). */
-export type IssueSession = (
-  userId: string,
-  meta: RequestMeta,
-  tx: Tx,
-) => Promise<{ token: string; token_type: 'jwt'; expiresIn: number }>
 
 export class TwoFaLogin {
   constructor(
@@ -24,7 +17,8 @@ export class TwoFaLogin {
       tokens: TokenService
       flows: FlowService
       accounts: Pick<AccountService, 'getFullUser'>
-      issueSession: IssueSession
+      /** opens the session the login ends with (the auth module's) */
+      issueSession: SessionIssuer['issue']
     },
     private readonly codes: AccountCodes,
   ) {}
