@@ -264,7 +264,12 @@ export async function buildServices(deps: RootDeps) {
       platformFeePercent: config.platformFeePercent,
       platformFeeAddress: fees.feeAddress,
     })
-    const { connectionFilters } = buildConnectionFilters({ db, clock, people: accounts })
+    const { connectionFilters } = buildConnectionFilters({
+      db,
+      clock,
+      people: accounts,
+      caches: database.caches,
+    })
     const { stores } = buildStores({ db, clock })
     const { work } = buildWork({
       db,

@@ -5,7 +5,7 @@
 // they do not see each other's rows, and they commit or roll back with the statement. Only writes
 // whose outcome is decided before the statement (a row for a key made in this process, so no
 // conflict) are handed over this way: no caller reads what a write answers.
-import type { OperationNodeSource, QueryCreator } from 'kysely'
+import { type OperationNodeSource, type QueryCreator, type RawBuilder, sql } from 'kysely'
 import type { Executor } from './index.ts'
 import type { DB } from './types.ts'
 
@@ -27,4 +27,25 @@ export function withWrites(ex: Executor, writes: readonly Write[]): QueryCreator
     creator = creator.with(`write_${i}`, () => w.statement as any) as unknown as QueryCreator<DB>
   })
   return creator
+}
+
+/**
+ * The same for a statement written in SQL: `statement` with `writes` in front as WITH queries
+ * (`with write_0 as (…) <statement>`), or `statement` alone without writes. A statement that
+ * has WITH queries of its own puts `writesBefore(writes)` right after its `with` instead.
+ */
+export function sqlWithWrites<T>(writes: readonly Write[], statement: RawBuilder<T>): RawBuilder<T> {
+  return writes.length ? sql<T>`with ${writeList(writes)} ${statement}` : statement
+}
+
+/** `write_0 as (…), write_1 as (…), ` (nothing without writes): the first WITH queries of a statement. */
+export function writesBefore(writes: readonly Write[]): RawBuilder<unknown> {
+  return writes.length ? sql`${writeList(writes)}, ` : sql``
+}
+
+function writeList(writes: readonly Write[]) {
+  return sql.join(
+    writes.map((w, i) => sql`${sql.raw(`write_${i}`)} as (${w.statement})`),
+    sql`, `,
+  )
 }

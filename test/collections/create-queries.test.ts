@@ -1,8 +1,9 @@
 // POST /v1/collection takes three statements without tags or files (the type's lookup is kept by
-// the process once made): the row, the event, and the answer read in one statement (the collection, its children, its creator's
-// summary and its paymentWebHook); GET /v1/collection/{id} reads that same one statement when the
-// form is not cached (two with children: their children's ids). PATCH /v1/collection/{id} with new
-// tags takes seven.
+// the process once made): the row, the event, and the answer read in one statement (the
+// collection, its children, its creator's summary and its paymentWebHook); four with tags (the
+// tags found or created, and their entry counts moved by the event's statement). GET
+// /v1/collection/{id} reads that same one statement when the form is not cached (two with
+// children: their children's ids). PATCH /v1/collection/{id} with new tags takes seven.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createCollection, createMember, type Member, summaryOf } from './helpers.ts'
@@ -50,6 +51,33 @@ describe('creating a collection', () => {
     })
     expect(plain.queries).toBe(3)
     expect(plain.data).not.toHaveProperty('paymentWebHook')
+    const tagged = await counted('POST', '/v1/collection', alice.token, {
+      type: 'job',
+      name: 'Tagged on creation',
+      description: 'Counted',
+      tags: ['Created Tag One', 'Created Tag Two'],
+    })
+    expect(tagged.queries).toBe(4)
+    expect(tagged.data.tags.map((g: { name: string }) => g.name)).toEqual([
+      'Created Tag One',
+      'Created Tag Two',
+    ])
+    const counts = await t.database.db
+      .selectFrom('tags')
+      .select(['key', 'entryCount'])
+      .where('key', 'in', ['created-tag-one', 'created-tag-two'])
+      .orderBy('key')
+      .execute()
+    expect(counts).toEqual([
+      { key: 'created-tag-one', entryCount: 1 },
+      { key: 'created-tag-two', entryCount: 1 },
+    ])
+    const event = await t.database.db
+      .selectFrom('events')
+      .select(['type', 'actorId', 'isPublic'])
+      .where('collectionId', '=', tagged.data._id)
+      .execute()
+    expect(event).toEqual([{ type: 'collection.created', actorId: alice.id, isPublic: true }])
     // The creator's read answers the same form (less the secret shown once).
     const { paymentWebHookSecret: _, ...form } = made.data
     t.clock.advance(1)

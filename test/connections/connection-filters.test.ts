@@ -133,6 +133,11 @@ describe('/v1/conn-filter', () => {
 
 describe('rules at work', () => {
   it('refuses an invite from someone who fails the invitee’s rule, naming it', async () => {
+    // Without rules Ben takes any invite (an answer the process keeps until his rules change).
+    const before = await postJob(ada)
+    expect(
+      (await req(ada, 'POST', '/v1/invite/', { recipient: ben.id, collection: before })).statusCode,
+    ).toBe(200)
     const rule = (
       await req(ben, 'POST', '/v1/conn-filter/', {
         event: 'SEND_INVITE',

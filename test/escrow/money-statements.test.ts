@@ -1,16 +1,16 @@
 // The statements of the escrow money requests (BEGIN/COMMIT aside), counted around the second such
 // request in one app, and what each wrote. POST /v1/escrow/pay: the escrow read with its checks,
-// the credits not applied yet, the payer's password (user, attempt lock and count), then in one
-// transaction the escrow locked, the wallet's hold (one statement: the account opened when missing,
-// locked and held), the transaction record, the transfer (sender's key, row, job) and the escrow's
-// link to it. A release (#15, or a part through POST /v1/payment/release): the escrow read with its
-// checks, the credits, the collection's receiver, then in one transaction the escrow locked, the
-// job's dispute state, the escrow's account locked, its legs, the release (update, row and answer
-// in one statement), the legs' holds (one statement), per leg its transaction record and transfer,
-// the legs in one insert and the collection's payout statuses in one update. (The coin halts and
-// the wallet addresses are read from caches once warm; the payer's address only for a refund.)
-// The bounds are what is left: a transfer (3) and a record (1) per leg are settlement's and the
-// transaction records' to lower.
+// the credits not applied yet, the payer's password (user, attempt lock and count in one
+// statement), then in one transaction the escrow locked, the wallet's hold (one statement: the
+// account opened when missing, locked and held), the transaction record, the transfer (sender's
+// key, row, job) and the escrow's link to it. A release (#15, or a part through POST
+// /v1/payment/release): the escrow read with its checks, the credits, the collection's receiver,
+// then in one transaction the escrow locked, the job's dispute state, the escrow's account locked,
+// its legs, the release (update, row and answer in one statement), the legs' holds (one
+// statement), per leg its transaction record and transfer, the legs in one insert and the
+// collection's payout statuses in one update. (The coin halts and the wallet addresses are read
+// from caches once warm; the payer's address only for a refund.) The bounds are what is left: a
+// transfer (3) and a record (1) per leg are settlement's and the transaction records' to lower.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
@@ -90,7 +90,7 @@ describe('statements per escrow money request', () => {
       escrowId: q.escrowId,
       password: payer.password,
     })
-    expect(queries).toBeLessThanOrEqual(11)
+    expect(queries).toBeLessThanOrEqual(10)
     expect(body.message).toMatch(/^Payment sent from your wallet/)
     const e = await escrow(q.escrowId)
     expect(e.status).toBe('waiting')

@@ -1,5 +1,8 @@
 // Domain events: one row per change, written and fed to subscribers in the change's transaction.
+import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { writeAhead } from '../../src/db/ahead.ts'
+import { sqlWithWrites } from '../../src/db/compose.ts'
 import type { DomainEvent } from '../../src/modules/events/types.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser, type TestUser } from '../helpers/factories.ts'
@@ -9,6 +12,9 @@ let alice: TestUser
 let bob: TestUser
 const seen: DomainEvent[] = []
 let db: TestApp['database']['db']
+const taken: { id: string; writes: number; again: number; seenBySubscriber?: boolean }[] = []
+const eventRow = (ex: TestApp['database']['db'], id: string) =>
+  ex.selectFrom('events').select(['id', 'type']).where('id', '=', id).executeTakeFirst()
 
 beforeAll(async () => {
   t = await createTestApp()
@@ -29,6 +35,14 @@ beforeAll(async () => {
       .execute()
     if ((event.data as { collectionId?: string }).collectionId === 'explode')
       throw new Error('subscriber failed')
+  })
+  // A subscriber that makes the event's row with a statement of its own, when asked to.
+  t.app.services.events.subscribe('test.taker', async (tx, event, writes) => {
+    if ((event.data as { collectionId?: string }).collectionId !== 'take') return
+    const mine = writes.take()
+    taken.push({ id: event.id, writes: mine.length, again: writes.take().length })
+    await sqlWithWrites(mine, sql`select 1`).execute(tx)
+    taken[taken.length - 1]!.seenBySubscriber = !!(await eventRow(tx, event.id))
   })
 })
 afterAll(() => t?.close())
@@ -138,6 +152,65 @@ describe('events', () => {
       .where('id', '=', ev!.id)
       .executeTakeFirstOrThrow()
     expect(row).toEqual({ audience: [], isPublic: true })
+  })
+
+  it('an event without a key is written by the statement of the subscriber that takes it, once', async () => {
+    const ev = await db.transaction().execute(async (tx) => {
+      const e = await t.app.services.events.emit(tx, {
+        type: 'collection.delivered',
+        actorId: alice.id,
+        audience: [],
+        data: { collectionId: 'take' },
+      })
+      expect(await eventRow(tx, e!.id)).toEqual({ id: e!.id, type: 'collection.delivered' })
+      return e!
+    })
+    expect(taken).toEqual([{ id: ev.id, writes: 1, again: 0, seenBySubscriber: true }])
+    expect(await eventRow(db, ev.id)).toEqual({ id: ev.id, type: 'collection.delivered' })
+  })
+
+  it('an event no subscriber wrote is written at the end of the emit', async () => {
+    const ev = await db.transaction().execute(async (tx) => {
+      const e = await t.app.services.events.emit(tx, {
+        type: 'collection.delivered',
+        actorId: alice.id,
+        audience: [],
+        data: { collectionId: 'nobody takes it' },
+      })
+      expect(await eventRow(tx, e!.id)).toBeDefined()
+      return e!
+    })
+    expect(await eventRow(db, ev.id)).toBeDefined()
+  })
+
+  it('emitForStatement leaves the event to the caller’s next statement, which rolls back with the change', async () => {
+    const input = {
+      type: 'collection.delivered' as const,
+      actorId: alice.id,
+      audience: [],
+      data: { collectionId: 'for the caller' },
+    }
+    const made = await db.transaction().execute(async (tx) => {
+      const done = (await t.app.services.events.emitForStatement(tx, input))!
+      // The subscribers ran; nothing wrote the event yet.
+      expect(seen.some((e) => e.id === done.event.id)).toBe(true)
+      expect(await eventRow(tx, done.event.id)).toBeUndefined()
+      expect(done.writes).toHaveLength(1)
+      await writeAhead(tx, done.writes)
+      expect(await eventRow(tx, done.event.id)).toBeDefined()
+      return done.event
+    })
+    expect(await eventRow(db, made.id)).toBeDefined()
+    let lost = ''
+    await expect(
+      db.transaction().execute(async (tx) => {
+        const done = (await t.app.services.events.emitForStatement(tx, input))!
+        lost = done.event.id
+        await writeAhead(tx, done.writes)
+        throw new Error('the change failed')
+      }),
+    ).rejects.toThrow('the change failed')
+    expect(await eventRow(db, lost)).toBeUndefined()
   })
 
   it('refuses a second subscriber under the same name', () => {

@@ -1,7 +1,7 @@
-// The statements of POST /v1/withdrawals/: five for a user's second withdrawal. Before the
+// The statements of POST /v1/withdrawals/: four for a user's second withdrawal. Before the
 // transaction (the coin's halts and the user's address answered by what the process keeps): the
-// password check (the user read under the account's password lock, then the wrong-password
-// count). In it: the halts again, both holds on the wallet account (`ledger_write_holds`: account,
+// password check (the user read, the account's password lock and its wrong-password count as they
+// are once the lock is granted, in one statement). In it: the halts again, both holds on the wallet account (`ledger_write_holds`: account,
 // lock, claims, held), and the withdrawal row written with its audit entry, its transaction
 // record, its outgoing transfer and the transfer's job (settlement's `enqueueWrites`: the
 // sender's address is the one the process keeps, and the funding hold it checks is answered by
@@ -38,13 +38,13 @@ async function counted(to: string, amount: number, headers: Record<string, strin
 }
 
 describe('statements per withdrawal requested', () => {
-  it('POST /v1/withdrawals/ takes five, and holds, queues and records everything', async () => {
+  it('POST /v1/withdrawals/ takes four, and holds, queues and records everything', async () => {
     // The first request of the user in this process; the second is counted.
     await counted(freshAddress(), 0.1)
     const balance = await balanceOf(t, user.id, 'avax')
     const to = freshAddress()
     const { queries, withdrawalId } = await counted(to, 0.25)
-    expect(queries).toBe(5)
+    expect(queries).toBe(4)
 
     const db = t.database.db
     const w = await db

@@ -2,7 +2,8 @@
 // GET /v1/applications) answer from one statement: the page, the number of all that match, and the
 // people and jobs each record names. Each record reads as the one-record route shows it. Sending an
 // invite (POST /v1/invite) writes the invite, the job's record of it and the audit record in one
-// statement after the job's lock; its event and notification add theirs.
+// statement after the job's lock; its notification, with the event, and the live push, with the
+// digest job, add one each.
 import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createCollection, createMember, dateIn, expectError, type Member } from '../collections/helpers.ts'
@@ -85,6 +86,18 @@ beforeAll(async () => {
 afterAll(async () => {
   await t?.close()
 })
+
+/** The digest mail jobs of `userId` in `status`. */
+async function digestJobsOf(userId: string, status: string) {
+  const rows = await t.database.db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', 'notifications.email')
+    .where('status', '=', status)
+    .where(sql<boolean>`payload->>'userId' = ${userId}`)
+    .execute()
+  return rows.length
+}
 
 /** The record as its one-record route answers it. */
 async function one(url: string, token: string) {
@@ -177,23 +190,33 @@ describe('the applications lists’ queries', () => {
 })
 
 describe('sending an invite', () => {
-  it('takes seven statements, the answer read with the write', async () => {
+  it('takes four statements, the answer read with the write', async () => {
     const eve = await createMember(t, { firstName: 'Eve' })
     await t.req({ method: 'GET', url: '/v1/invite', token: eve.token })
-    const job = (await createCollection(t, alice.token, { name: 'Invite me', isPrivate: true }))._id
-    const before = t.database.queryCount()
-    const res = await t.req({
-      method: 'POST',
-      url: '/v1/invite',
-      token: alice.token,
-      payload: { recipient: eve.id, collection: job, message: ' Join? ' },
-    })
-    // The recipient's connection filters, the job locked, the invite with the job's record and the
-    // audit record (and the answer's people and job), the event, its notification with the mail
-    // preference and the digest latch, the notification's live push, the digest job.
-    expect(t.database.queryCount() - before).toBe(7)
-    expect(res.statusCode, res.body).toBe(200)
-    const sent = res.json().data
+    const send = async (name: string) => {
+      const job = (await createCollection(t, alice.token, { name, isPrivate: true }))._id
+      const before = t.database.queryCount()
+      const res = await t.req({
+        method: 'POST',
+        url: '/v1/invite',
+        token: alice.token,
+        payload: { recipient: eve.id, collection: job, message: ' Join? ' },
+      })
+      expect(res.statusCode, res.body).toBe(200)
+      return { job, queries: t.database.queryCount() - before, sent: res.json().data }
+    }
+    // The first invite to Eve reads her connection filters (none), which the process keeps since.
+    expect((await send('Invite me first')).queries).toBe(5)
+    // Her digest mailed, her latch is down again: the next invite raises it and queues a digest.
+    t.clock.advance(61_000)
+    await t.drain()
+    expect(await digestJobsOf(eve.id, 'queued')).toBe(0)
+    // The job locked; the invite with the job's record and the audit record (and the answer's
+    // people and job); the notification with the mail preference and the digest latch, and the
+    // event's own row; the notification's live push with the digest job.
+    const { job, queries, sent } = await send('Invite me')
+    expect(queries).toBe(4)
+    expect(await digestJobsOf(eve.id, 'queued')).toBe(1)
     expect(sent).toEqual(await one(`/v1/invite/${sent._id}`, alice.token))
     expect(sent).toMatchObject({ message: 'Join?', status: 'pending', receiver: { _id: eve.id } })
     const row = await t.database.db
@@ -209,17 +232,29 @@ describe('sending an invite', () => {
       .where(sql<boolean>`meta->>'inviteId' = ${sent._id}`)
       .executeTakeFirstOrThrow()
     expect(audit).toEqual({ userId: alice.id, meta: { inviteId: sent._id, collectionId: job, to: eve.id } })
+    // The event and its notification, which names it.
+    const event = await t.database.db
+      .selectFrom('events')
+      .select(['id', 'type', 'actorId', 'audience'])
+      .where('type', '=', 'invite.sent')
+      .where(sql<boolean>`data->>'inviteId' = ${sent._id}`)
+      .executeTakeFirstOrThrow()
+    expect(event).toMatchObject({ type: 'invite.sent', actorId: alice.id, audience: [eve.id] })
+    const notices = await t.database.db
+      .selectFrom('notifications')
+      .select(['userId', 'type'])
+      .where('eventId', '=', event.id)
+      .execute()
+    expect(notices).toEqual([{ userId: eve.id, type: 'invite_received' }])
     // The invitee now sees the private job, and was notified.
     expect((await t.req({ method: 'GET', url: `/v1/collection/${job}`, token: eve.token })).statusCode).toBe(
       200,
     )
     const inbox = await t.req({ method: 'GET', url: '/v1/notifications/', token: eve.token })
-    expect(inbox.json().data.notification).toHaveLength(1)
-    // A second job: the digest latch is up already, so no digest job.
-    const other = (await createCollection(t, alice.token, { name: 'Invite me too' }))._id
-    const again = t.database.queryCount()
-    await post('/v1/invite', alice.token, { recipient: eve.id, collection: other })
-    expect(t.database.queryCount() - again).toBe(6)
+    expect(inbox.json().data.notification).toHaveLength(2)
+    // A third job: the digest latch is up already, so no digest job; the same four statements.
+    expect((await send('Invite me too')).queries).toBe(4)
+    expect(await digestJobsOf(eve.id, 'queued')).toBe(1)
   })
 
   it('refuses as before and writes nothing', async () => {

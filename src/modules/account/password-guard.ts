@@ -40,10 +40,10 @@ export interface PasswordCheck {
  * (several withdrawals at once) all go through.
  */
 export async function confirmPassword(db: Db, check: PasswordCheck): Promise<void> {
-  return guard(db, check, async (tx) => {
-    await securityRepo.lockPasswordChecks(tx, check.userId)
-    return check.passwordHash
-  })
+  return guard(db, check, async (tx, since) => ({
+    passwordHash: check.passwordHash,
+    failures: await securityRepo.lockPasswordChecks(tx, check.userId, WRONG_PASSWORD_ACTION, since),
+  }))
 }
 
 /**
@@ -55,11 +55,11 @@ export async function confirmAccountPassword(
   check: Omit<PasswordCheck, 'passwordHash'>,
 ): Promise<{ twoFaEnabled: boolean }> {
   let twoFaEnabled = false
-  await guard(db, check, async (tx) => {
-    const user = await securityRepo.lockPasswordChecksOf(tx, check.userId)
+  await guard(db, check, async (tx, since) => {
+    const user = await securityRepo.lockPasswordChecksOf(tx, check.userId, WRONG_PASSWORD_ACTION, since)
     if (!user) throw errors.unauthenticated()
     twoFaEnabled = user.twoFaEnabled
-    return user.passwordHash
+    return user
   })
   return { twoFaEnabled }
 }
@@ -67,16 +67,13 @@ export async function confirmAccountPassword(
 async function guard(
   db: Db,
   check: Omit<PasswordCheck, 'passwordHash'>,
-  lock: (tx: Tx) => Promise<string | null | undefined>,
+  /** takes the account's lock; answers its password hash and its wrong passwords since `since` */
+  lock: (tx: Tx, since: Date) => Promise<{ passwordHash: string | null | undefined; failures: number }>,
 ): Promise<void> {
   const windowMs = WRONG_PASSWORD_WINDOW_MS
   const outcome = await db.transaction().execute(async (tx) => {
-    const passwordHash = await lock(tx)
-    const since = new Date(check.now.getTime() - windowMs)
-    if (
-      (await securityRepo.countSince(tx, check.userId, WRONG_PASSWORD_ACTION, since)) >= MAX_WRONG_PASSWORDS
-    )
-      return 'locked' as const
+    const { passwordHash, failures } = await lock(tx, new Date(check.now.getTime() - windowMs))
+    if (failures >= MAX_WRONG_PASSWORDS) return 'locked' as const
     if (recent.matches(check.userId, passwordHash, check.password)) return 'ok' as const
     if (await verifyPassword(passwordHash, check.password)) {
       recent.remember(check.userId, passwordHash, check.password)

@@ -73,38 +73,32 @@ export const securityRepo = {
       .execute()
   },
 
-  /** Password checks of one account run one at a time (a transaction-scoped advisory lock). */
-  async lockPasswordChecks(tx: Tx, userId: string): Promise<void> {
-    await sql`select pg_advisory_xact_lock(hashtextextended(${`password:${userId}`}, 0))`.execute(tx)
+  /**
+   * Password checks of one account run one at a time (a transaction-scoped advisory lock): takes
+   * the lock and answers the account's audit rows of `action` since `since` as they are once it is
+   * granted (`password_check_failures`, migration 0064).
+   */
+  async lockPasswordChecks(tx: Tx, userId: string, action: string, since: Date): Promise<number> {
+    const res = await sql<{ failures: string | number }>`
+      select password_check_failures(${userId}, ${action}, ${since}) as failures`.execute(tx)
+    return Number(res.rows[0]!.failures)
   },
 
   /**
    * `lockPasswordChecks` and the live account's password hash and two-factor switch, in one
-   * statement (undefined for an account that is gone; the lock may still be taken then).
+   * statement (undefined for an account that is gone: nothing is locked then).
    */
   async lockPasswordChecksOf(
     tx: Tx,
     userId: string,
-  ): Promise<{ passwordHash: string | null; twoFaEnabled: boolean } | undefined> {
-    const res = await sql<{ passwordHash: string | null; twoFaEnabled: boolean }>`
-      select u.password_hash, u.two_fa_enabled
+    action: string,
+    since: Date,
+  ): Promise<{ passwordHash: string | null; twoFaEnabled: boolean; failures: number } | undefined> {
+    const res = await sql<{ passwordHash: string | null; twoFaEnabled: boolean; failures: string | number }>`
+      select u.password_hash, u.two_fa_enabled, password_check_failures(u.id, ${action}, ${since}) as failures
       from users u
-      where u.id = ${userId} and u.deleted_at is null
-        and (select pg_advisory_xact_lock(hashtextextended(${`password:${userId}`}, 0))) is not null`.execute(
-      tx,
-    )
-    return res.rows[0]
-  },
-
-  /** How many audit rows of `action` the account has since `since`. */
-  async countSince(ex: Executor, userId: string, action: string, since: Date): Promise<number> {
-    const row = await ex
-      .selectFrom('auditLog')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('userId', '=', userId)
-      .where('action', '=', action)
-      .where('createdAt', '>', since)
-      .executeTakeFirstOrThrow()
-    return Number(row.n)
+      where u.id = ${userId} and u.deleted_at is null`.execute(tx)
+    const row = res.rows[0]
+    return row && { ...row, failures: Number(row.failures) }
   },
 }

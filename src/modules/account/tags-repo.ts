@@ -1,6 +1,7 @@
 // The SQL of tags: tags found or created by key, lookups, and entry counts.
 import { sql } from 'kysely'
-import { sendAhead } from '../../db/ahead.ts'
+import { sendAhead, writeAhead } from '../../db/ahead.ts'
+import { sqlWithWrites, type Write } from '../../db/compose.ts'
 import type { Executor } from '../../db/index.ts'
 import { registerWritingFunction } from '../../db/read-cache.ts'
 import type { TagsTable } from '../../db/types.ts'
@@ -68,13 +69,16 @@ export const tagsRepo = {
    * transactions saving overlapping tag sets queue on the first tag they share instead of each
    * holding one the other waits for. An UPDATE of a non-key column takes the NO KEY UPDATE lock,
    * which never waits on the key-share locks that inserts referencing the tags (user_tags) take in
-   * their own order.
+   * their own order. The statement makes other modules' `writes` too (src/db/compose.ts).
    */
-  async addEntries(ex: Executor, deltas: ReadonlyMap<string, number>): Promise<void> {
+  async addEntries(ex: Executor, deltas: ReadonlyMap<string, number>, writes: readonly Write[] = []) {
     const ids = [...deltas.keys()].filter((id) => deltas.get(id) !== 0)
-    if (ids.length === 0) return
+    if (ids.length === 0) return writeAhead(ex, writes)
     const moves = ids.map((id) => deltas.get(id)!)
     // Sent ahead (src/db/ahead.ts): it travels with the transaction's next statement.
-    await sendAhead(ex, sql`select tags_add_entries(${ids}::char(24)[], ${moves}::int[], ${new Date()})`)
+    await sendAhead(
+      ex,
+      sqlWithWrites(writes, sql`select tags_add_entries(${ids}::char(24)[], ${moves}::int[], ${new Date()})`),
+    )
   },
 }

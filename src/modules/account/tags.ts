@@ -3,6 +3,7 @@
 // the seeded parent tags whose keywords hold the key. entryCount counts the profiles and
 // collections that carry the tag and is kept exact by `swap`.
 import { createHash } from 'node:crypto'
+import type { Write } from '../../db/compose.ts'
 import type { Executor } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import { newId } from '../../platform/crypto/ids.ts'
@@ -130,23 +131,31 @@ export const tagService = {
     return labels.of(ex, ids)
   },
 
-  /** Moves entry counts when an owner's tag set changes from `before` to `after` (tag ids). */
-  swap(ex: Executor, before: string[], after: string[]) {
-    return tagService.swapMany(ex, [{ before, after }])
+  /**
+   * Moves entry counts when an owner's tag set changes from `before` to `after` (tag ids); the
+   * statement makes other modules' `writes` too (src/db/compose.ts), sent ahead with or without
+   * counts to move.
+   */
+  swap(ex: Executor, before: string[], after: string[], writes: readonly Write[] = []) {
+    return tagService.swapMany(ex, [{ before, after }], writes)
   },
 
   /**
    * Moves entry counts for several owners' changes at once, in one statement (rows locked in id
    * order): saving or removing a family of collections never locks one tag set after another.
    */
-  async swapMany(ex: Executor, changes: Array<{ before: string[]; after: string[] }>) {
+  async swapMany(
+    ex: Executor,
+    changes: Array<{ before: string[]; after: string[] }>,
+    writes: readonly Write[] = [],
+  ) {
     const deltas = new Map<string, number>()
     const move = (id: string, by: number) => deltas.set(id, (deltas.get(id) ?? 0) + by)
     for (const { before, after } of changes) {
       for (const id of new Set(after)) if (!before.includes(id)) move(id, 1)
       for (const id of new Set(before)) if (!after.includes(id)) move(id, -1)
     }
-    await tagsRepo.addEntries(ex, deltas)
+    await tagsRepo.addEntries(ex, deltas, writes)
   },
 
   async byIds(ex: Executor, ids: string[]): Promise<TagRow[]> {

@@ -1,6 +1,7 @@
 // Collections: creation (optionally under a parent), the filtered list, one collection with its
 // children, update and soft delete; and the methods the escrow feature calls to keep a
 // collection's escrow and payout state (all inside the caller's transaction).
+import type { Write } from '../../db/compose.ts'
 import type { Executor, Tx } from '../../db/index.ts'
 import { inTransaction } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
@@ -157,9 +158,10 @@ export class CollectionService extends CollectionReads {
       searchText: searchDocument([name, description, ...tags.map((t) => t.name)]),
       now,
     })
+    let eventWrites: Write[] = []
     if (input.parent) await collectionRepo.bumpChildCounts(tx, input.parent, 1, 0, now)
-    else
-      await this.deps.events.emit(tx, {
+    else {
+      const emitted = await this.deps.events.emitForStatement(tx, {
         type: 'collection.created',
         actorId: creatorId,
         audience: [creatorId],
@@ -167,12 +169,15 @@ export class CollectionService extends CollectionReads {
         isPublic: !(input.isPrivate ?? false),
         data: { collectionId: id, title: name, type },
       })
-    // The tags' counts last: other saves of the same tags wait on their rows only from here to the
-    // commit.
+      eventWrites = emitted?.writes ?? []
+    }
+    // The tags' counts last, with the event's row: other saves of the same tags wait on their rows
+    // only from here to the commit.
     await tagService.swap(
       tx,
       [],
       tags.map((t) => t.id),
+      eventWrites,
     )
     return id
   }

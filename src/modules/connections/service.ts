@@ -2,6 +2,7 @@
 // job or apply to their jobs. The modules that make those connections call `check` before they
 // do; a refusal is 403 CONNECTION_FILTERED naming the rule.
 import type { Db, Executor } from '../../db/index.ts'
+import type { ReadCache } from '../../db/read-cache.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
@@ -28,7 +29,8 @@ export interface FilterInput {
   value: unknown
 }
 
-type Row = Awaited<ReturnType<typeof connectionFilterRepo.list>>[number]
+export type FilterRow = Awaited<ReturnType<typeof connectionFilterRepo.list>>[number]
+type Row = FilterRow
 
 function form(r: Row) {
   return {
@@ -42,8 +44,16 @@ function form(r: Row) {
   }
 }
 
+export interface ConnectionFilterDeps {
+  db: Db
+  clock: Clock
+  people: PeopleFacts
+  /** a person's rules of one event as `check` reads them, kept by the process (absent: always read) */
+  rules?: ReadCache<Row[]>
+}
+
 export class ConnectionFilterService implements ConnectionGate {
-  constructor(private readonly deps: { db: Db; clock: Clock; people: PeopleFacts }) {}
+  constructor(private readonly deps: ConnectionFilterDeps) {}
 
   /** POST /v1/conn-filter/: a new rule; 409 when the caller has one for this event and key. */
   async create(userId: string, input: FilterInput) {
@@ -94,7 +104,8 @@ export class ConnectionFilterService implements ConnectionGate {
   /** Refuses (403 CONNECTION_FILTERED) when `actorId` fails one of `ownerId`'s rules for `event`. */
   async check(ownerId: string, actorId: string, event: FilterEvent) {
     if (ownerId === actorId) return
-    const rows = await connectionFilterRepo.list(this.deps.db, ownerId, { event })
+    const load = () => connectionFilterRepo.list(this.deps.db, ownerId, { event })
+    const rows = this.deps.rules ? await this.deps.rules.get(ownerId, load, event) : await load()
     if (rows.length === 0) return
     const facts = await this.#facts(actorId)
     for (const row of rows) {

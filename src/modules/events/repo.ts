@@ -1,6 +1,6 @@
 // The only SQL on the events table.
 import { sql } from 'kysely'
-import { sendAhead } from '../../db/ahead.ts'
+import { type Write, write } from '../../db/compose.ts'
 import type { Executor } from '../../db/index.ts'
 
 export interface EventRow {
@@ -25,35 +25,38 @@ export const eventColumns = [
   'createdAt',
 ] as const
 
+function insertOf(ex: Executor, row: EventRow & { key: string | null }) {
+  return ex.insertInto('events').values({
+    id: row.id,
+    type: row.type,
+    key: row.key,
+    actorId: row.actorId,
+    audience: row.audience.length
+      ? sql<string[]>`array[${sql.join(row.audience)}]::text[]`
+      : sql<string[]>`'{}'::text[]`,
+    collectionId: row.collectionId,
+    isPublic: row.isPublic,
+    data: JSON.stringify(row.data),
+    createdAt: row.createdAt,
+  })
+}
+
 export const eventRepo = {
-  /**
-   * Inserts one event; with a key already used, inserts nothing and returns false. An event
-   * without a key cannot conflict: its insert is sent ahead (src/db/ahead.ts) and travels with the
-   * transaction's next statement.
-   */
-  async insert(ex: Executor, row: EventRow & { key: string | null }): Promise<boolean> {
-    const insert = ex.insertInto('events').values({
-      id: row.id,
-      type: row.type,
-      key: row.key,
-      actorId: row.actorId,
-      audience: row.audience.length
-        ? sql<string[]>`array[${sql.join(row.audience)}]::text[]`
-        : sql<string[]>`'{}'::text[]`,
-      collectionId: row.collectionId,
-      isPublic: row.isPublic,
-      data: JSON.stringify(row.data),
-      createdAt: row.createdAt,
-    })
-    if (row.key === null) {
-      await sendAhead(ex, insert)
-      return true
-    }
-    const inserted = await insert
+  /** Inserts one event with its key; with the key already used, inserts nothing and returns false. */
+  async insert(ex: Executor, row: EventRow & { key: string }): Promise<boolean> {
+    const inserted = await insertOf(ex, row)
       .onConflict((oc) => oc.column('key').doNothing())
       .returning('id')
       .executeTakeFirst()
     return inserted !== undefined
+  },
+
+  /**
+   * The insert of an event without a key, which nothing can conflict with: made by another
+   * statement (src/db/compose.ts), or sent ahead (src/db/ahead.ts).
+   */
+  insertWrite(ex: Executor, row: EventRow): Write {
+    return write(insertOf(ex, { ...row, key: null }))
   },
 
   get(ex: Executor, id: string) {

@@ -3,13 +3,27 @@
 // feed entries, webhook deliveries, mail and live-push jobs), commits with the change or not at
 // all. Subscribers only write rows or enqueue jobs (keyed by the event id); they never call the
 // network, so a crash after the commit loses nothing and a job that runs again doubles nothing.
+import { writeAhead } from '../../db/ahead.ts'
+import type { Write } from '../../db/compose.ts'
 import type { Tx } from '../../db/index.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { eventRepo } from './repo.ts'
 import type { DomainEvent, EmitInput, EventType } from './types.ts'
 
-export type EventHandler = (tx: Tx, event: DomainEvent) => Promise<void>
+/**
+ * The writes of an emitted event not made yet: its own row, when it has no key (nothing can
+ * conflict with it, so nothing waits for its answer). A subscriber about to write a statement of
+ * its own takes them into it (`withWrites`, src/db/compose.ts); what no subscriber took is sent
+ * ahead after the last one. The rows that name an event check it at commit (deferred foreign
+ * keys), so a subscriber may write them before the event's row is.
+ */
+export interface EventWrites {
+  /** The writes not made yet; the caller's statement makes them (none for the next caller). */
+  take(): Write[]
+}
+
+export type EventHandler = (tx: Tx, event: DomainEvent, writes: EventWrites) => Promise<void>
 
 export interface EventServiceDeps {
   clock: Clock
@@ -35,6 +49,26 @@ export class EventService {
    * event with the same `key` was recorded before (nothing is written or run again).
    */
   async emit<T extends EventType>(tx: Tx, input: EmitInput<T>): Promise<DomainEvent<T> | null> {
+    const done = await this.#run(tx, input)
+    if (!done) return null
+    await writeAhead(tx, done.writes.take())
+    return done.event
+  }
+
+  /**
+   * `emit`, leaving the writes no subscriber took (the event's own row, when it has no key) to the
+   * caller: its next statement makes them (`withWrites`, src/db/compose.ts), or `writeAhead`
+   * sends them. Until then the event is not written.
+   */
+  async emitForStatement<T extends EventType>(
+    tx: Tx,
+    input: EmitInput<T>,
+  ): Promise<{ event: DomainEvent<T>; writes: Write[] } | null> {
+    const done = await this.#run(tx, input)
+    return done && { event: done.event, writes: done.writes.take() }
+  }
+
+  async #run<T extends EventType>(tx: Tx, input: EmitInput<T>) {
     const createdAt = this.deps.clock.now()
     const event = {
       id: newId(createdAt.getTime()),
@@ -46,13 +80,18 @@ export class EventService {
       data: input.data,
       createdAt,
     } as DomainEvent<T>
-    const written = await eventRepo.insert(tx, {
-      ...event,
-      data: event.data as Record<string, unknown>,
-      key: input.key ?? null,
-    })
-    if (!written) return null
-    for (const handler of this.#handlers.values()) await handler(tx, event as DomainEvent)
-    return event
+    const row = { ...event, data: event.data as Record<string, unknown> }
+    const key = input.key ?? null
+    if (key !== null && !(await eventRepo.insert(tx, { ...row, key }))) return null
+    let pending = key === null
+    const writes: EventWrites = {
+      take: () => {
+        if (!pending) return []
+        pending = false
+        return [eventRepo.insertWrite(tx, row)]
+      },
+    }
+    for (const handler of this.#handlers.values()) await handler(tx, event as DomainEvent, writes)
+    return { event, writes }
   }
 }

@@ -2,7 +2,7 @@
 // in coin units (as the API shows them), ids are record ids.
 
 /** the event service (built by module.ts): other modules name its type from here */
-export type { EventService } from './service.ts'
+export type { EventService, EventWrites } from './service.ts'
 
 export interface EventData {
   /** a collection (job) was created */

@@ -3,6 +3,8 @@
 // never for a rolled-back change. A payload over NOTIFY's 8000-byte limit is stored in
 // `live_messages` in the same transaction and the notification carries only its id.
 import { Buffer } from 'node:buffer'
+import { writeAhead } from '../../db/ahead.ts'
+import type { Write } from '../../db/compose.ts'
 import type { Executor } from '../../db/index.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import { liveRepo } from './repo.ts'
@@ -26,15 +28,26 @@ export type LiveWire =
   | { ref: string }
   | { close: { p: string; u: string; n: number } }
 
-export async function publishLive(tx: Executor, push: LivePush): Promise<void> {
+/**
+ * Pushes `push` at the commit of `tx`. `writes` of other modules (src/db/compose.ts) travel in the
+ * notification's statement, made whether or not anyone is to be told.
+ */
+export async function publishLive(
+  tx: Executor,
+  push: LivePush,
+  writes: readonly Write[] = [],
+): Promise<void> {
   const userIds = [...new Set(push.userIds)]
-  if (userIds.length === 0) return
+  if (userIds.length === 0) {
+    await writeAhead(tx, writes)
+    return
+  }
   const body = JSON.stringify({ u: userIds, t: push.type, d: push.data ?? null })
   if (Buffer.byteLength(body) <= NOTIFY_MAX_BYTES) {
-    await liveRepo.notify(tx, LIVE_CHANNEL, body)
+    await liveRepo.notify(tx, LIVE_CHANNEL, body, writes)
     return
   }
   const id = newId()
   await liveRepo.storeMessage(tx, id, body)
-  await liveRepo.notify(tx, LIVE_CHANNEL, JSON.stringify({ ref: id }))
+  await liveRepo.notify(tx, LIVE_CHANNEL, JSON.stringify({ ref: id }), writes)
 }

@@ -2,12 +2,14 @@
 // and presence counts.
 import { sql } from 'kysely'
 import { notifyAtCommit } from '../../db/ahead.ts'
+import type { Write } from '../../db/compose.ts'
 import type { Executor } from '../../db/index.ts'
 import { exists } from '../../db/reads.ts'
 
 export const liveRepo = {
-  notify(ex: Executor, channel: string, payload: string): Promise<void> {
-    return notifyAtCommit(ex, channel, payload)
+  /** The notification, and `writes` of other modules made by the same statement. */
+  notify(ex: Executor, channel: string, payload: string, writes: readonly Write[] = []): Promise<void> {
+    return notifyAtCommit(ex, channel, payload, writes)
   },
 
   async storeMessage(ex: Executor, id: string, payload: string): Promise<void> {

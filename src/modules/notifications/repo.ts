@@ -1,5 +1,6 @@
 // The only SQL on notifications, their mail digests and e-mail preferences.
 import { sql } from 'kysely'
+import { type Write, writesBefore } from '../../db/compose.ts'
 import type { Executor } from '../../db/index.ts'
 import type { PageRequest } from '../../db/reads.ts'
 import { type UserSummaryJson, userSummaryJson } from '../account/module.ts'
@@ -45,9 +46,10 @@ export const notificationRepo = {
    * by mail (their settings, else the defaults), the notification written (one per event and
    * person however often it is called), and the digest latch raised for those written that want
    * mail (as raiseDigest: `raised` is true for the one call that raised it). Answers the rows
-   * written with their owner's and actor's summaries (the account module's SQL).
+   * written with their owner's and actor's summaries (the account module's SQL). The statement
+   * makes other modules' `writes` too (src/db/compose.ts).
    */
-  async record(ex: Executor, n: EventNotice, at: Date) {
+  async record(ex: Executor, n: EventNotice, at: Date, writes: readonly Write[] = []) {
     if (n.rows.length === 0) return []
     const defaults = n.defaultEmailTypes.length
       ? sql`array[${sql.join(n.defaultEmailTypes.map((t) => sql`${t}::text`))}]`
@@ -59,7 +61,7 @@ export const notificationRepo = {
         actor: UserSummaryJson | null
         raised: boolean
       }
-    >`with wanted as (
+    >`with ${writesBefore(writes)}wanted as (
         select r.id, r.user_id, ${n.type}::text = any(coalesce(s.email_types, ${defaults})) as email_wanted, r.n
         from (values ${sql.join(n.rows.map((r, i) => sql`(${r.id}::text, ${r.userId}::text, ${i}::int)`))}) as r(id, user_id, n)
         left join notification_settings s on s.user_id = r.user_id

@@ -2,13 +2,14 @@
 // own actor), written in the event's transaction, pushed live on commit, and mailed in a digest:
 // the first mail-worthy notification of a quiet period raises the user's latch and enqueues one
 // `notifications.email` job a minute later, which sends everything still unsent in one mail.
+import type { Write } from '../../db/compose.ts'
 import { type Db, inTransaction, type Tx } from '../../db/index.ts'
 import { errors } from '../../http/errors.ts'
 import type { Clock } from '../../platform/clock.ts'
 import { newId } from '../../platform/crypto/ids.ts'
 import type { JobQueue } from '../../platform/jobs/queue.ts'
 import { noticeMail } from '../../platform/mail/templates.ts'
-import type { DomainEvent } from '../events/types.ts'
+import type { DomainEvent, EventWrites } from '../events/types.ts'
 import { DEFAULT_EMAIL_TYPES, NOTIFICATION_TYPES, noticeOf, recipientsOf } from './catalog.ts'
 import { type NotificationRow, notificationRepo } from './repo.ts'
 
@@ -23,8 +24,12 @@ declare module '../../platform/jobs/queue.ts' {
   }
 }
 
-/** A live push in the caller's transaction (sent on commit). */
-export type PublishLive = (tx: Tx, push: { userIds: string[]; type: string; data: unknown }) => Promise<void>
+/** A live push in the caller's transaction (sent on commit), its statement making `writes` too. */
+export type PublishLive = (
+  tx: Tx,
+  push: { userIds: string[]; type: string; data: unknown },
+  writes?: readonly Write[],
+) => Promise<void>
 
 export interface NotificationDeps {
   db: Db
@@ -89,8 +94,12 @@ function userForm(u: UserRow | undefined, id: string | null) {
 export class NotificationService {
   constructor(private readonly deps: NotificationDeps) {}
 
-  /** The events subscriber: the notifications of one event, in its transaction. */
-  readonly onEvent = async (tx: Tx, event: DomainEvent): Promise<void> => {
+  /**
+   * The events subscriber: the notifications of one event, in its transaction, written by one
+   * statement (with the event's own row when it waits to be written), then each one's live push,
+   * whose statement also queues the digest job of a latch it raised.
+   */
+  readonly onEvent = async (tx: Tx, event: DomainEvent, eventWrites: EventWrites): Promise<void> => {
     const notice = noticeOf(event)
     const recipients = recipientsOf(event)
     if (!notice || recipients.length === 0) return
@@ -110,18 +119,22 @@ export class NotificationService {
         defaultEmailTypes: DEFAULT_EMAIL_TYPES,
       },
       clock.now(),
+      eventWrites.take(),
     )
     for (const row of written) {
       const { emailWanted: _, owner, actor, raised, ...notification } = row
       const form = formOf(notification, owner ?? undefined, actor ?? undefined)
-      await this.deps.publishLive(tx, { userIds: [row.userId], type: 'notification', data: form })
-      if (raised)
-        await jobs.enqueue(
-          tx,
-          DIGEST_JOB,
-          { userId: row.userId },
-          { runAt: new Date(clock.now().getTime() + (this.deps.digestDelayMs ?? 60_000)) },
-        )
+      const digest = raised
+        ? [
+            jobs.enqueueWrite(
+              tx,
+              DIGEST_JOB,
+              { userId: row.userId },
+              { runAt: new Date(clock.now().getTime() + (this.deps.digestDelayMs ?? 60_000)) },
+            ),
+          ]
+        : []
+      await this.deps.publishLive(tx, { userIds: [row.userId], type: 'notification', data: form }, digest)
     }
   }
 
