@@ -3,9 +3,6 @@
 // another is built after it (a cycle is broken by passing a small interface or a function of a
 // service built earlier). Job handlers are registered as their modules are built, so a worker
 // process runs them without building the HTTP app (src/main.ts `worker`).
-import type { Logger } from 'pino'
-import { type Config, notInProduction } from './config.ts'
-import type { Database } from './db/index.ts'
 import { listenReadCaches } from './db/read-cache.ts'
 import { assertHandled } from './handlers-check.ts'
 import { buildAccount } from './modules/account/module.ts'
@@ -33,7 +30,6 @@ import { buildReserves } from './modules/reserves/module.ts'
 import { buildRestore } from './modules/restore/module.ts'
 import { chainHistory } from './modules/settlement/chain-history.ts'
 import { buildChainWatch, buildKeys, buildOutgoing } from './modules/settlement/module.ts'
-import type { CrashHook } from './modules/settlement/outgoing/types.ts'
 import { buildStores } from './modules/stores/module.ts'
 import { buildTransactions } from './modules/transactions/module.ts'
 import { buildVerification, buildVerificationReview } from './modules/verification/module.ts'
@@ -41,45 +37,7 @@ import { buildProvisioner, buildWallet } from './modules/wallet/module.ts'
 import { buildWebhooks } from './modules/webhooks/module.ts'
 import { buildWithdrawals } from './modules/withdrawals/module.ts'
 import { buildWork } from './modules/work/module.ts'
-import type { Clock } from './platform/clock.ts'
-import { createSecretBox } from './platform/crypto/secrets.ts'
-import { registerPrune, schedulePrune } from './platform/jobs/prune.ts'
-import { JobQueue } from './platform/jobs/queue.ts'
-import { createOutboxMailer, createSmtpMailer, type Mailer } from './platform/mail/mailer.ts'
-
-export interface RootDeps {
-  config: Config
-  database: Database
-  clock: Clock
-  log: Logger
-  /** default: SMTP when SMTP_URL is set, else the outbox (not in production) */
-  mailer?: Mailer
-  /** tests only: the outgoing sender's crash points (see `CrashHook`) */
-  crashHook?: CrashHook
-}
-
-/** The platform parts every module may take: configuration, database, clock, log, jobs, mail, secrets. */
-export async function buildPlatform(deps: RootDeps) {
-  const { config, database, clock, log } = deps
-  const db = database.db
-  const jobs = new JobQueue(db, log, clock)
-  const mailer =
-    deps.mailer ??
-    (config.smtpUrl
-      ? await createSmtpMailer(config.smtpUrl, config.mailFrom)
-      : config.production
-        ? notInProduction('the mail outbox (SMTP_URL is not set)')
-        : createOutboxMailer(db, log, { printText: !config.production }))
-  jobs.register('mail.send', (mail) => mailer.send(mail), { maxAttempts: 8, deleteOnSuccess: true })
-  // Finished jobs are deleted a week after they finished (platform/jobs/prune.ts).
-  registerPrune({ db, jobs, clock, log })
-  await schedulePrune({ db, jobs, clock })
-  const secrets = createSecretBox(
-    { ...config.previousKeyEncryptionKeys, [config.keyEncryptionKeyId]: config.keyEncryptionKey },
-    config.keyEncryptionKeyId,
-  )
-  return { config, database, db, clock, log, jobs, mailer, secrets }
-}
+import { buildPlatform, type RootDeps } from './platform-root.ts'
 
 /**
  * Builds every service. `close` releases what the services opened (the chain, the object store
