@@ -1,7 +1,12 @@
-// Shared pieces of the benchmarks: the scenario contract and the HTTP load runner (autocannon in
-// a child process, so the load generator does not share the service's event loop).
+// Shared pieces of the benchmarks: the scenario contract and the HTTP load runners (autocannon,
+// or bench/bodies-load.mjs for requests of their own bodies, in a child process, so the load
+// generator does not share the service's event loop).
 import { spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 
 export interface BenchUser {
@@ -33,6 +38,8 @@ export interface HttpScenario {
   path: string
   headers?: Record<string, string>
   body?: unknown
+  /** a body per request, each sent once (bench/bodies-load.mjs), instead of `body` for `seconds` */
+  bodies?: unknown[]
   connections?: number
   seconds?: number
 }
@@ -56,6 +63,7 @@ export interface HttpResult {
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
 
 export function runHttp(baseUrl: string, s: HttpScenario): Promise<HttpResult> {
+  if (s.bodies) return runBodies(baseUrl, s, s.bodies)
   const args = [
     autocannonBin,
     '-j',
@@ -94,4 +102,41 @@ export function runHttp(baseUrl: string, s: HttpScenario): Promise<HttpResult> {
       })
     })
   })
+}
+
+const bodiesBin = fileURLToPath(new URL('./bodies-load.mjs', import.meta.url))
+
+/** Each of `bodies` sent once to `s.path`, `s.connections` at a time, from a child process. */
+async function runBodies(baseUrl: string, s: HttpScenario, bodies: unknown[]): Promise<HttpResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-bodies-'))
+  const file = join(dir, 'spec.json')
+  writeFileSync(
+    file,
+    JSON.stringify({
+      url: `${baseUrl}${s.path}`,
+      method: s.method ?? 'POST',
+      headers: s.headers ?? {},
+      connections: s.connections ?? 10,
+      bodies,
+    }),
+  )
+  try {
+    return await new Promise((resolve, reject) => {
+      const child = spawn(process.execPath, [bodiesBin, file], { stdio: ['ignore', 'pipe', 'pipe'] })
+      let out = ''
+      let err = ''
+      child.stdout.on('data', (d) => {
+        out += d
+      })
+      child.stderr.on('data', (d) => {
+        err += d
+      })
+      child.on('error', reject)
+      child.on('close', (code) =>
+        code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bodies-load failed (${code}): ${err}`)),
+      )
+    })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
 }

@@ -1,7 +1,7 @@
 // The collection list over a large table: 100,000 collections (1,000,000 on PostgreSQL without
 // --quick, 10,000 with it) and 1,000 tags seeded with bulk SQL,
 // then GET /v1/collection with a search term, two tags and a price range (the indexed path), plus
-// the unfiltered first page and one collection by id for comparison. Latency targets (one
+// the unfiltered first page and one collection by id for comparison, and jobs posted with tags. Latency targets (one
 // connection, so queueing does not dominate): p50 < 10 ms, p99 < 50 ms for the filtered list.
 import { sql } from 'kysely'
 import type { BenchContext, Scenario } from '../lib.ts'
@@ -89,6 +89,22 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
       name: 'GET /v1/collection/{id} (10 connections)',
       path: `/v1/collection/${one}`,
       headers,
+      connections: 10,
+    },
+    // Last: it adds to what the lists above read. Every job names the same two tags, whose entry
+    // counts each one moves (a popular pair, as the busiest tags are).
+    {
+      name: 'POST /v1/collection with 2 tags (10 connections)',
+      method: 'POST',
+      path: '/v1/collection',
+      headers,
+      body: {
+        type: 'job',
+        name: 'A job posted by the bench',
+        description: 'Posted with two tags',
+        paymentFee: 120,
+        tags: ['Bench Tag One', 'Bench Tag Two'],
+      },
       connections: 10,
     },
   ]

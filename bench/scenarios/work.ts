@@ -2,8 +2,8 @@
 // received ones (GET /v1/invite), a job's applications as its creator lists them and a talent's
 // own (GET /v1/collection/{id}/applications, GET /v1/applications), each page with the people and
 // the job every record names; a talent's notifications and feeds (of those invites); and a message
-// sent to a job's conversation. Twelve talents (four with --quick), each invited to three jobs and
-// applying to a public one.
+// sent to a job's conversation; invites sent, each to a job and talent not paired before. Twelve
+// talents (four with --quick), each invited to three jobs and applying to a public one.
 import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
 
 export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
@@ -43,6 +43,11 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   const invite = (await call(talent, 'GET', `/v1/invite?role=received&collection=${jobs[0]}`)).data[0]
   await call(talent, 'POST', `/v1/invite/${invite._id}/accept`)
   const conversation = (await call(creator, 'POST', '/v1/chat', { collectionId: jobs[0] }))._id as string
+  // Jobs no one is invited to yet: each invite sent below is one of them to one of the talents.
+  const fresh: string[] = []
+  for (let i = 0; i < (ctx.quick ? 10 : 25); i++)
+    fresh.push(await job(`Work bench invites ${i}`, i % 2 === 0))
+  const invites = fresh.flatMap((collection) => people.map((p) => ({ recipient: p.id, collection })))
   const cases: Scenario[] = [
     {
       name: 'GET /v1/invite (creator, 12 a page)',
@@ -86,6 +91,14 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
       path: `/v1/chat/${conversation}/messages`,
       headers: auth(creator),
       body: { content: 'How is it going?' },
+      connections: 10,
+    },
+    {
+      name: `POST /v1/invite (${invites.length} invites, each once)`,
+      method: 'POST',
+      path: '/v1/invite',
+      headers: auth(creator),
+      bodies: invites,
       connections: 10,
     },
   ]

@@ -1,5 +1,6 @@
 // The only SQL on notifications, their mail digests and e-mail preferences.
 import { sql } from 'kysely'
+import { writeAhead } from '../../db/ahead.ts'
 import { type Write, writesBefore } from '../../db/compose.ts'
 import type { Executor } from '../../db/index.ts'
 import type { PageRequest } from '../../db/reads.ts'
@@ -50,7 +51,10 @@ export const notificationRepo = {
    * makes other modules' `writes` too (src/db/compose.ts).
    */
   async record(ex: Executor, n: EventNotice, at: Date, writes: readonly Write[] = []) {
-    if (n.rows.length === 0) return []
+    if (n.rows.length === 0) {
+      await writeAhead(ex, writes)
+      return []
+    }
     const defaults = n.defaultEmailTypes.length
       ? sql`array[${sql.join(n.defaultEmailTypes.map((t) => sql`${t}::text`))}]`
       : sql`'{}'::text[]`
