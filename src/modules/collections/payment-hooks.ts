@@ -8,10 +8,13 @@ import { errors } from '../../http/errors.ts'
 
 /** What collections need of the webhooks feature (built before them). */
 export interface CollectionHooks {
-  /** sets (or with null removes) the collection's endpoint; a new endpoint's secret is returned */
+  /**
+   * sets (or with null removes) the collection's endpoint; a new endpoint's secret is returned.
+   * `created`: the collection was created in this transaction, so it has no endpoint to look for.
+   */
   set(
     tx: Tx,
-    input: { collectionId: string; ownerId: string; url: string | null; path?: string },
+    input: { collectionId: string; ownerId: string; url: string | null; path?: string; created?: boolean },
   ): Promise<{ secret: string | null }>
   /** the paymentWebHook URL of each collection that has one */
   urls(ex: Executor, collectionIds: readonly string[]): Promise<Map<string, string>>
@@ -26,7 +29,7 @@ export interface CollectionHooks {
 export async function applyPaymentHook(
   hooks: CollectionHooks | undefined,
   tx: Tx,
-  collection: { id: string; creatorId: string },
+  collection: { id: string; creatorId: string; created?: boolean },
   value: string | null | undefined,
 ): Promise<{ paymentWebHookSecret?: string }> {
   if (value === undefined) return {}
@@ -36,6 +39,7 @@ export async function applyPaymentHook(
     ownerId: collection.creatorId,
     url: value === '' ? null : value,
     path: '/paymentWebHook',
+    ...(collection.created ? { created: true } : {}),
   })
   return secret ? { paymentWebHookSecret: secret } : {}
 }

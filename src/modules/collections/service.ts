@@ -83,7 +83,13 @@ export class CollectionService extends CollectionReads {
     const { paymentWebHook, ...fields } = input
     const [id, secret] = await inTransaction(this.deps.db, async (tx) => {
       const id = await this.createIn(tx, creatorId, fields)
-      return [id, await applyPaymentHook(this.deps.hooks, tx, { id, creatorId }, paymentWebHook)] as const
+      const hook = await applyPaymentHook(
+        this.deps.hooks,
+        tx,
+        { id, creatorId, created: true },
+        paymentWebHook,
+      )
+      return [id, hook] as const
     })
     return { ...(await this.get(id, creatorId)), ...secret }
   }

@@ -184,11 +184,12 @@ export class WebhookService {
      */
     set: async (
       tx: Tx,
-      input: { collectionId: string; ownerId: string; url: string | null; path?: string },
+      input: { collectionId: string; ownerId: string; url: string | null; path?: string; created?: boolean },
     ): Promise<{ secret: string | null }> => {
       const url = input.url === null ? null : checkEndpointUrl(input.url, this.deps.production, input.path)
       const now = this.deps.clock.now()
-      const current = await webhookRepo.ofCollection(tx, input.collectionId)
+      // A collection created in this transaction has no endpoint yet.
+      const current = input.created ? undefined : await webhookRepo.ofCollection(tx, input.collectionId)
       if (url === null) {
         if (current) await webhookRepo.deleteById(tx, current.id)
         return { secret: null }
