@@ -301,12 +301,8 @@ for (const file of files) {
   print(row)
 }
 
-await bare.close()
-await app.close()
-await app.services.jobs.stop()
-await database.close()
-rmSync(dataDir, { recursive: true, force: true })
-
+// The results are written before the service is taken down: a run whose cases left work behind
+// (a soak's queue not drained in its time) must not lose its figures to a teardown that waits.
 const meta = {
   date: new Date().toISOString(),
   node: process.version,
@@ -342,4 +338,14 @@ appendFileSync(
   `\n## ${meta.date} (${meta.database}${meta.transport === 'unix socket' ? ' over its unix socket' : ''}${meta.poolSize !== undefined ? `, pool ${meta.poolSize}` : ''}${serverNotes.map((n) => `, ${n}`).join('')}, ${meta.cpus} cores, Node ${meta.node}, load ${meta.load.start} → ${meta.load.end}${quick ? ', --quick' : ''}, ${meta.seconds} s)\n\n${rows.map((r) => `- ${r.name}: ${fmt(r.result)}`).join('\n')}\n`,
 )
 console.log('\nwrote bench/results/latest.json and bench/HISTORY.md')
+
+// Taken down within a minute, whatever is still running (the exit ends it).
+const teardown = async () => {
+  await bare.close()
+  await app.close()
+  await app.services.jobs.stop()
+  await database.close()
+}
+await Promise.race([teardown(), new Promise((resolve) => setTimeout(resolve, 60_000).unref())])
+rmSync(dataDir, { recursive: true, force: true })
 process.exit(0)
