@@ -62,7 +62,7 @@ export interface HttpResult {
 
 const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
 
-export function runHttp(baseUrl: string, s: HttpScenario): Promise<HttpResult> {
+export async function runHttp(baseUrl: string, s: HttpScenario): Promise<HttpResult> {
   if (s.bodies) return runBodies(baseUrl, s, s.bodies)
   const args = [
     autocannonBin,
@@ -78,6 +78,19 @@ export function runHttp(baseUrl: string, s: HttpScenario): Promise<HttpResult> {
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`)
   if (s.body !== undefined) args.push('-b', JSON.stringify(s.body))
   args.push(`${baseUrl}${s.path}`)
+  const r = JSON.parse(await runNode(args, 'autocannon'))
+  return {
+    requestsPerSec: Math.round(r.requests.average),
+    p50Ms: r.latency.p50,
+    p99Ms: r.latency.p99,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    total: r.requests.total,
+  }
+}
+
+/** What a Node child process run with `args` prints, once it exits with 0. */
+function runNode(args: string[], what: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
@@ -89,18 +102,9 @@ export function runHttp(baseUrl: string, s: HttpScenario): Promise<HttpResult> {
       err += d
     })
     child.on('error', reject)
-    child.on('close', (code) => {
-      if (code !== 0) return reject(new Error(`autocannon failed (${code}): ${err}`))
-      const r = JSON.parse(out)
-      resolve({
-        requestsPerSec: Math.round(r.requests.average),
-        p50Ms: r.latency.p50,
-        p99Ms: r.latency.p99,
-        non2xx: r.non2xx,
-        errors: r.errors,
-        total: r.requests.total,
-      })
-    })
+    child.on('close', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`${what} failed (${code}): ${err}`)),
+    )
   })
 }
 
@@ -121,21 +125,7 @@ async function runBodies(baseUrl: string, s: HttpScenario, bodies: unknown[]): P
     }),
   )
   try {
-    return await new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, [bodiesBin, file], { stdio: ['ignore', 'pipe', 'pipe'] })
-      let out = ''
-      let err = ''
-      child.stdout.on('data', (d) => {
-        out += d
-      })
-      child.stderr.on('data', (d) => {
-        err += d
-      })
-      child.on('error', reject)
-      child.on('close', (code) =>
-        code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`bodies-load failed (${code}): ${err}`)),
-      )
-    })
+    return JSON.parse(await runNode([bodiesBin, file], 'bodies-load'))
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
