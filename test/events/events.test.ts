@@ -13,6 +13,13 @@ let bob: TestUser
 const seen: DomainEvent[] = []
 let db: TestApp['database']['db']
 const taken: { id: string; writes: number; again: number; seenBySubscriber?: boolean }[] = []
+/** A keyless event of no one's concern but the subscribers', told apart by its collection id. */
+const delivered = (collectionId: string) => ({
+  type: 'collection.delivered' as const,
+  actorId: alice.id,
+  audience: [],
+  data: { collectionId },
+})
 const eventRow = (ex: TestApp['database']['db'], id: string) =>
   ex.selectFrom('events').select(['id', 'type']).where('id', '=', id).executeTakeFirst()
 
@@ -156,12 +163,7 @@ describe('events', () => {
 
   it('an event without a key is written by the statement of the subscriber that takes it, once', async () => {
     const ev = await db.transaction().execute(async (tx) => {
-      const e = await t.app.services.events.emit(tx, {
-        type: 'collection.delivered',
-        actorId: alice.id,
-        audience: [],
-        data: { collectionId: 'take' },
-      })
+      const e = await t.app.services.events.emit(tx, delivered('take'))
       expect(await eventRow(tx, e!.id)).toEqual({ id: e!.id, type: 'collection.delivered' })
       return e!
     })
@@ -171,12 +173,7 @@ describe('events', () => {
 
   it('an event no subscriber wrote is written at the end of the emit', async () => {
     const ev = await db.transaction().execute(async (tx) => {
-      const e = await t.app.services.events.emit(tx, {
-        type: 'collection.delivered',
-        actorId: alice.id,
-        audience: [],
-        data: { collectionId: 'nobody takes it' },
-      })
+      const e = await t.app.services.events.emit(tx, delivered('nobody takes it'))
       expect(await eventRow(tx, e!.id)).toBeDefined()
       return e!
     })
@@ -184,12 +181,7 @@ describe('events', () => {
   })
 
   it('emitForStatement leaves the event to the caller’s next statement, which rolls back with the change', async () => {
-    const input = {
-      type: 'collection.delivered' as const,
-      actorId: alice.id,
-      audience: [],
-      data: { collectionId: 'for the caller' },
-    }
+    const input = delivered('for the caller')
     const made = await db.transaction().execute(async (tx) => {
       const done = (await t.app.services.events.emitForStatement(tx, input))!
       // The subscribers ran; nothing wrote the event yet.

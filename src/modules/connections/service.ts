@@ -30,9 +30,8 @@ export interface FilterInput {
 }
 
 export type FilterRow = Awaited<ReturnType<typeof connectionFilterRepo.list>>[number]
-type Row = FilterRow
 
-function form(r: Row) {
+function form(r: FilterRow) {
   return {
     _id: r.id,
     event: r.event,
@@ -49,7 +48,7 @@ export interface ConnectionFilterDeps {
   clock: Clock
   people: PeopleFacts
   /** a person's rules of one event as `check` reads them, kept by the process (absent: always read) */
-  rules?: ReadCache<Row[]>
+  rules?: ReadCache<FilterRow[]>
 }
 
 export class ConnectionFilterService implements ConnectionGate {
