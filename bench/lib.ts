@@ -1,11 +1,7 @@
-// Shared pieces of the benchmarks: the scenario contract and the HTTP load runners (autocannon,
-// or bench/bodies-load.mjs for requests of their own bodies, in a child process, so the load
-// generator does not share the service's event loop).
-import { spawn } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+// Shared pieces of the benchmarks: the scenario contract and the HTTP load runner (autocannon, or
+// requests of their own bodies, in one child process kept for the run, bench/http-load.mjs, so the
+// load generator does not share the service's event loop).
+import { type ChildProcess, fork } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import type { FastifyInstance } from 'fastify'
 
@@ -38,7 +34,7 @@ export interface HttpScenario {
   path: string
   headers?: Record<string, string>
   body?: unknown
-  /** a body per request, each sent once (bench/bodies-load.mjs), instead of `body` for `seconds` */
+  /** a body per request, each sent once (bench/http-load.mjs), instead of `body` for `seconds` */
   bodies?: unknown[]
   connections?: number
   seconds?: number
@@ -60,73 +56,60 @@ export interface HttpResult {
   total: number
 }
 
-const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocannon.js')
+const loadChildPath = fileURLToPath(new URL('./http-load.mjs', import.meta.url))
+let loadChild: ChildProcess | undefined
+let nextRun = 0
+const pending = new Map<number, { resolve: (r: HttpResult) => void; reject: (e: Error) => void }>()
 
-export async function runHttp(baseUrl: string, s: HttpScenario): Promise<HttpResult> {
-  if (s.bodies) return runBodies(baseUrl, s, s.bodies)
-  const args = [
-    autocannonBin,
-    '-j',
-    '-c',
-    String(s.connections ?? 50),
-    '-d',
-    String(s.seconds ?? 5),
-    '-m',
-    s.method ?? 'GET',
-  ]
-  const headers = { ...(s.body !== undefined ? { 'content-type': 'application/json' } : {}), ...s.headers }
-  for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`)
-  if (s.body !== undefined) args.push('-b', JSON.stringify(s.body))
-  args.push(`${baseUrl}${s.path}`)
-  const r = JSON.parse(await runNode(args, 'autocannon'))
-  return {
-    requestsPerSec: Math.round(r.requests.average),
-    p50Ms: r.latency.p50,
-    p99Ms: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    total: r.requests.total,
-  }
+/** The load generator's child process (bench/http-load.mjs), forked at the first case and kept. */
+function loadGenerator(): ChildProcess {
+  if (loadChild) return loadChild
+  const child = fork(loadChildPath, [], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] })
+  child.on('message', (m: { id: number; result?: HttpResult; error?: string }) => {
+    const run = pending.get(m.id)
+    pending.delete(m.id)
+    if (m.result) run?.resolve(m.result)
+    else run?.reject(new Error(`the load generator failed: ${m.error}`))
+  })
+  child.on('exit', (code) => {
+    loadChild = undefined
+    for (const run of pending.values()) run.reject(new Error(`the load generator exited (${code})`))
+    pending.clear()
+  })
+  // It must not keep the bench's process alive once the run is over.
+  child.unref()
+  child.channel?.unref()
+  loadChild = child
+  return child
 }
 
-/** What a Node child process run with `args` prints, once it exits with 0. */
-function runNode(args: string[], what: string): Promise<string> {
+function runInChild(kind: 'autocannon' | 'bodies', spec: Record<string, unknown>): Promise<HttpResult> {
+  const id = nextRun++
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
-    let out = ''
-    let err = ''
-    child.stdout.on('data', (d) => {
-      out += d
-    })
-    child.stderr.on('data', (d) => {
-      err += d
-    })
-    child.on('error', reject)
-    child.on('close', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`${what} failed (${code}): ${err}`)),
-    )
+    pending.set(id, { resolve, reject })
+    loadGenerator().send({ id, kind, spec })
   })
 }
 
-const bodiesBin = fileURLToPath(new URL('./bodies-load.mjs', import.meta.url))
-
-/** Each of `bodies` sent once to `s.path`, `s.connections` at a time, from a child process. */
-async function runBodies(baseUrl: string, s: HttpScenario, bodies: unknown[]): Promise<HttpResult> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-bodies-'))
-  const file = join(dir, 'spec.json')
-  writeFileSync(
-    file,
-    JSON.stringify({
-      url: `${baseUrl}${s.path}`,
-      method: s.method ?? 'POST',
+/** One case's load: `s.body` repeated for `s.seconds`, or each of `s.bodies` sent once. */
+export function runHttp(baseUrl: string, s: HttpScenario): Promise<HttpResult> {
+  const url = `${baseUrl}${s.path}`
+  const method = s.method ?? (s.bodies ? 'POST' : 'GET')
+  if (s.bodies)
+    return runInChild('bodies', {
+      url,
+      method,
       headers: s.headers ?? {},
       connections: s.connections ?? 10,
-      bodies,
-    }),
-  )
-  try {
-    return JSON.parse(await runNode([bodiesBin, file], 'bodies-load'))
-  } finally {
-    rmSync(dir, { recursive: true, force: true })
-  }
+      bodies: s.bodies,
+    })
+  const headers = { ...(s.body !== undefined ? { 'content-type': 'application/json' } : {}), ...s.headers }
+  return runInChild('autocannon', {
+    url,
+    method,
+    headers,
+    ...(s.body !== undefined ? { body: JSON.stringify(s.body) } : {}),
+    connections: s.connections ?? 50,
+    seconds: s.seconds ?? 5,
+  })
 }

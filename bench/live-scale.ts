@@ -1,5 +1,7 @@
 // Live pushes at scale across two API processes (registered by bench/scenarios/live.ts on
-// PostgreSQL): two real `main.ts api` processes on one fresh database of the bench's server,
+// PostgreSQL): two real `main.ts api` processes, started as `npm start` starts them (the bundle of
+// scripts/compile-sources.mjs, compiled here first unless this state of the sources already was),
+// on one fresh database of the bench's server (migrated here first),
 // `users × perUser` sockets on GET /v1/live opened by load-generator children (bench/live-load.ts),
 // each user with half of its sockets on either process, then (after one warm-up push to everyone,
 // checked but reported apart: the first push compiles the send path) rounds of one push published
@@ -23,7 +25,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { sql } from 'kysely'
+import { compiledSources } from '../scripts/compile-sources.mjs'
 import { openPostgres } from '../src/db/index.ts'
+import { migrateToLatest } from '../src/db/migrate.ts'
 import { TokenService } from '../src/modules/auth/tokens.ts'
 import { type LivePush, publishLive } from '../src/modules/live/publish.ts'
 import { builtinCoinsConfig } from '../src/platform/chain/coins-config.ts'
@@ -90,12 +94,12 @@ interface Api {
   output: string[]
 }
 
-/** `main.ts api` as `npm start` compiles it; resolved once /health answers. */
+/** `main.ts api` as `npm start` runs it (scripts/start.mjs); resolved once /health answers. */
 async function startApi(env: Record<string, string>): Promise<Api> {
   const port = await freePort()
   const child = spawn(
     process.execPath,
-    [...profileArgs, '--import', './bench/typescript.mjs', 'src/main.ts', 'api'],
+    [...profileArgs, 'scripts/start.mjs', 'api'],
     {
       cwd: repoRoot,
       env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
@@ -212,9 +216,15 @@ export async function liveScale(o: ScaleOptions): Promise<Record<string, number 
   const loaders: Loader[] = []
   const db = openPostgres(url.href, 4)
   try {
-    // The first process migrates the new database; the second starts on it migrated.
-    apis.push(await startApi(env))
-    apis.push(await startApi(env))
+    // Both start at once, on the database migrated and the sources compiled beforehand (neither
+    // waits for the other's migration or compiles the same bundle).
+    await migrateToLatest(db.db)
+    const esbuild = await import('esbuild')
+    await compiledSources({ root: repoRoot, esbuild })
+    await esbuild.stop()
+    const started = await Promise.allSettled([startApi(env), startApi(env)])
+    for (const r of started) if (r.status === 'fulfilled') apis.push(r.value)
+    for (const r of started) if (r.status === 'rejected') throw r.reason
 
     // Users and their sessions in two statements; tokens signed as the service signs them.
     const tokens = new TokenService(JWT_SECRET, systemClock)

@@ -200,10 +200,11 @@ const cpuPerRequest = async (run: () => Promise<HttpResult>) => {
     sysUsPerReq: r.total ? Math.round(used.system / r.total) : 0,
   }
 }
-// Never longer than 5 s: `--seconds` may be a soak's whole length.
+// Never longer than 5 s (`--seconds` may be a soak's whole length), nor shorter than 1 s (a
+// half-second --quick ceiling is mostly start-up).
 const measureCeiling = () =>
   cpuPerRequest(() =>
-    runHttp(bareUrl, { name: 'ceiling', path: '/hello', seconds: Math.min(seconds ?? 5, 5) }),
+    runHttp(bareUrl, { name: 'ceiling', path: '/hello', seconds: Math.min(Math.max(seconds ?? 5, 1), 5) }),
   )
 let ceiling = await measureCeiling()
 
@@ -224,8 +225,11 @@ for (const file of files) {
   const setStart = performance.now()
   const mod = await import(new URL(`./scenarios/${file}`, import.meta.url).href)
   let scenarios: Scenario[]
+  // where the set's time goes: its setup, then each case (printed with the set's total)
+  const spent: string[] = []
   try {
     scenarios = await mod.default(ctx)
+    spent.push(`setup ${((performance.now() - setStart) / 1000).toFixed(1)}`)
   } catch (err) {
     console.error(`scenario set ${name} failed to set up:`, err)
     rows.push({ name: `${name}: setup failed`, result: { error: String(err) } })
@@ -239,7 +243,8 @@ for (const file of files) {
     rows.push(row)
     print(row)
   }
-  for (const s of scenarios) {
+  for (const [i, s] of scenarios.entries()) {
+    const caseStart = performance.now()
     let result: Record<string, number | string>
     const stopProfile = profileDir
       ? await startProfile(join(profileDir, `${name}-${s.name}`.replace(/[^\w.-]+/g, '_')))
@@ -277,9 +282,10 @@ for (const file of files) {
     const row = { name: `${name}: ${s.name}`, result }
     rows.push(row)
     print(row)
+    spent.push(`${i + 1}: ${((performance.now() - caseStart) / 1000).toFixed(1)}`)
   }
   // what each set costs of the whole run (the --quick run's two minutes are spent set by set)
-  console.log(`${name}: ${((performance.now() - setStart) / 1000).toFixed(1)} s`)
+  console.log(`${name}: ${((performance.now() - setStart) / 1000).toFixed(1)} s (${spent.join(', ')})`)
 }
 
 // The ledger against the chain once every case has run: a case that left value in the ledger that

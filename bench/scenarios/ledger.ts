@@ -138,13 +138,13 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         // The service's figures stand even when the database's own run fails (psql missing, say).
         const alone =
           s.database.kind === 'postgres' && ctx.databaseUrl
-            ? await databaseAlone(ctx.databaseUrl, `le${tag}`, ctx.quick ? 2 : 5).catch((err: Error) => ({
+            ? await databaseAlone(ctx.databaseUrl, `le${tag}`, ctx.quick ? 1 : 5).catch((err: Error) => ({
                 error: err.message.split('\n')[0]!,
               }))
             : undefined
         if (!alone) return service
         if ('error' in alone) return { ...service, databaseAloneError: alone.error }
-        const unflushed = await databaseAlone(ctx.databaseUrl!, `le${tag}`, ctx.quick ? 2 : 5, true).catch(
+        const unflushed = await databaseAlone(ctx.databaseUrl!, `le${tag}`, ctx.quick ? 1 : 5, true).catch(
           () => undefined,
         )
         return {

@@ -3,7 +3,7 @@
 // published the way the service publishes (pg_notify, delivered through the LISTEN connection to
 // the hub). Latency is from just before the publish to each socket's receipt of the message.
 // On PostgreSQL (BENCH_DATABASE_URL), a second case runs two API processes on one database with
-// 10,000 sockets (1,000 with --quick) opened by load-generator children: bench/live-scale.ts.
+// 10,000 sockets (500 with --quick) opened by load-generator children: bench/live-scale.ts.
 import WebSocket from 'ws'
 import { publishLive } from '../../src/modules/live/publish.ts'
 import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
@@ -34,12 +34,21 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   const perUser = ctx.quick ? 4 : 20
   const rounds = ctx.quick ? 10 : 30
   const users: BenchUser[] = []
-  for (let i = 0; i < USERS; i++) users.push(await ctx.createUser())
+  // four sign-ups at a time (each waits for its verification mail)
+  let asked = 0
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (asked < USERS) {
+        asked++
+        users.push(await ctx.createUser())
+      }
+    }),
+  )
   const wsBase = ctx.baseUrl.replace(/^http/, 'ws')
   const db = ctx.app.services.database.db
 
   const scale = ctx.quick
-    ? { users: 100, perUser: 10, rounds: 6, settleMs: 500 }
+    ? { users: 50, perUser: 10, rounds: 4, settleMs: 500 }
     : { users: 1000, perUser: 10, rounds: 10 }
   const twoProcesses: Scenario[] = ctx.databaseUrl
     ? [

@@ -1,6 +1,6 @@
 // Payouts at payroll scale on the dev chain: many funded wallets each paying out several USDC
-// withdrawals at once (10,000 from 1,000 wallets; 200 from 20 with --quick), and 100 withdrawals
-// from one wallet (30 with --quick; one address: its transfers take consecutive nonces, signed and
+// withdrawals at once (10,000 from 1,000 wallets; 100 from 10 with --quick), and 100 withdrawals
+// from one wallet (20 with --quick; one address: its transfers take consecutive nonces, signed and
 // broadcast without waiting for each other's receipts). The withdrawals are written as fast as the
 // service can: through the withdrawal service's write path (`recreate`: the same holds, record and
 // transfer intent a request writes, in one transaction), skipping HTTP, the request's checks and
@@ -21,10 +21,10 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   const s = ctx.app.services
   const db = s.database.db
   const chain = s.chain
-  const wallets = ctx.quick ? 20 : 1_000
+  const wallets = ctx.quick ? 10 : 1_000
   const perWallet = 10
-  // (30 with --quick: the --quick bench stays under two minutes)
-  const oneWallet = ctx.quick ? 30 : 100
+  // (20 with --quick: the --quick bench stays under two minutes)
+  const oneWallet = ctx.quick ? 20 : 100
   // How long a case may wait for its last withdrawal before it reports what is still open.
   const waitLimitMs = ctx.quick ? 120_000 : 1_800_000
 

@@ -16,6 +16,9 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   const s = ctx.app.services
   const db = s.database.db
   const accounts = ctx.large ? 1_000_000 : ctx.quick ? 10_000 : 100_000
+  // proofs asked one at a time, of the service and over HTTP
+  const serviceProofs = ctx.quick ? 200 : 1000
+  const httpProofs = ctx.quick ? 100 : 500
   const tag = Date.now().toString(16).padStart(11, '0').slice(-11)
   const prefix = `rs${tag}`
   const owner = (i: number) => `${prefix}${i.toString(16).padStart(11, '0')}`
@@ -132,19 +135,19 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
       },
     },
     {
-      name: 'reserves: one seeded wallet proof (service call), 1000 one at a time',
+      name: `reserves: one seeded wallet proof (service call), ${serviceProofs} one at a time`,
       run: () =>
-        proofTimes(1000, async (i) => {
+        proofTimes(serviceProofs, async (i) => {
           const proof = await s.reserves.proof(snapshotId, owner(1 + ((i * 7919) % accounts)))
           return proof.leaves.length
         }),
     },
     {
-      name: 'reserves: GET /v1/reserves/{id}/proof over HTTP, 500 one at a time',
+      name: `reserves: GET /v1/reserves/{id}/proof over HTTP, ${httpProofs} one at a time`,
       run: async () => {
         const url = `${ctx.baseUrl}/v1/reserves/${snapshotId}/proof`
         const headers = { authorization: `Bearer ${user!.token}` }
-        return proofTimes(500, async () => {
+        return proofTimes(httpProofs, async () => {
           const res = await fetch(url, { headers })
           if (res.status !== 200) throw new Error(`GET proof answered ${res.status}`)
           const body = (await res.json()) as { data: { leaves: { kind: string }[] } }

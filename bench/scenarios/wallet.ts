@@ -8,6 +8,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   // A funded wallet (minted on the dev chain and credited by the watcher) and 200 transactions
   // to list.
   const user = await ctx.fundedUser(1_000_000_000_000n)
+  const holdCount = ctx.quick ? 200 : 500
   const auth = { authorization: `Bearer ${user.token}` }
   await db.transaction().execute(async (tx) => {
     for (let i = 0; i < 200; i++) {
@@ -28,10 +29,10 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     { name: 'GET /v1/wallet/coin/usdc', path: '/v1/wallet/coin/usdc', headers: auth },
     { name: 'GET /v1/transaction (200 rows, page 1)', path: '/v1/transaction', headers: auth },
     {
-      name: 'ledger: 500 holds, 10 in flight on one hot balance',
+      name: `ledger: ${holdCount} holds, 10 in flight on one hot balance`,
       async run() {
         const wallet = await s.ledger.ensureAccount(db, 'user', user.id, 'usdc')
-        const count = 500
+        const count = holdCount
         let next = 0
         const ids: string[] = []
         const started = performance.now()

@@ -10,7 +10,6 @@ import type { Hex } from 'viem'
 import type { BenchContext, Scenario } from '../lib.ts'
 
 const TARGETS = 4
-const BLOCKS = 20
 /** blocks scanned before the timed ones (warm caches and connections) */
 const WARMUP = 3
 
@@ -22,6 +21,8 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     return [{ name: 'watcher per block', run: async () => ({ skipped: 'not on the devnet' }) }]
   const devnet = chain.devnet
   const sizes = ctx.quick ? [1_000, 10_000] : [10_000, 100_000]
+  // blocks timed per size
+  const BLOCKS = ctx.quick ? 10 : 20
   const native = chain.coins.find((c) => !c.isToken)!.reference
   const token = chain.coins.find((c) => c.isToken)!.reference
   const tag = Date.now().toString(16).padStart(11, '0').slice(-11)

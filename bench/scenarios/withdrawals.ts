@@ -2,7 +2,7 @@
 // every request races for the same wallet, and whether the ledger stays right (no overdraft, every
 // accepted request held exactly amount + fee, entries balanced). The worker sends the accepted ones
 // on the dev chain meanwhile; the end-to-end case waits until every one of them landed. With
-// --quick, a third of the requests race for a third of the balance (every request checks the
+// --quick, a sixth of the requests race for a sixth of the balance (every request checks the
 // password, the slowest part), and 10 withdrawals go end to end instead of 30.
 import type { Tx } from '../../src/db/index.ts'
 import { verifyPassword } from '../../src/platform/crypto/passwords.ts'
@@ -17,8 +17,8 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
   const s = ctx.app.services
   const db = s.database.db
   // Requests that race for one balance, how many of them it pays for, and those sent end to end.
-  const racing = ctx.quick ? 100 : 300
-  const affordable = ctx.quick ? 30 : 100
+  const racing = ctx.quick ? 50 : 300
+  const affordable = ctx.quick ? 15 : 100
   const endToEnd = ctx.quick ? 10 : 30
 
   /**
@@ -171,7 +171,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
     }
   }
 
-  const spread = ctx.quick ? { wallets: 20, perWallet: 5 } : { wallets: 200, perWallet: 10 }
+  const spread = ctx.quick ? { wallets: 10, perWallet: 5 } : { wallets: 200, perWallet: 10 }
 
   return [
     {
