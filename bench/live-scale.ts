@@ -97,15 +97,11 @@ interface Api {
 /** `main.ts api` as `npm start` runs it (scripts/start.mjs); resolved once /health answers. */
 async function startApi(env: Record<string, string>): Promise<Api> {
   const port = await freePort()
-  const child = spawn(
-    process.execPath,
-    [...profileArgs, 'scripts/start.mjs', 'api'],
-    {
-      cwd: repoRoot,
-      env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  )
+  const child = spawn(process.execPath, [...profileArgs, 'scripts/start.mjs', 'api'], {
+    cwd: repoRoot,
+    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  })
   const output: string[] = []
   child.stdout!.on('data', (d) => output.push(String(d)))
   child.stderr!.on('data', (d) => output.push(String(d)))
