@@ -13,26 +13,20 @@
 // idempotent. Each claim counts an attempt, and the attempt number fences the claim: renewals and
 // the final write of a run only touch the row while it is still the same claim, so a worker that
 // lost its lease can never overwrite what the next claimant did.
-import { sql } from 'kysely'
 import type { Logger } from 'pino'
 import { sendAhead } from '../../db/ahead.ts'
 import { type Write, write } from '../../db/compose.ts'
 import type { Db, Executor } from '../../db/index.ts'
 import type { Clock } from '../clock.ts'
 import { newId } from '../crypto/ids.ts'
-import { keepLease, leaseEnd, ours } from './lease.ts'
+import { keepLease } from './lease.ts'
 import { type Pool, Pools, Signal } from './pools.ts'
+import { type JobRow, jobsRepo } from './repo.ts'
+
+export type { JobRow } from './repo.ts'
 
 /** the shortest time between two claims of a pool that found too few ready jobs, between ticks */
 export const CLAIM_GAP_MS = 20
-
-export interface JobRow {
-  id: string
-  kind: string
-  payload: any
-  attempts: number
-  maxAttempts: number
-}
 
 export interface JobContext {
   job: JobRow
@@ -168,52 +162,21 @@ export class JobQueue {
   #insert<K extends JobKind>(ex: Executor, kind: K, payload: PayloadOf<K>, opts: EnqueueOptions) {
     const id = newId()
     const maxAttempts = opts.maxAttempts ?? this.#handlers.get(kind)?.maxAttempts ?? 5
-    const insert = ex
-      .insertInto('jobs')
-      .values({
-        id,
-        kind,
-        payload: JSON.stringify(payload),
-        runAt: opts.runAt ?? this.clock.now(),
-        maxAttempts,
-        dedupeKey: opts.dedupeKey ?? null,
-      })
-      .onConflict((oc) => oc.column('dedupeKey').where('dedupeKey', 'is not', null).doNothing())
+    const insert = jobsRepo.insert(ex, {
+      id,
+      kind,
+      payload,
+      runAt: opts.runAt ?? this.clock.now(),
+      maxAttempts,
+      dedupeKey: opts.dedupeKey ?? null,
+    })
     return { id, insert }
   }
 
   /** Claims up to `limit` ready jobs of `kinds` (queued and due, or running with a lapsed lease). */
-  async #claim(kinds: string[], limit: number): Promise<JobRow[]> {
-    if (kinds.length === 0 || limit <= 0) return []
-    const now = this.clock.now()
-    return this.db
-      .updateTable('jobs')
-      .set({
-        status: 'running',
-        attempts: sql`attempts + 1`,
-        lockedUntil: leaseEnd(this.leaseMs),
-        updatedAt: now,
-      })
-      .where(
-        'id',
-        'in',
-        this.db
-          .selectFrom('jobs')
-          .select('id')
-          .where('kind', 'in', kinds)
-          .where((eb) =>
-            eb.or([
-              eb.and([eb('status', '=', 'queued'), eb('runAt', '<=', now)]),
-              eb.and([eb('status', '=', 'running'), eb('lockedUntil', '<', sql<Date>`now()`)]),
-            ]),
-          )
-          .orderBy('runAt')
-          .limit(limit)
-          .forUpdate()
-          .skipLocked(),
-      )
-      .returning(['id', 'kind', 'payload', 'attempts', 'maxAttempts'])
-      .execute()
+  #claim(kinds: string[], limit: number): Promise<JobRow[]> {
+    if (kinds.length === 0 || limit <= 0) return Promise.resolve([])
+    return jobsRepo.claim(this.db, kinds, limit, this.leaseMs, this.clock.now())
   }
 
   /** Runs a claimed job on a slot of `pool`; the slot is free again, and the worker told, when it ends. */
@@ -271,12 +234,7 @@ export class JobQueue {
 
   /** Gives claims back unrun: queued again, the attempt not counted. */
   async #handBack(jobs: JobRow[]) {
-    for (const job of jobs)
-      await this.db
-        .updateTable('jobs')
-        .set({ status: 'queued', attempts: sql`attempts - 1`, lockedUntil: null })
-        .where(ours(job))
-        .execute()
+    for (const job of jobs) await jobsRepo.handBack(this.db, job)
   }
 
   /**
@@ -303,35 +261,21 @@ export class JobQueue {
     try {
       await reg.handler(job.payload, { job, lastAttempt })
       await lease.stop()
-      const res = reg.deleteOnSuccess
-        ? await this.db.deleteFrom('jobs').where(ours(job)).executeTakeFirst()
-        : await this.db
-            .updateTable('jobs')
-            .set({ status: 'done', lockedUntil: null, updatedAt: this.clock.now() })
-            .where(ours(job))
-            .executeTakeFirst()
-      const changed = 'numDeletedRows' in res ? res.numDeletedRows : res.numUpdatedRows
-      if (Number(changed) === 0)
-        this.log.warn(about, 'job finished after its lease was lost; outcome not recorded')
+      const recorded = await jobsRepo.succeeded(this.db, job, {
+        delete: reg.deleteOnSuccess,
+        now: this.clock.now(),
+      })
+      if (!recorded) this.log.warn(about, 'job finished after its lease was lost; outcome not recorded')
     } catch (err) {
       await lease.stop()
       const message = err instanceof Error ? err.message : String(err)
       const final = lastAttempt || err instanceof PermanentJobError
       const delay = reg.baseDelayMs * 2 ** Math.min(job.attempts - 1, 10)
       this.log.warn({ ...about, final, err: message }, 'job failed')
-      const res = await this.db
-        .updateTable('jobs')
-        .set({
-          status: final ? 'failed' : 'queued',
-          lastError: message.slice(0, 2000),
-          runAt: new Date(this.clock.now().getTime() + delay),
-          lockedUntil: null,
-          updatedAt: this.clock.now(),
-        })
-        .where(ours(job))
-        .executeTakeFirst()
-      if (Number(res.numUpdatedRows) === 0)
-        this.log.warn(about, 'job failed after its lease was lost; outcome not recorded')
+      const now = this.clock.now()
+      const retryAt = new Date(now.getTime() + delay)
+      const recorded = await jobsRepo.failed(this.db, job, { final, message, retryAt, now })
+      if (!recorded) this.log.warn(about, 'job failed after its lease was lost; outcome not recorded')
     }
   }
 
@@ -340,13 +284,8 @@ export class JobQueue {
    * database that belongs to this process alone (the embedded one): a job still marked running
    * there was claimed by a run of the process that died. Returns how many there were.
    */
-  async releaseAbandoned(): Promise<number> {
-    const res = await this.db
-      .updateTable('jobs')
-      .set({ lockedUntil: sql<Date>`now() - interval '1 second'` })
-      .where('status', '=', 'running')
-      .executeTakeFirst()
-    return Number(res.numUpdatedRows)
+  releaseAbandoned(): Promise<number> {
+    return jobsRepo.releaseRunning(this.db)
   }
 
   /**
