@@ -113,13 +113,20 @@ export function userLists() {
 }
 
 export const profileRepo = {
+  /**
+   * The live account's row, locked against other changes of it until the transaction ends. The
+   * lock is FOR NO KEY UPDATE: it serialises the account's own edits but lets other transactions
+   * insert rows that reference the account (their foreign-key check takes KEY SHARE). FOR UPDATE
+   * made a job created with a new tag wait for a profile save of its creator that was itself
+   * waiting for that tag's insert: a deadlock.
+   */
   lockUser(tx: Tx, id: string) {
     return tx
       .selectFrom('users')
       .selectAll()
       .where('id', '=', id)
       .where('deletedAt', 'is', null)
-      .forUpdate()
+      .forNoKeyUpdate()
       .executeTakeFirst()
   },
 
