@@ -16,6 +16,8 @@ export interface BenchContext {
   app: FastifyInstance
   baseUrl: string
   createUser(): Promise<BenchUser>
+  /** `count` new users, signed up four at a time (each waits for its verification mail) */
+  createUsers(count: number): Promise<BenchUser[]>
   /** a new user whose custodial wallet holds `usdc` base units, on chain and in the ledger */
   fundedUser(usdc: bigint): Promise<BenchUser>
   /** `--quick`: small data sets and short cases, the whole bench in under two minutes */

@@ -131,6 +131,19 @@ async function createUser(): Promise<BenchUser> {
   })
   return { id: me.json().data._id, email, password, token }
 }
+async function createUsers(count: number): Promise<BenchUser[]> {
+  const users: BenchUser[] = []
+  let asked = 0
+  await Promise.all(
+    Array.from({ length: 4 }, async () => {
+      while (asked < count) {
+        asked++
+        users.push(await createUser())
+      }
+    }),
+  )
+  return users
+}
 /**
  * A new user whose custodial wallet holds `usdc` base units: minted to its address on the dev
  * chain and credited by the real watcher, as a deposit is, so that the address holds what the
@@ -170,6 +183,7 @@ const ctx: BenchContext = {
   app,
   baseUrl: address,
   createUser,
+  createUsers,
   fundedUser,
   quick,
   large: database.kind === 'postgres' && !quick,

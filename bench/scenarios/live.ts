@@ -6,7 +6,7 @@
 // 10,000 sockets (500 with --quick) opened by load-generator children: bench/live-scale.ts.
 import WebSocket from 'ws'
 import { publishLive } from '../../src/modules/live/publish.ts'
-import type { BenchContext, BenchUser, Scenario } from '../lib.ts'
+import type { BenchContext, Scenario } from '../lib.ts'
 import { liveScale } from '../live-scale.ts'
 
 const USERS = 50
@@ -33,17 +33,7 @@ function open(url: string): Promise<WebSocket> {
 export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> {
   const perUser = ctx.quick ? 4 : 20
   const rounds = ctx.quick ? 10 : 30
-  const users: BenchUser[] = []
-  // four sign-ups at a time (each waits for its verification mail)
-  let asked = 0
-  await Promise.all(
-    Array.from({ length: 4 }, async () => {
-      while (asked < USERS) {
-        asked++
-        users.push(await ctx.createUser())
-      }
-    }),
-  )
+  const users = await ctx.createUsers(USERS)
   const wsBase = ctx.baseUrl.replace(/^http/, 'ws')
   const db = ctx.app.services.database.db
 

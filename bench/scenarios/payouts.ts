@@ -30,17 +30,12 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
 
   /** `count` users whose custodial wallets each hold `usdc` base units, credited by the watcher. */
   async function fundedWallets(count: number, usdc: bigint) {
-    const users: (BenchUser & { address: string })[] = []
-    let next = 0
-    const make = async () => {
-      while (next < count) {
-        next++
-        const user = await ctx.createUser()
+    const users: (BenchUser & { address: string })[] = await Promise.all(
+      (await ctx.createUsers(count)).map(async (user) => {
         const key = await db.transaction().execute((tx) => s.keys.ensure(tx, 'user', user.id))
-        users.push({ ...user, address: key.address })
-      }
-    }
-    await Promise.all(Array.from({ length: 4 }, make))
+        return { ...user, address: key.address }
+      }),
+    )
     if (!chain.devnet) throw new Error('payouts need the dev chain')
     // Minted to each address on chain and credited by the real watcher, as a deposit is.
     for (const u of users) await chain.devnet.fund(u.address, 'usdc', usdc)

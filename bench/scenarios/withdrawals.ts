@@ -2,8 +2,8 @@
 // every request races for the same wallet, and whether the ledger stays right (no overdraft, every
 // accepted request held exactly amount + fee, entries balanced). The worker sends the accepted ones
 // on the dev chain meanwhile; the end-to-end case waits until every one of them landed. With
-// --quick, a sixth of the requests race for a sixth of the balance (every request checks the
-// password, the slowest part), and 10 withdrawals go end to end instead of 30.
+// --quick, 50 requests race for a balance that pays for 15 (every request checks the password,
+// the slowest part), and 10 withdrawals go end to end instead of 30.
 import type { Tx } from '../../src/db/index.ts'
 import { verifyPassword } from '../../src/platform/crypto/passwords.ts'
 import { cpuMeter } from '../cpu.ts'
