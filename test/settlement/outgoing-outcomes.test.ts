@@ -177,6 +177,35 @@ describe('outcome reports', () => {
     await expectConsistent(t)
   })
 
+  it('writes no report job for an optional event the purpose has no handler for', async () => {
+    const user = await createUser(t)
+    await fundUser(t, 12, user, 'usdc', 5_000_000n)
+    const from = (await walletAddress(t, user)).toLowerCase()
+    const res = await t.req({
+      method: 'POST',
+      url: '/v1/withdrawals/',
+      token: user.token,
+      payload: { amount: 1.5, coin: 'usdc', address: freshAddress(), password: user.password },
+    })
+    expect(res.statusCode, res.body).toBe(200)
+    await settleAll(t)
+    // A token sent from a custodial address needed native coin for its gas: the gas wallet topped
+    // the address up. Its purpose handles only outcomes: its start wrote no job.
+    const topUps = await t.database.db
+      .selectFrom('outgoingTransfers')
+      .select(['id', 'status'])
+      .where('purpose', '=', 'gas.topup')
+      .where('toAddress', '=', from)
+      .execute()
+    expect(topUps).toHaveLength(1)
+    expect(topUps[0]!.status).toBe('completed')
+    expect((await reports(topUps[0]!.id)).map((r) => r.kind)).toEqual(['transfer.settled'])
+    // The withdrawal's purpose handles its start: that report was written and applied.
+    const w = await withdrawal(res.json().data.withdrawalId)
+    expect(w.status).toBe('completed')
+    expect((await reports(w.outgoingId!)).map((r) => r.kind)).toEqual(['transfer.started', 'transfer.settled'])
+  })
+
   it('gives the hold back with a failure, and counts each failed attempt once', async () => {
     const user = await createUser(t)
     await fundUser(t, 11, user, 'avax', 2n * AVAX)

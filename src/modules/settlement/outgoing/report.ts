@@ -45,8 +45,12 @@ export function logOf(
   }
 }
 
-/** Writes the job that reports an event of a transfer, in the transaction of the change. */
+/**
+ * Writes the job that reports an event of a transfer, in the transaction of the change; none for
+ * an optional event its purpose has no handler for (a gas top-up's start costs no job).
+ */
 export async function report<K extends ReportKind>(s: SenderContext, tx: Tx, kind: K, payload: PayloadOf<K>) {
+  if (!s.reports(payload.purpose, kind)) return
   const event = eventId(kind, payload)
   await s.deps.jobs.enqueue(tx, kind, payload, { dedupeKey: `${kind}:${payload.transferId}:${event}` })
 }

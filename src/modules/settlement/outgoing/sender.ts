@@ -8,7 +8,7 @@ import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import { Kept } from '../../../platform/kept.ts'
 import { enqueueTransfer, transferWrites } from './enqueue.ts'
-import type { OutcomeHandlers } from './events.ts'
+import { type OutcomeHandlers, TRANSFER_ATTEMPT_FAILED, TRANSFER_STARTED } from './events.ts'
 import { OutgoingOperations } from './operator.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { registerReportJobs } from './report.ts'
@@ -97,6 +97,15 @@ export class OutgoingSender implements SenderContext {
   /** The status of each transfer in `ids` that exists. */
   async statuses(ex: Executor, ids: string[]): Promise<Map<string, OutgoingStatus>> {
     return new Map((await outgoingRepo.statuses(ex, ids)).map((r) => [r.id, r.status]))
+  }
+
+  reports(purpose: string, kind: string): boolean {
+    const handlers = this.#handlers.get(purpose)
+    // Unknown handlers (none registered in this process): reported, the worker decides.
+    if (!handlers) return true
+    if (kind === TRANSFER_STARTED) return handlers.started !== undefined
+    if (kind === TRANSFER_ATTEMPT_FAILED) return handlers.attemptFailed !== undefined
+    return true
   }
 
   load(ex: Executor, id: string, forUpdate = false): Promise<OutgoingRow | undefined> {

@@ -209,6 +209,9 @@ export interface SenderContext {
   /** ids of the ledger accounts the sender books to (an account's id never changes once made),
    * kept once a transaction that made or found them committed (`AccountIds`) */
   readonly accountIds: Kept<string>
+  /** false when the handlers of `purpose` leave the event `kind` unhandled (an optional
+   * `started` or `attemptFailed`): no report job is written for it */
+  reports(purpose: string, kind: string): boolean
   /** reads a transfer (tests wrap it to interleave workers) */
   load(ex: Executor, id: string, forUpdate?: boolean): Promise<OutgoingRow | undefined>
   /** tests only: a point where a worker may "die" */
