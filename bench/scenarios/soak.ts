@@ -7,7 +7,10 @@
 // embedded defaults, the dev chain, whose blocks are counted beside). Then the resident memory's
 // slope after warm-up (least squares over samples every 5 s, MB per minute), and the time the
 // queue took to send what the run asked for. Goals: no errors, p99 under 100 ms in every minute,
-// a slope under 1 MB/min.
+// a slope under 1 MB/min. To tell garbage not yet collected from memory kept, the heap is also
+// measured after a full collection at the end of the warm-up and after the drain: what the run
+// kept is the difference (the collection at the warm-up's end pauses the service once, in that
+// minute).
 import { type ChildProcess, fork, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import type { IncomingMessage, ServerResponse } from 'node:http'
@@ -15,6 +18,8 @@ import { type AddressInfo, createServer } from 'node:net'
 import { loadavg } from 'node:os'
 import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { encodeFunctionData, type Hex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devPrivateKeys } from '../../src/platform/chain/devnet.ts'
@@ -54,6 +59,16 @@ function cpuOf(pid: number): number {
   } catch {
     return 0
   }
+}
+
+/** The heap and resident memory right after a full garbage collection, in MB. */
+function afterFullGc(): { heapMB: number; rssMB: number } {
+  // (the flag exposes `gc` to contexts made after it: the bench's own code runs without it)
+  setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc') as () => void
+  gc()
+  const mem = process.memoryUsage()
+  return { heapMB: mb(mem.heapUsed), rssMB: mb(mem.rss) }
 }
 
 /** Least-squares slope of y over x. */
@@ -236,6 +251,9 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         let lastWorkerCpu = worker ? cpuOf(worker.pid!) : 0
         const firstBlock = lastBlock
         let sampler: NodeJS.Timeout | undefined
+        let warmGcTimer: NodeJS.Timeout | undefined
+        let afterWarmup: { heapMB: number; rssMB: number } | undefined
+        const warmupMs = Math.min(120_000, (seconds * 1000) / 3)
         // how long the service's event loop kept callbacks waiting (API, worker and, on the
         // embedded defaults, the dev chain share it): a request waits at least this long
         const loopDelay = monitorEventLoopDelay({ resolution: 10 })
@@ -259,6 +277,9 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
                 () => samples.push({ t: performance.now() - started, rss: process.memoryUsage.rss() }),
                 SAMPLE_MS,
               )
+              warmGcTimer = setTimeout(() => {
+                afterWarmup = afterFullGc()
+              }, warmupMs)
               return
             }
             if (msg.type === 'end') return resolve(msg)
@@ -302,6 +323,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
           child.send(cfg)
         }).finally(() => {
           clearInterval(sampler)
+          clearTimeout(warmGcTimer)
           loopDelay.disable()
           app.server.off('request', onRequest)
         })
@@ -329,8 +351,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         const workerRss = worker ? rssOf(worker.pid!) : undefined
         if (worker) await stopWorker(worker)
         const rssAfterDrain = mb(process.memoryUsage.rss())
-
-        const warmupMs = Math.min(120_000, (seconds * 1000) / 3)
+        const afterDrain = afterFullGc()
         const after = samples
           .filter((p) => p.t >= warmupMs)
           .map((p) => ({ x: p.t / 60_000, y: p.rss / 1048576 }))
@@ -347,7 +368,9 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         const slopeMBPerMin = Math.round(slope(after) * 100) / 100
         console.log(
           `  soak RSS slope after ${warmupMs / 1000} s of warm-up: ${slopeMBPerMin} MB/min ` +
-            `(${after.length} samples); queue drained in ${drainSeconds} s`,
+            `(${after.length} samples); queue drained in ${drainSeconds} s; after a full collection, ` +
+            `heap ${afterWarmup?.heapMB ?? '?'} MB (RSS ${afterWarmup?.rssMB ?? '?'}) at the warm-up's end, ` +
+            `${afterDrain.heapMB} MB (RSS ${afterDrain.rssMB}) after the drain`,
         )
         return {
           seconds,
@@ -362,6 +385,10 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
           rssStartMB: mb(samples[0]?.rss ?? 0),
           rssEndMB: mb(samples.at(-1)?.rss ?? 0),
           rssAfterDrainMB: rssAfterDrain,
+          heapAfterGcWarmMB: afterWarmup?.heapMB ?? 'not measured',
+          heapAfterGcDrainMB: afterDrain.heapMB,
+          rssAfterGcWarmMB: afterWarmup?.rssMB ?? 'not measured',
+          rssAfterGcDrainMB: afterDrain.rssMB,
           chainBlocks: lastBlock - firstBlock,
           chain: rpcUrl
             ? `own process${chainPid ? `, ${rssOf(chainPid)} MB at the end` : ''}`
