@@ -10,6 +10,7 @@ import { profileRepo } from '../../src/modules/account/repo.ts'
 import { newId } from '../../src/platform/crypto/ids.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
+import { heldOpen } from '../helpers/held-transaction.ts'
 
 let t: TestApp
 beforeAll(async () => {
@@ -19,21 +20,13 @@ afterAll(() => t?.close())
 
 /** Runs `then` while another transaction holds the account's profile lock. */
 async function whileLocked<T>(userId: string, then: () => Promise<T>): Promise<T> {
-  let release!: () => void
-  const held = new Promise<void>((resolve) => (release = resolve))
-  let locked!: () => void
-  const isLocked = new Promise<void>((resolve) => (locked = resolve))
-  const holder = t.database.db.transaction().execute(async (tx) => {
+  const holder = await heldOpen(t.database.db, async (tx) => {
     expect(await profileRepo.lockUser(tx, userId)).toBeDefined()
-    locked()
-    await held
   })
-  await isLocked
   try {
     return await then()
   } finally {
-    release()
-    await holder
+    await holder.release()
   }
 }
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { TagLabels, tagService } from '../../src/modules/account/tags.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
+import { heldOpen } from '../helpers/held-transaction.ts'
 
 let t: TestApp
 beforeAll(async () => {
@@ -72,21 +73,14 @@ describe('tagService.ensure', () => {
     async () => {
       await ensure(['Waitless'])
       const db = t.database.db
-      let release!: () => void
-      const held = new Promise<void>((resolve) => (release = resolve))
-      let locked!: () => void
-      const isLocked = new Promise<void>((resolve) => (locked = resolve))
       // Another save's entry counts: the tag's row changed by a transaction still open.
-      const holder = db.transaction().execute(async (tx) => {
-        await tx
+      const holder = await heldOpen(db, (tx) =>
+        tx
           .updateTable('tags')
           .set({ entryCount: sql`entry_count + 1` })
           .where('name', '=', 'Waitless')
-          .execute()
-        locked()
-        await held
-      })
-      await isLocked
+          .execute(),
+      )
       try {
         // A conflict check on the existing key would wait for the holder: the lock timeout makes
         // that wait an error instead of a hang.
@@ -96,8 +90,7 @@ describe('tagService.ensure', () => {
         })
         expect(rows.map((r) => r.name).sort()).toEqual(['Brand New Waitless', 'Waitless'])
       } finally {
-        release()
-        await holder
+        await holder.release()
       }
     },
   )

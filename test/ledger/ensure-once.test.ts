@@ -12,6 +12,7 @@ import { systemClock } from '../../src/platform/clock.ts'
 import { newId } from '../../src/platform/crypto/ids.ts'
 import { createSecretBox } from '../../src/platform/crypto/secrets.ts'
 import { openTestDatabase } from '../helpers/app.ts'
+import { heldOpen } from '../helpers/held-transaction.ts'
 
 let database: Database
 const ledger = new Ledger({ clock: systemClock })
@@ -45,19 +46,8 @@ async function expectKeyOpens(address: string) {
  * one connection, so there the second runs after the first committed.
  */
 async function interleaved<A, B>(first: (tx: Tx) => Promise<A>, second: (tx: Tx) => Promise<B>) {
-  let release!: () => void
-  const gate = new Promise<void>((r) => {
-    release = r
-  })
-  let firstDone!: (v: A) => void
-  const firstAnswer = new Promise<A>((r) => {
-    firstDone = r
-  })
-  const firstTx = inTx(async (tx) => {
-    firstDone(await first(tx))
-    await gate
-  })
-  const a = await firstAnswer
+  const held = await heldOpen(database.db, first)
+  const a = held.value
   const before = database.queryCount()
   const secondTx = inTx(second)
   let polls = 0
@@ -73,8 +63,7 @@ async function interleaved<A, B>(first: (tx: Tx) => Promise<A>, second: (tx: Tx)
       await new Promise((r) => setTimeout(r, 10))
     }
   }
-  release()
-  await firstTx
+  await held.release()
   const b = await secondTx
   return { a, b, secondQueries: database.queryCount() - before - polls }
 }

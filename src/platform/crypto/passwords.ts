@@ -1,12 +1,22 @@
 // Password hashing with argon2id at OWASP's recommended minimum (19 MiB, 2 passes, 1 lane) and
-// the platform's password policy.
-import { hash, verify } from '@node-rs/argon2'
+// the platform's password policy. Each hash or check takes a core for tens of milliseconds on the
+// thread pool, which would run four at once: at most one fewer than the machine's cores run at
+// once (one on a machine of two), so a burst of logins, withdrawals and wallet payments never takes
+// the core the event loop answers every other request on. The others wait their turn.
+import { availableParallelism } from 'node:os'
+import { hash, verify as verifyHash } from '@node-rs/argon2'
+import { Lanes } from '../lanes.ts'
 
 const OPTIONS = { algorithm: 2 /* Argon2id */, memoryCost: 19456, timeCost: 2, parallelism: 1 } as const
 
+/** the password hashes and checks this process runs at once */
+export const passwordLanes = new Lanes(Math.max(1, availableParallelism() - 1))
+
 export function hashPassword(password: string): Promise<string> {
-  return hash(password, OPTIONS)
+  return passwordLanes.run(() => hash(password, OPTIONS))
 }
+
+const verify = (hashed: string, password: string) => passwordLanes.run(() => verifyHash(hashed, password))
 
 // A fixed hash to verify against when the account does not exist, so a wrong email takes as long
 // as a wrong password.
