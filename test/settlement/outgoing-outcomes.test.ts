@@ -203,7 +203,10 @@ describe('outcome reports', () => {
     // The withdrawal's purpose handles its start: that report was written and applied.
     const w = await withdrawal(res.json().data.withdrawalId)
     expect(w.status).toBe('completed')
-    expect((await reports(w.outgoingId!)).map((r) => r.kind)).toEqual(['transfer.started', 'transfer.settled'])
+    expect((await reports(w.outgoingId!)).map((r) => r.kind)).toEqual([
+      'transfer.started',
+      'transfer.settled',
+    ])
   })
 
   it('gives the hold back with a failure, and counts each failed attempt once', async () => {

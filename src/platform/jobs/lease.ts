@@ -15,6 +15,9 @@ export interface ClaimedJob {
 export interface Lease {
   /** stops renewing; resolves once a renewal in flight has finished */
   stop(): Promise<void>
+  /** stops renewing at once, without waiting for a renewal in flight (which then finds the run's
+   * outcome recorded, and says nothing of it) */
+  halt(): void
 }
 
 /** The end of a lease of `ms` taken now, on the database's clock. */
@@ -52,6 +55,8 @@ export function keepLease(
         renewedAt = Date.now()
         return
       }
+      // Halted by the run, whose last transaction recorded its outcome meanwhile: not a lost lease.
+      if (stopped) return
       held = false
       clearInterval(timer)
       log.error(about, 'job lease lost: the job was claimed again while this worker still ran it')
@@ -80,6 +85,10 @@ export function keepLease(
       stopped = true
       clearInterval(timer)
       await renewal
+    },
+    halt() {
+      stopped = true
+      clearInterval(timer)
     },
   }
 }

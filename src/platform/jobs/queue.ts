@@ -32,6 +32,13 @@ export interface JobContext {
   job: JobRow
   /** true when a failure of this run will not be retried */
   lastAttempt: boolean
+  /**
+   * Records the run's success in `tx`, the run's last transaction (sent ahead: no round trip of its
+   * own): the job is done exactly when that transaction commits, and the queue writes nothing after
+   * the handler returns. Only for a handler that ends with that transaction, and throws when it
+   * fails (a rolled-back `tx` leaves the run to be recorded as failed).
+   */
+  finishIn(tx: Executor): Promise<void>
 }
 
 export type JobHandler = (payload: any, ctx: JobContext) => Promise<void>
@@ -258,13 +265,19 @@ export class JobQueue {
     const lastAttempt = job.attempts >= job.maxAttempts
     const lease = keepLease(this.db, this.log, job, { leaseMs: this.leaseMs, heartbeatMs: this.heartbeatMs })
     const about = { jobId: job.id, kind: job.kind, attempt: job.attempts }
+    const success = () => ({ delete: reg.deleteOnSuccess, now: this.clock.now() })
+    let finishedIn = false
+    const finishIn = async (tx: Executor) => {
+      // No renewal may wait on the row this transaction is about to lock.
+      lease.halt()
+      await sendAhead(tx, jobsRepo.succeededStatement(tx, job, success()))
+      finishedIn = true
+    }
     try {
-      await reg.handler(job.payload, { job, lastAttempt })
+      await reg.handler(job.payload, { job, lastAttempt, finishIn })
       await lease.stop()
-      const recorded = await jobsRepo.succeeded(this.db, job, {
-        delete: reg.deleteOnSuccess,
-        now: this.clock.now(),
-      })
+      if (finishedIn) return
+      const recorded = await jobsRepo.succeeded(this.db, job, success())
       if (!recorded) this.log.warn(about, 'job finished after its lease was lost; outcome not recorded')
     } catch (err) {
       await lease.stop()
@@ -275,7 +288,13 @@ export class JobQueue {
       const now = this.clock.now()
       const retryAt = new Date(now.getTime() + delay)
       const recorded = await jobsRepo.failed(this.db, job, { final, message, retryAt, now })
-      if (!recorded) this.log.warn(about, 'job failed after its lease was lost; outcome not recorded')
+      if (!recorded)
+        this.log.warn(
+          about,
+          finishedIn
+            ? 'job failed after its last transaction recorded it done; outcome kept'
+            : 'job failed after its lease was lost; outcome not recorded',
+        )
     }
   }
 

@@ -73,15 +73,19 @@ export const jobsRepo = {
       .execute()
   },
 
-  /** Records a run that succeeded (the row deleted, or marked done); false when the claim was lost. */
-  async succeeded(db: Db, job: ClaimedJob, opts: { delete: boolean; now: Date }): Promise<boolean> {
-    const res = opts.delete
-      ? await db.deleteFrom('jobs').where(ours(job)).executeTakeFirst()
-      : await db
+  /** The statement that records a run that succeeded (the row deleted, or marked done), not executed. */
+  succeededStatement(ex: Executor, job: ClaimedJob, opts: { delete: boolean; now: Date }) {
+    return opts.delete
+      ? ex.deleteFrom('jobs').where(ours(job))
+      : ex
           .updateTable('jobs')
           .set({ status: 'done', lockedUntil: null, updatedAt: opts.now })
           .where(ours(job))
-          .executeTakeFirst()
+  },
+
+  /** Records a run that succeeded; false when the claim was lost. */
+  async succeeded(db: Db, job: ClaimedJob, opts: { delete: boolean; now: Date }): Promise<boolean> {
+    const res = await jobsRepo.succeededStatement(db, job, opts).executeTakeFirst()
     return Number('numDeletedRows' in res ? res.numDeletedRows : res.numUpdatedRows) > 0
   },
 

@@ -12,7 +12,8 @@ import { enqueueTransfer } from './enqueue.ts'
 import { NATIVE_TRANSFER_GAS, TOKEN_TRANSFER_GAS } from './fee-quote.ts'
 import { lockAddress } from './nonces.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
-import { GAS_TOPUP_PURPOSE, isFinal, type SenderContext } from './types.ts'
+import { startIn } from './report.ts'
+import { GAS_TOPUP_PURPOSE, isFinal, type RunState, type SenderContext } from './types.ts'
 
 /** The idempotency key of the void of a transfer's gas hold (one per hold: a replacement voids the
  * smaller one and holds anew). */
@@ -81,12 +82,14 @@ export async function reserveGas(
   s: SenderContext,
   row: OutgoingRow,
   maxFee: bigint,
-  opts: { gas?: bigint; signed?: boolean } = {},
+  opts: { gas?: bigint; signed?: boolean; run?: RunState } = {},
 ): Promise<boolean> {
   const { db, clock } = s.deps
   let ids: AccountIds | undefined
+  let started = false
   const r = await db.transaction().execute(async (tx): Promise<Reservation> => {
     ids = new AccountIds(s, tx)
+    started = false
     // The address's nonce row serialises gas decisions of one address.
     await lockAddress(s, tx, row.fromAddress)
     const current = await s.load(tx, row.id, true)
@@ -95,6 +98,10 @@ export async function reserveGas(
       ? current?.status === 'signed' || current?.status === 'sent'
       : current?.status === 'queued'
     if (!current || !reservable) return { result: 'ok' }
+    if (opts.run?.start) {
+      await startIn(s, tx, current)
+      started = true
+    }
     const gas = opts.gas ?? BigInt(current.gasLimit ?? 0)
     const reserved = await reserveLocked(s, tx, current, maxFee, gas, ids)
     if (reserved.result === 'ok' && reserved.hold)
@@ -102,6 +109,7 @@ export async function reserveGas(
     return reserved
   })
   ids?.keep()
+  if (started) opts.run!.start = false
   return settleReservation(s, r)
 }
 

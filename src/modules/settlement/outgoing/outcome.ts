@@ -14,7 +14,7 @@ import { settleFunding } from './funding.ts'
 import { AccountIds, bookGas } from './gas.ts'
 import { hashesOf, minedOf } from './receipts.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
-import { eventOf, logOf, report } from './report.ts'
+import { eventOf, logOf, report, startIn } from './report.ts'
 import { isFinal, json, OUTGOING_JOB, PermanentFailure, type SenderContext } from './types.ts'
 
 /** HTTP-like numeric status of a failure, for `responseData`. */
@@ -43,7 +43,12 @@ const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0
  * up to `transientMaxDelayMs`) however long it is away, as an exchange keeps a withdrawal queued.
  * Only the node's answers about the transfer itself (refused, reverted, invalid) count.
  */
-export async function attemptFailed(s: SenderContext, id: string, err: unknown): Promise<boolean> {
+export async function attemptFailed(
+  s: SenderContext,
+  id: string,
+  err: unknown,
+  opts: { start?: boolean } = {},
+): Promise<boolean> {
   const { db, chain, clock, log } = s.deps
   const transient = err instanceof ChainError && err.retryable
   const permanent =
@@ -90,6 +95,8 @@ export async function attemptFailed(s: SenderContext, id: string, err: unknown):
   return db.transaction().execute(async (tx) => {
     const current = await s.load(tx, id, true)
     if (!current || isFinal(current.status)) return !!current
+    // The run failed before any write of its own marked the transfer started.
+    if (opts.start && !current.startedAt) await startIn(s, tx, current)
     // `fate` was judged from a read outside this lock: a concurrent run may have signed (and
     // broadcast) the transfer since. Then it may still land, and only the chain can tell.
     const signedMeanwhile = fate === 'unsigned' && current.status !== 'queued'

@@ -63,17 +63,15 @@ export const outgoingRepo = {
       .execute()
   },
 
-  /** Marks an open transfer started (its first pick-up); false when it was already, or settled. */
-  async markStarted(ex: Executor, id: string, at: Date): Promise<boolean> {
-    const row = await ex
+  /** The statement that marks an open transfer started (its first pick-up), not executed; it
+   * changes nothing when the transfer was started already, or is settled. */
+  startStatement(ex: Executor, id: string, at: Date) {
+    return ex
       .updateTable('outgoingTransfers')
       .set({ startedAt: at, updatedAt: at })
       .where('id', '=', id)
       .where('startedAt', 'is', null)
       .where('status', 'not in', ['completed', 'failed'])
-      .returning('id')
-      .executeTakeFirst()
-    return row !== undefined
   },
 
   async setGasReserved(ex: Executor, id: string, reserved: bigint, holdId: string, at: Date) {

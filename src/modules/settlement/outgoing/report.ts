@@ -1,7 +1,13 @@
 // Reports of a transfer's events to its caller: a job written in the transaction of settlement's
 // own change, and the handlers that apply it once each, in a transaction of their own.
+import { sendAhead } from '../../../db/ahead.ts'
 import type { Tx } from '../../../db/index.ts'
-import { type JobQueue, type PayloadOf, PermanentJobError } from '../../../platform/jobs/queue.ts'
+import {
+  type JobContext,
+  type JobQueue,
+  type PayloadOf,
+  PermanentJobError,
+} from '../../../platform/jobs/queue.ts'
 import {
   type OutcomeHandlers,
   TRANSFER_ATTEMPT_FAILED,
@@ -63,6 +69,16 @@ function eventId(kind: ReportKind, payload: TransferEvent & { attempt?: number }
 }
 
 /**
+ * Marks the transfer started (its first pick-up) and reports it, in `tx`, the first write of the
+ * run that picked it up: both sent ahead, no round trip of their own. Either is a no-op the second
+ * time (the mark only sets a start not yet set; the report's job is one per transfer).
+ */
+export async function startIn(s: SenderContext, tx: Tx, row: OutgoingRow) {
+  await sendAhead(tx, outgoingRepo.startStatement(tx, row.id, s.deps.clock.now()))
+  await report(s, tx, TRANSFER_STARTED, eventOf(row))
+}
+
+/**
  * Registers the report jobs: each finds the handlers of its purpose and runs the matching one in
  * a transaction that also records the event as applied, so a report that runs twice (a worker
  * died after the commit) changes nothing the second time.
@@ -72,7 +88,7 @@ export function registerReportJobs(
   jobs: JobQueue,
   handlersOf: (purpose: string) => OutcomeHandlers | undefined,
 ) {
-  const run = async <K extends ReportKind>(kind: K, payload: PayloadOf<K>) => {
+  const run = async <K extends ReportKind>(kind: K, payload: PayloadOf<K>, ctx: JobContext) => {
     const handlers = handlersOf(payload.purpose)
     if (!handlers) {
       s.deps.log.error(
@@ -82,6 +98,8 @@ export function registerReportJobs(
       throw new PermanentJobError(`no outcome handlers for purpose ${payload.purpose}`)
     }
     await s.deps.db.transaction().execute(async (tx) => {
+      // The report's job is done with this transaction: no statement of its own after it.
+      await ctx.finishIn(tx)
       const fresh = await outgoingRepo.claimEvent(
         tx,
         payload.transferId,
@@ -98,5 +116,5 @@ export function registerReportJobs(
   }
   // A report must not be dropped: the caller's record would never learn the outcome.
   const opts = { maxAttempts: 1000, baseDelayMs: 2000 }
-  for (const kind of REPORT_KINDS) jobs.register(kind, (payload) => run(kind, payload), opts)
+  for (const kind of REPORT_KINDS) jobs.register(kind, (payload, ctx) => run(kind, payload, ctx), opts)
 }

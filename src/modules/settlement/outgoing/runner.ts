@@ -10,16 +10,22 @@ import type { Hex } from 'viem'
 import { toChainError } from '../../../platform/chain/errors.ts'
 import type { TransferReceipt } from '../../../platform/chain/types.ts'
 import { scheduleRun } from './enqueue.ts'
-import { TRANSFER_STARTED } from './events.ts'
 import { feeCapOf, perGasOf, priceNow, setFeeWait, underCap } from './fees.ts'
 import { reserveGas } from './gas.ts'
 import { attemptFailed, settleWithReceipt } from './outcome.ts'
 import { minedOf, nextCheckDelay, type StoredTx } from './receipts.ts'
 import { replaceIfStuck } from './replace.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
-import { eventOf, report } from './report.ts'
+import { startIn } from './report.ts'
 import { signFirst } from './sign.ts'
-import { isFinal, PermanentFailure, type Prepared, type SenderContext, SimulatedCrash } from './types.ts'
+import {
+  isFinal,
+  PermanentFailure,
+  type Prepared,
+  type RunState,
+  type SenderContext,
+  SimulatedCrash,
+} from './types.ts'
 
 const NATIVE_GAS = 21_000n
 /** how often a transfer of a halted coin looks again */
@@ -29,19 +35,20 @@ const HALT_RECHECK_MS = 60_000
 export async function runTransfer(s: SenderContext, id: string): Promise<void> {
   const row = await s.load(s.deps.db, id)
   if (!row || isFinal(row.status)) return
+  const run: RunState = { start: false }
   let settled: boolean
   try {
-    settled = await advance(s, row)
+    settled = await advance(s, row, run)
   } catch (err) {
     if (err instanceof SimulatedCrash) throw err
-    settled = await attemptFailed(s, id, err)
+    settled = await attemptFailed(s, id, err, { start: run.start })
   }
   if (settled) await s.crashPoint('after-settle', id)
 }
 
 /** Runs the transfer's steps from its stored state; true when it ended settled (by this run or
  * another). */
-async function advance(s: SenderContext, first: OutgoingRow): Promise<boolean> {
+async function advance(s: SenderContext, first: OutgoingRow, run: RunState): Promise<boolean> {
   let row = first
   // The transfer's stored transactions, read at most once in the run.
   const known: { stored?: StoredTx[] | undefined } = {}
@@ -50,18 +57,18 @@ async function advance(s: SenderContext, first: OutgoingRow): Promise<boolean> {
     // A coin halted by reconciliation (or a deep reorg) sends nothing new until an operator
     // resumes it; what was signed already is still followed to its receipt below.
     if (await s.deps.halts.isHalted(row.coin)) return defer(s, row, HALT_RECHECK_MS)
-    if (!row.startedAt) await markStarted(s, row)
+    run.start = !row.startedAt
     const prepared = await prepare(s, row)
-    if (!prepared) return defer(s, row, s.options.feeRecheckMs)
+    if (!prepared) return defer(s, row, s.options.feeRecheckMs, run)
     // Gas reserved by an earlier run (that died before signing) is not reserved again.
     if (row.fromKind !== 'platform' && BigInt(row.gasReserved) < prepared.maxFee) {
-      const reserved = await reserveGas(s, row, prepared.maxFee, { gas: prepared.gas })
-      if (!reserved) return defer(s, row, s.options.gasWaitMs)
+      const reserved = await reserveGas(s, row, prepared.maxFee, { gas: prepared.gas, run })
+      if (!reserved) return defer(s, row, s.options.gasWaitMs, run)
     }
     // Reconcile with the chain: nonces used outside the platform (after a key export) are skipped.
     const latest = await s.deps.chain.getNonce(row.fromAddress, 'latest')
     await s.crashPoint('before-sign', row.id)
-    const signed = await signFirst(s, row, prepared, latest)
+    const signed = await signFirst(s, row, prepared, latest, run)
     // Another run signed or settled it first: that run goes on with it.
     if (!signed) return isFinal((await s.load(s.deps.db, row.id))?.status ?? 'completed')
     row = signed
@@ -140,24 +147,20 @@ async function broadcastCurrent(
   return null
 }
 
-/** Marks the transfer started and reports it (its first pick-up), once. */
-async function markStarted(s: SenderContext, row: OutgoingRow) {
-  await s.deps.db.transaction().execute(async (tx) => {
-    if (await outgoingRepo.markStarted(tx, row.id, s.deps.clock.now()))
-      await report(s, tx, TRANSFER_STARTED, eventOf(row))
-  })
-}
-
-/** Runs the transfer again after `delayMs` (a new job under the next sequence number). False: the
- * transfer is open; true: it was settled meanwhile. */
-async function defer(s: SenderContext, row: OutgoingRow, delayMs: number): Promise<boolean> {
-  return s.deps.db.transaction().execute(async (tx) => {
+/** Runs the transfer again after `delayMs` (a new job under the next sequence number), marking
+ * its start when `run` still has it to mark. False: the transfer is open; true: it was settled
+ * meanwhile. */
+async function defer(s: SenderContext, row: OutgoingRow, delayMs: number, run?: RunState): Promise<boolean> {
+  const settled = await s.deps.db.transaction().execute(async (tx) => {
     const now = s.deps.clock.now()
     const seq = await outgoingRepo.nextWake(tx, row.id, now)
     if (seq === undefined) return true
+    if (run?.start) await startIn(s, tx, row)
     await scheduleRun(s, tx, row.id, seq, new Date(now.getTime() + delayMs))
     return false
   })
+  if (run && !settled) run.start = false
+  return settled
 }
 
 /**

@@ -4,8 +4,14 @@
 import type { Tx } from '../../../db/index.ts'
 import type { SignedTransfer, TransferRequest } from '../../../platform/chain/types.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
-import { logOf } from './report.ts'
-import { type PlatformSigner, type Prepared, platformSigner, type SenderContext } from './types.ts'
+import { logOf, startIn } from './report.ts'
+import {
+  type PlatformSigner,
+  type Prepared,
+  platformSigner,
+  type RunState,
+  type SenderContext,
+} from './types.ts'
 
 /** Signs `req` with the transfer's sending key (a platform signer or a custodial key). */
 export async function signFor(
@@ -35,10 +41,11 @@ export async function signFirst(
   row: OutgoingRow,
   prepared: Prepared,
   latestOnChain: number,
+  run?: RunState,
 ): Promise<OutgoingRow | undefined> {
   const { db, clock, watcher, log } = s.deps
   try {
-    return await db.transaction().execute(async (tx) => {
+    const signed = await db.transaction().execute(async (tx) => {
       const now = clock.now()
       const nonce = await outgoingRepo.takeNonce(tx, s.chainKey, row.fromAddress, latestOnChain, now)
       const signed = await signFor(s, tx, row, {
@@ -58,6 +65,7 @@ export async function signFirst(
         now,
       )
       if (!stored) throw new NotQueued()
+      if (run?.start) await startIn(s, tx, row)
       await watcher.registerOwn(tx, {
         txHash,
         from: row.fromAddress,
@@ -67,6 +75,8 @@ export async function signFirst(
       log.info({ ...logOf(row), nonce, txHash, maxFee: signed.maxFee.toString() }, 'outgoing transfer signed')
       return stored
     })
+    if (run) run.start = false
+    return signed
   } catch (err) {
     if (err instanceof NotQueued) return undefined
     throw err

@@ -201,6 +201,15 @@ export interface SenderDeps {
 export type CrashHook = (at: CrashPoint, transferId: string) => void | Promise<void>
 
 /** What every step of the sender works with (the sender itself implements it). */
+/**
+ * A run's own state: `start` while the transfer's start (its first pick-up) is still to be marked
+ * and reported. That is done in the run's first write (the gas reservation, the signing, the
+ * deferral or the failed attempt), not in a transaction of its own.
+ */
+export interface RunState {
+  start: boolean
+}
+
 export interface SenderContext {
   readonly deps: SenderDeps
   readonly options: SenderOptions
