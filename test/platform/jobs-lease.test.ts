@@ -225,6 +225,45 @@ describe('job leases', () => {
     expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 2 })
   })
 
+  it('the worker loop claims a job whose lease lapsed, looking for such jobs now and then', async () => {
+    const kind = uniqueKind()
+    const a = worker({ leaseMs: 3000, heartbeatMs: 1000 })
+    const ran: number[] = []
+    let ranIt!: () => void
+    const finished = new Promise<void>((r) => {
+      ranIt = r
+    })
+    let ranFirst!: () => void
+    const first = new Promise<void>((r) => {
+      ranFirst = r
+    })
+    a.queue.register(kind, async (payload) => {
+      ran.push(payload.n ?? 0)
+      if (payload.n === 0) ranFirst()
+      if (payload.n === 1) ranIt()
+    })
+    // The loop's first claim looks for lapsed leases too, and runs the job due now; the other is
+    // not due for an hour.
+    const id = await a.queue.enqueue(database.db, kind, { n: 1 }, { runAt: new Date(Date.now() + 3_600_000) })
+    await a.queue.enqueue(database.db, kind, { n: 0 })
+    a.queue.start(20)
+    try {
+      await first
+      // Now, as a worker that claimed it and died leaves it: running, its lease lapsed. The loop's
+      // claims every 20 ms look only for due jobs; the next look for lapsed leases claims it.
+      await database.db
+        .updateTable('jobs')
+        .set({ status: 'running', attempts: 1, lockedUntil: sql<Date>`now() - interval '1 second'` })
+        .where('id', '=', id)
+        .execute()
+      await finished
+    } finally {
+      await a.queue.stop()
+    }
+    expect(ran).toEqual([0, 1])
+    expect(await jobRow(id)).toMatchObject({ status: 'done', attempts: 2 })
+  })
+
   it('stop() waits for the running job and claims nothing more', async () => {
     const kind = uniqueKind()
     const a = worker({ leaseMs: 5000, heartbeatMs: 1000 })

@@ -83,7 +83,7 @@ export const moderationRepo = {
       .select(MODERATION_COLUMNS)
       .where('id', '=', id)
       .where('deletedAt', 'is', null)
-      .forUpdate()
+      .forNoKeyUpdate()
       .executeTakeFirst()
   },
 
@@ -96,7 +96,7 @@ export const moderationRepo = {
       .where('deletedAt', 'is', null)
       .where('suspendedAt', 'is', null)
       .orderBy('id')
-      .forUpdate()
+      .forNoKeyUpdate()
       .execute()
   },
 

@@ -27,7 +27,7 @@ export const web3Repo = {
       .select(['id', 'userName', 'accountType', 'emailVerified', 'web3Onboard'])
       .where('id', '=', id)
       .where('deletedAt', 'is', null)
-      .forUpdate()
+      .forNoKeyUpdate()
       .executeTakeFirst()
   },
 

@@ -10,6 +10,8 @@ export interface Pool {
   kinds: string[]
   /** when its last claim found fewer ready jobs than free slots (undefined: it found enough) */
   shortAt?: number
+  /** when it last looked for jobs whose lease lapsed */
+  lapsedAt?: number
 }
 
 const SHARED = '*'

@@ -180,10 +180,18 @@ export class JobQueue {
     return { id, insert }
   }
 
-  /** Claims up to `limit` ready jobs of `kinds` (queued and due, or running with a lapsed lease). */
-  #claim(kinds: string[], limit: number): Promise<JobRow[]> {
+  /**
+   * Claims up to `limit` ready jobs of `kinds`: queued and due, and running with a lapsed lease
+   * (a dead worker's) when the worker loop's `pool` last looked for those a while ago (a third of a
+   * lease, at most a second), or always without a pool.
+   */
+  #claim(kinds: string[], limit: number, pool?: Pool): Promise<JobRow[]> {
     if (kinds.length === 0 || limit <= 0) return Promise.resolve([])
-    return jobsRepo.claim(this.db, kinds, limit, this.leaseMs, this.clock.now())
+    const now = Date.now()
+    const lapsed =
+      !pool || now - (pool.lapsedAt ?? Number.NEGATIVE_INFINITY) >= Math.min(1000, this.leaseMs / 3)
+    if (pool && lapsed) pool.lapsedAt = now
+    return jobsRepo.claim(this.db, kinds, limit, this.leaseMs, this.clock.now(), { lapsed })
   }
 
   /** Runs a claimed job on a slot of `pool`; the slot is free again, and the worker told, when it ends. */
@@ -203,9 +211,10 @@ export class JobQueue {
 
   /**
    * Claims a ready job for every free slot (each pool for its own kinds) and starts them; returns
-   * how many it started. A claim made while the worker loop is being stopped is handed back.
+   * how many it started. In the worker loop (`loop`), a claim made while the loop is being stopped
+   * is handed back, and jobs with a lapsed lease are looked for now and then (elsewhere, always).
    */
-  async #fill(handBackWhenStopped: boolean, throttled = false): Promise<number> {
+  async #fill(loop: boolean, throttled = false): Promise<number> {
     let started = 0
     const now = Date.now()
     for (const pool of this.#pools.list()) {
@@ -223,12 +232,12 @@ export class JobQueue {
       pool.busy += free
       let jobs: JobRow[] = []
       try {
-        jobs = await this.#claim(pool.kinds, free)
+        jobs = await this.#claim(pool.kinds, free, loop ? pool : undefined)
       } finally {
         pool.busy -= free - jobs.length
       }
       pool.shortAt = jobs.length < free ? Date.now() : undefined
-      if (handBackWhenStopped && this.#stopped) {
+      if (loop && this.#stopped) {
         await this.#handBack(jobs)
         pool.busy -= jobs.length
         continue
