@@ -3,9 +3,9 @@
 // handler; a rolled-back transaction leaves the run to be recorded as failed and retried.
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type { Database } from '../../src/db/index.ts'
+import type { Database, Tx } from '../../src/db/index.ts'
 import { systemClock } from '../../src/platform/clock.ts'
-import { JobQueue } from '../../src/platform/jobs/queue.ts'
+import { type JobContext, JobQueue } from '../../src/platform/jobs/queue.ts'
 import { openTestDatabase } from '../helpers/app.ts'
 
 let database: Database
@@ -35,6 +35,15 @@ function queue() {
   return { q: new JobQueue(database.db, log, systemClock), logged }
 }
 
+/** A queue, a kind for the test's runs, and the kind they write as their effect (never run here). */
+function setup() {
+  const { q, logged } = queue()
+  const kind = uniqueKind()
+  const effectKind = uniqueKind()
+  q.register(effectKind, async () => {})
+  return { q, logged, kind, effectKind }
+}
+
 const jobOf = (id: string) =>
   database.db
     .selectFrom('jobs')
@@ -42,27 +51,30 @@ const jobOf = (id: string) =>
     .where('id', '=', id)
     .executeTakeFirst()
 
+/**
+ * What each handler's last transaction does: records the run's success, and writes its effect (a
+ * job of `effectKind` due in an hour, its dedupe key naming the run's job).
+ */
+async function finishWithEffect(q: JobQueue, effectKind: `finish.test.${string}`, tx: Tx, ctx: JobContext) {
+  await ctx.finishIn(tx)
+  await q.enqueue(
+    tx,
+    effectKind,
+    {},
+    { dedupeKey: `effect:${ctx.job.id}`, runAt: new Date(Date.now() + 3_600_000) },
+  )
+}
+
 /** The job the handler writes as its effect (its dedupe key names the run's job). */
 const effectOf = (jobId: string) =>
   database.db.selectFrom('jobs').select('id').where('dedupeKey', '=', `effect:${jobId}`).executeTakeFirst()
 
 describe('a run that records its success in its last transaction', () => {
   it('is done when that transaction commits, and the queue sends nothing after the handler', async () => {
-    const { q, logged } = queue()
-    const kind = uniqueKind()
-    const effectKind = uniqueKind()
+    const { q, logged, kind, effectKind } = setup()
     let before = 0
-    q.register(effectKind, async () => {})
     q.register(kind, async (_payload, ctx) => {
-      await database.db.transaction().execute(async (tx) => {
-        await ctx.finishIn(tx)
-        await q.enqueue(
-          tx,
-          effectKind,
-          {},
-          { dedupeKey: `effect:${ctx.job.id}`, runAt: new Date(Date.now() + 3_600_000) },
-        )
-      })
+      await database.db.transaction().execute((tx) => finishWithEffect(q, effectKind, tx, ctx))
       before = database.queryCount()
     })
     const id = await q.enqueue(database.db, kind, {})
@@ -75,21 +87,12 @@ describe('a run that records its success in its last transaction', () => {
   })
 
   it('is not done when that transaction rolls back: the failure is recorded and the job runs again', async () => {
-    const { q, logged } = queue()
-    const kind = uniqueKind()
-    const effectKind = uniqueKind()
-    q.register(effectKind, async () => {})
+    const { q, logged, kind, effectKind } = setup()
     q.register(
       kind,
       async (payload, ctx) => {
         await database.db.transaction().execute(async (tx) => {
-          await ctx.finishIn(tx)
-          await q.enqueue(
-            tx,
-            effectKind,
-            {},
-            { dedupeKey: `effect:${ctx.job.id}`, runAt: new Date(Date.now() + 3_600_000) },
-          )
+          await finishWithEffect(q, effectKind, tx, ctx)
           if (payload.fail && ctx.job.attempts === 1) throw new Error('the last step failed')
         })
       },
@@ -111,21 +114,12 @@ describe('a run that records its success in its last transaction', () => {
   })
 
   it('deletes the row of a kind deleted on success, with that transaction', async () => {
-    const { q, logged } = queue()
-    const kind = uniqueKind()
-    const effectKind = uniqueKind()
-    q.register(effectKind, async () => {})
+    const { q, logged, kind, effectKind } = setup()
     q.register(
       kind,
       async (_payload, ctx) => {
         await database.db.transaction().execute(async (tx) => {
-          await ctx.finishIn(tx)
-          await q.enqueue(
-            tx,
-            effectKind,
-            {},
-            { dedupeKey: `effect:${ctx.job.id}`, runAt: new Date(Date.now() + 3_600_000) },
-          )
+          await finishWithEffect(q, effectKind, tx, ctx)
         })
       },
       { deleteOnSuccess: true },

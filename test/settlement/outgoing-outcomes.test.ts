@@ -20,6 +20,7 @@ import {
   settleAll,
   walletAddress,
   withdrawAvax,
+  withdrawCoin,
 } from '../withdrawals/helpers.ts'
 
 let t: TestApp
@@ -181,13 +182,7 @@ describe('outcome reports', () => {
     const user = await createUser(t)
     await fundUser(t, 12, user, 'usdc', 5_000_000n)
     const from = (await walletAddress(t, user)).toLowerCase()
-    const res = await t.req({
-      method: 'POST',
-      url: '/v1/withdrawals/',
-      token: user.token,
-      payload: { amount: 1.5, coin: 'usdc', address: freshAddress(), password: user.password },
-    })
-    expect(res.statusCode, res.body).toBe(200)
+    const { withdrawalId, transferId } = await withdrawCoin(t, user, 'usdc', 1.5, freshAddress())
     await settleAll(t)
     // A token sent from a custodial address needed native coin for its gas: the gas wallet topped
     // the address up. Its purpose handles only outcomes: its start wrote no job.
@@ -201,12 +196,8 @@ describe('outcome reports', () => {
     expect(topUps[0]!.status).toBe('completed')
     expect((await reports(topUps[0]!.id)).map((r) => r.kind)).toEqual(['transfer.settled'])
     // The withdrawal's purpose handles its start: that report was written and applied.
-    const w = await withdrawal(res.json().data.withdrawalId)
-    expect(w.status).toBe('completed')
-    expect((await reports(w.outgoingId!)).map((r) => r.kind)).toEqual([
-      'transfer.started',
-      'transfer.settled',
-    ])
+    expect((await withdrawal(withdrawalId)).status).toBe('completed')
+    expect((await reports(transferId)).map((r) => r.kind)).toEqual(['transfer.started', 'transfer.settled'])
   })
 
   it('gives the hold back with a failure, and counts each failed attempt once', async () => {

@@ -87,12 +87,17 @@ export async function snapshot(t: TestApp) {
 export const ether = (s: string) => parseEther(s)
 
 /** A withdrawal of `amount` AVAX to `to` through the API; its id and its outgoing transfer's id. */
-export async function withdrawAvax(t: TestApp, user: TestUser, amount: number, to: string) {
+export function withdrawAvax(t: TestApp, user: TestUser, amount: number, to: string) {
+  return withdrawCoin(t, user, 'avax', amount, to)
+}
+
+/** A withdrawal of `amount` of `coin` to `to` (`POST /v1/withdrawals/`), and its transfer. */
+export async function withdrawCoin(t: TestApp, user: TestUser, coin: string, amount: number, to: string) {
   const res = await t.req({
     method: 'POST',
     url: '/v1/withdrawals/',
     token: user.token,
-    payload: { amount, coin: 'avax', address: to, password: user.password },
+    payload: { amount, coin, address: to, password: user.password },
   })
   expect(res.statusCode, res.body).toBe(200)
   const withdrawalId: string = res.json().data.withdrawalId
