@@ -45,7 +45,7 @@ export async function signFirst(
 ): Promise<OutgoingRow | undefined> {
   const { db, clock, watcher, log } = s.deps
   try {
-    const signed = await db.transaction().execute(async (tx) => {
+    const result = await db.transaction().execute(async (tx) => {
       const now = clock.now()
       const nonce = await outgoingRepo.takeNonce(tx, s.chainKey, row.fromAddress, latestOnChain, now)
       const signed = await signFor(s, tx, row, {
@@ -76,7 +76,7 @@ export async function signFirst(
       return stored
     })
     if (run) run.start = false
-    return signed
+    return result
   } catch (err) {
     if (err instanceof NotQueued) return undefined
     throw err

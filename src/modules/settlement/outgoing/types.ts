@@ -200,7 +200,6 @@ export interface SenderDeps {
 
 export type CrashHook = (at: CrashPoint, transferId: string) => void | Promise<void>
 
-/** What every step of the sender works with (the sender itself implements it). */
 /**
  * A run's own state: `start` while the transfer's start (its first pick-up) is still to be marked
  * and reported. That is done in the run's first write (the gas reservation, the signing, the
@@ -210,6 +209,7 @@ export interface RunState {
   start: boolean
 }
 
+/** What every step of the sender works with (the sender itself implements it). */
 export interface SenderContext {
   readonly deps: SenderDeps
   readonly options: SenderOptions
