@@ -68,7 +68,10 @@ async function feeRecords(userId: string) {
     .execute()
 }
 
-/** The report jobs written for a transfer, oldest first. */
+/**
+ * The report jobs written for a transfer, oldest first: a run's first write can carry the start's
+ * report with another (same created_at), and ids made in one process sort in the order made.
+ */
 function reports(transferId: string) {
   return t.database.db
     .selectFrom('jobs')
@@ -76,6 +79,7 @@ function reports(transferId: string) {
     .where('kind', 'like', 'transfer.%')
     .where(sql<string>`payload->>'transferId'`, '=', transferId)
     .orderBy('createdAt')
+    .orderBy('id')
     .execute()
 }
 
