@@ -173,6 +173,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     log,
     timeoutMs: config.readyTimeoutMs,
     retryStats: database.retryStats,
+    pool: database.pool,
   })
   registerMetrics(app, metrics, { token: config.metricsToken })
 

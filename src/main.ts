@@ -219,6 +219,7 @@ async function start() {
       log,
       timeoutMs: config.readyTimeoutMs,
       retryStats: database.retryStats,
+      pool: database.pool,
     })
     readiness = new Readiness({
       config,

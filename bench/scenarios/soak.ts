@@ -71,6 +71,17 @@ function afterFullGc(): { heapMB: number; rssMB: number } {
   return { heapMB: mb(mem.heapUsed), rssMB: mb(mem.rss) }
 }
 
+/** The pool's waiting callers over a minute's samples: mean, p99, and the share of samples with any. */
+function poolLine(waits: number[]): string {
+  if (!waits.length) return 'pool: no samples'
+  const mean = waits.reduce((t, n) => t + n, 0) / waits.length
+  const any = waits.filter((n) => n > 0).length / waits.length
+  return (
+    `pool waiting mean ${Math.round(mean * 10) / 10}, p99 ${pct(waits, 99)}, ` +
+    `any in ${Math.round(any * 100)} % of samples`
+  )
+}
+
 /** Least-squares slope of y over x. */
 export function slope(points: { x: number; y: number }[]): number {
   const n = points.length
@@ -266,6 +277,12 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
           res.once('finish', () => served.push(performance.now() - t0))
         }
         app.server.on('request', onRequest)
+        // this process's connection pool every 50 ms: callers waiting for a connection (all busy)
+        let poolWaits: number[] = []
+        const poolSampler = setInterval(() => {
+          const p = s.database.pool()
+          if (p) poolWaits.push(p.waiting)
+        }, 50)
         const end = await new Promise<EndReport>((resolve, reject) => {
           child.on('error', reject)
           child.on('exit', (code) => code !== 0 && reject(new Error(`the load process exited with ${code}`)))
@@ -313,9 +330,11 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
               `tick lag ≤ ${m.lagMs} ms, ${cpuMsPerReq} ms CPU/req, load ${loadavg()[0]!.toFixed(1)}, ` +
               `event loop delay p99 ${Math.round(loopDelay.percentile(99) / 1e5) / 10} ms, ` +
               `served in p50 ${pct(served, 50)} ms, p99 ${pct(served, 99)} ms, ` +
+              `${poolLine(poolWaits)}, ` +
               `slowest p50/p99: ${m.slowest.join('; ')}`
             loopDelay.reset()
             served = []
+            poolWaits = []
             lastBlock = block
             minutes.push(line)
             console.log(`  soak ${line}`)
@@ -323,6 +342,7 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
           child.send(cfg)
         }).finally(() => {
           clearInterval(sampler)
+          clearInterval(poolSampler)
           clearTimeout(warmGcTimer)
           loopDelay.disable()
           app.server.off('request', onRequest)

@@ -43,6 +43,17 @@ export interface Database {
   caches: ReadCaches
   /** transactions run again after a deadlock or serialization failure (src/db/retry.ts) */
   retryStats: RetryStats
+  /** the connection pool now (PostgreSQL; undefined for the embedded database, one connection) */
+  pool(): PoolState | undefined
+}
+
+export interface PoolState {
+  /** connections open, in use or idle */
+  open: number
+  idle: number
+  /** callers waiting for a connection: all were in use and the pool at its size */
+  waiting: number
+  size: number
 }
 
 /**
@@ -100,6 +111,7 @@ export function openPostgres(url: string, poolSize: number): Database {
     caches,
     retryStats: db.retryStats,
     queryCount: () => counter.count,
+    pool: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, size: poolSize }),
     kind: 'postgres',
     ping: async () => {
       await sql`select 1`.execute(db)
@@ -144,6 +156,7 @@ export async function openPGlite(opts: PGliteOptions = {}): Promise<Database & {
     caches,
     retryStats: db.retryStats,
     queryCount: () => counter.count,
+    pool: () => undefined,
     client,
     kind: 'pglite',
     ping: async () => {

@@ -1,6 +1,7 @@
 // At most `size` tasks of one kind running at once in this process; the rest wait their turn, first
 // come first served. For CPU work handed to the thread pool (password hashes): unlimited, a burst
-// of it takes every core and leaves none to the event loop that answers all other requests.
+// of it takes every core and leaves none to the event loop that answers all other requests. And
+// `Turns`: one task at a time per key.
 export class Lanes {
   #running = 0
   readonly #waiting: (() => void)[] = []
@@ -30,6 +31,39 @@ export class Lanes {
       const next = this.#waiting.shift()
       if (next) next()
       else this.#running--
+    }
+  }
+}
+
+/**
+ * One task at a time per key in this process, first come first served; a key is forgotten once its
+ * last task settles. For work that a database row lock serialises anyway (the sends of one
+ * address): the tasks wait their turn here, in memory, instead of each holding a pooled connection
+ * while PostgreSQL makes it wait for the row. The row lock still serialises other processes.
+ */
+export class Turns {
+  readonly #tails = new Map<string, Promise<void>>()
+
+  /** keys with a task running or waiting */
+  get size() {
+    return this.#tails.size
+  }
+
+  /** Runs `task` once every task of `key` that came before it has settled, however it ended. */
+  async run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const before = this.#tails.get(key)
+    let done!: () => void
+    const mine = new Promise<void>((resolve) => {
+      done = resolve
+    })
+    const tail = before ? before.then(() => mine) : mine
+    this.#tails.set(key, tail)
+    try {
+      if (before) await before
+      return await task()
+    } finally {
+      done()
+      if (this.#tails.get(key) === tail) this.#tails.delete(key)
     }
   }
 }

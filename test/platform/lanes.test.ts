@@ -3,7 +3,7 @@
 import { availableParallelism } from 'node:os'
 import { describe, expect, it } from 'vitest'
 import { hashPassword, passwordLanes, verifyPassword } from '../../src/platform/crypto/passwords.ts'
-import { Lanes } from '../../src/platform/lanes.ts'
+import { Lanes, Turns } from '../../src/platform/lanes.ts'
 
 /** A task that runs until `finish` or `fail` is called, and records when it started. */
 function task(started: string[], name: string) {
@@ -64,6 +64,47 @@ describe('Lanes', () => {
   it('refuses a size under one', () => {
     expect(() => new Lanes(0)).toThrow()
     expect(() => new Lanes(1.5)).toThrow()
+  })
+})
+
+describe('Turns', () => {
+  it('runs the tasks of one key one at a time in their order of arrival, other keys beside them', async () => {
+    const turns = new Turns()
+    const started: string[] = []
+    const [a1, a2, a3, b1] = ['a1', 'a2', 'a3', 'b1'].map((n) => task(started, n))
+    const answers = [turns.run('a', a1!.run), turns.run('a', a2!.run), turns.run('a', a3!.run)]
+    const other = turns.run('b', b1!.run)
+    await settle()
+    expect(started).toEqual(['a1', 'b1'])
+    expect(turns.size).toBe(2)
+
+    // A failed task passes the turn on too, and its caller gets the failure.
+    a1!.fail(new Error('boom'))
+    await expect(answers[0]).rejects.toThrow('boom')
+    await settle()
+    expect(started).toEqual(['a1', 'b1', 'a2'])
+
+    b1!.finish()
+    expect(await other).toBe('b1')
+    expect(turns.size).toBe(1)
+    a2!.finish()
+    await settle()
+    expect(started).toEqual(['a1', 'b1', 'a2', 'a3'])
+    a3!.finish()
+    expect(await Promise.all(answers.slice(1))).toEqual(['a2', 'a3'])
+    // Nothing is kept for a key once its last task settled.
+    expect(turns.size).toBe(0)
+  })
+
+  it('runs a task at once when its key has none before it', async () => {
+    const turns = new Turns()
+    expect(await turns.run('a', async () => 1)).toBe(1)
+    const late = task([], 'late')
+    const running = turns.run('a', late.run)
+    expect(await turns.run('b', async () => 2)).toBe(2)
+    late.finish()
+    expect(await running).toBe('late')
+    expect(turns.size).toBe(0)
   })
 })
 

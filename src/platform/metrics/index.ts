@@ -6,7 +6,7 @@
 import type { Logger } from 'pino'
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client'
 import { formatUnits } from 'viem'
-import type { Db } from '../../db/index.ts'
+import type { Db, PoolState } from '../../db/index.ts'
 import type { RetryStats } from '../../db/retry.ts'
 import type { ChainAdapter } from '../chain/types.ts'
 import { type DatabaseSnapshot, readDatabase } from './database.ts'
@@ -20,6 +20,8 @@ export interface MetricsDeps {
   timeoutMs: number
   /** this process's transactions run again after a deadlock or serialization failure */
   retryStats?: RetryStats
+  /** this process's PostgreSQL connection pool now (none on the embedded database) */
+  pool?: () => PoolState | undefined
 }
 
 const OPEN_TRANSFER_STATES = new Set(['queued', 'signed', 'sent'])
@@ -67,6 +69,29 @@ export class Metrics {
             this.inc({ reason, outcome: 'exhausted' }, n)
         },
       })
+    const pool = deps.pool
+    // (the embedded database answers no pool: no such series)
+    if (pool?.()) {
+      new Gauge({
+        name: 'workpay_db_pool_connections',
+        help: "This process's pooled PostgreSQL connections by state (busy: lent to a statement or transaction; idle: open, free)",
+        labelNames: ['state'],
+        registers,
+        collect() {
+          const p = pool()!
+          this.set({ state: 'busy' }, p.open - p.idle)
+          this.set({ state: 'idle' }, p.idle)
+        },
+      })
+      new Gauge({
+        name: 'workpay_db_pool_waiting',
+        help: 'Callers of this process waiting for a pooled connection (every connection busy, the pool at DATABASE_POOL_SIZE)',
+        registers,
+        collect() {
+          this.set(pool()!.waiting)
+        },
+      })
+    }
     const gauge = (name: string, help: string, labelNames: string[]) =>
       new Gauge({ name, help, labelNames, registers })
     this.#g = {

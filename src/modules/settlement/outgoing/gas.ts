@@ -87,27 +87,35 @@ export async function reserveGas(
   const { db, clock } = s.deps
   let ids: AccountIds | undefined
   let started = false
-  const r = await db.transaction().execute(async (tx): Promise<Reservation> => {
-    ids = new AccountIds(s, tx)
-    started = false
-    // The address's nonce row serialises gas decisions of one address.
-    await lockAddress(s, tx, row.fromAddress)
-    const current = await s.load(tx, row.id, true)
-    // Before signing; or, for a replacement, while the signed transfer is still open.
-    const reservable = opts.signed
-      ? current?.status === 'signed' || current?.status === 'sent'
-      : current?.status === 'queued'
-    if (!current || !reservable) return { result: 'ok' }
-    if (opts.run?.start) {
-      await startIn(s, tx, current)
-      started = true
-    }
-    const gas = opts.gas ?? BigInt(current.gasLimit ?? 0)
-    const reserved = await reserveLocked(s, tx, current, maxFee, gas, ids)
-    if (reserved.result === 'ok' && reserved.hold)
-      await outgoingRepo.setGasReserved(tx, row.id, reserved.hold.reserved, reserved.hold.holdId, clock.now())
-    return reserved
-  })
+  const reserving = () =>
+    db.transaction().execute(async (tx): Promise<Reservation> => {
+      ids = new AccountIds(s, tx)
+      started = false
+      await lockAddress(s, tx, row.fromAddress)
+      const current = await s.load(tx, row.id, true)
+      // Before signing; or, for a replacement, while the signed transfer is still open.
+      const reservable = opts.signed
+        ? current?.status === 'signed' || current?.status === 'sent'
+        : current?.status === 'queued'
+      if (!current || !reservable) return { result: 'ok' }
+      if (opts.run?.start) {
+        await startIn(s, tx, current)
+        started = true
+      }
+      const gas = opts.gas ?? BigInt(current.gasLimit ?? 0)
+      const reserved = await reserveLocked(s, tx, current, maxFee, gas, ids)
+      if (reserved.result === 'ok' && reserved.hold)
+        await outgoingRepo.setGasReserved(
+          tx,
+          row.id,
+          reserved.hold.reserved,
+          reserved.hold.holdId,
+          clock.now(),
+        )
+      return reserved
+    })
+  // The address's turn in this process, then its nonce row: gas decisions of one address in turn.
+  const r = await s.turns.run(row.fromAddress.toLowerCase(), reserving)
   ids?.keep()
   if (started) opts.run!.start = false
   return settleReservation(s, r)

@@ -7,6 +7,7 @@ import type { Executor, Tx } from '../../../db/index.ts'
 import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import { Kept } from '../../../platform/kept.ts'
+import { Turns } from '../../../platform/lanes.ts'
 import { enqueueTransfer, transferWrites } from './enqueue.ts'
 import { type OutcomeHandlers, TRANSFER_ATTEMPT_FAILED, TRANSFER_STARTED } from './events.ts'
 import { OutgoingOperations } from './operator.ts'
@@ -31,6 +32,7 @@ export class OutgoingSender implements SenderContext {
   readonly #handlers = new Map<string, OutcomeHandlers>()
   /** ledger account ids it books to, kept once a transaction that found them committed (at most 100,000) */
   readonly accountIds = new Kept<string>(100_000)
+  readonly turns = new Turns()
   readonly options: SenderOptions
   /** what operators may do with transfers (lists, run now, replace now, cancel) */
   readonly operations: OutgoingOperations = new OutgoingOperations(this)

@@ -7,6 +7,7 @@ import type { ChainAdapter, ChainSigner, FeeEstimate } from '../../../platform/c
 import type { Clock } from '../../../platform/clock.ts'
 import type { JobQueue } from '../../../platform/jobs/queue.ts'
 import type { Kept } from '../../../platform/kept.ts'
+import type { Turns } from '../../../platform/lanes.ts'
 import type { Ledger } from '../../ledger/types.ts'
 import type { KeyStore } from '../keys.ts'
 import type { Halts } from '../reconcile/halts.ts'
@@ -218,6 +219,9 @@ export interface SenderContext {
   /** ids of the ledger accounts the sender books to (an account's id never changes once made),
    * kept once a transaction that made or found them committed (`AccountIds`) */
   readonly accountIds: Kept<string>
+  /** the runs of this process that lock an address's nonce row (gas reservation, signing), one
+   * address at a time: they wait here rather than on the row, each holding a pooled connection */
+  readonly turns: Turns
   /** false when the handlers of `purpose` leave the event `kind` unhandled (an optional
    * `started` or `attemptFailed`): no report job is written for it */
   reports(purpose: string, kind: string): boolean
