@@ -4,7 +4,8 @@
 // 25 % writes, 10 % money, 5 % logins). Each minute it prints the rate, p50/p99, the non-2xx answers
 // by status and operation, the ticks not sent because 64 requests were already waiting, and this
 // process's resident memory and JavaScript heap (the service runs in it: API, worker and, on the
-// embedded defaults, the dev chain, whose blocks are counted beside). Then the resident memory's
+// embedded defaults, the dev chain, whose blocks are counted beside), and the callers waiting for
+// one of its pooled database connections. Then the resident memory's
 // slope after warm-up (least squares over samples every 5 s, MB per minute), and the time the
 // queue took to send what the run asked for. Goals: no errors, p99 under 100 ms in every minute,
 // a slope under 1 MB/min. To tell garbage not yet collected from memory kept, the heap is also

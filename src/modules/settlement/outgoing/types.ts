@@ -219,8 +219,9 @@ export interface SenderContext {
   /** ids of the ledger accounts the sender books to (an account's id never changes once made),
    * kept once a transaction that made or found them committed (`AccountIds`) */
   readonly accountIds: Kept<string>
-  /** the runs of this process that lock an address's nonce row (gas reservation, signing), one
-   * address at a time: they wait here rather than on the row, each holding a pooled connection */
+  /** the runs of this process that lock an address's nonce row (gas reservation, signing) take
+   * the address's turn first: they wait here, holding nothing, rather than on the row, each with a
+   * pooled connection held */
   readonly turns: Turns
   /** false when the handlers of `purpose` leave the event `kind` unhandled (an optional
    * `started` or `attemptFailed`): no report job is written for it */
