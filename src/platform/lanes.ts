@@ -39,7 +39,8 @@ export class Lanes {
  * One task at a time per key in this process, first come first served; a key is forgotten once its
  * last task settles. For work that a database row lock serialises anyway (the sends of one
  * address): the tasks wait their turn here, in memory, instead of each holding a pooled connection
- * while PostgreSQL makes it wait for the row. The row lock still serialises other processes.
+ * while PostgreSQL makes it wait for the row. The row lock still serialises other processes. Not
+ * re-entrant: a task that runs another of its own key waits for itself forever.
  */
 export class Turns {
   readonly #tails = new Map<string, Promise<void>>()

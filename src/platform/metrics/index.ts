@@ -74,7 +74,7 @@ export class Metrics {
     if (pool?.()) {
       new Gauge({
         name: 'workpay_db_pool_connections',
-        help: "This process's pooled PostgreSQL connections by state (busy: lent to a statement or transaction; idle: open, free)",
+        help: "This process's pooled PostgreSQL connections by state (busy: lent to a statement or transaction, or still connecting; idle: open, free)",
         labelNames: ['state'],
         registers,
         collect() {
