@@ -1,5 +1,6 @@
 // A transaction kept open on purpose: its work done and its locks held until the test releases it,
 // so that another transaction can be seen waiting for it, or not.
+import { sql } from 'kysely'
 import type { Db, Tx } from '../../src/db/index.ts'
 
 export interface HeldTransaction<A> {
@@ -35,4 +36,13 @@ export async function heldOpen<A>(db: Db, work: (tx: Tx) => Promise<A>): Promise
       await holder
     },
   }
+}
+
+/** Connections of `db`'s database whose statement waits for a lock another transaction holds
+ * (PostgreSQL: the embedded database runs one transaction at a time). */
+export async function lockWaiters(db: Db): Promise<number> {
+  const { rows } = await sql<{ n: number }>`
+    select count(*)::int as n from pg_stat_activity
+    where datname = current_database() and wait_event_type = 'Lock'`.execute(db)
+  return rows[0]!.n
 }

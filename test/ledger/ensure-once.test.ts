@@ -2,7 +2,6 @@
 // not; concurrent callers for the same owner all answer the one row stored; a caller whose
 // statement began before a concurrent caller committed the row answers that row too (a second
 // statement reads it); the key answered is always the key stored, whose sealed private key opens.
-import { sql } from 'kysely'
 import { privateKeyToAddress } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Database, Tx } from '../../src/db/index.ts'
@@ -12,7 +11,7 @@ import { systemClock } from '../../src/platform/clock.ts'
 import { newId } from '../../src/platform/crypto/ids.ts'
 import { createSecretBox } from '../../src/platform/crypto/secrets.ts'
 import { openTestDatabase } from '../helpers/app.ts'
-import { heldOpen } from '../helpers/held-transaction.ts'
+import { heldOpen, lockWaiters } from '../helpers/held-transaction.ts'
 
 let database: Database
 const ledger = new Ledger({ clock: systemClock })
@@ -55,10 +54,7 @@ async function interleaved<A, B>(first: (tx: Tx) => Promise<A>, second: (tx: Tx)
     // until the second statement (its snapshot taken) waits for the first transaction's row
     for (;;) {
       polls++
-      const { rows } = await sql<{ n: number }>`
-        select count(*)::int as n from pg_stat_activity
-        where datname = current_database() and wait_event_type = 'Lock'`.execute(database.db)
-      if (rows[0]!.n > 0) break
+      if ((await lockWaiters(database.db)) > 0) break
       if (polls > 500) throw new Error('the second transaction never waited')
       await new Promise((r) => setTimeout(r, 10))
     }

@@ -3,12 +3,11 @@
 // on it inside PostgreSQL and the others wait in memory, holding no pooled connection. Released,
 // every send goes on and they take consecutive nonces. PostgreSQL: the embedded database has one
 // connection, so nothing there runs beside the held transaction.
-import { sql } from 'kysely'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { outgoingRepo } from '../../src/modules/settlement/outgoing/repo.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
-import { heldOpen } from '../helpers/held-transaction.ts'
+import { heldOpen, lockWaiters } from '../helpers/held-transaction.ts'
 import {
   AVAX,
   freshAddress,
@@ -27,13 +26,8 @@ afterAll(() => t?.close())
 /** Lets pending callbacks and statements go on for a moment. */
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
-/** Connections of this database whose statement waits for a lock held by another transaction. */
-async function waitingOnLocks(): Promise<number> {
-  const r = await sql<{ n: number }>`
-    select count(*)::int as n from pg_stat_activity
-    where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db)
-  return r.rows[0]!.n
-}
+/** Connections of this test's database waiting for a lock. */
+const waitingOnLocks = () => lockWaiters(t.database.db)
 
 async function until(what: string, done: () => boolean | Promise<boolean>) {
   for (let i = 0; i < 400; i++) {

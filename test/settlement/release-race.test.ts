@@ -4,12 +4,12 @@
 // settling between the reads would be counted neither as debited nor as open, and the refund would
 // pay it a second time. The interleaving is forced (the leg settles the moment the release reads
 // the escrow's account), not left to timing.
-import { sql } from 'kysely'
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from 'vitest'
 import { SimulatedCrash } from '../../src/modules/settlement/outgoing/types.ts'
 import { overpaidEscrowPartlyReleased, post } from '../escrow/helpers.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
+import { lockWaiters } from '../helpers/held-transaction.ts'
 import { AVAX, balanceOf, expectConsistent, openTransfers, settleAll } from '../withdrawals/helpers.ts'
 
 let t: TestApp
@@ -32,10 +32,7 @@ function transfer(id: string) {
 
 /** True while a connection of this test's database waits for a row lock (PostgreSQL only). */
 async function waitsForLock() {
-  const { rows } = await sql<{ n: number }>`
-    select count(*)::int as n from pg_stat_activity
-    where datname = current_database() and wait_event_type = 'Lock'`.execute(t.database.db)
-  return rows[0]!.n > 0
+  return (await lockWaiters(t.database.db)) > 0
 }
 
 describe('a release while an earlier leg settles', () => {
