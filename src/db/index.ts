@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs'
 import { PGlite } from '@electric-sql/pglite'
 import {
-  CamelCasePlugin,
+  type Dialect,
   type Kysely,
   type KyselyPlugin,
   type PluginTransformQueryArgs,
@@ -17,12 +17,14 @@ import {
   type UnknownRow,
 } from 'kysely'
 import pg from 'pg'
+import { CamelCase, snakeCaseIdentifiers } from './camel-case.ts'
 import { deferBegin } from './deferred-begin.ts'
 import { ensureCluster } from './embedded.ts'
 import { type ChannelListener, type ListenHandlers, listenPGlite, listenPostgres } from './listen.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
 import { ReadCaches } from './read-cache.ts'
 import { RetryingKysely, type RetryStats } from './retry.ts'
+import { installPgRowShapes } from './row-shapes.ts'
 import type { DB } from './types.ts'
 import { watchWrites } from './watch-writes.ts'
 
@@ -72,8 +74,13 @@ class QueryCounter implements KyselyPlugin {
   }
 }
 
-function plugins(counter: QueryCounter) {
-  return [counter, new CamelCasePlugin({ maintainNestedObjectKeys: true })]
+/** The Kysely of `dialect`: names in camel case in the code, snake case in the database. */
+function kyselyOf(dialect: Dialect, counter: QueryCounter): RetryingKysely<DB> {
+  const camelCase = new CamelCase()
+  return new RetryingKysely<DB>({
+    dialect: snakeCaseIdentifiers(dialect, camelCase),
+    plugins: [counter, camelCase],
+  })
 }
 
 /** How long an idle pooled connection is kept, and how long any is used before it is renewed. */
@@ -81,6 +88,7 @@ export const POOL_IDLE_MS = 600_000
 export const POOL_LIFETIME_S = 1_800
 
 export function openPostgres(url: string, poolSize: number): Database {
+  installPgRowShapes()
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
@@ -105,7 +113,7 @@ export function openPostgres(url: string, poolSize: number): Database {
   const counter = new QueryCounter()
   const caches = new ReadCaches()
   const dialect = watchWrites(new PostgresDialect({ pool }), caches)
-  const db = new RetryingKysely<DB>({ dialect, plugins: plugins(counter) })
+  const db = kyselyOf(dialect, counter)
   return {
     db,
     caches,
@@ -147,10 +155,7 @@ export async function openPGlite(opts: PGliteOptions = {}): Promise<Database & {
   })
   const counter = new QueryCounter()
   const caches = new ReadCaches()
-  const db = new RetryingKysely<DB>({
-    dialect: watchWrites(new PGliteDialect(client), caches),
-    plugins: plugins(counter),
-  })
+  const db = kyselyOf(watchWrites(new PGliteDialect(client), caches), counter)
   return {
     db,
     caches,

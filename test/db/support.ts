@@ -58,3 +58,10 @@ export function migrationsBefore(name: string): URL {
     writeFileSync(join(dir, file), `export * from '${pathToFileURL(join(MIGRATIONS, file)).href}'\n`)
   return pathToFileURL(`${dir}/`)
 }
+
+/** Three rows of columns of every kind: NULLs, a duplicate name, names pg and JavaScript treat apart. */
+export const WIDE = `select 1::int8 as id_count, 'a''b'::text as first_name, null::text as last_name,
+  '2026-01-02T03:04:05Z'::timestamptz as created_at, array['x', 'y,z']::text[] as tag_ids,
+  '{"nested_key": {"deep_key": 1}}'::jsonb as meta_data, 12.50::numeric as payment_fee,
+  true as is_private, 2 as id_count, 3 as "?column?", 4 as "1", 5 as "Mixed Case", 6 as already_camelCase
+  from generate_series(1, 3) i`

@@ -115,7 +115,8 @@ describe('one watcher pass', () => {
           from?: { froms?: { table?: { identifier?: { name?: string } } }[] }
         }
         const table = node.from?.froms?.[0]?.table?.identifier?.name
-        if (node.kind === 'SelectQueryNode' && table === 'wallet_keys')
+        // the query's tree names the table as the code does (the compiler writes it in snake case)
+        if (node.kind === 'SelectQueryNode' && table === 'walletKeys')
           queries.push(JSON.stringify(args.node))
         return args.node
       },
