@@ -146,7 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   })
   registerErrorHandling(app)
   // nosniff, a CSP that allows nothing, no framing, HSTS: on every answer, errors and 404s included.
-  await registerSecurityHeaders(app)
+  registerSecurityHeaders(app)
   // The OpenAPI document first: it describes every route registered after it, /metrics included.
   await registerOpenApi(app, config)
   // Operations: CORS, request timing and /metrics (the chain is read at scrape time, once open).

@@ -1,11 +1,13 @@
-// The security headers of every answer, set by @fastify/helmet with the values that suit a JSON
+// The security headers of every answer, as helmet writes them with the values that suit a JSON
 // API: `X-Content-Type-Options: nosniff`, a Content-Security-Policy that allows nothing (an answer
 // opened in a browser runs no script and loads nothing), no framing, HSTS, no referrer, and the
 // cross-origin isolation headers. Pages served as pages (the reference at /docs, the operator
 // console at /admin, downloaded files) set their own Content-Security-Policy over this one.
 // Cross-Origin-Resource-Policy is `cross-origin`: public files and images are embedded by web apps
 // on other origins (CORS_ORIGINS), and no answer depends on cookies.
-import fastifyHelmet from '@fastify/helmet'
+// helmet is run once, at start-up, to learn the headers; each request then only sets them (running
+// helmet per request, as its Fastify plugin does, rebuilds its middleware from the options every
+// time).
 import type { FastifyInstance } from 'fastify'
 import helmet from 'helmet'
 
@@ -25,22 +27,31 @@ const OPTIONS = {
   referrerPolicy: { policy: 'no-referrer' as const },
 }
 
-export async function registerSecurityHeaders(app: FastifyInstance) {
-  await app.register(fastifyHelmet, { global: true, ...OPTIONS })
-}
-
-/**
- * The same headers as one object, for the few answers written before any hook runs (a URL the
- * router cannot parse): what helmet sets on a response, read once.
- */
-export const SECURITY_HEADERS: Readonly<Record<string, string>> = (() => {
-  const headers: Record<string, string> = {}
+/** The headers helmet sets, by name as it writes them, in its order. */
+const HEADERS: readonly (readonly [string, string])[] = (() => {
+  const headers: [string, string][] = []
   const res = {
     setHeader: (name: string, value: string) => {
-      headers[name.toLowerCase()] = String(value)
+      headers.push([name, String(value)])
     },
     removeHeader: () => {},
   }
   helmet(OPTIONS)({} as never, res as never, () => {})
-  return Object.freeze(headers)
+  return headers
 })()
+
+/** Sets the headers on every answer, before anything else may set its own (a page's policy). */
+export function registerSecurityHeaders(app: FastifyInstance) {
+  app.addHook('onRequest', (_req, reply, done) => {
+    for (const [name, value] of HEADERS) reply.raw.setHeader(name, value)
+    done()
+  })
+}
+
+/**
+ * The same headers as one object, for the few answers written before any hook runs (a URL the
+ * router cannot parse).
+ */
+export const SECURITY_HEADERS: Readonly<Record<string, string>> = Object.freeze(
+  Object.fromEntries(HEADERS.map(([name, value]) => [name.toLowerCase(), value])),
+)

@@ -1,4 +1,4 @@
-// The security headers on every kind of answer (@fastify/helmet, as an API sets them): success,
+// The security headers on every kind of answer (helmet's, as an API sets them): success,
 // errors of each origin (guard, validation, not found, malformed URL, the HTTP parser's own over a
 // raw socket), probes, metrics, the OpenAPI document, and the pages that set their own policy.
 // And /metrics in production: the service refuses to start without METRICS_TOKEN.
