@@ -116,8 +116,7 @@ describe('one watcher pass', () => {
         }
         const table = node.from?.froms?.[0]?.table?.identifier?.name
         // the query's tree names the table as the code does (the compiler writes it in snake case)
-        if (node.kind === 'SelectQueryNode' && table === 'walletKeys')
-          queries.push(JSON.stringify(args.node))
+        if (node.kind === 'SelectQueryNode' && table === 'walletKeys') queries.push(JSON.stringify(args.node))
         return args.node
       },
       async transformResult(args) {
