@@ -41,7 +41,7 @@ type PgRowBuild = (
 ) => UnknownRow
 
 /** pg's row of one shape: each value null or parsed by its column's parser. */
-export const pgRowShapes = new Shapes<PgRowBuild>(
+const pgRowShapes = new Shapes<PgRowBuild>(
   (names) =>
     new Function(
       'v',
