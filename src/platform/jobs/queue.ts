@@ -17,6 +17,7 @@ import type { Logger } from 'pino'
 import { sendAhead } from '../../db/ahead.ts'
 import { type Write, write } from '../../db/compose.ts'
 import type { Db, Executor } from '../../db/index.ts'
+import { asBackground } from '../../db/priority-pool.ts'
 import type { Clock } from '../clock.ts'
 import { newId } from '../crypto/ids.ts'
 import { keepLease } from './lease.ts'
@@ -347,7 +348,8 @@ export class JobQueue {
   start(intervalMs = 250) {
     if (this.#loop) return
     this.#stopped = false
-    this.#loop = (async () => {
+    // Its claims and jobs give way to requests for the pooled connections (src/db/priority-pool.ts).
+    this.#loop = asBackground(async () => {
       let fullAt = Number.NEGATIVE_INFINITY
       while (!this.#stopped) {
         const seen = this.#signal.generation
@@ -364,7 +366,7 @@ export class JobQueue {
         await this.#signal.since(seen, intervalMs)
       }
       await Promise.all(this.#inFlight)
-    })()
+    })
   }
 
   /** Wakes an idle worker loop now instead of at its next tick. */

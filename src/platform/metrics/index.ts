@@ -91,6 +91,23 @@ export class Metrics {
           this.set(pool()!.waiting)
         },
       })
+      new Gauge({
+        name: 'workpay_db_pool_job_connections',
+        help: "This process's pooled connections lent to its job worker (which gives way to requests beyond a fifth of the pool)",
+        registers,
+        collect() {
+          this.set(pool()!.background)
+        },
+      })
+      new Counter({
+        name: 'workpay_db_pool_job_waits_total',
+        help: 'Times a job of this process waited for a pooled connection that it left to requests',
+        registers,
+        collect() {
+          this.reset()
+          this.inc(pool()!.backgroundWaits)
+        },
+      })
     }
     const gauge = (name: string, help: string, labelNames: string[]) =>
       new Gauge({ name, help, labelNames, registers })
