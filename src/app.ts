@@ -166,6 +166,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (!deps.built) app.addHook('onClose', built.close)
   const { services } = built
   app.decorate('services', services)
+  // Where this process also runs the jobs, they leave pooled connections to its requests first.
+  services.jobs.yieldTo(database.pool)
   const chainOf = () => services.chain
   const metrics = new Metrics({
     db: database.db,
@@ -174,6 +176,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     timeoutMs: config.readyTimeoutMs,
     retryStats: database.retryStats,
     pool: database.pool,
+    jobsHeldBack: () => services.jobs.heldBack,
   })
   registerMetrics(app, metrics, { token: config.metricsToken })
 

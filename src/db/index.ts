@@ -22,7 +22,6 @@ import { deferBegin } from './deferred-begin.ts'
 import { ensureCluster } from './embedded.ts'
 import { type ChannelListener, type ListenHandlers, listenPGlite, listenPostgres } from './listen.ts'
 import { PGliteDialect } from './pglite-dialect.ts'
-import { PriorityPool } from './priority-pool.ts'
 import { ReadCaches } from './read-cache.ts'
 import { RetryingKysely, type RetryStats } from './retry.ts'
 import { installPgRowShapes } from './row-shapes.ts'
@@ -57,10 +56,6 @@ export interface PoolState {
   /** callers waiting for a connection: all were in use and the pool at its size */
   waiting: number
   size: number
-  /** connections lent to the job worker's loop now (src/db/priority-pool.ts) */
-  background: number
-  /** times the job worker's loop waited for its turn for a connection */
-  backgroundWaits: number
 }
 
 /**
@@ -117,22 +112,14 @@ export function openPostgres(url: string, poolSize: number): Database {
   pool.on('connect', deferBegin)
   const counter = new QueryCounter()
   const caches = new ReadCaches()
-  const priority = new PriorityPool(pool, poolSize)
-  const dialect = watchWrites(new PostgresDialect({ pool: priority }), caches)
+  const dialect = watchWrites(new PostgresDialect({ pool }), caches)
   const db = kyselyOf(dialect, counter)
   return {
     db,
     caches,
     retryStats: db.retryStats,
     queryCount: () => counter.count,
-    pool: () => ({
-      open: pool.totalCount,
-      idle: pool.idleCount,
-      waiting: pool.waitingCount,
-      size: poolSize,
-      background: priority.background,
-      backgroundWaits: priority.backgroundWaits,
-    }),
+    pool: () => ({ open: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, size: poolSize }),
     kind: 'postgres',
     ping: async () => {
       await sql`select 1`.execute(db)

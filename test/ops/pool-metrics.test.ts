@@ -5,7 +5,6 @@ import { sql } from 'kysely'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Database, openPostgres } from '../../src/db/index.ts'
-import { asBackground } from '../../src/db/priority-pool.ts'
 import { Metrics } from '../../src/platform/metrics/index.ts'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { heldOpen } from '../helpers/held-transaction.ts'
@@ -25,28 +24,16 @@ const scrape = async () => {
   return parseExposition(res.body)
 }
 
-/** A pool of two connections on the test's database, and the samples of `names` it reports. */
-function poolOfTwo(names: string[]) {
-  const small = openPostgres((t.database as Database & { url?: string }).url!, 2)
-  const metrics = new Metrics({
-    db: small.db,
-    chain: () => undefined,
-    log: pino({ level: 'silent' }),
-    timeoutMs: 5000,
-    pool: small.pool,
-  })
-  const series = async () => {
-    const all = await Promise.all(names.map((n) => metrics.registry.getSingleMetricAsString(n)))
-    return all.flatMap((text) => parseExposition(text))
-  }
-  return { small, series }
-}
-
 describe('connection pool metrics', () => {
   it.runIf(!onPostgres)('has no pool series on the embedded database', async () => {
     expect(t.database.pool()).toBeUndefined()
     const samples = await scrape()
     expect(samples.some((s) => s.name.startsWith('workpay_db_pool'))).toBe(false)
+  })
+
+  it('counts the times the job worker gave way to requests, on both drivers', async () => {
+    const samples = await scrape()
+    expect(sampleValue(samples, 'workpay_jobs_held_back_total', {})).toBe(t.app.services.jobs.heldBack)
   })
 
   it.runIf(onPostgres)("answers the service's pool: its connections by state, none waiting", async () => {
@@ -60,7 +47,19 @@ describe('connection pool metrics', () => {
   })
 
   it.runIf(onPostgres)('counts a caller waiting while every connection is busy', async () => {
-    const { small, series } = poolOfTwo(['workpay_db_pool_connections', 'workpay_db_pool_waiting'])
+    const url = (t.database as Database & { url?: string }).url!
+    const small = openPostgres(url, 2)
+    const metrics = new Metrics({
+      db: small.db,
+      chain: () => undefined,
+      log: pino({ level: 'silent' }),
+      timeoutMs: 5000,
+      pool: small.pool,
+    })
+    const series = async () => [
+      ...parseExposition(await metrics.registry.getSingleMetricAsString('workpay_db_pool_connections')),
+      ...parseExposition(await metrics.registry.getSingleMetricAsString('workpay_db_pool_waiting')),
+    ]
     try {
       const held = [
         await heldOpen(small.db, (tx) => sql`select 1`.execute(tx)),
@@ -69,14 +68,7 @@ describe('connection pool metrics', () => {
       const third = sql<{ n: number }>`select 3 as n`.execute(small.db)
       // the third asks the pool for a connection a few turns of the event loop later
       for (let i = 0; i < 100 && small.pool()!.waiting === 0; i++) await new Promise((r) => setImmediate(r))
-      expect(small.pool()).toEqual({
-        open: 2,
-        idle: 0,
-        waiting: 1,
-        size: 2,
-        background: 0,
-        backgroundWaits: 0,
-      })
+      expect(small.pool()).toEqual({ open: 2, idle: 0, waiting: 1, size: 2 })
       const busy = await series()
       expect(sampleValue(busy, 'workpay_db_pool_connections', { state: 'busy' })).toBe(2)
       expect(sampleValue(busy, 'workpay_db_pool_connections', { state: 'idle' })).toBe(0)
@@ -93,33 +85,4 @@ describe('connection pool metrics', () => {
       await small.close()
     }
   })
-
-  it.runIf(onPostgres)(
-    'counts the connections lent to jobs and the times a job left one to requests',
-    async () => {
-      // jobs take one connection of two at once, and the second only when no request wants it
-      const { small, series } = poolOfTwo([
-        'workpay_db_pool_job_connections',
-        'workpay_db_pool_job_waits_total',
-      ])
-      try {
-        const first = await asBackground(() => heldOpen(small.db, (tx) => sql`select 1`.execute(tx)))
-        const second = asBackground(() => sql<{ n: number }>`select 2 as n`.execute(small.db))
-        for (let i = 0; i < 100 && small.pool()!.backgroundWaits === 0; i++)
-          await new Promise((r) => setImmediate(r))
-        const waiting = await series()
-        expect(sampleValue(waiting, 'workpay_db_pool_job_connections', {})).toBe(1)
-        expect(sampleValue(waiting, 'workpay_db_pool_job_waits_total', {})).toBe(1)
-        // a request takes the connection the second job left to it
-        expect((await sql<{ n: number }>`select 1 as n`.execute(small.db)).rows).toEqual([{ n: 1 }])
-        await first.release()
-        expect((await second).rows).toEqual([{ n: 2 }])
-        const after = await series()
-        expect(sampleValue(after, 'workpay_db_pool_job_connections', {})).toBe(0)
-        expect(sampleValue(after, 'workpay_db_pool_job_waits_total', {})).toBe(1)
-      } finally {
-        await small.close()
-      }
-    },
-  )
 })

@@ -16,6 +16,25 @@ export interface Pool {
 
 const SHARED = '*'
 
+/** A connection pool as the worker sees it when it gives way to requests (`JobQueue.yieldTo`). */
+export interface PoolPressure {
+  /** callers waiting for a connection: every one busy */
+  waiting: number
+  size: number
+}
+
+/**
+ * How many more jobs the worker loop may start now, beyond one for each group of slots with none
+ * running, beside the requests of its process: none while a caller waits for a pooled connection;
+ * otherwise as many as keep the jobs running to all but a fifth of the pool (8 of 10), so that a
+ * request finds a connection free. No limit without a pool (the embedded database, one connection).
+ */
+export function roomBesideRequests(pool: PoolPressure | undefined, running: number): number {
+  if (!pool) return Number.POSITIVE_INFINITY
+  if (pool.waiting > 0) return 0
+  return Math.max(0, pool.size - Math.max(1, Math.floor(pool.size / 5)) - running)
+}
+
 export class Pools {
   readonly #shared: Pool = { name: SHARED, size: 10, busy: 0, kinds: [] }
   readonly #own = new Map<string, Pool>()
@@ -47,6 +66,17 @@ export class Pools {
   list(): Pool[] {
     const own = [...this.#own.values()]
     return this.#shared.kinds.length > 0 ? [...own, this.#shared] : own
+  }
+
+  /**
+   * How many jobs `pool` may start now beside the requests of the process on `pressure`'s
+   * connections: its free slots, cut to `roomBesideRequests`, but always one when it runs none.
+   */
+  startable(pool: Pool, pressure: PoolPressure | undefined): number {
+    let running = this.#shared.busy
+    for (const own of this.#own.values()) running += own.busy
+    const room = roomBesideRequests(pressure, running)
+    return Math.min(pool.size - pool.busy, pool.busy === 0 ? Math.max(1, room) : room)
   }
 
   of(kind: string): Pool {

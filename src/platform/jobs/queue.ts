@@ -17,11 +17,10 @@ import type { Logger } from 'pino'
 import { sendAhead } from '../../db/ahead.ts'
 import { type Write, write } from '../../db/compose.ts'
 import type { Db, Executor } from '../../db/index.ts'
-import { asBackground } from '../../db/priority-pool.ts'
 import type { Clock } from '../clock.ts'
 import { newId } from '../crypto/ids.ts'
 import { keepLease } from './lease.ts'
-import { type Pool, Pools, Signal } from './pools.ts'
+import { type Pool, type PoolPressure, Pools, Signal } from './pools.ts'
 import { type JobRow, jobsRepo } from './repo.ts'
 
 export type { JobRow } from './repo.ts'
@@ -93,6 +92,8 @@ export class JobQueue {
   readonly #inFlight = new Set<Promise<void>>()
   #loop: Promise<void> | undefined
   #stopped = true
+  #yieldTo: (() => PoolPressure | undefined) | undefined
+  #heldBack = 0
   /** how long a claim lasts without renewal: a job whose worker died is claimed again after it */
   leaseMs = 15_000
   /** how often a running job's lease is renewed; several renewals fit in one lease */
@@ -103,6 +104,21 @@ export class JobQueue {
     private readonly log: Logger,
     private readonly clock: Clock,
   ) {}
+
+  /**
+   * Makes the worker loop give way to the requests of its process for `pool`'s connections: while
+   * a request waits for one, it starts no job beyond one for each group of slots with none running
+   * (payouts, deposits and the rest never stop), and otherwise keeps a fifth of the pool free of
+   * jobs (`roomBesideRequests`). For a process that answers requests and runs jobs.
+   */
+  yieldTo(pool: () => PoolPressure | undefined) {
+    this.#yieldTo = pool
+  }
+
+  /** times the worker loop started fewer jobs than it had free slots for, to give way to requests */
+  get heldBack() {
+    return this.#heldBack
+  }
 
   /** Slots shared by the kinds without a `concurrency` of their own, in this process. */
   get concurrency() {
@@ -219,7 +235,13 @@ export class JobQueue {
     let started = 0
     const now = Date.now()
     for (const pool of this.#pools.list()) {
-      const free = pool.size - pool.busy
+      const slots = pool.size - pool.busy
+      const free = loop && this.#yieldTo ? this.#pools.startable(pool, this.#yieldTo()) : slots
+      if (free < slots) {
+        // looked at again soon: a request's wait is short (a job that ends wakes the loop too)
+        this.#heldBack++
+        this.#signal.fireIn(CLAIM_GAP_MS)
+      }
       if (free <= 0) continue
       // A pool whose last claim found fewer ready jobs than it asked for is asked again at most
       // every CLAIM_GAP_MS when a run's end or an enqueue wakes the worker (a wake-up at the gap's
@@ -348,8 +370,7 @@ export class JobQueue {
   start(intervalMs = 250) {
     if (this.#loop) return
     this.#stopped = false
-    // Its claims and jobs give way to requests for the pooled connections (src/db/priority-pool.ts).
-    this.#loop = asBackground(async () => {
+    this.#loop = (async () => {
       let fullAt = Number.NEGATIVE_INFINITY
       while (!this.#stopped) {
         const seen = this.#signal.generation
@@ -366,7 +387,7 @@ export class JobQueue {
         await this.#signal.since(seen, intervalMs)
       }
       await Promise.all(this.#inFlight)
-    })
+    })()
   }
 
   /** Wakes an idle worker loop now instead of at its next tick. */

@@ -22,6 +22,8 @@ export interface MetricsDeps {
   retryStats?: RetryStats
   /** this process's PostgreSQL connection pool now (none on the embedded database) */
   pool?: () => PoolState | undefined
+  /** times this process's job worker gave way to its requests (`JobQueue.heldBack`) */
+  jobsHeldBack?: () => number
 }
 
 const OPEN_TRANSFER_STATES = new Set(['queued', 'signed', 'sent'])
@@ -69,6 +71,17 @@ export class Metrics {
             this.inc({ reason, outcome: 'exhausted' }, n)
         },
       })
+    const heldBack = deps.jobsHeldBack
+    if (heldBack)
+      new Counter({
+        name: 'workpay_jobs_held_back_total',
+        help: "Times this process's job worker started fewer jobs than it had free slots for, to leave pooled connections to its requests",
+        registers,
+        collect() {
+          this.reset()
+          this.inc(heldBack())
+        },
+      })
     const pool = deps.pool
     // (the embedded database answers no pool: no such series)
     if (pool?.()) {
@@ -89,23 +102,6 @@ export class Metrics {
         registers,
         collect() {
           this.set(pool()!.waiting)
-        },
-      })
-      new Gauge({
-        name: 'workpay_db_pool_job_connections',
-        help: "This process's pooled connections lent to its job worker (which gives way to requests beyond a fifth of the pool)",
-        registers,
-        collect() {
-          this.set(pool()!.background)
-        },
-      })
-      new Counter({
-        name: 'workpay_db_pool_job_waits_total',
-        help: 'Times a job of this process waited for a pooled connection that it left to requests',
-        registers,
-        collect() {
-          this.reset()
-          this.inc(pool()!.backgroundWaits)
         },
       })
     }

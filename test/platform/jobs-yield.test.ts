@@ -1,0 +1,168 @@
+// The job worker of a process that also answers requests gives way to them for pooled PostgreSQL
+// connections (`JobQueue.yieldTo`): while a request waits for a connection it starts no job beyond
+// one per group of slots, and otherwise keeps a fifth of the pool free of jobs. Without a pool (the
+// embedded database) it starts what its slots allow. Both drivers; the pool is a real one.
+import { sql } from 'kysely'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Database, openPostgres } from '../../src/db/index.ts'
+import { systemClock } from '../../src/platform/clock.ts'
+import { Pools, roomBesideRequests } from '../../src/platform/jobs/pools.ts'
+import { JobQueue } from '../../src/platform/jobs/queue.ts'
+import { Metrics } from '../../src/platform/metrics/index.ts'
+import { openTestDatabase } from '../helpers/app.ts'
+import { type HeldTransaction, heldOpen } from '../helpers/held-transaction.ts'
+import { parseExposition, sampleValue } from '../ops/prometheus.ts'
+
+declare module '../../src/platform/jobs/queue.ts' {
+  interface JobPayloads {
+    [kind: `yield.test.${string}`]: { n: number }
+  }
+}
+
+let database: Database & { url?: string }
+beforeAll(async () => {
+  database = await openTestDatabase()
+})
+afterAll(async () => {
+  await database?.close()
+})
+
+describe('room for jobs beside requests', () => {
+  it('is none while a caller waits, all but a fifth of the pool otherwise, unlimited without a pool', () => {
+    expect(roomBesideRequests({ waiting: 1, size: 10 }, 0)).toBe(0)
+    expect(roomBesideRequests({ waiting: 0, size: 10 }, 0)).toBe(8)
+    expect(roomBesideRequests({ waiting: 0, size: 10 }, 5)).toBe(3)
+    expect(roomBesideRequests({ waiting: 0, size: 10 }, 9)).toBe(0)
+    expect(roomBesideRequests({ waiting: 0, size: 2 }, 0)).toBe(1)
+    expect(roomBesideRequests(undefined, 100)).toBe(Number.POSITIVE_INFINITY)
+  })
+
+  it('lets each group of slots start one job when it runs none, however busy the requests', () => {
+    const pools = new Pools()
+    pools.sharedSize = 4
+    pools.assign('own', 2)
+    pools.assign('shared', undefined)
+    const [own, shared] = pools.list()
+    const busy = { waiting: 3, size: 10 }
+    expect(pools.startable(own!, busy)).toBe(1)
+    own!.busy = 1
+    expect(pools.startable(own!, busy)).toBe(0)
+    expect(pools.startable(shared!, busy)).toBe(1)
+    // no request waits: the free slots, up to all but a fifth of the pool across the groups
+    expect(pools.startable(shared!, { waiting: 0, size: 10 })).toBe(4)
+    expect(pools.startable(shared!, { waiting: 0, size: 5 })).toBe(3)
+    expect(pools.startable(shared!, undefined)).toBe(4)
+  })
+})
+
+/** Resolves when `check` holds, looking after each turn of the event loop (at most 30 s). */
+async function until(check: () => boolean | Promise<boolean>) {
+  const end = Date.now() + 30_000
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('condition not reached')
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+}
+
+/** A worker loop on the test database with `n` jobs of a kind of its own, each running until `finish`. */
+async function blockedJobs(n: number, slots: number) {
+  const q = new JobQueue(database.db, pino({ level: 'silent' }), systemClock)
+  q.concurrency = slots
+  const kind = `yield.test.${process.pid}.${n}.${slots}.${Math.random()}` as const
+  let running = 0
+  let most = 0
+  let started = 0
+  let finish!: () => void
+  const finished = new Promise<void>((resolve) => {
+    finish = resolve
+  })
+  q.register(kind, async () => {
+    started++
+    running++
+    most = Math.max(most, running)
+    await finished
+    running--
+  })
+  for (let i = 0; i < n; i++) await q.enqueue(database.db, kind, { n: i })
+  return {
+    q,
+    finish,
+    get started() {
+      return started
+    },
+    get most() {
+      return most
+    },
+  }
+}
+
+it('starts what its slots allow where the database has no pool, and always on the test pool of 20', async () => {
+  const jobs = await blockedJobs(4, 4)
+  jobs.q.yieldTo(database.pool)
+  jobs.q.start(3_600_000)
+  try {
+    await until(() => jobs.started === 4)
+    expect(jobs.q.heldBack).toBe(0)
+  } finally {
+    jobs.finish()
+    await jobs.q.stop()
+  }
+})
+
+describe.runIf(process.env.TEST_DB === 'postgres')('a worker beside requests on PostgreSQL', () => {
+  it('starts one job while a request waits for a connection, and the rest once none waits', async () => {
+    const small = openPostgres(database.url!, 5)
+    const held: HeldTransaction<unknown>[] = []
+    const jobs = await blockedJobs(4, 4)
+    jobs.q.yieldTo(small.pool)
+    try {
+      for (let i = 0; i < 5; i++) held.push(await heldOpen(small.db, (tx) => sql`select 1`.execute(tx)))
+      const waiting = sql`select 1`.execute(small.db)
+      await until(() => small.pool()!.waiting === 1)
+      jobs.q.start(3_600_000)
+      // the loop looks several times and holds back all but the group's one job
+      await until(() => jobs.started === 1 && jobs.q.heldBack >= 3)
+      expect(jobs.started).toBe(1)
+      for (const h of held) await h.release()
+      await waiting
+      // nobody waits: up to all but a fifth of the pool (4 of 5) run at once
+      await until(() => jobs.started === 4)
+      expect(jobs.most).toBe(4)
+
+      const metrics = new Metrics({
+        db: database.db,
+        chain: () => undefined,
+        log: pino({ level: 'silent' }),
+        timeoutMs: 5000,
+        jobsHeldBack: () => jobs.q.heldBack,
+      })
+      const samples = parseExposition(
+        await metrics.registry.getSingleMetricAsString('workpay_jobs_held_back_total'),
+      )
+      expect(sampleValue(samples, 'workpay_jobs_held_back_total', {})).toBe(jobs.q.heldBack)
+    } finally {
+      jobs.finish()
+      await jobs.q.stop()
+      await small.close()
+    }
+  })
+
+  it('keeps a fifth of the pool free of jobs when no request waits', async () => {
+    const small = openPostgres(database.url!, 5)
+    const jobs = await blockedJobs(6, 6)
+    jobs.q.yieldTo(small.pool)
+    jobs.q.start(3_600_000)
+    try {
+      await until(() => jobs.started === 4 && jobs.q.heldBack >= 3)
+      expect(jobs.started).toBe(4)
+      jobs.finish()
+      await until(() => jobs.started === 6)
+      expect(jobs.most).toBe(4)
+    } finally {
+      jobs.finish()
+      await jobs.q.stop()
+      await small.close()
+    }
+  })
+})
