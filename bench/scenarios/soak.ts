@@ -280,6 +280,8 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
         app.server.on('request', onRequest)
         // this process's connection pool every 50 ms: callers waiting for a connection (all busy)
         let poolWaits: number[] = []
+        // the times this process's job worker gave way to its requests (JobQueue.yieldTo)
+        let lastHeldBack = s.jobs.heldBack
         const poolSampler = setInterval(() => {
           const p = s.database.pool()
           if (p) poolWaits.push(p.waiting)
@@ -331,11 +333,12 @@ export default async function scenarios(ctx: BenchContext): Promise<Scenario[]> 
               `tick lag ≤ ${m.lagMs} ms, ${cpuMsPerReq} ms CPU/req, load ${loadavg()[0]!.toFixed(1)}, ` +
               `event loop delay p99 ${Math.round(loopDelay.percentile(99) / 1e5) / 10} ms, ` +
               `served in p50 ${pct(served, 50)} ms, p99 ${pct(served, 99)} ms, ` +
-              `${poolLine(poolWaits)}, ` +
+              `${poolLine(poolWaits)}, jobs held back ${s.jobs.heldBack - lastHeldBack}×, ` +
               `slowest p50/p99: ${m.slowest.join('; ')}`
             loopDelay.reset()
             served = []
             poolWaits = []
+            lastHeldBack = s.jobs.heldBack
             lastBlock = block
             minutes.push(line)
             console.log(`  soak ${line}`)
