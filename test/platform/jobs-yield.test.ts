@@ -56,7 +56,7 @@ describe('room for jobs beside requests', () => {
   })
 })
 
-/** Resolves when `check` holds, looking after each turn of the event loop (at most 30 s). */
+/** Resolves when `check` holds, looking every 5 ms (at most 30 s). */
 async function until(check: () => boolean | Promise<boolean>) {
   const end = Date.now() + 30_000
   while (!(await check())) {
