@@ -2,6 +2,8 @@
 // pool of that many slots that no other kind takes; every other kind shares the common pool. And
 // the signal a waiting worker wakes on (a run ended, a job was enqueued, a stop).
 
+import type { PoolState } from '../../db/index.ts'
+
 /** Slots of one or more kinds; `busy` counts the slots running (or being claimed for). */
 export interface Pool {
   name: string
@@ -17,11 +19,7 @@ export interface Pool {
 const SHARED = '*'
 
 /** A connection pool as the worker sees it when it gives way to requests (`JobQueue.yieldTo`). */
-export interface PoolPressure {
-  /** callers waiting for a connection: every one busy */
-  waiting: number
-  size: number
-}
+export type PoolPressure = Pick<PoolState, 'waiting' | 'size'>
 
 /**
  * How many more jobs the worker loop may start now, beyond one for each group of slots with none
