@@ -1,13 +1,14 @@
 // The job worker of a process that also answers requests gives way to them for pooled PostgreSQL
-// connections (`JobQueue.yieldTo`): while a request waits for a connection it starts no job beyond
-// one per group of slots, and otherwise keeps a fifth of the pool free of jobs. Without a pool (the
-// embedded database) it starts what its slots allow. Both drivers; the pool is a real one.
+// connections (`JobQueue.yieldTo`): while a request waits for a connection each group of slots runs
+// no more than its share (one, more while its jobs start late), and otherwise the jobs keep a fifth
+// of the pool free. Without a pool (the embedded database) it starts what its slots allow. Both
+// drivers; the pool is a real one.
 import { sql } from 'kysely'
 import pino from 'pino'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type Database, openPostgres } from '../../src/db/index.ts'
 import { systemClock } from '../../src/platform/clock.ts'
-import { Pools, roomBesideRequests } from '../../src/platform/jobs/pools.ts'
+import { lateness, Pools, roomBesideRequests } from '../../src/platform/jobs/pools.ts'
 import { JobQueue } from '../../src/platform/jobs/queue.ts'
 import { Metrics } from '../../src/platform/metrics/index.ts'
 import { openTestDatabase } from '../helpers/app.ts'
@@ -36,6 +37,52 @@ describe('room for jobs beside requests', () => {
     expect(roomBesideRequests({ waiting: 0, size: 10 }, 9)).toBe(0)
     expect(roomBesideRequests({ waiting: 0, size: 2 }, 0)).toBe(1)
     expect(roomBesideRequests(undefined, 100)).toBe(Number.POSITIVE_INFINITY)
+    // a caller waits: the group's share beyond what it runs, within all but a fifth of the pool
+    expect(roomBesideRequests({ waiting: 1, size: 10 }, 0, 3)).toBe(3)
+    expect(roomBesideRequests({ waiting: 1, size: 10 }, 6, 3)).toBe(2)
+    expect(roomBesideRequests({ waiting: 1, size: 10 }, 2, -1)).toBe(0)
+    expect(roomBesideRequests({ waiting: 0, size: 10 }, 0, 3)).toBe(8)
+  })
+
+  it('measures how late the earliest due of the claimed jobs starts', () => {
+    const now = new Date('2026-01-01T00:00:10Z')
+    expect(lateness([], now)).toBe(0)
+    expect(
+      lateness(
+        [{ runAt: new Date('2026-01-01T00:00:07Z') }, { runAt: new Date('2026-01-01T00:00:02Z') }],
+        now,
+      ),
+    ).toBe(8000)
+    // due later than now (a clock a little behind the one that enqueued): not late
+    expect(lateness([{ runAt: new Date('2026-01-01T00:00:11Z') }], now)).toBe(0)
+  })
+
+  it("raises a group's share while its jobs start late, lowers it as they start on time, resets it once caught up", () => {
+    const pools = new Pools()
+    pools.sharedSize = 3
+    pools.assign('shared', undefined)
+    const [pool] = pools.list()
+    const busy = { waiting: 2, size: 10 }
+    const late = { asked: 1, got: 1, lateMs: 6000, limitMs: 5000 }
+    expect(pool!.share).toBe(1)
+    pools.claimed(pool!, late)
+    pools.claimed(pool!, late)
+    expect(pool!.share).toBe(3)
+    pool!.busy = 1
+    expect(pools.startable(pool!, busy)).toBe(2)
+    // never beyond the group's slots
+    pools.claimed(pool!, late)
+    expect(pool!.share).toBe(3)
+    // on time again, but not within half the limit: kept; within it: lowered by one
+    pools.claimed(pool!, { ...late, lateMs: 4000 })
+    expect(pool!.share).toBe(3)
+    pools.claimed(pool!, { ...late, lateMs: 100 })
+    expect(pool!.share).toBe(2)
+    expect(pools.startable(pool!, busy)).toBe(1)
+    // a claim that found fewer ready jobs than it asked for: caught up
+    pools.claimed(pool!, { ...late, asked: 2 })
+    expect(pool!.share).toBe(1)
+    expect(pools.startable(pool!, busy)).toBe(0)
   })
 
   it('lets each group of slots start one job when it runs none, however busy the requests', () => {
@@ -66,7 +113,7 @@ async function until(check: () => boolean | Promise<boolean>) {
 }
 
 /** A worker loop on the test database with `n` jobs of a kind of its own, each running until `finish`. */
-async function blockedJobs(n: number, slots: number) {
+async function blockedJobs(n: number, slots: number, dueAgoMs = 0) {
   const q = new JobQueue(database.db, pino({ level: 'silent' }), systemClock)
   q.concurrency = slots
   const kind = `yield.test.${process.pid}.${n}.${slots}.${Math.random()}` as const
@@ -84,7 +131,8 @@ async function blockedJobs(n: number, slots: number) {
     await finished
     running--
   })
-  for (let i = 0; i < n; i++) await q.enqueue(database.db, kind, { n: i })
+  const runAt = new Date(Date.now() - dueAgoMs)
+  for (let i = 0; i < n; i++) await q.enqueue(database.db, kind, { n: i }, { runAt })
   return {
     q,
     finish,
@@ -159,6 +207,32 @@ describe.runIf(process.env.TEST_DB === 'postgres')('a worker beside requests on 
       jobs.finish()
       await until(() => jobs.started === 6)
       expect(jobs.most).toBe(4)
+    } finally {
+      jobs.finish()
+      await jobs.q.stop()
+      await small.close()
+    }
+  })
+
+  it('lets a group whose jobs start late run more while a request waits, within all but a fifth of the pool', async () => {
+    const small = openPostgres(database.url!, 5)
+    const held: HeldTransaction<unknown>[] = []
+    // due a minute ago: each claim finds them over `lateAfterMs` late
+    const jobs = await blockedJobs(6, 6, 60_000)
+    jobs.q.yieldTo(small.pool)
+    try {
+      for (let i = 0; i < 5; i++) held.push(await heldOpen(small.db, (tx) => sql`select 1`.execute(tx)))
+      const waiting = sql`select 1`.execute(small.db)
+      await until(() => small.pool()!.waiting === 1)
+      jobs.q.start(3_600_000)
+      // the share grows by one a claim: 4 of the pool's 5 connections, and no more
+      await until(() => jobs.started === 4)
+      const looks = jobs.q.heldBack
+      await until(() => jobs.q.heldBack >= looks + 3)
+      expect(jobs.started).toBe(4)
+      expect(small.pool()!.waiting).toBe(1)
+      for (const h of held) await h.release()
+      await waiting
     } finally {
       jobs.finish()
       await jobs.q.stop()

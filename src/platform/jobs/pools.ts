@@ -14,6 +14,11 @@ export interface Pool {
   shortAt?: number
   /** when it last looked for jobs whose lease lapsed */
   lapsedAt?: number
+  /**
+   * How many of its jobs may run while a request waits for a pooled connection: one, raised by one
+   * at each claim of jobs that started late and lowered as they start on time again (`Pools.claimed`).
+   */
+  share: number
 }
 
 const SHARED = '*'
@@ -23,18 +28,26 @@ export type PoolPressure = Pick<PoolState, 'waiting' | 'size'>
 
 /**
  * How many more jobs the worker loop may start now, beyond one for each group of slots with none
- * running, beside the requests of its process: none while a caller waits for a pooled connection;
- * otherwise as many as keep the jobs running to all but a fifth of the pool (8 of 10), so that a
- * request finds a connection free. No limit without a pool (the embedded database, one connection).
+ * running, beside the requests of its process: as many as keep the jobs running to all but a fifth
+ * of the pool (8 of 10), so that a request finds a connection free, and while a caller waits for a
+ * pooled connection at most `late` (the group's share beyond what it runs; none by default). No
+ * limit without a pool (the embedded database, one connection).
  */
-export function roomBesideRequests(pool: PoolPressure | undefined, running: number): number {
+export function roomBesideRequests(pool: PoolPressure | undefined, running: number, late = 0): number {
   if (!pool) return Number.POSITIVE_INFINITY
-  if (pool.waiting > 0) return 0
-  return Math.max(0, pool.size - Math.max(1, Math.floor(pool.size / 5)) - running)
+  const room = Math.max(0, pool.size - Math.max(1, Math.floor(pool.size / 5)) - running)
+  return pool.waiting > 0 ? Math.min(room, Math.max(0, late)) : room
+}
+
+/** How long after it was due the earliest due of `jobs` starts at `now` (0 for none). */
+export function lateness(jobs: readonly { runAt: Date }[], now: Date): number {
+  let due = Number.POSITIVE_INFINITY
+  for (const job of jobs) due = Math.min(due, new Date(job.runAt).getTime())
+  return jobs.length === 0 ? 0 : Math.max(0, now.getTime() - due)
 }
 
 export class Pools {
-  readonly #shared: Pool = { name: SHARED, size: 10, busy: 0, kinds: [] }
+  readonly #shared: Pool = { name: SHARED, size: 10, busy: 0, kinds: [], share: 1 }
   readonly #own = new Map<string, Pool>()
 
   get sharedSize() {
@@ -57,7 +70,7 @@ export class Pools {
       throw new Error(`the concurrency of ${kind} must be a positive integer`)
     const pool = this.#own.get(kind)
     if (pool) pool.size = concurrency
-    else this.#own.set(kind, { name: kind, size: concurrency, busy: 0, kinds: [kind] })
+    else this.#own.set(kind, { name: kind, size: concurrency, busy: 0, kinds: [kind], share: 1 })
   }
 
   /** The pools with kinds in them, the kinds' own first. */
@@ -68,13 +81,28 @@ export class Pools {
 
   /**
    * How many jobs `pool` may start now beside the requests of the process on `pressure`'s
-   * connections: its free slots, cut to `roomBesideRequests`, but always one when it runs none.
+   * connections: its free slots, cut to `roomBesideRequests` (while a request waits, to the pool's
+   * share), but always one when it runs none.
    */
   startable(pool: Pool, pressure: PoolPressure | undefined): number {
     let running = this.#shared.busy
     for (const own of this.#own.values()) running += own.busy
-    const room = roomBesideRequests(pressure, running)
+    const room = roomBesideRequests(pressure, running, pool.share - pool.busy)
     return Math.min(pool.size - pool.busy, pool.busy === 0 ? Math.max(1, room) : room)
+  }
+
+  /**
+   * Adjusts `pool`'s share after a claim of the worker loop that asked for `asked` jobs and got
+   * `got`, the earliest due of them `lateMs` after it was due: a claim that found fewer ready jobs
+   * than it asked for has caught up (the share is one again); otherwise a job later than `limitMs`
+   * raises the share by one (up to the pool's slots), and one within half of it lowers it by one.
+   * So a group whose jobs wait for requests gets more of the pool the longer they wait, and a
+   * backlog of jobs starts within about `limitMs` of being due as long as the process can keep up.
+   */
+  claimed(pool: Pool, claim: { asked: number; got: number; lateMs: number; limitMs: number }) {
+    if (claim.got < claim.asked) pool.share = 1
+    else if (claim.lateMs > claim.limitMs) pool.share = Math.min(pool.size, pool.share + 1)
+    else if (claim.lateMs < claim.limitMs / 2) pool.share = Math.max(1, pool.share - 1)
   }
 
   of(kind: string): Pool {

@@ -20,28 +20,22 @@ import type { Db, Executor } from '../../db/index.ts'
 import type { Clock } from '../clock.ts'
 import { newId } from '../crypto/ids.ts'
 import { keepLease } from './lease.ts'
-import { type Pool, type PoolPressure, Pools, Signal } from './pools.ts'
+import { lateness, type Pool, type PoolPressure, Pools, Signal } from './pools.ts'
 import { type JobRow, jobsRepo } from './repo.ts'
+import {
+  type EnqueueOptions,
+  type JobContext,
+  PermanentJobError,
+  type Registered,
+  type RegisterOptions,
+} from './types.ts'
 
 export type { JobRow } from './repo.ts'
+export type { EnqueueOptions, JobContext, JobHandler, RegisterOptions } from './types.ts'
+export { PermanentJobError } from './types.ts'
 
 /** the shortest time between two claims of a pool that found too few ready jobs, between ticks */
 export const CLAIM_GAP_MS = 20
-
-export interface JobContext {
-  job: JobRow
-  /** true when a failure of this run will not be retried */
-  lastAttempt: boolean
-  /**
-   * Records the run's success in `tx`, the run's last transaction (sent ahead: no round trip of its
-   * own): the job is done exactly when that transaction commits, and the queue writes nothing after
-   * the handler returns. Only for a handler that ends with that transaction, and throws when it
-   * fails (a rolled-back `tx` leaves the run to be recorded as failed).
-   */
-  finishIn(tx: Executor): Promise<void>
-}
-
-export type JobHandler = (payload: any, ctx: JobContext) => Promise<void>
 
 /**
  * The payload type of every job kind. A module declares its kinds by merging into this interface
@@ -54,35 +48,6 @@ export interface JobPayloads {}
 export type JobKind = keyof JobPayloads & string
 /** The payload of a job kind, as declared in `JobPayloads`. */
 export type PayloadOf<K extends JobKind> = JobPayloads[K]
-
-export interface RegisterOptions {
-  maxAttempts?: number
-  baseDelayMs?: number
-  deleteOnSuccess?: boolean
-  /**
-   * Slots of the kind's own in each worker: at most this many jobs of the kind run at once in one
-   * process, on slots no other kind takes, so the kind is never starved by a busy one (nor starves
-   * it). Without it the kind shares the worker's common slots (`JobQueue.concurrency`).
-   */
-  concurrency?: number
-}
-
-interface Registered {
-  handler: JobHandler
-  maxAttempts: number
-  baseDelayMs: number
-  /** delete the row on success (mail jobs carry codes and need not be kept) */
-  deleteOnSuccess: boolean
-}
-
-/** Thrown by a handler for a failure that retrying cannot fix. */
-export class PermanentJobError extends Error {}
-
-export interface EnqueueOptions {
-  runAt?: Date
-  dedupeKey?: string
-  maxAttempts?: number
-}
 
 export class JobQueue {
   readonly #handlers = new Map<string, Registered>()
@@ -98,6 +63,11 @@ export class JobQueue {
   leaseMs = 15_000
   /** how often a running job's lease is renewed; several renewals fit in one lease */
   heartbeatMs = 5_000
+  /**
+   * Giving way to requests (`yieldTo`), how long after it was due a job may start before its group
+   * of slots takes more of the pool while requests wait (`Pools.claimed`).
+   */
+  lateAfterMs = 5_000
 
   constructor(
     private readonly db: Db,
@@ -107,9 +77,10 @@ export class JobQueue {
 
   /**
    * Makes the worker loop give way to the requests of its process for `pool`'s connections: while
-   * a request waits for one, it starts no job beyond one for each group of slots with none running
-   * (payouts, deposits and the rest never stop), and otherwise keeps a fifth of the pool free of
-   * jobs (`roomBesideRequests`). For a process that answers requests and runs jobs.
+   * a request waits for one, each group of slots runs no more jobs than its share (one, so payouts,
+   * deposits and the rest never stop, and more while its jobs start over `lateAfterMs` late), and
+   * otherwise the jobs keep a fifth of the pool free (`roomBesideRequests`). For a process that
+   * answers requests and runs jobs.
    */
   yieldTo(pool: () => PoolPressure | undefined) {
     this.#yieldTo = pool
@@ -260,6 +231,13 @@ export class JobQueue {
         pool.busy -= free - jobs.length
       }
       pool.shortAt = jobs.length < free ? Date.now() : undefined
+      if (loop && this.#yieldTo)
+        this.#pools.claimed(pool, {
+          asked: free,
+          got: jobs.length,
+          lateMs: lateness(jobs, this.clock.now()),
+          limitMs: this.lateAfterMs,
+        })
       if (loop && this.#stopped) {
         await this.#handBack(jobs)
         pool.busy -= jobs.length

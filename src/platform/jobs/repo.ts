@@ -11,6 +11,8 @@ export interface JobRow {
   payload: any
   attempts: number
   maxAttempts: number
+  /** when it was due (its retry's time after a failed run) */
+  runAt: Date
 }
 
 export const jobsRepo = {
@@ -65,7 +67,7 @@ export const jobsRepo = {
       lockedUntil: leaseEnd(leaseMs),
       updatedAt: now,
     } as const
-    const columns = ['id', 'kind', 'payload', 'attempts', 'maxAttempts'] as const
+    const columns = ['id', 'kind', 'payload', 'attempts', 'maxAttempts', 'runAt'] as const
     if (!opts.lapsed)
       return db
         .updateTable('jobs')
