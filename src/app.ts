@@ -177,6 +177,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     retryStats: database.retryStats,
     pool: database.pool,
     jobsHeldBack: () => services.jobs.heldBack,
+    jobsShares: () => services.jobs.shares,
   })
   registerMetrics(app, metrics, { token: config.metricsToken })
 

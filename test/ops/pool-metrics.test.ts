@@ -31,9 +31,13 @@ describe('connection pool metrics', () => {
     expect(samples.some((s) => s.name.startsWith('workpay_db_pool'))).toBe(false)
   })
 
-  it('counts the times the job worker gave way to requests, on both drivers', async () => {
+  it("counts the times the job worker gave way to requests, and answers each group's share, on both drivers", async () => {
     const samples = await scrape()
     expect(sampleValue(samples, 'workpay_jobs_held_back_total', {})).toBe(t.app.services.jobs.heldBack)
+    const shares = t.app.services.jobs.shares
+    expect(shares.map((s) => s.group)).toEqual(expect.arrayContaining(['shared', 'outgoing.send']))
+    for (const { group, share } of shares)
+      expect(sampleValue(samples, 'workpay_jobs_share', { group })).toBe(share)
   })
 
   it.runIf(onPostgres)("answers the service's pool: its connections by state, none waiting", async () => {

@@ -65,6 +65,7 @@ describe('room for jobs beside requests', () => {
     const busy = { waiting: 2, size: 10 }
     const late = { asked: 1, got: 1, lateMs: 6000, limitMs: 5000 }
     expect(pool!.share).toBe(1)
+    expect(pools.shares()).toEqual([{ group: 'shared', share: 1 }])
     pools.claimed(pool!, late)
     pools.claimed(pool!, late)
     expect(pool!.share).toBe(3)
@@ -231,6 +232,17 @@ describe.runIf(process.env.TEST_DB === 'postgres')('a worker beside requests on 
       await until(() => jobs.q.heldBack >= looks + 3)
       expect(jobs.started).toBe(4)
       expect(small.pool()!.waiting).toBe(1)
+      // raised at each of the four claims; no claim since (no room)
+      expect(jobs.q.shares).toEqual([{ group: 'shared', share: 5 }])
+      const metrics = new Metrics({
+        db: database.db,
+        chain: () => undefined,
+        log: pino({ level: 'silent' }),
+        timeoutMs: 5000,
+        jobsShares: () => jobs.q.shares,
+      })
+      const samples = parseExposition(await metrics.registry.getSingleMetricAsString('workpay_jobs_share'))
+      expect(sampleValue(samples, 'workpay_jobs_share', { group: 'shared' })).toBe(5)
       for (const h of held) await h.release()
       await waiting
     } finally {

@@ -105,6 +105,11 @@ export class Pools {
     else if (claim.lateMs < claim.limitMs / 2) pool.share = Math.max(1, pool.share - 1)
   }
 
+  /** Each group with kinds in it (`shared` for the common slots) and its share. */
+  shares(): { group: string; share: number }[] {
+    return this.list().map((p) => ({ group: p === this.#shared ? 'shared' : p.name, share: p.share }))
+  }
+
   of(kind: string): Pool {
     return this.#own.get(kind) ?? this.#shared
   }

@@ -91,6 +91,12 @@ export class JobQueue {
     return this.#heldBack
   }
 
+  /** each group of slots (`shared` for the common ones) and how many jobs it may run while a
+   * request waits for a connection (`yieldTo`) */
+  get shares(): { group: string; share: number }[] {
+    return this.#pools.shares()
+  }
+
   /** Slots shared by the kinds without a `concurrency` of their own, in this process. */
   get concurrency() {
     return this.#pools.sharedSize

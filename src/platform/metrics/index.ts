@@ -24,6 +24,8 @@ export interface MetricsDeps {
   pool?: () => PoolState | undefined
   /** times this process's job worker gave way to its requests (`JobQueue.heldBack`) */
   jobsHeldBack?: () => number
+  /** each group of this process's job slots and its share (`JobQueue.shares`) */
+  jobsShares?: () => { group: string; share: number }[]
 }
 
 const OPEN_TRANSFER_STATES = new Set(['queued', 'signed', 'sent'])
@@ -80,6 +82,18 @@ export class Metrics {
         collect() {
           this.reset()
           this.inc(heldBack())
+        },
+      })
+    const shares = deps.jobsShares
+    if (shares)
+      new Gauge({
+        name: 'workpay_jobs_share',
+        help: "Jobs each group of this process's job slots may run while a request waits for a pooled connection: one, raised while its jobs start late",
+        labelNames: ['group'],
+        registers,
+        collect() {
+          this.reset()
+          for (const { group, share } of shares()) this.set({ group }, share)
         },
       })
     const pool = deps.pool
