@@ -159,41 +159,55 @@ it('starts what its slots allow where the database has no pool, and always on th
   }
 })
 
+/** A pool of 5 connections, each held by an open transaction, and one caller waiting for it. */
+async function exhaustedPool() {
+  const small = openPostgres(database.url!, 5)
+  const held: HeldTransaction<unknown>[] = []
+  for (let i = 0; i < 5; i++) held.push(await heldOpen(small.db, (tx) => sql`select 1`.execute(tx)))
+  const waiting = sql`select 1`.execute(small.db)
+  await until(() => small.pool()!.waiting === 1)
+  return {
+    small,
+    /** ends the held transactions; resolves once the waiting caller got its connection and answer */
+    async release() {
+      for (const h of held) await h.release()
+      await waiting
+    },
+  }
+}
+
+/** The value of `name` (no labels but `labels`) in a scrape of metrics with `deps`. */
+async function metricOf(name: string, deps: Partial<ConstructorParameters<typeof Metrics>[0]>, labels = {}) {
+  const metrics = new Metrics({
+    db: database.db,
+    chain: () => undefined,
+    log: pino({ level: 'silent' }),
+    timeoutMs: 5000,
+    ...deps,
+  })
+  return sampleValue(parseExposition(await metrics.registry.getSingleMetricAsString(name)), name, labels)
+}
+
 describe.runIf(process.env.TEST_DB === 'postgres')('a worker beside requests on PostgreSQL', () => {
   it('starts one job while a request waits for a connection, and the rest once none waits', async () => {
-    const small = openPostgres(database.url!, 5)
-    const held: HeldTransaction<unknown>[] = []
+    const busy = await exhaustedPool()
     const jobs = await blockedJobs(4, 4)
-    jobs.q.yieldTo(small.pool)
+    jobs.q.yieldTo(busy.small.pool)
     try {
-      for (let i = 0; i < 5; i++) held.push(await heldOpen(small.db, (tx) => sql`select 1`.execute(tx)))
-      const waiting = sql`select 1`.execute(small.db)
-      await until(() => small.pool()!.waiting === 1)
       jobs.q.start(3_600_000)
       // the loop looks several times and holds back all but the group's one job
       await until(() => jobs.started === 1 && jobs.q.heldBack >= 3)
       expect(jobs.started).toBe(1)
-      for (const h of held) await h.release()
-      await waiting
+      await busy.release()
       // nobody waits: up to all but a fifth of the pool (4 of 5) run at once
       await until(() => jobs.started === 4)
       expect(jobs.most).toBe(4)
-
-      const metrics = new Metrics({
-        db: database.db,
-        chain: () => undefined,
-        log: pino({ level: 'silent' }),
-        timeoutMs: 5000,
-        jobsHeldBack: () => jobs.q.heldBack,
-      })
-      const samples = parseExposition(
-        await metrics.registry.getSingleMetricAsString('workpay_jobs_held_back_total'),
-      )
-      expect(sampleValue(samples, 'workpay_jobs_held_back_total', {})).toBe(jobs.q.heldBack)
+      const heldBack = await metricOf('workpay_jobs_held_back_total', { jobsHeldBack: () => jobs.q.heldBack })
+      expect(heldBack).toBe(jobs.q.heldBack)
     } finally {
       jobs.finish()
       await jobs.q.stop()
-      await small.close()
+      await busy.small.close()
     }
   })
 
@@ -216,39 +230,31 @@ describe.runIf(process.env.TEST_DB === 'postgres')('a worker beside requests on 
   })
 
   it('lets a group whose jobs start late run more while a request waits, within all but a fifth of the pool', async () => {
-    const small = openPostgres(database.url!, 5)
-    const held: HeldTransaction<unknown>[] = []
+    const busy = await exhaustedPool()
     // due a minute ago: each claim finds them over `lateAfterMs` late
     const jobs = await blockedJobs(6, 6, 60_000)
-    jobs.q.yieldTo(small.pool)
+    jobs.q.yieldTo(busy.small.pool)
     try {
-      for (let i = 0; i < 5; i++) held.push(await heldOpen(small.db, (tx) => sql`select 1`.execute(tx)))
-      const waiting = sql`select 1`.execute(small.db)
-      await until(() => small.pool()!.waiting === 1)
       jobs.q.start(3_600_000)
       // the share grows by one a claim: 4 of the pool's 5 connections, and no more
       await until(() => jobs.started === 4)
       const looks = jobs.q.heldBack
       await until(() => jobs.q.heldBack >= looks + 3)
       expect(jobs.started).toBe(4)
-      expect(small.pool()!.waiting).toBe(1)
+      expect(busy.small.pool()!.waiting).toBe(1)
       // raised at each of the four claims; no claim since (no room)
       expect(jobs.q.shares).toEqual([{ group: 'shared', share: 5 }])
-      const metrics = new Metrics({
-        db: database.db,
-        chain: () => undefined,
-        log: pino({ level: 'silent' }),
-        timeoutMs: 5000,
-        jobsShares: () => jobs.q.shares,
-      })
-      const samples = parseExposition(await metrics.registry.getSingleMetricAsString('workpay_jobs_share'))
-      expect(sampleValue(samples, 'workpay_jobs_share', { group: 'shared' })).toBe(5)
-      for (const h of held) await h.release()
-      await waiting
+      const share = await metricOf(
+        'workpay_jobs_share',
+        { jobsShares: () => jobs.q.shares },
+        { group: 'shared' },
+      )
+      expect(share).toBe(5)
+      await busy.release()
     } finally {
       jobs.finish()
       await jobs.q.stop()
-      await small.close()
+      await busy.small.close()
     }
   })
 })
