@@ -23,6 +23,12 @@ export interface Pool {
 
 const SHARED = '*'
 
+/** A group of slots (`shared` for the common ones) and its share (`Pool.share`). */
+export interface GroupShare {
+  group: string
+  share: number
+}
+
 /** A connection pool as the worker sees it when it gives way to requests (`JobQueue.yieldTo`). */
 export type PoolPressure = Pick<PoolState, 'waiting' | 'size'>
 
@@ -30,13 +36,13 @@ export type PoolPressure = Pick<PoolState, 'waiting' | 'size'>
  * How many more jobs the worker loop may start now, beyond one for each group of slots with none
  * running, beside the requests of its process: as many as keep the jobs running to all but a fifth
  * of the pool (8 of 10), so that a request finds a connection free, and while a caller waits for a
- * pooled connection at most `late` (the group's share beyond what it runs; none by default). No
+ * pooled connection at most `shareLeft` (the group's share beyond what it runs; none by default). No
  * limit without a pool (the embedded database, one connection).
  */
-export function roomBesideRequests(pool: PoolPressure | undefined, running: number, late = 0): number {
+export function roomBesideRequests(pool: PoolPressure | undefined, running: number, shareLeft = 0): number {
   if (!pool) return Number.POSITIVE_INFINITY
   const room = Math.max(0, pool.size - Math.max(1, Math.floor(pool.size / 5)) - running)
-  return pool.waiting > 0 ? Math.min(room, Math.max(0, late)) : room
+  return pool.waiting > 0 ? Math.min(room, Math.max(0, shareLeft)) : room
 }
 
 /** How long after it was due the earliest due of `jobs` starts at `now` (0 for none). */
@@ -106,7 +112,7 @@ export class Pools {
   }
 
   /** Each group with kinds in it (`shared` for the common slots) and its share. */
-  shares(): { group: string; share: number }[] {
+  shares(): GroupShare[] {
     return this.list().map((p) => ({ group: p === this.#shared ? 'shared' : p.name, share: p.share }))
   }
 

@@ -20,7 +20,7 @@ import type { Db, Executor } from '../../db/index.ts'
 import type { Clock } from '../clock.ts'
 import { newId } from '../crypto/ids.ts'
 import { keepLease } from './lease.ts'
-import { lateness, type Pool, type PoolPressure, Pools, Signal } from './pools.ts'
+import { type GroupShare, lateness, type Pool, type PoolPressure, Pools, Signal } from './pools.ts'
 import { type JobRow, jobsRepo } from './repo.ts'
 import {
   type EnqueueOptions,
@@ -93,7 +93,7 @@ export class JobQueue {
 
   /** each group of slots (`shared` for the common ones) and how many jobs it may run while a
    * request waits for a connection (`yieldTo`) */
-  get shares(): { group: string; share: number }[] {
+  get shares(): GroupShare[] {
     return this.#pools.shares()
   }
 
