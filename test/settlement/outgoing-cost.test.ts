@@ -73,9 +73,9 @@ function instrument(chain: ChainAdapter) {
   }
   const sender = t.app.services.outgoing
   const run = sender.run.bind(sender)
-  sender.run = (id: string) => {
+  sender.run = (id, job) => {
     tallies.runs++
-    return inRun.run(true, () => run(id))
+    return inRun.run(true, () => run(id, job))
   }
   // Every statement of either driver passes through Kysely's query executor.
   const executor = Object.getPrototypeOf(Object.getPrototypeOf((t.database.db as any).getExecutor()))
@@ -105,6 +105,12 @@ function instrument(chain: ChainAdapter) {
 }
 
 const total = (m: Tally) => [...m.values()].reduce((a, b) => a + b, 0)
+/** statements that wait for their answer: a round trip each (one sent ahead travels with the next) */
+const waited = (m: Tally) =>
+  total(m) - [...m].filter(([k]) => k.startsWith('/* ahead */')).reduce((a, [, n]) => a + n, 0)
+/** job outcomes written by the queue after a run, each a round trip of its own */
+const ownOutcomes = (m: Tally) =>
+  [...m].filter(([k]) => /^update "jobs" set "status"/.test(k)).reduce((a, [, n]) => a + n, 0)
 const perTransfer = (n: number) => Math.round((n / TRANSFERS) * 10) / 10
 const listed = (m: Tally) =>
   [...m.entries()]
@@ -140,6 +146,7 @@ it('counts the statements and chain calls of each transfer, from its queueing to
   const report = [
     `${TRANSFERS} withdrawals from ${WALLETS} wallets, ${tallies.runs} sender runs`,
     `statements per transfer: ${perTransfer(statements)} (sender runs ${perTransfer(total(tallies.runSql))}, rest ${perTransfer(total(tallies.otherSql))})`,
+    `round trips per transfer: sender runs ${perTransfer(waited(tallies.runSql))}, rest ${perTransfer(waited(tallies.otherSql))}`,
     `chain calls per transfer: sender runs ${perTransfer(total(tallies.runChain))}, rest ${perTransfer(total(tallies.otherChain))}`,
     '--- statements of the sender runs',
     listed(tallies.runSql),
@@ -157,6 +164,14 @@ it('counts the statements and chain calls of each transfer, from its queueing to
   // once the gas hold was written in one statement).
   expect(total(tallies.runSql) / TRANSFERS, report).toBeLessThanOrEqual(32)
   expect(total(tallies.runChain) / TRANSFERS, report).toBeLessThanOrEqual(6)
+  // A run that writes records its job done in its last transaction (sent ahead); only a run that
+  // found nothing to do (its transfer settled by another run) leaves the outcome to the queue's own
+  // statement, a round trip after the run (every run did, before).
+  const finishedInRun = [...tallies.runSql].filter(([k]) => k.startsWith('/* ahead */ update "jobs"'))
+  const inRun = finishedInRun.reduce((a, [, n]) => a + n, 0)
+  expect(inRun + ownOutcomes(tallies.otherSql), report).toBe(tallies.runs)
+  expect(inRun, report).toBeGreaterThanOrEqual(TRANSFERS)
+  expect(waited(tallies.runSql) / TRANSFERS, report).toBeLessThanOrEqual(21.5)
 
   await t.app.services.settlement.watcher.scanNow()
   await t.drain()

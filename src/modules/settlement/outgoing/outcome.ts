@@ -12,10 +12,11 @@ import { scheduleRun } from './enqueue.ts'
 import { TRANSFER_ATTEMPT_FAILED, TRANSFER_FAILED, TRANSFER_SETTLED } from './events.ts'
 import { settleFunding } from './funding.ts'
 import { AccountIds, bookGas } from './gas.ts'
+import { lastTransaction } from './last-transaction.ts'
 import { hashesOf, minedOf } from './receipts.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { eventOf, logOf, report, startIn } from './report.ts'
-import { isFinal, json, OUTGOING_JOB, PermanentFailure, type SenderContext } from './types.ts'
+import { isFinal, json, OUTGOING_JOB, PermanentFailure, type RunState, type SenderContext } from './types.ts'
 
 /** HTTP-like numeric status of a failure, for `responseData`. */
 function statusOf(code: string): number {
@@ -41,13 +42,14 @@ const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0
  * provider's transient trouble (unreachable, timing out, a lagging node: `ChainError.retryable`)
  * is recorded but never counted against `maxFailures`: the transfer waits for the chain (backoff
  * up to `transientMaxDelayMs`) however long it is away, as an exchange keeps a withdrawal queued.
- * Only the node's answers about the transfer itself (refused, reverted, invalid) count.
+ * Only the node's answers about the transfer itself (refused, reverted, invalid) count. The run's
+ * last transaction (`run`).
  */
 export async function attemptFailed(
   s: SenderContext,
   id: string,
   err: unknown,
-  opts: { start?: boolean } = {},
+  run?: RunState,
 ): Promise<boolean> {
   const { db, chain, clock, log } = s.deps
   const transient = err instanceof ChainError && err.retryable
@@ -88,15 +90,15 @@ export async function attemptFailed(
     }
   }
   if (fate === 'mined') {
-    await settleWithReceipt(s, id, receipt!)
+    await settleWithReceipt(s, id, receipt!, run)
     return true
   }
 
-  return db.transaction().execute(async (tx) => {
+  return lastTransaction(s, run, async (tx) => {
     const current = await s.load(tx, id, true)
     if (!current || isFinal(current.status)) return !!current
     // The run failed before any write of its own marked the transfer started.
-    if (opts.start && !current.startedAt) await startIn(s, tx, current)
+    if (run?.start && !current.startedAt) await startIn(s, tx, current)
     // `fate` was judged from a read outside this lock: a concurrent run may have signed (and
     // broadcast) the transfer since. Then it may still land, and only the chain can tell.
     const signedMeanwhile = fate === 'unsigned' && current.status !== 'queued'
@@ -149,12 +151,18 @@ export async function attemptFailed(
   })
 }
 
-/** Settles a mined transfer: completed (value and gas booked) or, when reverted, failed (gas booked). */
-export async function settleWithReceipt(s: SenderContext, id: string, receipt: TransferReceipt) {
-  const { db, clock, log } = s.deps
+/** Settles a mined transfer: completed (value and gas booked) or, when reverted, failed (gas booked);
+ * the run's last transaction (`run`). */
+export async function settleWithReceipt(
+  s: SenderContext,
+  id: string,
+  receipt: TransferReceipt,
+  run?: RunState,
+) {
+  const { clock, log } = s.deps
   const text = receiptText(receipt)
   let ids: AccountIds | undefined
-  await db.transaction().execute(async (tx) => {
+  await lastTransaction(s, run, async (tx) => {
     const locked = await s.load(tx, id, true)
     if (!locked || isFinal(locked.status)) return
     const now = clock.now()

@@ -9,9 +9,11 @@
 import type { Hex } from 'viem'
 import { toChainError } from '../../../platform/chain/errors.ts'
 import type { TransferReceipt } from '../../../platform/chain/types.ts'
+import type { JobContext } from '../../../platform/jobs/queue.ts'
 import { scheduleRun } from './enqueue.ts'
 import { feeCapOf, perGasOf, priceNow, setFeeWait, underCap } from './fees.ts'
 import { reserveGas } from './gas.ts'
+import { lastTransaction, UnfinishedRun } from './last-transaction.ts'
 import { attemptFailed, settleWithReceipt } from './outcome.ts'
 import { minedOf, nextCheckDelay, type StoredTx } from './receipts.ts'
 import { replaceIfStuck } from './replace.ts'
@@ -31,18 +33,26 @@ const NATIVE_GAS = 21_000n
 /** how often a transfer of a halted coin looks again */
 const HALT_RECHECK_MS = 60_000
 
-/** Advances a transfer as far as it can go now; a failure is recorded as a failed attempt. */
-export async function runTransfer(s: SenderContext, id: string): Promise<void> {
+/**
+ * Advances a transfer as far as it can go now; a failure is recorded as a failed attempt. A run of
+ * the `outgoing.send` job (`job`) records the job done in its last transaction.
+ */
+export async function runTransfer(
+  s: SenderContext,
+  id: string,
+  job?: Pick<JobContext, 'finishIn'>,
+): Promise<void> {
   const row = await s.load(s.deps.db, id)
   if (!row || isFinal(row.status)) return
-  const run: RunState = { start: false }
+  const run: RunState = { start: false, finishIn: job && ((tx) => job.finishIn(tx)) }
   let settled: boolean
   try {
     settled = await advance(s, row, run)
   } catch (err) {
     if (err instanceof SimulatedCrash) throw err
-    settled = await attemptFailed(s, id, err, { start: run.start })
+    settled = await attemptFailed(s, id, err, run)
   }
+  if (run.unfinished) throw new UnfinishedRun(id)
   if (settled) await s.crashPoint('after-settle', id)
 }
 
@@ -56,7 +66,7 @@ async function advance(s: SenderContext, first: OutgoingRow, run: RunState): Pro
   if (row.status === 'queued') {
     // A coin halted by reconciliation (or a deep reorg) sends nothing new until an operator
     // resumes it; what was signed already is still followed to its receipt below.
-    if (await s.deps.halts.isHalted(row.coin)) return defer(s, row, HALT_RECHECK_MS)
+    if (await s.deps.halts.isHalted(row.coin)) return defer(s, row, HALT_RECHECK_MS, run)
     run.start = !row.startedAt
     const prepared = await prepare(s, row)
     if (!prepared) return defer(s, row, s.options.feeRecheckMs, run)
@@ -89,7 +99,7 @@ async function advance(s: SenderContext, first: OutgoingRow, run: RunState): Pro
       // No longer held back by the coin's maximum (a replacement clears it itself).
       if (replaced !== 'capped' && replaced !== 'replaced' && row.waitingForFee?.step === 'replace')
         await setFeeWait(s, row, null)
-      if (replaced === 'wait') return defer(s, row, s.options.gasWaitMs)
+      if (replaced === 'wait') return defer(s, row, s.options.gasWaitMs, run)
       if (replaced === 'replaced' || replaced === 'raced') {
         row = (await s.load(s.deps.db, row.id))!
         known.stored = undefined
@@ -101,11 +111,11 @@ async function advance(s: SenderContext, first: OutgoingRow, run: RunState): Pro
     if (!receipt && lookAgain) receipt = await minedOf(s, row, undefined, known)
     if (!receipt) {
       // Pending: not a failed attempt. Checked again soon (and replaced once it is stuck).
-      return defer(s, row, await nextCheckDelay(s, row, known))
+      return defer(s, row, await nextCheckDelay(s, row, known), run)
     }
   }
   await s.crashPoint('after-receipt', row.id)
-  await settleWithReceipt(s, row.id, receipt)
+  await settleWithReceipt(s, row.id, receipt, run)
   return true
 }
 
@@ -148,18 +158,18 @@ async function broadcastCurrent(
 }
 
 /** Runs the transfer again after `delayMs` (a new job under the next sequence number), marking
- * its start when `run` still has it to mark. False: the transfer is open; true: it was settled
- * meanwhile. */
-async function defer(s: SenderContext, row: OutgoingRow, delayMs: number, run?: RunState): Promise<boolean> {
-  const settled = await s.deps.db.transaction().execute(async (tx) => {
+ * its start when `run` still has it to mark; the run's last transaction. False: the transfer is
+ * open; true: it was settled meanwhile. */
+async function defer(s: SenderContext, row: OutgoingRow, delayMs: number, run: RunState): Promise<boolean> {
+  const settled = await lastTransaction(s, run, async (tx) => {
     const now = s.deps.clock.now()
     const seq = await outgoingRepo.nextWake(tx, row.id, now)
     if (seq === undefined) return true
-    if (run?.start) await startIn(s, tx, row)
+    if (run.start) await startIn(s, tx, row)
     await scheduleRun(s, tx, row.id, seq, new Date(now.getTime() + delayMs))
     return false
   })
-  if (run && !settled) run.start = false
+  if (!settled) run.start = false
   return settled
 }
 

@@ -5,7 +5,7 @@
 import type { Write } from '../../../db/compose.ts'
 import type { Executor, Tx } from '../../../db/index.ts'
 import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
-import type { JobQueue } from '../../../platform/jobs/queue.ts'
+import type { JobContext, JobQueue } from '../../../platform/jobs/queue.ts'
 import { Kept } from '../../../platform/kept.ts'
 import { Turns } from '../../../platform/lanes.ts'
 import { enqueueTransfer, transferWrites } from './enqueue.ts'
@@ -66,7 +66,7 @@ export class OutgoingSender implements SenderContext {
     // Each run is one attempt; the sender schedules its own retries. The queue's retries only
     // cover a run that died (crash, lost database): a high limit, so a transfer is never dropped.
     // Sends have slots of their own: a slow node holds up other sends at most, never the rest.
-    jobs.register(OUTGOING_JOB, (payload) => this.run(payload.id), {
+    jobs.register(OUTGOING_JOB, (payload, ctx) => this.run(payload.id, ctx), {
       maxAttempts: 1000,
       baseDelayMs: 2000,
       concurrency: this.options.concurrency,
@@ -114,9 +114,10 @@ export class OutgoingSender implements SenderContext {
     return outgoingRepo.load(ex, id, forUpdate)
   }
 
-  /** One run of a transfer's job. */
-  run(id: string): Promise<void> {
-    return runTransfer(this, id)
+  /** One run of a transfer's job; with the job's context (`finishIn`), its last transaction records the
+   * job done. */
+  run(id: string, job?: Pick<JobContext, 'finishIn'>): Promise<void> {
+    return runTransfer(this, id, job)
   }
 
   async crashPoint(at: CrashPoint, id: string) {

@@ -208,6 +208,10 @@ export type CrashHook = (at: CrashPoint, transferId: string) => void | Promise<v
  */
 export interface RunState {
   start: boolean
+  /** a job's run: records the job done in the run's last transaction (`lastTransaction`) */
+  finishIn?: ((tx: Executor) => Promise<void>) | undefined
+  /** true while the last transaction that recorded the job done has not committed */
+  unfinished?: boolean
 }
 
 /** What every step of the sender works with (the sender itself implements it). */
