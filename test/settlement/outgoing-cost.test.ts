@@ -171,6 +171,15 @@ it('counts the statements and chain calls of each transfer, from its queueing to
   const inRun = finishedInRun.reduce((a, [, n]) => a + n, 0)
   expect(inRun + ownOutcomes(tallies.otherSql), report).toBe(tallies.runs)
   expect(inRun, report).toBeGreaterThanOrEqual(TRANSFERS)
+  // The first broadcast is recorded (signed → sent) by the run's last transaction too, sent ahead.
+  const sent = [...tallies.runSql].filter(([k]) =>
+    k.includes('update "outgoing_transfers" set "status" = ?, "broadcast_at"'),
+  )
+  expect(sent.length, report).toBeGreaterThan(0)
+  expect(
+    sent.every(([k]) => k.startsWith('/* ahead */')),
+    report,
+  ).toBe(true)
   expect(waited(tallies.runSql) / TRANSFERS, report).toBeLessThanOrEqual(21.5)
 
   await t.app.services.settlement.watcher.scanNow()

@@ -59,12 +59,14 @@ const cases: {
 }[] = [
   { at: 'before-sign', coin: 'avax', expectAfterCrash: 'queued', landedBeforeResume: false },
   { at: 'after-sign', coin: 'avax', expectAfterCrash: 'signed', landedBeforeResume: false },
-  { at: 'after-broadcast', coin: 'avax', expectAfterCrash: 'sent', landedBeforeResume: true },
-  { at: 'after-receipt', coin: 'avax', expectAfterCrash: 'sent', landedBeforeResume: true },
+  // The broadcast is recorded (signed → sent) by the run's last transaction, which a crash before
+  // it never makes: the transfer stays signed, and the next run broadcasts it again or finds it mined.
+  { at: 'after-broadcast', coin: 'avax', expectAfterCrash: 'signed', landedBeforeResume: true },
+  { at: 'after-receipt', coin: 'avax', expectAfterCrash: 'signed', landedBeforeResume: true },
   { at: 'after-sign', coin: 'usdc', expectAfterCrash: 'signed', landedBeforeResume: false },
-  { at: 'after-broadcast', coin: 'usdc', expectAfterCrash: 'sent', landedBeforeResume: true },
+  { at: 'after-broadcast', coin: 'usdc', expectAfterCrash: 'signed', landedBeforeResume: true },
   // inside the settlement: the hold posted, the transfer not yet completed; all of it rolls back
-  { at: 'after-hold-post', coin: 'avax', expectAfterCrash: 'sent', landedBeforeResume: true },
+  { at: 'after-hold-post', coin: 'avax', expectAfterCrash: 'signed', landedBeforeResume: true },
 ]
 
 describe('a worker dying between steps', () => {

@@ -74,12 +74,15 @@ export const outgoingRepo = {
       .where('status', 'not in', ['completed', 'failed'])
   },
 
+  /** Records the transfer's gas reservation (sent ahead: it travels with the next statement). */
   async setGasReserved(ex: Executor, id: string, reserved: bigint, holdId: string, at: Date) {
-    await ex
-      .updateTable('outgoingTransfers')
-      .set({ gasReserved: reserved.toString(), gasHoldId: holdId, updatedAt: at })
-      .where('id', '=', id)
-      .execute()
+    await sendAhead(
+      ex,
+      ex
+        .updateTable('outgoingTransfers')
+        .set({ gasReserved: reserved.toString(), gasHoldId: holdId, updatedAt: at })
+        .where('id', '=', id),
+    )
   },
 
   /** Gas top-ups sent to `address`, newest first. */
@@ -220,14 +223,19 @@ export const outgoingRepo = {
 
   /** The transaction `txHash` was mined: it becomes the transfer's, the others are replaced (one
    * statement, and a second only when the mined one is not the transfer's current transaction). */
+  /**
+   * Records which of the transfer's transactions was mined (the others replaced); when it is not
+   * the transfer's current one (a replacement mined in its stead, or the first after all), that one
+   * becomes the transfer's. Sent ahead when the current one was mined.
+   */
   async markMined(tx: Tx, transferId: string, txHash: string, at: Date, currentTxHash?: string | null) {
-    const mined = await tx
+    const update = tx
       .updateTable('outgoingTransactions')
       .set({ status: sql`case when tx_hash = ${txHash} then 'mined' else 'replaced' end` })
       .where('transferId', '=', transferId)
       .where((eb) => eb.or([eb('txHash', '=', txHash), eb('status', '=', 'pending')]))
-      .returning(['txHash', 'raw', 'maxFee'])
-      .execute()
+    if (txHash === currentTxHash) return sendAhead(tx, update)
+    const mined = await update.returning(['txHash', 'raw', 'maxFee']).execute()
     const row = mined.find((m) => m.txHash === txHash)
     if (row && txHash !== currentTxHash)
       await tx
@@ -293,44 +301,51 @@ export const outgoingRepo = {
     return row && Number(row.wakeSeq)
   },
 
-  /** signed → sent (a no-op for any other status). */
-  async markSent(ex: Executor, id: string, at: Date) {
-    await ex
+  /** signed → sent (a no-op for any other status), not executed. */
+  sentStatement(ex: Executor, id: string, at: Date) {
+    return ex
       .updateTable('outgoingTransfers')
       .set({ status: 'sent', broadcastAt: at, updatedAt: at })
       .where('id', '=', id)
       .where('status', '=', 'signed')
-      .execute()
   },
 
-  /** Adds one failed attempt (and, when given, the next run's sequence number). */
+  /** Adds one failed attempt (and, when given, the next run's sequence number); sent ahead. */
   async addFailure(tx: Tx, id: string, f: { failures: number; message: string; wakeSeq?: number }, at: Date) {
-    await tx
-      .updateTable('outgoingTransfers')
-      .set({
-        failures: f.failures,
-        errors: sql`errors || ${JSON.stringify([f.message])}::jsonb`,
-        ...(f.wakeSeq === undefined ? {} : { wakeSeq: f.wakeSeq }),
-        updatedAt: at,
-      })
-      .where('id', '=', id)
-      .execute()
+    await sendAhead(
+      tx,
+      tx
+        .updateTable('outgoingTransfers')
+        .set({
+          failures: f.failures,
+          errors: sql`errors || ${JSON.stringify([f.message])}::jsonb`,
+          ...(f.wakeSeq === undefined ? {} : { wakeSeq: f.wakeSeq }),
+          updatedAt: at,
+        })
+        .where('id', '=', id),
+    )
   },
 
+  /** The transfer settled as completed; sent ahead. */
   async markCompleted(tx: Tx, id: string, receipt: string, at: Date) {
-    await tx
-      .updateTable('outgoingTransfers')
-      .set({ status: 'completed', receipt, settledAt: at, updatedAt: at, waitingForFee: null })
-      .where('id', '=', id)
-      .execute()
+    await sendAhead(
+      tx,
+      tx
+        .updateTable('outgoingTransfers')
+        .set({ status: 'completed', receipt, settledAt: at, updatedAt: at, waitingForFee: null })
+        .where('id', '=', id),
+    )
   },
 
+  /** The transfer settled as failed; sent ahead. */
   async markFailed(tx: Tx, id: string, error: string, receipt: string | null, at: Date) {
-    await tx
-      .updateTable('outgoingTransfers')
-      .set({ status: 'failed', error, receipt, settledAt: at, updatedAt: at, waitingForFee: null })
-      .where('id', '=', id)
-      .execute()
+    await sendAhead(
+      tx,
+      tx
+        .updateTable('outgoingTransfers')
+        .set({ status: 'failed', error, receipt, settledAt: at, updatedAt: at, waitingForFee: null })
+        .where('id', '=', id),
+    )
   },
 
   /** Records that a reported event was applied; false when it had been already. */

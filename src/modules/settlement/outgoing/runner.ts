@@ -44,7 +44,7 @@ export async function runTransfer(
 ): Promise<void> {
   const row = await s.load(s.deps.db, id)
   if (!row || isFinal(row.status)) return
-  const run: RunState = { start: false, finishIn: job && ((tx) => job.finishIn(tx)) }
+  const run: RunState = { id, start: false, finishIn: job && ((tx) => job.finishIn(tx)) }
   let settled: boolean
   try {
     settled = await advance(s, row, run)
@@ -93,7 +93,7 @@ async function advance(s: SenderContext, first: OutgoingRow, run: RunState): Pro
   if (!receipt) {
     // After a first broadcast (or a replacement's) the chain may have mined it at once: look again.
     let lookAgain = row.status === 'signed'
-    receipt = await broadcastCurrent(s, row, known)
+    receipt = await broadcastCurrent(s, row, known, run)
     if (!receipt && !fresh) {
       const replaced = await replaceIfStuck(s, row, { known })
       // No longer held back by the coin's maximum (a replacement clears it itself).
@@ -104,7 +104,7 @@ async function advance(s: SenderContext, first: OutgoingRow, run: RunState): Pro
         row = (await s.load(s.deps.db, row.id))!
         known.stored = undefined
         if (isFinal(row.status)) return true
-        receipt = await broadcastCurrent(s, row, known)
+        receipt = await broadcastCurrent(s, row, known, run)
         lookAgain = true
       }
     }
@@ -122,14 +122,16 @@ async function advance(s: SenderContext, first: OutgoingRow, run: RunState): Pro
 /**
  * Broadcasts the transfer's current stored transaction (idempotent: a node that knows it, or a
  * chain that mined it, is a success). Returns a receipt when the nonce is taken and one of the
- * transfer's own transactions took it; throws when another transaction took it.
+ * transfer's own transactions took it; throws when another transaction took it. The first
+ * broadcast of a signed transfer is recorded by the run's last transaction (`run.sentAt`).
  */
 async function broadcastCurrent(
   s: SenderContext,
   row: OutgoingRow,
   known: { stored?: StoredTx[] | undefined },
+  run: RunState,
 ): Promise<TransferReceipt | null> {
-  const { chain, db, clock, log } = s.deps
+  const { chain, clock, log } = s.deps
   try {
     await chain.broadcast(row.raw as Hex)
   } catch (err) {
@@ -140,8 +142,8 @@ async function broadcastCurrent(
     if (!receipt) throw new PermanentFailure('NONCE_TOO_LOW', 'the nonce was used by another transaction')
     return receipt
   }
-  if (row.status === 'signed') {
-    await outgoingRepo.markSent(db, row.id, clock.now())
+  if (row.status === 'signed' && !run.sentAt) {
+    run.sentAt = clock.now()
     log.info(
       {
         transferId: row.id,

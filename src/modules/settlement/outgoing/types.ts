@@ -204,10 +204,16 @@ export type CrashHook = (at: CrashPoint, transferId: string) => void | Promise<v
 /**
  * A run's own state: `start` while the transfer's start (its first pick-up) is still to be marked
  * and reported. That is done in the run's first write (the gas reservation, the signing, the
- * deferral or the failed attempt), not in a transaction of its own.
+ * deferral or the failed attempt), not in a transaction of its own. Its broadcast and its job's
+ * success are recorded by its last transaction.
  */
 export interface RunState {
+  /** the transfer */
+  id: string
   start: boolean
+  /** when the run first broadcast the signed transaction: recorded (signed → sent) by the run's
+   * last transaction (`lastTransaction`), not by a statement of its own */
+  sentAt?: Date | undefined
   /** a job's run: records the job done in the run's last transaction (`lastTransaction`) */
   finishIn?: ((tx: Executor) => Promise<void>) | undefined
   /** true while the last transaction that recorded the job done has not committed */
