@@ -221,8 +221,6 @@ export const outgoingRepo = {
     )
   },
 
-  /** The transaction `txHash` was mined: it becomes the transfer's, the others are replaced (one
-   * statement, and a second only when the mined one is not the transfer's current transaction). */
   /**
    * Records which of the transfer's transactions was mined (the others replaced); when it is not
    * the transfer's current one (a replacement mined in its stead, or the first after all), that one
