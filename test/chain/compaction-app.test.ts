@@ -101,7 +101,8 @@ describe('devnet journal compaction in the app', () => {
         .select(['txHash', 'status'])
         .where('id', '=', outgoingId!)
         .executeTakeFirstOrThrow()
-      expect(sent.status).toBe('sent')
+      // broadcast and mined, still `signed`: the run's last transaction would have recorded the broadcast
+      expect(sent.status).toBe('signed')
       const minedAt = (await chain1.getReceipt(sent.txHash as `0x${string}`))!.blockNumber
       // the watcher's cursor moves past that block
       await sendFrom(t1, chain1.devnet!.accounts[3]!, freshAddress(), 'avax', 1n)
