@@ -235,7 +235,7 @@ export const outgoingRepo = {
     if (txHash === currentTxHash) return sendAhead(tx, update)
     const mined = await update.returning(['txHash', 'raw', 'maxFee']).execute()
     const row = mined.find((m) => m.txHash === txHash)
-    if (row && txHash !== currentTxHash)
+    if (row)
       await tx
         .updateTable('outgoingTransfers')
         .set({ txHash, raw: row.raw, maxFee: row.maxFee, updatedAt: at })
