@@ -12,6 +12,7 @@ export const JOB_KINDS = [
   'wallet.watch',
   'deposit.credited',
   'outgoing.send',
+  'outgoing.topup',
   'transfer.started',
   'transfer.attempt-failed',
   'transfer.settled',

@@ -176,7 +176,7 @@ export const ParkedJob = Type.Object(
     _id: Type.String(),
     kind: Type.String({
       description:
-        '`mail.send`, `notifications.email`, `webhooks.deliver`, `outgoing.send`, `files.delete-object`',
+        '`mail.send`, `notifications.email`, `webhooks.deliver`, `outgoing.send`, `outgoing.topup`, `files.delete-object`',
     }),
     attempts: Type.Integer(),
     runAt: Timestamp,

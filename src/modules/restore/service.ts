@@ -12,7 +12,7 @@ import type { Clock } from '../../platform/clock.ts'
 import { type ParkedJob, parking } from '../../platform/jobs/parking.ts'
 import type { AuthService } from '../auth/types.ts'
 import { chainAfterBackup, unknownNoncesAhead } from '../settlement/module.ts'
-import type { ChainAfterBackup, OutgoingSender } from '../settlement/types.ts'
+import { type ChainAfterBackup, type OutgoingSender, TRANSFER_JOBS } from '../settlement/types.ts'
 import type { PlatformTransfers } from './platform-transfers.ts'
 import { restoreRepo } from './repo.ts'
 
@@ -21,9 +21,11 @@ export const OUTSIDE_EFFECT_KINDS = [
   'mail.send',
   'notifications.email',
   'webhooks.deliver',
-  'outgoing.send',
+  ...TRANSFER_JOBS,
   'files.delete-object',
 ] as const
+/** a parked job that sends an outgoing transfer (a payout's or a gas top-up's) */
+const sendsTransfer = (kind: string) => (TRANSFER_JOBS as readonly string[]).includes(kind)
 
 export interface RestoreReport {
   /** the newest moment the copy records (the backup was taken at or just after it) */
@@ -124,7 +126,7 @@ export class RestoreService {
    */
   async release(id: string, audit: Audit): Promise<ParkedJob> {
     const peek = await parking.lock(this.deps.db, id)
-    if (peek?.kind === 'outgoing.send') {
+    if (peek && sendsTransfer(peek.kind)) {
       const transfer = await this.deps.outgoing.get(this.deps.db, String(peek.about.id))
       if (
         transfer &&
@@ -150,7 +152,7 @@ export class RestoreService {
   async drop(id: string, audit: Audit): Promise<ParkedJob> {
     return this.deps.db.transaction().execute(async (tx) => {
       const job = await this.#lockParked(tx, id)
-      if (job.kind === 'outgoing.send')
+      if (sendsTransfer(job.kind))
         throw errors.named(
           'PARKED_TRANSFER_NOT_DROPPABLE',
           'A parked outgoing transfer is released or its transfer cancelled, never dropped',

@@ -1,13 +1,14 @@
 // The intent: a caller writes an outgoing transfer (and the job that sends it) inside its own
 // database transaction, with the change that needs it. Nothing is sent unless that commits.
 import { isAddress } from 'viem'
+import { writeAhead } from '../../../db/ahead.ts'
 import { type Write, write } from '../../../db/compose.ts'
 import type { Executor, Tx } from '../../../db/index.ts'
 import type { OutgoingFromKind } from '../../../db/tables/withdrawals.ts'
 import { newId } from '../../../platform/crypto/ids.ts'
 import { outgoingRepo } from './repo.ts'
 import { logOf } from './report.ts'
-import { type EnqueueTransfer, OUTGOING_JOB, platformSigner, type SenderContext } from './types.ts'
+import { type EnqueueTransfer, jobOf, OUTGOING_JOB, platformSigner, type SenderContext } from './types.ts'
 
 /**
  * Queues a transfer inside the caller's transaction. Returns the transfer id; the same `key`
@@ -21,7 +22,7 @@ export async function enqueueTransfer(
   const row = await transferRow(s, tx, input)
   const inserted = await outgoingRepo.insert(tx, row)
   if (!inserted) return { id: await outgoingRepo.idByKey(tx, input.key), replayed: true }
-  await scheduleRun(s, tx, row.id, 0, row.createdAt)
+  await scheduleRun(s, tx, row, 0, row.createdAt)
   logQueued(s, row)
   return { id: row.id, replayed: false }
 }
@@ -42,7 +43,7 @@ export async function transferWrites(
     write(outgoingRepo.insertNew(tx, row)),
     s.deps.jobs.enqueueWrite(
       tx,
-      OUTGOING_JOB,
+      jobOf(row.purpose),
       { id: row.id },
       { runAt: row.createdAt, dedupeKey: runKey(row.id, 0) },
     ),
@@ -114,10 +115,33 @@ function logQueued(s: SenderContext, row: Awaited<ReturnType<typeof transferRow>
   s.deps.log.info(logOf(row), 'outgoing transfer enqueued')
 }
 
-/** The dedupe key of a transfer's run number `seq`. */
+/** The dedupe key of a transfer's run number `seq` (one namespace for both kinds of runs). */
 const runKey = (id: string, seq: number) => `${OUTGOING_JOB}:${id}:${seq}`
 
+/** A transfer as its runs' jobs are scheduled: its id, and its purpose (the job's kind). */
+export type Runnable = { id: string; purpose: string }
+
 /** Queues the next run of a transfer; the sequence number keeps each run's dedupe key unique. */
-export async function scheduleRun(s: SenderContext, ex: Executor, id: string, seq: number, runAt: Date) {
-  await s.deps.jobs.enqueue(ex, OUTGOING_JOB, { id }, { runAt, dedupeKey: runKey(id, seq) })
+export async function scheduleRun(s: SenderContext, ex: Executor, t: Runnable, seq: number, runAt: Date) {
+  await s.deps.jobs.enqueue(ex, jobOf(t.purpose), { id: t.id }, { runAt, dedupeKey: runKey(t.id, seq) })
+}
+
+/**
+ * Runs `transfers` now, beside their scheduled runs (one write, sent ahead), once per `cause`: the
+ * dedupe key names it. An extra run of a transfer is harmless; no row is locked here, which would
+ * order locks against the transfers' own runs.
+ */
+export async function wakeNow(s: SenderContext, tx: Tx, transfers: Runnable[], cause: string) {
+  const runAt = s.deps.clock.now()
+  await writeAhead(
+    tx,
+    transfers.map((t) =>
+      s.deps.jobs.enqueueWrite(
+        tx,
+        jobOf(t.purpose),
+        { id: t.id },
+        { runAt, dedupeKey: `${OUTGOING_JOB}:${t.id}:after:${cause}` },
+      ),
+    ),
+  )
 }

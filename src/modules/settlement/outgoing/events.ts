@@ -72,6 +72,7 @@ export interface TransferFailed extends TransferEvent {
 declare module '../../../platform/jobs/queue.ts' {
   interface JobPayloads {
     'outgoing.send': OutgoingSendJob
+    'outgoing.topup': OutgoingSendJob
     'transfer.started': TransferStarted
     'transfer.attempt-failed': TransferAttemptFailed
     'transfer.settled': TransferSettled

@@ -75,15 +75,16 @@ export type Reservation =
 /**
  * Reserves `maxFee` of native coin for the transfer's gas (what is reserved already counts), in a
  * transaction of its own: before signing, or (`signed`) before signing a replacement with higher
- * fees. When short, asks the gas wallet for a top-up and answers false: the transfer waits for the
- * watcher to credit it. Throws when the last top-up failed (a failed attempt of the transfer).
+ * fees. `ok`: reserved. When short, asks the gas wallet for a top-up and answers `wait` (the
+ * top-up's settlement wakes the transfer); `scan`: the top-up landed and the watcher is asked to
+ * credit it. Throws when the last top-up failed (a failed attempt of the transfer).
  */
 export async function reserveGas(
   s: SenderContext,
   row: OutgoingRow,
   maxFee: bigint,
   opts: { gas?: bigint; signed?: boolean; run?: RunState } = {},
-): Promise<boolean> {
+): Promise<'ok' | 'wait' | 'scan'> {
   const { db, clock } = s.deps
   let ids: AccountIds | undefined
   let started = false
@@ -122,12 +123,12 @@ export async function reserveGas(
 }
 
 /** What a reservation that is not `ok` means for the run: a scan asked for, or a failed attempt. */
-export async function settleReservation(s: SenderContext, r: Reservation): Promise<boolean> {
+export async function settleReservation(s: SenderContext, r: Reservation): Promise<'ok' | 'wait' | 'scan'> {
   // The top-up landed but the watcher has not credited it yet: ask for a scan, and wait.
   if (r.result === 'scan') await s.deps.watcher.requestScan()
   if (r.result === 'topup-failed')
     throw new ChainError('UNAVAILABLE', 'the gas top-up of the sending address failed; another was requested')
-  return r.result === 'ok'
+  return r.result
 }
 
 /**

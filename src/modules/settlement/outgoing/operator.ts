@@ -72,7 +72,7 @@ export class OutgoingOperations {
       const seq = row.wakeSeq + 1
       const now = clock.now()
       await outgoingRepo.setWakeSeq(tx, id, seq, now)
-      await scheduleRun(this.s, tx, id, seq, now)
+      await scheduleRun(this.s, tx, row, seq, now)
       await then(tx, row)
       this.s.deps.log.info(
         { transferId: id, purpose: row.purpose, referenceId: row.referenceId, status: row.status },
@@ -118,7 +118,7 @@ export class OutgoingOperations {
         const now = this.s.deps.clock.now()
         await outgoingRepo.setWakeSeq(tx, id, seq, now)
         // The next run broadcasts the replacement (the stored current transaction).
-        await scheduleRun(this.s, tx, id, seq, now)
+        await scheduleRun(this.s, tx, locked, seq, now)
         // The transfer as it was before the replacement (its replaced transaction).
         await then(tx, { ...locked, txHash: row.txHash, raw: row.raw })
       },

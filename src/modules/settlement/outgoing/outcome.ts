@@ -8,7 +8,7 @@ import type { Tx } from '../../../db/index.ts'
 import { AppError } from '../../../http/errors.ts'
 import { ChainError, type TransferReceipt } from '../../../platform/chain/types.ts'
 import { receiptText } from '../watcher/fetch.ts'
-import { scheduleRun } from './enqueue.ts'
+import { scheduleRun, wakeNow } from './enqueue.ts'
 import { TRANSFER_ATTEMPT_FAILED, TRANSFER_FAILED, TRANSFER_SETTLED } from './events.ts'
 import { settleFunding } from './funding.ts'
 import { AccountIds, bookGas } from './gas.ts'
@@ -16,7 +16,14 @@ import { lastTransaction } from './last-transaction.ts'
 import { hashesOf, minedOf } from './receipts.ts'
 import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { eventOf, logOf, report, startIn } from './report.ts'
-import { isFinal, json, OUTGOING_JOB, PermanentFailure, type RunState, type SenderContext } from './types.ts'
+import {
+  GAS_TOPUP_PURPOSE,
+  isFinal,
+  json,
+  PermanentFailure,
+  type RunState,
+  type SenderContext,
+} from './types.ts'
 
 /** HTTP-like numeric status of a failure, for `responseData`. */
 function statusOf(code: string): number {
@@ -146,7 +153,7 @@ export async function attemptFailed(
         'outgoing transfer is signed but neither mined nor replaced; it stays open until the chain decides',
       )
     }
-    await scheduleRun(s, tx, id, seq, new Date(now.getTime() + delay))
+    await scheduleRun(s, tx, current, seq, new Date(now.getTime() + delay))
     return false
   })
 }
@@ -179,6 +186,7 @@ export async function settleWithReceipt(
       // The value out of the funding hold to the chain.
       const { valueTransferId } = await settleFunding(s, tx, row, 'completed', clearingOf)
       await outgoingRepo.markCompleted(tx, id, text, now)
+      await wakeGasWaiters(s, tx, row)
       await report(s, tx, TRANSFER_SETTLED, {
         ...eventOf(row),
         txHash,
@@ -247,6 +255,7 @@ export async function settleFailure(
   // The funding hold voided: nothing left the funding.
   await settleFunding(s, tx, row, 'failed')
   await outgoingRepo.markFailed(tx, row.id, json(error), f.receipt, s.deps.clock.now())
+  await wakeGasWaiters(s, tx, row)
   const txHash = f.reason === 'reverted' ? row.txHash : null
   await report(s, tx, TRANSFER_FAILED, {
     ...eventOf(row),
@@ -276,11 +285,17 @@ export async function settleFailure(
  */
 async function wakeLaterNonces(s: SenderContext, tx: Tx, row: OutgoingRow) {
   const later = await outgoingRepo.nextSignedAfter(tx, s.chainKey, row.fromAddress, Number(row.nonce))
-  if (later)
-    await s.deps.jobs.enqueue(
-      tx,
-      OUTGOING_JOB,
-      { id: later.id },
-      { runAt: s.deps.clock.now(), dedupeKey: `${OUTGOING_JOB}:${later.id}:after:${row.id}` },
-    )
+  if (later) await wakeNow(s, tx, [later], row.id)
+}
+
+/**
+ * A gas top-up settled (landed, reverted or failed): the transfers of the address it tops up that
+ * still wait for gas run now instead of at their next check (`topUpWaitMs` away). Each finds the
+ * credit and signs, asks the watcher to credit it, or, after a failed top-up, counts a failed
+ * attempt and asks for another.
+ */
+async function wakeGasWaiters(s: SenderContext, tx: Tx, row: OutgoingRow) {
+  if (row.purpose !== GAS_TOPUP_PURPOSE) return
+  const waiting = await outgoingRepo.waitingForGas(tx, s.chainKey, row.referenceId)
+  await wakeNow(s, tx, waiting, row.id)
 }

@@ -100,7 +100,8 @@ export async function replaceIfStuck(
   }
   const gas = BigInt(row.gasLimit ?? 0)
   const maxFee = gas * perGasOf(fees)
-  if (row.fromKind !== 'platform' && !(await reserveGas(s, row, maxFee, { signed: true }))) return 'wait'
+  if (row.fromKind !== 'platform' && (await reserveGas(s, row, maxFee, { signed: true })) !== 'ok')
+    return 'wait'
 
   const done = await db.transaction().execute(async (tx) => {
     const locked = await s.load(tx, row.id, true)

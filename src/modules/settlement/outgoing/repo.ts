@@ -259,7 +259,7 @@ export const outgoingRepo = {
   nextSignedAfter(ex: Executor, chainId: string, address: string, nonce: number) {
     return ex
       .selectFrom('outgoingTransfers')
-      .select('id')
+      .select(['id', 'purpose'])
       .where('chainId', '=', chainId)
       .where('fromAddress', '=', address)
       .where('status', 'in', ['signed', 'sent'])
@@ -267,6 +267,20 @@ export const outgoingRepo = {
       .orderBy('nonce')
       .limit(1)
       .executeTakeFirst()
+  },
+
+  /** The queued transfers of an address with no gas reserved yet (at most `limit`, the oldest first). */
+  waitingForGas(ex: Executor, chainId: string, address: string, limit = 10_000) {
+    return ex
+      .selectFrom('outgoingTransfers')
+      .select(['id', 'purpose'])
+      .where('chainId', '=', chainId)
+      .where('fromAddress', '=', address)
+      .where('status', '=', 'queued')
+      .where('gasHoldId', 'is', null)
+      .orderBy('createdAt')
+      .limit(limit)
+      .execute()
   },
 
   /** Queued transfers of an address with no gas reserved yet (but `except`), counted by coin. */

@@ -73,7 +73,9 @@ async function advance(s: SenderContext, first: OutgoingRow, run: RunState): Pro
     // Gas reserved by an earlier run (that died before signing) is not reserved again.
     if (row.fromKind !== 'platform' && BigInt(row.gasReserved) < prepared.maxFee) {
       const reserved = await reserveGas(s, row, prepared.maxFee, { gas: prepared.gas, run })
-      if (!reserved) return defer(s, row, s.options.gasWaitMs, run)
+      // Waiting for a top-up: its settlement wakes the transfer (the delay bounds a missed wake).
+      if (reserved !== 'ok')
+        return defer(s, row, reserved === 'wait' ? s.options.topUpWaitMs : s.options.gasWaitMs, run)
     }
     // Reconcile with the chain: nonces used outside the platform (after a key export) are skipped.
     const latest = await s.deps.chain.getNonce(row.fromAddress, 'latest')
@@ -168,7 +170,7 @@ async function defer(s: SenderContext, row: OutgoingRow, delayMs: number, run: R
     const seq = await outgoingRepo.nextWake(tx, row.id, now)
     if (seq === undefined) return true
     if (run.start) await startIn(s, tx, row)
-    await scheduleRun(s, tx, row.id, seq, new Date(now.getTime() + delayMs))
+    await scheduleRun(s, tx, row, seq, new Date(now.getTime() + delayMs))
     return false
   })
   if (!settled) run.start = false

@@ -23,6 +23,7 @@ import {
   type SenderContext,
   type SenderDeps,
   type SenderOptions,
+  TOPUP_JOB,
   TRANSFER_PURPOSES,
   type TransferPurpose,
   viewOf,
@@ -70,6 +71,12 @@ export class OutgoingSender implements SenderContext {
       maxAttempts: 1000,
       baseDelayMs: 2000,
       concurrency: this.options.concurrency,
+    })
+    // Gas top-ups on slots of their own: the transfers that wait for them never hold them up.
+    jobs.register(TOPUP_JOB, (payload, ctx) => this.run(payload.id, ctx), {
+      maxAttempts: 1000,
+      baseDelayMs: 2000,
+      concurrency: this.options.topUpConcurrency,
     })
     registerReportJobs(this, jobs, (purpose) => this.#handlers.get(purpose))
   }

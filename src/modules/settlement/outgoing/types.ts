@@ -16,6 +16,13 @@ import type { OutgoingRow } from './repo.ts'
 
 export const OUTGOING_JOB = 'outgoing.send'
 export const GAS_TOPUP_PURPOSE = 'gas.topup'
+/** The job of a gas top-up's runs: slots of its own (`topUpConcurrency`), so that a backlog of
+ * transfers, many of them waiting for top-ups, never holds up the top-ups themselves. */
+export const TOPUP_JOB = 'outgoing.topup'
+/** The job kinds that run transfers (each transfer's runs are of one of them, by its purpose). */
+export const TRANSFER_JOBS = [OUTGOING_JOB, TOPUP_JOB] as const
+/** The job kind of a transfer's runs. */
+export const jobOf = (purpose: string) => (purpose === GAS_TOPUP_PURPOSE ? TOPUP_JOB : OUTGOING_JOB)
 
 /**
  * What an outgoing transfer can be for. Each purpose has exactly one module that enqueues it and
@@ -136,8 +143,11 @@ export interface SenderOptions {
   /** the first look for the receipt of a broadcast transaction not mined at once, and the shortest
    * time between two looks (each look is a run of its own; no run waits for the chain) */
   receiptCheckMs: number
-  /** how long a transfer waiting for a gas top-up sleeps between checks */
+  /** how long a transfer whose gas top-up landed but is not credited yet sleeps between checks */
   gasWaitMs: number
+  /** the longest a transfer waiting for its address's gas top-up sleeps: the top-up's settlement
+   * wakes every transfer of the address still without gas, so this only bounds a missed wake */
+  topUpWaitMs: number
   /** a signed transfer whose fate the chain cannot tell yet (retries used up) is re-checked this often */
   stuckRecheckMs: number
   /** a transaction not mined this long after it was signed is replaced (same nonce, fees +12.5 %
@@ -154,6 +164,8 @@ export interface SenderOptions {
   topUpFactor: bigint
   /** sends one worker process runs at once (slots of their own, apart from other jobs) */
   concurrency: number
+  /** gas top-ups one worker process runs at once (slots of their own, apart from other sends) */
+  topUpConcurrency: number
   /** a transfer waiting for the network fee to fall under its coin's maximum looks again after this */
   feeRecheckMs: number
 }
@@ -165,12 +177,14 @@ export const DEFAULT_SENDER_OPTIONS: SenderOptions = {
   transientMaxDelayMs: 60_000,
   receiptCheckMs: 2_000,
   gasWaitMs: 1000,
+  topUpWaitMs: 30_000,
   stuckRecheckMs: 10 * 60_000,
   stuckAfterMs: 90_000,
   maxReplacements: 5,
   pendingRecheckMs: 15_000,
   topUpFactor: 20n,
   concurrency: 8,
+  topUpConcurrency: 2,
   feeRecheckMs: 15_000,
 }
 
