@@ -1,8 +1,8 @@
 // Transfers waiting for a gas top-up do not poll for it: each sleeps `topUpWaitMs` (a bound on a
-// missed wake), and the top-up's settlement wakes every transfer of its address still without gas,
-// due at once. A top-up runs as a job of its own kind (`outgoing.topup`), on slots no other send
+// missed wake), asking the chain nothing while a top-up to its address is open, and the top-up's
+// settlement wakes every transfer of its address still without gas, due at once. A top-up runs as a job of its own kind (`outgoing.topup`), on slots no other send
 // takes, so a backlog of transfers waiting for top-ups never holds the top-ups up.
-import { afterAll, beforeAll, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
 import {
@@ -50,10 +50,22 @@ it("wakes the transfers waiting for gas when their address's top-up settles, lon
   const waitMs = outgoing.options.topUpWaitMs
   expect(waitMs).toBeGreaterThan(10_000)
 
-  // Each transfer's first run finds no gas at the fresh address: the first asks for one top-up,
-  // the others see it open. None of them looks again before `topUpWaitMs`.
+  // Each transfer's first run finds no gas at the fresh address: the first asks for one top-up;
+  // the others see it open and ask the chain nothing (no fees, no simulation). None of them looks
+  // again before `topUpWaitMs`.
   const now = t.clock.now().getTime()
-  for (const id of ids) await outgoing.run(id)
+  await outgoing.run(ids[0]!)
+  const chain = t.app.services.chain
+  const fees = vi.spyOn(chain, 'estimateFees')
+  const gas = vi.spyOn(chain, 'estimateTransferGas')
+  try {
+    for (const id of ids.slice(1)) await outgoing.run(id)
+    expect(fees).not.toHaveBeenCalled()
+    expect(gas).not.toHaveBeenCalled()
+  } finally {
+    fees.mockRestore()
+    gas.mockRestore()
+  }
   for (const id of ids) {
     expect(await statusOf(id)).toBe('queued')
     // (its first run's job, queued with the withdrawal, is still there: the runs above were direct)

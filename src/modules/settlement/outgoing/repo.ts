@@ -39,6 +39,31 @@ export const outgoingRepo = {
     return q.executeTakeFirst()
   },
 
+  /**
+   * A transfer as a run starts from, and whether a gas top-up to its sending address is open
+   * (`toppingUp`, by `outgoing_transfers_open`): in the one statement the run reads it with.
+   */
+  loadForRun(ex: Executor, id: string, topUpPurpose: string) {
+    return ex
+      .selectFrom('outgoingTransfers as t')
+      .selectAll('t')
+      .select((eb) =>
+        eb
+          .exists(
+            eb
+              .selectFrom('outgoingTransfers as u')
+              .select('u.id')
+              .whereRef('u.toAddress', '=', 't.fromAddress')
+              .where('u.purpose', '=', topUpPurpose)
+              .where('u.status', 'in', ['queued', 'signed', 'sent'])
+              .whereRef('u.chainId', '=', 't.chainId'),
+          )
+          .as('toppingUp'),
+      )
+      .where('t.id', '=', id)
+      .executeTakeFirst()
+  },
+
   async statuses(ex: Executor, ids: string[]) {
     if (ids.length === 0) return []
     return ex.selectFrom('outgoingTransfers').select(['id', 'status']).where('id', 'in', ids).execute()

@@ -21,6 +21,7 @@ import { type OutgoingRow, outgoingRepo } from './repo.ts'
 import { startIn } from './report.ts'
 import { signFirst } from './sign.ts'
 import {
+  GAS_TOPUP_PURPOSE,
   isFinal,
   PermanentFailure,
   type Prepared,
@@ -42,12 +43,13 @@ export async function runTransfer(
   id: string,
   job?: Pick<JobContext, 'finishIn'>,
 ): Promise<void> {
-  const row = await s.load(s.deps.db, id)
-  if (!row || isFinal(row.status)) return
+  const found = await outgoingRepo.loadForRun(s.deps.db, id, GAS_TOPUP_PURPOSE)
+  if (!found || isFinal(found.status)) return
+  const { toppingUp, ...row } = found
   const run: RunState = { id, start: false, finishIn: job && ((tx) => job.finishIn(tx)) }
   let settled: boolean
   try {
-    settled = await advance(s, row, run)
+    settled = await advance(s, row, run, Boolean(toppingUp))
   } catch (err) {
     if (err instanceof SimulatedCrash) throw err
     settled = await attemptFailed(s, id, err, run)
@@ -57,8 +59,13 @@ export async function runTransfer(
 }
 
 /** Runs the transfer's steps from its stored state; true when it ended settled (by this run or
- * another). */
-async function advance(s: SenderContext, first: OutgoingRow, run: RunState): Promise<boolean> {
+ * another). `toppingUp`: a gas top-up to its sending address is open. */
+async function advance(
+  s: SenderContext,
+  first: OutgoingRow,
+  run: RunState,
+  toppingUp: boolean,
+): Promise<boolean> {
   let row = first
   // The transfer's stored transactions, read at most once in the run.
   const known: { stored?: StoredTx[] | undefined } = {}
@@ -68,6 +75,10 @@ async function advance(s: SenderContext, first: OutgoingRow, run: RunState): Pro
     // resumes it; what was signed already is still followed to its receipt below.
     if (await s.deps.halts.isHalted(row.coin)) return defer(s, row, HALT_RECHECK_MS, run)
     run.start = !row.startedAt
+    // Its address waits for a gas top-up: nothing is worth preparing (fees, a simulation) before
+    // it lands, and the top-up's settlement wakes the transfer.
+    if (toppingUp && row.fromKind !== 'platform' && BigInt(row.gasReserved) === 0n)
+      return defer(s, row, s.options.topUpWaitMs, run)
     const prepared = await prepare(s, row)
     if (!prepared) return defer(s, row, s.options.feeRecheckMs, run)
     // Gas reserved by an earlier run (that died before signing) is not reserved again.
