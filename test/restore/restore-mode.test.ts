@@ -50,12 +50,19 @@ describe('restore mode', () => {
     const user = await createUser(t)
     await fundUser(t, 1, user, 'avax', 1n * AVAX)
     await withdrawAvax(t, user, 0.01, freshAddress())
+    // Another user's wallet, funded but never sent from (no gas parked at it yet).
+    const other = await createUser(t)
+    await fundUser(t, 3, other, 'avax', 1n * AVAX)
     await settleAll(t)
     const address = (await walletAddress(t, user)).toLowerCase()
     const cursor = await t.app.services.settlement.watcher.cursor()
 
-    // What the copy holds queued: a withdrawal to send and a mail to deliver.
+    // What the copy holds queued: a withdrawal to send, a mail to deliver, and the gas top-up the
+    // other user's first withdrawal asked for.
     const queued = await withdrawAvax(t, user, 0.05, freshAddress())
+    const waiting = await withdrawAvax(t, other, 0.05, freshAddress())
+    await t.app.services.outgoing.run(waiting.transferId)
+    const otherAddress = (await walletAddress(t, other)).toLowerCase()
     const mailsBefore = await mailsTo(user.email)
     expectOk(await t.req({ method: 'POST', url: '/v1/account/2fa/email', token: user.token, payload: {} }))
     // What the chain holds past the copy's last block: the platform's own transaction the copy
@@ -99,6 +106,7 @@ describe('restore mode', () => {
       }),
     ])
     expect(report.parkedNow['outgoing.send']).toBeGreaterThanOrEqual(1)
+    expect(report.parkedNow['outgoing.topup']).toBe(1)
     expect(report.parkedNow['mail.send']).toBeGreaterThanOrEqual(1)
     expect(report.operatorsSignedOut).toBeGreaterThanOrEqual(1)
     expect(report.elevationsEnded).toBeGreaterThanOrEqual(1)
@@ -196,6 +204,23 @@ describe('restore mode', () => {
     expect(await auditRows(t, 'parked-job.release')).toEqual([
       expect.objectContaining({ targetId: send._id, reason }),
     ])
+    // A parked gas top-up is a transfer too: never dropped (the transfer waiting for it would wait
+    // for good), released once reviewed; its settlement wakes the other user's withdrawal.
+    const topUp = expectOk(await api.get('/v1/admin/parked-jobs?kind=outgoing.topup&limit=100')).data
+    expect(topUp).toHaveLength(1)
+    const [topUpTransfer] = await t.database.db
+      .selectFrom('outgoingTransfers')
+      .select('id')
+      .where('purpose', '=', 'gas.topup')
+      .where('toAddress', '=', otherAddress)
+      .execute()
+    expect(topUp[0].about.id).toBe(topUpTransfer!.id)
+    expectError(
+      await api.post(`/v1/admin/parked-jobs/${topUp[0]._id}/drop`, { reason }),
+      409,
+      'PARKED_TRANSFER_NOT_DROPPABLE',
+    )
+    expectOk(await api.post(`/v1/admin/parked-jobs/${topUp[0]._id}/release`, { reason }))
     await t.app.services.settlement.halts.resume('avax', reviewer.id, reason)
     await settleAll(t)
     await t.app.services.settlement.watcher.scanNow()
@@ -208,6 +233,12 @@ describe('restore mode', () => {
       .where('id', '=', queued.transferId)
       .executeTakeFirstOrThrow()
     expect(sent).toEqual({ status: 'completed', nonce: nextNonce + 1 })
+    const otherSent = await t.database.db
+      .selectFrom('outgoingTransfers')
+      .select('status')
+      .where('id', '=', waiting.transferId)
+      .executeTakeFirstOrThrow()
+    expect(otherSent.status).toBe('completed')
     await expectConsistent(t)
   })
 })

@@ -290,9 +290,9 @@ async function wakeLaterNonces(s: SenderContext, tx: Tx, row: OutgoingRow) {
 
 /**
  * A gas top-up settled (landed, reverted or failed): the transfers of the address it tops up that
- * still wait for gas run now instead of at their next check (`topUpWaitMs` away). Each finds the
- * credit and signs, asks the watcher to credit it, or, after a failed top-up, counts a failed
- * attempt and asks for another.
+ * still wait for gas (the 500 oldest; any others at their next check) run now instead of at their
+ * next check (`topUpWaitMs` away). Each finds the credit and signs, asks the watcher to credit it,
+ * or, after a failed top-up, counts a failed attempt and asks for another.
  */
 async function wakeGasWaiters(s: SenderContext, tx: Tx, row: OutgoingRow) {
   if (row.purpose !== GAS_TOPUP_PURPOSE) return

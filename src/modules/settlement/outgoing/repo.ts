@@ -294,8 +294,9 @@ export const outgoingRepo = {
       .executeTakeFirst()
   },
 
-  /** The queued transfers of an address with no gas reserved yet (at most `limit`, the oldest first). */
-  waitingForGas(ex: Executor, chainId: string, address: string, limit = 10_000) {
+  /** The queued transfers of an address with no gas reserved yet (at most `limit`, the oldest
+   * first: one statement wakes them, and a statement's parameters are limited). */
+  waitingForGas(ex: Executor, chainId: string, address: string, limit = 500) {
     return ex
       .selectFrom('outgoingTransfers')
       .select(['id', 'purpose'])
