@@ -1,7 +1,8 @@
 // Transfers waiting for a gas top-up do not poll for it: each sleeps `topUpWaitMs` (a bound on a
 // missed wake), asking the chain nothing while a top-up to its address is open, and the top-up's
-// settlement wakes every transfer of its address still without gas, due at once. A top-up runs as a job of its own kind (`outgoing.topup`), on slots no other send
-// takes, so a backlog of transfers waiting for top-ups never holds the top-ups up.
+// settlement wakes every transfer of its address still without gas, due at once. A top-up runs as
+// a job of its own kind (`outgoing.topup`), on slots no other send takes, so a backlog of
+// transfers waiting for top-ups never holds the top-ups up.
 import { afterAll, beforeAll, expect, it, vi } from 'vitest'
 import { createTestApp, type TestApp } from '../helpers/app.ts'
 import { createUser } from '../helpers/factories.ts'
