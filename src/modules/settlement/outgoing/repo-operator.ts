@@ -6,6 +6,7 @@ import { sql } from 'kysely'
 import type { Executor } from '../../../db/index.ts'
 import { countedPage } from '../../../db/reads.ts'
 import type { OutgoingStatus } from '../../../db/tables/withdrawals.ts'
+import { OPEN } from './types.ts'
 
 /** A transfer's state as operators filter it: a stored status, or `open` (not settled) and
  * `failing` (not settled, with failed attempts). */
@@ -25,8 +26,6 @@ export interface TransferFilter {
   page: number
   limit: number
 }
-
-const OPEN: OutgoingStatus[] = ['queued', 'signed', 'sent']
 
 export const operatorRepo = {
   async list(ex: Executor, f: TransferFilter) {

@@ -4,6 +4,7 @@ import { type Insertable, sql } from 'kysely'
 import { sendAhead } from '../../../db/ahead.ts'
 import type { Executor, Tx } from '../../../db/index.ts'
 import type { FeeWait, OutgoingTransfersTable } from '../../../db/tables/withdrawals.ts'
+import { OPEN } from './types.ts'
 
 export type OutgoingRow = NonNullable<Awaited<ReturnType<typeof outgoingRepo.load>>>
 
@@ -55,7 +56,7 @@ export const outgoingRepo = {
               .select('u.id')
               .whereRef('u.toAddress', '=', 't.fromAddress')
               .where('u.purpose', '=', topUpPurpose)
-              .where('u.status', 'in', ['queued', 'signed', 'sent'])
+              .where('u.status', 'in', OPEN)
               .whereRef('u.chainId', '=', 't.chainId'),
           )
           .as('toppingUp'),

@@ -33,6 +33,8 @@ export type TransferPurpose = (typeof TRANSFER_PURPOSES)[number]
 
 /** Statuses after which a transfer never changes again. */
 export const FINAL: readonly OutgoingStatus[] = ['completed', 'failed']
+/** Statuses of a transfer still in flight (the partial index `outgoing_transfers_open`'s). */
+export const OPEN: OutgoingStatus[] = ['queued', 'signed', 'sent']
 export const isFinal = (status: OutgoingStatus) => FINAL.includes(status)
 
 /** Who signs: a custodial key (by owner) or one of the platform's own signers. */
