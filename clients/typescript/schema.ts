@@ -10897,7 +10897,7 @@ export interface components {
      */
     AdminParkedJob: {
       _id: string
-      /** @description `mail.send`, `notifications.email`, `webhooks.deliver`, `outgoing.send`, `files.delete-object` */
+      /** @description `mail.send`, `notifications.email`, `webhooks.deliver`, `outgoing.send`, `outgoing.topup`, `files.delete-object` */
       kind: string
       attempts: number
       /** Format: date-time */
