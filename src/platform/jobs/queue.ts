@@ -160,6 +160,30 @@ export class JobQueue {
     return write(insert)
   }
 
+  /**
+   * Runs each of `jobs` by `runAt`: the job the caller queued before under `current` is made due
+   * then if it is still queued; otherwise (it is running or done) a job is written under
+   * `dedupeKey`. One statement, sent ahead; a job's later run time is not left behind as a second
+   * job.
+   */
+  async hasten<K extends JobKind>(
+    ex: Executor,
+    jobs: readonly { kind: K; payload: PayloadOf<K>; dedupeKey: string; current: string }[],
+    runAt: Date,
+  ): Promise<void> {
+    if (jobs.length === 0) return
+    const rows = jobs.map((j) => ({
+      id: newId(),
+      kind: j.kind,
+      payload: j.payload,
+      maxAttempts: this.#handlers.get(j.kind)?.maxAttempts ?? 5,
+      dedupeKey: j.dedupeKey,
+      current: j.current,
+    }))
+    await sendAhead(ex, jobsRepo.hastenOrInsert(rows, runAt))
+    this.poke()
+  }
+
   #insert<K extends JobKind>(ex: Executor, kind: K, payload: PayloadOf<K>, opts: EnqueueOptions) {
     const id = newId()
     const maxAttempts = opts.maxAttempts ?? this.#handlers.get(kind)?.maxAttempts ?? 5

@@ -35,6 +35,39 @@ export const jobsRepo = {
   },
 
   /**
+   * One statement, not executed: for each of `jobs`, the queued job under its `current` key made
+   * due by `runAt` (an earlier due time stays), or, where none is queued under that key (running,
+   * done, parked, or never written), the job inserted under its own `dedupeKey` (not written when
+   * that key is taken).
+   */
+  hastenOrInsert(
+    jobs: readonly {
+      id: string
+      kind: string
+      payload: unknown
+      maxAttempts: number
+      dedupeKey: string
+      current: string
+    }[],
+    runAt: Date,
+  ) {
+    const rows = jobs.map(
+      (j) =>
+        sql`(${j.id}, ${j.kind}, ${JSON.stringify(j.payload)}, ${j.maxAttempts}::integer, ${j.dedupeKey}, ${j.current})`,
+    )
+    return sql`with hastened as (
+        update jobs set run_at = least(run_at, ${runAt}::timestamptz), updated_at = ${runAt}::timestamptz
+        where status = 'queued' and dedupe_key in (${sql.join(jobs.map((j) => j.current))})
+        returning dedupe_key
+      )
+      insert into jobs (id, kind, payload, run_at, max_attempts, dedupe_key)
+      select v.id, v.kind, v.payload::jsonb, ${runAt}::timestamptz, v.max_attempts, v.dedupe_key
+      from (values ${sql.join(rows)}) as v (id, kind, payload, max_attempts, dedupe_key, current)
+      where v.current not in (select dedupe_key from hastened)
+      on conflict (dedupe_key) where dedupe_key is not null do nothing`
+  },
+
+  /**
    * Claims up to `limit` ready jobs of `kinds`, the earliest due first: queued and due, and with
    * `lapsed` also running with a lapsed lease (a dead worker's). The two are found by queries of
    * their own: the due ones by an index scan, which marks the index entries of row versions no

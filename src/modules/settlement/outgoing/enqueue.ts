@@ -1,7 +1,6 @@
 // The intent: a caller writes an outgoing transfer (and the job that sends it) inside its own
 // database transaction, with the change that needs it. Nothing is sent unless that commits.
 import { isAddress } from 'viem'
-import { writeAhead } from '../../../db/ahead.ts'
 import { type Write, write } from '../../../db/compose.ts'
 import type { Executor, Tx } from '../../../db/index.ts'
 import type { OutgoingFromKind } from '../../../db/tables/withdrawals.ts'
@@ -126,22 +125,25 @@ export async function scheduleRun(s: SenderContext, ex: Executor, t: Runnable, s
   await s.deps.jobs.enqueue(ex, jobOf(t.purpose), { id: t.id }, { runAt, dedupeKey: runKey(t.id, seq) })
 }
 
+/** A transfer as its next scheduled run is found: also the sequence number of that run. */
+export type Scheduled = Runnable & { wakeSeq: number }
+
 /**
- * Runs `transfers` now, beside their scheduled runs (one write, sent ahead), once per `cause`: the
- * dedupe key names it. An extra run of a transfer is harmless; no row is locked here, which would
- * order locks against the transfers' own runs.
+ * Runs `transfers` now (one statement, sent ahead): the run each has scheduled (its `wakeSeq`) is
+ * made due now if it is still queued, so no later run is left behind to find the transfer settled;
+ * where that run is not queued any more (it is running, and may be scheduling the next one), a run
+ * of its own is queued, once per `cause` (the dedupe key names it). An extra run of a transfer is
+ * harmless; no transfer row is locked here, which would order locks against the transfers' own runs.
  */
-export async function wakeNow(s: SenderContext, tx: Tx, transfers: Runnable[], cause: string) {
-  const runAt = s.deps.clock.now()
-  await writeAhead(
+export async function wakeNow(s: SenderContext, tx: Tx, transfers: Scheduled[], cause: string) {
+  await s.deps.jobs.hasten(
     tx,
-    transfers.map((t) =>
-      s.deps.jobs.enqueueWrite(
-        tx,
-        jobOf(t.purpose),
-        { id: t.id },
-        { runAt, dedupeKey: `${OUTGOING_JOB}:${t.id}:after:${cause}` },
-      ),
-    ),
+    transfers.map((t) => ({
+      kind: jobOf(t.purpose),
+      payload: { id: t.id },
+      dedupeKey: `${OUTGOING_JOB}:${t.id}:after:${cause}`,
+      current: runKey(t.id, t.wakeSeq),
+    })),
+    s.deps.clock.now(),
   )
 }

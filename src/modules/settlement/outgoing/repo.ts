@@ -285,7 +285,7 @@ export const outgoingRepo = {
   nextSignedAfter(ex: Executor, chainId: string, address: string, nonce: number) {
     return ex
       .selectFrom('outgoingTransfers')
-      .select(['id', 'purpose'])
+      .select(['id', 'purpose', 'wakeSeq'])
       .where('chainId', '=', chainId)
       .where('fromAddress', '=', address)
       .where('status', 'in', ['signed', 'sent'])
@@ -300,7 +300,7 @@ export const outgoingRepo = {
   waitingForGas(ex: Executor, chainId: string, address: string, limit = 500) {
     return ex
       .selectFrom('outgoingTransfers')
-      .select(['id', 'purpose'])
+      .select(['id', 'purpose', 'wakeSeq'])
       .where('chainId', '=', chainId)
       .where('fromAddress', '=', address)
       .where('status', '=', 'queued')
