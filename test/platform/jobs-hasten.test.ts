@@ -121,3 +121,32 @@ it('writes nothing for no jobs', async () => {
     .executeTakeFirstOrThrow()
   expect(Number(after.n)).toBe(Number(before.n))
 })
+
+it('writes nothing for an entry without a dedupe key whose known job is not queued', async () => {
+  const kind = unique()
+  const now = new Date()
+  const later = new Date(now.getTime() + 30_000)
+  await q.enqueue(database.db, kind, { n: 1 }, { runAt: later, dedupeKey: `${kind}:queued` })
+  await q.enqueue(database.db, kind, { n: 2 }, { runAt: later, dedupeKey: `${kind}:running` })
+  await database.db
+    .updateTable('jobs')
+    .set({ status: 'running', lockedUntil: later })
+    .where('dedupeKey', '=', `${kind}:running`)
+    .execute()
+  await q.hasten(
+    database.db,
+    [
+      { kind, payload: { n: 1 }, current: `${kind}:queued` },
+      { kind, payload: { n: 2 }, current: `${kind}:running` },
+      { kind, payload: { n: 3 }, current: `${kind}:never` },
+    ],
+    now,
+  )
+  const [queued] = await byKey(`${kind}:queued`)
+  expect(new Date(queued!.runAt).getTime()).toBe(now.getTime())
+  const [running] = await byKey(`${kind}:running`)
+  expect(running!.status).toBe('running')
+  expect(new Date(running!.runAt).getTime()).toBe(later.getTime())
+  const all = await database.db.selectFrom('jobs').select('id').where('kind', '=', kind).execute()
+  expect(all).toHaveLength(2)
+})

@@ -163,12 +163,12 @@ export class JobQueue {
   /**
    * Runs each of `jobs` by `runAt`: the job the caller queued before under `current` is made due
    * then if it is still queued; otherwise (it is running or done) a job is written under
-   * `dedupeKey`. One statement, sent ahead; a job's later run time is not left behind as a second
-   * job.
+   * `dedupeKey`, or, without one, nothing (the running job will do). One statement, sent ahead; a
+   * job's later run time is not left behind as a second job.
    */
   async hasten<K extends JobKind>(
     ex: Executor,
-    jobs: readonly { kind: K; payload: PayloadOf<K>; dedupeKey: string; current: string }[],
+    jobs: readonly { kind: K; payload: PayloadOf<K>; dedupeKey?: string; current: string }[],
     runAt: Date,
   ): Promise<void> {
     if (jobs.length === 0) return

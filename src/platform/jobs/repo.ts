@@ -37,8 +37,8 @@ export const jobsRepo = {
   /**
    * One statement, not executed: for each of `jobs`, the queued job under its `current` key made
    * due by `runAt` (an earlier due time stays), or, where none is queued under that key (running,
-   * done, parked, or never written), the job inserted under its own `dedupeKey` (not written when
-   * that key is taken).
+   * done, parked, or never written) and the entry has a `dedupeKey`, the job inserted under it (not
+   * written when that key is taken).
    */
   hastenOrInsert(
     jobs: readonly {
@@ -46,20 +46,22 @@ export const jobsRepo = {
       kind: string
       payload: unknown
       maxAttempts: number
-      dedupeKey: string
+      dedupeKey: string | undefined
       current: string
     }[],
     runAt: Date,
   ) {
-    const rows = jobs.map(
-      (j) =>
-        sql`(${j.id}, ${j.kind}, ${JSON.stringify(j.payload)}, ${j.maxAttempts}::integer, ${j.dedupeKey}, ${j.current})`,
+    const hasten = sql`update jobs set run_at = least(run_at, ${runAt}::timestamptz), updated_at = ${runAt}::timestamptz
+      where status = 'queued' and dedupe_key in (${sql.join(jobs.map((j) => j.current))})`
+    const rows = jobs.flatMap((j) =>
+      j.dedupeKey === undefined
+        ? []
+        : [
+            sql`(${j.id}, ${j.kind}, ${JSON.stringify(j.payload)}, ${j.maxAttempts}::integer, ${j.dedupeKey}, ${j.current})`,
+          ],
     )
-    return sql`with hastened as (
-        update jobs set run_at = least(run_at, ${runAt}::timestamptz), updated_at = ${runAt}::timestamptz
-        where status = 'queued' and dedupe_key in (${sql.join(jobs.map((j) => j.current))})
-        returning dedupe_key
-      )
+    if (rows.length === 0) return hasten
+    return sql`with hastened as (${hasten} returning dedupe_key)
       insert into jobs (id, kind, payload, run_at, max_attempts, dedupe_key)
       select v.id, v.kind, v.payload::jsonb, ${runAt}::timestamptz, v.max_attempts, v.dedupe_key
       from (values ${sql.join(rows)}) as v (id, kind, payload, max_attempts, dedupe_key, current)

@@ -130,18 +130,20 @@ export type Scheduled = Runnable & { wakeSeq: number }
 
 /**
  * Runs `transfers` now (one statement, sent ahead): the run each has scheduled (its `wakeSeq`) is
- * made due now if it is still queued, so no later run is left behind to find the transfer settled;
- * where that run is not queued any more (it is running, and may be scheduling the next one), a run
- * of its own is queued, once per `cause` (the dedupe key names it). An extra run of a transfer is
- * harmless; no transfer row is locked here, which would order locks against the transfers' own runs.
+ * made due now if it is still queued, so no later run is left behind to find the transfer settled.
+ * Where a worker holds that run just then, it may be scheduling the transfer's next run a long
+ * while away (`topUpWaitMs`): with a `cause`, a run of its own is queued, once per cause (the
+ * dedupe key names it); without one, the held run is left to look for itself (a receipt it does
+ * not find yet is looked for again within seconds). An extra run of a transfer is harmless; no
+ * transfer row is locked here, which would order locks against the transfers' own runs.
  */
-export async function wakeNow(s: SenderContext, tx: Tx, transfers: Scheduled[], cause: string) {
+export async function wakeNow(s: SenderContext, tx: Tx, transfers: Scheduled[], cause?: string) {
   await s.deps.jobs.hasten(
     tx,
     transfers.map((t) => ({
       kind: jobOf(t.purpose),
       payload: { id: t.id },
-      dedupeKey: `${OUTGOING_JOB}:${t.id}:after:${cause}`,
+      ...(cause === undefined ? {} : { dedupeKey: `${OUTGOING_JOB}:${t.id}:after:${cause}` }),
       current: runKey(t.id, t.wakeSeq),
     })),
     s.deps.clock.now(),

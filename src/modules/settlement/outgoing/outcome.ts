@@ -279,13 +279,14 @@ export async function settleFailure(
 
 /**
  * The transaction of the same address at the next later nonce could not be mined before this one:
- * it is looked at again now rather than at its next scheduled check, and wakes the one after it
- * when it settles, and so on. (An extra run of a transfer is harmless; its row is not locked here,
- * which would order locks against its own runs.)
+ * its next scheduled check is made due now, and it wakes the one after it when it settles, and so
+ * on. A run of it that a worker holds just then looks for its receipt itself (and checks again
+ * within seconds), so none is added. (Its row is not locked here, which would order locks against
+ * its own runs.)
  */
 async function wakeLaterNonces(s: SenderContext, tx: Tx, row: OutgoingRow) {
   const later = await outgoingRepo.nextSignedAfter(tx, s.chainKey, row.fromAddress, Number(row.nonce))
-  if (later) await wakeNow(s, tx, [later], row.id)
+  if (later) await wakeNow(s, tx, [later])
 }
 
 /**
