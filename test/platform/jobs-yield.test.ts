@@ -97,10 +97,43 @@ describe('room for jobs beside requests', () => {
     own!.busy = 1
     expect(pools.startable(own!, busy)).toBe(0)
     expect(pools.startable(shared!, busy)).toBe(1)
-    // no request waits: the free slots, up to all but a fifth of the pool across the groups
+    // no request waits: the free slots, up to all but a fifth of the pool across the groups (the
+    // other group's part of it that it does not run yet kept for it: of 4, 2 each)
     expect(pools.startable(shared!, { waiting: 0, size: 10 })).toBe(4)
+    expect(pools.startable(shared!, { waiting: 0, size: 5 })).toBe(2)
+    own!.shortAt = Date.now()
     expect(pools.startable(shared!, { waiting: 0, size: 5 })).toBe(3)
     expect(pools.startable(shared!, undefined)).toBe(4)
+  })
+
+  it('keeps each group with ready jobs its part of the room, and gives the part of an idle group away', () => {
+    const pools = new Pools()
+    pools.sharedSize = 10
+    pools.assign('sends', 8)
+    pools.assign('topups', 2)
+    pools.assign('reports', undefined)
+    const [sends, topups, shared] = pools.list()
+    const idle = { waiting: 0, size: 10 }
+    // 8 of 10 for jobs, three groups: a part of 3 each (2 for the group of 2 slots)
+    expect(pools.startable(sends!, idle)).toBe(3)
+    sends!.busy = 3
+    expect(pools.startable(topups!, idle)).toBe(2)
+    topups!.busy = 2
+    expect(pools.startable(shared!, idle)).toBe(3)
+    shared!.busy = 3
+    expect(pools.startable(sends!, idle)).toBe(0)
+    // the sends' backlog does not take the reports' part while the reports have ready jobs
+    shared!.busy = 1
+    expect(pools.startable(sends!, idle)).toBe(0)
+    expect(pools.startable(shared!, idle)).toBe(2)
+    // the reports found fewer ready jobs than they asked for: their part is free for the sends
+    shared!.shortAt = Date.now()
+    expect(pools.startable(sends!, idle)).toBe(2)
+    // still one for a group that runs none, however full the room
+    sends!.busy = 6
+    shared!.busy = 0
+    shared!.shortAt = undefined
+    expect(pools.startable(shared!, idle)).toBe(1)
   })
 })
 

@@ -41,9 +41,12 @@ export type PoolPressure = Pick<PoolState, 'waiting' | 'size'>
  */
 export function roomBesideRequests(pool: PoolPressure | undefined, running: number, shareLeft = 0): number {
   if (!pool) return Number.POSITIVE_INFINITY
-  const room = Math.max(0, pool.size - Math.max(1, Math.floor(pool.size / 5)) - running)
+  const room = Math.max(0, jobsRoom(pool) - running)
   return pool.waiting > 0 ? Math.min(room, Math.max(0, shareLeft)) : room
 }
+
+/** How many jobs may run beside the requests of the process on `pool`: all but a fifth of it. */
+const jobsRoom = (pool: PoolPressure) => pool.size - Math.max(1, Math.floor(pool.size / 5))
 
 /** How long after it was due the earliest due of `jobs` starts at `now` (0 for none). */
 export function lateness(jobs: readonly { runAt: Date }[], now: Date): number {
@@ -93,8 +96,25 @@ export class Pools {
   startable(pool: Pool, pressure: PoolPressure | undefined): number {
     let running = this.#shared.busy
     for (const own of this.#own.values()) running += own.busy
-    const room = roomBesideRequests(pressure, running, pool.share - pool.busy)
+    let room = roomBesideRequests(pressure, running, pool.share - pool.busy)
+    if (pressure && pressure.waiting === 0) room -= this.#keptForOthers(pool, jobsRoom(pressure))
     return Math.min(pool.size - pool.busy, pool.busy === 0 ? Math.max(1, room) : room)
+  }
+
+  /**
+   * The room beside requests kept for the groups other than `pool` that have ready jobs (their
+   * last claim found as many as it asked for): each group's part of `room` (an equal part, at most
+   * its slots) that it does not run yet. So a group with a backlog (payouts' sends) does not take
+   * the whole room from another (their reports, mail): each runs its part, and a group with nothing
+   * ready leaves its part to the others.
+   */
+  #keptForOthers(pool: Pool, room: number): number {
+    const groups = this.list()
+    const part = Math.ceil(room / groups.length)
+    let kept = 0
+    for (const g of groups)
+      if (g !== pool && g.shortAt === undefined) kept += Math.max(0, Math.min(part, g.size) - g.busy)
+    return kept
   }
 
   /**
